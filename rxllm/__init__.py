@@ -1,0 +1,53 @@
+"""rxllm: LLM provider streams as one normalized, reactive event stream."""
+
+from loguru import logger
+
+from rxllm.errors import ConfigError, RxllmError
+from rxllm.events import (
+    Attempt,
+    Cancelled,
+    Done,
+    ErrorInfo,
+    Event,
+    Failed,
+    ReasoningDelta,
+    StreamRecord,
+    TextDelta,
+    ToolRequest,
+    ToolStart,
+    Usage,
+    UsageUpdate,
+)
+from rxllm.pipeline import EventStream, Provider, provider, replay
+from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
+
+# A library stays quiet unless its user asks (loguru's advice): logger.enable("rxllm").
+logger.disable("rxllm")
+
+__all__ = [
+    "Attempt",
+    "Cancelled",
+    "ChatRequest",
+    "ConfigError",
+    "Done",
+    "ErrorInfo",
+    "Event",
+    "EventStream",
+    "Failed",
+    "ImagePart",
+    "Message",
+    "Provider",
+    "ReasoningDelta",
+    "RxllmError",
+    "StreamRecord",
+    "TextDelta",
+    "TextPart",
+    "Tool",
+    "ToolCall",
+    "ToolRequest",
+    "ToolStart",
+    "Usage",
+    "UsageUpdate",
+    "provider",
+    "replay",
+]

@@ -1,0 +1,210 @@
+"""`rxllm stream|replay|serve|bench`: the command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+import rxllm
+from rxllm.errors import RxllmError
+from rxllm.events import (
+    Cancelled,
+    Done,
+    Event,
+    Failed,
+    ReasoningDelta,
+    StreamRecord,
+    TextDelta,
+    ToolRequest,
+    ToolStart,
+    UsageUpdate,
+)
+from rxllm.pipeline.record import RecordBuilder
+from rxllm.providers import PROVIDER_NAMES, wire_for
+
+__all__ = ["main"]
+
+DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "local": "rxllm-local"}
+DEMO_TOOL = rxllm.Tool(
+    name="get_weather",
+    description="Current weather and a short forecast for a city.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "days": {"type": "integer"},
+        },
+        "required": ["city"],
+    },
+)
+
+
+class Printer:
+    """Prints events as a person reads them: text live, the rest on lines of their own."""
+
+    def __init__(self, out: TextIO, as_json: bool) -> None:
+        self.out = out
+        self.as_json = as_json
+        self.mid_line = False
+        self.in_reasoning = False
+
+    def __call__(self, event: Event) -> None:
+        if self.as_json:
+            self.out.write(event.model_dump_json() + "\n")
+            self.out.flush()
+            return
+        if isinstance(event, TextDelta | ReasoningDelta):
+            reasoning = isinstance(event, ReasoningDelta)
+            if reasoning != self.in_reasoning:
+                self._newline()
+                self.out.write("[reasoning] " if reasoning else "")
+                self.in_reasoning = reasoning
+            self.out.write(event.text)
+            self.mid_line = True
+        elif isinstance(event, ToolStart):
+            self._line(f"[tool_start] {event.name} (call {event.call_id})")
+        elif isinstance(event, ToolRequest):
+            self._line(f"[tool_request] {event.name}({event.arguments}) call {event.call_id}")
+        elif isinstance(event, UsageUpdate):
+            u = event.usage
+            self._line(
+                f"[usage] input {u.input_tokens}, output {u.output_tokens} "
+                f"(reasoning {u.reasoning_tokens}), cache read {u.cache_read_tokens}, "
+                f"total {u.total_tokens}"
+            )
+        elif isinstance(event, Done):
+            self._line(f"[done] {event.stop_reason} (raw {event.raw_stop_reason})")
+        elif isinstance(event, Failed):
+            self._line(f"[error] {event.error.kind}: {event.error.message}")
+        elif isinstance(event, Cancelled):
+            self._line(f"[cancelled] {event.reason}")
+        self.out.flush()
+
+    def _newline(self) -> None:
+        if self.mid_line:
+            self.out.write("\n")
+            self.mid_line = False
+
+    def _line(self, text: str) -> None:
+        self._newline()
+        self.in_reasoning = False
+        self.out.write(text + "\n")
+
+
+def summary(record: StreamRecord) -> str:
+    terminal = record.terminal
+    outcome = (
+        terminal.stop_reason
+        if isinstance(terminal, Done)
+        else f"error {terminal.error.kind}"
+        if isinstance(terminal, Failed)
+        else "cancelled"
+    )
+    ttfe = f"{record.time_to_first_event:.2f}s" if record.time_to_first_event else "-"
+    tokens = record.usage.total_tokens if record.usage else "?"
+    return (
+        f"-- {record.provider} ({record.model or record.requested_model}): {outcome}; "
+        f"{len(record.text)} chars, {len(record.tool_calls)} tool calls, {tokens} tokens; "
+        f"first event {ttfe}, total {record.duration:.2f}s"
+    )
+
+
+async def _stream(args: argparse.Namespace) -> int:
+    name = args.provider
+    wire = wire_for(name)
+    api_key = os.environ.get(wire.api_key_env) if wire.api_key_env else None
+    if name != "local" and wire.requires_api_key and not api_key and not args.base_url:
+        print(
+            f"(no {wire.api_key_env} set: using the embedded local provider instead of {name})",
+            file=sys.stderr,
+        )
+        name = "local"
+    if name == "local" and not args.json:
+        print("(streaming from rxllm's embedded local provider)", file=sys.stderr)
+    provider = rxllm.provider(name, base_url=args.base_url)
+    model = args.model or DEFAULT_MODELS.get(name) or "default"
+    request = rxllm.ChatRequest(
+        model=model,
+        messages=[rxllm.Message.user(args.prompt)],
+        tools=[DEMO_TOOL] if args.tools else [],
+    )
+    printer = Printer(sys.stdout, args.json)
+    builder = RecordBuilder(provider.name, model)
+    async for event in provider.astream(request):
+        printer(event)
+        builder.add(event)
+    record = builder.build()
+    if not args.json:
+        print(summary(record))
+    return 0 if isinstance(record.terminal, Done) else 1
+
+
+def _replay(args: argparse.Namespace) -> int:
+    printer = Printer(sys.stdout, args.json)
+    events: list[Event] = []
+
+    def show(event: Event) -> None:
+        events.append(event)
+        printer(event)
+
+    rxllm.replay(Path(args.file), provider=args.provider).subscribe(show)
+    return 0 if events and isinstance(events[-1], Done) else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rxllm", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    stream = commands.add_parser("stream", help="stream one chat turn and print its events")
+    stream.add_argument("prompt", nargs="?", default="What's the weather in Paris?")
+    stream.add_argument("--provider", default="local", choices=PROVIDER_NAMES)
+    stream.add_argument("--model", default=None)
+    stream.add_argument("--base-url", default=None)
+    stream.add_argument("--json", action="store_true", help="one event per line, as JSON")
+    stream.add_argument("--no-tools", dest="tools", action="store_false", help="offer no demo tool")
+
+    replay = commands.add_parser("replay", help="print the normalized events of a capture")
+    replay.add_argument("file")
+    replay.add_argument("--provider", default="openai", choices=PROVIDER_NAMES)
+    replay.add_argument("--json", action="store_true")
+
+    serve = commands.add_parser("serve", help="run the embedded local provider")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--pace", type=float, default=0.02, help="seconds between frames")
+
+    commands.add_parser("bench", help="run the benchmarks against the raw floor")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "stream":
+            return asyncio.run(_stream(args))
+        if args.command == "replay":
+            return _replay(args)
+        if args.command == "serve":
+            from rxllm.local.server import main as serve
+
+            serve(args.host, args.port, args.pace)
+            return 0
+        bench: Callable[[list[str]], int] = importlib.import_module("benchmarks.__main__").main
+        return bench([])
+    except RxllmError as exc:
+        print(f"rxllm: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, KeyboardInterrupt) as exc:
+        print(f"rxllm: {exc or 'interrupted'}", file=sys.stderr)
+        return 130 if isinstance(exc, KeyboardInterrupt) else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,231 @@
+"""The normalized event vocabulary: every provider's stream ends up as these."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = [
+    "Attempt",
+    "Cancelled",
+    "Done",
+    "ErrorInfo",
+    "ErrorKind",
+    "Event",
+    "EventAdapter",
+    "Failed",
+    "ReasoningDelta",
+    "StopReason",
+    "StreamRecord",
+    "TERMINAL_TYPES",
+    "TextDelta",
+    "ToolRequest",
+    "ToolStart",
+    "Usage",
+    "UsageUpdate",
+    "commits",
+    "failed",
+]
+
+StopReason: TypeAlias = Literal["stop", "length", "tool_use", "content_filter", "other"]
+ErrorKind: TypeAlias = Literal[
+    "http",
+    "rejected",
+    "stream_error",
+    "malformed_tool_arguments",
+    "truncated",
+    "stalled",
+    "transport",
+    "policy",
+    "protocol",
+    "limit",
+]
+
+
+_set = object.__setattr__
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    _defaults: ClassVar[dict[str, Any]] = {}
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        # Every field in declaration order (so repr and dumps read as usual); the
+        # required ones are placeholders that `make`'s caller always overrides.
+        cls._defaults = {
+            name: None if field.is_required() or field.default_factory else field.default
+            for name, field in cls.model_fields.items()
+        }
+
+    @classmethod
+    def make(cls, **values: Any) -> Self:
+        """Build without validation, for the hot path: the caller vouches for the types.
+
+        Cheaper than both validation and `model_construct` (which resolves defaults and
+        aliases on every call); defaults are resolved once per class.
+        """
+        obj = object.__new__(cls)
+        fields = {**cls._defaults, **values}
+        _set(obj, "__dict__", fields)
+        _set(obj, "__pydantic_fields_set__", set(values))
+        _set(obj, "__pydantic_extra__", None)
+        _set(obj, "__pydantic_private__", None)
+        return obj
+
+
+class Usage(_Frozen):
+    """Token accounting. `output_tokens` includes reasoning; cache reads and writes are
+    counted apart from `input_tokens`, so `total_tokens` is the sum of the four."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float | None = None
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        reasoning_tokens: int = 0,
+        cache_read_tokens: int = 0,
+        cache_write_tokens: int = 0,
+        cost_usd: float | None = None,
+    ) -> Usage:
+        """Build a usage whose total is consistent with its parts (no validation cost)."""
+        return cls.make(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            reasoning_tokens=reasoning_tokens,
+            cache_read_tokens=cache_read_tokens,
+            cache_write_tokens=cache_write_tokens,
+            total_tokens=input_tokens + output_tokens + cache_read_tokens + cache_write_tokens,
+            cost_usd=cost_usd,
+        )
+
+
+class ErrorInfo(_Frozen):
+    kind: ErrorKind
+    message: str
+    status: int | None = None
+    provider: str
+    retryable: bool = False
+    raw: str | None = None
+
+
+class _Event(_Frozen):
+    provider: str
+    attempt: int = 1
+
+
+class TextDelta(_Event):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ReasoningDelta(_Event):
+    type: Literal["reasoning"] = "reasoning"
+    text: str = ""
+    signature: str | None = None
+    redacted: bool = False
+
+
+class ToolStart(_Event):
+    type: Literal["tool_start"] = "tool_start"
+    call_id: str
+    name: str
+    index: int
+
+
+class ToolRequest(_Event):
+    type: Literal["tool_request"] = "tool_request"
+    call_id: str
+    name: str
+    index: int
+    arguments: dict[str, Any]
+
+
+class UsageUpdate(_Event):
+    type: Literal["usage"] = "usage"
+    usage: Usage
+
+
+class Done(_Event):
+    type: Literal["done"] = "done"
+    stop_reason: StopReason
+    raw_stop_reason: str | None = None
+    model: str | None = None
+    """The model that served the turn, when the wire said so (may differ from the request)."""
+
+
+class Failed(_Event):
+    type: Literal["error"] = "error"
+    error: ErrorInfo
+
+
+class Cancelled(_Event):
+    type: Literal["cancelled"] = "cancelled"
+    reason: str = "cancelled by caller"
+
+
+Event: TypeAlias = Annotated[
+    TextDelta | ReasoningDelta | ToolStart | ToolRequest | UsageUpdate | Done | Failed | Cancelled,
+    Field(discriminator="type"),
+]
+EventAdapter: TypeAdapter[Event] = TypeAdapter(Event)
+
+TERMINAL_TYPES = (Done, Failed, Cancelled)
+
+
+def failed(
+    provider: str,
+    kind: ErrorKind,
+    message: str,
+    *,
+    attempt: int = 1,
+    status: int | None = None,
+    retryable: bool = False,
+    raw: str | None = None,
+) -> Failed:
+    """The terminal error event, built in one call."""
+    info = ErrorInfo.make(
+        kind=kind, message=message, status=status, provider=provider, retryable=retryable, raw=raw
+    )
+    return Failed.make(provider=provider, attempt=attempt, error=info)
+
+
+def commits(event: object) -> bool:
+    """Whether an event commits its attempt: output the user may already have seen."""
+    return isinstance(event, TextDelta | ReasoningDelta | ToolStart | ToolRequest | UsageUpdate)
+
+
+class Attempt(_Frozen):
+    number: int
+    provider: str
+    dropped: list[str] = Field(default_factory=list)
+    images_removed: int = 0
+    status: int | None = None
+    error: str | None = None
+    committed: bool = False
+
+
+class StreamRecord(_Frozen):
+    provider: str
+    requested_model: str | None = None
+    model: str | None = None
+    text: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolRequest] = Field(default_factory=list)
+    usage: Usage | None = None
+    terminal: Done | Failed | Cancelled
+    attempts: list[Attempt] = Field(default_factory=list)
+    time_to_first_event: float | None = None
+    duration: float = 0.0

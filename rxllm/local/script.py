@@ -1,0 +1,162 @@
+"""What the embedded local provider says: protocol-neutral scripts of a turn.
+
+A script is a sequence of steps (reasoning, text, tool calls) plus how the turn ends
+(a finish, an error inside the stream, or a cut). Each wire encoder in this package
+renders a script in its own protocol, so every protocol tells the same stories.
+
+Faults are chosen by the request's model name, `fault/<name>` (see `FAULTS`), so
+tests and users can provoke every failure over real HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Literal
+
+__all__ = [
+    "FAULTS",
+    "HTTP_FAULTS",
+    "Reasoning",
+    "Say",
+    "Script",
+    "Step",
+    "ToolUse",
+    "pieces",
+    "words",
+    "script_for",
+]
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    text: str
+
+
+@dataclass(frozen=True)
+class Say:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    call_id: str
+    name: str
+    arguments: str
+    """The JSON text as it will go on the wire (a fault may make it malformed)."""
+
+
+Step = Reasoning | Say | ToolUse
+
+
+@dataclass(frozen=True)
+class Script:
+    steps: tuple[Step, ...]
+    stop: Literal["stop", "tool_use", "length"] = "stop"
+    input_tokens: int = 24
+    error: str | None = None
+    """End with this error inside the 200 stream instead of a finish."""
+    cut: bool = False
+    """End the body without any terminal marker (a truncated stream)."""
+    late_text: str | None = None
+    """Text sent after the terminal marker (which a client must ignore)."""
+    fragment: int = 6
+    """Characters per tool-argument fragment on the wire."""
+
+    @property
+    def reasoning_tokens(self) -> int:
+        return sum(_tokens(s.text) for s in self.steps if isinstance(s, Reasoning))
+
+    @property
+    def output_tokens(self) -> int:
+        """Visible output plus reasoning, as OpenAI counts completion tokens."""
+        visible = sum(
+            _tokens(s.text if isinstance(s, Say) else s.arguments)
+            for s in self.steps
+            if not isinstance(s, Reasoning)
+        )
+        return visible + self.reasoning_tokens
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def pieces(text: str, size: int) -> Iterator[str]:
+    """`text` in pieces of `size` characters (tool-argument fragments)."""
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
+
+
+def words(text: str) -> Iterator[str]:
+    """`text` as word-sized deltas, each keeping its leading space (token-like pacing)."""
+    start = 0
+    for i in range(1, len(text)):
+        if text[i] == " ":
+            yield text[start:i]
+            start = i
+    if text:
+        yield text[start:]
+
+
+ANSWER = Script(
+    steps=(
+        Reasoning("The user wants a short greeting about streams. Keep it brief."),
+        Say(
+            "Hello from rxllm's local provider! This answer streams word by word, "
+            "exactly as a real endpoint would, so you can try rxllm with no API key."
+        ),
+    )
+)
+
+WEATHER_CALL = Script(
+    steps=(
+        Reasoning("The user asks about the weather; I should call the weather tool."),
+        Say("Let me check the weather."),
+        ToolUse(
+            "call_local_weather_1",
+            "get_weather",
+            json.dumps({"city": "Paris", "unit": "celsius", "days": 3}),
+        ),
+    ),
+    stop="tool_use",
+)
+
+PARALLEL_CALLS = Script(
+    steps=(
+        ToolUse("call_local_1", "get_weather", json.dumps({"city": "Paris"})),
+        ToolUse("call_local_2", "get_time", json.dumps({"timezone": "Europe/Paris"})),
+    ),
+    stop="tool_use",
+)
+
+FAULTS: dict[str, Script] = {
+    "error_event": replace(ANSWER, error="The server is overloaded, try again later."),
+    "truncated": replace(ANSWER, cut=True),
+    "late_event": replace(ANSWER, late_text=" LATE TEXT THAT MUST BE IGNORED"),
+    "malformed_tool": Script(
+        steps=(ToolUse("call_bad", "get_weather", '{"city": "Par'),), stop="tool_use"
+    ),
+    "length_cut_tool": Script(
+        steps=(ToolUse("call_cut", "get_weather", '{"city": "Paris", "da'),), stop="length"
+    ),
+    "parallel_tools": PARALLEL_CALLS,
+    "weather": WEATHER_CALL,
+    "answer": ANSWER,
+}
+
+HTTP_FAULTS = frozenset({"http_500", "http_400_param", "not_sse", "hang", "long_line"})
+"""Faults the server plays at the HTTP level, whatever the protocol."""
+
+
+def script_for(model: str, last_user_text: str, has_tools: bool) -> Script:
+    """Pick the story: a named fault, a tool call when tools are offered and the user
+    asks for weather, else the scripted answer."""
+    if model.startswith("fault/"):
+        name = model.removeprefix("fault/")
+        if name in FAULTS:
+            return FAULTS[name]
+    if has_tools and "weather" in last_user_text.lower():
+        return WEATHER_CALL
+    return ANSWER

@@ -1,0 +1,218 @@
+"""The embedded local provider: an aiohttp.web server on 127.0.0.1 speaking each wire.
+
+It plays scripted turns (`rxllm.local.script`) through per-protocol encoders, with
+realistic pacing by default, and plays faults on request (model `fault/<name>`). It
+records what it received and whether clients hung up, so tests can check both ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import json
+import threading
+from types import ModuleType, TracebackType
+from typing import Any
+
+from aiohttp import web
+
+from rxllm.local.script import FAULTS, HTTP_FAULTS, script_for
+
+__all__ = ["LocalServer", "shared_server_url"]
+
+# Wire encoders by route; each module has PATH, prompt_of(body) and frames(script, body).
+ENCODERS = ("wire_openai_chat",)
+
+# What `hang` sends between keepalives, and the size of the `long_line` fault's line.
+KEEPALIVE_SECONDS = 0.02
+LONG_LINE_BYTES = 2 * 1024 * 1024
+
+
+def _encoders() -> list[ModuleType]:
+    modules = []
+    for name in ENCODERS:
+        try:
+            modules.append(importlib.import_module(f"rxllm.local.{name}"))
+        except ModuleNotFoundError:  # a protocol whose encoder is not written yet
+            continue
+    return modules
+
+
+class LocalServer:
+    """`async with LocalServer(pace=0) as server:` then talk to `server.url`."""
+
+    def __init__(self, pace: float = 0.02, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.pace = pace
+        self.host = host
+        self.port = port
+        self.requests: list[dict[str, Any]] = []
+        self.disconnects = 0
+        self.disconnected = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.app = web.Application()
+        for encoder in _encoders():
+            self.app.router.add_post(encoder.PATH, self._handler(encoder))
+
+    @property
+    def url(self) -> str:
+        """The base URL to give a provider (`.../v1`)."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def root(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    async def start(self) -> LocalServer:
+        self._runner = web.AppRunner(self.app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        server = site._server
+        assert server is not None
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1]
+        return self
+
+    async def close(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> LocalServer:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _handler(self, encoder: ModuleType) -> Any:
+        async def handle(request: web.Request) -> web.StreamResponse:
+            try:
+                body = await request.json()
+            except ValueError:
+                return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
+            if "model" in request.match_info:
+                body.setdefault("model", request.match_info["model"])
+            self.requests.append(body)
+            model, text, has_tools = encoder.prompt_of(body)
+            fault = model.removeprefix("fault/") if model.startswith("fault/") else None
+            if fault in HTTP_FAULTS:
+                return await self._http_fault(fault, request, encoder, body)
+            if fault is not None and fault not in FAULTS:
+                message = f"unknown fault {fault!r}; known: {sorted(FAULTS) + sorted(HTTP_FAULTS)}"
+                return web.json_response({"error": {"message": message}}, status=404)
+            script = script_for(model, text, has_tools)
+            response = await self._open_stream(request)
+            await self._play(response, encoder.frames(script, body))
+            return response
+
+        return handle
+
+    async def _open_stream(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await response.prepare(request)
+        return response
+
+    async def _play(self, response: web.StreamResponse, frames: Any) -> None:
+        try:
+            for frame in frames:
+                await response.write(frame)
+                if self.pace:
+                    await asyncio.sleep(self.pace)
+            await response.write_eof()
+        except ConnectionResetError:
+            self._hung_up()
+        except asyncio.CancelledError:
+            self._hung_up()
+            raise
+
+    def _hung_up(self) -> None:
+        self.disconnects += 1
+        self.disconnected.set()
+
+    async def _http_fault(
+        self, fault: str, request: web.Request, encoder: ModuleType, body: dict[str, Any]
+    ) -> web.StreamResponse:
+        if fault == "http_500":
+            return web.json_response(
+                {"error": {"message": "Internal server error", "type": "server_error"}},
+                status=500,
+            )
+        if fault == "http_400_param":
+            error = {
+                "message": "Unrecognized request argument supplied: stream_options",
+                "type": "invalid_request_error",
+                "param": "stream_options",
+                "code": None,
+            }
+            return web.json_response({"error": error}, status=400)
+        if fault == "not_sse":
+            return web.json_response({"id": "x", "choices": [{"message": {"content": "hi"}}]})
+        response = await self._open_stream(request)
+        if fault == "long_line":
+            await response.write(b"data: " + b"x" * LONG_LINE_BYTES)
+            await response.write_eof()
+            return response
+        # hang: a little output, then keepalive comments until the client hangs up
+        script = script_for("answer", "", False)
+        first = list(encoder.frames(script, body))[:2]
+        try:
+            for frame in first:
+                await response.write(frame)
+            while True:
+                await asyncio.sleep(KEEPALIVE_SECONDS)
+                await response.write(b": keepalive\n\n")
+        except ConnectionResetError:
+            self._hung_up()
+            return response
+        except asyncio.CancelledError:
+            self._hung_up()
+            raise
+
+
+_shared: dict[str, str] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_server_url(pace: float = 0.02) -> str:
+    """The URL of a process-wide local server, started on first use in a daemon thread
+    with its own event loop (so it serves whatever loop the caller runs)."""
+    with _shared_lock:
+        if "url" in _shared:
+            return _shared["url"]
+        ready = threading.Event()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            server = LocalServer(pace=pace)
+            loop.run_until_complete(server.start())
+            _shared["url"] = server.url
+            ready.set()
+            loop.run_forever()
+
+        threading.Thread(target=run, name="rxllm-local-server", daemon=True).start()
+        if not ready.wait(timeout=10):
+            raise RuntimeError("the local provider's server did not start within 10 s")
+        return _shared["url"]
+
+
+def main(host: str = "127.0.0.1", port: int = 8765, pace: float = 0.02) -> None:
+    """Serve until interrupted (`rxllm serve`)."""
+
+    async def serve() -> None:
+        async with LocalServer(pace=pace, host=host, port=port) as server:
+            print(
+                f"rxllm local provider on {server.url} (OpenAI chat: {server.url}/chat/completions)"
+            )
+            print(json.dumps({"faults": sorted(FAULTS) + sorted(HTTP_FAULTS)}))
+            await asyncio.Event().wait()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())

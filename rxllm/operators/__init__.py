@@ -1,0 +1,8 @@
+"""Stream operators, one per module, each `Observable -> Observable` in RxPY's style."""
+
+from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
+from rxllm.operators.cancel_on import cancel_on
+from rxllm.operators.normalize import normalize
+from rxllm.operators.settle_once import settle_once
+
+__all__ = ["accumulate_tool_arguments", "cancel_on", "normalize", "settle_once"]

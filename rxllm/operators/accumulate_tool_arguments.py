@@ -1,0 +1,119 @@
+"""accumulate_tool_arguments: argument fragments -> one `ToolRequest` per complete call."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reactivex import Observable, abc
+
+from rxllm.events import Cancelled, Done, Event, Failed, ToolRequest, ToolStart, failed
+from rxllm.fragments import Fragment, ToolArgs, ToolEnd
+
+__all__ = ["accumulate_tool_arguments"]
+
+
+@dataclass(slots=True)
+class _Call:
+    start: ToolStart
+    pieces: list[str] = field(default_factory=list)
+
+
+def accumulate_tool_arguments() -> Callable[[Observable[Fragment]], Observable[Event]]:
+    """Buffer each call's argument fragments and emit a `tool_request` once they form
+    a complete JSON object.
+
+    ::
+
+        source:  -start(0)-a('{"x"')-a(':1}')-end(0)-done-|
+        accumulate_tool_arguments()
+        result:  -start(0)-------------------request(0,{x:1})-done-|
+
+    Pieces are appended to a list and joined and parsed once, when the call ends (its
+    `ToolEnd`, or the `done` of the stream for providers that do not mark the end of a
+    call): O(total bytes), whatever the fragmentation. Arguments that are not a JSON
+    object end the stream with `error(kind="malformed_tool_arguments")` naming the
+    provider, the call id and the tool; nothing is invented or cut. An error or a
+    cancellation drops the calls still open.
+    """
+
+    def _accumulate(source: Observable[Fragment]) -> Observable[Event]:
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            calls: dict[int, _Call] = {}
+            broken = False  # a malformed call ended the stream
+
+            def finish(index: int, arguments: str | None) -> bool:
+                call = calls.pop(index)
+                start = call.start
+                text = arguments if arguments is not None else "".join(call.pieces)
+                try:
+                    parsed = json.loads(text) if text.strip() else None
+                except json.JSONDecodeError as exc:
+                    reason = f"not valid JSON ({exc.msg} at {exc.pos} of {len(text)} chars)"
+                    parsed = None
+                else:
+                    reason = "missing" if parsed is None else f"a JSON {type(parsed).__name__}"
+                if isinstance(parsed, dict):
+                    observer.on_next(
+                        ToolRequest.make(
+                            provider=start.provider,
+                            attempt=start.attempt,
+                            call_id=start.call_id,
+                            name=start.name,
+                            index=start.index,
+                            arguments=parsed,
+                        )
+                    )
+                    return True
+                observer.on_next(
+                    failed(
+                        start.provider,
+                        "malformed_tool_arguments",
+                        f"arguments of tool call {start.call_id!r} ({start.name!r}) are "
+                        f"{reason}, not a JSON object",
+                        attempt=start.attempt,
+                        raw=text[:2000],
+                    )
+                )
+                return False
+
+            def on_next(item: Fragment) -> None:
+                nonlocal broken
+                if broken:
+                    return
+                kind = type(item)
+                if kind is ToolArgs:
+                    assert isinstance(item, ToolArgs)
+                    call = calls.get(item.index)
+                    if call is None:
+                        raise ValueError(f"arguments for tool call {item.index} before its start")
+                    call.pieces.append(item.delta)
+                elif kind is ToolEnd:
+                    assert isinstance(item, ToolEnd)
+                    if item.index in calls:
+                        broken = not finish(item.index, item.arguments)
+                elif kind is ToolStart:
+                    assert isinstance(item, ToolStart)
+                    calls[item.index] = _Call(item)
+                    observer.on_next(item)
+                elif kind is Done:
+                    for index in sorted(calls):
+                        if not finish(index, None):
+                            broken = True
+                            return
+                    observer.on_next(item)  # type: ignore[arg-type]
+                else:
+                    if kind is Failed or kind is Cancelled:
+                        calls.clear()
+                    observer.on_next(item)  # type: ignore[arg-type]
+
+            return source.subscribe(
+                on_next, observer.on_error, observer.on_completed, scheduler=scheduler
+            )
+
+        return Observable(subscribe)
+
+    return _accumulate

@@ -1,0 +1,74 @@
+"""cancel_on: end a stream with `cancelled` when a signal fires."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable, SingleAssignmentDisposable
+
+from rxllm.events import Cancelled, Event
+
+__all__ = ["cancel_on"]
+
+
+def cancel_on(
+    signal: Observable[Any], provider: str = "unknown", reason: str = "cancelled by caller"
+) -> Callable[[Observable[Event]], Observable[Event]]:
+    """Mirror the source until `signal` emits; then emit `cancelled`, complete, and
+    unsubscribe from the source (which closes its HTTP response).
+
+    ::
+
+        source:  -t-t-t-t-done|
+        signal:  -----x
+        cancel_on(signal)
+        result:  -t-t-cancelled|
+
+    Args:
+        signal: any observable; its first item cancels.
+        provider: named on the event when the source has emitted nothing yet.
+        reason: the `cancelled` event's reason.
+    """
+
+    def _cancel_on(source: Observable[Event]) -> Observable[Event]:
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            upstream = SingleAssignmentDisposable()
+            watcher = SingleAssignmentDisposable()
+            last = (provider, 1)
+            stopped = False
+
+            def on_next(event: Event) -> None:
+                nonlocal last
+                last = (event.provider, event.attempt)
+                observer.on_next(event)
+
+            def on_signal(_: Any) -> None:
+                nonlocal stopped
+                if stopped:
+                    return
+                stopped = True
+                upstream.dispose()
+                watcher.dispose()
+                observer.on_next(Cancelled.make(provider=last[0], attempt=last[1], reason=reason))
+                observer.on_completed()
+
+            def on_done() -> None:
+                nonlocal stopped
+                stopped = True
+                watcher.dispose()
+                observer.on_completed()
+
+            watcher.disposable = signal.subscribe(on_signal, scheduler=scheduler)
+            if not stopped:
+                upstream.disposable = source.subscribe(
+                    on_next, observer.on_error, on_done, scheduler=scheduler
+                )
+            return CompositeDisposable(upstream, watcher)
+
+        return Observable(subscribe)
+
+    return _cancel_on

@@ -1,0 +1,83 @@
+"""normalize: raw chunks -> fragments, through one provider normalizer per subscription."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from loguru import logger
+from reactivex import Observable, abc
+
+from rxllm.events import Failed, failed
+from rxllm.fragments import Fragment
+from rxllm.providers.base import Emit, Normalizer
+from rxllm.sources.raw import RawChunk, SourceItem
+
+__all__ = ["normalize"]
+
+# How much of an unparseable chunk an error quotes back.
+_QUOTE_CHARS = 200
+
+
+def normalize(
+    make_normalizer: Callable[[Emit], Normalizer],
+) -> Callable[[Observable[SourceItem]], Observable[Fragment]]:
+    """Feed each raw chunk to a fresh normalizer and emit the fragments it produces.
+
+    ::
+
+        source:  -c1--c2--[DONE]-|
+        normalize(openai)
+        result:  -t---t---done---|
+
+    A chunk the normalizer cannot read (not JSON, or not the expected shape) ends the
+    stream with `error(kind="protocol")` quoting it; a `Failed` from the source passes
+    through; the end of the source lets the normalizer decide what the end means.
+
+    Args:
+        make_normalizer: builds the normalizer, given where to emit.
+    """
+
+    def _normalize(source: Observable[SourceItem]) -> Observable[Fragment]:
+        def subscribe(
+            observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            normalizer = make_normalizer(observer.on_next)
+            feed = normalizer.feed
+
+            def on_next(item: SourceItem) -> None:
+                if type(item) is not RawChunk:
+                    assert isinstance(item, Failed)
+                    normalizer.settled = True
+                    observer.on_next(item)
+                    return
+                try:
+                    feed(item)
+                except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+                    if normalizer.settled:
+                        return
+                    quote = item.data[:_QUOTE_CHARS]
+                    if isinstance(exc, json.JSONDecodeError):
+                        message = f"a data line is not JSON: {quote!r}"
+                    else:
+                        message = f"an unexpected chunk ({type(exc).__name__}: {exc}): {quote!r}"
+                    logger.bind(provider=normalizer.provider).opt(exception=exc).debug(message)
+                    normalizer.settled = True
+                    observer.on_next(
+                        failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)
+                    )
+
+            def on_completed() -> None:
+                if not normalizer.settled:
+                    try:
+                        normalizer.end()
+                    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                        observer.on_error(exc)
+                        return
+                observer.on_completed()
+
+            return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
+
+        return Observable(subscribe)
+
+    return _normalize

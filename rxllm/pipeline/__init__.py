@@ -1,0 +1,7 @@
+"""Assembly: source + provider + operators, the async bridges and the stream record."""
+
+from rxllm.pipeline.aiter import EventStream
+from rxllm.pipeline.provider import Provider, ProviderOptions, provider, record_of
+from rxllm.pipeline.replay import replay
+
+__all__ = ["EventStream", "Provider", "ProviderOptions", "provider", "record_of", "replay"]

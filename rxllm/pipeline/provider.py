@@ -1,0 +1,206 @@
+"""A configured provider: assembles source, normalizer and operators for each request."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from typing import Any
+
+import aiohttp
+import reactivex
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from reactivex import Observable
+from reactivex.disposable import Disposable
+from reactivex.scheduler.eventloop import AsyncIOScheduler
+
+from rxllm.errors import ConfigError
+from rxllm.events import Event, StreamRecord
+from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
+from rxllm.operators.cancel_on import cancel_on
+from rxllm.operators.normalize import normalize
+from rxllm.operators.settle_once import settle_once
+from rxllm.pipeline.aiter import EventStream
+from rxllm.pipeline.record import RecordBuilder
+from rxllm.providers import wire_for
+from rxllm.providers.base import Emit, Normalizer, WireProtocol
+from rxllm.request import ChatRequest
+from rxllm.sources.http import HttpRequest, http_source
+from rxllm.sources.raw import SourceItem
+from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
+
+__all__ = ["Provider", "ProviderOptions", "events_of", "provider", "record_of"]
+
+Cancel = asyncio.Event | Observable[Any] | None
+
+
+class ProviderOptions(BaseModel):
+    """Options every provider takes; an unknown one is a `ConfigError`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    connect_timeout: float = Field(default=10.0, gt=0)
+    """Seconds to establish the connection."""
+    read_timeout: float = Field(default=300.0, gt=0)
+    """Seconds without a byte from the server before the stream is `stalled`."""
+    max_line_bytes: int = Field(default=DEFAULT_MAX_LINE_BYTES, gt=0)
+    """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
+
+
+class Provider:
+    """One provider, configured: `stream`, `astream` and `complete` a ChatRequest."""
+
+    def __init__(
+        self,
+        wire: WireProtocol,
+        *,
+        api_key: str | None,
+        base_url: str,
+        session: aiohttp.ClientSession | None = None,
+        options: ProviderOptions | None = None,
+    ) -> None:
+        self.wire = wire
+        self.name = wire.name
+        self.base_url = base_url
+        self.session = session
+        self.options = options or ProviderOptions()
+        self._api_key = api_key
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"Provider({self.name!r}, base_url={self.base_url!r})"
+
+    def http_request(self, request: ChatRequest, body: dict[str, Any] | None = None) -> HttpRequest:
+        """What would be sent for `request` (the body encoded once)."""
+        body = self.wire.build_body(request) if body is None else body
+        return HttpRequest(
+            url=self.wire.url(self.base_url, request),
+            body=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+            headers=self.wire.headers(self._api_key),
+            secrets=(self._api_key,) if self._api_key else (),
+        )
+
+    def attempt(self, request: ChatRequest, number: int = 1) -> Observable[Event]:
+        """One attempt, unsettled: source, quirks, normalizer, tool-argument accumulation."""
+        wire, name = self.wire, self.name
+        source = http_source(
+            self.http_request(request),
+            provider=name,
+            attempt=number,
+            session=self.session,
+            connect_timeout=self.options.connect_timeout,
+            read_timeout=self.options.read_timeout,
+            max_line_bytes=self.options.max_line_bytes,
+        )
+        return events_of(source, wire, name, number)
+
+    def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
+        """A cold Observable of the normalized events of one turn: each subscription
+        sends the request; exactly one terminal event ends it."""
+        events = reactivex.defer(lambda _: self.attempt(request)).pipe(settle_once(self.name))
+        if cancel is not None:
+            signal = _signal(cancel)
+            events = events.pipe(cancel_on(signal, self.name))
+        return events
+
+    def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
+        """`async for event in provider.astream(request)`; leaving the loop hangs up."""
+        return EventStream(self.stream(request, cancel=cancel))
+
+    async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:
+        """Stream the turn to its end and return its record."""
+        return await record_of(self.stream(request, cancel=cancel), self.name, request.model)
+
+
+def events_of(
+    source: Observable[SourceItem], wire: WireProtocol, provider: str, attempt: int = 1
+) -> Observable[Event]:
+    """One attempt's events from its raw source: the provider's quirk operators, its
+    normalizer, then tool-argument accumulation. Not settled: that is the caller's."""
+
+    def make_normalizer(emit: Emit) -> Normalizer:
+        return wire.normalizer(emit, provider, attempt)
+
+    for quirk in wire.preprocess():
+        source = quirk(source)
+    fragments = source.pipe(normalize(make_normalizer))
+    return fragments.pipe(accumulate_tool_arguments())
+
+
+async def record_of(
+    events: Observable[Event], provider: str, requested_model: str | None = None
+) -> StreamRecord:
+    """Subscribe, fold every event into a record, and return it at completion."""
+    loop = asyncio.get_running_loop()
+    finished: asyncio.Future[None] = loop.create_future()
+    builder = RecordBuilder(provider, requested_model)
+
+    def on_error(error: Exception) -> None:
+        if not finished.done():
+            finished.set_exception(error)
+
+    def on_completed() -> None:
+        if not finished.done():
+            finished.set_result(None)
+
+    subscription = events.subscribe(
+        builder.add, on_error, on_completed, scheduler=AsyncIOScheduler(loop)
+    )
+    try:
+        await finished
+    finally:
+        subscription.dispose()
+    return builder.build()
+
+
+def _signal(cancel: asyncio.Event | Observable[Any]) -> Observable[Any]:
+    if isinstance(cancel, Observable):
+        return cancel
+    event = cancel
+
+    def subscribe(observer: Any, scheduler: Any = None) -> Any:
+        waiter = asyncio.ensure_future(event.wait())
+        waiter.add_done_callback(lambda task: None if task.cancelled() else observer.on_next(True))
+        def stop() -> None:
+            waiter.cancel()
+
+        return Disposable(stop)
+
+    return reactivex.create(subscribe)
+
+
+def provider(
+    name: str,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    session: aiohttp.ClientSession | None = None,
+    **options: Any,
+) -> Provider:
+    """Build a provider by name (`rxllm.providers.PROVIDER_NAMES` lists them).
+
+    The API key defaults to the provider's environment variable; a real provider with
+    no key is a `ConfigError`, as is an unknown name or option.
+    """
+    wire = wire_for(name)
+    try:
+        settings = ProviderOptions(**options)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"bad option for provider {name!r}: {problems}") from None
+    if api_key is None and wire.api_key_env:
+        api_key = os.environ.get(wire.api_key_env) or None
+    if wire.requires_api_key and not api_key:
+        hint = f" or set {wire.api_key_env}" if wire.api_key_env else ""
+        raise ConfigError(f"provider {name!r} needs an API key: pass api_key=...{hint}")
+    if base_url is None:
+        base_url = wire.default_base_url
+        if name == "local" and not base_url:
+            from rxllm.local.server import shared_server_url
+
+            base_url = shared_server_url()
+    if not base_url:
+        raise ConfigError(f"provider {name!r} needs base_url=... (the endpoint's base URL)")
+    if not base_url.startswith(("http://", "https://")):
+        raise ConfigError(f"base_url must be an http:// or https:// URL, got {base_url!r}")
+    return Provider(wire, api_key=api_key, base_url=base_url, session=session, options=settings)

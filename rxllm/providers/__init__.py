@@ -1,0 +1,35 @@
+"""Wire protocols by provider name: one module per protocol, presets as declared options.
+
+Modules load on first use, so naming one provider never imports the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from rxllm.errors import ConfigError
+from rxllm.providers.base import WireProtocol
+
+__all__ = ["PROVIDER_NAMES", "WireProtocol", "wire_for"]
+
+# name -> "module:factory" inside rxllm.providers; the factory takes no arguments.
+_FACTORIES: dict[str, str] = {
+    "openai": "openai_chat:OpenAIChat",
+    "custom": "presets:custom",
+    "local": "presets:local",
+}
+
+PROVIDER_NAMES = tuple(sorted(_FACTORIES))
+
+
+def wire_for(name: str) -> WireProtocol:
+    """The wire protocol of provider `name`; an unknown name is a `ConfigError`."""
+    target = _FACTORIES.get(name)
+    if target is None:
+        raise ConfigError(
+            f"unknown provider {name!r}; known providers: {', '.join(PROVIDER_NAMES)}"
+        )
+    module_name, _, factory = target.partition(":")
+    module = importlib.import_module(f"rxllm.providers.{module_name}")
+    wire: WireProtocol = getattr(module, factory)()
+    return wire

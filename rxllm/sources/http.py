@@ -1,0 +1,209 @@
+"""The aiohttp source: one POST per subscription, its SSE body as raw chunks.
+
+Each subscription runs one asyncio task on the running loop. Disposing the
+subscription closes the response and cancels the task at once, so the server sees
+the disconnect. Failures of the transport become one `Failed` item, never `on_error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import reactivex
+from loguru import logger
+from reactivex import Observable, abc
+from reactivex.disposable import Disposable
+from reactivex.scheduler.eventloop import AsyncIOScheduler
+
+from rxllm.events import ErrorKind, failed
+from rxllm.sources.raw import ChunkReader, SourceItem
+from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
+
+__all__ = ["HttpRequest", "describe_error_body", "http_source", "redact"]
+
+# An error body is read for its message only; a hostile one must not be read whole.
+MAX_ERROR_BODY_BYTES = 64 * 1024
+# Statuses a caller may retry as they are (OpenAI's and Anthropic's SDKs retry these).
+RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """What to send: built by a provider, sent by the source. `body` is JSON, encoded once."""
+
+    url: str
+    body: bytes
+    headers: Mapping[str, str] = field(default_factory=dict)
+    secrets: tuple[str, ...] = ()
+    """Strings (API keys) that must never appear in an error, a log or a record."""
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def describe_error_body(text: str) -> str:
+    """The human message in an error body, whichever of the usual shapes it has."""
+    try:
+        payload: Any = json.loads(text)
+    except ValueError:
+        return text.strip()[:500] or "(empty body)"
+    if isinstance(payload, list) and payload:
+        payload = payload[0]
+    if isinstance(payload, dict):
+        error = payload.get("error", payload)
+        if isinstance(error, str):
+            return error
+        if isinstance(error, dict):
+            message = error.get("message") or error.get("detail") or error.get("type")
+            if message:
+                return str(message)
+        for key in ("message", "detail"):
+            if isinstance(payload.get(key), str):
+                return str(payload[key])
+    return text.strip()[:500]
+
+
+def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
+    if isinstance(scheduler, AsyncIOScheduler):
+        return scheduler._loop
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        raise RuntimeError(
+            "an rxllm HTTP stream must be subscribed inside a running asyncio event loop "
+            "(or with scheduler=AsyncIOScheduler(loop)); use astream() or complete() "
+            "from async code"
+        ) from None
+
+
+def http_source(
+    request: HttpRequest,
+    *,
+    provider: str,
+    attempt: int = 1,
+    session: aiohttp.ClientSession | None = None,
+    connect_timeout: float = 10.0,
+    read_timeout: float = 300.0,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Observable[SourceItem]:
+    """A cold Observable of the raw chunks of one streamed POST.
+
+    With no `session`, each subscription opens and closes its own; a given session is
+    used and left open.
+    """
+    timeout = aiohttp.ClientTimeout(
+        total=None, sock_connect=connect_timeout, sock_read=read_timeout
+    )
+    log = logger.bind(provider=provider, attempt=attempt)
+
+    def subscribe(
+        observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        loop = _loop_of(scheduler)
+        response: aiohttp.ClientResponse | None = None
+        disposed = False
+
+        def fail(
+            kind: ErrorKind,
+            message: str,
+            status: int | None = None,
+            raw: str | None = None,
+            retryable: bool = False,
+        ) -> None:
+            message = redact(message, request.secrets)
+            raw = redact(raw, request.secrets) if raw is not None else None
+            observer.on_next(
+                failed(
+                    provider,
+                    kind,
+                    message,
+                    attempt=attempt,
+                    status=status,
+                    retryable=retryable,
+                    raw=raw,
+                )
+            )
+
+        async def run() -> None:
+            nonlocal response
+            own = session is None
+            client = aiohttp.ClientSession() if own else session
+            assert client is not None
+            try:
+                async with client.post(
+                    request.url, data=request.body, headers=dict(request.headers), timeout=timeout
+                ) as resp:
+                    response = resp
+                    if resp.status >= 300:
+                        text = (await resp.content.read(MAX_ERROR_BODY_BYTES)).decode(
+                            "utf-8", "replace"
+                        )
+                        fail(
+                            "http",
+                            f"HTTP {resp.status}: {describe_error_body(text)}",
+                            status=resp.status,
+                            raw=text,
+                            retryable=resp.status in RETRYABLE_STATUSES,
+                        )
+                        observer.on_completed()
+                        return
+                    reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
+                    async for data in resp.content.iter_any():
+                        problem = reader.feed(data)
+                        if disposed:
+                            return
+                        if problem is not None:
+                            observer.on_next(problem)
+                            observer.on_completed()
+                            return
+                    problem = reader.close()
+                    if problem is not None:
+                        observer.on_next(problem)
+                observer.on_completed()
+            except asyncio.CancelledError:
+                log.debug("http source cancelled")
+                raise
+            except (aiohttp.ServerTimeoutError, TimeoutError):
+                fail("stalled", f"no data from {provider} for {read_timeout:g} s", retryable=True)
+                observer.on_completed()
+            except aiohttp.ClientPayloadError as exc:
+                fail("truncated", f"the connection closed mid-stream: {exc}", retryable=True)
+                observer.on_completed()
+            except aiohttp.ClientError as exc:
+                fail("transport", f"{type(exc).__name__}: {exc}", retryable=True)
+                observer.on_completed()
+            except Exception as exc:  # a bug: surface it, as Rx does
+                observer.on_error(exc)
+            finally:
+                response = None
+                if own:
+                    await client.close()
+
+        task = loop.create_task(run())
+
+        def dispose() -> None:
+            nonlocal disposed
+            if disposed:
+                return
+            disposed = True
+            if response is not None:
+                response.close()  # drop the connection now, not at the task's next step
+            try:
+                current = asyncio.current_task()
+            except RuntimeError:
+                current = None
+            if current is not task:
+                task.cancel()
+
+        return Disposable(dispose)
+
+    return reactivex.create(subscribe)

@@ -1,0 +1,71 @@
+"""Raw chunks: one SSE event of one provider attempt, before any normalization."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from rxllm.events import ErrorKind, Failed, failed
+from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES, SseDecoder, SseLineTooLong
+
+__all__ = ["ChunkReader", "RawChunk", "SourceItem"]
+
+# How much of a body that is not SSE an error quotes back.
+_SNIPPET_BYTES = 300
+
+
+@dataclass(slots=True, frozen=True)
+class RawChunk:
+    """One dispatched SSE event: its `event:` name and its `data`."""
+
+    provider: str
+    attempt: int
+    event: str
+    data: str
+
+
+SourceItem: TypeAlias = RawChunk | Failed
+"""What a source emits: raw chunks, or one `Failed` for a transport-level failure."""
+
+
+class ChunkReader:
+    """Turns body bytes into `RawChunk`s through one `SseDecoder`: the part that the
+    HTTP and replay sources share. Returns a `Failed` when the body is unusable."""
+
+    def __init__(
+        self,
+        emit: Callable[[SourceItem], None],
+        provider: str,
+        attempt: int = 1,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> None:
+        self._emit = emit
+        self._provider = provider
+        self._attempt = attempt
+        self._decoder = SseDecoder(max_line_bytes)
+        self._head = b""
+
+    def feed(self, data: bytes) -> Failed | None:
+        if len(self._head) < _SNIPPET_BYTES:
+            self._head += data[: _SNIPPET_BYTES - len(self._head)]
+        try:
+            events = self._decoder.feed(data)
+        except SseLineTooLong as exc:
+            return self._failure("limit", str(exc))
+        emit, provider, attempt = self._emit, self._provider, self._attempt
+        for ev in events:
+            emit(RawChunk(provider, attempt, ev.event, ev.data))
+        return None
+
+    def close(self) -> Failed | None:
+        for ev in self._decoder.close():
+            self._emit(RawChunk(self._provider, self._attempt, ev.event, ev.data))
+        decoder = self._decoder
+        if decoder.bytes and not decoder.events and not decoder.comments:
+            snippet = self._head.decode("utf-8", "replace").strip()
+            return self._failure("protocol", f"the response body is not an SSE stream: {snippet!r}")
+        return None
+
+    def _failure(self, kind: ErrorKind, message: str) -> Failed:
+        return failed(self._provider, kind, message, attempt=self._attempt)

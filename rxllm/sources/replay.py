@@ -1,0 +1,62 @@
+"""Recorded wire bytes as a source: the same decoder the HTTP source uses, fed from memory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import reactivex
+from reactivex import Observable, abc
+from reactivex.disposable import Disposable
+
+from rxllm.sources.raw import ChunkReader, SourceItem
+from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
+
+__all__ = ["ReplayData", "as_chunks", "replay_source"]
+
+ReplayData = bytes | str | Path | Iterable[bytes]
+
+
+def as_chunks(data: ReplayData) -> list[bytes]:
+    """The network chunks to replay: one for a whole body, the given ones for an iterable."""
+    if isinstance(data, Path):
+        return [data.read_bytes()]
+    if isinstance(data, str):
+        return [data.encode("utf-8")]
+    if isinstance(data, bytes | bytearray | memoryview):
+        return [bytes(data)]
+    chunks = list(data)
+    for chunk in chunks:
+        if not isinstance(chunk, bytes | bytearray | memoryview):
+            raise TypeError(f"replay chunks must be bytes, got {type(chunk).__name__}")
+    return [bytes(chunk) for chunk in chunks]
+
+
+def replay_source(
+    data: ReplayData,
+    *,
+    provider: str,
+    attempt: int = 1,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Observable[SourceItem]:
+    """A cold Observable that decodes `data` synchronously on each subscription,
+    keeping the given chunking (a str or Path is read as one chunk)."""
+    chunks = as_chunks(data)
+
+    def subscribe(
+        observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
+        for chunk in chunks:
+            problem = reader.feed(chunk)
+            if problem is not None:
+                observer.on_next(problem)
+                break
+        else:
+            problem = reader.close()
+            if problem is not None:
+                observer.on_next(problem)
+        observer.on_completed()
+        return Disposable()
+
+    return reactivex.create(subscribe)

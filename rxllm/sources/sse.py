@@ -1,0 +1,147 @@
+"""Incremental Server-Sent Events decoder: bytes in, complete events out.
+
+Follows the WHATWG event-stream rules (html.spec.whatwg.org, "Parsing an event
+stream"): lines end in CRLF, LF or CR; a leading BOM is dropped; `:` starts a comment;
+`data` lines join with `\\n`; a blank line dispatches; a field without a colon has an
+empty value; one space after the colon is removed. Lines are split on bytes first and
+decoded as UTF-8 afterwards, so a character split across network chunks is never
+broken. It knows nothing of HTTP: `sources.http` and `sources.replay` feed it.
+
+One deliberate leniency: at the end of the body, an event whose lines are complete
+but which lacks its final blank line is still dispatched (some servers omit it); a
+partial last line is discarded, as the spec says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "SseDecoder", "SseEvent", "SseLineTooLong"]
+
+# Large enough for a whole `response.completed` echo of a long answer; small enough
+# that a body with no line breaks cannot eat the memory of a small service.
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True, frozen=True)
+class SseEvent:
+    data: str
+    event: str = "message"
+    id: str | None = None
+    retry: int | None = None
+
+
+class SseLineTooLong(ValueError):
+    """A line exceeded the decoder's cap: the body is not a sane event stream."""
+
+
+class SseDecoder:
+    """Feed bytes with `feed`, get the events they complete; call `close` at the end."""
+
+    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self.max_line_bytes = max_line_bytes
+        self.events = 0
+        self.comments = 0
+        self.bytes = 0
+        self._pending: list[bytes] = []  # a line not yet ended, in the pieces it came in
+        self._pending_size = 0
+        self._started = False  # past the place where a BOM could be
+        self._skip_lf = False  # the last chunk ended in CR: a LF next is the same line end
+        self._data: list[str] = []
+        self._event = ""
+        self._last_id: str | None = None
+        self._retry: int | None = None
+        self._has_fields = False
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        self.bytes += len(chunk)
+        if self._skip_lf and chunk:
+            self._skip_lf = False
+            if chunk[0] == 0x0A:
+                chunk = chunk[1:]
+        if not self._started:
+            head = b"".join(self._pending) + chunk
+            if len(head) < len(_BOM) and _BOM.startswith(head):
+                self._pending, self._pending_size = [head], len(head)
+                return []
+            self._started = True
+            self._pending, self._pending_size = [], 0
+            chunk = head[3:] if head.startswith(_BOM) else head
+        if b"\n" not in chunk and b"\r" not in chunk:
+            self._hold(chunk)
+            return []
+        if self._pending:
+            chunk = b"".join(self._pending) + chunk
+            self._pending, self._pending_size = [], 0
+        if chunk[-1] == 0x0D:
+            self._skip_lf = True
+        if b"\r" in chunk:
+            lines = chunk.splitlines(keepends=True)
+            rest = b"" if lines[-1][-1] in b"\r\n" else lines.pop()
+            text = b"".join(line.rstrip(b"\r\n") + b"\n" for line in lines).decode(
+                "utf-8", "replace"
+            )
+        else:
+            complete, _, rest = chunk.rpartition(b"\n")
+            text = complete.decode("utf-8", "replace") + "\n"
+        if len(chunk) > self.max_line_bytes:
+            self._check_lines(text)
+        if rest:
+            self._hold(rest)
+        out: list[SseEvent] = []
+        for line in text[:-1].split("\n"):
+            self._line(line, out)
+        return out
+
+    def close(self) -> list[SseEvent]:
+        """End of body: dispatch an event whose lines are complete, drop a partial line."""
+        self._pending, self._pending_size = [], 0
+        out: list[SseEvent] = []
+        if self._has_fields:
+            self._dispatch(out)
+        return out
+
+    def _hold(self, piece: bytes) -> None:
+        self._pending.append(piece)
+        self._pending_size += len(piece)
+        if self._pending_size > self.max_line_bytes:
+            raise SseLineTooLong(
+                f"an SSE line exceeded {self.max_line_bytes} bytes without a line break"
+            )
+
+    def _check_lines(self, text: str) -> None:
+        longest = max(len(line.encode("utf-8")) for line in text.split("\n"))
+        if longest > self.max_line_bytes:
+            raise SseLineTooLong(f"an SSE line of {longest} bytes exceeded the cap")
+
+    def _line(self, line: str, out: list[SseEvent]) -> None:
+        if not line:
+            self._dispatch(out)
+            return
+        if line[0] == ":":
+            self.comments += 1
+            return
+        name, colon, value = line.partition(":")
+        if colon and value[:1] == " ":
+            value = value[1:]
+        self._has_fields = True
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
+
+    def _dispatch(self, out: list[SseEvent]) -> None:
+        self._has_fields = False
+        if self._data:
+            data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
+            out.append(SseEvent(data, self._event or "message", self._last_id, self._retry))
+            self.events += 1
+        self._data = []
+        self._event = ""
