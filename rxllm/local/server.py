@@ -22,7 +22,7 @@ from rxllm.local.script import FAULTS, HTTP_FAULTS, script_for
 __all__ = ["LocalServer", "shared_server_url"]
 
 # Wire encoders by route; each module has PATH, prompt_of(body) and frames(script, body).
-ENCODERS = ("wire_openai_chat",)
+ENCODERS = ("wire_openai_chat", "wire_anthropic", "wire_openai_responses", "wire_google")
 
 # What `hang` sends between keepalives, and the size of the `long_line` fault's line.
 KEEPALIVE_SECONDS = 0.02

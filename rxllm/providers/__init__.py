@@ -15,8 +15,24 @@ __all__ = ["PROVIDER_NAMES", "WireProtocol", "wire_for"]
 # name -> "module:factory" inside rxllm.providers; the factory takes no arguments.
 _FACTORIES: dict[str, str] = {
     "openai": "openai_chat:OpenAIChat",
+    "openai-responses": "openai_responses:OpenAIResponses",
+    "anthropic": "anthropic:Anthropic",
+    "google": "google:Google",
+    "openrouter": "presets:openrouter",
+    "nvidia": "presets:nvidia",
+    "deepseek": "presets:deepseek",
     "custom": "presets:custom",
     "local": "presets:local",
+    "azure-openai": "presets:azure_openai",
+    "groq": "presets:groq",
+    "mistral": "presets:mistral",
+    "vllm": "presets:vllm",
+    "ollama": "presets:ollama",
+    "llamacpp": "presets:llamacpp",
+    "xai": "presets:xai",
+    "zai": "presets:zai",
+    "together": "presets:together",
+    "snowflake": "presets:snowflake",
 }
 
 PROVIDER_NAMES = tuple(sorted(_FACTORIES))
