@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from typing import Any
+
+import reactivex
+from reactivex.testing.marbles import marbles_testing
+
+from rxllm.events import Failed, ToolRequest
+from rxllm.fragments import ToolArgs, ToolEnd
+from rxllm.operators import accumulate_tool_arguments
+from tests.operators.marbles import EVENTS, P
+
+
+def request(call_id: str, name: str, index: int, arguments: dict[str, Any]) -> ToolRequest:
+    return ToolRequest(provider=P, call_id=call_id, name=name, index=index, arguments=arguments)
+
+
+def run(*items: Any) -> list[Any]:
+    out: list[Any] = []
+    reactivex.from_iterable(items).pipe(accumulate_tool_arguments()).subscribe(out.append)
+    return out
+
+
+def test_fragments_become_one_request_at_the_end_of_the_call() -> None:
+    lookup = {**EVENTS, "r": request("call_1", "f", 0, {"x": 1})}
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-s-m-a-n-e-d-|", lookup).pipe(accumulate_tool_arguments()))
+        assert results == exp("-s---a---r-d-|", lookup)
+
+
+def test_done_flushes_open_calls_in_index_order() -> None:
+    lookup = {
+        **EVENTS,
+        "r": request("call_1", "f", 0, {"x": 1}),
+        "Q": request("call_2", "g", 1, {"y": [1, 2]}),
+    }
+    with marbles_testing() as (start, cold, _hot, exp):
+        source = cold("-s-t-o-m-p-n-u-(D,|)", lookup)
+        results = start(source.pipe(accumulate_tool_arguments()))
+        assert results == exp("-s-t---------u-(r,Q,D,|)", lookup)
+
+
+def test_truncated_arguments_are_an_error_naming_call_and_tool() -> None:
+    out = run(EVENTS["s"], EVENTS["z"], EVENTS["D"])
+    assert out[0] == EVENTS["s"]
+    assert len(out) == 2 and isinstance(out[1], Failed)
+    error = out[1].error
+    assert error.kind == "malformed_tool_arguments" and error.provider == P
+    assert "call_1" in error.message and "'f'" in error.message
+    assert error.raw == '{"x": '
+
+
+def test_nothing_after_a_malformed_call() -> None:
+    out = run(EVENTS["s"], EVENTS["z"], EVENTS["e"], EVENTS["a"], EVENTS["d"])
+    assert [e.type for e in out] == ["tool_start", "error"]
+
+
+def test_missing_arguments_are_not_invented() -> None:
+    out = run(EVENTS["s"], EVENTS["D"])
+    assert out[-1].type == "error" and "missing" in out[-1].error.message
+
+
+def test_explicit_empty_object_is_kept() -> None:
+    out = run(EVENTS["s"], ToolArgs(0, "{}"), EVENTS["D"])
+    assert out[1] == request("call_1", "f", 0, {}) and out[-1] == EVENTS["D"]
+
+
+def test_json_that_is_not_an_object_is_malformed() -> None:
+    out = run(EVENTS["s"], ToolArgs(0, "[1, 2]"), EVENTS["D"])
+    assert out[-1].type == "error" and "JSON list" in out[-1].error.message
+
+
+def test_authoritative_final_text_replaces_the_pieces() -> None:
+    out = run(EVENTS["s"], ToolArgs(0, '{"x": 9'), ToolEnd(0, '{"x": 1}'), EVENTS["D"])
+    assert out[1] == request("call_1", "f", 0, {"x": 1})
+
+
+def test_an_error_drops_open_calls() -> None:
+    out = run(EVENTS["s"], EVENTS["z"], EVENTS["x"])
+    assert [e.type for e in out] == ["tool_start", "error"]
+    assert out[1].error.kind == "stream_error"
+
+
+def test_fragment_without_a_start_is_a_bug_in_the_normalizer() -> None:
+    errors: list[Exception] = []
+    reactivex.from_iterable([EVENTS["m"]]).pipe(accumulate_tool_arguments()).subscribe(
+        on_error=errors.append
+    )
+    assert len(errors) == 1 and "before its start" in str(errors[0])
+
+
+def test_many_small_fragments_are_joined_once() -> None:
+    big = {"items": [{"n": i, "s": "é" * 3} for i in range(2000)]}
+    import json
+
+    text = json.dumps(big, ensure_ascii=False)
+    pieces = [ToolArgs(0, text[i : i + 3]) for i in range(0, len(text), 3)]
+    out = run(EVENTS["s"], *pieces, EVENTS["D"])
+    assert out[1].arguments == big
+
+
+def test_state_is_per_subscription() -> None:
+    source = reactivex.from_iterable([EVENTS["s"], EVENTS["m"], EVENTS["n"], EVENTS["D"]])
+    stream = source.pipe(accumulate_tool_arguments())
+    first: list[Any] = []
+    second: list[Any] = []
+    stream.subscribe(first.append)
+    stream.subscribe(second.append)
+    assert first == second and first[1] == request("call_1", "f", 0, {"x": 1})

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from typing import Any
+
+import reactivex
+from reactivex.testing import ReactiveTest, TestScheduler
+from reactivex.testing.marbles import marbles_testing
+
+from rxllm.events import Failed
+from rxllm.operators import settle_once
+from tests.operators.marbles import EVENTS, P
+
+
+def test_passes_events_and_completes_at_the_terminal() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-a-b-d-|", EVENTS).pipe(settle_once(P)))
+        assert results == exp("-a-b-(d,|)", EVENTS)
+
+
+def test_drops_late_events_and_unsubscribes_at_the_terminal() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        source = cold("-a-x-b-d-|", EVENTS)
+        results = start(source.pipe(settle_once(P)))
+        assert results == exp("-a-(x,|)", EVENTS)
+
+
+def test_a_source_ending_without_terminal_is_truncated() -> None:
+    with marbles_testing() as (start, cold, _hot, _exp):
+        results = start(cold("-a-b-|", EVENTS).pipe(settle_once(P)))
+    assert [r.value.kind for r in results] == ["N", "N", "N", "C"]
+    last: Failed = results[2].value.value
+    assert last.error.kind == "truncated" and last.error.provider == P
+    assert results[2].time == results[3].time == 200 + 5
+
+
+def test_an_empty_source_is_truncated_with_the_given_provider_name() -> None:
+    events: list[Any] = []
+    reactivex.empty().pipe(settle_once("groq")).subscribe(events.append)
+    assert len(events) == 1 and events[0].error.kind == "truncated"
+    assert events[0].provider == "groq"
+
+
+def test_on_error_is_passed_on_as_a_bug() -> None:
+    boom = RuntimeError("bug")
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-a-#", EVENTS, error=boom).pipe(settle_once(P)))
+        assert results == exp("-a-#", EVENTS, error=boom)
+
+
+def test_terminal_disposes_the_source_subscription() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_cold_observable(
+        ReactiveTest.on_next(10, EVENTS["a"]),
+        ReactiveTest.on_next(20, EVENTS["d"]),
+        ReactiveTest.on_next(30, EVENTS["b"]),
+        ReactiveTest.on_completed(40),
+    )
+    results = scheduler.start(lambda: source.pipe(settle_once(P)))
+    assert [m.time for m in results.messages] == [210, 220, 220]
+    assert source.subscriptions == [ReactiveTest.subscribe(200, 220)]

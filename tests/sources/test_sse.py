@@ -1,0 +1,115 @@
+"""The SSE decoder against the WHATWG event-stream rules, fed in every chunking."""
+
+from __future__ import annotations
+
+import pytest
+
+from rxllm.sources.sse import SseDecoder, SseEvent, SseLineTooLong
+from tests.support import CAPTURES, rechunk
+
+
+def decode(*chunks: bytes, max_line_bytes: int = 1 << 20) -> list[SseEvent]:
+    decoder = SseDecoder(max_line_bytes)
+    events: list[SseEvent] = []
+    for chunk in chunks:
+        events += decoder.feed(chunk)
+    return events + decoder.close()
+
+
+def every_split(data: bytes) -> list[list[SseEvent]]:
+    """The events of `data` split once at every position, and byte by byte."""
+    results = [decode(data[:i], data[i:]) for i in range(len(data) + 1)]
+    results.append(decode(*[data[i : i + 1] for i in range(len(data))]))
+    return results
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"])
+def test_all_three_line_endings(newline: bytes) -> None:
+    body = newline.join([b"event: add", b"data: 1", b"", b"data: 2", b"", b""])
+    expected = [SseEvent("1", "add"), SseEvent("2")]
+    for events in every_split(body):
+        assert events == expected
+
+
+def test_mixed_line_endings_and_crlf_split_across_chunks() -> None:
+    body = b"data: a\r\n\r\ndata: b\r\rdata: c\n\ndata: d\r\n\n"
+    for events in every_split(body):
+        assert [e.data for e in events] == ["a", "b", "c", "d"]
+
+
+def test_comments_are_not_events() -> None:
+    decoder = SseDecoder()
+    events = decoder.feed(b": OPENROUTER PROCESSING\n\n: x\ndata: hi\n\n")
+    assert events == [SseEvent("hi")] and decoder.comments == 2
+
+
+def test_multi_line_data_joins_with_newlines() -> None:
+    assert decode(b"data: one\ndata:two\ndata:  three\ndata\n\n") == [
+        SseEvent("one\ntwo\n three\n")
+    ]
+
+
+def test_one_space_after_the_colon_is_removed_and_a_field_without_colon_is_empty() -> None:
+    assert decode(b"data:x\n\ndata:  y\n\ndata\n\n") == [SseEvent("x"), SseEvent(" y"), SseEvent("")]
+
+
+def test_id_and_retry_and_unknown_fields() -> None:
+    events = decode(b"id: 7\nretry: 1500\nfoo: bar\ndata: a\n\nretry: x1\ndata: b\n\n")
+    assert events == [SseEvent("a", "message", "7", 1500), SseEvent("b", "message", "7", 1500)]
+
+
+def test_event_name_resets_after_dispatch() -> None:
+    assert decode(b"event: error\ndata: 1\n\ndata: 2\n\n") == [
+        SseEvent("1", "error"),
+        SseEvent("2"),
+    ]
+
+
+def test_a_blank_line_without_data_dispatches_nothing() -> None:
+    assert decode(b"event: ping\n\n\n\ndata: 1\n\n") == [SseEvent("1")]
+
+
+def test_a_leading_bom_is_dropped_even_when_split() -> None:
+    body = b"\xef\xbb\xbfdata: a\n\n"
+    for events in every_split(body):
+        assert events == [SseEvent("a")]
+    assert decode(b"data: \xef\xbb\xbfa\n\n") == [SseEvent("\ufeffa")]  # only a leading one
+
+
+def test_utf8_split_inside_a_character() -> None:
+    body = "data: héllo 🌍 ok\n\n".encode()
+    for events in every_split(body):
+        assert events == [SseEvent("héllo 🌍 ok")]
+
+
+def test_invalid_utf8_is_replaced_not_raised() -> None:
+    assert decode(b"data: a\xffb\n\n") == [SseEvent("a\ufffdb")]
+
+
+def test_complete_event_without_final_blank_line_is_kept_partial_line_dropped() -> None:
+    assert decode(b"data: a\n\ndata: b\n") == [SseEvent("a"), SseEvent("b")]
+    assert decode(b"data: a\n\ndata: {\"trunc") == [SseEvent("a")]
+
+
+def test_line_cap_gives_a_clear_error_whether_or_not_the_line_ends() -> None:
+    with pytest.raises(SseLineTooLong, match="100 bytes"):
+        decode(b"data: " + b"x" * 200, max_line_bytes=100)
+    with pytest.raises(SseLineTooLong, match="exceeded"):
+        decode(b"data: " + b"x" * 200 + b"\n\n", max_line_bytes=100)
+    with pytest.raises(SseLineTooLong):
+        decode(*[b"x" * 10] * 20, max_line_bytes=100)  # the cap holds across chunks
+
+
+def test_long_lines_under_the_cap_arrive_in_many_pieces() -> None:
+    payload = "y" * 600_000  # longer than aiohttp's 512 KiB readline limit
+    body = f"data: {payload}\n\n".encode()
+    assert decode(*rechunk(body, seed=1, max_size=4096)) == [SseEvent(payload)]
+
+
+def test_every_capture_decodes_the_same_in_any_chunking() -> None:
+    for path in sorted(CAPTURES.glob("*/*.sse")):
+        body = path.read_bytes()
+        whole = decode(body)
+        assert whole, path
+        for seed in range(3):
+            assert decode(*rechunk(body, seed, max_size=7)) == whole, (path, seed)

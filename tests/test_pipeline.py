@@ -1,0 +1,241 @@
+"""End to end over real HTTP: the embedded local provider on loopback, every outcome."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import reactivex
+from reactivex import operators as ops
+
+import rxllm
+from rxllm.events import Event
+from rxllm.local import LocalServer
+
+WEATHER = rxllm.Tool(name="get_weather", parameters={"type": "object", "properties": {}})
+
+
+def ask(model: str = "rxllm-local", text: str = "hello", tools: bool = False) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(
+        model=model, messages=[rxllm.Message.user(text)], tools=[WEATHER] if tools else []
+    )
+
+
+def local(server: LocalServer, **options: Any) -> rxllm.Provider:
+    return rxllm.provider("local", base_url=server.url, **options)
+
+
+async def test_text_turn(local_server: LocalServer) -> None:
+    rec = await local(local_server).complete(ask())
+    assert rec.text.startswith("Hello from rxllm's local provider!")
+    assert rec.reasoning.startswith("The user wants a short greeting")
+    assert rec.terminal.type == "done" and rec.terminal.stop_reason == "stop"
+    assert rec.provider == "local" and rec.requested_model == rec.model == "rxllm-local"
+    assert rec.usage is not None and rec.usage.input_tokens == 24
+    assert rec.usage.reasoning_tokens > 0 and rec.usage.output_tokens > rec.usage.reasoning_tokens
+    assert rec.usage.total_tokens == rec.usage.input_tokens + rec.usage.output_tokens
+    assert rec.attempts[0].committed and rec.time_to_first_event is not None
+    body = local_server.requests[-1]
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+
+
+async def test_every_event_names_the_provider_and_one_terminal_ends(local_server: LocalServer) -> None:
+    events = [ev async for ev in local(local_server).astream(ask(tools=True, text="weather?"))]
+    assert {ev.provider for ev in events} == {"local"}
+    assert [ev.type for ev in events].count("done") == 1 and events[-1].type == "done"
+
+
+async def test_fragmented_tool_arguments(local_server: LocalServer) -> None:
+    events = [ev async for ev in local(local_server).astream(ask(text="weather in Paris?", tools=True))]
+    types = [ev.type for ev in events]
+    assert "tool_start" in types and types.index("tool_start") < types.index("tool_request")
+    request = next(ev for ev in events if isinstance(ev, rxllm.ToolRequest))
+    assert request.name == "get_weather" and request.call_id == "call_local_weather_1"
+    assert request.arguments == {"city": "Paris", "unit": "celsius", "days": 3}
+    assert events[-1].type == "done" and events[-1].stop_reason == "tool_use"
+
+
+async def test_parallel_tool_calls(local_server: LocalServer) -> None:
+    rec = await local(local_server).complete(ask("fault/parallel_tools", tools=True))
+    assert [(c.index, c.name, c.arguments) for c in rec.tool_calls] == [
+        (0, "get_weather", {"city": "Paris"}),
+        (1, "get_time", {"timezone": "Europe/Paris"}),
+    ]
+
+
+@pytest.mark.parametrize("fault", ["malformed_tool", "length_cut_tool"])
+async def test_malformed_tool_arguments(local_server: LocalServer, fault: str) -> None:
+    rec = await local(local_server).complete(ask(f"fault/{fault}", tools=True))
+    assert rec.tool_calls == []
+    assert rec.terminal.type == "error"
+    error = rec.terminal.error
+    assert error.kind == "malformed_tool_arguments" and error.provider == "local"
+    assert "get_weather" in error.message and "call_" in error.message
+
+
+async def test_http_error_status(local_server: LocalServer) -> None:
+    rec = await local(local_server).complete(ask("fault/http_500"))
+    assert rec.terminal.type == "error"
+    assert rec.terminal.error.kind == "http" and rec.terminal.error.status == 500
+    assert rec.terminal.error.retryable and "Internal server error" in rec.terminal.error.message
+    assert rec.attempts[0].status == 500 and not rec.attempts[0].committed
+
+
+async def test_error_event_inside_a_200_stream(local_server: LocalServer) -> None:
+    rec = await local(local_server).complete(ask("fault/error_event"))
+    assert rec.text.startswith("Hello")  # what arrived before the error is kept
+    assert rec.terminal.type == "error" and rec.terminal.error.kind == "stream_error"
+    assert "overloaded" in rec.terminal.error.message
+
+
+async def test_truncated_stream(local_server: LocalServer) -> None:
+    rec = await local(local_server).complete(ask("fault/truncated"))
+    assert rec.terminal.type == "error" and rec.terminal.error.kind == "truncated"
+    assert rec.text.endswith("no API key.")
+
+
+async def test_late_event_after_settlement_is_ignored(local_server: LocalServer) -> None:
+    events = [ev async for ev in local(local_server).astream(ask("fault/late_event"))]
+    assert events[-1].type == "done"
+    assert "LATE" not in "".join(getattr(ev, "text", "") for ev in events)
+
+
+async def test_body_that_is_not_sse(local_server: LocalServer) -> None:
+    rec = await local(local_server).complete(ask("fault/not_sse"))
+    assert rec.terminal.type == "error" and rec.terminal.error.kind == "protocol"
+    assert "not an SSE stream" in rec.terminal.error.message
+
+
+async def test_line_over_the_cap(local_server: LocalServer) -> None:
+    rec = await local(local_server, max_line_bytes=100_000).complete(ask("fault/long_line"))
+    assert rec.terminal.type == "error" and rec.terminal.error.kind == "limit"
+
+
+async def test_break_hangs_up_and_the_server_sees_it(local_server: LocalServer) -> None:
+    async for _event in local(local_server).astream(ask("fault/hang")):
+        break
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
+    assert local_server.disconnects == 1
+
+
+async def test_aclose_hangs_up(local_server: LocalServer) -> None:
+    stream = local(local_server).astream(ask("fault/hang"))
+    first = await stream.__anext__()
+    assert first.provider == "local"
+    await stream.aclose()
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
+    with pytest.raises(StopAsyncIteration):
+        await stream.__anext__()
+
+
+async def test_cancel_signal_ends_with_cancelled_and_hangs_up(local_server: LocalServer) -> None:
+    cancel = asyncio.Event()
+    provider = local(local_server)
+    task = asyncio.ensure_future(provider.complete(ask("fault/hang"), cancel=cancel))
+    await asyncio.sleep(0.05)
+    cancel.set()
+    rec = await asyncio.wait_for(task, timeout=5)
+    assert rec.terminal.type == "cancelled" and rec.terminal.provider == "local"
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
+
+
+async def test_cancelling_the_awaiting_task_hangs_up(local_server: LocalServer) -> None:
+    task = asyncio.ensure_future(local(local_server).complete(ask("fault/hang")))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
+
+
+async def test_disposing_a_subscription_hangs_up(local_server: LocalServer) -> None:
+    seen: list[Event] = []
+    subscription = local(local_server).stream(ask("fault/hang")).subscribe(seen.append)
+    while not seen:
+        await asyncio.sleep(0.01)
+    subscription.dispose()
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
+
+
+async def test_stream_is_cold_and_composes_with_user_operators(local_server: LocalServer) -> None:
+    stream = local(local_server).stream(ask())
+    texts: list[str] = []
+    done = asyncio.get_running_loop().create_future()
+    stream.pipe(
+        ops.filter(lambda ev: isinstance(ev, rxllm.TextDelta)),
+        ops.map(lambda ev: ev.text),
+        ops.to_list(),
+    ).subscribe(texts.extend, done.set_exception, lambda: done.set_result(None))
+    await done
+    assert "".join(texts).startswith("Hello from rxllm")
+    assert len(local_server.requests) == 1  # nothing was sent before subscribing
+    await local(local_server).complete(ask())
+    assert len(local_server.requests) == 2
+
+
+async def test_connection_refused_is_a_transport_error() -> None:
+    provider = rxllm.provider("local", base_url="http://127.0.0.1:9/v1", connect_timeout=2)
+    rec = await provider.complete(ask())
+    assert rec.terminal.type == "error" and rec.terminal.error.kind == "transport"
+    assert rec.terminal.error.retryable
+
+
+def test_bad_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(rxllm.ConfigError, match="unknown provider 'nope'; known providers: "):
+        rxllm.provider("nope")
+    with pytest.raises(rxllm.ConfigError, match="needs an API key.*OPENAI_API_KEY"):
+        rxllm.provider("openai")
+    with pytest.raises(rxllm.ConfigError, match="bad option.*read_timeout"):
+        rxllm.provider("openai", api_key="k", read_timeout=-1)
+    with pytest.raises(rxllm.ConfigError, match="bad option.*no_such_option"):
+        rxllm.provider("openai", api_key="k", no_such_option=1)
+    with pytest.raises(rxllm.ConfigError, match="needs base_url"):
+        rxllm.provider("custom")
+    with pytest.raises(rxllm.ConfigError, match="http:// or https://"):
+        rxllm.provider("custom", base_url="ftp://x")
+
+
+def test_the_api_key_never_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    provider = rxllm.provider("openai", api_key="sk-secret-123")
+    assert "sk-secret" not in repr(provider) and "sk-secret" not in str(vars(provider).get("name"))
+
+
+async def test_api_key_is_sent_and_redacted_from_errors(local_server: LocalServer) -> None:
+    from aiohttp import web
+
+    async def echo(request: web.Request) -> web.Response:
+        key = request.headers["Authorization"].removeprefix("Bearer ")
+        return web.json_response({"error": {"message": f"bad key {key}"}}, status=401)
+
+    local_server.app.router._frozen = False  # test-only route on the running server
+    local_server.app.router.add_post("/echo/chat/completions", echo)
+    provider = rxllm.provider("custom", api_key="sk-secret-123", base_url=local_server.root + "/echo")
+    rec = await provider.complete(ask())
+    error = rec.terminal.error
+    assert error.status == 401 and "bad key [redacted]" in error.message
+    assert "sk-secret" not in rec.model_dump_json()
+
+
+def test_subscribing_outside_an_event_loop_is_a_clear_error() -> None:
+    errors: list[Exception] = []
+    provider = rxllm.provider("local", base_url="http://127.0.0.1:9/v1")
+    provider.stream(ask()).subscribe(on_error=errors.append)
+    assert len(errors) == 1 and isinstance(errors[0], RuntimeError)
+    assert "running asyncio event loop" in str(errors[0])
+
+
+def test_replay_needs_no_loop_or_network() -> None:
+    body = b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+    events: list[Event] = []
+    rxllm.replay(body).subscribe(events.append)
+    assert [ev.type for ev in events] == ["text", "done"]
+    assert reactivex.from_iterable(events).pipe(ops.count()).run() == 2
+
+
+def test_replay_of_a_non_json_data_line_is_a_protocol_error() -> None:
+    events: list[Event] = []
+    rxllm.replay(b"data: {not json\n\n").subscribe(events.append)
+    assert len(events) == 1 and events[0].type == "error"
+    assert events[0].error.kind == "protocol" and "not JSON" in events[0].error.message
