@@ -79,7 +79,11 @@ def summarize(events: list[Event]) -> Summary:
         elif isinstance(ev, UsageUpdate):
             out.usage = ev.usage
         elif isinstance(ev, Done):
-            out.terminal, out.stop_reason, out.raw_stop_reason = "done", ev.stop_reason, ev.raw_stop_reason
+            out.terminal, out.stop_reason, out.raw_stop_reason = (
+                "done",
+                ev.stop_reason,
+                ev.raw_stop_reason,
+            )
             out.model = ev.model
         elif isinstance(ev, Failed):
             out.terminal, out.error_kind = "error", ev.error.kind

@@ -40,14 +40,18 @@ async def test_text_turn(local_server: LocalServer) -> None:
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
 
 
-async def test_every_event_names_the_provider_and_one_terminal_ends(local_server: LocalServer) -> None:
+async def test_every_event_names_the_provider_and_one_terminal_ends(
+    local_server: LocalServer,
+) -> None:
     events = [ev async for ev in local(local_server).astream(ask(tools=True, text="weather?"))]
     assert {ev.provider for ev in events} == {"local"}
     assert [ev.type for ev in events].count("done") == 1 and events[-1].type == "done"
 
 
 async def test_fragmented_tool_arguments(local_server: LocalServer) -> None:
-    events = [ev async for ev in local(local_server).astream(ask(text="weather in Paris?", tools=True))]
+    events = [
+        ev async for ev in local(local_server).astream(ask(text="weather in Paris?", tools=True))
+    ]
     types = [ev.type for ev in events]
     assert "tool_start" in types and types.index("tool_start") < types.index("tool_request")
     request = next(ev for ev in events if isinstance(ev, rxllm.ToolRequest))
@@ -185,11 +189,11 @@ def test_bad_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(rxllm.ConfigError, match="unknown provider 'nope'; known providers: "):
         rxllm.provider("nope")
-    with pytest.raises(rxllm.ConfigError, match="needs an API key.*OPENAI_API_KEY"):
+    with pytest.raises(rxllm.ConfigError, match=r"needs an API key.*OPENAI_API_KEY"):
         rxllm.provider("openai")
-    with pytest.raises(rxllm.ConfigError, match="bad option.*read_timeout"):
+    with pytest.raises(rxllm.ConfigError, match=r"bad option.*read_timeout"):
         rxllm.provider("openai", api_key="k", read_timeout=-1)
-    with pytest.raises(rxllm.ConfigError, match="bad option.*no_such_option"):
+    with pytest.raises(rxllm.ConfigError, match=r"bad option.*no_such_option"):
         rxllm.provider("openai", api_key="k", no_such_option=1)
     with pytest.raises(rxllm.ConfigError, match="needs base_url"):
         rxllm.provider("custom")
@@ -211,7 +215,9 @@ async def test_api_key_is_sent_and_redacted_from_errors(local_server: LocalServe
 
     local_server.app.router._frozen = False  # test-only route on the running server
     local_server.app.router.add_post("/echo/chat/completions", echo)
-    provider = rxllm.provider("custom", api_key="sk-secret-123", base_url=local_server.root + "/echo")
+    provider = rxllm.provider(
+        "custom", api_key="sk-secret-123", base_url=local_server.root + "/echo"
+    )
     rec = await provider.complete(ask())
     error = rec.terminal.error
     assert error.status == 401 and "bad key [redacted]" in error.message

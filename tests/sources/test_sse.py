@@ -50,7 +50,11 @@ def test_multi_line_data_joins_with_newlines() -> None:
 
 
 def test_one_space_after_the_colon_is_removed_and_a_field_without_colon_is_empty() -> None:
-    assert decode(b"data:x\n\ndata:  y\n\ndata\n\n") == [SseEvent("x"), SseEvent(" y"), SseEvent("")]
+    assert decode(b"data:x\n\ndata:  y\n\ndata\n\n") == [
+        SseEvent("x"),
+        SseEvent(" y"),
+        SseEvent(""),
+    ]
 
 
 def test_id_and_retry_and_unknown_fields() -> None:
@@ -88,7 +92,7 @@ def test_invalid_utf8_is_replaced_not_raised() -> None:
 
 def test_complete_event_without_final_blank_line_is_kept_partial_line_dropped() -> None:
     assert decode(b"data: a\n\ndata: b\n") == [SseEvent("a"), SseEvent("b")]
-    assert decode(b"data: a\n\ndata: {\"trunc") == [SseEvent("a")]
+    assert decode(b'data: a\n\ndata: {"trunc') == [SseEvent("a")]
 
 
 def test_line_cap_gives_a_clear_error_whether_or_not_the_line_ends() -> None:

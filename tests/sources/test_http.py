@@ -1,0 +1,117 @@
+"""The aiohttp source against a real loopback server: bytes, statuses, timeouts, sessions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from rxllm.events import Failed
+from rxllm.sources import HttpRequest, RawChunk, SourceItem, http_source
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@pytest.fixture
+async def serve() -> AsyncIterator[Callable[[Handler], Awaitable[str]]]:
+    runners: list[web.AppRunner] = []
+
+    async def start(handler: Handler) -> str:
+        app = web.Application()
+        app.router.add_post("/s", handler)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        runners.append(runner)
+        port = runner.addresses[0][1]
+        return f"http://127.0.0.1:{port}/s"
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()
+
+
+async def collect(source: Any) -> list[SourceItem]:
+    items: list[SourceItem] = []
+    done = asyncio.get_running_loop().create_future()
+    source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
+    await asyncio.wait_for(done, timeout=10)
+    return items
+
+
+async def test_chunks_in_order_with_event_names(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        assert await request.read() == b'{"x":1}'
+        assert request.headers["X-Test"] == "1"
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for i in range(50):
+            await response.write(f"event: e{i % 2}\ndata: {i}\n\n".encode())
+        return response
+
+    url = await serve(handler)
+    items = await collect(http_source(HttpRequest(url, b'{"x":1}', {"X-Test": "1"}), provider="p"))
+    assert items == [RawChunk("p", 1, f"e{i % 2}", str(i)) for i in range(50)]
+
+
+async def test_read_timeout_is_stalled(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b"data: 1\n\n")
+        await asyncio.sleep(5)
+        return response
+
+    url = await serve(handler)
+    items = await collect(http_source(HttpRequest(url, b"{}"), provider="p", read_timeout=0.2))
+    assert items[0] == RawChunk("p", 1, "message", "1")
+    assert isinstance(items[1], Failed) and items[1].error.kind == "stalled"
+
+
+async def test_error_status_reads_a_bounded_body(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        return web.Response(status=429, text='{"error": {"message": "slow down"}}' + " " * 200_000)
+
+    url = await serve(handler)
+    items = await collect(http_source(HttpRequest(url, b"{}"), provider="p"))
+    assert len(items) == 1 and isinstance(items[0], Failed)
+    error = items[0].error
+    assert (error.kind, error.status, error.retryable) == ("http", 429, True)
+    assert error.message == "HTTP 429: slow down" and len(error.raw or "") <= 64 * 1024
+
+
+async def test_a_given_session_is_used_and_left_open(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse()
+        await response.prepare(request)
+        await response.write(b"data: ok\n\n")
+        return response
+
+    url = await serve(handler)
+    async with aiohttp.ClientSession() as session:
+        for _ in range(2):
+            items = await collect(
+                http_source(HttpRequest(url, b"{}"), provider="p", session=session)
+            )
+            assert items == [RawChunk("p", 1, "message", "ok")]
+        assert not session.closed
+
+
+async def test_connection_dropped_mid_body_is_truncated(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse()
+        await response.prepare(request)
+        await response.write(b"data: 1\n\n")
+        assert request.transport is not None
+        request.transport.close()  # no chunked terminator: the body is cut
+        return response
+
+    url = await serve(handler)
+    items = await collect(http_source(HttpRequest(url, b"{}"), provider="p"))
+    assert items[0] == RawChunk("p", 1, "message", "1")
+    assert isinstance(items[-1], Failed) and items[-1].error.kind == "truncated"
