@@ -18,6 +18,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check rxllm tests benchmarks
+	$(BIN)/ruff format --check rxllm tests benchmarks
 	$(BIN)/mypy
 
 test: lint

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
+import subprocess
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -158,6 +157,15 @@ def _replay(args: argparse.Namespace) -> int:
     return 0 if events and isinstance(events[-1], Done) else 1
 
 
+def _bench(args: list[str]) -> int:
+    # The benchmarks live beside the package in a checkout; they are not installed.
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "benchmarks" / "__main__.py").is_file():
+        print("rxllm: `rxllm bench` runs from a checkout of the rxllm repository", file=sys.stderr)
+        return 2
+    return subprocess.call([sys.executable, "-m", "benchmarks", *args], cwd=root)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rxllm", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -180,7 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--pace", type=float, default=0.02, help="seconds between frames")
 
-    commands.add_parser("bench", help="run the benchmarks against the raw floor")
+    bench = commands.add_parser("bench", help="run the benchmarks against the raw floor")
+    bench.add_argument("args", nargs=argparse.REMAINDER, help="passed to python -m benchmarks")
     return parser
 
 
@@ -196,8 +205,7 @@ def main(argv: list[str] | None = None) -> int:
 
             serve(args.host, args.port, args.pace)
             return 0
-        bench: Callable[[list[str]], int] = importlib.import_module("benchmarks.__main__").main
-        return bench([])
+        return _bench(args.args)
     except RxllmError as exc:
         print(f"rxllm: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,58 @@
+"""The command line, run as a user runs it: a subprocess of the installed entry point."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rxllm.events import EventAdapter
+from tests.support import CAPTURES
+
+RXLLM = [sys.executable, "-m", "rxllm.cli"]
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*RXLLM, *args], capture_output=True, text=True, timeout=120, env=env or dict(os.environ)
+    )
+
+
+def test_stream_without_a_key_uses_the_local_provider_and_says_so() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    result = run("stream", "What's the weather in Paris?", "--provider", "openai", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "no OPENAI_API_KEY set: using the embedded local provider" in result.stderr
+    out = result.stdout
+    assert "[reasoning] The user asks about the weather" in out
+    assert "Let me check the weather." in out
+    assert "[tool_request] get_weather({'city': 'Paris', 'unit': 'celsius', 'days': 3})" in out
+    assert "[usage] input 24" in out and "[done] tool_use" in out
+    assert out.strip().splitlines()[-1].startswith("-- local (rxllm-local): tool_use;")
+
+
+def test_stream_json_prints_one_valid_event_per_line() -> None:
+    result = run("stream", "hello", "--json", "--no-tools")
+    assert result.returncode == 0, result.stderr
+    events = [EventAdapter.validate_json(line) for line in result.stdout.splitlines()]
+    assert events[-1].type == "done" and {e.provider for e in events} == {"local"}
+    assert "".join(getattr(e, "text", "") for e in events if e.type == "text").startswith("Hello")
+
+
+def test_replay_prints_the_events_of_a_capture() -> None:
+    path = CAPTURES / "openai" / "chat_parallel_tool_calls.sse"
+    result = run("replay", str(path), "--provider", "openai")
+    assert result.returncode == 0, result.stderr
+    assert "[tool_request] GetWeatherArgs({'city': 'Edinburgh', 'country': 'GB', 'units': 'c'})" in (
+        result.stdout
+    )
+    assert "[done] tool_use (raw tool_calls)" in result.stdout
+
+
+def test_bad_input_is_a_clear_message_not_a_traceback(tmp_path: Path) -> None:
+    result = run("replay", str(tmp_path / "missing.sse"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "missing.sse" in result.stderr
+    result = run("stream", "x", "--provider", "nope")
+    assert result.returncode == 2 and "invalid choice: 'nope'" in result.stderr
