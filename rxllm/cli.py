@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import TextIO

@@ -44,9 +44,8 @@ def test_replay_prints_the_events_of_a_capture() -> None:
     path = CAPTURES / "openai" / "chat_parallel_tool_calls.sse"
     result = run("replay", str(path), "--provider", "openai")
     assert result.returncode == 0, result.stderr
-    assert "[tool_request] GetWeatherArgs({'city': 'Edinburgh', 'country': 'GB', 'units': 'c'})" in (
-        result.stdout
-    )
+    call = "GetWeatherArgs({'city': 'Edinburgh', 'country': 'GB', 'units': 'c'})"
+    assert f"[tool_request] {call}" in result.stdout
     assert "[done] tool_use (raw tool_calls)" in result.stdout
 
 
