@@ -55,3 +55,34 @@ def test_bad_input_is_a_clear_message_not_a_traceback(tmp_path: Path) -> None:
     assert "missing.sse" in result.stderr
     result = run("stream", "x", "--provider", "nope")
     assert result.returncode == 2 and "invalid choice: 'nope'" in result.stderr
+
+
+def test_serve_runs_the_local_provider_standalone() -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [*RXLLM, "serve", "--port", str(port), "--pace", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        banner = server.stdout.readline()
+        assert f"127.0.0.1:{port}/v1" in banner
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/chat/completions",
+            data=b'{"model": "m", "messages": [{"role": "user", "content": "hi"}]}',
+            headers={"Content-Type": "application/json"},
+        )
+        deadline = time.monotonic() + 30
+        with urllib.request.urlopen(request, timeout=max(1.0, deadline - time.monotonic())) as r:
+            body = r.read()
+        assert body.startswith(b"data: ") and body.rstrip().endswith(b"data: [DONE]")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import reactivex
+from reactivex.testing.marbles import marbles_testing
+
+from rxllm.events import Done, TextDelta, failed
+from rxllm.operators import normalize
+from rxllm.providers.base import Emit
+from rxllm.providers.openai_chat import ChatNormalizer
+from rxllm.sources.raw import RawChunk
+
+P = "openai"
+
+
+def chat(emit: Emit) -> ChatNormalizer:
+    return ChatNormalizer(emit, P)
+
+
+def chunk(data: str, event: str = "message") -> RawChunk:
+    return RawChunk(P, 1, event, data)
+
+
+def delta(text: str, finish: str | None = None) -> RawChunk:
+    choice = {"index": 0, "delta": {"content": text}, "finish_reason": finish}
+    return chunk(json.dumps({"choices": [choice]}))
+
+
+LOOKUP: dict[str | float, Any] = {
+    "h": delta("Hel"),
+    "l": delta("lo", "stop"),
+    "D": chunk("[DONE]"),
+    "H": TextDelta(provider=P, text="Hel"),
+    "L": TextDelta(provider=P, text="lo"),
+    "d": Done(provider=P, stop_reason="stop", raw_stop_reason="stop"),
+    "x": failed(P, "http", "HTTP 500: boom", status=500),
+}
+
+
+def test_chunks_become_events_and_the_marker_settles() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-h-l-D-|", LOOKUP).pipe(normalize(chat)))
+        assert results == exp("-H-L-d-|", LOOKUP)
+
+
+def test_the_end_of_the_body_settles_a_held_finish() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-h-l-|", LOOKUP).pipe(normalize(chat)))
+        assert results == exp("-H-L-(d,|)", LOOKUP)
+
+
+def test_a_source_failure_passes_through() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-h-x-|", LOOKUP).pipe(normalize(chat)))
+        assert results == exp("-H-x-|", LOOKUP)
+
+
+def test_an_unreadable_chunk_is_a_protocol_error_quoting_it() -> None:
+    out: list[Any] = []
+    source = reactivex.from_iterable([delta("a"), chunk("{oops"), delta("b")])
+    source.pipe(normalize(chat)).subscribe(out.append)
+    assert [e.type for e in out] == ["text", "error"]
+    assert out[1].error.kind == "protocol" and "'{oops'" in out[1].error.message
+
+
+def test_an_unexpected_shape_is_a_protocol_error_not_a_traceback() -> None:
+    out: list[Any] = []
+    source = reactivex.from_iterable([chunk('{"choices": [{"index": 0, "delta": 5}]}')])
+    source.pipe(normalize(chat)).subscribe(out.append)
+    assert [e.type for e in out] == ["error"] and out[0].error.kind == "protocol"
+
+
+def test_each_subscription_gets_a_fresh_normalizer() -> None:
+    stream = reactivex.from_iterable([delta("a"), delta("b", "stop")]).pipe(normalize(chat))
+    first: list[Any] = []
+    second: list[Any] = []
+    stream.subscribe(first.append)
+    stream.subscribe(second.append)
+    assert first == second and first[-1].type == "done"
