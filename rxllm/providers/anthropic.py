@@ -1,0 +1,338 @@
+"""Anthropic Messages streaming: named SSE events around indexed content blocks.
+
+Request: `POST {base}/messages` with `x-api-key`, `anthropic-version: 2023-06-01` and
+`stream: true`; `max_tokens` is mandatory. System messages go to the top-level
+`system`; tool results travel as `tool_result` blocks of a user message.
+
+Response: `message_start` (model, input usage), then per content block
+`content_block_start` / `content_block_delta`s / `content_block_stop` (the block's
+`index` is its place in the message), `message_delta` (stop reason, cumulative usage)
+and `message_stop`, the terminal marker. `ping`s are keepalives. An `error` event may
+replace the rest of the stream after `200 OK`.
+
+Decisions, where the wire leaves a choice:
+
+- Usage: `message_start`'s counts merged with `message_delta`'s (the later count of a
+  field wins; Anthropic's delta counts are cumulative) and emitted once, at
+  `message_delta`. `input_tokens` is already the uncached input; cache reads and
+  writes are reported apart. Anthropic does not split out thinking tokens:
+  `reasoning_tokens` stays 0 and `output_tokens` includes thinking.
+- The stop reason of `message_delta` is held until `message_stop`; a body that ends
+  without `message_stop` is truncated, even after a `message_delta`.
+- `message_delta` ends the content: a client `tool_use` block still open then (cut by
+  `max_tokens` before its `content_block_stop`) is ended with the fragments it got,
+  so its arguments are judged at once and never completed or invented.
+- A `tool_use` block that got no non-empty `partial_json` ends, at its
+  `content_block_stop`, with the `input` object of its `content_block_start` (that is
+  how the API sends an explicit empty object); without one it ends with no
+  arguments, which the accumulator reports as malformed.
+- Server tools (`server_tool_use`, `mcp_tool_use`, `web_search_tool_result` and the
+  other `*_tool_result` blocks) run at Anthropic: they are not client tool requests,
+  so they emit no `tool_start` / `tool_request`, their `input_json_delta`s are not
+  accumulated, and their blocks are logged at debug level only. The text the model
+  writes from their results arrives as ordinary text blocks; `citations_delta`s are
+  not surfaced.
+- Thinking: `thinking_delta` is reasoning text; `signature_delta` is a reasoning event
+  with empty text and the signature; a `redacted_thinking` block is one reasoning
+  event with empty text, its opaque `data` as signature, and `redacted=True`.
+- An `error` event is `error(kind="stream_error")`, retryable for `overloaded_error`
+  and `api_error` (Anthropic's own transient kinds). Unknown event, block and delta
+  types are ignored with a debug log, so new wire features never break a stream.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from loguru import logger
+
+from rxllm.events import StopReason, Usage
+from rxllm.providers.base import Emit, Normalizer, WireProtocol, stop_reason_of
+from rxllm.request import ChatRequest, ImagePart, Message, TextPart
+from rxllm.sources.raw import RawChunk
+
+__all__ = ["Anthropic", "AnthropicNormalizer", "anthropic_messages"]
+
+API_VERSION = "2023-06-01"
+
+# Anthropic requires max_tokens; 4096 fits every current model's output limit.
+DEFAULT_MAX_TOKENS = 4096
+
+STOP_REASONS: dict[str, StopReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    # The context window filled up before max_tokens: output cut for lack of room.
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_use",
+    "refusal": "content_filter",
+}
+
+# Error types Anthropic itself documents as transient (HTTP 529 and 500).
+RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error"})
+
+# Usage fields of the wire -> our field names.
+_USAGE_FIELDS = (
+    ("input_tokens", "input_tokens"),
+    ("output_tokens", "output_tokens"),
+    ("cache_read_input_tokens", "cache_read_tokens"),
+    ("cache_creation_input_tokens", "cache_write_tokens"),
+)
+
+# Block kinds the normalizer reads; any other kind (server tools and their results)
+# is logged and skipped.
+_TEXT, _THINKING, _TOOL = "text", "thinking", "tool_use"
+
+
+class _ToolBlock:
+    """A client tool_use block being streamed."""
+
+    __slots__ = ("got_args", "input")
+
+    def __init__(self, input_: Any) -> None:
+        self.got_args = False
+        self.input = input_
+
+
+_NO_INPUT = object()
+
+
+class AnthropicNormalizer(Normalizer):
+    """Messages stream events -> fragments, one content block index at a time."""
+
+    def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
+        super().__init__(emit, provider, attempt)
+        self.tools: dict[int, _ToolBlock] = {}  # open client tool_use blocks by index
+        self.counts: dict[str, int] = {}
+        self.stop: str | None = None
+        self.usage_sent = False
+
+    def on_chunk(self, chunk: RawChunk) -> None:
+        payload = json.loads(chunk.data)
+        if not isinstance(payload, dict):
+            raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+        kind = payload.get("type") or chunk.event
+        if kind == "content_block_delta":
+            self._delta(payload["index"], payload["delta"])
+        elif kind == "content_block_start":
+            self._block_start(payload["index"], payload["content_block"])
+        elif kind == "content_block_stop":
+            index = payload["index"]
+            block = self.tools.pop(index, None)
+            if block is not None:
+                if block.got_args or block.input is _NO_INPUT:
+                    self.tool_end(index)
+                else:  # the provider's explicit input, e.g. {} for a call without arguments
+                    self.tool_end(index, json.dumps(block.input, ensure_ascii=False))
+        elif kind == "ping":
+            return
+        elif kind == "message_start":
+            message = payload["message"]
+            model = message.get("model")
+            if model:
+                self.model = model
+            self._count(message.get("usage"))
+        elif kind == "message_delta":
+            self._message_delta(payload)
+        elif kind == "message_stop":
+            if not self.usage_sent and self.counts:
+                self._send_usage()
+            self.done(stop_reason_of(self.stop, STOP_REASONS), self.stop)
+        elif kind == "error" or chunk.event == "error":
+            self._error(payload)
+        else:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "ignored an unknown Anthropic event: {}", kind
+            )
+
+    def _delta(self, index: int, delta: dict[str, Any]) -> None:
+        kind = delta.get("type")
+        if kind == "text_delta":
+            text = delta["text"]
+            if text:
+                self.text(text)
+        elif kind == "input_json_delta":
+            block = self.tools.get(index)
+            if block is None:  # a server tool's input: not ours to accumulate
+                return
+            partial = delta["partial_json"]
+            if partial:
+                block.got_args = True
+                self.tool_args(index, partial)
+        elif kind == "thinking_delta":
+            thinking = delta["thinking"]
+            if thinking:
+                self.reasoning(thinking)
+        elif kind == "signature_delta":
+            self.reasoning("", signature=delta["signature"])
+        elif kind != "citations_delta":
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "ignored an unknown Anthropic delta: {}", kind
+            )
+
+    def _block_start(self, index: int, block: dict[str, Any]) -> None:
+        kind = block.get("type")
+        if kind == _TEXT:
+            if block.get("text"):
+                self.text(block["text"])
+        elif kind == _TOOL:
+            self.tools[index] = _ToolBlock(block.get("input", _NO_INPUT))
+            self.tool_start(block.get("id") or f"toolu_{index}", block.get("name") or "", index)
+        elif kind == _THINKING:
+            if block.get("thinking") or block.get("signature"):
+                self.reasoning(
+                    block.get("thinking") or "", signature=block.get("signature") or None
+                )
+        elif kind == "redacted_thinking":
+            self.reasoning("", signature=block.get("data") or "", redacted=True)
+        else:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "skipped a {} block (run by the provider, not a client tool): {} {}",
+                kind,
+                block.get("name", ""),
+                block.get("id") or block.get("tool_use_id") or "",
+            )
+
+    def _message_delta(self, payload: dict[str, Any]) -> None:
+        stop = (payload.get("delta") or {}).get("stop_reason")
+        if stop:
+            self.stop = stop
+        self._count(payload.get("usage"))
+        if self.counts:
+            self._send_usage()
+        # The content is over: a tool block still open was cut (max_tokens) and ends
+        # with what it got, so its arguments are judged now rather than lost.
+        for index in sorted(self.tools):
+            del self.tools[index]
+            self.tool_end(index)
+
+    def _count(self, usage: dict[str, Any] | None) -> None:
+        if not usage:
+            return
+        counts = self.counts
+        for wire, ours in _USAGE_FIELDS:
+            value = usage.get(wire)
+            if isinstance(value, int):
+                counts[ours] = value
+
+    def _send_usage(self) -> None:
+        self.usage_sent = True
+        self.usage(Usage.of(**self.counts))
+
+    def _error(self, payload: dict[str, Any]) -> None:
+        error = payload.get("error")
+        if isinstance(error, dict):
+            kind = str(error.get("type") or "error")
+            message = str(error.get("message") or kind)
+        else:
+            kind, message = "error", str(error if error is not None else payload)
+        self.fail(
+            "stream_error",
+            f"{message} ({kind})",
+            retryable=kind in RETRYABLE_ERRORS,
+            raw=json.dumps(payload, ensure_ascii=False),
+        )
+
+
+def _image(part: ImagePart) -> dict[str, Any]:
+    inline = part.inline
+    if inline is not None:
+        media_type, data = inline
+        source = {"type": "base64", "media_type": media_type, "data": data}
+        return {"type": "image", "source": source}
+    return {"type": "image", "source": {"type": "url", "url": part.url}}
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    """Text and image parts as content blocks; empty text is left out (the API
+    rejects empty text blocks)."""
+    blocks: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, TextPart):
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        elif isinstance(part, ImagePart):
+            blocks.append(_image(part))
+    return blocks
+
+
+def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
+    """(system texts, messages in the Messages API shape). Consecutive tool results
+    share one user message, as the API expects after a turn with parallel calls."""
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] | None = None  # the open tool-result user message
+    for message in messages:
+        if message.role == "tool":
+            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+            result["content"] = _blocks(message) if message.images else message.text
+            if results is None:
+                results = []
+                out.append({"role": "user", "content": results})
+            results.append(result)
+            continue
+        results = None
+        if message.role == "system":
+            if message.text:
+                system.append(message.text)
+            continue
+        blocks = _blocks(message)
+        if message.role == "assistant":
+            blocks += [
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                for call in message.tool_calls
+            ]
+        if blocks:
+            out.append({"role": message.role, "content": blocks})
+    return system, out
+
+
+class Anthropic(WireProtocol):
+    """The Anthropic Messages wire."""
+
+    name = "anthropic"
+    default_base_url = "https://api.anthropic.com/v1"
+    api_key_env = "ANTHROPIC_API_KEY"
+    mandatory_body_keys: ClassVar[frozenset[str]] = frozenset({"max_tokens"})
+
+    def url(self, base_url: str, request: ChatRequest) -> str:
+        return base_url.rstrip("/") + "/messages"
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        headers = {
+            "anthropic-version": API_VERSION,
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+        }
+        if api_key:
+            headers["x-api-key"] = api_key
+        return headers
+
+    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+        system, messages = anthropic_messages(request.messages)
+        body: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": DEFAULT_MAX_TOKENS,
+            "messages": messages,
+        }
+        if system:
+            body["system"] = (
+                system[0] if len(system) == 1 else [{"type": "text", "text": t} for t in system]
+            )
+        if request.tools:
+            body["tools"] = [
+                {
+                    "name": tool.name,
+                    **({"description": tool.description} if tool.description else {}),
+                    "input_schema": tool.parameters,
+                }
+                for tool in request.tools
+            ]
+        body.update(request.params)
+        body["stream"] = True  # this library reads streams only
+        return body
+
+    def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> AnthropicNormalizer:
+        return AnthropicNormalizer(emit, provider, attempt)

@@ -1,0 +1,785 @@
+"""The Anthropic Messages wire: every real capture in every chunking, the request body,
+and the local server's Anthropic route over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+import rxllm
+from rxllm.events import (
+    Done,
+    Event,
+    Failed,
+    ReasoningDelta,
+    TextDelta,
+    ToolRequest,
+    ToolStart,
+    UsageUpdate,
+)
+from rxllm.local import LocalServer
+from rxllm.local.script import FAULTS, Reasoning, Say, ToolUse
+from rxllm.providers.anthropic import DEFAULT_MAX_TOKENS, Anthropic
+from tests.support import capture, captures_of, rechunk, replay, summarize
+
+PROVIDER = "anthropic"
+ANSWER, WEATHER_CALL = FAULTS["answer"], FAULTS["weather"]
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a capture really says, read from the capture itself."""
+
+    terminal: str
+    text: str | None = None
+    """The exact text, when short enough to write down."""
+    text_parts: tuple[str, ...] = ()
+    """Key substrings (the text's start, end, ...) when the whole is long."""
+    text_length: int | None = None
+    reasoning: str = ""
+    reasoning_parts: tuple[str, ...] = ()
+    reasoning_length: int | None = None
+    signatures: tuple[tuple[str, str, int], ...] = ()
+    """(prefix, suffix, length) of each signature, in order."""
+    redacted: int = 0
+    tool_calls: tuple[tuple[str, str, dict[str, Any]], ...] = ()
+    tool_starts: tuple[tuple[str, str, int], ...] = ()
+    usage: tuple[int, int, int, int] | None = None
+    """(input, output, cache read, cache write); total is their sum."""
+    stop_reason: str | None = None
+    raw_stop_reason: str | None = None
+    error_kind: str | None = None
+    retryable: bool | None = None
+    model: str | None = None
+    message_parts: tuple[str, ...] = field(default_factory=tuple)
+
+
+EXPECTED: dict[str, Expected] = {
+    "docs_overloaded_error_event.sse": Expected(
+        terminal="error",
+        text="",
+        error_kind="stream_error",
+        retryable=True,
+        message_parts=("Overloaded", "overloaded_error"),
+    ),
+    "docs_tool_use_example.sse": Expected(
+        terminal="done",
+        text="Okay, let's check the weather for San Francisco, CA:",
+        tool_calls=(
+            (
+                "toolu_01T1x1fJ34qAmk2tNTrN7Up6",
+                "get_weather",
+                {"location": "San Francisco, CA", "unit": "fahrenheit"},
+            ),
+        ),
+        tool_starts=(("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather", 1),),
+        usage=(472, 89, 0, 0),
+        stop_reason="tool_use",
+        raw_stop_reason="tool_use",
+        model="claude-opus-4-1-20250805",
+    ),
+    # max_tokens cut the tool's JSON: the block never gets its content_block_stop;
+    # message_delta ends it, and the partial arguments are an error, never a call.
+    "max_tokens_truncated_tool_json.sse": Expected(
+        terminal="error",
+        text=(
+            "I'll create a comprehensive tax guide for someone with multiple W2s and save "
+            "it in a file called taxes.txt. Let me do that for you now."
+        ),
+        tool_starts=(("toolu_01EKqbqmZrGRXy18eN7m9kvY", "make_file", 1),),
+        usage=(450, 124, 0, 0),
+        error_kind="malformed_tool_arguments",
+        retryable=False,
+        message_parts=("toolu_01EKqbqmZrGRXy18eN7m9kvY", "make_file", "not valid JSON"),
+    ),
+    "redacted_thinking.sse": Expected(
+        terminal="done",
+        text=(
+            "I notice that you've sent what appears to be some kind of test string or "
+            'command. I don\'t have any special "magic string" triggers or backdoor '
+            "commands that would expose internal systems or change my behavior.\n\n"
+            "I'm Claude, an AI assistant created by Anthropic to be helpful, harmless, "
+            "and honest. How can I assist you today with a legitimate task or question?"
+        ),
+        signatures=(
+            ("EqkECkYIBxgCKkA8AZ4noDfV", "AhDIXXjpot45vnBd4ewJ/hgB", 744),
+            ("EtgBCkYIBxgCKkDQfGkwzflE", "jRRFuab/DBV3yRYdZ1J0GAE=", 296),
+        ),
+        redacted=2,
+        usage=(92, 189, 0, 0),
+        stop_reason="stop",
+        raw_stop_reason="end_turn",
+        model="claude-sonnet-4-5-20250929",
+    ),
+    "text_ping.sse": Expected(
+        terminal="done",
+        text="2",
+        usage=(20, 5, 0, 0),
+        stop_reason="stop",
+        raw_stop_reason="end_turn",
+        model="claude-sonnet-4-5-20250929",
+    ),
+    "thinking_signature.sse": Expected(
+        terminal="done",
+        text_parts=(
+            "Here are the basic steps for safely crossing the street:\n\n**At intersections",
+            "prioritize safety over speed when crossing streets.",
+        ),
+        text_length=1021,
+        reasoning=(
+            "This is a straightforward question about pedestrian safety. I should provide "
+            "clear, helpful advice about how to safely cross a street. This is basic safety "
+            "information that could help prevent accidents."
+        ),
+        signatures=(("EvMCCkYICxgCKkCHP2cSuEdc", "eb1vgb7wwzDvP/UhjfQYAQ==", 504),),
+        usage=(43, 282, 0, 0),
+        stop_reason="stop",
+        raw_stop_reason="end_turn",
+        model="claude-sonnet-4-20250514",
+    ),
+    # The stored file lacks the newline after its last line (`data: {"type":
+    # "message_stop"}`); the SSE rules discard an unterminated last line, so as stored
+    # the body ends without message_stop: a truncated turn, after a complete call.
+    # `test_stored_capture_without_final_newline` checks the bytes as the wire sent them.
+    "tool_use_input_json_delta.sse": Expected(
+        terminal="error",
+        text="I'll check the current weather in Paris for you.",
+        tool_calls=(("toolu_01NRLabsLyVHZPKxbKvkfSMn", "get_weather", {"location": "Paris"}),),
+        tool_starts=(("toolu_01NRLabsLyVHZPKxbKvkfSMn", "get_weather", 1),),
+        usage=(377, 65, 0, 0),
+        error_kind="truncated",
+        retryable=True,
+    ),
+    # Two server-side web searches: no client tool events; message_delta's input count
+    # (22397, search results included) supersedes message_start's (2068).
+    "web_search_server_tool.sse": Expected(
+        terminal="done",
+        text_parts=(
+            "Based on the search results, I can see that the information is a bit dated",
+            " Let me search for more current information.Based on the search results",
+            "today (September 16) shows a high of 76°F and low of 59°F for San Francisco.",
+            "Daytime temperatures usually reach 22°C (72°F) in San Francisco in September",
+            "It's shaping up to be a pleasant day in San Francisco!",
+        ),
+        text_length=1335,
+        reasoning_parts=(
+            "The user is asking about the weather in San Francisco today.",
+            "today's date is September 16, 2025.\n\nI should search for current",
+            'I\'ll include "today" in the search query to get the most current information.',
+        ),
+        reasoning_length=405,
+        signatures=(("Er8ECkYIBxgCKkDp29haxwUo", "lTbo1M2IQ3Ok0kdt0RAYAQ==", 776),),
+        usage=(22397, 637, 0, 0),
+        stop_reason="stop",
+        raw_stop_reason="end_turn",
+        model="claude-sonnet-4-20250514",
+    ),
+}
+
+CAPTURES = [path.name for path in captures_of(PROVIDER)]
+
+# Several random chunkings per capture, down to one byte at a time.
+CHUNKINGS = [(seed, size) for size in (1, 2, 3, 5, 17, 64) for seed in range(3)]
+
+
+def test_every_capture_has_expectations() -> None:
+    assert CAPTURES, "no Anthropic captures found"
+    assert set(CAPTURES) == set(EXPECTED)
+
+
+def check(events: list[Event], expected: Expected) -> None:
+    got = summarize(events)
+    assert got.providers == {PROVIDER}
+    assert got.terminal == expected.terminal
+    if expected.text is not None:
+        assert got.text == expected.text
+    for part in expected.text_parts:
+        assert part in got.text
+    if expected.text_length is not None:
+        assert len(got.text) == expected.text_length
+    if expected.reasoning:
+        assert got.reasoning == expected.reasoning
+    for part in expected.reasoning_parts:
+        assert part in got.reasoning
+    if expected.reasoning_length is not None:
+        assert len(got.reasoning) == expected.reasoning_length
+    if not (expected.reasoning or expected.reasoning_parts):
+        assert got.reasoning == ""
+    assert [(s[:24], s[-24:], len(s)) for s in got.signatures] == list(expected.signatures)
+    redacted = [e for e in events if isinstance(e, ReasoningDelta) and e.redacted]
+    assert len(redacted) == expected.redacted
+    assert all(e.text == "" and e.signature for e in redacted)
+    assert got.tool_calls == list(expected.tool_calls)
+    starts = [(e.call_id, e.name, e.index) for e in events if isinstance(e, ToolStart)]
+    assert starts == list(expected.tool_starts or [(c, n, 1) for c, n, _ in expected.tool_calls])
+    usages = [e.usage for e in events if isinstance(e, UsageUpdate)]
+    if expected.usage is None:
+        assert usages == []
+    else:
+        assert len(usages) == 1, "usage is emitted once, at message_delta"
+        inp, out, read, write = expected.usage
+        usage = usages[0]
+        assert (usage.input_tokens, usage.output_tokens) == (inp, out)
+        assert (usage.cache_read_tokens, usage.cache_write_tokens) == (read, write)
+        assert usage.reasoning_tokens == 0
+        assert usage.total_tokens == inp + out + read + write
+    terminal = events[-1]
+    if expected.terminal == "done":
+        assert isinstance(terminal, Done)
+        assert terminal.stop_reason == expected.stop_reason
+        assert terminal.raw_stop_reason == expected.raw_stop_reason
+        assert terminal.model == expected.model
+    else:
+        assert isinstance(terminal, Failed)
+        assert terminal.error.kind == expected.error_kind
+        assert terminal.error.provider == PROVIDER
+        assert terminal.error.retryable is expected.retryable
+        for part in expected.message_parts:
+            assert part in terminal.error.message
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_capture_whole(name: str) -> None:
+    check(replay(capture(f"{PROVIDER}/{name}"), PROVIDER), EXPECTED[name])
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_capture_rechunked_gives_identical_events(name: str) -> None:
+    data = capture(f"{PROVIDER}/{name}")
+    whole = replay(data, PROVIDER)
+    for seed, size in CHUNKINGS:
+        chunks = rechunk(data, seed, max_size=size)
+        assert replay(chunks, PROVIDER) == whole, f"seed {seed}, max_size {size}"
+
+
+def test_stored_capture_without_final_newline() -> None:
+    """On the wire the last event ends with a blank line; with it back, the turn that
+    the stored bytes leave truncated is a complete tool-use turn."""
+    data = capture(f"{PROVIDER}/tool_use_input_json_delta.sse")
+    assert data.endswith(b'data: {"type":"message_stop"}')
+    for chunks in ([data + b"\n\n"], rechunk(data + b"\n\n", 7, max_size=3)):
+        got = summarize(replay(chunks, PROVIDER))
+        assert got.terminal == "done"
+        assert (got.stop_reason, got.raw_stop_reason) == ("tool_use", "tool_use")
+        assert got.tool_calls == [
+            ("toolu_01NRLabsLyVHZPKxbKvkfSMn", "get_weather", {"location": "Paris"})
+        ]
+        assert got.model == "claude-sonnet-4-20250514"
+
+
+def test_max_tokens_cut_tool_is_malformed_whatever_the_ending() -> None:
+    data = capture(f"{PROVIDER}/max_tokens_truncated_tool_json.sse")
+    for body in (data, data + b"\n\n"):
+        events = replay(body, PROVIDER)
+        assert not [e for e in events if isinstance(e, ToolRequest)]
+        terminal = events[-1]
+        assert isinstance(terminal, Failed)
+        assert terminal.error.kind == "malformed_tool_arguments"
+        assert terminal.error.raw is not None
+        assert terminal.error.raw.endswith('"",\n"Filing taxes')
+
+
+def test_web_search_server_tools_are_not_client_calls() -> None:
+    events = replay(capture(f"{PROVIDER}/web_search_server_tool.sse"), PROVIDER)
+    assert not [e for e in events if isinstance(e, ToolStart | ToolRequest)]
+    # the search query fragments are not text either
+    assert "San Francisco weather today" not in summarize(events).text
+
+
+def test_error_event_mid_stream() -> None:
+    """The documented error event spliced after a text delta (as it arrives after 200)."""
+    text = capture(f"{PROVIDER}/text_ping.sse")
+    error = capture(f"{PROVIDER}/docs_overloaded_error_event.sse")
+    cut = text.index(b"event: content_block_stop")
+    data = text[:cut] + error
+    for chunks in ([data], rechunk(data, 3, max_size=2)):
+        events = replay(chunks, PROVIDER)
+        assert [e.type for e in events] == ["text", "error"]
+        terminal = events[-1]
+        assert isinstance(terminal, Failed)
+        assert terminal.error.kind == "stream_error"
+        assert terminal.error.retryable is True
+        assert terminal.error.raw is not None
+        assert json.loads(terminal.error.raw)["error"]["type"] == "overloaded_error"
+
+
+# -- synthetic streams for the rules no capture shows --------------------------------
+
+
+def sse(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
+
+
+START = {
+    "type": "message_start",
+    "message": {
+        "model": "claude-test",
+        "usage": {
+            "input_tokens": 10,
+            "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 7,
+            "output_tokens": 1,
+        },
+    },
+}
+STOP = {"type": "message_stop"}
+
+
+def delta_of(stop: str | None, **usage: int) -> dict[str, Any]:
+    return {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": usage}
+
+
+def tool_block(index: int, **extra: Any) -> dict[str, Any]:
+    block = {"type": "tool_use", "id": f"toolu_{index}", "name": "f", **extra}
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def args(index: int, partial: str) -> dict[str, Any]:
+    delta = {"type": "input_json_delta", "partial_json": partial}
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def block_stop(index: int) -> dict[str, Any]:
+    return {"type": "content_block_stop", "index": index}
+
+
+def text_block(index: int, *texts: str) -> list[dict[str, Any]]:
+    start = {"type": "content_block_start", "index": index, "content_block": {"type": "text"}}
+    deltas = [
+        {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": t}}
+        for t in texts
+    ]
+    return [start, *deltas, block_stop(index)]
+
+
+def test_usage_merges_start_and_delta_with_cache_apart() -> None:
+    events = replay(
+        sse(START, *text_block(0, "hi"), delta_of("end_turn", output_tokens=9), STOP), PROVIDER
+    )
+    usage = summarize(events).usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens) == (10, 9)
+    assert (usage.cache_read_tokens, usage.cache_write_tokens) == (100, 7)
+    assert usage.total_tokens == 126
+
+
+def test_tool_with_explicit_empty_input_and_no_fragments() -> None:
+    body = sse(
+        START, tool_block(0, input={}), args(0, ""), block_stop(0), delta_of("tool_use"), STOP
+    )
+    assert summarize(replay(body, PROVIDER)).tool_calls == [("toolu_0", "f", {})]
+
+
+def test_tool_fragments_win_over_the_start_input() -> None:
+    body = sse(
+        START,
+        tool_block(0, input={}),
+        args(0, '{"a": '),
+        args(0, "1}"),
+        block_stop(0),
+        delta_of("tool_use"),
+        STOP,
+    )
+    assert summarize(replay(body, PROVIDER)).tool_calls == [("toolu_0", "f", {"a": 1})]
+
+
+def test_tool_without_input_or_fragments_is_malformed_not_invented() -> None:
+    body = sse(START, tool_block(0), block_stop(0), delta_of("tool_use"), STOP)
+    events = replay(body, PROVIDER)
+    terminal = events[-1]
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "malformed_tool_arguments"
+
+
+def test_open_tool_at_message_delta_uses_only_what_arrived() -> None:
+    """A block cut before any fragment: its start `input: {}` is a placeholder."""
+    body = sse(START, tool_block(0, input={}), delta_of("max_tokens"), STOP)
+    terminal = replay(body, PROVIDER)[-1]
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "malformed_tool_arguments"
+
+
+def test_parallel_tools_keep_their_block_index() -> None:
+    body = sse(
+        START,
+        *text_block(0, "Two calls."),
+        tool_block(1, input={}),
+        args(1, '{"x": 1}'),
+        block_stop(1),
+        tool_block(2, input={}),
+        args(2, '{"y": 2}'),
+        block_stop(2),
+        delta_of("tool_use"),
+        STOP,
+    )
+    events = replay(body, PROVIDER)
+    requests = [(e.call_id, e.index, e.arguments) for e in events if isinstance(e, ToolRequest)]
+    assert requests == [("toolu_1", 1, {"x": 1}), ("toolu_2", 2, {"y": 2})]
+
+
+@pytest.mark.parametrize(
+    ("raw", "stop"),
+    [
+        ("end_turn", "stop"),
+        ("stop_sequence", "stop"),
+        ("pause_turn", "stop"),
+        ("max_tokens", "length"),
+        ("tool_use", "tool_use"),
+        ("refusal", "content_filter"),
+        ("something_new", "other"),
+    ],
+)
+def test_stop_reasons(raw: str, stop: str) -> None:
+    events = replay(sse(START, *text_block(0, "x"), delta_of(raw), STOP), PROVIDER)
+    terminal = events[-1]
+    assert isinstance(terminal, Done)
+    assert (terminal.stop_reason, terminal.raw_stop_reason) == (stop, raw)
+
+
+def test_message_delta_without_message_stop_is_truncated() -> None:
+    events = replay(
+        sse(START, *text_block(0, "x"), delta_of("end_turn", output_tokens=2)), PROVIDER
+    )
+    assert [e.type for e in events] == ["text", "usage", "error"]
+    terminal = events[-1]
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "truncated"
+
+
+def test_unknown_events_and_deltas_are_ignored() -> None:
+    odd_delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "future_delta"}}
+    body = sse(
+        START,
+        {"type": "brand_new_event", "x": 1},
+        *text_block(0, "a"),
+        odd_delta,
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "future_block"}},
+        block_stop(1),
+        delta_of("end_turn"),
+        STOP,
+    )
+    got = summarize(replay(body, PROVIDER))
+    assert (got.text, got.terminal, got.stop_reason) == ("a", "done", "stop")
+
+
+def test_events_after_message_stop_are_ignored() -> None:
+    late = text_block(1, "LATE")
+    body = sse(START, *text_block(0, "a"), delta_of("end_turn"), STOP, *late)
+    assert summarize(replay(body, PROVIDER)).text == "a"
+
+
+@pytest.mark.parametrize(
+    ("kind", "retryable"),
+    [("overloaded_error", True), ("api_error", True), ("invalid_request_error", False)],
+)
+def test_error_kinds(kind: str, retryable: bool) -> None:
+    error = {"type": "error", "error": {"type": kind, "message": "boom"}}
+    terminal = replay(sse(START, error), PROVIDER)[-1]
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "stream_error"
+    assert terminal.error.retryable is retryable
+    assert "boom" in terminal.error.message
+
+
+def test_signature_and_redacted_thinking_events() -> None:
+    thinking = {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking"}}
+    sig = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "signature_delta", "signature": "SIG"},
+    }
+    think = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "thinking_delta", "thinking": "hm"},
+    }
+    redacted = {
+        "type": "content_block_start",
+        "index": 1,
+        "content_block": {"type": "redacted_thinking", "data": "BLOB"},
+    }
+    body = sse(
+        START,
+        thinking,
+        think,
+        sig,
+        block_stop(0),
+        redacted,
+        block_stop(1),
+        delta_of("end_turn"),
+        STOP,
+    )
+    reasoning = [e for e in replay(body, PROVIDER) if isinstance(e, ReasoningDelta)]
+    assert [(e.text, e.signature, e.redacted) for e in reasoning] == [
+        ("hm", None, False),
+        ("", "SIG", False),
+        ("", "BLOB", True),
+    ]
+
+
+def test_not_json_is_a_protocol_error() -> None:
+    terminal = replay(b"event: message_start\ndata: {nope\n\n", PROVIDER)[-1]
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "protocol"
+
+
+# -- the request ----------------------------------------------------------------------
+
+PNG = "data:image/png;base64,iVBORw0KGgo="
+
+
+def test_url_and_headers() -> None:
+    wire = Anthropic()
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    assert (
+        wire.url("https://api.anthropic.com/v1/", request)
+        == "https://api.anthropic.com/v1/messages"
+    )
+    headers = wire.headers("sk-test")
+    assert headers["x-api-key"] == "sk-test"
+    assert headers["anthropic-version"] == "2023-06-01"
+    assert headers["content-type"] == "application/json"
+    assert headers["accept"] == "text/event-stream"
+    assert "Authorization" not in headers
+    assert "max_tokens" in wire.mandatory_body_keys
+    assert (wire.name, wire.default_base_url, wire.api_key_env) == (
+        "anthropic",
+        "https://api.anthropic.com/v1",
+        "ANTHROPIC_API_KEY",
+    )
+
+
+def test_build_body_full_conversation() -> None:
+    Message, ToolCall = rxllm.Message, rxllm.ToolCall
+    request = rxllm.ChatRequest(
+        model="claude-sonnet-4-5",
+        messages=[
+            Message.system("Be brief."),
+            Message.user("Weather here?", images=[PNG, "https://example.com/a.jpg"]),
+            Message.assistant(
+                "Checking.",
+                tool_calls=[
+                    ToolCall(id="toolu_1", name="get_weather", arguments={"city": "Paris"}),
+                    ToolCall(id="toolu_2", name="get_time", arguments={}),
+                ],
+            ),
+            Message.tool("toolu_1", "18C"),
+            Message.tool("toolu_2", "noon"),
+            Message.user("Thanks"),
+        ],
+        tools=[
+            rxllm.Tool(
+                name="get_weather",
+                description="Weather of a city",
+                parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+            )
+        ],
+        params={"temperature": 0.2},
+    )
+    body = Anthropic().build_body(request)
+    assert body == {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": DEFAULT_MAX_TOKENS,
+        "system": "Be brief.",
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Weather here?"},
+                    {
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "media_type": "image/png",
+                            "data": "iVBORw0KGgo=",
+                        },
+                    },
+                    {
+                        "type": "image",
+                        "source": {"type": "url", "url": "https://example.com/a.jpg"},
+                    },
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Checking."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "get_weather",
+                        "input": {"city": "Paris"},
+                    },
+                    {"type": "tool_use", "id": "toolu_2", "name": "get_time", "input": {}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"},
+                    {"type": "tool_result", "tool_use_id": "toolu_2", "content": "noon"},
+                ],
+            },
+            {"role": "user", "content": [{"type": "text", "text": "Thanks"}]},
+        ],
+        "tools": [
+            {
+                "name": "get_weather",
+                "description": "Weather of a city",
+                "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+            }
+        ],
+        "temperature": 0.2,
+        "stream": True,
+    }
+    json.dumps(body)  # the body is plain JSON
+
+
+def test_build_body_params_override_max_tokens_and_keep_stream() -> None:
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[rxllm.Message.user("hi")],
+        params={"max_tokens": 64000, "thinking": {"type": "enabled", "budget_tokens": 2048}},
+    )
+    body = Anthropic().build_body(request)
+    assert body["max_tokens"] == 64000
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["stream"] is True
+    assert "system" not in body and "tools" not in body
+
+
+def test_build_body_several_system_messages_and_tool_results_not_merged_across_turns() -> None:
+    Message = rxllm.Message
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[
+            Message.system("One."),
+            Message.system("Two."),
+            Message.user("go"),
+            Message.assistant(tool_calls=[rxllm.ToolCall(id="a", name="f")]),
+            Message.tool("a", "1"),
+            Message.assistant(tool_calls=[rxllm.ToolCall(id="b", name="f")]),
+            Message.tool("b", "2"),
+        ],
+    )
+    body = Anthropic().build_body(request)
+    assert body["system"] == [{"type": "text", "text": "One."}, {"type": "text", "text": "Two."}]
+    roles = [m["role"] for m in body["messages"]]
+    assert roles == ["user", "assistant", "user", "assistant", "user"]
+    assert body["messages"][1]["content"] == [
+        {"type": "tool_use", "id": "a", "name": "f", "input": {}}
+    ]
+    assert body["messages"][4]["content"] == [
+        {"type": "tool_result", "tool_use_id": "b", "content": "2"}
+    ]
+
+
+# -- over real HTTP, against the local server ---------------------------------------
+
+
+def anthropic(server: LocalServer) -> rxllm.Provider:
+    return rxllm.provider(PROVIDER, api_key="test", base_url=server.url)
+
+
+async def collect(provider: rxllm.Provider, request: rxllm.ChatRequest) -> list[Event]:
+    return [event async for event in provider.astream(request)]
+
+
+def ask(model: str, text: str = "hi", tools: bool = False) -> rxllm.ChatRequest:
+    weather = rxllm.Tool(
+        name="get_weather",
+        description="Weather of a city",
+        parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+    )
+    return rxllm.ChatRequest(
+        model=model, messages=[rxllm.Message.user(text)], tools=[weather] if tools else []
+    )
+
+
+def script_text(kind: type[Say] | type[Reasoning]) -> str:
+    return "".join(s.text for s in ANSWER.steps if isinstance(s, kind))
+
+
+async def test_http_text_turn_with_reasoning(local_server: LocalServer) -> None:
+    events = await collect(anthropic(local_server), ask("claude-local"))
+    got = summarize(events)
+    assert got.text == script_text(Say)
+    assert got.reasoning == script_text(Reasoning)
+    assert len(got.signatures) == 1
+    assert (got.terminal, got.stop_reason, got.raw_stop_reason) == ("done", "stop", "end_turn")
+    assert got.model == "claude-local"
+    assert got.usage is not None
+    assert got.usage.input_tokens == ANSWER.input_tokens
+    assert got.usage.output_tokens == ANSWER.output_tokens
+    assert len([e for e in events if isinstance(e, TextDelta)]) > 10  # streamed word by word
+    sent = local_server.requests[-1]
+    assert sent["stream"] is True and sent["max_tokens"] == DEFAULT_MAX_TOKENS
+
+
+async def test_http_tool_call_with_fragmented_arguments(local_server: LocalServer) -> None:
+    record = await anthropic(local_server).complete(
+        ask("claude-local", "What's the weather in Paris?", tools=True)
+    )
+    assert isinstance(record.terminal, Done)
+    assert record.terminal.stop_reason == "tool_use"
+    assert record.text == "Let me check the weather."
+    call = WEATHER_CALL.steps[-1]
+    assert [(c.call_id, c.name, c.arguments) for c in record.tool_calls] == [
+        ("call_local_weather_1", "get_weather", {"city": "Paris", "unit": "celsius", "days": 3})
+    ]
+    assert record.tool_calls[0].index == 2  # its content block's place in the message
+    assert isinstance(call, ToolUse)
+    assert len(call.arguments) > 3 * WEATHER_CALL.fragment  # sent in several fragments
+    assert local_server.requests[-1]["tools"][0]["input_schema"]["type"] == "object"
+
+
+async def test_http_parallel_tool_calls(local_server: LocalServer) -> None:
+    record = await anthropic(local_server).complete(ask("fault/parallel_tools"))
+    assert [(c.call_id, c.arguments) for c in record.tool_calls] == [
+        ("call_local_1", {"city": "Paris"}),
+        ("call_local_2", {"timezone": "Europe/Paris"}),
+    ]
+
+
+async def test_http_error_event(local_server: LocalServer) -> None:
+    record = await anthropic(local_server).complete(ask("fault/error_event"))
+    terminal = record.terminal
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "stream_error"
+    assert terminal.error.retryable is True
+    assert "overloaded" in terminal.error.message
+    assert record.text == script_text(Say)  # what streamed before the error stays
+
+
+async def test_http_truncated_stream(local_server: LocalServer) -> None:
+    record = await anthropic(local_server).complete(ask("fault/truncated"))
+    terminal = record.terminal
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "truncated"
+    assert record.text == script_text(Say)
+
+
+async def test_http_malformed_tool_arguments(local_server: LocalServer) -> None:
+    record = await anthropic(local_server).complete(ask("fault/malformed_tool"))
+    terminal = record.terminal
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "malformed_tool_arguments"
+    assert "call_bad" in terminal.error.message and "get_weather" in terminal.error.message
+    assert record.tool_calls == []
+
+
+async def test_http_tool_cut_by_max_tokens(local_server: LocalServer) -> None:
+    record = await anthropic(local_server).complete(ask("fault/length_cut_tool"))
+    terminal = record.terminal
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "malformed_tool_arguments"
+    assert record.tool_calls == []
+
+
+async def test_http_late_text_after_message_stop_is_ignored(local_server: LocalServer) -> None:
+    record = await anthropic(local_server).complete(ask("fault/late_event"))
+    assert isinstance(record.terminal, Done)
+    assert record.text == script_text(Say)
