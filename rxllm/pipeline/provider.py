@@ -160,6 +160,7 @@ def _signal(cancel: asyncio.Event | Observable[Any]) -> Observable[Any]:
     def subscribe(observer: Any, scheduler: Any = None) -> Any:
         waiter = asyncio.ensure_future(event.wait())
         waiter.add_done_callback(lambda task: None if task.cancelled() else observer.on_next(True))
+
         def stop() -> None:
             waiter.cancel()
 

@@ -7,9 +7,9 @@ empty value; one space after the colon is removed. Lines are split on bytes firs
 decoded as UTF-8 afterwards, so a character split across network chunks is never
 broken. It knows nothing of HTTP: `sources.http` and `sources.replay` feed it.
 
-One deliberate leniency: at the end of the body, an event whose lines are complete
-but which lacks its final blank line is still dispatched (some servers omit it); a
-partial last line is discarded, as the spec says.
+One deliberate leniency: a body that ends cleanly without its final line break or
+blank line still delivers its last event (some servers, and many stored recordings,
+omit them). A connection cut mid-body never reaches `close`: the source reports it.
 """
 
 from __future__ import annotations
@@ -96,9 +96,15 @@ class SseDecoder:
         return out
 
     def close(self) -> list[SseEvent]:
-        """End of body: dispatch an event whose lines are complete, drop a partial line."""
+        """End of body: its last line and last event count even without their line
+        break and blank line."""
+        rest = b"".join(self._pending)
         self._pending, self._pending_size = [], 0
+        if not self._started and rest.startswith(_BOM):
+            rest = rest[len(_BOM) :]
         out: list[SseEvent] = []
+        if rest:
+            self._line(rest.decode("utf-8", "replace"), out)
         if self._has_fields:
             self._dispatch(out)
         return out

@@ -140,18 +140,17 @@ EXPECTED: dict[str, Expected] = {
         raw_stop_reason="end_turn",
         model="claude-sonnet-4-20250514",
     ),
-    # The stored file lacks the newline after its last line (`data: {"type":
-    # "message_stop"}`); the SSE rules discard an unterminated last line, so as stored
-    # the body ends without message_stop: a truncated turn, after a complete call.
-    # `test_stored_capture_without_final_newline` checks the bytes as the wire sent them.
+    # The stored file lacks the line break after its last line (`data: {"type":
+    # "message_stop"}`); a body that ends cleanly still delivers its last event.
     "tool_use_input_json_delta.sse": Expected(
-        terminal="error",
+        terminal="done",
         text="I'll check the current weather in Paris for you.",
         tool_calls=(("toolu_01NRLabsLyVHZPKxbKvkfSMn", "get_weather", {"location": "Paris"}),),
         tool_starts=(("toolu_01NRLabsLyVHZPKxbKvkfSMn", "get_weather", 1),),
         usage=(377, 65, 0, 0),
-        error_kind="truncated",
-        retryable=True,
+        stop_reason="tool_use",
+        raw_stop_reason="tool_use",
+        model="claude-sonnet-4-20250514",
     ),
     # Two server-side web searches: no client tool events; message_delta's input count
     # (22397, search results included) supersedes message_start's (2068).
@@ -256,11 +255,11 @@ def test_capture_rechunked_gives_identical_events(name: str) -> None:
 
 
 def test_stored_capture_without_final_newline() -> None:
-    """On the wire the last event ends with a blank line; with it back, the turn that
-    the stored bytes leave truncated is a complete tool-use turn."""
+    """As stored (no line break after message_stop) and as the wire sent it (with the
+    blank line), the capture is the same complete tool-use turn."""
     data = capture(f"{PROVIDER}/tool_use_input_json_delta.sse")
     assert data.endswith(b'data: {"type":"message_stop"}')
-    for chunks in ([data + b"\n\n"], rechunk(data + b"\n\n", 7, max_size=3)):
+    for chunks in ([data], [data + b"\n\n"], rechunk(data + b"\n\n", 7, max_size=3)):
         got = summarize(replay(chunks, PROVIDER))
         assert got.terminal == "done"
         assert (got.stop_reason, got.raw_stop_reason) == ("tool_use", "tool_use")

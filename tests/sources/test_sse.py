@@ -90,9 +90,11 @@ def test_invalid_utf8_is_replaced_not_raised() -> None:
     assert decode(b"data: a\xffb\n\n") == [SseEvent("a\ufffdb")]
 
 
-def test_complete_event_without_final_blank_line_is_kept_partial_line_dropped() -> None:
+def test_the_last_event_counts_without_its_final_line_break_or_blank_line() -> None:
     assert decode(b"data: a\n\ndata: b\n") == [SseEvent("a"), SseEvent("b")]
-    assert decode(b'data: a\n\ndata: {"trunc') == [SseEvent("a")]
+    assert decode(b"data: a\n\ndata: [DONE]") == [SseEvent("a"), SseEvent("[DONE]")]
+    assert decode(b"data: a\r") == [SseEvent("a")]
+    assert decode(b"\xef\xbb") == [] and decode(b": only a comment") == []
 
 
 def test_line_cap_gives_a_clear_error_whether_or_not_the_line_ends() -> None:
