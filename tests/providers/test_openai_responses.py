@@ -1,0 +1,650 @@
+"""The OpenAI Responses wire: real captures (whole and re-chunked), request bodies,
+edge cases of the event vocabulary, and every outcome over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import rxllm
+from rxllm.events import Done, Event, Failed, ReasoningDelta, ToolRequest, ToolStart
+from rxllm.local import FAULTS, LocalServer
+from rxllm.local.script import ANSWER, WEATHER_CALL, Reasoning, Say
+from rxllm.local.wire_openai_responses import frames
+from rxllm.providers.openai_responses import OpenAIResponses
+from tests.support import Summary, capture, rechunk, replay, summarize
+
+P = "openai-responses"
+
+CAPTURES = [
+    "openai-responses/background_queued.sse",
+    "openai-responses/error_insufficient_quota.sse",
+    "openai-responses/function_call_args_delta.sse",
+    "openai-responses/reasoning_encrypted_then_function_call.sse",
+    "openai-responses/reasoning_summary.sse",
+    "openai-responses/text.sse",
+    "openai-responses/text_then_function_call_phase.sse",
+    "deepseek/responses_api_reasoning_function_call.sse",
+    "openrouter/responses_api_reasoning_text.sse",
+]
+
+
+def events_of(relative: str) -> list[Event]:
+    return replay(capture(relative), P)
+
+
+def facts(relative: str) -> Summary:
+    events = events_of(relative)
+    assert {ev.provider for ev in events} == {P} and {ev.attempt for ev in events} == {1}
+    return summarize(events)
+
+
+def usage_of(summary: Summary) -> tuple[int, int, int, int, int, int]:
+    usage = summary.usage
+    assert usage is not None
+    return (
+        usage.input_tokens,
+        usage.cache_read_tokens,
+        usage.output_tokens,
+        usage.reasoning_tokens,
+        usage.cache_write_tokens,
+        usage.total_tokens,
+    )
+
+
+def wire(*payloads: dict[str, Any], named: bool = True) -> bytes:
+    """Responses events framed as OpenAI does (`event:` + `data:`) or as OpenRouter does."""
+    out = []
+    for payload in payloads:
+        head = f"event: {payload['type']}\n" if named else ""
+        out.append(f"{head}data: {json.dumps(payload)}\n\n")
+    return "".join(out).encode()
+
+
+# -- every capture: the events never depend on how the network split the bytes --------
+
+
+@pytest.mark.parametrize("relative", CAPTURES)
+def test_rechunking_never_changes_the_events(relative: str) -> None:
+    data = capture(relative)
+    whole = replay(data, P)
+    assert whole and whole[-1].type in ("done", "error")
+    assert replay(rechunk(data, seed=0, max_size=1), P) == whole  # byte by byte
+    for max_size, seeds in ((2, 3), (3, 3), (7, 6), (64, 8), (1024, 8)):
+        for seed in range(1, seeds + 1):
+            assert replay(rechunk(data, seed, max_size), P) == whole, (seed, max_size)
+
+
+# -- every capture: what it really says -----------------------------------------------
+
+
+def test_text_capture() -> None:
+    s = facts("openai-responses/text.sse")
+    assert s.text == "The capital of France is Paris."
+    assert s.reasoning == "" and s.signatures == [] and s.tool_calls == []
+    assert usage_of(s) == (278, 0, 9, 0, 0, 287)
+    assert (s.terminal, s.stop_reason, s.raw_stop_reason) == ("done", "stop", "completed")
+    assert s.model == "gpt-4o-2024-08-06"
+
+
+def test_background_queued_capture() -> None:
+    s = facts("openai-responses/background_queued.sse")
+    assert s.text == "2 + 2 equals 4."
+    assert s.reasoning == "" and s.tool_calls == []
+    assert usage_of(s) == (15, 0, 9, 0, 0, 24)
+    assert (s.terminal, s.stop_reason) == ("done", "stop")
+    assert s.model == "gpt-4o-2024-08-06"
+
+
+def test_insufficient_quota_capture_ends_once_with_a_final_error() -> None:
+    events = events_of("openai-responses/error_insufficient_quota.sse")
+    # The `error` event is the terminal; the `response.failed` after it adds nothing.
+    assert len(events) == 1 and isinstance(events[0], Failed)
+    error = events[0].error
+    assert error.kind == "stream_error" and error.provider == P
+    assert error.message.startswith("You exceeded your current quota")
+    assert not error.retryable  # more attempts cannot buy quota
+    assert error.raw is not None and json.loads(error.raw)["code"] == "insufficient_quota"
+    assert summarize(events).text == ""
+
+
+def test_function_call_capture() -> None:
+    events = events_of("openai-responses/function_call_args_delta.sse")
+    s = summarize(events)
+    assert s.tool_calls == [("call_kL0PCQV7M2WMoVX8V8OtYSAL", "get_capital", {"country": "France"})]
+    start = next(ev for ev in events if isinstance(ev, ToolStart))
+    request = next(ev for ev in events if isinstance(ev, ToolRequest))
+    assert start.index == request.index == 0 and start.name == "get_capital"
+    assert events.index(start) < events.index(request)
+    assert s.text == "" and s.reasoning == ""
+    assert usage_of(s) == (255, 0, 16, 0, 0, 271)
+    assert (s.terminal, s.stop_reason, s.raw_stop_reason) == ("done", "tool_use", "completed")
+    assert s.model == "gpt-4o-2024-08-06"
+
+
+def test_encrypted_reasoning_then_function_call_capture() -> None:
+    events = events_of("openai-responses/reasoning_encrypted_then_function_call.sse")
+    s = summarize(events)
+    # The blob of the item's output_item.done (3896 chars), not the shorter one it was
+    # added with: OpenAI re-encrypts the finished item.
+    assert len(s.signatures) == 1
+    assert s.signatures[0].startswith("gAAAAABoyXvxI6jwG5j6rvTGC7PD6JN5758K-WDl")
+    assert s.signatures[0].endswith("IVgXKYQko02bg-rk3VE=") and len(s.signatures[0]) == 3896
+    assert s.reasoning == "" and s.text == ""
+    assert s.tool_calls == [("call_CWXgs68YprAjp6t0371hiPOI", "final_result", {"result": 6666})]
+    request = next(ev for ev in events if isinstance(ev, ToolRequest))
+    assert request.index == 1  # the function call is output item 1
+    assert usage_of(s) == (53, 0, 469, 448, 0, 522)
+    assert (s.terminal, s.stop_reason) == ("done", "tool_use")
+    assert s.model == "gpt-5-2025-08-07"
+
+
+def test_reasoning_summary_capture() -> None:
+    events = events_of("openai-responses/reasoning_summary.sse")
+    s = summarize(events)
+    titles = [
+        "**Providing street crossing instructions**\n\nThe user is asking how to cross",
+        "\n\n**Explaining street crossing safety**\n\nI see that the user is asking",
+        "\n\n**Sharing street crossing safety tips**\n\nWhen crossing the street",
+        "\n\n**Providing safe crossing advice**\n\nI\u2019m going to share",
+    ]
+    assert s.reasoning.startswith(titles[0])
+    positions = [s.reasoning.find(title) for title in titles]
+    assert positions == sorted(positions) and -1 not in positions
+    # Four summary parts of 460, 517, 540 and 505 characters, a blank line between them.
+    assert len(s.reasoning) == 460 + 517 + 540 + 505 + 3 * 2
+    assert s.text.startswith("I'm not a road safety professional, but here are some generally")
+    assert s.text.endswith("rules specific to your area. Stay safe!") and len(s.text) == 1251
+    assert len(s.signatures) == 1
+    assert s.signatures[0].startswith("gAAAAABoxC0m_QWpOlSt8wyPk_gtnjiI4mNLOryY")
+    assert len(s.signatures[0]) == 440
+    # All reasoning comes before the answer.
+    kinds = [ev.type for ev in events]
+    assert kinds.index("text") > max(i for i, k in enumerate(kinds) if k == "reasoning")
+    assert s.tool_calls == []
+    assert usage_of(s) == (13, 0, 1680, 1408, 0, 1693)
+    assert (s.terminal, s.stop_reason) == ("done", "stop")
+    assert s.model == "o3-mini-2025-01-31"
+
+
+def test_text_then_function_call_capture() -> None:
+    s = facts("openai-responses/text_then_function_call_phase.sse")
+    assert len(s.signatures) == 1 and len(s.signatures[0]) == 1080
+    assert s.signatures[0].startswith("gAAAAABqaR3-pGgSyJcPT3y2_26v61vCZmE9M2P6")
+    assert s.reasoning == ""
+    assert s.text == "I\u2019ll check the capital lookup tool for \u201cPotatoLand.\u201d"
+    assert s.tool_calls == [
+        ("call_LabG58Uhrq9kZvR52BYKjToD", "get_capital", {"country": "PotatoLand"})
+    ]
+    assert usage_of(s) == (63, 0, 69, 26, 0, 132)
+    assert (s.terminal, s.stop_reason) == ("done", "tool_use")
+    assert s.model == "gpt-5.5-2026-04-23"
+
+
+def test_deepseek_responses_capture() -> None:
+    s = facts("deepseek/responses_api_reasoning_function_call.sse")
+    assert s.reasoning == "The user asks about temperature in Tokyo. I'll call the tool."
+    assert s.signatures == [] and s.text == ""
+    assert s.tool_calls == [
+        ("call_00_xjY8Z2BvSlzgEmmw0DtH0464", "get_temperature", {"city": "Tokyo"})
+    ]
+    # 366 input tokens of which 256 were cached: counted apart, never twice.
+    assert usage_of(s) == (110, 256, 59, 14, 0, 425)
+    assert (s.terminal, s.stop_reason) == ("done", "tool_use")
+    assert s.model == "deepseek-v4-flash"
+
+
+def test_openrouter_responses_capture_without_event_lines() -> None:
+    s = facts("openrouter/responses_api_reasoning_text.sse")
+    assert s.reasoning == (
+        'The user asks: "What is 2+2?" They expect a straightforward answer: 4. Just answer 4.'
+    )
+    assert s.text == "4" and s.signatures == [] and s.tool_calls == []
+    assert usage_of(s) == (78, 0, 37, 22, 0, 115)
+    assert s.usage is not None and s.usage.cost_usd == pytest.approx(1.13e-05)
+    assert (s.terminal, s.stop_reason) == ("done", "stop")  # its trailing [DONE] is ignored
+    assert s.model == "openai/gpt-oss-20b"
+
+
+# -- the event vocabulary beyond the captures ------------------------------------------
+
+CREATED = {"type": "response.created", "response": {"model": "gpt-test", "status": "in_progress"}}
+USAGE = {
+    "input_tokens": 100,
+    "input_tokens_details": {"cached_tokens": 40},
+    "output_tokens": 30,
+    "output_tokens_details": {"reasoning_tokens": 10},
+    "total_tokens": 130,
+}
+
+
+def call_added(index: int, call_id: str = "call_1", name: str = "f") -> dict[str, Any]:
+    item = {"type": "function_call", "id": f"fc_{index}", "call_id": call_id, "name": name}
+    return {"type": "response.output_item.added", "output_index": index, "item": item}
+
+
+def args(index: int, delta: str) -> dict[str, Any]:
+    return {"type": "response.function_call_arguments.delta", "output_index": index, "delta": delta}
+
+
+def text(delta: str) -> dict[str, Any]:
+    return {"type": "response.output_text.delta", "output_index": 0, "delta": delta}
+
+
+def completed(usage: dict[str, Any] | None = None) -> dict[str, Any]:
+    response = {"model": "gpt-test", "status": "completed", "usage": usage}
+    return {"type": "response.completed", "response": response}
+
+
+def incomplete(reason: str) -> dict[str, Any]:
+    response = {"status": "incomplete", "incomplete_details": {"reason": reason}, "usage": USAGE}
+    return {"type": "response.incomplete", "response": response}
+
+
+@pytest.mark.parametrize(
+    ("reason", "stop"),
+    [("max_output_tokens", "length"), ("content_filter", "content_filter"), ("odd", "other")],
+)
+def test_incomplete_response(reason: str, stop: str) -> None:
+    events = replay(wire(CREATED, text("Hel"), text("lo"), incomplete(reason)), P)
+    s = summarize(events)
+    assert s.text == "Hello" and s.terminal == "done"
+    assert (s.stop_reason, s.raw_stop_reason, s.model) == (stop, reason, "gpt-test")
+    assert [ev.type for ev in events][-2:] == ["usage", "done"]
+    assert usage_of(s) == (60, 40, 30, 10, 0, 130)
+
+
+def test_a_length_cut_function_call_is_malformed_not_invented() -> None:
+    events = replay(
+        wire(CREATED, call_added(0), args(0, '{"city": "Par'), incomplete("max_output_tokens")), P
+    )
+    assert isinstance(events[-1], Failed)
+    assert events[-1].error.kind == "malformed_tool_arguments"
+    assert "call_1" in events[-1].error.message and "'f'" in events[-1].error.message
+
+
+@pytest.mark.parametrize(
+    ("error", "retryable"),
+    [
+        ({"code": "server_error", "message": "boom"}, True),
+        ({"code": "rate_limit_exceeded", "message": "slow down"}, True),
+        ({"code": "insufficient_quota", "message": "pay up"}, False),
+        ({"code": "invalid_prompt", "message": "no"}, False),
+    ],
+)
+def test_top_level_error_event(error: dict[str, Any], retryable: bool) -> None:
+    # OpenAI documents `code` and `message` at the top level of the `error` event.
+    event = {"type": "error", "sequence_number": 3, "param": None, **error}
+    events = replay(wire(CREATED, text("Hi"), event, completed(USAGE)), P)
+    assert [ev.type for ev in events] == ["text", "error"]
+    assert isinstance(events[-1], Failed)
+    info = events[-1].error
+    assert (info.kind, info.message, info.retryable) == (
+        "stream_error",
+        error["message"],
+        retryable,
+    )
+    assert info.raw is not None and json.loads(info.raw)["code"] == error["code"]
+
+
+def test_response_failed_alone() -> None:
+    failure = {
+        "type": "response.failed",
+        "response": {"status": "failed", "error": {"code": "server_error", "message": "oops"}},
+    }
+    events = replay(wire(CREATED, failure), P)
+    assert len(events) == 1 and isinstance(events[0], Failed)
+    assert (events[0].error.kind, events[0].error.message) == ("stream_error", "oops")
+    assert events[0].error.retryable
+
+
+def test_a_bare_error_object_without_type_is_a_stream_error() -> None:
+    bare = b'data: {"error": {"message": "upstream died", "code": "server_error"}}\n\n'
+    events = replay(wire(CREATED, text("a")) + bare, P)
+    assert isinstance(events[-1], Failed)
+    assert (events[-1].error.kind, events[-1].error.message) == ("stream_error", "upstream died")
+
+
+def test_refusal_is_text() -> None:
+    refusal = {"type": "response.refusal.delta", "output_index": 0, "delta": "I can't help."}
+    s = summarize(replay(wire(CREATED, refusal, completed()), P))
+    assert s.text == "I can't help." and s.stop_reason == "stop"
+
+
+def test_arguments_done_is_authoritative() -> None:
+    done = {
+        "type": "response.function_call_arguments.done",
+        "output_index": 0,
+        "arguments": '{"a": 2}',
+    }
+    events = replay(wire(CREATED, call_added(0), args(0, '{"a": 1'), done, completed()), P)
+    assert summarize(events).tool_calls == [("call_1", "f", {"a": 2})]
+
+
+def test_output_item_done_ends_a_call_without_arguments_done() -> None:
+    item = {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": '{"x": [1]}'}
+    item_done = {"type": "response.output_item.done", "output_index": 2, "item": item}
+    events = replay(wire(CREATED, call_added(2), args(2, '{"x": '), item_done, completed()), P)
+    requests = [ev for ev in events if isinstance(ev, ToolRequest)]
+    assert [(r.index, r.arguments) for r in requests] == [(2, {"x": [1]})]
+    # The request is out before the terminal, so the call can be dispatched at once.
+    assert events.index(requests[0]) < len(events) - 1
+
+
+def test_parallel_calls_are_keyed_by_output_index() -> None:
+    events = replay(
+        wire(
+            CREATED,
+            call_added(0, "call_a", "f"),
+            call_added(1, "call_b", "g"),
+            args(1, '{"b":'),
+            args(0, '{"a":'),
+            args(0, "1}"),
+            args(1, "2}"),
+            completed(),
+        ),
+        P,
+    )
+    s = summarize(events)
+    assert sorted(s.tool_calls) == [("call_a", "f", {"a": 1}), ("call_b", "g", {"b": 2})]
+    assert s.stop_reason == "tool_use"
+
+
+def test_encrypted_reasoning_only_at_added_is_kept() -> None:
+    item = {"type": "reasoning", "id": "rs_1", "encrypted_content": "BLOB", "summary": []}
+    added = {"type": "response.output_item.added", "output_index": 0, "item": item}
+    events = replay(wire(CREATED, added, text("ok"), completed()), P)
+    signed = [ev for ev in events if isinstance(ev, ReasoningDelta)]
+    assert [(ev.text, ev.signature) for ev in signed] == [("", "BLOB")]
+
+
+def test_data_only_events_unknown_types_and_comments() -> None:
+    unknown = {"type": "response.web_search_call.searching", "output_index": 0}
+    data = b": keepalive\n\n" + wire(CREATED, unknown, text("a"), completed(USAGE), named=False)
+    s = summarize(replay(data, P))
+    assert s.text == "a" and s.stop_reason == "stop"
+
+
+def test_end_of_body_without_a_terminal_is_truncated() -> None:
+    events = replay(wire(CREATED, text("partial")), P)
+    assert isinstance(events[-1], Failed) and events[-1].error.kind == "truncated"
+    assert summarize(events).text == "partial"
+
+
+def test_done_marker_is_not_a_terminal() -> None:
+    events = replay(wire(CREATED, text("partial")) + b"data: [DONE]\n\n", P)
+    assert isinstance(events[-1], Failed) and events[-1].error.kind == "truncated"
+
+
+def test_late_events_after_the_terminal_are_ignored() -> None:
+    events = replay(wire(CREATED, text("a"), completed(), text("LATE")), P)
+    assert summarize(events).text == "a" and isinstance(events[-1], Done)
+
+
+def test_arguments_for_an_unknown_item_are_a_protocol_error() -> None:
+    events = replay(wire(CREATED, args(5, "{}"), completed()), P)
+    assert isinstance(events[-1], Failed) and events[-1].error.kind == "protocol"
+
+
+def test_a_non_json_chunk_is_a_protocol_error() -> None:
+    events = replay(b"event: response.created\ndata: {nope\n\n", P)
+    assert isinstance(events[-1], Failed) and events[-1].error.kind == "protocol"
+
+
+# -- the request --------------------------------------------------------------------------
+
+
+def test_wire_identity_url_and_headers() -> None:
+    wire_ = OpenAIResponses()
+    assert wire_.name == P and wire_.default_base_url == "https://api.openai.com/v1"
+    assert wire_.api_key_env == "OPENAI_API_KEY"
+    request = rxllm.ChatRequest(model="gpt-4.1-mini", messages=[rxllm.Message.user("hi")])
+    sent = rxllm.provider(P, api_key="sk-test").http_request(request)
+    assert sent.url == "https://api.openai.com/v1/responses"
+    assert sent.headers["Authorization"] == "Bearer sk-test"
+    assert sent.headers["Accept"] == "text/event-stream"
+    assert wire_.url("http://host/v1/", request) == "http://host/v1/responses"
+
+
+def test_build_body_maps_the_whole_conversation() -> None:
+    weather = rxllm.Tool(
+        name="get_weather",
+        description="Weather of a city",
+        parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+    )
+    call = rxllm.ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})
+    request = rxllm.ChatRequest(
+        model="gpt-4.1-mini",
+        messages=[
+            rxllm.Message.system("Be brief."),
+            rxllm.Message.system("Use metric units."),
+            rxllm.Message.user("Weather here?", images=["https://example.com/sky.png"]),
+            rxllm.Message.assistant("Checking.", tool_calls=[call]),
+            rxllm.Message.tool("call_1", '{"temp": 21}'),
+            rxllm.Message.system("Answer in French."),
+            rxllm.Message.user("Thanks"),
+        ],
+        tools=[weather],
+        params={"temperature": 0.2, "max_output_tokens": 200, "reasoning": {"effort": "low"}},
+    )
+    body = OpenAIResponses().build_body(request)
+    assert body["model"] == "gpt-4.1-mini" and body["stream"] is True
+    assert body["instructions"] == "Be brief.\n\nUse metric units."
+    assert body["input"] == [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "Weather here?"},
+                {
+                    "type": "input_image",
+                    "image_url": "https://example.com/sky.png",
+                    "detail": "auto",
+                },
+            ],
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Checking."}],
+        },
+        {
+            "type": "function_call",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "arguments": '{"city": "Paris"}',
+        },
+        {"type": "function_call_output", "call_id": "call_1", "output": '{"temp": 21}'},
+        {
+            "type": "message",
+            "role": "system",
+            "content": [{"type": "input_text", "text": "Answer in French."}],
+        },
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Thanks"}]},
+    ]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "name": "get_weather",
+            "description": "Weather of a city",
+            "parameters": weather.parameters,
+            "strict": False,
+        }
+    ]
+    assert body["temperature"] == 0.2 and body["max_output_tokens"] == 200
+    assert body["reasoning"] == {"effort": "low"}
+    json.dumps(body)  # what goes on the wire
+
+
+def test_build_body_minimal_and_data_url_images() -> None:
+    image = "data:image/png;base64,iVBORw0KGgo="
+    request = rxllm.ChatRequest(
+        model="m", messages=[rxllm.Message.user("", images=[image]), rxllm.Message.assistant("")]
+    )
+    body = OpenAIResponses().build_body(request)
+    assert set(body) == {"model", "input", "stream"}  # no instructions, no tools
+    assert body["input"] == [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_image", "image_url": image, "detail": "auto"}],
+        }
+    ]
+
+
+def test_params_override_the_defaults() -> None:
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[rxllm.Message.system("a"), rxllm.Message.user("hi")],
+        params={"instructions": "b", "store": False},
+    )
+    body = OpenAIResponses().build_body(request)
+    assert body["instructions"] == "b" and body["store"] is False
+
+
+# -- the local server's Responses encoder -----------------------------------------------
+
+
+def test_local_encoder_names_every_event_and_numbers_it() -> None:
+    data = b"".join(frames(WEATHER_CALL, {"model": "m"})).decode()
+    blocks = [block for block in data.split("\n\n") if block]
+    numbers = []
+    for block in blocks:
+        name_line, data_line = block.split("\n")
+        payload = json.loads(data_line.removeprefix("data: "))
+        assert name_line == f"event: {payload['type']}"
+        numbers.append(payload["sequence_number"])
+    assert numbers == list(range(len(blocks)))
+    kinds = [json.loads(b.split("\n")[1][6:])["type"] for b in blocks]
+    assert kinds[:2] == ["response.created", "response.in_progress"]
+    assert kinds[-1] == "response.completed"
+    assert "response.reasoning_summary_text.delta" in kinds
+    assert kinds.count("response.function_call_arguments.delta") > 3  # fragmented
+
+
+@pytest.mark.parametrize("name", sorted(FAULTS))
+def test_local_encoder_replays_through_the_normalizer(name: str) -> None:
+    script = FAULTS[name]
+    data = b"".join(frames(script, {"model": "m"}))
+    whole = replay(data, P)
+    assert replay(rechunk(data, seed=7, max_size=5), P) == whole
+    s = summarize(whole)
+    said = "".join(step.text for step in script.steps if isinstance(step, Say))
+    thought = "".join(step.text for step in script.steps if isinstance(step, Reasoning))
+    assert s.text == said and s.reasoning == thought
+
+
+# -- over real HTTP, against the embedded local server ------------------------------------
+
+WEATHER = rxllm.Tool(name="get_weather", parameters={"type": "object", "properties": {}})
+
+
+def ask(
+    model: str = "gpt-local", text: str = "hello", tools: bool = False, **params: Any
+) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(
+        model=model,
+        messages=[rxllm.Message.system("Be kind."), rxllm.Message.user(text)],
+        tools=[WEATHER] if tools else [],
+        params=params,
+    )
+
+
+def responses(server: LocalServer) -> rxllm.Provider:
+    return rxllm.provider(P, api_key="test", base_url=server.url)
+
+
+async def test_http_text_turn_with_reasoning(local_server: LocalServer) -> None:
+    rec = await responses(local_server).complete(ask())
+    said = next(step.text for step in ANSWER.steps if isinstance(step, Say))
+    thought = next(step.text for step in ANSWER.steps if isinstance(step, Reasoning))
+    assert rec.text == said and rec.reasoning == thought
+    assert isinstance(rec.terminal, Done) and rec.terminal.stop_reason == "stop"
+    assert rec.provider == P and rec.model == "gpt-local"
+    assert rec.usage is not None
+    assert (rec.usage.input_tokens, rec.usage.output_tokens, rec.usage.reasoning_tokens) == (
+        ANSWER.input_tokens,
+        ANSWER.output_tokens,
+        ANSWER.reasoning_tokens,
+    )
+    body = local_server.requests[-1]
+    assert body["stream"] is True and body["instructions"] == "Be kind."
+    assert body["input"] == [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hello"}]}
+    ]
+
+
+async def test_http_encrypted_reasoning_comes_back_as_a_signature(
+    local_server: LocalServer,
+) -> None:
+    request = ask(include=["reasoning.encrypted_content"], store=False)
+    events = [ev async for ev in responses(local_server).astream(request)]
+    signatures = [ev.signature for ev in events if isinstance(ev, ReasoningDelta) and ev.signature]
+    assert len(signatures) == 1 and signatures[0].startswith("rxllm-local:")
+    assert local_server.requests[-1]["include"] == ["reasoning.encrypted_content"]
+
+
+async def test_http_tool_call_with_fragmented_arguments(local_server: LocalServer) -> None:
+    events = [
+        ev
+        async for ev in responses(local_server).astream(ask(text="weather in Paris?", tools=True))
+    ]
+    types = [ev.type for ev in events]
+    assert types.index("tool_start") < types.index("tool_request")
+    request = next(ev for ev in events if isinstance(ev, ToolRequest))
+    assert (request.call_id, request.name) == ("call_local_weather_1", "get_weather")
+    assert request.arguments == {"city": "Paris", "unit": "celsius", "days": 3}
+    assert isinstance(events[-1], Done) and events[-1].stop_reason == "tool_use"
+    assert summarize(events).text == "Let me check the weather."
+    tools = local_server.requests[-1]["tools"]
+    assert tools == [
+        {
+            "type": "function",
+            "name": "get_weather",
+            "description": "",
+            "parameters": WEATHER.parameters,
+            "strict": False,
+        }
+    ]
+
+
+async def test_http_parallel_tool_calls(local_server: LocalServer) -> None:
+    rec = await responses(local_server).complete(ask("fault/parallel_tools", tools=True))
+    assert [(c.index, c.call_id, c.name, c.arguments) for c in rec.tool_calls] == [
+        (0, "call_local_1", "get_weather", {"city": "Paris"}),
+        (1, "call_local_2", "get_time", {"timezone": "Europe/Paris"}),
+    ]
+
+
+async def test_http_error_event(local_server: LocalServer) -> None:
+    events = [ev async for ev in responses(local_server).astream(ask("fault/error_event"))]
+    assert [ev.type for ev in events].count("error") == 1
+    assert isinstance(events[-1], Failed)
+    error = events[-1].error
+    assert error.kind == "stream_error" and error.provider == P
+    assert error.message == "The server is overloaded, try again later."
+    assert error.retryable
+    assert error.raw is not None and json.loads(error.raw)["code"] == "server_error"
+
+
+async def test_http_truncated(local_server: LocalServer) -> None:
+    rec = await responses(local_server).complete(ask("fault/truncated"))
+    assert isinstance(rec.terminal, Failed) and rec.terminal.error.kind == "truncated"
+    assert rec.text.startswith("Hello from rxllm's local provider!")
+
+
+@pytest.mark.parametrize("fault", ["malformed_tool", "length_cut_tool"])
+async def test_http_malformed_tool_arguments(local_server: LocalServer, fault: str) -> None:
+    rec = await responses(local_server).complete(ask(f"fault/{fault}", tools=True))
+    assert rec.tool_calls == []
+    assert isinstance(rec.terminal, Failed)
+    error = rec.terminal.error
+    assert error.kind == "malformed_tool_arguments" and error.provider == P
+    assert "get_weather" in error.message and "call_" in error.message
+
+
+async def test_http_late_text_is_ignored(local_server: LocalServer) -> None:
+    rec = await responses(local_server).complete(ask("fault/late_event"))
+    assert isinstance(rec.terminal, Done) and "LATE" not in rec.text
