@@ -8,17 +8,40 @@ usage chunk (whose `choices` is empty), so the finish is held until usage, `[DON
 the end of the body.
 
 Every OpenAI-compatible endpoint is this module with a few declared options
-(`ChatOptions`), never a copy of the loop.
+(`ChatOptions`), never a copy of the loop. What the compatible endpoints add without
+contradicting OpenAI is read here for all of them, since a key that is absent costs
+one dict lookup:
+
+- reasoning as `delta.reasoning_content` (DeepSeek, xAI, Z.ai, vLLM), `delta.reasoning`
+  (Groq, OpenRouter, vLLM) or OpenRouter's `delta.reasoning_details` (also Snowflake):
+  `reasoning.text` / `reasoning.summary` text, signatures, and `reasoning.encrypted`
+  data kept as `ReasoningDelta.signature`. When `reasoning_details` carries the text,
+  the plain field beside it repeats it and is not read again.
+- `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
+  inner text chunks are reasoning).
+- tool calls without `index` (Mistral), or whole in one delta (Ollama, Groq, xAI).
+- an `error` object inside a data chunk (OpenRouter) and `event: error` frames (Groq):
+  the stream ends with `error(kind="stream_error")`, after any usage the chunk carried.
+- chunks without a served model (Azure's prompt-filter chunk has `model: ""`) and
+  chunks without choices; a duplicate finish chunk (OpenRouter) is ignored.
+- no finish reason at all (Snowflake): `[DONE]` ends the turn.
+
+llama.cpp serving gpt-oss without a reasoning parser streams raw Harmony tokens
+(`<|channel|>analysis<|message|>...<|start|>assistant<|channel|>final<|message|>...`)
+as plain content; they come out as text, verbatim. Run `llama-server --jinja` with a
+reasoning format to get `reasoning_content` instead, which is read as reasoning.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from rxllm.events import StopReason, Usage
 from rxllm.providers.base import Emit, Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 from rxllm.sources.raw import RawChunk
 
@@ -30,38 +53,90 @@ FINISH_REASONS: dict[str, StopReason] = {
     "eos": "stop",
     "length": "length",
     "max_tokens": "length",
+    "model_length": "length",  # Mistral: the model's context window was reached
     "tool_calls": "tool_use",
     "function_call": "tool_use",
     "tool_use": "tool_use",
     "content_filter": "content_filter",
+    "sensitive": "content_filter",  # Z.ai: output blocked by its safety review
 }
+
+# xAI reports cost in ticks of 1e-10 USD (`cost_in_usd_ticks`); checked against the
+# xai capture: 1 input, 290 cached and 222 output tokens of grok-3-mini at $0.30,
+# $0.075 and $0.50 per million cost $0.00013305 = 1,330,500 ticks.
+_USD_PER_TICK = 1e-10
+
+# The C scanner behind `json.loads`, called directly: the same parse, without the
+# decoder's two whitespace regex matches per call (about a fifth of a chunk's cost).
+# (typeshed does not declare the attribute, hence the ignore).
+_scan_json: Callable[[str, int], tuple[Any, int]]
+_scan_json = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
 class ChatOptions:
-    """How one OpenAI-compatible endpoint differs from OpenAI's own."""
+    """How one OpenAI-compatible endpoint differs from OpenAI's own. Each option is off
+    (OpenAI's behaviour) by default and costs nothing per chunk while off."""
 
     reasoning_in_completion: bool = True
-    """Whether `completion_tokens` already counts reasoning tokens (OpenAI: yes; xAI: no)."""
+    """Whether `completion_tokens` already counts the reasoning tokens. OpenAI, and the
+    family that copies it, say yes. xAI says no: its `total_tokens` is prompt +
+    completion + reasoning (the xai capture: 291 + 26 + 196 = 513), so its reasoning is
+    added to the output once."""
+
     stream_usage: bool = True
-    """Send `stream_options.include_usage` (some servers reject the key)."""
+    """Send `stream_options.include_usage`. Mistral sends usage on its final chunk
+    unasked (both mistral captures) and validates request bodies strictly, so the key
+    is not sent there."""
+
+    api_key_header: str | None = None
+    """Send the key raw in this header instead of `Authorization: Bearer <key>`. Azure
+    OpenAI authenticates API keys with an `api-key` header."""
+
+    nested_usage: str | None = None
+    """A top-level object whose `usage` stands in when the chunk has no `usage` of its
+    own. Groq documents usage under `x_groq.usage` on the last chunk (newer responses
+    repeat it at the top level too: the groq capture)."""
+
+    think_tags: bool = False
+    """Split `<think>...</think>` at the start of `content` into reasoning. Together
+    serves DeepSeek-R1 with its chain of thought inside the content (the together
+    capture); see `rxllm.providers.think_tags` for the exact rules."""
+
     extra_headers: dict[str, str] = field(default_factory=dict)
+    """Headers every request of this endpoint carries."""
 
 
 def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> Usage:
-    """Normalize an OpenAI-style usage object: cached input apart, reasoning counted once."""
+    """Normalize an OpenAI-style usage object: cached input apart, reasoning counted once.
+
+    Reads the field's dialects too: DeepSeek's `prompt_cache_hit_tokens`, Together's
+    top-level `cached_tokens`, OpenRouter's `prompt_tokens_details.cache_write_tokens`
+    and `cost` (USD), xAI's `cost_in_usd_ticks`. `prompt_tokens` counts cache reads and
+    writes everywhere in this family, so both are taken out of `input_tokens`.
+    """
     prompt = raw.get("prompt_tokens") or 0
     completion = raw.get("completion_tokens") or 0
     prompt_details = raw.get("prompt_tokens_details") or {}
-    cached = prompt_details.get("cached_tokens") or raw.get("prompt_cache_hit_tokens") or 0
+    cached = (
+        prompt_details.get("cached_tokens")
+        or raw.get("prompt_cache_hit_tokens")
+        or raw.get("cached_tokens")
+        or 0
+    )
+    cache_write = prompt_details.get("cache_write_tokens") or 0
     reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0
     cost = raw.get("cost")
+    if not isinstance(cost, int | float):
+        ticks = raw.get("cost_in_usd_ticks")
+        cost = ticks * _USD_PER_TICK if isinstance(ticks, int | float) else None
     return Usage.of(
-        input_tokens=max(prompt - cached, 0),
+        input_tokens=max(prompt - cached - cache_write, 0),
         output_tokens=completion if reasoning_in_completion else completion + reasoning,
         reasoning_tokens=reasoning,
         cache_read_tokens=cached,
-        cost_usd=float(cost) if isinstance(cost, int | float) else None,
+        cache_write_tokens=cache_write,
+        cost_usd=float(cost) if cost is not None else None,
     )
 
 
@@ -102,6 +177,16 @@ def chat_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
+def _status_of(error: dict[str, Any]) -> int | None:
+    """The HTTP status an in-stream error names: Groq's `status_code`, OpenRouter's
+    numeric `code`."""
+    for key in ("status_code", "status", "code"):
+        value = error.get(key)
+        if isinstance(value, int) and 400 <= value < 600:
+            return value
+    return None
+
+
 class ChatNormalizer(Normalizer):
     """Chat completion chunks -> fragments. Only choice 0 is read (n > 1 is not a
     single stream); other choices are ignored."""
@@ -110,29 +195,45 @@ class ChatNormalizer(Normalizer):
         self, emit: Emit, provider: str, attempt: int = 1, options: ChatOptions | None = None
     ) -> None:
         super().__init__(emit, provider, attempt)
-        self.options = options or ChatOptions()
+        self.options = options = options or ChatOptions()
         self.finish: str | None = None
         self.calls: dict[Any, int] = {}  # the wire's key of a call -> our index
         self.call_ids: dict[int, str] = {}
         self.last_call: int | None = None
+        self.think: ThinkTagSplitter | None = None
+        self.content: Callable[[str], None] = self.text
+        if options.think_tags:
+            self.think = ThinkTagSplitter(self.text, self.reasoning)
+            self.content = self.think.feed
+        self._nested_usage = options.nested_usage
+        self._reasoning_in_completion = options.reasoning_in_completion
 
     def on_chunk(self, chunk: RawChunk) -> None:
         data = chunk.data
         if data == "[DONE]":
             self._settle()
             return
-        payload = json.loads(data)
-        if not isinstance(payload, dict):
+        try:  # json.loads without its wrapper: this is the hot path of every chunk
+            payload, end = _scan_json(data, 0)
+        except StopIteration:
+            payload, end = json.loads(data), len(data)  # raises the usual JSONDecodeError
+        if end != len(data):
+            payload = json.loads(data)  # trailing whitespace passes; anything else raises
+        if payload.__class__ is not dict:
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         model = payload.get("model")
         if model:
             self.model = model
-        for choice in payload.get("choices") or ():
-            if choice.get("index", 0) == 0:
-                self._choice(choice)
+        choices = payload.get("choices")
+        if choices:
+            for choice in choices:
+                if choice.get("index", 0) == 0:
+                    self._choice(choice)
         usage = payload.get("usage")
+        if not usage and self._nested_usage:
+            usage = (payload.get(self._nested_usage) or {}).get("usage")
         if usage:
-            self.usage(openai_usage(usage, self.options.reasoning_in_completion))
+            self.usage(openai_usage(usage, self._reasoning_in_completion))
         error = payload.get("error")
         if error or chunk.event == "error":
             self._error(error if error is not None else payload)
@@ -142,16 +243,25 @@ class ChatNormalizer(Normalizer):
     def end(self) -> None:
         if self.finish is not None:
             self._settle()
+        elif self.think is not None:
+            self.think.flush()  # the stream was cut: what was held is still output
 
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")
         if delta:
-            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if reasoning:
-                self.reasoning(reasoning)
+            details = delta.get("reasoning_details")
+            if details:
+                self._reasoning_details(details, delta)
+            else:
+                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                if reasoning:
+                    self.reasoning(reasoning)
             content = delta.get("content")
             if content:
-                self.text(content)
+                if content.__class__ is str:
+                    self.content(content)
+                else:
+                    self._content_parts(content)
             refusal = delta.get("refusal")
             if refusal:
                 self.text(refusal)
@@ -165,18 +275,77 @@ class ChatNormalizer(Normalizer):
             for index in self.call_ids:  # a finish ends every call: dispatch them now
                 self.tool_end(index)
 
+    def _reasoning_details(self, details: list[dict[str, Any]], delta: dict[str, Any]) -> None:
+        """OpenRouter's typed reasoning items. The text they carry is the same text as
+        the plain `reasoning` field beside them, so that field is read only when no item
+        carried text (an encrypted-only delta)."""
+        carried_text = False
+        for item in details:
+            kind = item.get("type")
+            if kind == "reasoning.encrypted":
+                data = item.get("data")
+                if data:
+                    self.reasoning(signature=data, redacted=True)
+                continue
+            if kind == "reasoning.text":
+                text = item.get("text") or ""
+            elif kind == "reasoning.summary":
+                text = item.get("summary") or ""
+            else:
+                continue
+            carried_text = True
+            signature = item.get("signature") or None
+            if text or signature:
+                self.reasoning(text, signature=signature)
+        if not carried_text:
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if reasoning:
+                self.reasoning(reasoning)
+
+    def _content_parts(self, parts: list[dict[str, Any]]) -> None:
+        """Mistral's content as a list of typed chunks: `text`, and `thinking` whose
+        own chunks (text) are reasoning."""
+        for part in parts:
+            kind = part.get("type")
+            if kind == "text":
+                text = part.get("text")
+                if text:
+                    self.content(text)
+            elif kind == "thinking":
+                thinking = part.get("thinking")
+                if isinstance(thinking, str):
+                    if thinking:
+                        self.reasoning(thinking)
+                    continue
+                for inner in thinking or ():
+                    text = inner.get("text") if inner.get("type") == "text" else None
+                    if text:
+                        self.reasoning(text)
+
     def _tool_call(self, call: dict[str, Any]) -> None:
         key = call.get("index")
         call_id = call.get("id")
         function = call.get("function") or {}
         if key is not None:
             index = self.calls.get(key)
+            if (
+                index is not None
+                and call_id
+                and call_id != self.call_ids[index]
+                and function.get("name")
+            ):
+                # A new id and name on a known index is a new call (Ollama has sent
+                # every parallel call as index 0); a new id alone is not (some servers
+                # send a fresh id on every fragment of one call).
+                index = None
         elif self.last_call is not None and call_id in (None, self.call_ids[self.last_call]):
             index = self.last_call  # no index on the wire (Mistral): same id, same call
         else:
             index = None
         if index is None:
-            index = len(self.calls)
+            if self.think is not None:
+                self.think.flush()  # text held so far comes before the call
+            index = len(self.call_ids)
             self.calls[key if key is not None else ("no-index", index)] = index
             self.call_ids[index] = call_id or f"call_{index}"
             self.tool_start(self.call_ids[index], function.get("name") or "", index)
@@ -186,18 +355,28 @@ class ChatNormalizer(Normalizer):
             self.tool_args(index, arguments)
 
     def _error(self, error: Any) -> None:
+        if self.think is not None:
+            self.think.flush()
         if isinstance(error, dict):
-            message = str(error.get("message") or error.get("error") or error)
-            code = error.get("code")
+            message = error.get("message") or error.get("error") or error
+            status = _status_of(error)
         else:
-            message, code = str(error), None
-        status = code if isinstance(code, int) and 400 <= code < 600 else None
-        self.fail("stream_error", message, status=status, raw=json.dumps(error))
+            message, status = error, None
+        retryable = status is not None and (status == 429 or status >= 500)
+        self.fail(
+            "stream_error",
+            str(message),
+            status=status,
+            retryable=retryable,
+            raw=json.dumps(error, ensure_ascii=False),
+        )
 
     def _settle(self) -> None:
+        if self.think is not None:
+            self.think.flush()
         if self.finish is not None:
             self.done(stop_reason_of(self.finish, FINISH_REASONS), self.finish)
-        else:  # [DONE] with no finish reason (some servers never send one)
+        else:  # [DONE] with no finish reason (Snowflake never sends one)
             self.done("tool_use" if self.calls else "stop")
 
 
@@ -218,13 +397,22 @@ class OpenAIChat(WireProtocol):
         self.requires_api_key = requires_api_key
         self.options = options or ChatOptions()
 
+    def __repr__(self) -> str:
+        return f"OpenAIChat({self.name!r}, {self.default_base_url!r}, {self.options})"
+
     def url(self, base_url: str, request: ChatRequest) -> str:
-        return base_url.rstrip("/") + "/chat/completions"
+        # A query on the base URL (Azure's `?api-version=...`) stays after the path.
+        base, mark, query = base_url.partition("?")
+        return base.rstrip("/") + "/chat/completions" + mark + query
 
     def headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
         if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+            key_header = self.options.api_key_header
+            if key_header:
+                headers[key_header] = api_key
+            else:
+                headers["Authorization"] = f"Bearer {api_key}"
         return headers | self.options.extra_headers
 
     def build_body(self, request: ChatRequest) -> dict[str, Any]:

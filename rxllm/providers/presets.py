@@ -1,10 +1,30 @@
-"""Named endpoints of the OpenAI-chat core: each a declaration, not a copy of the loop."""
+"""Named endpoints of the OpenAI-chat core: each a declaration, not a copy of the loop.
+
+A preset says where the endpoint is, which environment variable holds its key, and
+which `ChatOptions` it needs; the options' docstrings say why.
+"""
 
 from __future__ import annotations
 
-from rxllm.providers.openai_chat import OpenAIChat
+from rxllm.providers.openai_chat import ChatOptions, OpenAIChat
 
-__all__ = ["custom", "local"]
+__all__ = [
+    "azure_openai",
+    "custom",
+    "deepseek",
+    "groq",
+    "llamacpp",
+    "local",
+    "mistral",
+    "nvidia",
+    "ollama",
+    "openrouter",
+    "snowflake",
+    "together",
+    "vllm",
+    "xai",
+    "zai",
+]
 
 
 def local() -> OpenAIChat:
@@ -17,3 +37,108 @@ def custom() -> OpenAIChat:
     return OpenAIChat(
         "custom", default_base_url="", api_key_env="CUSTOM_API_KEY", requires_api_key=False
     )
+
+
+def openrouter() -> OpenAIChat:
+    """OpenRouter: processing comments, `reasoning_details`, a served model that may differ
+    from the requested one, usage after the finish, errors inside data chunks; all read
+    by the core."""
+    return OpenAIChat("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY")
+
+
+def nvidia() -> OpenAIChat:
+    """NVIDIA NIM (build.nvidia.com): the OpenAI chat wire as is."""
+    return OpenAIChat("nvidia", "https://integrate.api.nvidia.com/v1", "NVIDIA_API_KEY")
+
+
+def deepseek() -> OpenAIChat:
+    """DeepSeek: `reasoning_content`, `prompt_cache_hit_tokens`; read by the core."""
+    return OpenAIChat("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY")
+
+
+def azure_openai() -> OpenAIChat:
+    """Azure OpenAI. `base_url` is the resource's, from the user:
+    `https://<resource>.openai.azure.com/openai/v1` (the v1 API), or a deployment's
+    `.../openai/deployments/<name>?api-version=<version>` (the query is kept)."""
+    return OpenAIChat(
+        "azure-openai",
+        default_base_url="",
+        api_key_env="AZURE_OPENAI_API_KEY",
+        options=ChatOptions(api_key_header="api-key"),
+    )
+
+
+def groq() -> OpenAIChat:
+    """Groq: usage also under `x_groq.usage`; `event: error` frames read by the core."""
+    return OpenAIChat(
+        "groq",
+        "https://api.groq.com/openai/v1",
+        "GROQ_API_KEY",
+        options=ChatOptions(nested_usage="x_groq"),
+    )
+
+
+def mistral() -> OpenAIChat:
+    """Mistral: content as typed chunk lists and index-less tool calls (read by the core);
+    usage comes unasked, so no `stream_options`."""
+    return OpenAIChat(
+        "mistral",
+        "https://api.mistral.ai/v1",
+        "MISTRAL_API_KEY",
+        options=ChatOptions(stream_usage=False),
+    )
+
+
+def vllm() -> OpenAIChat:
+    """A vLLM server; a key only if it was started with `--api-key`."""
+    return OpenAIChat(
+        "vllm", "http://localhost:8000/v1", api_key_env="VLLM_API_KEY", requires_api_key=False
+    )
+
+
+def ollama() -> OpenAIChat:
+    """A local Ollama server's OpenAI-compatible endpoint; no key."""
+    return OpenAIChat(
+        "ollama", "http://localhost:11434/v1", api_key_env=None, requires_api_key=False
+    )
+
+
+def llamacpp() -> OpenAIChat:
+    """A local `llama-server`; no key. Without `--jinja` and a reasoning format, gpt-oss's
+    raw Harmony tokens come out as text, verbatim."""
+    return OpenAIChat(
+        "llamacpp", "http://localhost:8080/v1", api_key_env=None, requires_api_key=False
+    )
+
+
+def xai() -> OpenAIChat:
+    """xAI: `completion_tokens` excludes reasoning, so reasoning is added to the output."""
+    return OpenAIChat(
+        "xai",
+        "https://api.x.ai/v1",
+        "XAI_API_KEY",
+        options=ChatOptions(reasoning_in_completion=False),
+    )
+
+
+def zai() -> OpenAIChat:
+    """Z.ai (GLM): `reasoning_content`, no finish key until the end; read by the core."""
+    return OpenAIChat("zai", "https://api.z.ai/api/paas/v4", "ZAI_API_KEY")
+
+
+def together() -> OpenAIChat:
+    """Together: open reasoning models think inside `content`, between `<think>` tags."""
+    return OpenAIChat(
+        "together",
+        "https://api.together.xyz/v1",
+        "TOGETHER_API_KEY",
+        options=ChatOptions(think_tags=True),
+    )
+
+
+def snowflake() -> OpenAIChat:
+    """Snowflake Cortex. `base_url` is the account's, from the user:
+    `https://<account>.snowflakecomputing.com/api/v2/cortex/v1`; the key is a
+    programmatic access token, sent as a bearer token. It sends no finish reason:
+    `[DONE]` ends the turn."""
+    return OpenAIChat("snowflake", default_base_url="", api_key_env="SNOWFLAKE_API_KEY")

@@ -1,0 +1,108 @@
+"""Reasoning inlined in content as `<think>...</think>`, split out as it streams.
+
+Open-weight reasoning models (DeepSeek-R1, QwQ, Qwen3) served without a reasoning
+parser write their chain of thought into `content`, between `<think>` and `</think>`
+(the Together capture). The tags may be cut anywhere by the provider's deltas
+(`"<thi"`, `"nk>"`), so a possible tag prefix at the end of a delta is held back until
+the next delta (or the end of the stream) says what it is.
+
+Rules, chosen to never turn visible text into reasoning by accident:
+
+- Only a `<think>` at the very start of the content (after whitespace) opens reasoning;
+  a `<think>` later in the answer is text (a model may well write about the tag).
+- Inside reasoning, the first `</think>` closes it; everything after is text.
+- The newlines right after each tag are formatting, not content: they are dropped, so
+  the answer does not start with `"\\n"` (what DeepSeek's own `reasoning_content`
+  API gives).
+- A reasoning block the stream never closes (cut by `max_tokens`) stays reasoning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["CLOSE_TAG", "OPEN_TAG", "ThinkTagSplitter"]
+
+OPEN_TAG = "<think>"
+CLOSE_TAG = "</think>"
+
+_START, _THINKING, _ANSWER = 0, 1, 2
+_NEWLINES = "\r\n"
+
+
+def _held_prefix(text: str, tag: str) -> int:
+    """The length of the longest end of `text` that is a proper beginning of `tag`."""
+    for size in range(min(len(tag) - 1, len(text)), 0, -1):
+        if tag.startswith(text[-size:]):
+            return size
+    return 0
+
+
+class ThinkTagSplitter:
+    """Feed content deltas; text and reasoning come out through the two callbacks.
+
+    One instance per stream (its state is the stream's). `flush()` releases what is
+    held back (at most a tag's length) and must be called before any event that has
+    to come after the text so far: a tool call, the end of the turn.
+    """
+
+    __slots__ = ("_held", "_reasoning", "_state", "_strip", "_text")
+
+    def __init__(self, text: Callable[[str], None], reasoning: Callable[[str], None]) -> None:
+        self._text = text
+        self._reasoning = reasoning
+        self._state = _START
+        self._held = ""
+        self._strip = False  # drop the newlines that follow a tag
+
+    def feed(self, content: str) -> None:
+        state = self._state
+        if state == _ANSWER and not self._strip:
+            self._text(content)  # the common case once the reasoning is over
+            return
+        buffer = self._held + content
+        self._held = ""
+        if state == _START:
+            stripped = buffer.lstrip()
+            if stripped.startswith(OPEN_TAG):
+                self._state, self._strip = _THINKING, True
+                buffer = stripped[len(OPEN_TAG) :]
+            elif OPEN_TAG.startswith(stripped):  # empty, or a tag still arriving
+                self._held = buffer
+                return
+            else:
+                self._state = _ANSWER
+                self._text(buffer)
+                return
+        if self._state == _THINKING:
+            end = buffer.find(CLOSE_TAG)
+            if end < 0:
+                keep = _held_prefix(buffer, CLOSE_TAG)
+                if keep:
+                    self._held = buffer[-keep:]
+                    buffer = buffer[:-keep]
+                self._emit(self._reasoning, buffer)
+                return
+            self._emit(self._reasoning, buffer[:end])
+            self._state, self._strip = _ANSWER, True
+            buffer = buffer[end + len(CLOSE_TAG) :]
+        self._emit(self._text, buffer)
+
+    def flush(self) -> None:
+        held, self._held = self._held, ""
+        if not held:
+            return
+        if self._state == _THINKING:
+            self._emit(self._reasoning, held)
+        else:  # whitespace or an unfinished "<thi" at the start: it was text
+            self._state = _ANSWER
+            self._text(held)
+
+    def _emit(self, out: Callable[[str], None], text: str) -> None:
+        if self._strip:
+            text = text.lstrip(_NEWLINES)
+            if not text:
+                return
+            self._strip = False
+        if text:
+            out(text)
