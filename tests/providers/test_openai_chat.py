@@ -1,0 +1,536 @@
+"""The OpenAI Chat Completions core: request bodies, and every OpenAI chat capture.
+
+Each capture is replayed whole, cut at random byte boundaries (down to one byte, so
+cuts land inside multi-byte UTF-8 characters) and with its line ends turned into
+CRLF (so cuts land inside `\\r\\n`): the events must be the same every time. The
+expected values were read from the captures themselves, not from the code's output.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+import rxllm
+from rxllm.events import Done, Event, ToolRequest, UsageUpdate
+from rxllm.providers import wire_for
+from rxllm.providers.openai_chat import ChatOptions, OpenAIChat, openai_usage
+from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
+from tests.support import Summary, capture, captures_of, rechunk, replay, summarize
+
+# ----------------------------------------------------------------------------- helpers
+
+# Random cuts: tiny pieces (inside every UTF-8 sequence and CRLF) and network-sized ones.
+_CUTS = [(size, seed) for size in (1, 2, 3) for seed in range(3)] + [
+    (size, seed) for size in (7, 17, 64, 1024) for seed in range(4)
+]
+
+
+def replay_every_way(data: bytes, provider: str) -> list[Event]:
+    """The events of `data`, checked to be identical whatever the chunking."""
+    whole = replay(data, provider)
+    for max_size, seed in _CUTS:
+        assert replay(rechunk(data, seed, max_size), provider) == whole, (max_size, seed)
+    crlf = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    for seed in range(3):
+        assert replay(rechunk(crlf, seed, 3), provider) == whole, ("crlf", seed)
+    return whole
+
+
+Call = tuple[str, str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a capture says, read from its bytes."""
+
+    text: str | None = None
+    """The whole visible text, exactly (None: see `text_has`)."""
+    text_has: tuple[str, ...] = ()
+    text_len: int | None = None
+    reasoning: str | None = ""
+    reasoning_has: tuple[str, ...] = ()
+    reasoning_len: int | None = None
+    signatures: int = 0
+    tools: tuple[Call, ...] = ()
+    usage: tuple[int, int, int, int, int] | None = None
+    """(input, output incl. reasoning, reasoning, cache read, total)."""
+    cache_write: int = 0
+    cost: float | None = None
+    terminal: str = "done"
+    stop_reason: str | None = "stop"
+    raw_stop_reason: str | None = "stop"
+    error_kind: str | None = None
+    model: str | None = None
+
+
+def check(summary: Summary, expect: Expect) -> None:
+    if expect.text is not None:
+        assert summary.text == expect.text
+    for piece in expect.text_has:
+        assert piece in summary.text
+    if expect.text_len is not None:
+        assert len(summary.text) == expect.text_len
+    if expect.reasoning is not None:
+        assert summary.reasoning == expect.reasoning
+    for piece in expect.reasoning_has:
+        assert piece in summary.reasoning
+    if expect.reasoning_len is not None:
+        assert len(summary.reasoning) == expect.reasoning_len
+    assert len(summary.signatures) == expect.signatures
+    assert tuple(summary.tool_calls) == expect.tools
+    if expect.usage is None:
+        assert summary.usage is None
+    else:
+        usage = summary.usage
+        assert usage is not None
+        got = (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.reasoning_tokens,
+            usage.cache_read_tokens,
+            usage.total_tokens,
+        )
+        assert got == expect.usage
+        assert usage.cache_write_tokens == expect.cache_write
+        assert usage.total_tokens == (
+            usage.input_tokens
+            + usage.output_tokens
+            + usage.cache_read_tokens
+            + usage.cache_write_tokens
+        )
+        if expect.cost is None:
+            assert usage.cost_usd is None
+        else:
+            assert usage.cost_usd == pytest.approx(expect.cost)
+    assert summary.terminal == expect.terminal
+    if expect.terminal == "done":
+        assert summary.stop_reason == expect.stop_reason
+        assert summary.raw_stop_reason == expect.raw_stop_reason
+        assert summary.model == expect.model
+    else:
+        assert summary.error_kind == expect.error_kind
+
+
+def kinds(events: list[Event]) -> list[str]:
+    """Event types in order, consecutive repeats of text/reasoning collapsed."""
+    out: list[str] = []
+    for event in events:
+        if not (out and out[-1] == event.type and event.type in ("text", "reasoning")):
+            out.append(event.type)
+    return out
+
+
+# ---------------------------------------------------------------------------- captures
+
+GPT4O = "gpt-4o-2024-08-06"
+
+OPENAI: dict[str, Expect] = {
+    # max_tokens=1: one token of a JSON answer, then finish_reason=length.
+    "chat_finish_length.sse": Expect(
+        text='{"',
+        usage=(79, 1, 0, 0, 80),
+        stop_reason="length",
+        raw_stop_reason="length",
+        model=GPT4O,
+    ),
+    # logprobs on every choice are not events; the first chunk's content is "".
+    "chat_logprobs.sse": Expect(text="Foo!", usage=(9, 2, 0, 0, 11), model=GPT4O),
+    # n=3: only choice 0 is the stream's text (choices 1 and 2 say 61 and 59 degrees);
+    # the usage is the request's, so it counts the completion tokens of all three.
+    "chat_n3_multiple_choices.sse": Expect(
+        text='{"city":"San Francisco","temperature":65,"units":"f"}',
+        usage=(79, 42, 0, 0, 121),
+        model=GPT4O,
+    ),
+    "chat_parallel_tool_calls.sse": Expect(
+        text="",
+        tools=(
+            (
+                "call_JMW1whyEaYG438VE1OIflxA2",
+                "GetWeatherArgs",
+                {"city": "Edinburgh", "country": "GB", "units": "c"},
+            ),
+            (
+                "call_DNYTawLBoN8fj3KN6qU9N1Ou",
+                "get_stock_price",
+                {"ticker": "AAPL", "exchange": "NASDAQ"},
+            ),
+        ),
+        usage=(149, 60, 0, 0, 209),
+        stop_reason="tool_use",
+        raw_stop_reason="tool_calls",
+        model=GPT4O,
+    ),
+    "chat_parallel_tool_calls_no_args.sse": Expect(
+        text="",
+        tools=(
+            ("call_q2UyBRP7eXNTzAoR8lEhjc9Z", "get_country", {}),
+            ("call_b51ijcpFkDiTQG1bQzsrmtW5", "get_product_name", {}),
+        ),
+        usage=(364, 40, 0, 0, 404),
+        stop_reason="tool_use",
+        raw_stop_reason="tool_calls",
+        model=GPT4O,
+    ),
+    # The refusal arrives in delta.refusal, not delta.content: it is the visible text.
+    "chat_refusal.sse": Expect(
+        text="I'm sorry, I can't assist with that request.",
+        usage=(79, 11, 0, 0, 90),
+        model=GPT4O,
+    ),
+    "chat_single_tool_call.sse": Expect(
+        text="",
+        tools=(
+            (
+                "call_c91SqDXlYFuETYv8mUHzz6pp",
+                "GetWeatherArgs",
+                {"city": "Edinburgh", "country": "UK", "units": "c"},
+            ),
+        ),
+        usage=(76, 24, 0, 0, 100),
+        stop_reason="tool_use",
+        raw_stop_reason="tool_calls",
+        model=GPT4O,
+    ),
+    "chat_text_obfuscation_usage_null.sse": Expect(
+        text_has=(
+            "**Holiday Name:** Harmony Day\n\n**Date:** Celebrated annually on the first "
+            "Saturday of May",
+            "we are all connected through shared human experiences and mutual respect.",
+        ),
+        text_len=1724,
+        usage=(16, 300, 0, 0, 316),
+        model="gpt-4.1-nano-2025-04-14",
+    ),
+    "chat_text_usage.sse": Expect(
+        text="I'm unable to provide real-time weather updates. To get the current weather in "
+        "San Francisco, I recommend checking a reliable weather website or a weather app.",
+        usage=(14, 30, 0, 0, 44),
+        model=GPT4O,
+    ),
+}
+
+
+def test_every_openai_chat_capture_is_checked() -> None:
+    assert {path.name for path in captures_of("openai")} == set(OPENAI)
+
+
+@pytest.mark.parametrize("name", sorted(OPENAI))
+def test_openai_capture(name: str) -> None:
+    events = replay_every_way(capture(f"openai/{name}"), "openai")
+    check(summarize(events), OPENAI[name])
+    assert {event.provider for event in events} == {"openai"}
+
+
+def test_tool_requests_carry_the_usage_that_follows_the_finish() -> None:
+    # finish_reason=tool_calls comes before the usage chunk: the finish is held, so the
+    # calls are dispatched at the finish and the turn ends only after its usage.
+    events = replay(capture("openai/chat_parallel_tool_calls.sse"), "openai")
+    assert kinds(events) == [
+        "tool_start",
+        "tool_start",
+        "tool_request",
+        "tool_request",
+        "usage",
+        "done",
+    ]
+
+
+def test_text_stream_order() -> None:
+    events = replay(capture("openai/chat_text_usage.sse"), "openai")
+    assert kinds(events) == ["text", "usage", "done"]
+
+
+# ------------------------------------------------------------------- request building
+
+
+def _request(**overrides: Any) -> ChatRequest:
+    values: dict[str, Any] = {
+        "model": "gpt-4.1-mini",
+        "messages": [
+            Message.system("Be brief."),
+            Message.user(
+                "What is in these pictures?",
+                images=["https://example.com/cat.png", "data:image/png;base64,iVBORw0KGgo="],
+            ),
+            Message.assistant(
+                "Let me look.",
+                tool_calls=[ToolCall(id="call_1", name="zoom", arguments={"factor": 2})],
+            ),
+            Message.tool("call_1", '{"ok": true}'),
+            Message.assistant("A cat."),
+            Message.user("Thanks"),
+        ],
+        "tools": [
+            Tool(
+                name="zoom",
+                description="Zoom in",
+                parameters={"type": "object", "properties": {"factor": {"type": "number"}}},
+            )
+        ],
+        "params": {"temperature": 0.2, "max_tokens": 100},
+    }
+    values.update(overrides)
+    return ChatRequest(**values)
+
+
+def test_body_messages_tools_params_and_stream_usage() -> None:
+    body = OpenAIChat().build_body(_request())
+    assert body == {
+        "model": "gpt-4.1-mini",
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is in these pictures?"},
+                    {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="},
+                    },
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": "Let me look.",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "zoom", "arguments": '{"factor": 2}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": '{"ok": true}'},
+            {"role": "assistant", "content": "A cat."},
+            {"role": "user", "content": "Thanks"},
+        ],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "tools": [
+            {
+                "type": "function",
+                "function": {
+                    "name": "zoom",
+                    "description": "Zoom in",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"factor": {"type": "number"}},
+                    },
+                },
+            }
+        ],
+        "temperature": 0.2,
+        "max_tokens": 100,
+    }
+    json.dumps(body)  # the body is plain JSON
+
+
+def test_body_text_only_user_message_is_a_string_and_no_tools_key() -> None:
+    body = OpenAIChat().build_body(ChatRequest(model="m", messages=[Message.user("hi")], params={}))
+    assert body == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+
+
+def test_body_image_before_text_keeps_part_order() -> None:
+    message = Message(
+        role="user",
+        content=[ImagePart(url="https://example.com/a.png"), TextPart(text="this one")],
+    )
+    body = OpenAIChat().build_body(ChatRequest(model="m", messages=[message]))
+    assert body["messages"][0]["content"] == [
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+        {"type": "text", "text": "this one"},
+    ]
+
+
+def test_body_assistant_with_only_tool_calls_has_null_content() -> None:
+    message = Message.assistant(tool_calls=[ToolCall(id="c", name="f")])
+    body = OpenAIChat().build_body(ChatRequest(model="m", messages=[message]))
+    assert body["messages"][0] == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    }
+
+
+def test_params_override_the_defaults() -> None:
+    body = OpenAIChat().build_body(
+        _request(params={"stream_options": {"include_usage": False}, "n": 1})
+    )
+    assert body["stream_options"] == {"include_usage": False}
+    assert body["n"] == 1
+
+
+def test_stream_usage_off_sends_no_stream_options() -> None:
+    wire = OpenAIChat(options=ChatOptions(stream_usage=False))
+    assert "stream_options" not in wire.build_body(_request())
+
+
+def test_url_and_headers() -> None:
+    wire = OpenAIChat()
+    request = _request()
+    assert wire.url("https://api.openai.com/v1/", request) == (
+        "https://api.openai.com/v1/chat/completions"
+    )
+    assert wire.url("https://x.example/openai/deployments/d?api-version=2024-10-21", request) == (
+        "https://x.example/openai/deployments/d/chat/completions?api-version=2024-10-21"
+    )
+    assert wire.headers("sk-1") == {
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+        "Authorization": "Bearer sk-1",
+    }
+    assert "Authorization" not in wire.headers(None)
+    keyed = OpenAIChat(options=ChatOptions(api_key_header="api-key", extra_headers={"X-A": "1"}))
+    assert keyed.headers("k") == {
+        "Content-Type": "application/json",
+        "Accept": "text/event-stream",
+        "api-key": "k",
+        "X-A": "1",
+    }
+
+
+def test_openai_is_the_registered_core() -> None:
+    wire = wire_for("openai")
+    assert isinstance(wire, OpenAIChat)
+    assert wire.options == ChatOptions()
+    provider = rxllm.provider("openai", api_key="sk-test")
+    assert provider.base_url == "https://api.openai.com/v1"
+    assert "sk-test" not in repr(provider)
+
+
+# ----------------------------------------------------------------------------- usage
+
+
+def test_usage_counts_cached_input_apart_and_reasoning_once() -> None:
+    usage = openai_usage(
+        {
+            "prompt_tokens": 1000,
+            "completion_tokens": 300,
+            "total_tokens": 1300,
+            "prompt_tokens_details": {"cached_tokens": 800},
+            "completion_tokens_details": {"reasoning_tokens": 200},
+        }
+    )
+    assert (usage.input_tokens, usage.cache_read_tokens) == (200, 800)
+    assert (usage.output_tokens, usage.reasoning_tokens) == (300, 200)
+    assert usage.total_tokens == 1300
+    assert usage.cost_usd is None
+
+
+def test_usage_when_completion_excludes_reasoning() -> None:
+    usage = openai_usage(
+        {
+            "prompt_tokens": 10,
+            "completion_tokens": 5,
+            "completion_tokens_details": {"reasoning_tokens": 20},
+        },
+        reasoning_in_completion=False,
+    )
+    assert (usage.output_tokens, usage.reasoning_tokens, usage.total_tokens) == (25, 20, 35)
+
+
+def test_usage_of_an_empty_object() -> None:
+    usage = openai_usage({"prompt_tokens": None, "completion_tokens": None})
+    assert usage.total_tokens == 0
+
+
+# ------------------------------------------------------------------ synthetic streams
+
+
+def _sse(*payloads: Any, done: bool = True) -> bytes:
+    lines = [f"data: {json.dumps(p) if not isinstance(p, str) else p}\n\n" for p in payloads]
+    if done:
+        lines.append("data: [DONE]\n\n")
+    return "".join(lines).encode()
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {
+        "model": "m-1",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+
+
+def test_unknown_finish_reason_is_other_with_the_raw_value_kept() -> None:
+    events = replay(_sse(_chunk({"content": "hi"}), _chunk({}, "brand_new_reason")), "openai")
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert (done.stop_reason, done.raw_stop_reason, done.model) == (
+        "other",
+        "brand_new_reason",
+        "m-1",
+    )
+
+
+def test_finish_without_usage_or_done_ends_at_the_end_of_the_body() -> None:
+    events = replay(_sse(_chunk({"content": "hi"}), _chunk({}, "stop"), done=False), "openai")
+    assert kinds(events) == ["text", "done"]
+
+
+def test_body_that_ends_without_finish_or_done_is_truncated() -> None:
+    events = replay(_sse(_chunk({"content": "hi"}), done=False), "openai")
+    summary = summarize(events)
+    assert (summary.terminal, summary.error_kind, summary.text) == ("error", "truncated", "hi")
+
+
+def test_later_usage_wins_and_late_chunks_after_the_terminal_are_ignored() -> None:
+    data = _sse(
+        _chunk({"content": "a"}, "stop"),
+        {"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1}},
+        _chunk({"content": "late"}),
+    )
+    events = replay(data, "openai")
+    assert kinds(events) == ["text", "usage", "done"]
+    usage = [e for e in events if isinstance(e, UsageUpdate)]
+    assert usage[-1].usage.total_tokens == 2
+
+
+def test_a_reused_index_with_a_new_id_and_name_is_a_new_call() -> None:
+    # Ollama has sent each of several parallel calls as index 0.
+    data = _sse(
+        _chunk(
+            {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}]}
+        ),
+        _chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "b", "function": {"name": "g", "arguments": '{"x":1}'}}
+                ]
+            }
+        ),
+        _chunk({}, "tool_calls"),
+    )
+    requests = [e for e in replay(data, "openai") if isinstance(e, ToolRequest)]
+    calls = [(r.call_id, r.name, r.arguments) for r in requests]
+    assert calls == [("a", "f", {}), ("b", "g", {"x": 1})]
+
+
+def test_a_new_id_without_a_name_continues_the_call() -> None:
+    # Some servers send a fresh id on every fragment of one call.
+    data = _sse(
+        _chunk({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "f"}}]}),
+        _chunk({"tool_calls": [{"index": 0, "id": "b", "function": {"arguments": '{"x"'}}]}),
+        _chunk({"tool_calls": [{"index": 0, "id": "c", "function": {"arguments": ": 2}"}}]}),
+        _chunk({}, "tool_calls"),
+    )
+    requests = [e for e in replay(data, "openai") if isinstance(e, ToolRequest)]
+    assert [(r.call_id, r.name, r.arguments) for r in requests] == [("a", "f", {"x": 2})]
+
+
+def test_not_json_is_a_protocol_error() -> None:
+    events = replay(b'data: {"choices": [\n\n', "openai")
+    assert summarize(events).error_kind == "protocol"
