@@ -1,0 +1,134 @@
+"""The local provider's Gemini encoder: a script as `streamGenerateContent?alt=sse` chunks.
+
+Each chunk is a whole `GenerateContentResponse` framed with `\\r\\n\\r\\n`, as the
+Gemini API sends them: thought parts (`"thought": true`), text parts, whole
+`functionCall` parts (parallel calls share one chunk), a cumulative `usageMetadata` on
+every chunk, and `finishReason` on the last candidate. The thought signature rides on
+the first part after the thoughts, as Gemini puts it.
+
+Arguments that are not a JSON object cannot travel in a whole `functionCall` (its
+`args` is a structure, not text); the Gemini wire's way to leave a call unfinished is
+a streamed call (`willContinue`) that never ends, so that is how a malformed or cut
+call is told here.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from rxllm.local.script import Reasoning, Say, Script, ToolUse, words
+
+__all__ = ["PATH", "frames", "prompt_of"]
+
+# aiohttp matches a variable followed by a literal in one segment; a model name with a
+# `/` (`fault/<name>`) arrives percent-encoded and is decoded in `match_info`.
+PATH = "/v1beta/models/{model}:streamGenerateContent"
+
+_FINISH = {"stop": "STOP", "tool_use": "STOP", "length": "MAX_TOKENS"}
+
+
+def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
+    """(model, last user text, whether tools were offered) of a request body; the
+    server puts the model from the URL into `body["model"]`."""
+    text = ""
+    for content in body.get("contents") or ():
+        if content.get("role", "user") != "user":
+            continue
+        said = [p["text"] for p in content.get("parts") or () if isinstance(p.get("text"), str)]
+        if said:  # a turn of tool results only is not what the user asked
+            text = " ".join(said)
+    tools = any(tool.get("functionDeclarations") for tool in body.get("tools") or ())
+    return str(body.get("model", "")), text, tools
+
+
+def _frame(payload: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(payload)}\r\n\r\n".encode()
+
+
+def _arguments(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
+    model = str(body.get("model") or "rxllm-local")
+    prompt_usage = {"promptTokenCount": script.input_tokens, "totalTokenCount": script.input_tokens}
+
+    def chunk(
+        parts: list[dict[str, Any]],
+        finish: str | None = None,
+        usage: dict[str, Any] | None = None,
+    ) -> bytes:
+        candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+        if finish is not None:
+            candidate["finishReason"] = finish
+        return _frame(
+            {
+                "candidates": [candidate],
+                "usageMetadata": usage or prompt_usage,
+                "modelVersion": model,
+                "responseId": "rxllm-local",
+            }
+        )
+
+    signature: str | None = None  # owed to the first part after the thoughts
+
+    def signed(part: dict[str, Any]) -> dict[str, Any]:
+        nonlocal signature
+        if signature is not None:
+            part["thoughtSignature"], signature = signature, None
+        return part
+
+    steps = script.steps
+    position = 0
+    while position < len(steps):
+        step = steps[position]
+        position += 1
+        if isinstance(step, Reasoning):
+            for word in words(step.text):
+                yield chunk([{"text": word, "thought": True}])
+            blob = f"rxllm-local thought signature {position}".encode()
+            signature = base64.b64encode(blob).decode()
+        elif isinstance(step, Say):
+            for word in words(step.text):
+                yield chunk([signed({"text": word})])
+        elif isinstance(step, ToolUse):
+            calls = [step]
+            while position < len(steps) and isinstance(steps[position], ToolUse):
+                following = steps[position]
+                assert isinstance(following, ToolUse)
+                calls.append(following)
+                position += 1
+            parts: list[dict[str, Any]] = []
+            for call in calls:
+                arguments = _arguments(call.arguments)
+                if arguments is None:  # see the module docstring: an unfinished call
+                    parts.append(
+                        signed({"functionCall": {"name": call.name, "willContinue": True}})
+                    )
+                    break
+                function_call = {"id": call.call_id, "name": call.name, "args": arguments}
+                parts.append(signed({"functionCall": function_call}))
+            yield chunk(parts)
+    if script.cut:
+        return
+    if script.error is not None:
+        error = {"code": 503, "message": script.error, "status": "UNAVAILABLE"}
+        yield _frame({"error": error})
+        return
+    visible = script.output_tokens - script.reasoning_tokens
+    usage = {
+        "promptTokenCount": script.input_tokens,
+        "candidatesTokenCount": visible,
+        "thoughtsTokenCount": script.reasoning_tokens,
+        "totalTokenCount": script.input_tokens + script.output_tokens,
+    }
+    yield chunk([signed({"text": ""})], _FINISH[script.stop], usage)
+    if script.late_text is not None:
+        yield chunk([{"text": script.late_text}], usage=usage)

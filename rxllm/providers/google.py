@@ -1,0 +1,605 @@
+"""Google Gemini `streamGenerateContent?alt=sse`: whole-candidate chunks to fragments.
+
+Request: `POST {base}/models/{model}:streamGenerateContent?alt=sse` with the key in
+`x-goog-api-key`; the model is in the URL, never in the body. Response: `data:` events
+(framed with `\\r\\n\\r\\n`, which the SSE decoder handles), each a whole
+`GenerateContentResponse`: `candidates[0].content.parts` (text, thought text,
+`functionCall`, `executableCode`, `codeExecutionResult`), a cumulative `usageMetadata`
+on most chunks, `modelVersion`, and a `finishReason` on the last candidate. There is
+no `[DONE]`: a finish reason (or a prompt block) is the terminal marker, and usage-only
+chunks may still follow it, so usage and `done` are emitted at the end of the body.
+
+How the wire is read (decisions, each tested in tests/providers/test_google.py):
+
+- Parts with `"thought": true` are reasoning; their `thoughtSignature` rides on the
+  same event. A signature on any other part (text, a function call, an empty text
+  part) comes out first as a reasoning event with empty text carrying it: Gemini puts
+  the signature of the thoughts on the first part after them, so it closes the
+  reasoning that precedes that part.
+- Inside one chunk, text-like parts come out before function calls (DESIGN.md: a
+  chunk with both is split, text first). This is ordering inside the normalizer, not
+  an operator: a chunk is already whole, so no state crosses chunks.
+- A whole `functionCall` becomes tool_start, one argument fragment (its `args`
+  encoded once) and tool_end. The call id is the part's `id`, else `{name}_{index}`
+  (stable across replays; `index` counts calls in the turn). A call with no `args`
+  key is not given `{}`: only an explicit `"args": {}` is an empty object, so a call
+  about which the wire said nothing ends the turn with `malformed_tool_arguments`
+  ("missing"), as DESIGN.md asks ("never invent arguments").
+- Vertex's streamed arguments (`willContinue` with `partialArgs` of `jsonPath` and a
+  typed value, strings continued across parts) build one call per `functionCall`
+  that opened with a name; it ends at the first `functionCall` part without
+  `willContinue` (the empty `{}` terminator, or a last `partialArgs` part). String
+  pieces are joined once, at the end. A call still open when the turn finishes is
+  `malformed_tool_arguments`; the provider said more was coming.
+- `executableCode` and `codeExecutionResult` are shown as text, as fenced blocks
+  (```python ... ``` and ```output ... ```), each starting on its own line.
+- Usage: the latest `usageMetadata` with token counts wins and is emitted once,
+  before `done`. input = prompt - cached + toolUsePrompt (code execution and search
+  results the model read, which Gemini bills as input, so the total matches its
+  `totalTokenCount`); cache_read = cached; output = candidates + thoughts (Gemini's
+  candidates count excludes thoughts); reasoning = thoughts.
+- Finish: STOP is `stop`, or `tool_use` when the turn made calls; MAX_TOKENS is
+  `length`; the safety family is `content_filter`; MALFORMED_FUNCTION_CALL and unknown
+  reasons are `other`, the raw value kept. Parts after the finish are ignored.
+- `promptFeedback.blockReason` (other than the unspecified defaults) is terminal:
+  `done("content_filter")` with the block reason as the raw stop reason. It is the
+  provider's answer, not a failure of the stream, as a filtered finish is.
+- An `error` object in a chunk is `error(kind="stream_error")`, its HTTP-like `code`
+  as the status, retryable for overload and server statuses.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import os
+import re
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from loguru import logger
+
+from rxllm.errors import ConfigError
+from rxllm.events import StopReason, Usage
+from rxllm.providers.base import Emit, Normalizer, WireProtocol, stop_reason_of
+from rxllm.request import ChatRequest, ImagePart, Message, Part, TextPart
+from rxllm.sources.raw import RawChunk
+
+__all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
+
+FINISH_REASONS: dict[str, StopReason] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "IMAGE_PROHIBITED_CONTENT": "content_filter",
+    "IMAGE_RECITATION": "content_filter",
+    "MODEL_ARMOR": "content_filter",
+}
+
+# `promptFeedback.blockReason` values that mean "not blocked" (proto enum defaults).
+_NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPECIFIED"})
+
+# Error statuses worth a retry: overload, rate limit, server trouble.
+_RETRYABLE_CODES = frozenset({408, 429, 500, 502, 503, 504})
+_RETRYABLE_STATUSES = frozenset(
+    {"UNAVAILABLE", "RESOURCE_EXHAUSTED", "INTERNAL", "DEADLINE_EXCEEDED"}
+)
+
+# Google's documented placeholder for history whose thought signature is unknown
+# (ai.google.dev/gemini-api/docs/thought-signatures): Gemini 3 answers 400 when the
+# first functionCall of a model turn comes back without one, and rxllm's request model
+# does not carry the real signature back yet.
+SKIP_SIGNATURE = "skip_thought_signature_validator"
+
+
+# -- usage --------------------------------------------------------------------------
+
+
+def gemini_usage(raw: dict[str, Any]) -> Usage:
+    """Normalize a `usageMetadata`: cached input apart, thoughts counted once."""
+    prompt = raw.get("promptTokenCount") or 0
+    cached = raw.get("cachedContentTokenCount") or 0
+    tool_prompt = raw.get("toolUsePromptTokenCount") or 0
+    thoughts = raw.get("thoughtsTokenCount") or 0
+    return Usage.of(
+        input_tokens=max(prompt - cached, 0) + tool_prompt,
+        output_tokens=(raw.get("candidatesTokenCount") or 0) + thoughts,
+        reasoning_tokens=thoughts,
+        cache_read_tokens=cached,
+    )
+
+
+# -- streamed function-call arguments (Vertex `partialArgs`) --------------------------
+
+PathKey = tuple[str | int, ...]
+
+_SEGMENT = re.compile(
+    r"\.(?P<name>[^.\[\]]+)|\[(?P<index>\d+)\]|\['(?P<single>(?:[^'\\]|\\.)*)'\]"
+    r"|\[\"(?P<double>(?:[^\"\\]|\\.)*)\"\]"
+)
+
+
+@lru_cache(maxsize=1024)
+def _json_path(path: str) -> PathKey:
+    """`$.recipe.ingredients[0].name` -> ("recipe", "ingredients", 0, "name")."""
+    if not path.startswith("$"):
+        raise ValueError(f"a partialArgs jsonPath must start with '$': {path!r}")
+    segments: list[str | int] = []
+    position = 1
+    while position < len(path):
+        match = _SEGMENT.match(path, position)
+        if match is None:
+            raise ValueError(f"cannot read partialArgs jsonPath {path!r}")
+        if match["index"] is not None:
+            segments.append(int(match["index"]))
+        else:
+            segments.append(match["name"] or match["single"] or match["double"] or "")
+        position = match.end()
+    return tuple(segments)
+
+
+class _StreamedCall:
+    """One call whose arguments arrive as `partialArgs`: leaves by path, in order.
+
+    A string leaf is a list of its pieces (a partial argument's value is always a
+    scalar, so a list can only be pieces); they are joined once, in `arguments`.
+    """
+
+    __slots__ = ("call_id", "index", "leaves", "name")
+
+    def __init__(self, index: int, call_id: str, name: str) -> None:
+        self.index = index
+        self.call_id = call_id
+        self.name = name
+        self.leaves: dict[PathKey, Any] = {}
+
+    def add(self, partial_args: list[dict[str, Any]]) -> None:
+        leaves = self.leaves
+        for arg in partial_args:
+            path = _json_path(arg.get("jsonPath") or "$")
+            if not path:
+                continue  # the root itself: nothing to set
+            if "stringValue" in arg:
+                pieces = leaves.get(path)
+                if isinstance(pieces, list):
+                    pieces.append(arg["stringValue"])
+                else:
+                    leaves[path] = [arg["stringValue"]]
+            elif "numberValue" in arg:
+                leaves[path] = arg["numberValue"]
+            elif "boolValue" in arg:
+                leaves[path] = arg["boolValue"]
+            elif "nullValue" in arg:
+                leaves[path] = None
+
+    def arguments(self) -> dict[str, Any]:
+        root: dict[str, Any] = {}
+        for path, leaf in self.leaves.items():
+            node: Any = root
+            for segment, following in pairwise(path):
+                child = _child(node, segment)
+                if child is None:
+                    child = [] if isinstance(following, int) else {}
+                    _put(node, segment, child)
+                node = child
+            _put(node, path[-1], "".join(leaf) if isinstance(leaf, list) else leaf)
+        return root
+
+
+def _child(node: Any, segment: str | int) -> Any:
+    if isinstance(node, list):
+        return node[segment] if isinstance(segment, int) and segment < len(node) else None
+    return node.get(segment)
+
+
+def _put(node: Any, segment: str | int, value: Any) -> None:
+    if isinstance(node, list):
+        if not isinstance(segment, int):
+            raise TypeError(f"partialArgs name {segment!r} inside an array")
+        node.extend([None] * (segment + 1 - len(node)))
+    elif not isinstance(node, dict):
+        raise TypeError(f"partialArgs path goes through a {type(node).__name__}")
+    node[segment] = value
+
+
+# -- the normalizer -------------------------------------------------------------------
+
+
+class GeminiNormalizer(Normalizer):
+    """Gemini chunks -> fragments. Only candidate 0 is read (candidateCount > 1 is not
+    one stream); others are ignored."""
+
+    def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
+        super().__init__(emit, provider, attempt)
+        self.finish: str | None = None
+        self.blocked = False
+        self.usage_raw: dict[str, Any] | None = None
+        self.calls = 0
+        self.open_call: _StreamedCall | None = None
+        self.line_start = True  # the visible text so far ends a line (or is empty)
+
+    def on_chunk(self, chunk: RawChunk) -> None:
+        # Vertex sends `usageMetadata: {"trafficType": ...}` alone on the chunks before
+        # the last: only a usage with counts replaces the one kept.
+        payload = json.loads(chunk.data)
+        if not isinstance(payload, dict):
+            raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+        error = payload.get("error")
+        if error is not None:
+            self._error(error)
+            return
+        model = payload.get("modelVersion")
+        if model:
+            self.model = model
+        usage = payload.get("usageMetadata")
+        if usage and ("totalTokenCount" in usage or "promptTokenCount" in usage):
+            self.usage_raw = usage
+        if self.finish is not None:
+            if payload.get("candidates"):
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "ignored candidate parts after the finish reason {}", self.finish
+                )
+            return
+        feedback = payload.get("promptFeedback")
+        if feedback:
+            block = feedback.get("blockReason") or ""
+            if block not in _NOT_BLOCKED:
+                self.finish, self.blocked = block, True
+                return
+        for candidate in payload.get("candidates") or ():
+            if candidate.get("index", 0) == 0:
+                self._candidate(candidate)
+                break
+
+    def end(self) -> None:
+        finish = self.finish
+        if finish is None:
+            return  # no finish reason: settle_once reports the stream truncated
+        call = self.open_call
+        if call is not None:
+            self.fail(
+                "malformed_tool_arguments",
+                f"arguments of tool call {call.call_id!r} ({call.name!r}) were still "
+                f"streaming when the turn finished ({finish})",
+            )
+            return
+        if self.usage_raw is not None:
+            self.usage(gemini_usage(self.usage_raw))
+        if self.blocked:
+            self.done("content_filter", finish)
+            return
+        stop = stop_reason_of(finish, FINISH_REASONS)
+        self.done("tool_use" if stop == "stop" and self.calls else stop, finish)
+
+    def _candidate(self, candidate: dict[str, Any]) -> None:
+        content = candidate.get("content")
+        parts = content.get("parts") if content else None
+        if parts:
+            calls: list[dict[str, Any]] = []
+            for part in parts:
+                if "functionCall" in part:
+                    calls.append(part)
+                else:
+                    self._part(part)
+            for part in calls:  # after every text-like part of the chunk: text first
+                if self.settled:
+                    return
+                self._call(part)
+        finish = candidate.get("finishReason")
+        if finish:
+            self.finish = finish
+            message = candidate.get("finishMessage")
+            if message:
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "finish {}: {}", finish, message
+                )
+
+    def _part(self, part: dict[str, Any]) -> None:
+        signature = part.get("thoughtSignature")
+        text = part.get("text")
+        if part.get("thought"):
+            if text or signature:
+                self.reasoning(text or "", signature)
+            return
+        if signature:
+            self.reasoning("", signature)
+        if text:
+            self.text(text)
+            self.line_start = text[-1] == "\n"
+            return
+        code = part.get("executableCode")
+        if code is not None:
+            language = (code.get("language") or "").lower().replace("language_unspecified", "")
+            self._block(language, code.get("code") or "")
+            return
+        result = part.get("codeExecutionResult")
+        if result is not None:
+            outcome = result.get("outcome") or "OUTCOME_OK"
+            label = "output" if outcome == "OUTCOME_OK" else f"output {outcome}"
+            self._block(label, result.get("output") or "")
+
+    def _block(self, info: str, body: str) -> None:
+        """Code or its output as a fenced block on lines of its own."""
+        lead = "" if self.line_start else "\n"
+        tail = "" if not body or body.endswith("\n") else "\n"
+        self.text(f"{lead}```{info}\n{body}{tail}```\n")
+        self.line_start = True
+
+    def _call(self, part: dict[str, Any]) -> None:
+        call = part["functionCall"]
+        signature = part.get("thoughtSignature")
+        if signature:
+            self.reasoning("", signature)
+        name = call.get("name")
+        open_call = self.open_call
+        if name:
+            if open_call is not None:
+                self.fail(
+                    "malformed_tool_arguments",
+                    f"arguments of tool call {open_call.call_id!r} ({open_call.name!r}) "
+                    f"were still streaming when tool call {name!r} began",
+                )
+                return
+            index = self.calls
+            self.calls += 1
+            call_id = call.get("id") or f"{name}_{index}"
+            self.tool_start(call_id, name, index)
+            partial_args = call.get("partialArgs")
+            if call.get("willContinue") or partial_args:
+                open_call = self.open_call = _StreamedCall(index, call_id, name)
+            elif "args" in call:
+                self.tool_args(index, json.dumps(call["args"], ensure_ascii=False))
+                self.tool_end(index)
+                return
+            else:
+                self.tool_end(index)  # nothing was said about its arguments: missing
+                return
+        elif open_call is None:
+            if call.get("partialArgs"):
+                raise ValueError("partialArgs for a function call that never began")
+            return  # a stray terminator
+        partial_args = call.get("partialArgs")
+        if partial_args:
+            open_call.add(partial_args)
+        if not call.get("willContinue"):
+            self.open_call = None
+            if open_call.leaves:
+                arguments = json.dumps(open_call.arguments(), ensure_ascii=False)
+                self.tool_args(open_call.index, arguments)
+            self.tool_end(open_call.index)
+
+    def _error(self, error: Any) -> None:
+        if isinstance(error, dict):
+            message = str(error.get("message") or error)
+            code, status_name = error.get("code"), error.get("status")
+        else:
+            message, code, status_name = str(error), None, None
+        status = code if isinstance(code, int) and 400 <= code < 600 else None
+        retryable = status in _RETRYABLE_CODES or status_name in _RETRYABLE_STATUSES
+        self.fail(
+            "stream_error", message, status=status, retryable=retryable, raw=json.dumps(error)
+        )
+
+
+# -- the request body -----------------------------------------------------------------
+
+# `generationConfig` fields (ai.google.dev/api/generate-content#generationconfig); a
+# param named by one of these, or by its snake_case form, goes inside it.
+_GENERATION_CONFIG = frozenset(
+    {
+        "stopSequences",
+        "responseMimeType",
+        "responseSchema",
+        "responseJsonSchema",
+        "responseModalities",
+        "candidateCount",
+        "maxOutputTokens",
+        "temperature",
+        "topP",
+        "topK",
+        "seed",
+        "presencePenalty",
+        "frequencyPenalty",
+        "responseLogprobs",
+        "logprobs",
+        "enableEnhancedCivicAnswers",
+        "speechConfig",
+        "thinkingConfig",
+        "imageConfig",
+        "mediaResolution",
+    }
+)
+# The OpenAI-style names users reach for first.
+_ALIASES = {
+    "max_tokens": "maxOutputTokens",
+    "max_completion_tokens": "maxOutputTokens",
+    "stop": "stopSequences",
+    "n": "candidateCount",
+}
+# Keys that belong to other wires: the model is in Gemini's URL and it always streams.
+_NOT_BODY_KEYS = frozenset({"model", "stream"})
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def gemini_body_params(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(generationConfig, other top-level keys) of a request's params.
+
+    Known generation settings, by Gemini's name, its snake_case form or an OpenAI
+    alias (`max_tokens`, `stop`, `n`), go into `generationConfig`; a given
+    `generationConfig` dict is merged in; anything else passes through at the top
+    level (`safetySettings`, `toolConfig`, `cachedContent`, ...).
+    """
+    config: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in params.items():
+        if key in _NOT_BODY_KEYS:
+            continue
+        if key in ("generationConfig", "generation_config") and isinstance(value, dict):
+            config.update(value)
+            continue
+        target = _ALIASES.get(key) or (key if key in _GENERATION_CONFIG else _camel(key))
+        if target in _GENERATION_CONFIG:
+            if target == "stopSequences" and isinstance(value, str):
+                value = [value]
+            config[target] = value
+        else:
+            extra[key] = value
+    return config, extra
+
+
+def _parts(content: list[Part]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for part in content:
+        if isinstance(part, TextPart):
+            if part.text:  # Gemini rejects an empty text part
+                parts.append({"text": part.text})
+        elif isinstance(part, ImagePart):
+            inline = part.inline
+            if inline is not None:
+                parts.append({"inlineData": {"mimeType": inline[0], "data": inline[1]}})
+            else:
+                media_type = part.media_type or mimetypes.guess_type(urlsplit(part.url).path)[0]
+                file_data = {"fileUri": part.url}
+                if media_type:
+                    file_data["mimeType"] = media_type
+                parts.append({"fileData": file_data})
+    return parts
+
+
+def _function_response(content: str) -> dict[str, Any]:
+    """A tool result as Gemini's `response` object: a JSON object as itself, anything
+    else under `output` (the key Google's docs name for a function's output)."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        value = None
+    return value if isinstance(value, dict) else {"output": content}
+
+
+def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list[str]]:
+    """(contents, system texts) of a conversation.
+
+    Roles become `user` and `model`; system messages, wherever they are, become the
+    `systemInstruction`. A tool result is a `functionResponse` part named after the
+    earlier assistant call with its id (Gemini matches results by name and order, and
+    no call id is sent: Vertex refuses `id` and ids rxllm synthesized mean nothing to
+    Gemini); consecutive results share one `user` content, as parallel calls need.
+    """
+    names: dict[str, str] = {}
+    contents: list[dict[str, Any]] = []
+    system: list[str] = []
+    results: list[dict[str, Any]] | None = None  # the parts of the open tool-result turn
+    for message in messages:
+        role = message.role
+        if role == "system":
+            if message.text:
+                system.append(message.text)
+            continue
+        if role == "tool":
+            call_id = message.tool_call_id or ""
+            name = names.get(call_id)
+            if name is None:
+                raise ConfigError(
+                    f"tool result for call id {call_id!r} follows no assistant tool call "
+                    "with that id: Gemini needs the function's name"
+                )
+            part = {
+                "functionResponse": {"name": name, "response": _function_response(message.text)}
+            }
+            if results is None:
+                results = [part]
+                contents.append({"role": "user", "parts": results})
+            else:
+                results.append(part)
+            continue
+        results = None
+        parts = _parts(message.content)
+        if role == "assistant":
+            for number, call in enumerate(message.tool_calls):
+                names[call.id] = call.name
+                entry: dict[str, Any] = {
+                    "functionCall": {"name": call.name, "args": call.arguments}
+                }
+                if number == 0:
+                    entry["thoughtSignature"] = SKIP_SIGNATURE
+                parts.append(entry)
+        if parts:
+            contents.append({"role": "model" if role == "assistant" else "user", "parts": parts})
+    return contents, system
+
+
+def _model_path(model: str) -> str:
+    """`models/<id>` (or `tunedModels/<id>`) with the id escaped, so a model name can
+    never change the rest of the path."""
+    collection, slash, rest = model.partition("/")
+    if slash and collection in ("models", "tunedModels"):
+        return f"{collection}/{quote(rest, safe='')}"
+    return f"models/{quote(model, safe='')}"
+
+
+def _key_env() -> str:
+    """GEMINI_API_KEY, or GOOGLE_API_KEY when only that one is set (Google's SDKs read
+    both; with both set, the Gemini-specific one wins)."""
+    if not os.environ.get("GEMINI_API_KEY") and os.environ.get("GOOGLE_API_KEY"):
+        return "GOOGLE_API_KEY"
+    return "GEMINI_API_KEY"
+
+
+class Google(WireProtocol):
+    """The Gemini API's streaming wire (`generativelanguage.googleapis.com`), which
+    Vertex AI's `streamGenerateContent?alt=sse` speaks too."""
+
+    name = "google"
+    default_base_url = "https://generativelanguage.googleapis.com/v1beta"
+    mandatory_body_keys = frozenset({"contents"})
+
+    def __init__(self) -> None:
+        # Read when the provider is built (`wire_for` builds a fresh wire each time).
+        self.api_key_env = _key_env()
+
+    def url(self, base_url: str, request: ChatRequest) -> str:
+        path = _model_path(request.model)
+        return f"{base_url.rstrip('/')}/{path}:streamGenerateContent?alt=sse"
+
+    def headers(self, api_key: str | None) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if api_key:
+            headers["x-goog-api-key"] = api_key
+        return headers
+
+    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+        contents, system = gemini_contents(request.messages)
+        body: dict[str, Any] = {"contents": contents}
+        if system:
+            body["systemInstruction"] = {"parts": [{"text": text} for text in system]}
+        if request.tools:
+            declarations = [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    # Full JSON Schema; `parameters` takes only an OpenAPI subset and
+                    # refuses an object schema with no properties.
+                    "parametersJsonSchema": tool.parameters,
+                }
+                for tool in request.tools
+            ]
+            body["tools"] = [{"functionDeclarations": declarations}]
+        config, extra = gemini_body_params(request.params)
+        if config:
+            body["generationConfig"] = config
+        body.update(extra)
+        return body
+
+    def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> GeminiNormalizer:
+        return GeminiNormalizer(emit, provider, attempt)

@@ -1,0 +1,769 @@
+"""The Gemini wire: every capture (whole and re-chunked), each reading decision on
+synthetic chunks, the request body, and the local server over real HTTP."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+import rxllm
+from rxllm.errors import ConfigError
+from rxllm.events import Done, Event, Failed, ReasoningDelta, TextDelta, ToolStart, UsageUpdate
+from rxllm.local import LocalServer
+from rxllm.local.script import FAULTS, script_for
+from rxllm.providers.google import SKIP_SIGNATURE, Google
+from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
+from tests.support import capture, captures_of, rechunk, replay, summarize
+
+# -- the captures -----------------------------------------------------------------------
+
+
+@dataclass
+class Facts:
+    """What a capture truly says, read from its JSON by hand."""
+
+    text: str = ""
+    text_has: tuple[str, ...] = ()
+    reasoning_start: str = ""
+    reasoning_end: str = ""
+    reasoning_len: int = 0
+    signatures: list[tuple[str, str, int]] = field(default_factory=list)  # head, tail, length
+    tool_calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    usage: tuple[int, int, int, int, int] = (
+        0,
+        0,
+        0,
+        0,
+        0,
+    )  # input, output, reasoning, cache, total
+    stop: str = "stop"
+    model: str = ""
+    types: list[str] | None = None
+
+
+THOUGHTS_TEXT_START = (
+    "This is a great question! Safely crossing the street is all about being aware and "
+    "predictable. Here is a step-by-step guide that is widely taught for safety:\n\n"
+    "### 1. Find a Safe Place to Cross\n"
+)
+
+FACTS: dict[str, Facts] = {
+    "text.sse": Facts(
+        text="The capital of France is Paris.\n",
+        usage=(13, 8, 0, 0, 21),  # the last chunk's counts win over the earlier 15s
+        model="gemini-2.0-flash-exp",
+        types=["text", "text", "text", "usage", "done"],
+    ),
+    "thought_parts.sse": Facts(
+        text_has=(
+            THOUGHTS_TEXT_START,
+            "### 5. Walk, Don't Run",
+            "Always assume a driver might not see you.",
+        ),
+        reasoning_start="**Clarifying User Goals**\n\nI'm currently focused on defining the user's",
+        reasoning_end="regardless of specific circumstances or locations.\n\n\n",
+        reasoning_len=1575,
+        signatures=[("CiIB0e2Kb6Syj1a961EfbWv4", "gMKlqm/dH8k=", 6152)],
+        usage=(34, 469 + 787, 787, 0, 1290),
+        model="gemini-2.5-pro",
+    ),
+    "function_call_whole.sse": Facts(
+        tool_calls=[("get_capital_0", "get_capital", {"country": "France"})],
+        usage=(52, 5, 0, 0, 57),
+        stop="tool_use",
+        model="gemini-2.0-flash",
+        types=["tool_start", "tool_request", "usage", "done"],
+    ),
+    "function_call_thought_signature.sse": Facts(
+        tool_calls=[("get_country_0", "get_country", {})],  # the wire's explicit "args": {}
+        signatures=[("EpwICpkIAXLI2nxlU6gsWZaZ", "AXOk15QuFyU=", 1408)],
+        usage=(29, 10 + 202, 202, 0, 241),
+        stop="tool_use",
+        model="gemini-3-pro-preview",
+        types=["reasoning", "tool_start", "tool_request", "usage", "done"],
+    ),
+    "code_execution.sse": Facts(
+        text=(
+            "```python\nresult = 65465 - 6544 * 65464 - 6 + 1.02255\nprint(result)\n```\n"
+            "```output\n-428330955.97745\n```\n"
+            "The result of $65465 - 6544 \\times 65464 - 6 + 1.02255$ is **-428,330,955.97745**."
+        ),
+        signatures=[
+            ("EqADCp0DAQw51sctaTt62vj/", "cgG5JA9FsHI=", 560),
+            ("EoECCv4BAQw51segR8LGndTf", "b/zmGQyWIDQ=", 348),
+        ],
+        # toolUsePromptTokenCount (360) is input; 147 + 360 + 108 + 168 = Gemini's 783
+        usage=(147 + 360, 108 + 168, 168, 0, 783),
+        model="gemini-3-flash-preview",
+    ),
+    "vertex_streamed_function_call_args.sse": Facts(
+        tool_calls=[
+            ("getWeather_0", "getWeather", {"location": "Boston"}),
+            ("getWeather_1", "getWeather", {"location": "San Francisco"}),
+        ],
+        signatures=[("CiMBjz1rX25KieIB4d4AwFn8", "y5Zy5VsZ0qQ=", 1032)],
+        usage=(26, 23 + 132, 132, 0, 181),
+        stop="tool_use",
+        model="gemini-3.1-pro-preview",
+        types=[
+            "reasoning",
+            "tool_start",
+            "tool_request",
+            "tool_start",
+            "tool_request",
+            "usage",
+            "done",
+        ],
+    ),
+    "vertex_text_flex.sse": Facts(
+        text="OK",
+        signatures=[("CiQBjz1rX+z7CAOCNB0aLI7y", "ym+oXYHLqxz3", 724)],
+        usage=(5, 1 + 100, 100, 0, 106),
+        model="gemini-3-flash-preview",
+        types=["reasoning", "text", "usage", "done"],  # the signature before its part
+    ),
+}
+
+CAPTURES = [path.name for path in captures_of("gemini")]
+CHUNK_SIZES = (1, 2, 3, 5, 17, 64, 1024)
+SEEDS = range(4)
+
+
+def test_every_gemini_capture_has_facts() -> None:
+    assert CAPTURES, "no gemini captures found"
+    assert sorted(CAPTURES) == sorted(FACTS)
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_capture_facts(name: str) -> None:
+    facts = FACTS[name]
+    events = replay(capture(f"gemini/{name}"), "google")
+    got = summarize(events)
+    if facts.text or not facts.text_has:
+        assert got.text == facts.text
+    for piece in facts.text_has:
+        assert piece in got.text
+    if facts.text_has:
+        assert got.text.startswith(facts.text_has[0])
+        assert got.text.endswith(facts.text_has[-1])
+    assert got.reasoning.startswith(facts.reasoning_start)
+    assert got.reasoning.endswith(facts.reasoning_end)
+    assert len(got.reasoning) == facts.reasoning_len
+    assert [(s[:24], s[-12:], len(s)) for s in got.signatures] == facts.signatures
+    assert got.tool_calls == facts.tool_calls
+    usage = got.usage
+    assert usage is not None
+    assert (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.reasoning_tokens,
+        usage.cache_read_tokens,
+        usage.total_tokens,
+    ) == facts.usage
+    assert (got.terminal, got.stop_reason, got.raw_stop_reason) == ("done", facts.stop, "STOP")
+    assert got.model == facts.model
+    assert got.providers == {"google"}
+    assert sum(isinstance(ev, UsageUpdate) for ev in events) == 1
+    assert isinstance(events[-2], UsageUpdate)  # usage once, right before done
+    if facts.types is not None:
+        assert [ev.type for ev in events] == facts.types
+
+
+@pytest.mark.parametrize("max_size", CHUNK_SIZES)
+@pytest.mark.parametrize("name", CAPTURES)
+def test_capture_rechunked_gives_the_same_events(name: str, max_size: int) -> None:
+    data = capture(f"gemini/{name}")
+    whole = replay(data, "google")
+    for seed in SEEDS:
+        assert replay(rechunk(data, seed, max_size), "google") == whole, (seed, max_size)
+
+
+@pytest.mark.parametrize("name", CAPTURES)
+def test_crlf_framing_reads_like_lf_framing(name: str) -> None:
+    data = capture(f"gemini/{name}")
+    assert b"\r\n\r\n" in data  # the real service frames events with CRLF CRLF
+    lf = data.replace(b"\r\n", b"\n")
+    assert replay(lf, "google") == replay(data, "google")
+    # cut between the CR and the LF of every line end
+    pieces = data.replace(b"\r\n", b"\r\x00\n").split(b"\x00")
+    assert replay(pieces, "google") == replay(data, "google")
+
+
+def test_thought_parts_events_in_order() -> None:
+    events = replay(capture("gemini/thought_parts.sse"), "google")
+    kinds = [ev.type for ev in events]
+    first_text = kinds.index("text")
+    assert kinds[:first_text] == ["reasoning"] * first_text
+    thoughts = [ev for ev in events[:first_text] if isinstance(ev, ReasoningDelta)]
+    assert [bool(ev.text) for ev in thoughts] == [True, True, True, True, False]
+    assert thoughts[-1].signature is not None and thoughts[-1].signature.startswith("CiIB0e2K")
+    assert all(ev.signature is None for ev in thoughts[:-1])
+
+
+# -- reading decisions, on synthetic chunks ------------------------------------------------
+
+
+def sse(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(b"data: " + json.dumps(p).encode() + b"\r\n\r\n" for p in payloads)
+
+
+def chunk(
+    *parts: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"parts": list(parts), "role": "model"}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    payload: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-test"}
+    if usage is not None:
+        payload["usageMetadata"] = usage
+    return payload
+
+
+def run(*payloads: dict[str, Any]) -> list[Event]:
+    data = sse(*payloads)
+    events = replay(data, "google")
+    assert replay(rechunk(data, 7, 3), "google") == events
+    return events
+
+
+def terminal(events: list[Event]) -> Event:
+    summarize(events)  # asserts exactly one terminal, last
+    return events[-1]
+
+
+def test_text_and_call_in_one_chunk_come_out_text_first() -> None:
+    events = run(
+        chunk(
+            {"functionCall": {"name": "f", "args": {"a": 1}}},
+            {"text": "Calling f."},
+            finish="STOP",
+        )
+    )
+    assert [ev.type for ev in events] == ["text", "tool_start", "tool_request", "done"]
+    done = events[-1]
+    assert isinstance(done, Done) and done.stop_reason == "tool_use"
+
+
+def test_call_id_from_the_wire_or_synthesized_per_index() -> None:
+    events = run(
+        chunk({"functionCall": {"id": "abc", "name": "f", "args": {}}}),
+        chunk({"functionCall": {"name": "g", "args": {"x": "y"}}}, finish="STOP"),
+    )
+    got = summarize(events)
+    assert got.tool_calls == [("abc", "f", {}), ("g_1", "g", {"x": "y"})]
+    starts = [ev for ev in events if isinstance(ev, ToolStart)]
+    assert [ev.index for ev in starts] == [0, 1]
+
+
+def test_call_without_args_is_missing_not_empty() -> None:
+    events = run(chunk({"functionCall": {"name": "read_theme"}}, finish="STOP"))
+    end = terminal(events)
+    assert isinstance(end, Failed)
+    assert end.error.kind == "malformed_tool_arguments"
+    assert "read_theme_0" in end.error.message and "missing" in end.error.message
+
+
+def test_explicit_empty_args_are_an_empty_object() -> None:
+    events = run(chunk({"functionCall": {"name": "now", "args": {}}}, finish="STOP"))
+    assert summarize(events).tool_calls == [("now_0", "now", {})]
+
+
+def test_thought_part_keeps_its_signature() -> None:
+    events = run(
+        chunk({"text": "Thinking.", "thought": True, "thoughtSignature": "sig1"}),
+        chunk({"text": "Answer."}, finish="STOP"),
+    )
+    first = events[0]
+    assert isinstance(first, ReasoningDelta)
+    assert (first.text, first.signature) == ("Thinking.", "sig1")
+    assert summarize(events).text == "Answer."
+
+
+def test_signature_on_a_text_part_comes_first_as_empty_reasoning() -> None:
+    events = run(chunk({"text": "Hi", "thoughtSignature": "sig2"}, finish="STOP"))
+    first, second = events[0], events[1]
+    assert isinstance(first, ReasoningDelta) and (first.text, first.signature) == ("", "sig2")
+    assert isinstance(second, TextDelta) and second.text == "Hi"
+
+
+def test_streamed_arguments_nested_paths_and_types() -> None:
+    def part(*args: dict[str, Any], more: bool = True) -> dict[str, Any]:
+        call: dict[str, Any] = {"partialArgs": list(args)}
+        if more:
+            call["willContinue"] = True
+        return {"functionCall": call}
+
+    events = run(
+        chunk({"functionCall": {"name": "cook", "willContinue": True}, "thoughtSignature": "s"}),
+        chunk(
+            part(
+                {"jsonPath": "$.recipe.items[0].name", "stringValue": "Lasa", "willContinue": True}
+            )
+        ),
+        chunk(part({"jsonPath": "$.recipe.items[0].name", "stringValue": 'gna "x"'})),
+        chunk(part({"jsonPath": "$.recipe.items[1].name", "stringValue": "Beef"})),
+        chunk({"functionCall": {"willContinue": True}}),  # a pause, not the end
+        chunk(part({"jsonPath": "$.recipe.items[1].grams", "numberValue": 500})),
+        chunk(
+            part(
+                {"jsonPath": "$.vegan", "boolValue": False},
+                {"jsonPath": "$.note", "nullValue": None},
+            )
+        ),
+        chunk(part({"jsonPath": "$['odd.key']", "stringValue": "ok"}, more=False)),
+        chunk(
+            {"text": ""}, finish="STOP", usage={"promptTokenCount": 3, "candidatesTokenCount": 4}
+        ),
+    )
+    got = summarize(events)
+    arguments = {
+        "recipe": {"items": [{"name": 'Lasagna "x"'}, {"name": "Beef", "grams": 500}]},
+        "vegan": False,
+        "note": None,
+        "odd.key": "ok",
+    }
+    assert got.tool_calls == [("cook_0", "cook", arguments)]
+    assert got.stop_reason == "tool_use"
+
+
+def test_streamed_call_still_open_at_the_finish_is_malformed() -> None:
+    events = run(
+        chunk({"functionCall": {"name": "f", "willContinue": True}}),
+        chunk(
+            {
+                "functionCall": {
+                    "partialArgs": [{"jsonPath": "$.a", "stringValue": "x"}],
+                    "willContinue": True,
+                }
+            }
+        ),
+        chunk({"text": ""}, finish="MAX_TOKENS"),
+    )
+    end = terminal(events)
+    assert isinstance(end, Failed) and end.error.kind == "malformed_tool_arguments"
+    assert "'f_0'" in end.error.message and "MAX_TOKENS" in end.error.message
+
+
+def test_executable_code_in_the_middle_of_a_line_starts_a_new_line() -> None:
+    events = run(
+        chunk({"text": "Let me compute"}),
+        chunk({"executableCode": {"language": "PYTHON", "code": "print(1)"}}),
+        chunk({"codeExecutionResult": {"outcome": "OUTCOME_FAILED", "output": "boom"}}),
+        chunk({"text": "Done."}, finish="STOP"),
+    )
+    assert summarize(events).text == (
+        "Let me compute\n```python\nprint(1)\n```\n```output OUTCOME_FAILED\nboom\n```\nDone."
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "stop"),
+    [
+        ("STOP", "stop"),
+        ("MAX_TOKENS", "length"),
+        ("SAFETY", "content_filter"),
+        ("RECITATION", "content_filter"),
+        ("BLOCKLIST", "content_filter"),
+        ("PROHIBITED_CONTENT", "content_filter"),
+        ("SPII", "content_filter"),
+        ("MALFORMED_FUNCTION_CALL", "other"),
+        ("SOMETHING_NEW", "other"),
+    ],
+)
+def test_finish_reasons(raw: str, stop: str) -> None:
+    done = terminal(run(chunk({"text": "x"}, finish=raw)))
+    assert isinstance(done, Done)
+    assert (done.stop_reason, done.raw_stop_reason, done.model) == (stop, raw, "gemini-test")
+
+
+def test_usage_latest_wins_once_before_done_with_cache_apart() -> None:
+    events = run(
+        chunk({"text": "a"}, usage={"promptTokenCount": 100, "totalTokenCount": 100}),
+        chunk(
+            {"text": "b"},
+            finish="STOP",
+            usage={
+                "promptTokenCount": 100,
+                "cachedContentTokenCount": 60,
+                "candidatesTokenCount": 7,
+                "thoughtsTokenCount": 5,
+                "totalTokenCount": 112,
+            },
+        ),
+        {"usageMetadata": {"trafficType": "ON_DEMAND"}},  # no counts: does not replace them
+    )
+    assert [ev.type for ev in events] == ["text", "text", "usage", "done"]
+    usage = summarize(events).usage
+    assert usage == rxllm.Usage.of(
+        input_tokens=40, output_tokens=12, reasoning_tokens=5, cache_read_tokens=60
+    )
+    assert usage is not None and usage.total_tokens == 112
+
+
+def test_usage_only_chunk_after_the_finish_updates_usage_and_late_parts_are_ignored() -> None:
+    events = run(
+        chunk({"text": "Hello."}, finish="STOP", usage={"promptTokenCount": 2}),
+        chunk({"text": " LATE"}, usage={"promptTokenCount": 2, "candidatesTokenCount": 3}),
+    )
+    got = summarize(events)
+    assert got.text == "Hello."
+    assert got.usage is not None and (got.usage.input_tokens, got.usage.output_tokens) == (2, 3)
+
+
+def test_prompt_block_is_a_content_filter_finish() -> None:
+    events = run(
+        {
+            "promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},
+            "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9},
+            "modelVersion": "gemini-3.7-flash",
+        }
+    )
+    assert [ev.type for ev in events] == ["usage", "done"]
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert (done.stop_reason, done.raw_stop_reason) == ("content_filter", "PROHIBITED_CONTENT")
+
+
+def test_unspecified_block_reason_is_not_a_block() -> None:
+    events = run(
+        {"promptFeedback": {"blockReason": "BLOCK_REASON_UNSPECIFIED"}},
+        chunk({"text": "Fine."}, finish="STOP"),
+    )
+    got = summarize(events)
+    assert (got.text, got.stop_reason) == ("Fine.", "stop")
+
+
+def test_error_object_is_a_stream_error() -> None:
+    error = {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}
+    events = run(chunk({"text": "Par"}), {"error": error})
+    end = terminal(events)
+    assert isinstance(end, Failed)
+    assert end.error.kind == "stream_error"
+    assert (end.error.status, end.error.retryable) == (503, True)
+    assert end.error.message == "The model is overloaded."
+    assert end.error.raw is not None and json.loads(end.error.raw) == error
+
+
+def test_a_bad_request_error_is_not_retryable() -> None:
+    error = {"code": 400, "message": "Bad.", "status": "INVALID_ARGUMENT"}
+    end = terminal(run({"error": error}))
+    assert isinstance(end, Failed) and (end.error.status, end.error.retryable) == (400, False)
+
+
+def test_no_finish_reason_is_truncated() -> None:
+    end = terminal(run(chunk({"text": "The capital"}, usage={"promptTokenCount": 3})))
+    assert isinstance(end, Failed) and end.error.kind == "truncated"
+
+
+def test_a_chunk_that_is_not_json_is_a_protocol_error() -> None:
+    end = terminal(replay(b"data: {not json\r\n\r\n", "google"))
+    assert isinstance(end, Failed) and end.error.kind == "protocol"
+
+
+def test_empty_parts_do_not_make_events() -> None:
+    events = run(chunk({"text": ""}), chunk({"text": "", "thought": True}), chunk(finish="STOP"))
+    assert [ev.type for ev in events] == ["done"]
+
+
+# -- the request ---------------------------------------------------------------------------
+
+PNG = "iVBORw0KGgo="
+
+
+def body_of(**kwargs: Any) -> dict[str, Any]:
+    kwargs.setdefault("model", "gemini-2.5-flash")
+    kwargs.setdefault("messages", [Message.user("hi")])
+    return Google().build_body(ChatRequest(**kwargs))
+
+
+def test_body_roles_system_and_no_model_or_stream() -> None:
+    body = body_of(
+        messages=[
+            Message.system("Be brief."),
+            Message.user("Hello"),
+            Message.assistant("Hi there."),
+            Message.system("Answer in French."),
+            Message.user("Capital of France?"),
+        ],
+        params={"model": "x", "stream": True},
+    )
+    assert body == {
+        "contents": [
+            {"role": "user", "parts": [{"text": "Hello"}]},
+            {"role": "model", "parts": [{"text": "Hi there."}]},
+            {"role": "user", "parts": [{"text": "Capital of France?"}]},
+        ],
+        "systemInstruction": {"parts": [{"text": "Be brief."}, {"text": "Answer in French."}]},
+    }
+
+
+def test_body_images_inline_and_by_uri() -> None:
+    message = Message(
+        role="user",
+        content=[
+            TextPart(text="What is this?"),
+            ImagePart(url=f"data:image/png;base64,{PNG}"),
+            ImagePart(url="https://example.com/cat.jpg?size=2"),
+            ImagePart(url="https://example.com/image", media_type="image/webp"),
+            ImagePart(url="https://example.com/unknown"),
+        ],
+    )
+    assert body_of(messages=[message])["contents"][0]["parts"] == [
+        {"text": "What is this?"},
+        {"inlineData": {"mimeType": "image/png", "data": PNG}},
+        {"fileData": {"fileUri": "https://example.com/cat.jpg?size=2", "mimeType": "image/jpeg"}},
+        {"fileData": {"fileUri": "https://example.com/image", "mimeType": "image/webp"}},
+        {"fileData": {"fileUri": "https://example.com/unknown"}},
+    ]
+
+
+def test_body_tool_calls_and_results() -> None:
+    calls = [
+        ToolCall(id="c1", name="get_weather", arguments={"city": "Paris"}),
+        ToolCall(id="c2", name="get_time", arguments={}),
+    ]
+    body = body_of(
+        messages=[
+            Message.user("Weather and time in Paris?"),
+            Message.assistant("Checking.", tool_calls=calls),
+            Message.tool("c2", "12:00"),
+            Message.tool("c1", '{"temp": 21, "unit": "C"}'),
+            Message.user("Thanks"),
+        ]
+    )
+    assert body["contents"][1:] == [
+        {
+            "role": "model",
+            "parts": [
+                {"text": "Checking."},
+                {
+                    "functionCall": {"name": "get_weather", "args": {"city": "Paris"}},
+                    "thoughtSignature": SKIP_SIGNATURE,
+                },
+                {"functionCall": {"name": "get_time", "args": {}}},
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {"functionResponse": {"name": "get_time", "response": {"output": "12:00"}}},
+                {
+                    "functionResponse": {
+                        "name": "get_weather",
+                        "response": {"temp": 21, "unit": "C"},
+                    }
+                },
+            ],
+        },
+        {"role": "user", "parts": [{"text": "Thanks"}]},
+    ]
+
+
+def test_body_tool_result_without_its_call_is_refused() -> None:
+    with pytest.raises(ConfigError, match="'nope'"):
+        body_of(messages=[Message.user("hi"), Message.tool("nope", "x")])
+
+
+def test_body_tools_as_function_declarations() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    body = body_of(
+        tools=[
+            Tool(name="get_weather", description="Weather by city", parameters=schema),
+            Tool(name="now"),
+        ]
+    )
+    assert body["tools"] == [
+        {
+            "functionDeclarations": [
+                {
+                    "name": "get_weather",
+                    "description": "Weather by city",
+                    "parametersJsonSchema": schema,
+                },
+                {
+                    "name": "now",
+                    "description": "",
+                    "parametersJsonSchema": {"type": "object", "properties": {}},
+                },
+            ]
+        }
+    ]
+
+
+def test_body_params_into_generation_config_or_top_level() -> None:
+    safety = [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}]
+    body = body_of(
+        params={
+            "temperature": 0.2,
+            "max_tokens": 256,
+            "top_p": 0.9,
+            "topK": 40,
+            "stop": "END",
+            "seed": 7,
+            "presence_penalty": 0.1,
+            "thinking_config": {"thinkingBudget": 128, "includeThoughts": True},
+            "generationConfig": {"responseMimeType": "application/json"},
+            "safetySettings": safety,
+            "cachedContent": "cachedContents/abc",
+        }
+    )
+    assert body["generationConfig"] == {
+        "temperature": 0.2,
+        "maxOutputTokens": 256,
+        "topP": 0.9,
+        "topK": 40,
+        "stopSequences": ["END"],
+        "seed": 7,
+        "presencePenalty": 0.1,
+        "thinkingConfig": {"thinkingBudget": 128, "includeThoughts": True},
+        "responseMimeType": "application/json",
+    }
+    assert body["safetySettings"] == safety
+    assert body["cachedContent"] == "cachedContents/abc"
+    assert "model" not in body and "stream" not in body
+
+
+@pytest.mark.parametrize(
+    ("model", "path"),
+    [
+        ("gemini-2.5-flash", "models/gemini-2.5-flash"),
+        ("models/gemini-2.5-flash", "models/gemini-2.5-flash"),
+        ("tunedModels/my-model", "tunedModels/my-model"),
+        ("fault/error_event", "models/fault%2Ferror_event"),
+        ("../x?y", "models/..%2Fx%3Fy"),
+    ],
+)
+def test_url(model: str, path: str) -> None:
+    request = ChatRequest(model=model, messages=[Message.user("hi")])
+    base = "https://generativelanguage.googleapis.com/v1beta/"
+    url = Google().url(base, request)
+    assert (
+        url
+        == f"https://generativelanguage.googleapis.com/v1beta/{path}:streamGenerateContent?alt=sse"
+    )
+
+
+def test_headers_carry_the_key_in_x_goog_api_key() -> None:
+    headers = Google().headers("k-123")
+    assert headers["x-goog-api-key"] == "k-123"
+    assert "Authorization" not in headers
+
+
+def test_api_key_from_gemini_or_google_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="GEMINI_API_KEY"):
+        rxllm.provider("google")
+    monkeypatch.setenv("GOOGLE_API_KEY", "from-google")
+    request = ChatRequest(model="gemini-2.5-flash", messages=[Message.user("hi")])
+    p = rxllm.provider("google")
+    assert p.http_request(request).headers["x-goog-api-key"] == "from-google"
+    monkeypatch.setenv("GEMINI_API_KEY", "from-gemini")
+    p = rxllm.provider("google")
+    assert p.http_request(request).headers["x-goog-api-key"] == "from-gemini"
+    assert "from-gemini" not in repr(p)
+
+
+# -- the local server, over real HTTP ---------------------------------------------------------
+
+WEATHER = Tool(
+    name="get_weather",
+    description="Weather by city",
+    parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+)
+
+
+def local(server: LocalServer) -> rxllm.Provider:
+    return rxllm.provider("google", api_key="test", base_url=server.root + "/v1beta")
+
+
+async def events_over_http(
+    server: LocalServer, model: str, text: str = "Say hello", tools: list[Tool] | None = None
+) -> list[Event]:
+    request = ChatRequest(model=model, messages=[Message.user(text)], tools=tools or [])
+    return [ev async for ev in local(server).astream(request)]
+
+
+async def test_local_text_turn_with_reasoning(local_server: LocalServer) -> None:
+    events = await events_over_http(local_server, "gemini-local")
+    got = summarize(events)
+    script = script_for("gemini-local", "Say hello", False)
+    assert got.reasoning == "The user wants a short greeting about streams. Keep it brief."
+    assert got.text.startswith("Hello from rxllm's local provider!")
+    assert got.text.endswith("so you can try rxllm with no API key.")
+    signature = base64.b64encode(b"rxllm-local thought signature 1").decode()
+    assert got.signatures == [signature]
+    assert got.usage == rxllm.Usage.of(
+        input_tokens=script.input_tokens,
+        output_tokens=script.output_tokens,
+        reasoning_tokens=script.reasoning_tokens,
+    )
+    assert (got.terminal, got.stop_reason, got.raw_stop_reason) == ("done", "stop", "STOP")
+    assert got.model == "gemini-local"
+    sent = local_server.requests[-1]
+    assert sent["contents"] == [{"role": "user", "parts": [{"text": "Say hello"}]}]
+    assert "stream" not in sent and sent["model"] == "gemini-local"  # model from the URL
+
+
+async def test_local_tool_call(local_server: LocalServer) -> None:
+    events = await events_over_http(
+        local_server, "gemini-local", "What's the weather in Paris?", [WEATHER]
+    )
+    got = summarize(events)
+    assert got.text == "Let me check the weather."
+    assert got.tool_calls == [
+        ("call_local_weather_1", "get_weather", {"city": "Paris", "unit": "celsius", "days": 3})
+    ]
+    assert (got.terminal, got.stop_reason) == ("done", "tool_use")
+    kinds = [ev.type for ev in events]
+    assert kinds.index("tool_start") > max(i for i, k in enumerate(kinds) if k == "text")
+    assert local_server.requests[-1]["tools"][0]["functionDeclarations"][0]["name"] == "get_weather"
+
+
+async def test_local_parallel_tools(local_server: LocalServer) -> None:
+    got = summarize(await events_over_http(local_server, "fault/parallel_tools"))
+    assert got.tool_calls == [
+        ("call_local_1", "get_weather", {"city": "Paris"}),
+        ("call_local_2", "get_time", {"timezone": "Europe/Paris"}),
+    ]
+    assert got.stop_reason == "tool_use"
+
+
+async def test_local_error_event(local_server: LocalServer) -> None:
+    events = await events_over_http(local_server, "fault/error_event")
+    end = terminal(events)
+    assert isinstance(end, Failed)
+    assert end.error.kind == "stream_error"
+    assert end.error.message == FAULTS["error_event"].error
+    assert (end.error.status, end.error.retryable, end.error.provider) == (503, True, "google")
+    assert summarize(events).text.startswith("Hello from rxllm")
+
+
+async def test_local_truncated(local_server: LocalServer) -> None:
+    events = await events_over_http(local_server, "fault/truncated")
+    end = terminal(events)
+    assert isinstance(end, Failed) and end.error.kind == "truncated"
+    assert "API key." in summarize(events).text  # everything but the finish arrived
+
+
+async def test_local_late_text_is_ignored(local_server: LocalServer) -> None:
+    got = summarize(await events_over_http(local_server, "fault/late_event"))
+    assert got.terminal == "done" and "LATE" not in got.text
+
+
+@pytest.mark.parametrize("fault", ["malformed_tool", "length_cut_tool"])
+async def test_local_unfinished_tool_call_is_malformed(
+    local_server: LocalServer, fault: str
+) -> None:
+    end = terminal(await events_over_http(local_server, f"fault/{fault}"))
+    assert isinstance(end, Failed) and end.error.kind == "malformed_tool_arguments"
+    assert "get_weather" in end.error.message
+
+
+async def test_local_http_error(local_server: LocalServer) -> None:
+    end = terminal(await events_over_http(local_server, "fault/http_500"))
+    assert isinstance(end, Failed) and (end.error.kind, end.error.status) == ("http", 500)
