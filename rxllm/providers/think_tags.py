@@ -58,7 +58,8 @@ class ThinkTagSplitter:
     def feed(self, content: str) -> None:
         state = self._state
         if state == _ANSWER and not self._strip:
-            self._text(content)  # the common case once the reasoning is over
+            if content:
+                self._text(content)  # the common case once the reasoning is over
             return
         buffer = self._held + content
         self._held = ""
