@@ -245,3 +245,10 @@ def test_replay_of_a_non_json_data_line_is_a_protocol_error() -> None:
     rxllm.replay(b"data: {not json\n\n").subscribe(events.append)
     assert len(events) == 1 and events[0].type == "error"
     assert events[0].error.kind == "protocol" and "not JSON" in events[0].error.message
+
+
+def test_a_request_the_provider_cannot_express_raises_at_the_call() -> None:
+    google = rxllm.provider("google", api_key="k", base_url="http://127.0.0.1:9/v1beta")
+    orphan = rxllm.ChatRequest(model="m", messages=[rxllm.Message.tool("call_unknown", "42")])
+    with pytest.raises(rxllm.ConfigError):
+        google.stream(orphan)

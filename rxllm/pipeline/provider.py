@@ -79,27 +79,29 @@ class Provider:
             secrets=(self._api_key,) if self._api_key else (),
         )
 
-    def attempt(self, request: ChatRequest, number: int = 1) -> Observable[Event]:
+    def attempt(self, sent: HttpRequest, number: int = 1) -> Observable[Event]:
         """One attempt, unsettled: source, quirks, normalizer, tool-argument accumulation."""
-        wire, name = self.wire, self.name
         source = http_source(
-            self.http_request(request),
-            provider=name,
+            sent,
+            provider=self.name,
             attempt=number,
             session=self.session,
             connect_timeout=self.options.connect_timeout,
             read_timeout=self.options.read_timeout,
             max_line_bytes=self.options.max_line_bytes,
         )
-        return events_of(source, wire, name, number)
+        return events_of(source, self.wire, self.name, number)
 
     def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
         """A cold Observable of the normalized events of one turn: each subscription
-        sends the request; exactly one terminal event ends it."""
-        events = reactivex.defer(lambda _: self.attempt(request)).pipe(settle_once(self.name))
+        sends the request; exactly one terminal event ends it.
+
+        The body is built and encoded here, once, so a request the provider cannot
+        express is a `ConfigError` raised to the caller, not an event."""
+        sent = self.http_request(request)
+        events = reactivex.defer(lambda _: self.attempt(sent)).pipe(settle_once(self.name))
         if cancel is not None:
-            signal = _signal(cancel)
-            events = events.pipe(cancel_on(signal, self.name))
+            events = events.pipe(cancel_on(_signal(cancel), self.name))
         return events
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
