@@ -1,0 +1,116 @@
+"""dedupe_overlap: drop text a provider or proxy sends twice when it resumes mid-stream."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from loguru import logger
+from reactivex import Observable, abc
+
+from rxllm.events import TextDelta
+from rxllm.fragments import Fragment
+
+__all__ = ["MIN_OVERLAP", "OVERLAP_WINDOW", "dedupe_overlap", "longest_overlap"]
+
+# Some providers and proxies resend the tail of the text they already sent when they
+# resume or retry mid-stream. The numbers are the design's "Overlap removal" rule
+# (DESIGN.md): a repeat shorter than 8 characters is too likely to be the answer's own
+# words ("ha ha ", "1, 2, ") to cut, and a resend reaches back at most 4096 characters,
+# which bounds both the tail kept per stream and the work per chunk.
+MIN_OVERLAP = 8
+OVERLAP_WINDOW = 4096
+
+
+def dedupe_overlap(
+    min_overlap: int = MIN_OVERLAP, window: int = OVERLAP_WINDOW
+) -> Callable[[Observable[Fragment]], Observable[Fragment]]:
+    """Drop the prefix of a text chunk that repeats the tail of the text already emitted.
+
+    ::
+
+        source:  -t("Hello wor")-t("llo world!")-done-|
+        dedupe_overlap(min_overlap=3)
+        result:  -t("Hello wor")-t("ld!")--------done-|
+
+    The longest prefix of the chunk (at least `min_overlap` characters) that equals a
+    suffix of the last `window` characters emitted is cut; a chunk that is entirely a
+    repeat emits nothing. Every other item passes through unchanged and in order. The
+    tail is kept per subscription, so a retry starts clean. Each chunk costs
+    O(min(len(chunk), window)); the history is never rescanned.
+
+    Args:
+        min_overlap: the shortest repeat that is cut (shorter ones are kept as text).
+        window: how many emitted characters a repeat may reach back into.
+
+    Returns:
+        An operator from fragments to fragments.
+    """
+    if min_overlap < 1:
+        raise ValueError(f"min_overlap must be at least 1, got {min_overlap}")
+    if window < min_overlap:
+        raise ValueError(f"window ({window}) must be at least min_overlap ({min_overlap})")
+
+    def _dedupe_overlap(source: Observable[Fragment]) -> Observable[Fragment]:
+        def subscribe(
+            observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            tail = ""  # the last `window` characters emitted
+
+            def on_next(item: Fragment) -> None:
+                nonlocal tail
+                if type(item) is not TextDelta:
+                    observer.on_next(item)
+                    return
+                text = item.text
+                cut = longest_overlap(tail, text, min_overlap)
+                if cut:
+                    logger.bind(provider=item.provider, attempt=item.attempt).debug(
+                        "dropped {} characters of text repeated from earlier in the stream", cut
+                    )
+                    text = text[cut:]
+                    if not text:
+                        return
+                    item = TextDelta.make(provider=item.provider, attempt=item.attempt, text=text)
+                tail = (tail + text)[-window:]
+                observer.on_next(item)
+
+            return source.subscribe(
+                on_next, observer.on_error, observer.on_completed, scheduler=scheduler
+            )
+
+        return Observable(subscribe)
+
+    return _dedupe_overlap
+
+
+def longest_overlap(tail: str, chunk: str, min_overlap: int = MIN_OVERLAP) -> int:
+    """The length of the longest prefix of `chunk` that is also a suffix of `tail`, if it
+    is at least `min_overlap` characters long; else 0.
+
+    Linear in `min(len(tail), len(chunk))`: a substring test (in C) rules out almost
+    every chunk, and the rest run Knuth-Morris-Pratt of the chunk over the tail.
+    """
+    size = min(len(tail), len(chunk))
+    if size < min_overlap:
+        return 0
+    pattern, text = chunk[:size], tail[-size:]
+    if pattern[:min_overlap] not in text:
+        return 0
+    # failure[i]: the length of the longest proper border of pattern[: i + 1].
+    failure = [0] * size
+    k = 0
+    for i in range(1, size):
+        while k and pattern[i] != pattern[k]:
+            k = failure[k - 1]
+        if pattern[i] == pattern[k]:
+            k += 1
+        failure[i] = k
+    # Match the pattern along the text; the state at the end is the longest prefix of
+    # the pattern that ends there, i.e. the longest suffix of the tail it starts with.
+    k = 0
+    for char in text:
+        while k and (k == size or char != pattern[k]):
+            k = failure[k - 1]
+        if char == pattern[k]:
+            k += 1
+    return k if k >= min_overlap else 0

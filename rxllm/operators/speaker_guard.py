@@ -1,0 +1,208 @@
+"""speaker_guard: stop the text where the model starts writing another speaker's turn."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from loguru import logger
+from reactivex import Observable, abc
+
+from rxllm.events import TextDelta
+from rxllm.fragments import Fragment
+
+__all__ = ["DEFAULT_SPEAKERS", "SPEAKER_HOLD", "speaker_guard"]
+
+# The role labels of the common chat transcripts a model may slip into continuing
+# ("\n\nHuman:" in Anthropic's legacy prompts, "User:"/"Assistant:" in most others).
+DEFAULT_SPEAKERS = ("User", "Human", "Assistant", "System")
+
+# The design's guard hold-back (DESIGN.md, "Speaker guard"): at most 32 characters of
+# text are held while they could still become a marker. That covers "\n", a speaker
+# name of up to 30 characters and ":", and delays the text by a few tokens at most.
+SPEAKER_HOLD = 32
+
+# What can change the guard's state: a line break (a marker may start) or a backtick
+# (a code span may open or close). Everything between them is passed on in one slice.
+_SPECIAL = re.compile(r"[\n`]")
+# What a blank line may hold besides its line break.
+_SPACE = " \t\r"
+
+
+def speaker_guard(
+    names: Sequence[str] | None = None, hold: int = SPEAKER_HOLD
+) -> Callable[[Observable[Fragment]], Observable[Fragment]]:
+    """Cut the text at the first line that begins another speaker's turn, `Name:`.
+
+    ::
+
+        source:  -t("Sure.\\nUs")-t("er: more?")-t("x")-done-|
+        speaker_guard()
+        result:  -t("Sure.")-----------------------------done-|
+
+    A marker is a line break followed by one of `names` and a colon (`"\\nUser:"`),
+    outside code: nothing triggers inside a ``` fence (closed by a run of at least as
+    many backticks) or an `inline` span (closed by a run of as many backticks or, as in
+    CommonMark, by a blank line, so a stray backtick cannot switch the guard off for
+    the rest of the answer: "\\n\\nUser:" still triggers after one).
+
+    While the end of the text could still become a marker (`"\\nUs"`), it is held back,
+    not emitted (so it does not commit the attempt). It is released as soon as it
+    cannot be a marker, before any item that is not text, and at the end of the
+    stream. Once a marker is seen, the text before it is emitted and every later text
+    chunk is dropped; other items still pass through unchanged and in order. The state
+    lives in each subscription: every stream and every retry starts clean.
+
+    Args:
+        names: the speaker names; by default `DEFAULT_SPEAKERS`.
+        hold: the most characters held back at once; every marker must fit in it.
+
+    Returns:
+        An operator from fragments to fragments.
+    """
+    speakers = tuple(DEFAULT_SPEAKERS if names is None else names)
+    if not speakers:
+        raise ValueError("speaker_guard needs at least one speaker name")
+    for name in speakers:
+        if not name or any(char in name for char in "\r\n`"):
+            raise ValueError(
+                f"a speaker name must be non-empty, on one line, without backticks: {name!r}"
+            )
+    markers = frozenset(f"\n{name}:" for name in speakers)
+    longest = max(markers, key=len)
+    if len(longest) > hold:
+        raise ValueError(f"the marker {longest!r} is longer than hold={hold} characters")
+    prefixes = frozenset(marker[:end] for marker in markers for end in range(1, len(marker)))
+
+    def _speaker_guard(source: Observable[Fragment]) -> Observable[Fragment]:
+        def subscribe(
+            observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            guard = _Guard(markers, prefixes)
+            last: TextDelta | None = None  # whose provider and attempt held text is
+
+            def release() -> None:
+                if guard.held and last is not None:
+                    text, guard.held = guard.held, ""
+                    observer.on_next(
+                        TextDelta.make(provider=last.provider, attempt=last.attempt, text=text)
+                    )
+
+            def on_next(item: Fragment) -> None:
+                nonlocal last
+                if not isinstance(item, TextDelta):
+                    release()
+                    observer.on_next(item)
+                    return
+                if guard.stopped:
+                    return
+                last = item
+                text = guard.feed(item.text)
+                if guard.stopped:
+                    logger.bind(provider=item.provider, attempt=item.attempt).debug(
+                        "cut the text at a speaker marker; later text is dropped"
+                    )
+                if text == item.text:
+                    observer.on_next(item)
+                elif text:
+                    observer.on_next(
+                        TextDelta.make(provider=item.provider, attempt=item.attempt, text=text)
+                    )
+
+            def on_completed() -> None:
+                release()
+                observer.on_completed()
+
+            return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
+
+        return Observable(subscribe)
+
+    return _speaker_guard
+
+
+class _Guard:
+    """The text scanner of one subscription: code spans, the held suffix, the cut."""
+
+    __slots__ = ("blank", "fence", "held", "inline", "markers", "prefixes", "stopped", "ticks")
+
+    def __init__(self, markers: frozenset[str], prefixes: frozenset[str]) -> None:
+        self.markers = markers
+        self.prefixes = prefixes
+        self.held = ""  # a suffix that could still become a marker; starts with "\n"
+        self.fence = 0  # backticks of the open ``` fence, or 0
+        self.inline = 0  # backticks of the open `inline` span, or 0
+        self.blank = False  # in an inline span, the current line is blank so far
+        self.ticks = 0  # a run of backticks whose length is not known yet
+        self.stopped = False  # a marker was seen: no more text
+
+    def feed(self, text: str) -> str:
+        """The part of `text` that can be emitted now; holds or cuts the rest."""
+        if not self.held and not self.ticks and "\n" not in text and "`" not in text:
+            if self.blank and text.strip(_SPACE):
+                self.blank = False
+            return text
+        out: list[str] = []
+        held, markers, prefixes = self.held, self.markers, self.prefixes
+        at, size = 0, len(text)
+        while at < size:
+            if held:
+                candidate = held + text[at]
+                if candidate in markers:
+                    self.held, self.stopped = "", True
+                    return "".join(out)
+                if candidate in prefixes:
+                    held = candidate
+                    at += 1
+                    continue
+                # Not a marker after all; the character is read again below (it may be
+                # the line break that starts the next candidate). Names hold no line
+                # break or backtick, and nothing is held inside code, so the released
+                # text changes no other state.
+                out.append(held)
+                held = ""
+            found = _SPECIAL.search(text, at)
+            stop = found.start() if found else size
+            if stop > at:
+                piece = text[at:stop]
+                if self.ticks:
+                    self._end_run()
+                if self.blank and piece.strip(_SPACE):
+                    self.blank = False
+                out.append(piece)
+                at = stop
+                continue
+            char = text[at]
+            at += 1
+            if char == "`":
+                self.ticks += 1
+                self.blank = False
+                out.append(char)
+                continue
+            if self.ticks:
+                self._end_run()
+            if self.inline:
+                if not self.blank:  # an inline span may go on to the next line...
+                    self.blank = True
+                    out.append(char)
+                    continue
+                self.inline = 0  # ...but not past a blank line (CommonMark paragraphs)
+            if self.fence:
+                out.append(char)
+            else:
+                held = char
+        self.held = held
+        return "".join(out)
+
+    def _end_run(self) -> None:
+        """A run of backticks ended: it opens or closes a fence or an inline span."""
+        run, self.ticks = self.ticks, 0
+        if self.fence:
+            if run >= self.fence:
+                self.fence = 0
+        elif self.inline:
+            if run == self.inline:
+                self.inline = 0
+        elif run >= 3:
+            self.fence = run
+        else:
+            self.inline = run

@@ -1,0 +1,161 @@
+"""Every notebook in notebooks/ runs top to bottom in a fresh kernel of this interpreter."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import cast
+
+import nbformat
+import pytest
+from ipykernel.kernelspec import write_kernel_spec
+from nbclient import NotebookClient
+from nbformat import NotebookNode
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+# Seconds a single cell may take: the slowest streams two paced turns (about 1 s each).
+CELL_TIMEOUT = 60
+KERNEL = "rxllm-tests"
+
+Run = Callable[[Path], NotebookNode]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+    """Run a notebook once per test module and keep the executed copy."""
+    cache: dict[Path, NotebookNode] = {}
+
+    def run(path: Path) -> NotebookNode:
+        if path not in cache:
+            cache[path] = _execute(path, tmp_path_factory.mktemp(path.stem))
+        return cache[path]
+
+    yield run
+
+
+def _execute(path: Path, scratch: Path) -> NotebookNode:
+    """Execute `path` in its own folder, in a kernel of `sys.executable`.
+
+    A kernel spec with ipykernel's own argv for the running interpreter is written to
+    `scratch` and found first (`JUPYTER_PATH`), so whatever `python3` kernel a
+    developer has installed, the notebook runs against this checkout's environment,
+    and in CI `pip install -e '.[dev]'` is all it needs. Jupyter's and IPython's state
+    folders point at `scratch` too: nothing is written under the home directory.
+    """
+    write_kernel_spec(scratch / "kernels" / KERNEL)
+    notebook = _read(path)
+    client = NotebookClient(
+        notebook,
+        kernel_name=KERNEL,
+        timeout=CELL_TIMEOUT,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("JUPYTER_PATH", str(scratch))
+        env.setenv("JUPYTER_RUNTIME_DIR", str(scratch / "runtime"))
+        env.setenv("JUPYTER_PLATFORM_DIRS", "1")
+        env.setenv("IPYTHONDIR", str(scratch / "ipython"))
+        env.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # debugpy's frozen-modules notice
+        began = time.perf_counter()
+        client.execute()  # starts the kernel, runs every cell, shuts the kernel down
+        print(f"{path.name} ran in {time.perf_counter() - began:.1f} s")
+    return notebook
+
+
+def _read(path: Path) -> NotebookNode:
+    return cast(NotebookNode, nbformat.read(path, as_version=4))  # type: ignore[no-untyped-call]
+
+
+def outputs(notebook: NotebookNode, tag: str) -> str:
+    """The text a tagged cell printed or displayed (stderr left out)."""
+    cells = [c for c in notebook.cells if tag in c.get("metadata", {}).get("tags", [])]
+    assert len(cells) == 1, f"expected one cell tagged {tag!r}, found {len(cells)}"
+    text = []
+    for output in cells[0].get("outputs", []):
+        if output.output_type == "stream" and output.name == "stdout":
+            text.append(output.text)
+        elif output.output_type in ("execute_result", "display_data"):
+            text.append(output.data.get("text/plain", ""))
+    return "".join(text)
+
+
+def test_there_are_notebooks() -> None:
+    assert NOTEBOOKS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_committed_notebooks_have_no_outputs(path: Path) -> None:
+    notebook = _read(path)
+    nbformat.validate(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None, cell.source[:60]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_runs_without_errors(path: Path, executed: Run) -> None:
+    notebook = executed(path)  # a failing cell raises CellExecutionError with its traceback
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert all(out.output_type != "error" for out in cell.outputs)
+
+
+EXPLORE = Path(__file__).resolve().parents[1] / "notebooks" / "explore_streams.ipynb"
+
+
+@pytest.fixture(scope="module")
+def explore(executed: Run) -> NotebookNode:
+    return executed(EXPLORE)
+
+
+def test_the_captures_are_found_beside_the_project(explore: NotebookNode) -> None:
+    assert "recordings in" in outputs(explore, "setup")
+    assert outputs(explore, "setup").split()[0] != "0"
+
+
+def test_the_event_table_shows_the_normalized_tool_calls(explore: NotebookNode) -> None:
+    lines = outputs(explore, "event-table").splitlines()
+    assert lines[0].split() == ["#", "type", "provider", "attempt", "detail"]
+    types = [line.split()[1] for line in lines[2:]]
+    assert types.count("tool_request") == 2
+    assert types[-1] == "done"
+    assert "tool_use" in lines[-1]
+
+
+def test_the_summary_folds_each_recording(explore: NotebookNode) -> None:
+    rows = {line.split()[0]: line for line in outputs(explore, "replay-summary").splitlines()}
+    assert rows["openai/chat_text_usage.sse"].endswith("done (stop)")
+    assert rows["openai/chat_finish_length.sse"].endswith("done (length)")
+    assert "GetWeatherArgs" in rows["openai/chat_single_tool_call.sse"]
+
+
+def test_chunking_does_not_change_the_events(explore: NotebookNode) -> None:
+    lines = outputs(explore, "rechunk").splitlines()
+    assert len(lines) == 3 and all(line.endswith("True") for line in lines)
+
+
+def test_the_local_turn_completes(explore: NotebookNode) -> None:
+    text = outputs(explore, "local-complete")
+    assert text.startswith("Hello from rxllm's local provider!")
+    assert "terminal: done (stop)" in text
+
+
+def test_the_live_stream_ends_with_done_after_a_tool_request(explore: NotebookNode) -> None:
+    lines = outputs(explore, "local-astream").splitlines()
+    assert lines[-1] == "final event: done"
+    types = [line.split()[2] for line in lines[:-1]]
+    assert types[-1] == "done"
+    assert "tool_request" in types and "text" in types
+
+
+def test_a_user_operator_composes_with_pipe(explore: NotebookNode) -> None:
+    assert outputs(explore, "pipe").split()[1:3] == ["words:", "Hello"]
+
+
+def test_the_guards_cut_what_they_should(explore: NotebookNode) -> None:
+    text = outputs(explore, "guards")
+    assert "dedupe_overlap: ['The forecast says ', 'rain at noon.']" in text
+    assert "speaker_guard:  ['Rain at noon.']" in text
+    assert "User: hi" in text  # inside a code fence: kept
