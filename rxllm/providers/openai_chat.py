@@ -216,6 +216,9 @@ class ChatNormalizer(Normalizer):
         try:  # json.loads without its wrapper: this is the hot path of every chunk
             payload, end = _scan_json(data, 0)
         except StopIteration:
+            if chunk.event == "error":  # an error frame in plain words
+                self._error(data)
+                return
             payload, end = json.loads(data), len(data)  # raises the usual JSONDecodeError
         if end != len(data):
             payload = json.loads(data)  # trailing whitespace passes; anything else raises

@@ -305,6 +305,18 @@ def test_groq_error_event_names_the_failure() -> None:
     assert error.raw is not None and "failed_generation" in json.loads(error.raw)
 
 
+def test_error_frame_in_plain_words() -> None:
+    data = (
+        b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
+        b"event: error\ndata: Service Unavailable\n\n"
+    )
+    events = replay(data, "groq")
+    assert kinds(events) == ["text", "error"]
+    error = events[-1]
+    assert isinstance(error, Failed)
+    assert (error.error.kind, error.error.message) == ("stream_error", "Service Unavailable")
+
+
 def test_openrouter_error_inside_a_data_chunk() -> None:
     events = replay(capture("openrouter/midstream_error_with_usage.sse"), "openrouter")
     assert kinds(events) == ["reasoning", "usage", "error"]
