@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -252,3 +253,25 @@ def test_a_request_the_provider_cannot_express_raises_at_the_call() -> None:
     orphan = rxllm.ChatRequest(model="m", messages=[rxllm.Message.tool("call_unknown", "42")])
     with pytest.raises(rxllm.ConfigError):
         google.stream(orphan)
+
+
+def chat_body(*texts: str) -> bytes:
+    chunks = [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+
+
+async def test_text_guards_are_opt_in_per_provider(serve_body: Any) -> None:
+    url = await serve_body(
+        chat_body("Streams arrive in pieces.", " in pieces. Then", "\nUser: more?")
+    )
+    plain = await rxllm.provider("custom", base_url=url).complete(ask())
+    assert plain.text == "Streams arrive in pieces. in pieces. Then\nUser: more?"
+    guarded = rxllm.provider("custom", base_url=url, dedupe_overlap=True, speaker_guard=True)
+    rec = await guarded.complete(ask())
+    assert rec.text == "Streams arrive in pieces. Then"
+    assert rec.terminal.type == "done"
+    named = rxllm.provider("custom", base_url=url, speaker_guard=["Bot"])
+    assert (await named.complete(ask())).text == plain.text  # "User" is not a name it guards
+    again = await guarded.complete(ask())  # state is per stream: a second turn is cut the same
+    assert again.text == rec.text

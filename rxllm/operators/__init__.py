@@ -2,7 +2,16 @@
 
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
+from rxllm.operators.dedupe_overlap import dedupe_overlap
 from rxllm.operators.normalize import normalize
 from rxllm.operators.settle_once import settle_once
+from rxllm.operators.speaker_guard import speaker_guard
 
-__all__ = ["accumulate_tool_arguments", "cancel_on", "normalize", "settle_once"]
+__all__ = [
+    "accumulate_tool_arguments",
+    "cancel_on",
+    "dedupe_overlap",
+    "normalize",
+    "settle_once",
+    "speaker_guard",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import aiohttp
@@ -16,10 +17,13 @@ from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 from rxllm.errors import ConfigError
 from rxllm.events import Event, StreamRecord
+from rxllm.fragments import Fragment
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
+from rxllm.operators.dedupe_overlap import dedupe_overlap
 from rxllm.operators.normalize import normalize
 from rxllm.operators.settle_once import settle_once
+from rxllm.operators.speaker_guard import speaker_guard
 from rxllm.pipeline.aiter import EventStream
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
@@ -32,6 +36,7 @@ from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 __all__ = ["Provider", "ProviderOptions", "events_of", "provider", "record_of"]
 
 Cancel = asyncio.Event | Observable[Any] | None
+FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
 
 
 class ProviderOptions(BaseModel):
@@ -45,6 +50,21 @@ class ProviderOptions(BaseModel):
     """Seconds without a byte from the server before the stream is `stalled`."""
     max_line_bytes: int = Field(default=DEFAULT_MAX_LINE_BYTES, gt=0)
     """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
+    dedupe_overlap: bool = False
+    """Drop text that repeats the tail of what was already emitted (resuming proxies)."""
+    speaker_guard: bool | list[str] = False
+    """Cut the text where another speaker's turn begins (`True`: User, Human, Assistant,
+    System; or the given names)."""
+
+    def text_guards(self) -> list[FragmentOperator]:
+        """The opt-in text guards, in order; each keeps its state per subscription."""
+        guards: list[FragmentOperator] = []
+        if self.dedupe_overlap:
+            guards.append(dedupe_overlap())
+        if self.speaker_guard:
+            names = None if self.speaker_guard is True else self.speaker_guard
+            guards.append(speaker_guard(names))
+        return guards
 
 
 class Provider:
@@ -90,7 +110,7 @@ class Provider:
             read_timeout=self.options.read_timeout,
             max_line_bytes=self.options.max_line_bytes,
         )
-        return events_of(source, self.wire, self.name, number)
+        return events_of(source, self.wire, self.name, number, self.options.text_guards())
 
     def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
         """A cold Observable of the normalized events of one turn: each subscription
@@ -114,10 +134,15 @@ class Provider:
 
 
 def events_of(
-    source: Observable[SourceItem], wire: WireProtocol, provider: str, attempt: int = 1
+    source: Observable[SourceItem],
+    wire: WireProtocol,
+    provider: str,
+    attempt: int = 1,
+    guards: Sequence[FragmentOperator] = (),
 ) -> Observable[Event]:
     """One attempt's events from its raw source: the provider's quirk operators, its
-    normalizer, then tool-argument accumulation. Not settled: that is the caller's."""
+    normalizer, the opt-in text guards, then tool-argument accumulation. Not settled:
+    that is the caller's."""
 
     def make_normalizer(emit: Emit) -> Normalizer:
         return wire.normalizer(emit, provider, attempt)
@@ -125,6 +150,8 @@ def events_of(
     for quirk in wire.preprocess():
         source = quirk(source)
     fragments = source.pipe(normalize(make_normalizer))
+    for guard in guards:
+        fragments = guard(fragments)
     return fragments.pipe(accumulate_tool_arguments())
 
 
