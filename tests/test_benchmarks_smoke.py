@@ -1,0 +1,91 @@
+"""The benchmark machinery at a tiny size: correctness only, never a time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from benchmarks.__main__ import main
+from benchmarks.clients import (
+    HollowRun,
+    check_floor,
+    check_record,
+    floor,
+    measure,
+    rxllm_client,
+    target,
+)
+from benchmarks.server import ARGUMENT_CHARS_PER_FRAGMENT, ServerProcess, stream_of
+
+CHUNKS = 200
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    with ServerProcess() as running:
+        yield running
+
+
+def test_streams_carry_the_requested_chunks() -> None:
+    text = stream_of("text", CHUNKS)
+    # role chunk, the deltas, finish, usage; then [DONE]
+    assert text.json_chunks == CHUNKS + 3
+    assert len(text.frames) == CHUNKS + 4
+    assert text.frames[-1] == b"data: [DONE]\n\n"
+    assert all(frame.startswith(b"data: ") and frame.endswith(b"\n\n") for frame in text.frames)
+
+    tool = stream_of("tool", CHUNKS)
+    assert abs(len(tool.arguments_json) - CHUNKS * ARGUMENT_CHARS_PER_FRAGMENT) < 200
+    pieces = [
+        json.loads(frame[6:])["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"]
+        for frame in tool.frames[1 : CHUNKS + 1]
+    ]
+    assert len(pieces) == CHUNKS and all(pieces)
+    assert "".join(pieces) == tool.arguments_json
+    assert set(tool.arguments) == {"path", "mode", "content"}
+
+
+async def test_both_clients_read_the_whole_text(server: ServerProcess) -> None:
+    t = target(server, "text", CHUNKS)
+    assert await floor(t) == t.stream.json_chunks
+    record = await rxllm_client(t)
+    assert record.text == t.stream.text
+    assert len(record.text) > CHUNKS
+    assert record.terminal.type == "done"
+    check_record(t, record)
+
+
+async def test_both_clients_read_the_whole_tool_call(server: ServerProcess) -> None:
+    t = target(server, "tool", CHUNKS)
+    assert await floor(t) == t.stream.json_chunks
+    record = await rxllm_client(t)
+    assert len(record.tool_calls) == 1
+    call = record.tool_calls[0]
+    assert call.name == "write_file"
+    assert call.arguments == t.stream.arguments
+    assert call.arguments["content"].count("\n") > 10
+    check_record(t, record)
+
+
+async def test_measurements_are_checked(server: ServerProcess) -> None:
+    t = target(server, "tool", CHUNKS)
+    for client in ("floor", "rxllm"):
+        run = await measure(client, t)
+        assert run.chunks == t.stream.json_chunks
+        assert run.cpu >= 0 and run.wall > 0
+    with pytest.raises(HollowRun):
+        check_floor(t, t.stream.json_chunks - 1)
+    other = await rxllm_client(target(server, "text", CHUNKS))
+    with pytest.raises(HollowRun):
+        check_record(t, other)
+
+
+def test_main_runs_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--chunks", str(CHUNKS), "--repeat", "2", "--warmup", "0"]) == 0
+    out = capsys.readouterr().out
+    for needle in ("text", "tool", "floor", "rxllm", "CPU s/chunk", "rxllm / floor"):
+        assert needle in out
+    assert main(["--chunks", str(CHUNKS), "--repeat", "1", "--scenario", "text"]) == 0
+    assert "tool " not in capsys.readouterr().out
