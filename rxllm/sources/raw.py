@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES, SseDecoder, SseLineTooLong
@@ -15,9 +14,9 @@ __all__ = ["ChunkReader", "RawChunk", "SourceItem"]
 _SNIPPET_BYTES = 300
 
 
-@dataclass(slots=True, frozen=True)
-class RawChunk:
-    """One dispatched SSE event: its `event:` name and its `data`."""
+class RawChunk(NamedTuple):
+    """One dispatched SSE event: its `event:` name and its `data`. A NamedTuple:
+    immutable, and a quarter of a frozen dataclass's cost to build, once per chunk."""
 
     provider: str
     attempt: int

@@ -14,7 +14,7 @@ omit them). A connection cut mid-body never reaches `close`: the source reports 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "SseDecoder", "SseEvent", "SseLineTooLong"]
 
@@ -25,8 +25,9 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(slots=True, frozen=True)
-class SseEvent:
+class SseEvent(NamedTuple):
+    """One dispatched event (a NamedTuple: immutable and cheap to build, once per event)."""
+
     data: str
     event: str = "message"
     id: str | None = None
