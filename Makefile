@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/rxllm stream "What's the weather in Paris? Think first, then call the tool."
+	$(BIN)/rxllm stream --provider openai "What's the weather in Paris? Think first, then call the tool."
 
 lint: $(STAMP)
 	$(BIN)/ruff check rxllm tests benchmarks
