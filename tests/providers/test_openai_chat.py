@@ -9,120 +9,25 @@ expected values were read from the captures themselves, not from the code's outp
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 import rxllm
-from rxllm.events import Done, Event, ToolRequest, UsageUpdate
+from rxllm.events import Done, ToolRequest, UsageUpdate
 from rxllm.providers import wire_for
 from rxllm.providers.openai_chat import ChatOptions, OpenAIChat, openai_usage
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
-from tests.support import Summary, capture, captures_of, rechunk, replay, summarize
-
-# ----------------------------------------------------------------------------- helpers
-
-# Random cuts: tiny pieces (inside every UTF-8 sequence and CRLF) and network-sized ones.
-_CUTS = [(size, seed) for size in (1, 2, 3) for seed in range(3)] + [
-    (size, seed) for size in (7, 17, 64, 1024) for seed in range(4)
-]
-
-
-def replay_every_way(data: bytes, provider: str) -> list[Event]:
-    """The events of `data`, checked to be identical whatever the chunking."""
-    whole = replay(data, provider)
-    for max_size, seed in _CUTS:
-        assert replay(rechunk(data, seed, max_size), provider) == whole, (max_size, seed)
-    crlf = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
-    for seed in range(3):
-        assert replay(rechunk(crlf, seed, 3), provider) == whole, ("crlf", seed)
-    return whole
-
-
-Call = tuple[str, str, dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Expect:
-    """What a capture says, read from its bytes."""
-
-    text: str | None = None
-    """The whole visible text, exactly (None: see `text_has`)."""
-    text_has: tuple[str, ...] = ()
-    text_len: int | None = None
-    reasoning: str | None = ""
-    reasoning_has: tuple[str, ...] = ()
-    reasoning_len: int | None = None
-    signatures: int = 0
-    tools: tuple[Call, ...] = ()
-    usage: tuple[int, int, int, int, int] | None = None
-    """(input, output incl. reasoning, reasoning, cache read, total)."""
-    cache_write: int = 0
-    cost: float | None = None
-    terminal: str = "done"
-    stop_reason: str | None = "stop"
-    raw_stop_reason: str | None = "stop"
-    error_kind: str | None = None
-    model: str | None = None
-
-
-def check(summary: Summary, expect: Expect) -> None:
-    if expect.text is not None:
-        assert summary.text == expect.text
-    for piece in expect.text_has:
-        assert piece in summary.text
-    if expect.text_len is not None:
-        assert len(summary.text) == expect.text_len
-    if expect.reasoning is not None:
-        assert summary.reasoning == expect.reasoning
-    for piece in expect.reasoning_has:
-        assert piece in summary.reasoning
-    if expect.reasoning_len is not None:
-        assert len(summary.reasoning) == expect.reasoning_len
-    assert len(summary.signatures) == expect.signatures
-    assert tuple(summary.tool_calls) == expect.tools
-    if expect.usage is None:
-        assert summary.usage is None
-    else:
-        usage = summary.usage
-        assert usage is not None
-        got = (
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.reasoning_tokens,
-            usage.cache_read_tokens,
-            usage.total_tokens,
-        )
-        assert got == expect.usage
-        assert usage.cache_write_tokens == expect.cache_write
-        assert usage.total_tokens == (
-            usage.input_tokens
-            + usage.output_tokens
-            + usage.cache_read_tokens
-            + usage.cache_write_tokens
-        )
-        if expect.cost is None:
-            assert usage.cost_usd is None
-        else:
-            assert usage.cost_usd == pytest.approx(expect.cost)
-    assert summary.terminal == expect.terminal
-    if expect.terminal == "done":
-        assert summary.stop_reason == expect.stop_reason
-        assert summary.raw_stop_reason == expect.raw_stop_reason
-        assert summary.model == expect.model
-    else:
-        assert summary.error_kind == expect.error_kind
-
-
-def kinds(events: list[Event]) -> list[str]:
-    """Event types in order, consecutive repeats of text/reasoning collapsed."""
-    out: list[str] = []
-    for event in events:
-        if not (out and out[-1] == event.type and event.type in ("text", "reasoning")):
-            out.append(event.type)
-    return out
-
+from tests.support import (
+    Expect,
+    capture,
+    captures_of,
+    check,
+    kinds,
+    replay,
+    replay_every_way,
+    summarize,
+)
 
 # ---------------------------------------------------------------------------- captures
 

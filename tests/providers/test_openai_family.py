@@ -19,8 +19,17 @@ from rxllm.providers import wire_for
 from rxllm.providers.openai_chat import ChatOptions, OpenAIChat
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import ChatRequest, Message
-from tests.providers.test_openai_chat import Expect, check, kinds, replay_every_way
-from tests.support import capture, captures_of, rechunk, replay, summarize
+from tests.support import (
+    Expect,
+    capture,
+    captures_of,
+    check,
+    kinds,
+    rechunk,
+    replay,
+    replay_every_way,
+    summarize,
+)
 
 # Captures of other wires that sit in these folders; they are tested with their wire.
 RESPONSES_WIRE = {
