@@ -1,0 +1,1 @@
+"""Benchmarks: rxllm against the raw floor (`python -m benchmarks`)."""
