@@ -133,60 +133,65 @@ def http_source(
                 )
             )
 
+        async def deliver(client: aiohttp.ClientSession) -> None:
+            nonlocal response
+            async with client.post(
+                request.url, data=request.body, headers=dict(request.headers), timeout=timeout
+            ) as resp:
+                response = resp
+                if resp.status >= 300:
+                    body = await resp.content.read(MAX_ERROR_BODY_BYTES)
+                    text = body.decode("utf-8", "replace")
+                    fail(
+                        "http",
+                        f"HTTP {resp.status}: {describe_error_body(text)}",
+                        status=resp.status,
+                        raw=text,
+                        retryable=resp.status in RETRYABLE_STATUSES,
+                    )
+                    return
+                reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
+                async for data in resp.content.iter_any():
+                    problem = reader.feed(data)
+                    if disposed:
+                        return
+                    if problem is not None:
+                        observer.on_next(problem)
+                        return
+                problem = reader.close()
+                if problem is not None:
+                    observer.on_next(problem)
+
         async def run() -> None:
             nonlocal response
             own = session is None
             client = aiohttp.ClientSession() if own else session
             assert client is not None
             try:
-                async with client.post(
-                    request.url, data=request.body, headers=dict(request.headers), timeout=timeout
-                ) as resp:
-                    response = resp
-                    if resp.status >= 300:
-                        text = (await resp.content.read(MAX_ERROR_BODY_BYTES)).decode(
-                            "utf-8", "replace"
-                        )
-                        fail(
-                            "http",
-                            f"HTTP {resp.status}: {describe_error_body(text)}",
-                            status=resp.status,
-                            raw=text,
-                            retryable=resp.status in RETRYABLE_STATUSES,
-                        )
-                        observer.on_completed()
-                        return
-                    reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
-                    async for data in resp.content.iter_any():
-                        problem = reader.feed(data)
-                        if disposed:
-                            return
-                        if problem is not None:
-                            observer.on_next(problem)
-                            observer.on_completed()
-                            return
-                    problem = reader.close()
-                    if problem is not None:
-                        observer.on_next(problem)
-                observer.on_completed()
+                await deliver(client)
             except asyncio.CancelledError:
                 log.debug("http source cancelled")
                 raise
+            except aiohttp.ConnectionTimeoutError:
+                fail(
+                    "transport",
+                    f"could not connect to {provider} within {connect_timeout:g} s",
+                    retryable=True,
+                )
             except (aiohttp.ServerTimeoutError, TimeoutError):
                 fail("stalled", f"no data from {provider} for {read_timeout:g} s", retryable=True)
-                observer.on_completed()
             except aiohttp.ClientPayloadError as exc:
                 fail("truncated", f"the connection closed mid-stream: {exc}", retryable=True)
-                observer.on_completed()
             except aiohttp.ClientError as exc:
                 fail("transport", f"{type(exc).__name__}: {exc}", retryable=True)
-                observer.on_completed()
             except Exception as exc:  # a bug: surface it, as Rx does
                 observer.on_error(exc)
+                return
             finally:
                 response = None
                 if own:
                     await client.close()
+            observer.on_completed()
 
         task = loop.create_task(run())
 
