@@ -275,3 +275,13 @@ async def test_text_guards_are_opt_in_per_provider(serve_body: Any) -> None:
     assert (await named.complete(ask())).text == plain.text  # "User" is not a name it guards
     again = await guarded.complete(ask())  # state is per stream: a second turn is cut the same
     assert again.text == rec.text
+
+
+def test_wrong_argument_types_are_clear_errors() -> None:
+    provider = rxllm.provider("local", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(TypeError, match="takes a ChatRequest, got str"):
+        provider.stream("hello")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"replay data must be bytes.*got int"):
+        rxllm.replay(123)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="replay chunks must be bytes, got str"):
+        rxllm.replay(["data: x\n\n"])  # type: ignore[list-item]

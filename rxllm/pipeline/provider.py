@@ -118,6 +118,11 @@ class Provider:
 
         The body is built and encoded here, once, so a request the provider cannot
         express is a `ConfigError` raised to the caller, not an event."""
+        if not isinstance(request, ChatRequest):
+            raise TypeError(
+                f"stream() takes a ChatRequest, got {type(request).__name__}: "
+                "rxllm.ChatRequest(model=..., messages=[rxllm.Message.user(...)])"
+            )
         sent = self.http_request(request)
         events = reactivex.defer(lambda _: self.attempt(sent)).pipe(settle_once(self.name))
         if cancel is not None:

@@ -25,6 +25,11 @@ def as_chunks(data: ReplayData) -> list[bytes]:
         return [data.encode("utf-8")]
     if isinstance(data, bytes | bytearray | memoryview):
         return [bytes(data)]
+    if not isinstance(data, Iterable):
+        raise TypeError(
+            "replay data must be bytes, str, a Path or an iterable of bytes, "
+            f"got {type(data).__name__}"
+        )
     chunks = list(data)
     for chunk in chunks:
         if not isinstance(chunk, bytes | bytearray | memoryview):
