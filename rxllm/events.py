@@ -6,6 +6,8 @@ from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from rxllm.request import ToolCall
+
 __all__ = [
     "Attempt",
     "Cancelled",
@@ -144,6 +146,8 @@ class ToolStart(_Event):
     call_id: str
     name: str
     index: int
+    signature: str | None = None
+    """The provider's opaque signature of this call (Gemini's `thoughtSignature`)."""
 
 
 class ToolRequest(_Event):
@@ -152,6 +156,15 @@ class ToolRequest(_Event):
     name: str
     index: int
     arguments: dict[str, Any]
+    signature: str | None = None
+    """The provider's opaque signature of this call, to send back with it in history
+    (Gemini 3 rejects a follow-up turn whose function call lost its signature)."""
+
+    def to_call(self) -> ToolCall:
+        """This request as the assistant's tool call in the next request's history."""
+        return ToolCall(
+            id=self.call_id, name=self.name, arguments=self.arguments, signature=self.signature
+        )
 
 
 class UsageUpdate(_Event):

@@ -48,6 +48,9 @@ class ToolCall(_Frozen):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    signature: str | None = None
+    """The provider's opaque signature of the call, sent back as it came
+    (`ToolRequest.to_call()` keeps it)."""
 
     @property
     def arguments_json(self) -> str:

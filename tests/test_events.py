@@ -93,3 +93,12 @@ def test_record_round_trip() -> None:
         duration=0.5,
     )
     assert rxllm.StreamRecord.model_validate_json(record.model_dump_json()) == record
+
+
+def test_a_tool_request_becomes_the_history_tool_call_keeping_its_signature() -> None:
+    request = ToolRequest(
+        provider="google", call_id="c1", name="f", index=0, arguments={"a": 1}, signature="sig"
+    )
+    assert request.to_call() == rxllm.ToolCall(
+        id="c1", name="f", arguments={"a": 1}, signature="sig"
+    )

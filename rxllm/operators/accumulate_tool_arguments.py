@@ -65,6 +65,7 @@ def accumulate_tool_arguments() -> Callable[[Observable[Fragment]], Observable[E
                             name=start.name,
                             index=start.index,
                             arguments=parsed,
+                            signature=start.signature,
                         )
                     )
                     return True

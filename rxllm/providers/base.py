@@ -90,7 +90,7 @@ class Normalizer(ABC):
             )
         )
 
-    def tool_start(self, call_id: str, name: str, index: int) -> None:
+    def tool_start(self, call_id: str, name: str, index: int, signature: str | None = None) -> None:
         self.emit(
             ToolStart.make(
                 provider=self.provider,
@@ -98,6 +98,7 @@ class Normalizer(ABC):
                 call_id=call_id,
                 name=name,
                 index=index,
+                signature=signature,
             )
         )
 

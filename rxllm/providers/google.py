@@ -94,8 +94,8 @@ _RETRYABLE_STATUSES = frozenset(
 
 # Google's documented placeholder for history whose thought signature is unknown
 # (ai.google.dev/gemini-api/docs/thought-signatures): Gemini 3 answers 400 when the
-# first functionCall of a model turn comes back without one, and rxllm's request model
-# does not carry the real signature back yet.
+# first functionCall of a model turn comes back without one. A call built with
+# `ToolRequest.to_call()` carries the real signature instead.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 
 
@@ -350,7 +350,7 @@ class GeminiNormalizer(Normalizer):
             index = self.calls
             self.calls += 1
             call_id = call.get("id") or f"{name}_{index}"
-            self.tool_start(call_id, name, index)
+            self.tool_start(call_id, name, index, signature)
             partial_args = call.get("partialArgs")
             if call.get("willContinue") or partial_args:
                 open_call = self.open_call = _StreamedCall(index, call_id, name)
@@ -531,8 +531,9 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
                 entry: dict[str, Any] = {
                     "functionCall": {"name": call.name, "args": call.arguments}
                 }
-                if number == 0:
-                    entry["thoughtSignature"] = SKIP_SIGNATURE
+                signature = call.signature or (SKIP_SIGNATURE if number == 0 else None)
+                if signature:
+                    entry["thoughtSignature"] = signature
                 parts.append(entry)
         if parts:
             contents.append({"role": "model" if role == "assistant" else "user", "parts": parts})

@@ -12,7 +12,16 @@ import pytest
 
 import rxllm
 from rxllm.errors import ConfigError
-from rxllm.events import Done, Event, Failed, ReasoningDelta, TextDelta, ToolStart, UsageUpdate
+from rxllm.events import (
+    Done,
+    Event,
+    Failed,
+    ReasoningDelta,
+    TextDelta,
+    ToolRequest,
+    ToolStart,
+    UsageUpdate,
+)
 from rxllm.local import LocalServer
 from rxllm.local.script import FAULTS, script_for
 from rxllm.providers.google import SKIP_SIGNATURE, Google
@@ -767,3 +776,21 @@ async def test_local_unfinished_tool_call_is_malformed(
 async def test_local_http_error(local_server: LocalServer) -> None:
     end = terminal(await events_over_http(local_server, "fault/http_500"))
     assert isinstance(end, Failed) and (end.error.kind, end.error.status) == ("http", 500)
+
+
+def test_a_call_signature_comes_back_in_the_next_request() -> None:
+    data = capture("gemini/function_call_thought_signature.sse")
+    part = json.loads(data.split(b"data: ", 1)[1].split(b"\r\n")[0])["candidates"][0]
+    wire_signature = part["content"]["parts"][0]["thoughtSignature"]
+    (request,) = [e for e in replay(data, "google") if isinstance(e, ToolRequest)]
+    assert request.signature == wire_signature and len(wire_signature) > 100
+    body = body_of(
+        messages=[
+            Message.user("Which country?"),
+            Message.assistant(tool_calls=[request.to_call()]),
+            Message.tool(request.call_id, "France"),
+        ]
+    )
+    (call_part,) = body["contents"][1]["parts"]
+    assert call_part["thoughtSignature"] == wire_signature  # the real one, not the placeholder
+    assert call_part["functionCall"] == {"name": "get_country", "args": {}}
