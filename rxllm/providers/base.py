@@ -133,6 +133,8 @@ class Normalizer(ABC):
         raw: str | None = None,
     ) -> None:
         self.settled = True
+        # A provider may send an error with an empty message; the event always says what.
+        message = message.strip() or f"{self.provider} reported a {kind} without a message"
         self.emit(
             failed(
                 self.provider,
