@@ -23,6 +23,13 @@ def ask(model: str = "rxllm-local", text: str = "hello", tools: bool = False) ->
     )
 
 
+async def until_requested(server: LocalServer) -> None:
+    """Wait until the server holds the request, so a hang-up cannot precede it."""
+    async with asyncio.timeout(5):
+        while not server.requests:
+            await asyncio.sleep(0.005)
+
+
 def local(server: LocalServer, **options: Any) -> rxllm.Provider:
     return rxllm.provider("local", base_url=server.url, **options)
 
@@ -138,7 +145,7 @@ async def test_cancel_signal_ends_with_cancelled_and_hangs_up(local_server: Loca
     cancel = asyncio.Event()
     provider = local(local_server)
     task = asyncio.ensure_future(provider.complete(ask("fault/hang"), cancel=cancel))
-    await asyncio.sleep(0.05)
+    await until_requested(local_server)
     cancel.set()
     rec = await asyncio.wait_for(task, timeout=5)
     assert rec.terminal.type == "cancelled" and rec.terminal.provider == "local"
@@ -147,7 +154,7 @@ async def test_cancel_signal_ends_with_cancelled_and_hangs_up(local_server: Loca
 
 async def test_cancelling_the_awaiting_task_hangs_up(local_server: LocalServer) -> None:
     task = asyncio.ensure_future(local(local_server).complete(ask("fault/hang")))
-    await asyncio.sleep(0.05)
+    await until_requested(local_server)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import itertools
 import json
 import threading
+from collections.abc import Iterable
 from types import ModuleType, TracebackType
 from typing import Any
 
@@ -107,31 +109,30 @@ class LocalServer:
                 message = f"unknown fault {fault!r}; known: {sorted(FAULTS) + sorted(HTTP_FAULTS)}"
                 return web.json_response({"error": {"message": message}}, status=404)
             script = script_for(model, text, has_tools)
-            response = await self._open_stream(request)
-            await self._play(response, encoder.frames(script, body))
-            return response
+            return await self._stream(request, encoder.frames(script, body), self.pace)
 
         return handle
 
-    async def _open_stream(self, request: web.Request) -> web.StreamResponse:
+    async def _stream(
+        self, request: web.Request, frames: Iterable[bytes], pause: float
+    ) -> web.StreamResponse:
+        """Send `frames` as an event stream, `pause` seconds apart; note a hang-up."""
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
-        await response.prepare(request)
-        return response
-
-    async def _play(self, response: web.StreamResponse, frames: Any) -> None:
         try:
+            await response.prepare(request)
             for frame in frames:
                 await response.write(frame)
-                if self.pace:
-                    await asyncio.sleep(self.pace)
+                if pause:
+                    await asyncio.sleep(pause)
             await response.write_eof()
         except ConnectionResetError:
             self._hung_up()
         except asyncio.CancelledError:
             self._hung_up()
             raise
+        return response
 
     def _hung_up(self) -> None:
         self.disconnects += 1
@@ -155,26 +156,12 @@ class LocalServer:
             return web.json_response({"error": error}, status=400)
         if fault == "not_sse":
             return web.json_response({"id": "x", "choices": [{"message": {"content": "hi"}}]})
-        response = await self._open_stream(request)
         if fault == "long_line":
-            await response.write(b"data: " + b"x" * LONG_LINE_BYTES)
-            await response.write_eof()
-            return response
+            return await self._stream(request, [b"data: " + b"x" * LONG_LINE_BYTES], 0)
         # hang: a little output, then keepalive comments until the client hangs up
-        script = script_for("answer", "", False)
-        first = list(encoder.frames(script, body))[:2]
-        try:
-            for frame in first:
-                await response.write(frame)
-            while True:
-                await asyncio.sleep(KEEPALIVE_SECONDS)
-                await response.write(b": keepalive\n\n")
-        except ConnectionResetError:
-            self._hung_up()
-            return response
-        except asyncio.CancelledError:
-            self._hung_up()
-            raise
+        first = list(encoder.frames(script_for("answer", "", False), body))[:2]
+        keepalives = itertools.repeat(b": keepalive\n\n")
+        return await self._stream(request, itertools.chain(first, keepalives), KEEPALIVE_SECONDS)
 
 
 _shared: dict[str, str] = {}
