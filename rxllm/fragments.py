@@ -1,13 +1,17 @@
-"""Internal fragments a provider emits besides events: tool-argument pieces.
+"""The data that crosses layers inside a pipeline, before it becomes events.
 
-They never reach the user: `accumulate_tool_arguments` turns them into `ToolRequest`s.
-Plain slotted dataclasses, because one is built per network chunk on the hot path.
+Sources emit `RawChunk`s (one SSE event of one attempt); a provider's normalizer reads
+them and emits `Fragment`s: events, plus tool-argument pieces that never reach the
+user (`accumulate_tool_arguments` turns them into `ToolRequest`s). Sources, providers
+and operators all import these types from here, and none of them from each other.
+Plain slotted tuples and dataclasses, because one is built per network chunk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import NamedTuple, Protocol, TypeAlias
 
 from rxllm.events import (
     Cancelled,
@@ -20,7 +24,29 @@ from rxllm.events import (
     UsageUpdate,
 )
 
-__all__ = ["Fragment", "ToolArgs", "ToolEnd"]
+__all__ = [
+    "ChunkNormalizer",
+    "Emit",
+    "Fragment",
+    "RawChunk",
+    "SourceItem",
+    "ToolArgs",
+    "ToolEnd",
+]
+
+
+class RawChunk(NamedTuple):
+    """One dispatched SSE event: its `event:` name and its `data`. A NamedTuple:
+    immutable, and a quarter of a frozen dataclass's cost to build, once per chunk."""
+
+    provider: str
+    attempt: int
+    event: str
+    data: str
+
+
+SourceItem: TypeAlias = RawChunk | Failed
+"""What a source emits: raw chunks, or one `Failed` for a transport-level failure."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -52,3 +78,20 @@ Fragment: TypeAlias = (
     | Failed
     | Cancelled
 )
+
+
+Emit: TypeAlias = Callable[[Fragment], None]
+
+
+class ChunkNormalizer(Protocol):
+    """What `operators.normalize` drives: one provider's reader of one attempt's chunks
+    (`rxllm.providers.base.Normalizer` is the implementation every wire shares)."""
+
+    provider: str
+    attempt: int
+    settled: bool
+    """True once a terminal fragment was emitted: later chunks are ignored."""
+
+    def feed(self, chunk: RawChunk) -> None: ...
+
+    def end(self) -> None: ...

@@ -9,9 +9,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import Failed, failed
-from rxllm.fragments import Fragment
-from rxllm.providers.base import Emit, Normalizer
-from rxllm.sources.raw import RawChunk, SourceItem
+from rxllm.fragments import ChunkNormalizer, Emit, Fragment, RawChunk, SourceItem
 
 __all__ = ["normalize"]
 
@@ -20,7 +18,7 @@ _QUOTE_CHARS = 200
 
 
 def normalize(
-    make_normalizer: Callable[[Emit], Normalizer],
+    make_normalizer: Callable[[Emit], ChunkNormalizer],
 ) -> Callable[[Observable[SourceItem]], Observable[Fragment]]:
     """Feed each raw chunk to a fresh normalizer and emit the fragments it produces.
 

@@ -17,7 +17,7 @@ from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 from rxllm.errors import ConfigError
 from rxllm.events import Event, StreamRecord
-from rxllm.fragments import Fragment
+from rxllm.fragments import Emit, Fragment, SourceItem
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
 from rxllm.operators.dedupe_overlap import dedupe_overlap
@@ -27,10 +27,9 @@ from rxllm.operators.speaker_guard import speaker_guard
 from rxllm.pipeline.aiter import EventStream
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
-from rxllm.providers.base import Emit, Normalizer, WireProtocol
+from rxllm.providers.base import Normalizer, WireProtocol
 from rxllm.request import ChatRequest
 from rxllm.sources.http import HttpRequest, http_source
-from rxllm.sources.raw import SourceItem
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["Provider", "ProviderOptions", "events_of", "provider", "record_of"]

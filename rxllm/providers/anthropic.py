@@ -48,9 +48,9 @@ from typing import Any, ClassVar
 from loguru import logger
 
 from rxllm.events import StopReason, Usage
-from rxllm.providers.base import Emit, Normalizer, WireProtocol, stop_reason_of
+from rxllm.fragments import Emit, RawChunk
+from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
-from rxllm.sources.raw import RawChunk
 
 __all__ = ["Anthropic", "AnthropicNormalizer", "anthropic_messages"]
 

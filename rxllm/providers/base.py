@@ -25,13 +25,11 @@ from rxllm.events import (
     UsageUpdate,
     failed,
 )
-from rxllm.fragments import Fragment, ToolArgs, ToolEnd
+from rxllm.fragments import Emit, RawChunk, SourceItem, ToolArgs, ToolEnd
 from rxllm.request import ChatRequest
-from rxllm.sources.raw import RawChunk, SourceItem
 
-__all__ = ["Emit", "Normalizer", "RawOperator", "WireProtocol", "stop_reason_of"]
+__all__ = ["Normalizer", "RawOperator", "WireProtocol", "stop_reason_of"]
 
-Emit: TypeAlias = Callable[[Fragment], None]
 RawOperator: TypeAlias = Callable[[Observable[SourceItem]], Observable[SourceItem]]
 
 

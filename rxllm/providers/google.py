@@ -63,9 +63,9 @@ from loguru import logger
 
 from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage
-from rxllm.providers.base import Emit, Normalizer, WireProtocol, stop_reason_of
+from rxllm.fragments import Emit, RawChunk
+from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
 from rxllm.request import ChatRequest, ImagePart, Message, Part, TextPart
-from rxllm.sources.raw import RawChunk
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
 

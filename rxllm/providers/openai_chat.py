@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rxllm.events import StopReason, Usage
-from rxllm.providers.base import Emit, Normalizer, WireProtocol, stop_reason_of
+from rxllm.fragments import Emit, RawChunk
+from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
-from rxllm.sources.raw import RawChunk
 
 __all__ = ["ChatNormalizer", "ChatOptions", "OpenAIChat", "chat_messages", "openai_usage"]
 

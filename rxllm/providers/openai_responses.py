@@ -19,9 +19,9 @@ from typing import Any
 from loguru import logger
 
 from rxllm.events import StopReason, Usage
-from rxllm.providers.base import Emit, Normalizer, WireProtocol, stop_reason_of
+from rxllm.fragments import Emit, RawChunk
+from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
-from rxllm.sources.raw import RawChunk
 
 __all__ = ["OpenAIResponses", "ResponsesNormalizer", "responses_input", "responses_usage"]
 

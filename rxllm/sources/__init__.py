@@ -1,7 +1,7 @@
 """Where raw chunks come from: HTTP, or recorded bytes, through one SSE decoder."""
 
+from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.http import HttpRequest, http_source
-from rxllm.sources.raw import RawChunk, SourceItem
 from rxllm.sources.replay import replay_source
 from rxllm.sources.sse import SseDecoder, SseEvent, SseLineTooLong
 

@@ -21,7 +21,8 @@ from reactivex.disposable import Disposable
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 from rxllm.events import ErrorKind, failed
-from rxllm.sources.raw import ChunkReader, SourceItem
+from rxllm.fragments import SourceItem
+from rxllm.sources.raw import ChunkReader
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["HttpRequest", "describe_error_body", "http_source", "redact"]

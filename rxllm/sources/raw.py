@@ -1,31 +1,17 @@
-"""Raw chunks: one SSE event of one provider attempt, before any normalization."""
+"""Body bytes -> raw chunks: the SSE reading the HTTP and replay sources share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple, TypeAlias
 
 from rxllm.events import ErrorKind, Failed, failed
+from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES, SseDecoder, SseLineTooLong
 
-__all__ = ["ChunkReader", "RawChunk", "SourceItem"]
+__all__ = ["ChunkReader"]
 
 # How much of a body that is not SSE an error quotes back.
 _SNIPPET_BYTES = 300
-
-
-class RawChunk(NamedTuple):
-    """One dispatched SSE event: its `event:` name and its `data`. A NamedTuple:
-    immutable, and a quarter of a frozen dataclass's cost to build, once per chunk."""
-
-    provider: str
-    attempt: int
-    event: str
-    data: str
-
-
-SourceItem: TypeAlias = RawChunk | Failed
-"""What a source emits: raw chunks, or one `Failed` for a transport-level failure."""
 
 
 class ChunkReader:

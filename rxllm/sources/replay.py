@@ -9,7 +9,8 @@ import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from rxllm.sources.raw import ChunkReader, SourceItem
+from rxllm.fragments import SourceItem
+from rxllm.sources.raw import ChunkReader
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["ReplayData", "as_chunks", "replay_source"]

@@ -7,10 +7,9 @@ import reactivex
 from reactivex.testing.marbles import marbles_testing
 
 from rxllm.events import Done, TextDelta, failed
+from rxllm.fragments import Emit, RawChunk
 from rxllm.operators import normalize
-from rxllm.providers.base import Emit
 from rxllm.providers.openai_chat import ChatNormalizer
-from rxllm.sources.raw import RawChunk
 
 P = "openai"
 
