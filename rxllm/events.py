@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -18,6 +19,7 @@ __all__ = [
     "EventAdapter",
     "Failed",
     "ReasoningDelta",
+    "Retry",
     "StopReason",
     "StreamRecord",
     "TERMINAL_TYPES",
@@ -30,7 +32,7 @@ __all__ = [
     "failed",
 ]
 
-StopReason: TypeAlias = Literal["stop", "length", "tool_use", "content_filter", "other"]
+StopReason: TypeAlias = Literal["stop", "length", "tool_use", "content_filter", "pause", "other"]
 ErrorKind: TypeAlias = Literal[
     "http",
     "rejected",
@@ -52,6 +54,7 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     _defaults: ClassVar[dict[str, Any]] = {}
+    _factories: ClassVar[dict[str, Callable[[], Any]]] = {}
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -61,6 +64,12 @@ class _Frozen(BaseModel):
         cls._defaults = {
             name: None if field.is_required() or field.default_factory else field.default
             for name, field in cls.model_fields.items()
+        }
+        # A default factory runs per object (a shared list would be one list for all).
+        cls._factories = {
+            name: field.default_factory  # type: ignore[misc]
+            for name, field in cls.model_fields.items()
+            if field.default_factory is not None
         }
 
     @classmethod
@@ -73,6 +82,9 @@ class _Frozen(BaseModel):
         obj = object.__new__(cls)
         fields = cls._defaults.copy()  # copy and update: a third cheaper than {**a, **b}
         fields.update(values)
+        for name, factory in cls._factories.items():
+            if name not in values:
+                fields[name] = factory()
         _set(obj, "__dict__", fields)
         _set(obj, "__pydantic_fields_set__", set(values))
         _set(obj, "__pydantic_extra__", None)
@@ -116,12 +128,24 @@ class Usage(_Frozen):
 
 
 class ErrorInfo(_Frozen):
+    """What went wrong, with the provider's own structured fields where it sent them."""
+
     kind: ErrorKind
     message: str
     status: int | None = None
     provider: str
     retryable: bool = False
+    """Whether the same request may succeed later (rate limits, overload, transport)."""
     raw: str | None = None
+    """The whole error body (read to its end, up to a cap) or the error event's data."""
+    param: str | None = None
+    """The request parameter the provider named (OpenAI's structured `param`)."""
+    code: str | None = None
+    """The provider's error code or type (`unsupported_parameter`, `rate_limit_exceeded`)."""
+    retry_after: float | None = None
+    """Seconds to wait before trying again, from `Retry-After` or the body."""
+    request_id: str | None = None
+    """The provider's request id (a response header), for support tickets."""
 
 
 class _Event(_Frozen):
@@ -172,6 +196,23 @@ class UsageUpdate(_Event):
     usage: Usage
 
 
+class Retry(_Event):
+    """A rejection before anything was committed was absorbed, and another attempt
+    starts: informational, commits nothing. `provider` and `attempt` name the attempt
+    that was rejected."""
+
+    type: Literal["retry"] = "retry"
+    reason: ErrorInfo
+    next_attempt: int
+    next_provider: str
+    dropped: list[str] = Field(default_factory=list)
+    """Body keys the next attempt no longer sends (relative to the full request)."""
+    images_removed: int = 0
+    """Images the next attempt replaces with a notice."""
+    delay: float = 0.0
+    """Seconds waited before the next attempt (backoff honouring `retry_after`)."""
+
+
 class Done(_Event):
     type: Literal["done"] = "done"
     stop_reason: StopReason
@@ -191,7 +232,15 @@ class Cancelled(_Event):
 
 
 Event: TypeAlias = Annotated[
-    TextDelta | ReasoningDelta | ToolStart | ToolRequest | UsageUpdate | Done | Failed | Cancelled,
+    TextDelta
+    | ReasoningDelta
+    | ToolStart
+    | ToolRequest
+    | UsageUpdate
+    | Retry
+    | Done
+    | Failed
+    | Cancelled,
     Field(discriminator="type"),
 ]
 EventAdapter: TypeAdapter[Event] = TypeAdapter(Event)
@@ -208,17 +257,25 @@ def failed(
     status: int | None = None,
     retryable: bool = False,
     raw: str | None = None,
+    **fields: Any,
 ) -> Failed:
-    """The terminal error event, built in one call."""
+    """The terminal error event, built in one call (`fields`: ErrorInfo's optional ones)."""
     info = ErrorInfo.make(
-        kind=kind, message=message, status=status, provider=provider, retryable=retryable, raw=raw
+        kind=kind,
+        message=message,
+        status=status,
+        provider=provider,
+        retryable=retryable,
+        raw=raw,
+        **fields,
     )
     return Failed.make(provider=provider, attempt=attempt, error=info)
 
 
 def commits(event: object) -> bool:
-    """Whether an event commits its attempt: output the user may already have seen."""
-    return isinstance(event, TextDelta | ReasoningDelta | ToolStart | ToolRequest | UsageUpdate)
+    """Whether an event commits its attempt: output the user may already have seen.
+    Everything but the terminal events and `retry` does."""
+    return not isinstance(event, Done | Failed | Cancelled | Retry)
 
 
 class Attempt(_Frozen):
@@ -229,6 +286,8 @@ class Attempt(_Frozen):
     status: int | None = None
     error: str | None = None
     committed: bool = False
+    duration: float = 0.0
+    """Seconds from the attempt's start to its end (its rejection or the terminal)."""
 
 
 class StreamRecord(_Frozen):
