@@ -10,20 +10,24 @@ from typing import Any
 
 import aiohttp
 import reactivex
+from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from reactivex import Observable
 from reactivex.disposable import Disposable
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
+from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
 from rxllm.errors import ConfigError
-from rxllm.events import Event, StreamRecord
+from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
 from rxllm.operators.dedupe_overlap import dedupe_overlap
 from rxllm.operators.normalize import normalize
+from rxllm.operators.retry_before_commit import Switch, retry_before_commit
 from rxllm.operators.settle_once import settle_once
 from rxllm.operators.speaker_guard import speaker_guard
+from rxllm.operators.track_commitment import track_commitment
 from rxllm.pipeline.aiter import EventStream
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
@@ -32,7 +36,7 @@ from rxllm.request import ChatRequest
 from rxllm.sources.http import HttpRequest, http_source
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["Provider", "ProviderOptions", "events_of", "provider", "record_of"]
+__all__ = ["Provider", "ProviderOptions", "events_of", "provider", "record_of", "settled"]
 
 Cancel = asyncio.Event | Observable[Any] | None
 FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
@@ -54,6 +58,9 @@ class ProviderOptions(BaseModel):
     speaker_guard: bool | list[str] = False
     """Cut the text where another speaker's turn begins (`True`: User, Human, Assistant,
     System; or the given names)."""
+    max_attempts: int = Field(default=5, ge=1)
+    """Requests one turn may send: the first, then degraded or backed-off retries
+    before anything was committed (1: never retry)."""
 
     def text_guards(self) -> list[FragmentOperator]:
         """The opt-in text guards, in order; each keeps its state per subscription."""
@@ -89,7 +96,7 @@ class Provider:
         return f"Provider({self.name!r}, base_url={self.base_url!r})"
 
     def http_request(self, request: ChatRequest, body: dict[str, Any] | None = None) -> HttpRequest:
-        """What would be sent for `request` (the body encoded once)."""
+        """What would be sent for `request` (or `body` on its behalf), encoded once."""
         body = self.wire.build_body(request) if body is None else body
         return HttpRequest(
             url=self.wire.url(self.base_url, request),
@@ -99,7 +106,8 @@ class Provider:
         )
 
     def attempt(self, sent: HttpRequest, number: int = 1) -> Observable[Event]:
-        """One attempt, unsettled: source, quirks, normalizer, tool-argument accumulation."""
+        """One attempt, unsettled: source, quirks, normalizer, text guards, tool-argument
+        accumulation and commitment tracking, all with state of their own."""
         source = http_source(
             sent,
             provider=self.name,
@@ -109,24 +117,60 @@ class Provider:
             read_timeout=self.options.read_timeout,
             max_line_bytes=self.options.max_line_bytes,
         )
-        return events_of(source, self.wire, self.name, number, self.options.text_guards())
+        events = events_of(source, self.wire, self.name, number, self.options.text_guards())
+        return events.pipe(track_commitment())
 
-    def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
-        """A cold Observable of the normalized events of one turn: each subscription
-        sends the request; exactly one terminal event ends it.
+    def turn(self, request: ChatRequest, first_attempt: int = 1) -> Observable[Event]:
+        """Every attempt of one turn, unsettled: the first request, then, while nothing
+        is committed, the retries the provider's recovery policy chooses, each
+        announced by a `retry` event. Each subscription starts from the full body.
 
-        The body is built and encoded here, once, so a request the provider cannot
-        express is a `ConfigError` raised to the caller, not an event."""
+        The body is built here, so a request the provider cannot express is a
+        `ConfigError` raised to the caller."""
         if not isinstance(request, ChatRequest):
             raise TypeError(
                 f"stream() takes a ChatRequest, got {type(request).__name__}: "
                 "rxllm.ChatRequest(model=..., messages=[rxllm.Message.user(...)])"
             )
-        sent = self.http_request(request)
-        events = reactivex.defer(lambda _: self.attempt(sent)).pipe(settle_once(self.name))
-        if cancel is not None:
-            events = events.pipe(cancel_on(_signal(cancel), self.name))
-        return events
+        body = self.wire.build_body(request)
+        first = self.http_request(request, body)
+
+        def subscribe_turn(_: Any) -> Observable[Event]:
+            plan = RetryPlan(body, self.wire.recovery, self.options.max_attempts)
+            number = first_attempt
+
+            def decide(failure: Failed, committed: bool) -> Failed | Switch:
+                nonlocal number
+                step = None if committed else plan.after(failure.error)
+                if step is None:
+                    verdict = plan.last_verdict if not committed else None
+                    return surfaced(failure, verdict or classify(failure.error, body, plan.policy))
+                number += 1
+                _log_retry(failure, step)
+                sent = first if step.body is body else self.http_request(request, step.body)
+                retry = Retry.make(
+                    provider=failure.provider,
+                    attempt=failure.attempt,
+                    reason=failure.error,
+                    next_attempt=number,
+                    next_provider=self.name,
+                    dropped=step.dropped,
+                    images_removed=step.images_removed,
+                    delay=step.delay,
+                )
+                return Switch(retry, self.attempt(sent, number), step.delay)
+
+            return retry_before_commit(self.attempt(first, first_attempt), decide)
+
+        return reactivex.defer(subscribe_turn)
+
+    def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
+        """A cold Observable of the normalized events of one turn: each subscription
+        sends the request (and its retries); exactly one terminal event ends it.
+
+        The body is built and encoded here, once, so a request the provider cannot
+        express is a `ConfigError` raised to the caller, not an event."""
+        return settled(self.turn(request), self.name, cancel)
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
         """`async for event in provider.astream(request)`; leaving the loop hangs up."""
@@ -135,6 +179,52 @@ class Provider:
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:
         """Stream the turn to its end and return its record."""
         return await record_of(self.stream(request, cancel=cancel), self.name, request.model)
+
+    async def aclose(self) -> None:
+        """Release what the provider holds. Each stream opens and closes its own HTTP
+        session today (a session passed in is the caller's), so there is nothing
+        pooled to close yet; `async with` and `aclose()` are the lifecycle to use."""
+
+    async def __aenter__(self) -> Provider:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Observable[Event]:
+    """A turn's events with exactly one terminal event, ended early by `cancel`."""
+    events = turn.pipe(settle_once(provider))
+    if cancel is not None:
+        events = events.pipe(cancel_on(_signal(cancel), provider))
+    return events
+
+
+def surfaced(failure: Failed, verdict: Verdict) -> Failed:
+    """The error as the user gets it: `retryable` says what the policy concluded
+    (the same request may succeed later), wherever the error was first noticed."""
+    retryable = verdict.action == "backoff"
+    if failure.error.retryable == retryable:
+        return failure
+    error = failure.error.model_copy(update={"retryable": retryable})
+    return failure.model_copy(update={"error": error})
+
+
+def _log_retry(failure: Failed, step: NextBody) -> None:
+    logger.bind(
+        provider=failure.provider,
+        attempt=failure.attempt,
+        status=failure.error.status,
+        dropped=step.dropped,
+        images_removed=step.images_removed,
+    ).info(
+        "{} rejected attempt {} before anything was committed ({}); retrying: {} ({})",
+        failure.provider,
+        failure.attempt,
+        failure.error.message,
+        step.verdict.action,
+        step.verdict.why,
+    )
 
 
 def events_of(

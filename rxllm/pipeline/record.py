@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 from rxllm.events import (
     Attempt,
     Cancelled,
     Done,
+    ErrorInfo,
     Event,
     Failed,
     ReasoningDelta,
+    Retry,
     StreamRecord,
     TextDelta,
     ToolRequest,
@@ -22,8 +25,44 @@ from rxllm.events import (
 __all__ = ["RecordBuilder"]
 
 
+@dataclass(slots=True)
+class _Attempt:
+    number: int
+    provider: str
+    started: float
+    ended: float | None = None
+    committed: bool = False
+    dropped: list[str] = field(default_factory=list)
+    images_removed: int = 0
+    status: int | None = None
+    error: str | None = None
+
+    def end(self, error: ErrorInfo | None = None) -> None:
+        self.ended = time.monotonic()
+        if error is not None:
+            self.status, self.error = error.status, error.message
+
+    def build(self, now: float) -> Attempt:
+        return Attempt(
+            number=self.number,
+            provider=self.provider,
+            dropped=self.dropped,
+            images_removed=self.images_removed,
+            status=self.status,
+            error=self.error,
+            committed=self.committed,
+            duration=(self.ended if self.ended is not None else now) - self.started,
+        )
+
+
 class RecordBuilder:
-    """Collects events as they pass (`add`), then builds the record (`build`)."""
+    """Collects events as they pass (`add`), then builds the record (`build`).
+
+    Attempts are learned from the events: each names its attempt, and a `retry` event
+    closes the rejected attempt (its status and error) and opens the next one (what
+    it dropped, the images it removed), so attempts that produced no output are
+    recorded too. `time_to_first_event` is the wait for the first output the user
+    could see (a committing event), retries included."""
 
     def __init__(self, provider: str, requested_model: str | None = None) -> None:
         self.provider = provider
@@ -35,13 +74,20 @@ class RecordBuilder:
         self.tool_calls: list[ToolRequest] = []
         self.usage: Usage | None = None
         self.terminal: Done | Failed | Cancelled | None = None
-        self.committed: dict[tuple[int, str], bool] = {}
+        self.attempts: dict[tuple[int, str], _Attempt] = {}
+
+    def _attempt(self, number: int, provider: str) -> _Attempt:
+        attempt = self.attempts.get((number, provider))
+        if attempt is None:
+            attempt = self.attempts[number, provider] = _Attempt(number, provider, self.started)
+        return attempt
 
     def add(self, event: Event) -> None:
-        if self.first_event is None:
-            self.first_event = time.monotonic()
-        key = (event.attempt, event.provider)
-        self.committed[key] = self.committed.get(key, False) or commits(event)
+        attempt = self._attempt(event.attempt, event.provider)
+        if commits(event):
+            attempt.committed = True
+            if self.first_event is None:
+                self.first_event = time.monotonic()
         if isinstance(event, TextDelta):
             self.text.append(event.text)
         elif isinstance(event, ReasoningDelta):
@@ -50,24 +96,20 @@ class RecordBuilder:
             self.tool_calls.append(event)
         elif isinstance(event, UsageUpdate):
             self.usage = event.usage  # the latest usage wins
+        elif isinstance(event, Retry):
+            attempt.end(event.reason)
+            following = self._attempt(event.next_attempt, event.next_provider)
+            following.started = time.monotonic() + event.delay
+            following.dropped = event.dropped
+            following.images_removed = event.images_removed
         elif isinstance(event, Done | Failed | Cancelled):
             self.terminal = event
+            attempt.end(event.error if isinstance(event, Failed) else None)
 
     def build(self) -> StreamRecord:
         terminal = self.terminal
         if terminal is None:
             raise RuntimeError("the stream completed without a terminal event")
-        failure = terminal.error if isinstance(terminal, Failed) else None
-        attempts = [
-            Attempt(
-                number=number,
-                provider=provider,
-                committed=committed,
-                status=failure.status if failure and terminal.attempt == number else None,
-                error=failure.message if failure and terminal.attempt == number else None,
-            )
-            for (number, provider), committed in sorted(self.committed.items())
-        ]
         now = time.monotonic()
         return StreamRecord(
             provider=terminal.provider,
@@ -78,7 +120,7 @@ class RecordBuilder:
             tool_calls=self.tool_calls,
             usage=self.usage,
             terminal=terminal,
-            attempts=attempts,
+            attempts=[a.build(now) for _, a in sorted(self.attempts.items())],
             time_to_first_event=(
                 self.first_event - self.started if self.first_event is not None else None
             ),

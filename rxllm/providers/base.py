@@ -14,6 +14,7 @@ from typing import Any, ClassVar, TypeAlias
 from loguru import logger
 from reactivex import Observable
 
+from rxllm.degradation import RecoveryPolicy
 from rxllm.events import (
     Done,
     ErrorKind,
@@ -155,6 +156,9 @@ class WireProtocol(ABC):
     """The environment variable holding the API key; None where no key is needed."""
     requires_api_key: bool = True
     mandatory_body_keys: ClassVar[frozenset[str]] = frozenset()
+    recovery: RecoveryPolicy = RecoveryPolicy()
+    """How this provider's rejections are read (`rxllm.degradation`): by default no
+    degraded bodies, only backoff on rate limits and overload."""
 
     @abstractmethod
     def url(self, base_url: str, request: ChatRequest) -> str: ...

@@ -39,13 +39,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rxllm.degradation import RecoveryPolicy
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 
-__all__ = ["ChatNormalizer", "ChatOptions", "OpenAIChat", "chat_messages", "openai_usage"]
+__all__ = [
+    "DEGRADES",
+    "ChatNormalizer",
+    "ChatOptions",
+    "OpenAIChat",
+    "chat_messages",
+    "openai_usage",
+]
 
 FINISH_REASONS: dict[str, StopReason] = {
     "stop": "stop",
@@ -60,6 +68,10 @@ FINISH_REASONS: dict[str, StopReason] = {
     "content_filter": "content_filter",
     "sensitive": "content_filter",  # Z.ai: output blocked by its safety review
 }
+
+DEGRADES = RecoveryPolicy(degrade=True)
+"""The family's policy: a rejection before commitment is retried with a degraded body
+(`rxllm.degradation`); a bare 502 is a gateway fault, retried as it is."""
 
 # xAI reports cost in ticks of 1e-10 USD (`cost_in_usd_ticks`); checked against the
 # xai capture: 1 input, 290 cached and 222 output tokens of grok-3-mini at $0.30,
@@ -393,8 +405,10 @@ class OpenAIChat(WireProtocol):
         api_key_env: str | None = "OPENAI_API_KEY",
         requires_api_key: bool = True,
         options: ChatOptions | None = None,
+        recovery: RecoveryPolicy = DEGRADES,
     ) -> None:
         self.name = name
+        self.recovery = recovery
         self.default_base_url = default_base_url
         self.api_key_env = api_key_env
         self.requires_api_key = requires_api_key

@@ -6,6 +6,7 @@ which `ChatOptions` it needs; the options' docstrings say why.
 
 from __future__ import annotations
 
+from rxllm.degradation import RecoveryPolicy
 from rxllm.providers.openai_chat import ChatOptions, OpenAIChat
 
 __all__ = [
@@ -42,18 +43,42 @@ def custom() -> OpenAIChat:
 def openrouter() -> OpenAIChat:
     """OpenRouter: processing comments, `reasoning_details`, a served model that may differ
     from the requested one, usage after the finish, errors inside data chunks; all read
-    by the core."""
-    return OpenAIChat("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY")
+    by the core. It routes each body to upstream providers and answers 502 when none
+    of them serves it, so a 502 degrades the body."""
+    return OpenAIChat(
+        "openrouter",
+        "https://openrouter.ai/api/v1",
+        "OPENROUTER_API_KEY",
+        recovery=RecoveryPolicy(degrade=True, degrade_on_bad_gateway=True),
+    )
 
 
 def nvidia() -> OpenAIChat:
-    """NVIDIA NIM (build.nvidia.com): the OpenAI chat wire as is."""
-    return OpenAIChat("nvidia", "https://integrate.api.nvidia.com/v1", "NVIDIA_API_KEY")
+    """NVIDIA NIM (build.nvidia.com): the OpenAI chat wire as is. Its backend answers
+    input it does not support with an opaque `500 Internal server error`, so that one
+    degrades the body; `chat_template_kwargs` (how its reasoning models are switched
+    on) is never dropped."""
+    return OpenAIChat(
+        "nvidia",
+        "https://integrate.api.nvidia.com/v1",
+        "NVIDIA_API_KEY",
+        recovery=RecoveryPolicy(
+            degrade=True,
+            degrade_on_opaque_server_error=True,
+            mandatory_body_keys=frozenset({"chat_template_kwargs"}),
+        ),
+    )
 
 
 def deepseek() -> OpenAIChat:
-    """DeepSeek: `reasoning_content`, `prompt_cache_hit_tokens`; read by the core."""
-    return OpenAIChat("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY")
+    """DeepSeek: `reasoning_content`, `prompt_cache_hit_tokens`; read by the core.
+    `thinking` (its switch between reasoning and plain chat) is never dropped."""
+    return OpenAIChat(
+        "deepseek",
+        "https://api.deepseek.com",
+        "DEEPSEEK_API_KEY",
+        recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
+    )
 
 
 def azure_openai() -> OpenAIChat:

@@ -1,0 +1,463 @@
+"""What to send after a rejection: pure functions over the error and the body, no I/O.
+
+A rejection before anything was committed is read once, by `classify`, into one of:
+
+- `surface`: the rejection is about the account (401, 402, 403, quota, billing), the
+  size (context length), content policy, a missing model, or the conversation itself
+  (a role, the message order, content inside a message). No body can fix it.
+- `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
+  bare 5xx on a direct endpoint, a connection that failed). It is sent again, no
+  sooner than the `retry_after` the provider named; a wait longer than the policy's
+  `max_retry_after` surfaces instead of holding the turn.
+- `drop`: the error names body keys: OpenAI's structured `param` first, then names of
+  keys present in the body, found in the error's text. A key counts as named when it
+  is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`),
+  an identifier that is no English word (`max_tokens`), or a plain word next to words
+  that name a parameter ("does not support tools", "argument supplied: thinking",
+  "temperature is not supported"). So "stop" in an unrelated sentence never drops
+  `stop`. Capability phrases name keys too ("tool use" names `tools`). Where the
+  provider names a replacement ("Use 'max_completion_tokens' instead") the value
+  moves to it. Every named key goes in one retry.
+- `images`: the body has images and the error says image input is refused ("is not a
+  multimodal model", "image input is not supported", "No endpoints found that support
+  image input"). Each message's images become one notice (`image_notice`).
+- `static`: nothing is named, but the status says the body may be at fault (400/422
+  with no other explanation; a 502 where OpenRouter uses it for an upstream that
+  cannot serve the body; NVIDIA's opaque 5xx). The static list is tried lazily, one
+  body per attempt: without `stream_options`, without each optional key alone,
+  without images, without tools, mandatory keys only.
+
+Degradation is declared per provider (`RecoveryPolicy`): the OpenAI-compatible family
+degrades; the other wires only back off. `model`, `messages`, `stream` and the
+provider's mandatory keys are never dropped. `RetryPlan` holds one turn's state: the
+bodies already sent (a body is never sent twice, except by backoff, which is the point
+of it), the targeted retries (capped at 3) and the attempts (capped at
+`max_attempts`). Each degraded body starts from the last one sent; the next turn
+starts again from the full body, since a plan lives for one subscription.
+
+Compared with LiteLLM's `drop_params`: nothing is dropped before the endpoint
+refuses it, and only what it refused is dropped; every retry is visible as a `retry`
+event and in the record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from rxllm.events import ErrorInfo
+
+__all__ = [
+    "ALWAYS_KEPT",
+    "Action",
+    "MAX_TARGETED_RETRIES",
+    "NextBody",
+    "RecoveryPolicy",
+    "RetryPlan",
+    "Verdict",
+    "classify",
+    "count_images",
+    "image_notice",
+    "named_keys",
+    "remove_images",
+    "static_bodies",
+]
+
+Body: TypeAlias = dict[str, Any]
+Action: TypeAlias = Literal["surface", "backoff", "drop", "images", "static"]
+
+ALWAYS_KEPT = frozenset({"model", "messages", "stream"})
+"""Keys no degradation removes: without them there is no request."""
+
+MAX_TARGETED_RETRIES = 3
+"""Retries that drop what the error named (DESIGN: targeted retries are capped at 3)."""
+
+MAX_BACKOFF_RETRIES = 2
+"""Identical retries after a transient failure (the OpenAI and Anthropic SDKs' default)."""
+
+BACKOFF_BASE_SECONDS = 0.5
+"""The first wait when the provider names none; doubled on each backoff."""
+
+_TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
+
+
+def image_notice(count: int) -> str:
+    """The text that stands in a message for its removed images (DESIGN's words)."""
+    what = "An attached image was" if count == 1 else f"{count} attached images were"
+    return (
+        f"[System: {what} removed because this endpoint rejected image input. "
+        "Do not guess or claim to see the image contents.]"
+    )
+
+
+@dataclass(frozen=True)
+class RecoveryPolicy:
+    """How one provider's rejections are read; declared beside the provider's preset."""
+
+    degrade: bool = False
+    """Send a degraded body after a rejection (the OpenAI-compatible family)."""
+    degrade_on_bad_gateway: bool = False
+    """A 502 means "this body cannot be served upstream" (OpenRouter routes the body to
+    providers, and answers 502 when none accepts it), not a gateway fault."""
+    degrade_on_opaque_server_error: bool = False
+    """A 5xx that says only "Internal server error" is a refusal of the body (NVIDIA's
+    backend answers unsupported input that way)."""
+    mandatory_body_keys: frozenset[str] = frozenset()
+    """Keys this provider needs and that are never dropped (NVIDIA `chat_template_kwargs`,
+    DeepSeek `thinking`)."""
+    image_part_types: frozenset[str] = frozenset({"image_url"})
+    """The `type` of an image part inside a message's content list."""
+    max_retry_after: float = 60.0
+    """The longest wait honoured before an identical retry; a longer one surfaces."""
+
+    @property
+    def kept(self) -> frozenset[str]:
+        return ALWAYS_KEPT | self.mandatory_body_keys
+
+
+@dataclass(frozen=True)
+class Verdict:
+    action: Action
+    why: str
+    drop: tuple[str, ...] = ()
+    rename: Mapping[str, str] = field(default_factory=dict)
+    """Dropped key -> the key the provider asked for instead; its value moves there."""
+    delay: float | None = None
+    """For `backoff`: the wait the provider named, if it named one."""
+
+
+# -- reading the error --------------------------------------------------------------
+
+_ACCOUNT = re.compile(
+    r"api[ _-]?key|unauthori[sz]ed|authenticat|\bpermission|\bforbidden\b|access denied|"
+    r"quota|billing|\bbalance\b|\bcredits?\b|payment|subscription|not found for account|"
+    r"organization (?:has been|is) (?:disabled|suspended)",
+    re.I,
+)
+_ACCOUNT_CODES = frozenset(
+    {
+        "invalid_api_key",
+        "insufficient_quota",
+        "billing_hard_limit_reached",
+        "authentication_error",
+        "permission_error",
+        "permission_denied",
+        "unauthenticated",
+        "account_deactivated",
+    }
+)
+_SIZE = re.compile(
+    r"context[ _-]?(?:length|size|window)|maximum context|too many (?:input )?tokens|"
+    r"reduce the length|prompt is too long|input is too long|exceeds? the (?:available|maximum)",
+    re.I,
+)
+_CONTENT_POLICY = re.compile(r"content[ _-]?(?:management |safety )?(?:policy|filter)", re.I)
+_MISSING_MODEL = re.compile(
+    r"\bmodel\b[^.]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
+    r"(?:unknown|invalid|no such) model|model[_ ]not[_ ]found",
+    re.I,
+)
+_TRANSIENT = re.compile(
+    r"rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
+    r"server is busy",
+    re.I,
+)
+_TRANSIENT_CODES = frozenset(
+    {"rate_limit_exceeded", "rate_limit_error", "overloaded_error", "overloaded", "server_busy"}
+)
+_TRANSIENT_STATUSES = frozenset({408, 409, 429, 503, 529})
+_CONVERSATION = re.compile(
+    r"messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
+    r"message order|\bmessages\b",
+    re.I,
+)
+_IMAGE_WORDS = re.compile(r"image|vision|multi-?modal|visual", re.I)
+_IMAGE_REFUSAL = re.compile(
+    r"not (?:a )?multi-?modal|does(?: not|n't) support|not supported|unsupported|"
+    r"no endpoints? found|not enabled|cannot|can't|not allowed|invalid|not accept",
+    re.I,
+)
+_OPAQUE_SERVER_ERROR = re.compile(r"^\W*(?:HTTP \d+:\s*)?internal server error\W*$", re.I)
+_REPLACEMENT = re.compile(r"\buse\s+['\"`]?([A-Za-z_][\w.]*)['\"`]?\s+instead", re.I)
+_LOC = re.compile(r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]""")
+# Words that, next to a plain-word key, say it is a parameter being refused.
+_CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
+_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted)|not supported|unsupported|must|is invalid|(?:is|are) unknown)"  # noqa: E501
+# Capability phrases that name keys without spelling them.
+_CAPABILITIES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"tool[ _-]?(?:use|calling|choice)|function[ _-]?calling", re.I), _TOOL_KEYS),
+    (
+        re.compile(r"response[ _-]?format|json[ _-]?mode|structured output", re.I),
+        ("response_format",),
+    ),
+    (re.compile(r"\blog[ _-]?probs\b", re.I), ("logprobs", "top_logprobs")),
+)
+
+
+def _texts(error: ErrorInfo) -> str:
+    """Every string the error carries: its message, and the string values (not the
+    keys) of its raw JSON body, so a structural key like `"metadata"` never reads as
+    a name while `"loc": ["body", "top_p"]` does."""
+    parts = [error.message]
+    if error.raw:
+        try:
+            parts.extend(_strings(json.loads(error.raw)))
+        except ValueError:
+            parts.append(error.raw)
+    return "\n".join(parts)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _is_named(key: str, text: str) -> bool:
+    k = re.escape(key)
+    if re.search(rf"['\"`]{k}['\"`]", text):
+        return True
+    if not key.isalpha():  # max_tokens, top_p, n_probs: identifiers, not prose
+        return re.search(rf"(?<![\w.-]){k}(?![\w-])", text) is not None
+    cue = (
+        rf"\b{_CUE_BEFORE}(?:\W+\w+){{0,2}}?\W+{k}\b"
+        rf"|\b{k}\b(?:\W+\w+){{0,2}}?\W+{_CUE_AFTER}"
+    )
+    return re.search(cue, text, re.I) is not None
+
+
+def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> list[str]:
+    """The optional body keys the error names, in body order."""
+    droppable = [key for key in body if key not in policy.kept]
+    text = _texts(error)
+    named = {m.group(1).split(".")[0] for m in _LOC.finditer(text)}
+    named.update(key for key in droppable if _is_named(key, text))
+    for pattern, keys in _CAPABILITIES:
+        if pattern.search(text):
+            named.update(keys)
+    return [key for key in droppable if key in named]
+
+
+def _param_key(param: str | None) -> str | None:
+    """The top-level body key a structured `param` points at (`messages[0].role` ->
+    `messages`)."""
+    if not param:
+        return None
+    return re.split(r"[.\[]", param, maxsplit=1)[0] or None
+
+
+def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> Verdict:
+    """Read one rejection (an HTTP error, or an error event before anything was
+    committed) against the body that caused it."""
+    if error.kind in ("policy", "limit", "protocol", "malformed_tool_arguments"):
+        return Verdict("surface", f"a {error.kind} error is not the endpoint's rejection")
+    if error.kind in ("transport", "stalled", "truncated"):
+        return Verdict("backoff", f"the {error.kind} failure may not happen again")
+    status = error.status
+    text = _texts(error)
+    code = (error.code or "").lower()
+    if status in (401, 402, 403) or code in _ACCOUNT_CODES or _ACCOUNT.search(text):
+        return Verdict("surface", "the account is refused: no body can change that")
+    if code == "context_length_exceeded" or _SIZE.search(text):
+        return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
+    if code == "content_filter" or _CONTENT_POLICY.search(text):
+        return Verdict("surface", "the content policy refused the prompt")
+    if _MISSING_MODEL.search(text) and not _IMAGE_WORDS.search(text):
+        return Verdict("surface", "the model does not exist for this endpoint")
+    if status in _TRANSIENT_STATUSES or code in _TRANSIENT_CODES or _TRANSIENT.search(text):
+        return Verdict("backoff", "rate limited or overloaded", delay=error.retry_after)
+
+    param = _param_key(error.param)
+    if param is not None and param in policy.kept:
+        return Verdict("surface", f"the rejection is about {error.param!r}, which is never dropped")
+    if policy.degrade and (status is None or 400 <= status < 600):
+        if count_images(body, policy) and _refuses_images(text):
+            return Verdict("images", "the endpoint refuses image input")
+        named = named_keys(error, body, policy)
+        if param is not None and param in body and param not in named:
+            named.insert(0, param)
+        if named:
+            return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
+        if _CONVERSATION.search(text):
+            return Verdict("surface", "the rejection is about the conversation itself")
+        if _static_qualifies(error, policy):
+            return Verdict("static", "nothing is named, and the status says the body is at fault")
+    if status is not None and status >= 500:
+        return Verdict("backoff", "a server error without detail", delay=error.retry_after)
+    return Verdict("surface", "no policy covers this rejection")
+
+
+def _refuses_images(text: str) -> bool:
+    return any(
+        _IMAGE_REFUSAL.search(sentence)
+        for sentence in re.split(r"(?<=[.!?])\s+|\n", text)
+        if _IMAGE_WORDS.search(sentence)
+    )
+
+
+def _rename(text: str, named: list[str], body: Mapping[str, Any]) -> dict[str, str]:
+    if len(named) != 1:
+        return {}
+    match = _REPLACEMENT.search(text)
+    if match is None or match.group(1) in body or match.group(1) == named[0]:
+        return {}
+    return {named[0]: match.group(1)}
+
+
+def _static_qualifies(error: ErrorInfo, policy: RecoveryPolicy) -> bool:
+    status = error.status
+    if status is None or status in (400, 422):
+        return True
+    if status == 502 and policy.degrade_on_bad_gateway:
+        return True
+    opaque = _OPAQUE_SERVER_ERROR.match(error.message) is not None
+    return status >= 500 and policy.degrade_on_opaque_server_error and opaque
+
+
+# -- building bodies ----------------------------------------------------------------
+
+
+def count_images(body: Mapping[str, Any], policy: RecoveryPolicy) -> int:
+    return sum(
+        1
+        for message in body.get("messages") or ()
+        if isinstance(message, dict) and isinstance(message.get("content"), list)
+        for part in message["content"]
+        if isinstance(part, dict) and part.get("type") in policy.image_part_types
+    )
+
+
+def remove_images(body: Body, policy: RecoveryPolicy) -> Body:
+    """The body with each message's images replaced by one notice, its text kept."""
+    messages = []
+    for message in body.get("messages") or ():
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            messages.append(message)
+            continue
+        kept: list[Any] = []
+        removed = 0
+        for part in content:
+            if isinstance(part, dict) and part.get("type") in policy.image_part_types:
+                if not removed:
+                    kept.append(None)  # the notice stands where the first image was
+                removed += 1
+            else:
+                kept.append(part)
+        if removed:
+            notice = {"type": "text", "text": image_notice(removed)}
+            kept = [notice if part is None else part for part in kept]
+            message = {**message, "content": kept}
+        messages.append(message)
+    return {**body, "messages": messages}
+
+
+def _without(body: Body, keys: tuple[str, ...] | list[str]) -> Body:
+    return {key: value for key, value in body.items() if key not in keys}
+
+
+def static_bodies(body: Body, policy: RecoveryPolicy) -> Iterator[Body]:
+    """DESIGN's static list, built lazily from `body`: each a guess that only one more
+    failure pays for."""
+    if "stream_options" in body:
+        yield _without(body, ["stream_options"])
+    for key in body:
+        if key not in policy.kept and key != "stream_options" and key not in _TOOL_KEYS:
+            yield _without(body, [key])
+    if count_images(body, policy):
+        yield remove_images(body, policy)
+    if "tools" in body:
+        yield _without(body, _TOOL_KEYS)
+    yield {key: value for key, value in body.items() if key in policy.kept}
+
+
+# -- one turn's plan ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NextBody:
+    """What the next attempt sends, and why."""
+
+    body: Body
+    verdict: Verdict
+    dropped: list[str]
+    """Keys of the full body the next body no longer has."""
+    images_removed: int
+    delay: float
+
+
+class RetryPlan:
+    """One turn's retries: give it each rejection before commitment, get the next body
+    or None (surface the rejection)."""
+
+    def __init__(self, body: Body, policy: RecoveryPolicy, max_attempts: int = 5) -> None:
+        self.full = body
+        self.policy = policy
+        self.max_attempts = max_attempts
+        self.current = body
+        self.sent: list[Body] = [body]
+        self.targeted = 0
+        self.backoffs = 0
+        self._static: Iterator[Body] | None = None
+        self.last_verdict: Verdict | None = None
+
+    @property
+    def attempts(self) -> int:
+        return len(self.sent) + self.backoffs
+
+    def after(self, error: ErrorInfo) -> NextBody | None:
+        """The body to send after `error` rejected the current one, or None."""
+        verdict = classify(error, self.current, self.policy)
+        self.last_verdict = verdict
+        if self.attempts >= self.max_attempts:
+            return None
+        body: Body | None = None
+        delay = 0.0
+        if verdict.action == "backoff":
+            if self.backoffs >= MAX_BACKOFF_RETRIES:
+                return None
+            if verdict.delay is not None:
+                if verdict.delay > self.policy.max_retry_after:
+                    return None
+                delay = verdict.delay
+            else:
+                delay = BACKOFF_BASE_SECONDS * 2**self.backoffs
+            self.backoffs += 1
+            return self._next(self.current, verdict, delay)
+        if verdict.action in ("drop", "images"):
+            if self.targeted >= MAX_TARGETED_RETRIES:
+                return None
+            if verdict.action == "images":
+                body = remove_images(self.current, self.policy)
+            else:
+                body = _without(self.current, verdict.drop)
+                for old, new in verdict.rename.items():
+                    body[new] = self.current[old]
+            if self._was_sent(body):
+                return None
+            self.targeted += 1
+        elif verdict.action == "static":
+            if self._static is None:
+                self._static = static_bodies(self.current, self.policy)
+            body = next((b for b in self._static if not self._was_sent(b)), None)
+        if body is None:
+            return None
+        self.sent.append(body)
+        return self._next(body, verdict, delay)
+
+    def _was_sent(self, body: Body) -> bool:
+        return any(body == sent for sent in self.sent)
+
+    def _next(self, body: Body, verdict: Verdict, delay: float) -> NextBody:
+        self.current = body
+        dropped = [key for key in self.full if key not in body]
+        removed = count_images(self.full, self.policy) - count_images(body, self.policy)
+        return NextBody(body, verdict, dropped, removed, delay)

@@ -1,0 +1,76 @@
+"""track_commitment: hold a usage-only prelude, so that it alone commits nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from loguru import logger
+from reactivex import Observable, abc
+
+from rxllm.events import Event, Failed, UsageUpdate
+
+__all__ = ["track_commitment"]
+
+
+def track_commitment() -> Callable[[Observable[Event]], Observable[Event]]:
+    """Pass one attempt's events through, holding back usage that arrives before any
+    content, so that every event this operator lets through before the terminal
+    commits the attempt (`rxllm.events.commits`), and a rejection that follows a
+    usage-only prelude can still be retried.
+
+    ::
+
+        source:  -u-t-t-done|        -u-x(rejected)|
+        track_commitment()
+        result:  ---ut-t-done|       ---x(rejected)|
+
+    Held usage is released just before the first content or the `done` that follows
+    it. Before an error it is dropped and logged at debug: some endpoints count the
+    prompt of a request they then reject (vLLM and OpenRouter can send usage in the
+    chunk that carries the error). It describes a request that produced nothing, and
+    reporting it would commit an attempt the user never saw, making an otherwise
+    clean rejection unrecoverable. The usage of the attempt that succeeds is the one
+    the turn reports. Text held by a text guard arrives here only when released, so
+    it commits then.
+    """
+
+    def _track_commitment(source: Observable[Event]) -> Observable[Event]:
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            held: UsageUpdate | None = None
+            content_seen = False
+
+            def on_next(event: Event) -> None:
+                nonlocal held, content_seen
+                if content_seen:
+                    observer.on_next(event)
+                    return
+                if type(event) is UsageUpdate:
+                    held = event  # the latest usage wins
+                    return
+                if type(event) is Failed:
+                    if held is not None:
+                        logger.bind(provider=event.provider, attempt=event.attempt).debug(
+                            "dropped the usage that came before a rejection: {}", held.usage
+                        )
+                    observer.on_next(event)
+                    return
+                content_seen = True
+                if held is not None:
+                    usage, held = held, None
+                    observer.on_next(usage)
+                observer.on_next(event)
+
+            def on_completed() -> None:
+                if held is not None:  # cut off before any content: nothing was said
+                    logger.bind(provider=held.provider, attempt=held.attempt).debug(
+                        "dropped the usage of an attempt that ended without content"
+                    )
+                observer.on_completed()
+
+            return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
+
+        return Observable(subscribe)
+
+    return _track_commitment
