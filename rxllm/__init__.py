@@ -19,7 +19,7 @@ from rxllm.events import (
     Usage,
     UsageUpdate,
 )
-from rxllm.pipeline import EventStream, Provider, provider, replay
+from rxllm.pipeline import EventStream, Fallback, Provider, fallback, provider, replay
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
 
 # A library stays quiet unless its user asks (loguru's advice): logger.enable("rxllm").
@@ -34,6 +34,7 @@ __all__ = [
     "ErrorInfo",
     "Event",
     "EventStream",
+    "Fallback",
     "Failed",
     "ImagePart",
     "Message",
@@ -50,6 +51,7 @@ __all__ = [
     "ToolStart",
     "Usage",
     "UsageUpdate",
+    "fallback",
     "provider",
     "replay",
 ]

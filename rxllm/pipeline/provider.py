@@ -36,9 +36,20 @@ from rxllm.request import ChatRequest
 from rxllm.sources.http import HttpRequest, http_source
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["Provider", "ProviderOptions", "events_of", "provider", "record_of", "settled"]
+__all__ = [
+    "Cancel",
+    "Provider",
+    "ProviderOptions",
+    "Turn",
+    "events_of",
+    "provider",
+    "record_of",
+    "settled",
+]
 
 Cancel = asyncio.Event | Observable[Any] | None
+Turn = Callable[[int], Observable[Event]]
+"""One turn's events (every attempt, unsettled), given the number of its first attempt."""
 FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
 
 
@@ -120,10 +131,11 @@ class Provider:
         events = events_of(source, self.wire, self.name, number, self.options.text_guards())
         return events.pipe(track_commitment())
 
-    def turn(self, request: ChatRequest, first_attempt: int = 1) -> Observable[Event]:
-        """Every attempt of one turn, unsettled: the first request, then, while nothing
-        is committed, the retries the provider's recovery policy chooses, each
-        announced by a `retry` event. Each subscription starts from the full body.
+    def prepare(self, request: ChatRequest) -> Turn:
+        """One turn's attempts, unsettled, numbered from the given first attempt: the
+        first request, then, while nothing is committed, the retries the provider's
+        recovery policy chooses, each announced by a `retry` event. Each subscription
+        starts again from the full body.
 
         The body is built here, so a request the provider cannot express is a
         `ConfigError` raised to the caller."""
@@ -135,7 +147,10 @@ class Provider:
         body = self.wire.build_body(request)
         first = self.http_request(request, body)
 
-        def subscribe_turn(_: Any) -> Observable[Event]:
+        def turn(first_attempt: int) -> Observable[Event]:
+            return reactivex.defer(lambda _: attempts(first_attempt))
+
+        def attempts(first_attempt: int) -> Observable[Event]:
             plan = RetryPlan(body, self.wire.recovery, self.options.max_attempts)
             number = first_attempt
 
@@ -162,7 +177,7 @@ class Provider:
 
             return retry_before_commit(self.attempt(first, first_attempt), decide)
 
-        return reactivex.defer(subscribe_turn)
+        return turn
 
     def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
         """A cold Observable of the normalized events of one turn: each subscription
@@ -170,7 +185,7 @@ class Provider:
 
         The body is built and encoded here, once, so a request the provider cannot
         express is a `ConfigError` raised to the caller, not an event."""
-        return settled(self.turn(request), self.name, cancel)
+        return settled(self.prepare(request)(1), self.name, cancel)
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
         """`async for event in provider.astream(request)`; leaving the loop hangs up."""
