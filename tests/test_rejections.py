@@ -33,13 +33,16 @@ pytestmark = pytest.mark.skipif(
     "CI has them, a plain clone does not",
 )
 
-OK_STREAM = b"".join(
-    b"data: " + json.dumps(chunk).encode() + b"\n\n"
-    for chunk in (
-        {"model": "m", "choices": [{"index": 0, "delta": {"content": "fine"}}]},
-        {"model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+OK_STREAM = (
+    b"".join(
+        b"data: " + json.dumps(chunk).encode() + b"\n\n"
+        for chunk in (
+            {"model": "m", "choices": [{"index": 0, "delta": {"content": "fine"}}]},
+            {"model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        )
     )
-) + b"data: [DONE]\n\n"
+    + b"data: [DONE]\n\n"
+)
 UNRELATED = {"seed": 7, "user": "case-user"}
 IMAGE = "data:image/png;base64,iVBORw0KGgo="
 

@@ -110,9 +110,7 @@ def test_a_bug_in_decide_reaches_on_error() -> None:
 
     errors: list[Exception] = []
     events: list[Event] = []
-    retry_before_commit(reactivex.of(EVENTS["x"]), decide).subscribe(
-        events.append, errors.append
-    )
+    retry_before_commit(reactivex.of(EVENTS["x"]), decide).subscribe(events.append, errors.append)
     assert events == [] and str(errors[0]) == "policy bug"
 
 

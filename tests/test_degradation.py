@@ -1,0 +1,253 @@
+"""The degradation policy as a table: pure functions, no network.
+
+The error texts here are made by hand in the shapes the providers document (the real
+bodies are replayed in tests/test_rejections.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from rxllm.degradation import (
+    MAX_BACKOFF_RETRIES,
+    MAX_TARGETED_RETRIES,
+    RecoveryPolicy,
+    RetryPlan,
+    classify,
+    image_notice,
+    remove_images,
+    static_bodies,
+)
+from rxllm.events import ErrorInfo
+
+FAMILY = RecoveryPolicy(degrade=True)
+OPENROUTER = RecoveryPolicy(degrade=True, degrade_on_bad_gateway=True)
+NVIDIA = RecoveryPolicy(
+    degrade=True,
+    degrade_on_opaque_server_error=True,
+    mandatory_body_keys=frozenset({"chat_template_kwargs"}),
+)
+NO_DEGRADATION = RecoveryPolicy()
+
+
+def body(**extra: Any) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        **extra,
+    }
+
+
+def rejection(
+    message: str, status: int | None = 400, param: str | None = None, **fields: Any
+) -> ErrorInfo:
+    raw = json.dumps({"error": {"message": message, "param": param}})
+    kind = "stream_error" if status is None else "rejected"
+    return ErrorInfo(
+        kind=kind, message=message, status=status, provider="p", raw=raw, param=param, **fields
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "param", "present", "dropped"),
+    [
+        # A plain-word key counts only where words say it is a parameter.
+        (
+            "We stop accepting 'top_k' values above 100.",
+            None,
+            {"stop": ["\n"], "top_k": 200},
+            ("top_k",),
+        ),
+        (
+            "This model does not support stop sequences.",
+            None,
+            {"stop": ["\n"]},
+            ("stop",),
+        ),
+        (
+            "Unsupported parameters: 'temperature' and 'top_p' cannot both be set.",
+            None,
+            {"temperature": 0.2, "top_p": 0.9},
+            ("temperature", "top_p"),
+        ),
+        (
+            "Web search options not supported.",
+            "web_search_options",
+            {"web_search_options": {}},
+            ("web_search_options",),
+        ),
+        ("Unrecognized request argument supplied: thinking", None, {"thinking": {}}, ("thinking",)),
+        (
+            "logit_bias is not supported by this server",
+            None,
+            {"logit_bias": {}, "n": 1},
+            ("logit_bias",),
+        ),
+        (
+            "No endpoints found that support tool use.",
+            None,
+            {"tools": [], "tool_choice": "auto"},
+            ("tools", "tool_choice"),
+        ),
+        (
+            "'max_tokens' must be at most 4096",
+            None,
+            {"max_tokens": 10**6, "max_completion_tokens": 5},
+            ("max_tokens",),
+        ),
+    ],
+)
+def test_named_keys_are_dropped_together(
+    message: str, param: str | None, present: dict[str, Any], dropped: tuple[str, ...]
+) -> None:
+    sent = body(seed=1, user="u", **present)
+    verdict = classify(rejection(message, param=param), sent, FAMILY)
+    assert verdict.action == "drop" and verdict.drop == dropped
+    assert not {"seed", "user"} & set(verdict.drop)
+
+
+@pytest.mark.parametrize(
+    ("error", "why"),
+    [
+        (rejection("Incorrect API key provided: sk-abc", 401), "account"),
+        (rejection("Forbidden", 403), "account"),
+        (rejection("Insufficient Balance", 402), "account"),
+        (rejection("You exceeded your current quota", 429, code="insufficient_quota"), "account"),
+        (rejection("maximum context length is 4097 tokens", 400, "messages"), "too long"),
+        (
+            rejection(
+                "Unsupported value: 'messages[0].role' does not support 'system'",
+                400,
+                "messages[0].role",
+            ),
+            "never dropped",
+        ),
+        (rejection("Roles must alternate between user and assistant", 400), "conversation"),
+        (rejection("The model `gpt-9` does not exist", 404), "does not exist"),
+        (rejection("filtered by the content management policy", 400, "prompt"), "content policy"),
+    ],
+)
+def test_what_no_body_can_fix_surfaces(error: ErrorInfo, why: str) -> None:
+    verdict = classify(error, body(temperature=0.2, seed=1), FAMILY)
+    assert verdict.action == "surface" and why in verdict.why
+
+
+def test_eligibility_of_5xx_is_per_provider() -> None:
+    bare_502 = rejection("<html>502 Bad Gateway</html>", 502)
+    assert classify(bare_502, body(), FAMILY).action == "backoff"
+    assert classify(bare_502, body(), OPENROUTER).action == "static"
+    opaque = rejection("Internal server error", 500)
+    assert classify(opaque, body(), NVIDIA).action == "static"
+    assert classify(opaque, body(), FAMILY).action == "backoff"
+    detailed = rejection("Internal server error: worker 3 crashed while loading weights", 500)
+    assert classify(detailed, body(), NVIDIA).action == "backoff"
+    assert classify(rejection("Overloaded", 529), body(), FAMILY).action == "backoff"
+
+
+def test_a_provider_without_degradation_only_backs_off() -> None:
+    named = rejection("Unsupported parameter: 'temperature'", 400, "temperature")
+    assert classify(named, body(temperature=1), NO_DEGRADATION).action == "surface"
+    limited = rejection("rate limited", 429, retry_after=2.5)
+    verdict = classify(limited, body(), NO_DEGRADATION)
+    assert verdict.action == "backoff" and verdict.delay == 2.5
+
+
+def test_images_are_replaced_by_one_notice_per_message() -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}
+    sent = body(
+        messages=[
+            {"role": "user", "content": [{"type": "text", "text": "first"}, image, image]},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": [image, {"type": "text", "text": "second"}]},
+        ]
+    )
+    error = rejection("facebook/opt-125m is not a multimodal model None")
+    assert classify(error, sent, FAMILY).action == "images"
+    stripped = remove_images(sent, FAMILY)
+    first, middle, last = stripped["messages"]
+    assert first["content"] == [
+        {"type": "text", "text": "first"},
+        {"type": "text", "text": image_notice(2)},
+    ]
+    assert middle == sent["messages"][1]
+    assert last["content"][0] == {"type": "text", "text": image_notice(1)}
+    assert image_notice(1) == (
+        "[System: An attached image was removed because this endpoint rejected image "
+        "input. Do not guess or claim to see the image contents.]"
+    )
+    assert image_notice(3).startswith("[System: 3 attached images were removed because")
+    # Without images in the body, the same words are not an image rejection.
+    assert classify(error, body(), FAMILY).action != "images"
+
+
+def test_the_static_list_is_lazy_and_keeps_mandatory_keys() -> None:
+    sent = body(temperature=0.6, seed=1, tools=[{"type": "function"}], chat_template_kwargs={})
+    bodies = list(static_bodies(sent, NVIDIA))
+    assert bodies[0] == {k: v for k, v in sent.items() if k != "stream_options"}
+    assert bodies[1] == {k: v for k, v in sent.items() if k != "temperature"}
+    assert bodies[2] == {k: v for k, v in sent.items() if k != "seed"}
+    assert bodies[3] == {k: v for k, v in sent.items() if k != "tools"}
+    assert bodies[4] == {
+        k: sent[k] for k in ("model", "messages", "stream", "chat_template_kwargs")
+    }
+    assert len(bodies) == 5
+    for each in bodies:
+        assert {"model", "messages", "stream", "chat_template_kwargs"} <= set(each)
+
+
+def test_the_plan_renames_a_replaced_key_and_reports_what_it_dropped() -> None:
+    sent = body(max_tokens=1024, seed=1)
+    plan = RetryPlan(sent, FAMILY)
+    error = rejection(
+        "Unsupported parameter: 'max_tokens' is not supported with this model. "
+        "Use 'max_completion_tokens' instead.",
+        param="max_tokens",
+    )
+    step = plan.after(error)
+    assert step is not None and step.dropped == ["max_tokens"]
+    assert step.body == {
+        **{k: v for k, v in sent.items() if k != "max_tokens"},
+        "max_completion_tokens": 1024,
+    }
+
+
+def test_drops_accumulate_and_targeted_retries_are_capped() -> None:
+    keys = ["alpha_x", "beta_x", "gamma_x", "delta_x"]
+    plan = RetryPlan(body(**dict.fromkeys(keys, 1)), FAMILY, max_attempts=10)
+    steps = [plan.after(rejection(f"Unknown field {key}")) for key in keys]
+    assert [s.dropped if s else None for s in steps[:3]] == [keys[:1], keys[:2], keys[:3]]
+    assert steps[3] is None and MAX_TARGETED_RETRIES == 3
+
+
+def test_a_body_already_sent_is_never_sent_again() -> None:
+    plan = RetryPlan(body(temperature=0.5), FAMILY, max_attempts=10)
+    opaque = rejection("Bad request")
+    first = plan.after(opaque)  # static: without stream_options
+    second = plan.after(opaque)  # static: without temperature too... or mandatory only
+    bodies = [step.body for step in (first, second) if step is not None]
+    assert len(bodies) == len({json.dumps(b, sort_keys=True) for b in bodies})
+    while (step := plan.after(opaque)) is not None:
+        bodies.append(step.body)
+    encoded = [json.dumps(b, sort_keys=True) for b in [plan.full, *bodies]]
+    assert len(encoded) == len(set(encoded)), "a body was sent twice"
+
+
+def test_attempts_are_capped() -> None:
+    plan = RetryPlan(body(a_b=1, c_d=2, e_f=3), FAMILY, max_attempts=2)
+    assert plan.after(rejection("a_b is unknown")) is not None
+    assert plan.after(rejection("c_d is unknown")) is None
+
+
+def test_backoff_honours_retry_after_within_bounds() -> None:
+    plan = RetryPlan(body(), FAMILY, max_attempts=10)
+    step = plan.after(rejection("Rate limit reached", 429, retry_after=1.5))
+    assert step is not None and step.delay == 1.5 and step.body is plan.full
+    assert plan.after(rejection("Rate limit reached", 429)) is not None
+    assert plan.after(rejection("Rate limit reached", 429)) is None  # the backoff cap
+    assert MAX_BACKOFF_RETRIES == 2
+    patient = RetryPlan(body(), FAMILY)
+    assert patient.after(rejection("slow down", 429, retry_after=3600)) is None
