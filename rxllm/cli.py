@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from rxllm.events import (
     Event,
     Failed,
     ReasoningDelta,
+    Retry,
     StreamRecord,
     TextDelta,
     ToolRequest,
@@ -78,6 +80,8 @@ class Printer:
                 f"(reasoning {u.reasoning_tokens}), cache read {u.cache_read_tokens}, "
                 f"total {u.total_tokens}"
             )
+        elif isinstance(event, Retry):
+            self._line(f"[retry] {describe_retry(event)}")
         elif isinstance(event, Done):
             self._line(f"[done] {event.stop_reason} (raw {event.raw_stop_reason})")
         elif isinstance(event, Failed):
@@ -97,6 +101,32 @@ class Printer:
         self.out.write(text + "\n")
 
 
+def describe_retry(event: Retry) -> str:
+    """One line on a retry: what was refused, and what the next attempt changes."""
+    changes = [f"without {', '.join(event.dropped)}"] if event.dropped else []
+    if event.images_removed:
+        changes.append(f"{event.images_removed} image(s) replaced by a notice")
+    if event.delay:
+        changes.append(f"after {event.delay:g} s")
+    if event.next_provider != event.provider:
+        changes.append(f"on {event.next_provider}")
+    return (
+        f"attempt {event.attempt} on {event.provider} failed before any output "
+        f"({event.reason.message}); attempt {event.next_attempt}"
+        + (f": {'; '.join(changes)}" if changes else ": the same request")
+    )
+
+
+def _param(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value  # a bare word is a string
+
+
 def summary(record: StreamRecord) -> str:
     terminal = record.terminal
     outcome = (
@@ -108,10 +138,11 @@ def summary(record: StreamRecord) -> str:
     )
     ttfe = f"{record.time_to_first_event:.2f}s" if record.time_to_first_event else "-"
     tokens = record.usage.total_tokens if record.usage else "?"
+    attempts = f"{len(record.attempts)} attempts; " if len(record.attempts) > 1 else ""
     return (
         f"-- {record.provider} ({record.model or record.requested_model}): {outcome}; "
         f"{len(record.text)} chars, {len(record.tool_calls)} tool calls, {tokens} tokens; "
-        f"first event {ttfe}, total {record.duration:.2f}s"
+        f"{attempts}first event {ttfe}, total {record.duration:.2f}s"
     )
 
 
@@ -131,8 +162,9 @@ async def _stream(args: argparse.Namespace) -> int:
     model = args.model or DEFAULT_MODELS.get(name) or "default"
     request = rxllm.ChatRequest(
         model=model,
-        messages=[rxllm.Message.user(args.prompt)],
+        messages=[rxllm.Message.user(args.prompt, images=args.images)],
         tools=[DEMO_TOOL] if args.tools else [],
+        params=dict(args.params),
     )
     printer = Printer(sys.stdout, args.json)
     builder = RecordBuilder(provider.name, model)
@@ -177,6 +209,18 @@ def build_parser() -> argparse.ArgumentParser:
     stream.add_argument("--base-url", default=None)
     stream.add_argument("--json", action="store_true", help="one event per line, as JSON")
     stream.add_argument("--no-tools", dest="tools", action="store_false", help="offer no demo tool")
+    stream.add_argument(
+        "--param",
+        dest="params",
+        action="append",
+        type=_param,
+        default=[],
+        metavar="KEY=VALUE",
+        help="an extra body key (VALUE is JSON, or a plain string); repeatable",
+    )
+    stream.add_argument(
+        "--image", dest="images", action="append", default=[], help="an image URL to attach"
+    )
 
     replay = commands.add_parser("replay", help="print the normalized events of a capture")
     replay.add_argument("file")

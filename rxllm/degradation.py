@@ -166,7 +166,21 @@ _TRANSIENT = re.compile(
     re.I,
 )
 _TRANSIENT_CODES = frozenset(
-    {"rate_limit_exceeded", "rate_limit_error", "overloaded_error", "overloaded", "server_busy"}
+    {
+        "rate_limit_exceeded",
+        "rate_limit_error",
+        "overloaded_error",
+        "overloaded",
+        "server_busy",
+        "server_error",  # OpenAI: the server's trouble, not the request's
+        "internal_error",
+        "api_error",  # Anthropic's 500
+        "timeout_error",
+        "unavailable",  # Google's status names
+        "resource_exhausted",
+        "internal",
+        "deadline_exceeded",
+    }
 )
 _TRANSIENT_STATUSES = frozenset({408, 409, 429, 503, 529})
 _CONVERSATION = re.compile(

@@ -35,8 +35,9 @@ Decisions, where the wire leaves a choice:
 - Thinking: `thinking_delta` is reasoning text; `signature_delta` is a reasoning event
   with empty text and the signature; a `redacted_thinking` block is one reasoning
   event with empty text, its opaque `data` as signature, and `redacted=True`.
-- An `error` event is `error(kind="stream_error")`, retryable for `overloaded_error`
-  and `api_error` (Anthropic's own transient kinds). Unknown event, block and delta
+- An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
+  for (`overloaded_error` 529, `api_error` 500) and the type as its code, so the
+  recovery policy reads it as it reads the same HTTP error. Unknown event, block and delta
   types are ignored with a debug log, so new wire features never break a stream.
 """
 
@@ -71,7 +72,20 @@ STOP_REASONS: dict[str, StopReason] = {
 }
 
 # Error types Anthropic itself documents as transient (HTTP 529 and 500).
-RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error"})
+# Anthropic's error types and the HTTP status each stands for (its errors page), so an
+# error event after `200 OK` reads like the same error as an HTTP response.
+ERROR_STATUSES = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
 
 # Usage fields of the wire -> our field names.
 _USAGE_FIELDS = (
@@ -231,7 +245,8 @@ class AnthropicNormalizer(Normalizer):
         self.fail(
             "stream_error",
             f"{message} ({kind})",
-            retryable=kind in RETRYABLE_ERRORS,
+            status=ERROR_STATUSES.get(kind),
+            code=kind,
             raw=json.dumps(payload, ensure_ascii=False),
         )
 

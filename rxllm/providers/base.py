@@ -130,7 +130,11 @@ class Normalizer(ABC):
         status: int | None = None,
         retryable: bool = False,
         raw: str | None = None,
+        code: str | None = None,
+        param: str | None = None,
     ) -> None:
+        """End with an error. A wire states what the provider said (`status`, `code`,
+        `param`); whether it may be retried is the recovery policy's call."""
         self.settled = True
         # A provider may send an error with an empty message; the event always says what.
         message = message.strip() or f"{self.provider} reported a {kind} without a message"
@@ -143,6 +147,8 @@ class Normalizer(ABC):
                 status=status,
                 retryable=retryable,
                 raw=raw,
+                code=code,
+                param=param,
             )
         )
 

@@ -45,7 +45,7 @@ How the wire is read (decisions, each tested in tests/providers/test_google.py):
   `done("content_filter")` with the block reason as the raw stop reason. It is the
   provider's answer, not a failure of the stream, as a filtered finish is.
 - An `error` object in a chunk is `error(kind="stream_error")`, its HTTP-like `code`
-  as the status, retryable for overload and server statuses.
+  as the status and its status name (`UNAVAILABLE`) as the code.
 """
 
 from __future__ import annotations
@@ -85,12 +85,6 @@ FINISH_REASONS: dict[str, StopReason] = {
 
 # `promptFeedback.blockReason` values that mean "not blocked" (proto enum defaults).
 _NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPECIFIED"})
-
-# Error statuses worth a retry: overload, rate limit, server trouble.
-_RETRYABLE_CODES = frozenset({408, 429, 500, 502, 503, 504})
-_RETRYABLE_STATUSES = frozenset(
-    {"UNAVAILABLE", "RESOURCE_EXHAUSTED", "INTERNAL", "DEADLINE_EXCEEDED"}
-)
 
 # Google's documented placeholder for history whose thought signature is unknown
 # (ai.google.dev/gemini-api/docs/thought-signatures): Gemini 3 answers 400 when the
@@ -382,9 +376,12 @@ class GeminiNormalizer(Normalizer):
         else:
             message, code, status_name = str(error), None, None
         status = code if isinstance(code, int) and 400 <= code < 600 else None
-        retryable = status in _RETRYABLE_CODES or status_name in _RETRYABLE_STATUSES
         self.fail(
-            "stream_error", message, status=status, retryable=retryable, raw=json.dumps(error)
+            "stream_error",
+            message,
+            status=status,
+            code=status_name if isinstance(status_name, str) else None,
+            raw=json.dumps(error),
         )
 
 

@@ -31,20 +31,6 @@ INCOMPLETE_REASONS: dict[str, StopReason] = {
     "content_filter": "content_filter",
 }
 
-# Error codes (or types) worth a retry: the server's trouble, not the request's or the
-# account's (`insufficient_quota`, `invalid_prompt`, ... are final).
-RETRYABLE_CODES = frozenset(
-    {
-        "server_error",
-        "internal_error",
-        "rate_limit_exceeded",
-        "rate_limit_error",
-        "overloaded_error",
-        "service_unavailable",
-        "vector_store_timeout",
-    }
-)
-
 # Reasoning parts (summary paragraphs, reasoning-text parts, reasoning items) arrive as
 # separate pieces; joined with a blank line, as OpenAI's and pydantic-ai's clients show
 # them, so that the record's reasoning reads as paragraphs and not one run-on line.
@@ -136,8 +122,10 @@ def responses_input(messages: list[Message]) -> tuple[str | None, list[dict[str,
     return ("\n\n".join(leading) if leading else None), items
 
 
-def _is_retryable(error: dict[str, Any]) -> bool:
-    return error.get("code") in RETRYABLE_CODES or error.get("type") in RETRYABLE_CODES
+def _code_of(error: dict[str, Any]) -> str | None:
+    """The error's code, or its type where it has no code."""
+    code = error.get("code") or error.get("type")
+    return code if isinstance(code, str) else None
 
 
 class ResponsesNormalizer(Normalizer):
@@ -302,14 +290,14 @@ class ResponsesNormalizer(Normalizer):
         response = self._response(payload)
         error = response.get("error") or {}
         message = str(error.get("message") or "the response failed")
-        self.fail("stream_error", message, retryable=_is_retryable(error), raw=json.dumps(error))
+        self.fail("stream_error", message, code=_code_of(error), raw=json.dumps(error))
 
     def _error(self, payload: dict[str, Any]) -> None:
         # OpenAI documents the fields at the top level; some servers nest them in `error`.
         nested = payload.get("error")
         error = nested if isinstance(nested, dict) else payload
         message = str(error.get("message") or "the server reported an error")
-        self.fail("stream_error", message, retryable=_is_retryable(error), raw=json.dumps(error))
+        self.fail("stream_error", message, code=_code_of(error), raw=json.dumps(error))
 
 
 class OpenAIResponses(WireProtocol):
