@@ -31,7 +31,7 @@ def ask(model: str, images: list[str] | None = None, **params: Any) -> rxllm.Cha
 def local(server: LocalServer, name: str = "local", **options: Any) -> rxllm.Provider:
     return rxllm.provider(
         name, api_key="nvapi-test-0123456789abcdef", base_url=server.url, **options
-    )  # noqa: E501
+    )
 
 
 def one_terminal(events: list[Event]) -> Event:
