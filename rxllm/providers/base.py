@@ -129,7 +129,10 @@ class Normalizer(ABC):
         status: int | None = None,
         retryable: bool = False,
         raw: str | None = None,
+        **fields: Any,
     ) -> None:
+        """End the attempt with an error; `fields`: ErrorInfo's optional structured ones
+        (`param`, `code`, `retry_after`) where the provider sent them."""
         self.settled = True
         # A provider may send an error with an empty message; the event always says what.
         message = message.strip() or f"{self.provider} reported a {kind} without a message"
@@ -142,6 +145,7 @@ class Normalizer(ABC):
                 status=status,
                 retryable=retryable,
                 raw=raw,
+                **fields,
             )
         )
 
