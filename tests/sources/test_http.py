@@ -163,11 +163,13 @@ async def test_an_endless_error_body_is_cut_at_the_cap(serve: Any) -> None:
 
 
 async def test_an_error_body_that_stops_arriving_ends_at_the_read_timeout(serve: Any) -> None:
+    release = asyncio.Event()
+
     async def handler(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(status=400)
         await response.prepare(request)
         await response.write(b'{"error": {"message": "bad request", "param": "seed"}}')
-        await asyncio.sleep(5)
+        await asyncio.wait_for(release.wait(), timeout=5)  # the rest never comes
         return response
 
     url = await serve(handler)
@@ -177,6 +179,7 @@ async def test_an_error_body_that_stops_arriving_ends_at_the_read_timeout(serve:
     assert isinstance(items[0], Failed)
     error = items[0].error
     assert (error.kind, error.message, error.param) == ("rejected", "HTTP 400: bad request", "seed")
+    release.set()
 
 
 async def test_a_given_session_is_used_and_left_open(serve: Any) -> None:
