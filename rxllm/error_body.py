@@ -52,7 +52,7 @@ _DURATION_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 # Google's RetryInfo.retryDelay is a protobuf Duration in JSON: "30s", "3.5s".
 _PROTO_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 _TAG = re.compile(r"<[^>]*>")
-_SCRIPT = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_SCRIPT_START = re.compile(r"<(script|style)\b", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
 
@@ -83,7 +83,9 @@ def parse_error_body(text: str) -> ErrorBody:
                 return parsed
             return ErrorBody(_bounded(stripped), parsed.param, parsed.code, parsed.retry_after)
     message = _plain_text(stripped)
-    return ErrorBody(message or "(empty body)", retry_after=_wait_in(message))
+    if not message:
+        message = "(no readable text in the body)" if stripped else "(empty body)"
+    return ErrorBody(message, retry_after=_wait_in(message))
 
 
 def parse_error_payload(payload: Any) -> ErrorBody:
@@ -236,8 +238,25 @@ def _wait_in(message: str) -> float | None:
 def _plain_text(text: str) -> str:
     """HTML reduced to its words (a gateway's error page), whitespace collapsed."""
     if "<" in text and ">" in text:
-        text = html.unescape(_TAG.sub(" ", _SCRIPT.sub(" ", text)))
+        text = html.unescape(_TAG.sub(" ", _without_scripts(text)))
     return _bounded(_SPACES.sub(" ", text).strip())
+
+
+def _without_scripts(page: str) -> str:
+    """The page without `<script>`/`<style>` blocks, in one pass (a lazy regex with a
+    back-reference takes seconds on a hostile body of unclosed `<script>` tags)."""
+    kept: list[str] = []
+    position = 0
+    lowered = page.lower()
+    while (match := _SCRIPT_START.search(page, position)) is not None:
+        kept.append(page[position : match.start()])
+        end = lowered.find(f"</{match.group(1).lower()}", match.end())
+        if end < 0:
+            return " ".join(kept)  # unclosed: the rest is code, not words
+        position = lowered.find(">", end) + 1 or len(page)
+        kept.append(" ")
+    kept.append(page[position:])
+    return "".join(kept)
 
 
 def _bounded(text: str) -> str:

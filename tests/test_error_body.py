@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -188,6 +189,16 @@ def test_html_is_reduced_to_its_words_and_bounded() -> None:
     assert parsed.message.startswith("504 Gateway Time-out & slow")
     assert "<" not in parsed.message and "p{}" not in parsed.message
     assert len(parsed.message) == MAX_MESSAGE_CHARS
+
+
+def test_a_hostile_page_is_read_in_linear_time() -> None:
+    started = time.perf_counter()
+    parsed = parse_error_body("<script>" * 8000)  # unclosed: a lazy regex took 2 s
+    assert time.perf_counter() - started < 0.2
+    assert parsed.message == "(no readable text in the body)"
+    assert parse_error_body("<style>a{}</style><p>Bad</p><SCRIPT>x<y</SCRIPT >gateway").message == (
+        "Bad gateway"
+    )
 
 
 def test_a_body_cut_at_the_read_cap_still_reads() -> None:
