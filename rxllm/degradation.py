@@ -172,15 +172,16 @@ _TRANSIENT_CODES = frozenset(
         "overloaded_error",
         "overloaded",
         "server_busy",
-        "server_error",  # OpenAI: the server's trouble, not the request's
-        "internal_error",
-        "api_error",  # Anthropic's 500
-        "timeout_error",
         "unavailable",  # Google's status names
         "resource_exhausted",
-        "internal",
         "deadline_exceeded",
     }
+)
+# Codes of "the server's trouble": weaker than the above, since some servers give every
+# 500 this type (llama.cpp's `server_error` for "image input is not supported", Ollama's
+# `api_error` for "does not support tools"), so the message is read first.
+_SERVER_TROUBLE_CODES = frozenset(
+    {"server_error", "internal_error", "api_error", "timeout_error", "internal"}
 )
 _TRANSIENT_STATUSES = frozenset({408, 409, 429, 503, 529})
 _CONVERSATION = re.compile(
@@ -304,7 +305,7 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
             return Verdict("surface", "the rejection is about the conversation itself")
         if _static_qualifies(error, policy):
             return Verdict("static", "nothing is named, and the status says the body is at fault")
-    if status is not None and status >= 500:
+    if (status is not None and status >= 500) or code in _SERVER_TROUBLE_CODES:
         return Verdict("backoff", "a server error without detail", delay=error.retry_after)
     return Verdict("surface", "no policy covers this rejection")
 

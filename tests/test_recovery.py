@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 import rxllm
 from rxllm.degradation import image_notice
@@ -252,7 +253,7 @@ async def test_a_consumer_exception_is_never_retried(local_server: LocalServer) 
     local(local_server).stream(ask("fault/reject_param", temperature=0.2)).subscribe(
         on_next,
         failed.set_result,
-        scheduler=rxllm.pipeline.provider.AsyncIOScheduler(loop),
+        scheduler=AsyncIOScheduler(loop),
     )
     error = await asyncio.wait_for(failed, timeout=5)
     assert isinstance(error, KeyError)

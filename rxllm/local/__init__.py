@@ -1,6 +1,15 @@
 """The embedded local provider: scripted turns over real HTTP, no API key needed."""
 
+from rxllm.local.rejections import REJECTIONS
 from rxllm.local.script import FAULTS, HTTP_FAULTS, Script, script_for
 from rxllm.local.server import LocalServer, shared_server_url
 
-__all__ = ["FAULTS", "HTTP_FAULTS", "LocalServer", "Script", "script_for", "shared_server_url"]
+__all__ = [
+    "FAULTS",
+    "HTTP_FAULTS",
+    "REJECTIONS",
+    "LocalServer",
+    "Script",
+    "script_for",
+    "shared_server_url",
+]

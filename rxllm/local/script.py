@@ -4,8 +4,14 @@ A script is a sequence of steps (reasoning, text, tool calls) plus how the turn 
 (a finish, an error inside the stream, or a cut). Each wire encoder in this package
 renders a script in its own protocol, so every protocol tells the same stories.
 
-Faults are chosen by the request's model name, `fault/<name>` (see `FAULTS`), so
-tests and users can provoke every failure over real HTTP.
+Faults are chosen by the request's model name, `fault/<name>` (see `FAULTS`, and
+`HTTP_FAULTS` for those played at the HTTP level), so tests and users can provoke
+every failure over real HTTP. Rejections as real endpoints word them (`reject_param`,
+`reject_two_params`, `reject_max_tokens`, `reject_images`, `reject_tools`,
+`nvidia_opaque_500`, `openrouter_502`, `error_after_200`, `overloaded`,
+`rate_limited`, `context_length`, `bad_key`, `quota`) live in
+`rxllm.local.rejections`; once a rejection's trigger no longer holds in the request,
+the turn is this module's scripted answer.
 """
 
 from __future__ import annotations

@@ -1,8 +1,14 @@
 """The embedded local provider: an aiohttp.web server on 127.0.0.1 speaking each wire.
 
 It plays scripted turns (`rxllm.local.script`) through per-protocol encoders, with
-realistic pacing by default, and plays faults on request (model `fault/<name>`). It
-records what it received and whether clients hung up, so tests can check both ends.
+realistic pacing by default, and plays faults on request (model `fault/<name>`):
+scripted stream faults (`FAULTS`), HTTP-level faults (`HTTP_FAULTS`), and rejections
+as real endpoints word them (`rxllm.local.rejections.REJECTIONS`: `reject_param`,
+`reject_two_params`, `reject_max_tokens`, `reject_images`, `reject_tools`,
+`nvidia_opaque_500`, `openrouter_502`, `error_after_200`, `overloaded`,
+`rate_limited`, `context_length`, `bad_key`, `quota`), each played only while its
+trigger holds in the request body. Every error response carries an `x-request-id`.
+It records what it received and whether clients hung up, so tests can check both ends.
 """
 
 from __future__ import annotations
@@ -13,12 +19,15 @@ import importlib
 import itertools
 import json
 import threading
-from collections.abc import Iterable
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from types import ModuleType, TracebackType
 from typing import Any
 
 from aiohttp import web
 
+from rxllm.local.rejections import REJECTIONS, Refusal, refusal_for
 from rxllm.local.script import FAULTS, HTTP_FAULTS, script_for
 
 __all__ = ["LocalServer", "shared_server_url"]
@@ -51,6 +60,8 @@ class LocalServer:
         self.requests: list[dict[str, Any]] = []
         self.disconnects = 0
         self.disconnected = asyncio.Event()
+        self.rejection_counts: Counter[str] = Counter()
+        """Requests received per rejection name (`overloaded` refuses the odd ones)."""
         self._runner: web.AppRunner | None = None
         self.app = web.Application()
         for encoder in _encoders():
@@ -97,7 +108,7 @@ class LocalServer:
             try:
                 body = await request.json()
             except ValueError:
-                return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
+                return _error_response(400, {"error": {"message": "body is not JSON"}})
             if "model" in request.match_info:
                 body.setdefault("model", request.match_info["model"])
             self.requests.append(body)
@@ -105,20 +116,35 @@ class LocalServer:
             fault = model.removeprefix("fault/") if model.startswith("fault/") else None
             if fault in HTTP_FAULTS:
                 return await self._http_fault(fault, request, encoder, body)
-            if fault is not None and fault not in FAULTS:
-                message = f"unknown fault {fault!r}; known: {sorted(FAULTS) + sorted(HTTP_FAULTS)}"
-                return web.json_response({"error": {"message": message}}, status=404)
+            if fault in REJECTIONS:
+                self.rejection_counts[fault] += 1
+                refusal = refusal_for(fault, body, encoder.PATH, self.rejection_counts[fault])
+                if refusal is not None:
+                    return await self._refuse(request, refusal)
+                model = "answer"  # the trigger no longer holds: answer as usual
+            elif fault is not None and fault not in FAULTS:
+                known = sorted(FAULTS) + sorted(HTTP_FAULTS) + sorted(REJECTIONS)
+                message = f"unknown fault {fault!r}; known: {known}"
+                return _error_response(404, {"error": {"message": message}})
             script = script_for(model, text, has_tools)
             return await self._stream(request, encoder.frames(script, body), self.pace)
 
         return handle
 
     async def _stream(
-        self, request: web.Request, frames: Iterable[bytes], pause: float
+        self,
+        request: web.Request,
+        frames: Iterable[bytes],
+        pause: float,
+        headers: Mapping[str, str] | None = None,
     ) -> web.StreamResponse:
         """Send `frames` as an event stream, `pause` seconds apart; note a hang-up."""
         response = web.StreamResponse(
-            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                **(headers or {}),
+            }
         )
         try:
             await response.prepare(request)
@@ -134,6 +160,17 @@ class LocalServer:
             raise
         return response
 
+    async def _refuse(self, request: web.Request, refusal: Refusal) -> web.StreamResponse:
+        if refusal.event_stream:  # a 200 whose only event is the error
+            headers = _with_request_id(refusal.headers)
+            return await self._stream(request, [refusal.body.encode()], 0, headers)
+        return web.Response(
+            status=refusal.status,
+            text=refusal.body,
+            content_type="application/json",
+            headers=_with_request_id(refusal.headers),
+        )
+
     def _hung_up(self) -> None:
         self.disconnects += 1
         self.disconnected.set()
@@ -142,9 +179,8 @@ class LocalServer:
         self, fault: str, request: web.Request, encoder: ModuleType, body: dict[str, Any]
     ) -> web.StreamResponse:
         if fault == "http_500":
-            return web.json_response(
-                {"error": {"message": "Internal server error", "type": "server_error"}},
-                status=500,
+            return _error_response(
+                500, {"error": {"message": "Internal server error", "type": "server_error"}}
             )
         if fault == "http_400_param":
             error = {
@@ -153,7 +189,7 @@ class LocalServer:
                 "param": "stream_options",
                 "code": None,
             }
-            return web.json_response({"error": error}, status=400)
+            return _error_response(400, {"error": error})
         if fault == "not_sse":
             return web.json_response({"id": "x", "choices": [{"message": {"content": "hi"}}]})
         if fault == "long_line":
@@ -162,6 +198,15 @@ class LocalServer:
         first = list(encoder.frames(script_for("answer", "", False), body))[:2]
         keepalives = itertools.repeat(b": keepalive\n\n")
         return await self._stream(request, itertools.chain(first, keepalives), KEEPALIVE_SECONDS)
+
+
+def _with_request_id(headers: Mapping[str, str]) -> dict[str, str]:
+    """Every error carries a request id, as real providers' do (for support tickets)."""
+    return {**headers, "x-request-id": f"req_local_{uuid.uuid4().hex[:24]}"}
+
+
+def _error_response(status: int, payload: Any) -> web.Response:
+    return web.json_response(payload, status=status, headers=_with_request_id({}))
 
 
 _shared: dict[str, str] = {}
@@ -198,7 +243,8 @@ def main(host: str = "127.0.0.1", port: int = 8765, pace: float = 0.02) -> None:
             print(
                 f"rxllm local provider on {server.url} (OpenAI chat: {server.url}/chat/completions)"
             )
-            print(json.dumps({"faults": sorted(FAULTS) + sorted(HTTP_FAULTS)}))
+            faults = sorted(FAULTS) + sorted(HTTP_FAULTS)
+            print(json.dumps({"faults": faults, "rejections": sorted(REJECTIONS)}))
             await asyncio.Event().wait()
 
     with contextlib.suppress(KeyboardInterrupt):

@@ -128,13 +128,12 @@ class Normalizer(ABC):
         message: str,
         *,
         status: int | None = None,
-        retryable: bool = False,
         raw: str | None = None,
-        code: str | None = None,
-        param: str | None = None,
+        **fields: Any,
     ) -> None:
-        """End with an error. A wire states what the provider said (`status`, `code`,
-        `param`); whether it may be retried is the recovery policy's call."""
+        """End the attempt with an error; `fields`: ErrorInfo's optional structured ones
+        (`param`, `code`, `retry_after`) where the provider sent them. A wire states
+        what the provider said; whether it may be retried is the recovery policy's."""
         self.settled = True
         # A provider may send an error with an empty message; the event always says what.
         message = message.strip() or f"{self.provider} reported a {kind} without a message"
@@ -145,10 +144,8 @@ class Normalizer(ABC):
                 message,
                 attempt=self.attempt,
                 status=status,
-                retryable=retryable,
                 raw=raw,
-                code=code,
-                param=param,
+                **fields,
             )
         )
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rxllm.degradation import RecoveryPolicy
+from rxllm.error_body import parse_error_payload
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
@@ -370,20 +371,20 @@ class ChatNormalizer(Normalizer):
             self.tool_args(index, arguments)
 
     def _error(self, error: Any) -> None:
+        """An error chunk after `200 OK` (TGI's validation string, llama.cpp's context
+        error object): read by the same parser as HTTP error bodies, so the recovery
+        layer sees the same `param`, `code` and wait wherever the rejection came."""
         if self.think is not None:
             self.think.flush()
-        if isinstance(error, dict):
-            message = error.get("message") or error.get("error") or error
-            status = _status_of(error)
-        else:
-            message, status = error, None
-        retryable = status is not None and (status == 429 or status >= 500)
+        body = parse_error_payload(error)
         self.fail(
             "stream_error",
-            str(message),
-            status=status,
-            retryable=retryable,
+            body.message or str(error),
+            status=_status_of(error) if isinstance(error, dict) else None,
             raw=json.dumps(error, ensure_ascii=False),
+            param=body.param,
+            code=body.code,
+            retry_after=body.retry_after,
         )
 
     def _settle(self) -> None:

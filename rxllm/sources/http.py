@@ -8,7 +8,6 @@ the disconnect. Failures of the transport become one `Failed` item, never `on_er
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,17 +19,17 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
+from rxllm.error_body import parse_error_body, request_id_of, retry_after_of
 from rxllm.events import ErrorKind, failed
 from rxllm.fragments import SourceItem
 from rxllm.sources.raw import ChunkReader
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["HttpRequest", "describe_error_body", "http_source", "redact"]
+__all__ = ["HttpRequest", "http_source", "read_error_body", "redact"]
 
-# An error body is read for its message only; a hostile one must not be read whole.
+# An error body is read to its end, for its message and structured fields; a hostile
+# one must not be read whole (the biggest real ones, pydantic lists, are a few KB).
 MAX_ERROR_BODY_BYTES = 64 * 1024
-# Statuses a caller may retry as they are (OpenAI's and Anthropic's SDKs retry these).
-RETRYABLE_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 
 
 @dataclass(frozen=True)
@@ -51,26 +50,31 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
     return text
 
 
-def describe_error_body(text: str) -> str:
-    """The human message in an error body, whichever of the usual shapes it has."""
+async def read_error_body(
+    response: aiohttp.ClientResponse, *, timeout: float, limit: int = MAX_ERROR_BODY_BYTES
+) -> bytes:
+    """An error response's body to its end, or its first `limit` bytes.
+
+    One `read()` returns only what has arrived, so a body sent in two writes would lose
+    its tail (and OpenAI's `param` with it): read until the end. The whole read gets
+    `timeout` seconds (a trickling body would renew a per-read timeout forever) and
+    ends with what came so far; a body longer than `limit` is cut and its connection
+    closed rather than drained.
+    """
+    parts: list[bytes] = []
+    size = 0
     try:
-        payload: Any = json.loads(text)
-    except ValueError:
-        return text.strip()[:500] or "(empty body)"
-    if isinstance(payload, list) and payload:
-        payload = payload[0]
-    if isinstance(payload, dict):
-        error = payload.get("error", payload)
-        if isinstance(error, str):
-            return error
-        if isinstance(error, dict):
-            message = error.get("message") or error.get("detail") or error.get("type")
-            if message:
-                return str(message)
-        for key in ("message", "detail"):
-            if isinstance(payload.get(key), str):
-                return str(payload[key])
-    return text.strip()[:500]
+        async with asyncio.timeout(timeout):
+            while size < limit:
+                part = await response.content.read(limit - size)
+                if not part:
+                    return b"".join(parts)
+                parts.append(part)
+                size += len(part)
+    except (aiohttp.ServerTimeoutError, TimeoutError, aiohttp.ClientPayloadError):
+        pass  # what arrived still names the rejection better than "stalled" would
+    response.close()
+    return b"".join(parts)
 
 
 def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
@@ -118,7 +122,7 @@ def http_source(
             message: str,
             status: int | None = None,
             raw: str | None = None,
-            retryable: bool = False,
+            **fields: Any,
         ) -> None:
             message = redact(message, request.secrets)
             raw = redact(raw, request.secrets) if raw is not None else None
@@ -129,8 +133,8 @@ def http_source(
                     message,
                     attempt=attempt,
                     status=status,
-                    retryable=retryable,
                     raw=raw,
+                    **fields,
                 )
             )
 
@@ -141,14 +145,19 @@ def http_source(
             ) as resp:
                 response = resp
                 if resp.status >= 300:
-                    body = await resp.content.read(MAX_ERROR_BODY_BYTES)
-                    text = body.decode("utf-8", "replace")
+                    data = await read_error_body(resp, timeout=read_timeout)
+                    text = data.decode("utf-8", "replace")
+                    body = parse_error_body(text)
+                    retry_after = retry_after_of(resp.headers)
                     fail(
-                        "http",
-                        f"HTTP {resp.status}: {describe_error_body(text)}",
+                        "rejected" if 400 <= resp.status < 500 else "http",
+                        f"HTTP {resp.status}: {body.message}",
                         status=resp.status,
                         raw=text,
-                        retryable=resp.status in RETRYABLE_STATUSES,
+                        param=body.param,
+                        code=body.code,
+                        retry_after=body.retry_after if retry_after is None else retry_after,
+                        request_id=request_id_of(resp.headers),
                     )
                     return
                 reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
@@ -174,17 +183,13 @@ def http_source(
                 log.debug("http source cancelled")
                 raise
             except aiohttp.ConnectionTimeoutError:
-                fail(
-                    "transport",
-                    f"could not connect to {provider} within {connect_timeout:g} s",
-                    retryable=True,
-                )
+                fail("transport", f"could not connect to {provider} within {connect_timeout:g} s")
             except (aiohttp.ServerTimeoutError, TimeoutError):
-                fail("stalled", f"no data from {provider} for {read_timeout:g} s", retryable=True)
+                fail("stalled", f"no data from {provider} for {read_timeout:g} s")
             except aiohttp.ClientPayloadError as exc:
-                fail("truncated", f"the connection closed mid-stream: {exc}", retryable=True)
+                fail("truncated", f"the connection closed mid-stream: {exc}")
             except aiohttp.ClientError as exc:
-                fail("transport", f"{type(exc).__name__}: {exc}", retryable=True)
+                fail("transport", f"{type(exc).__name__}: {exc}")
             except Exception as exc:  # a bug: surface it, as Rx does
                 observer.on_error(exc)
                 return

@@ -439,3 +439,39 @@ def test_a_new_id_without_a_name_continues_the_call() -> None:
 def test_not_json_is_a_protocol_error() -> None:
     events = replay(b'data: {"choices": [\n\n', "openai")
     assert summarize(events).error_kind == "protocol"
+
+
+def test_an_error_event_after_200_keeps_its_structured_fields() -> None:
+    """TGI's validation string and llama.cpp's error object, read by the same parser
+    as HTTP error bodies (shapes as in ../shared/rejections)."""
+    tgi = b'data:{"error":"Input validation error: `top_p` must be > 0.0 and < 1.0",'
+    tgi += b'"error_type":"validation"}\n\n'
+    error = replay(tgi, "openai")[-1].error
+    assert (error.kind, error.code, error.param) == ("stream_error", None, None)
+    assert error.message == "Input validation error: `top_p` must be > 0.0 and < 1.0"
+    llama = json.dumps(
+        {
+            "error": {
+                "code": 400,
+                "message": "the request exceeds the available context size",
+                "type": "exceed_context_size_error",
+                "n_ctx": 8192,
+            }
+        }
+    )
+    error = replay(f"data: {llama}\n\n".encode(), "llamacpp")[-1].error
+    assert (error.kind, error.status, error.code) == (
+        "stream_error",
+        400,
+        "exceed_context_size_error",
+    )
+    assert error.message == "the request exceeds the available context size"
+    limited = b'data: {"error": {"message": "Please try again in 1.5s", "param": "n",'
+    limited += b' "code": "rate_limit_exceeded", "status_code": 429}}\n\n'
+    error = replay(limited, "groq")[-1].error
+    assert (error.param, error.code, error.retry_after, error.retryable) == (
+        "n",
+        "rate_limit_exceeded",
+        1.5,
+        True,
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -10,8 +11,10 @@ import aiohttp
 import pytest
 from aiohttp import web
 
+from rxllm.error_body import MAX_MESSAGE_CHARS
 from rxllm.events import Failed
 from rxllm.sources import HttpRequest, RawChunk, SourceItem, http_source
+from rxllm.sources.http import MAX_ERROR_BODY_BYTES
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -81,8 +84,104 @@ async def test_error_status_reads_a_bounded_body(serve: Any) -> None:
     items = await collect(http_source(HttpRequest(url, b"{}"), provider="p"))
     assert len(items) == 1 and isinstance(items[0], Failed)
     error = items[0].error
-    assert (error.kind, error.status, error.retryable) == ("http", 429, True)
+    assert (error.kind, error.status) == ("rejected", 429)
     assert error.message == "HTTP 429: slow down" and len(error.raw or "") <= 64 * 1024
+    # The source states what happened; whether to retry is the provider's policy.
+    assert not error.retryable
+
+
+async def test_an_error_body_in_two_writes_is_read_whole(serve: Any) -> None:
+    """One read returns what has arrived: the tail (and `param`) used to be lost."""
+    body = (
+        b'{"error": {"message": "Unsupported parameter: \'temperature\' is not supported '
+        b'with this model.", "type": "invalid_request_error", "param": "temperature", '
+        b'"code": "unsupported_parameter"}}'
+    )
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(status=400, headers={"Content-Type": "application/json"})
+        response.content_length = len(body)
+        await response.prepare(request)
+        await response.write(body[:20])
+        await asyncio.sleep(0.2)
+        await response.write(body[20:])
+        return response
+
+    url = await serve(handler)
+    items = await collect(http_source(HttpRequest(url, b"{}"), provider="p"))
+    assert len(items) == 1 and isinstance(items[0], Failed)
+    error = items[0].error
+    assert (error.kind, error.status, error.retryable) == ("rejected", 400, False)
+    assert error.message == (
+        "HTTP 400: Unsupported parameter: 'temperature' is not supported with this model."
+    )
+    assert (error.param, error.code) == ("temperature", "unsupported_parameter")
+    assert error.raw == body.decode()
+
+
+async def test_retry_after_and_request_id_headers_reach_the_error(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        body = '{"error": {"message": "Overloaded", "type": "server_error"}}'
+        headers = {"Retry-After": "2", "x-request-id": "req_123"}
+        return web.Response(status=503, text=body, headers=headers)
+
+    url = await serve(handler)
+    items = await collect(http_source(HttpRequest(url, b"{}"), provider="p"))
+    assert isinstance(items[0], Failed)
+    error = items[0].error
+    assert (error.kind, error.status, error.code) == ("http", 503, "server_error")
+    assert (error.retry_after, error.request_id) == (2.0, "req_123")
+
+
+async def test_the_header_wait_wins_over_the_body_wait(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        body = (
+            '{"error": {"message": "Please try again in 5.289s.", "code": "rate_limit_exceeded"}}'
+        )
+        return web.Response(status=429, text=body, headers={"retry-after-ms": "750"})
+
+    url = await serve(handler)
+    items = await collect(http_source(HttpRequest(url, b"{}"), provider="p"))
+    assert isinstance(items[0], Failed) and items[0].error.retry_after == 0.75
+
+
+async def test_an_endless_error_body_is_cut_at_the_cap(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(status=500)
+        await response.prepare(request)
+        with contextlib.suppress(ConnectionResetError):
+            while True:
+                await response.write(b"x" * 8192)
+                await asyncio.sleep(0)
+        return response
+
+    url = await serve(handler)
+    items = await collect(http_source(HttpRequest(url, b"{}"), provider="p"))
+    assert len(items) == 1 and isinstance(items[0], Failed)
+    error = items[0].error
+    assert (error.kind, error.status) == ("http", 500)
+    assert len(error.raw or "") == MAX_ERROR_BODY_BYTES
+    assert len(error.message) <= len("HTTP 500: ") + MAX_MESSAGE_CHARS
+
+
+async def test_an_error_body_that_stops_arriving_ends_at_the_read_timeout(serve: Any) -> None:
+    release = asyncio.Event()
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(status=400)
+        await response.prepare(request)
+        await response.write(b'{"error": {"message": "bad request", "param": "seed"}}')
+        await asyncio.wait_for(release.wait(), timeout=5)  # the rest never comes
+        return response
+
+    url = await serve(handler)
+    started = asyncio.get_running_loop().time()
+    items = await collect(http_source(HttpRequest(url, b"{}"), provider="p", read_timeout=0.3))
+    assert asyncio.get_running_loop().time() - started < 2
+    assert isinstance(items[0], Failed)
+    error = items[0].error
+    assert (error.kind, error.message, error.param) == ("rejected", "HTTP 400: bad request", "seed")
+    release.set()
 
 
 async def test_a_given_session_is_used_and_left_open(serve: Any) -> None:

@@ -1,0 +1,280 @@
+"""What an error body says, whichever provider wrote it: message, param, code, wait.
+
+Providers disagree on the envelope of a rejection. OpenAI and most compatible servers
+send `{"error": {message, type, param, code}}`; Google wraps `{code, message, status,
+details}` (and its OpenAI-compatible endpoint puts that in a JSON list); vLLM and
+NVIDIA's NIM send the fields at the top with a numeric `code`; Mistral's `message` can
+be FastAPI's validation object; NVIDIA's cloud functions answer RFC 7807 problem
+details; TGI sends `{"error": "text", "error_type": ...}`; OpenRouter keeps the
+upstream's words in `metadata.raw`; Anthropic nests `{type, message}` under `error`;
+gateways answer HTML. The recovery layer needs the same four facts from all of them,
+so this pure module reads every shape into one `ErrorBody`. It knows nothing of HTTP:
+the source gives it text (and headers to the two header helpers).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+__all__ = [
+    "ErrorBody",
+    "MAX_MESSAGE_CHARS",
+    "REQUEST_ID_HEADERS",
+    "parse_error_body",
+    "parse_error_payload",
+    "request_id_of",
+    "retry_after_of",
+]
+
+# A message is for people and for the degradation matcher: long enough for a pydantic
+# list naming several parameters, short enough that an HTML page cannot flood a log.
+# The whole body stays in `ErrorInfo.raw`.
+MAX_MESSAGE_CHARS = 2000
+
+# Where providers put their request id: OpenAI and most compatible servers
+# `x-request-id`, Anthropic `request-id`, Google `x-goog-request-id` (seen in client
+# code reading Gemini responses, not in Google's docs).
+REQUEST_ID_HEADERS = ("x-request-id", "request-id", "x-goog-request-id")
+
+# "Please try again in 5.289s" (OpenAI, Groq), "in 20ms", Groq's Go durations
+# "in 1m2.639999999s" / "in 7m12.864s", and Gemini's "Please retry in 17.14s".
+_TRY_AGAIN = re.compile(r"(?:try again|retry) in\s+((?:\d+(?:\.\d+)?(?:h|ms|m|s))+)", re.IGNORECASE)
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+_DURATION_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+# Google's RetryInfo.retryDelay is a protobuf Duration in JSON: "30s", "3.5s".
+_PROTO_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+_TAG = re.compile(r"<[^>]*>")
+_SCRIPT_START = re.compile(r"<(script|style)\b", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class ErrorBody:
+    """The facts of one rejection body. `message` is always readable text."""
+
+    message: str
+    param: str | None = None
+    """The request parameter the provider named in a structured field (OpenAI `param`)."""
+    code: str | None = None
+    """The provider's string code, else its error type; numeric codes are statuses."""
+    retry_after: float | None = None
+    """Seconds the body asks to wait (a sentence or Google's RetryInfo)."""
+
+
+def parse_error_body(text: str) -> ErrorBody:
+    """Read an error body of any known shape; text that is not JSON is its own message."""
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:  # raw_decode: a body cut at the read cap or followed by junk still reads
+            payload, _ = json.JSONDecoder().raw_decode(stripped)
+        except ValueError:
+            pass
+        else:
+            parsed = parse_error_payload(payload)
+            if parsed.message:
+                return parsed
+            return ErrorBody(_bounded(stripped), parsed.param, parsed.code, parsed.retry_after)
+    message = _plain_text(stripped)
+    if not message:
+        message = "(no readable text in the body)" if stripped else "(empty body)"
+    return ErrorBody(message, retry_after=_wait_in(message))
+
+
+def parse_error_payload(payload: Any) -> ErrorBody:
+    """Read an already decoded error (an HTTP body or an in-stream `error` value).
+    The message is empty only when the payload holds no words at all."""
+    if isinstance(payload, list):
+        payload = next((item for item in payload if isinstance(item, dict)), None)
+    if isinstance(payload, str):
+        message = _bounded(payload)
+        return ErrorBody(message, retry_after=_wait_in(message))
+    if not isinstance(payload, dict):
+        return ErrorBody("" if payload is None else _bounded(json.dumps(payload)))
+    error = payload.get("error")
+    if isinstance(error, str):  # TGI: {"error": "...", "error_type": "validation"}
+        message = _bounded(error)
+        return ErrorBody(
+            message, code=_string(payload.get("error_type")), retry_after=_wait_in(message)
+        )
+    fields: dict[str, Any] = error if isinstance(error, dict) else payload
+    message = _message_of(fields)
+    retry_after = _retry_delay(fields.get("details"))
+    code = _code_of(fields)
+    upstream = _upstream_of(fields)
+    if upstream is not None:  # OpenRouter: the upstream's words are the useful ones
+        message = f"{message}: {upstream.message}" if message else upstream.message
+        code = code or upstream.code
+        retry_after = retry_after if retry_after is not None else upstream.retry_after
+    message = _bounded(message)
+    if retry_after is None:
+        retry_after = _wait_in(message)
+    return ErrorBody(message, _string(fields.get("param")), code, retry_after)
+
+
+def retry_after_of(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from `retry-after-ms` (OpenAI, Azure; the more precise, so first)
+    or `Retry-After` (seconds or an HTTP date, RFC 9110)."""
+    lowered = {name.lower(): value for name, value in headers.items()}
+    milliseconds = _number(lowered.get("retry-after-ms"))
+    if milliseconds is not None:
+        return milliseconds / 1000
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    seconds = _number(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def request_id_of(headers: Mapping[str, str]) -> str | None:
+    """The provider's request id, for a support ticket (see `REQUEST_ID_HEADERS`)."""
+    lowered = {name.lower(): value for name, value in headers.items()}
+    for name in REQUEST_ID_HEADERS:
+        value = lowered.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+def _message_of(fields: dict[str, Any]) -> str:
+    message = fields.get("message")
+    if message is not None and message != "":
+        return message if isinstance(message, str) else _readable(message)
+    detail = fields.get("detail")
+    title = _string(fields.get("title"))
+    if detail is not None and detail != "":  # RFC 7807 problem details, FastAPI's detail
+        text = detail if isinstance(detail, str) else _readable(detail)
+        return f"{title}: {text}" if title else text
+    return title or _string(fields.get("type")) or ""
+
+
+def _readable(value: Any) -> str:
+    """A structured message as text that keeps every key name: FastAPI/pydantic
+    validation errors become `body.max_completion_tokens: Extra inputs are not
+    permitted (extra_forbidden)`, anything else compact JSON."""
+    if isinstance(value, dict) and "detail" in value:
+        value = value["detail"]
+    if isinstance(value, str):
+        return value
+    items = value if isinstance(value, list) else [value]
+    if items and all(isinstance(item, dict) and "msg" in item for item in items):
+        return "; ".join(_validation_error(item) for item in items)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _validation_error(item: dict[str, Any]) -> str:
+    location = ".".join(str(part) for part in item.get("loc") or ())
+    kind = _string(item.get("type"))
+    text = str(item["msg"])
+    if location:
+        text = f"{location}: {text}"
+    return f"{text} ({kind})" if kind else text
+
+
+def _code_of(fields: dict[str, Any]) -> str | None:
+    # `status` is Google's code name (INVALID_ARGUMENT); numbers anywhere are statuses.
+    for key in ("code", "type", "status", "error_type"):
+        code = _string(fields.get(key))
+        # Anthropic's envelope type "error" says nothing; an RFC 7807 type is a URI.
+        if code is not None and code != "error" and ":" not in code and "/" not in code:
+            return code
+    return None
+
+
+def _upstream_of(fields: dict[str, Any]) -> ErrorBody | None:
+    metadata = fields.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    raw = metadata.get("raw")
+    if isinstance(raw, dict | list):
+        upstream = parse_error_payload(raw)
+    elif isinstance(raw, str) and raw.strip():
+        upstream = parse_error_body(raw)
+    else:
+        return None
+    provider = _string(metadata.get("provider_name"))
+    if provider:
+        return ErrorBody(
+            f"{provider}: {upstream.message}", code=upstream.code, retry_after=upstream.retry_after
+        )
+    return upstream
+
+
+def _retry_delay(details: Any) -> float | None:
+    """Google's `google.rpc.RetryInfo` detail: `{"retryDelay": "30s"}`."""
+    if not isinstance(details, list):
+        return None
+    for detail in details:
+        if isinstance(detail, dict) and isinstance(detail.get("retryDelay"), str):
+            match = _PROTO_DURATION.match(detail["retryDelay"])
+            if match:
+                return float(match.group(1))
+    return None
+
+
+def _wait_in(message: str) -> float | None:
+    match = _TRY_AGAIN.search(message)
+    if match is None:
+        return None
+    return sum(
+        float(amount) * _DURATION_SECONDS[unit]
+        for amount, unit in _DURATION_PART.findall(match.group(1))
+    )
+
+
+def _plain_text(text: str) -> str:
+    """HTML reduced to its words (a gateway's error page), whitespace collapsed."""
+    if "<" in text and ">" in text:
+        text = html.unescape(_TAG.sub(" ", _without_scripts(text)))
+    return _bounded(_SPACES.sub(" ", text).strip())
+
+
+def _without_scripts(page: str) -> str:
+    """The page without `<script>`/`<style>` blocks, in one pass (a lazy regex with a
+    back-reference takes seconds on a hostile body of unclosed `<script>` tags)."""
+    kept: list[str] = []
+    position = 0
+    lowered = page.lower()
+    while (match := _SCRIPT_START.search(page, position)) is not None:
+        kept.append(page[position : match.start()])
+        end = lowered.find(f"</{match.group(1).lower()}", match.end())
+        if end < 0:
+            return " ".join(kept)  # unclosed: the rest is code, not words
+        position = lowered.find(">", end) + 1 or len(page)
+        kept.append(" ")
+    kept.append(page[position:])
+    return "".join(kept)
+
+
+def _bounded(text: str) -> str:
+    text = text.strip()
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return text[: MAX_MESSAGE_CHARS - 1] + "…"
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _number(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
