@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/rxllm stream --provider openai "What's the weather in Paris? Think first, then call the tool."
+	@echo
+	@echo "# A recovered turn: the local provider refuses 'temperature' before any output; rxllm retries without it."
+	$(BIN)/rxllm stream --provider local --model fault/reject_param --param temperature=0.2 --no-tools "Say hello."
 
 lint: $(STAMP)
 	$(BIN)/ruff check rxllm tests benchmarks

@@ -86,3 +86,14 @@ def test_serve_runs_the_local_provider_standalone() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_stream_shows_a_recovered_turn() -> None:
+    result = run(
+        "stream", "hi", "--model", "fault/reject_param", "--param", "temperature=0.2", "--no-tools"
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("[retry] attempt 1 on local failed before any output (HTTP 400:")
+    assert lines[0].endswith("attempt 2: without temperature")
+    assert "; 2 attempts; " in lines[-1] and "[done] stop" in result.stdout

@@ -159,3 +159,21 @@ def test_the_guards_cut_what_they_should(explore: NotebookNode) -> None:
     assert "dedupe_overlap: ['The forecast says ', 'rain at noon.']" in text
     assert "speaker_guard:  ['Rain at noon.']" in text
     assert "User: hi" in text  # inside a code fence: kept
+
+
+def test_a_rejected_parameter_is_dropped_and_the_turn_recovers(explore: NotebookNode) -> None:
+    lines = outputs(explore, "recovery").splitlines()
+    assert lines[0].startswith("retry: \"HTTP 400: Unsupported parameter: 'temperature'")
+    assert lines[0].endswith("-> attempt 2 without ['temperature']")
+    assert lines[1] == "attempt 1 on local: status 400, dropped [], committed False"
+    assert lines[2] == "attempt 2 on local: status None, dropped ['temperature'], committed True"
+    assert lines[3].startswith("terminal: done, text: Hello from rxllm")
+
+
+def test_an_image_rejection_recovers(explore: NotebookNode) -> None:
+    assert outputs(explore, "recovery-images").strip() == "images removed: 1, terminal: done"
+
+
+def test_fallback_moves_on_before_commitment(explore: NotebookNode) -> None:
+    lines = outputs(explore, "fallback").splitlines()
+    assert lines == ["custom (attempt 1) -> local (attempt 2)", "answered by local: done"]
