@@ -102,3 +102,19 @@ def test_a_tool_request_becomes_the_history_tool_call_keeping_its_signature() ->
     assert request.to_call() == rxllm.ToolCall(
         id="c1", name="f", arguments={"a": 1}, signature="sig"
     )
+
+
+def test_make_builds_what_validation_builds() -> None:
+    """`make` skips validation on the hot path, not defaults: a default factory runs
+    per object, so no list is shared between two of them."""
+    made = rxllm.Attempt.make(number=1, provider="p")
+    assert made == rxllm.Attempt(number=1, provider="p") and made.dropped == []
+    other = rxllm.Attempt.make(number=2, provider="p")
+    assert made.dropped is not other.dropped
+    retry = rxllm.Retry.make(
+        provider="p",
+        reason=rxllm.ErrorInfo(kind="rejected", message="m", provider="p"),
+        next_attempt=2,
+        next_provider="p",
+    )
+    assert retry == rxllm.Retry(**retry.model_dump()) and retry.dropped == []

@@ -214,22 +214,34 @@ def test_the_api_key_never_shows(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "sk-secret" not in repr(provider) and "sk-secret" not in str(vars(provider).get("name"))
 
 
-async def test_api_key_is_sent_and_redacted_from_errors(local_server: LocalServer) -> None:
+SECRET = "sk-secret-0123456789abcdefghij"
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        (SECRET, "bad key [redacted]; try: ollama pull llama3"),
+        # A placeholder is no secret: redacting it would garble the provider's advice.
+        ("ollama", "bad key ollama; try: ollama pull llama3"),
+    ],
+)
+async def test_api_key_is_sent_and_redacted_from_errors(
+    local_server: LocalServer, key: str, shown: str
+) -> None:
     from aiohttp import web
 
     async def echo(request: web.Request) -> web.Response:
         key = request.headers["Authorization"].removeprefix("Bearer ")
-        return web.json_response({"error": {"message": f"bad key {key}"}}, status=401)
+        message = f"bad key {key}; try: ollama pull llama3"
+        return web.json_response({"error": {"message": message}}, status=401)
 
     local_server.app.router._frozen = False  # test-only route on the running server
     local_server.app.router.add_post("/echo/chat/completions", echo)
-    provider = rxllm.provider(
-        "custom", api_key="sk-secret-123", base_url=local_server.root + "/echo"
-    )
+    provider = rxllm.provider("custom", api_key=key, base_url=local_server.root + "/echo")
     rec = await provider.complete(ask())
     error = rec.terminal.error
-    assert error.status == 401 and "bad key [redacted]" in error.message
-    assert "sk-secret" not in rec.model_dump_json()
+    assert error.status == 401 and error.message == f"HTTP 401: {shown}"
+    assert SECRET not in rec.model_dump_json()
 
 
 def test_subscribing_outside_an_event_loop_is_a_clear_error() -> None:

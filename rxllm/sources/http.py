@@ -8,6 +8,7 @@ the disconnect. Failures of the transport become one `Failed` item, never `on_er
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,10 +44,18 @@ class HttpRequest:
     """Strings (API keys) that must never appear in an error, a log or a record."""
 
 
+# Shorter "keys" are placeholders (`ollama`, `EMPTY`, `lm-studio`, llama.cpp's
+# `sk-no-key-required`), not secrets; every real provider key is 32 characters or more.
+MIN_SECRET_CHARS = 20
+
+
 def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """`text` with each real credential replaced, as a whole token. A placeholder key is
+    left alone: redacting `ollama` would turn Ollama's "try pulling it first with:
+    ollama pull llama3" into nonsense, and it protects nothing."""
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
+        if len(secret) >= MIN_SECRET_CHARS and secret in text:
+            text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "[redacted]", text)
     return text
 
 
