@@ -263,6 +263,16 @@ def test_a_request_the_provider_cannot_express_raises_at_the_call() -> None:
         google.stream(orphan)
 
 
+async def test_params_that_override_the_wire_raise_at_the_call(local_server: LocalServer) -> None:
+    provider = local(local_server)
+    request = ask().model_copy(update={"params": {"stream": False}})
+    with pytest.raises(rxllm.ConfigError, match="params may not set 'stream': rxllm streams"):
+        provider.stream(request)
+    with pytest.raises(rxllm.ConfigError, match="params may not set 'stream'"):
+        await provider.complete(request)
+    assert local_server.requests == []  # refused before anything was sent
+
+
 def chat_body(*texts: str) -> bytes:
     chunks = [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts]
     chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
@@ -386,6 +386,9 @@ class ChatNormalizer(Normalizer):
 class OpenAIChat(WireProtocol):
     """The OpenAI Chat Completions wire, for OpenAI and every compatible endpoint."""
 
+    # `stream_options` is only asked for usage; a user may ask for more (or less).
+    param_defaults: ClassVar[frozenset[str]] = frozenset({"stream_options"})
+
     def __init__(
         self,
         name: str = "openai",
@@ -418,7 +421,7 @@ class OpenAIChat(WireProtocol):
                 headers["Authorization"] = f"Bearer {api_key}"
         return headers | self.options.extra_headers
 
-    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
             "messages": chat_messages(request.messages),
@@ -438,7 +441,6 @@ class OpenAIChat(WireProtocol):
                 }
                 for tool in request.tools
             ]
-        body.update(request.params)
         return body
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ChatNormalizer:
