@@ -105,4 +105,6 @@ class ChatRequest(_Frozen):
     messages: list[Message] = Field(min_length=1)
     tools: list[Tool] = Field(default_factory=list)
     params: dict[str, Any] = Field(default_factory=dict)
-    """Provider parameters passed through as body keys (temperature, max_tokens, ...)."""
+    """Provider parameters passed through as body keys (temperature, max_tokens, ...).
+    They add keys, never override what the wire writes from the request (model,
+    messages, stream, tools, ...): that is a `ConfigError` when the request is sent."""

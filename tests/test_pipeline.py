@@ -13,6 +13,7 @@ from reactivex import operators as ops
 import rxllm
 from rxllm.events import Event
 from rxllm.local import LocalServer
+from rxllm.pipeline.record import RecordBuilder
 
 WEATHER = rxllm.Tool(name="get_weather", parameters={"type": "object", "properties": {}})
 
@@ -274,6 +275,16 @@ def test_a_request_the_provider_cannot_express_raises_at_the_call() -> None:
         google.stream(orphan)
 
 
+async def test_params_that_override_the_wire_raise_at_the_call(local_server: LocalServer) -> None:
+    provider = local(local_server)
+    request = ask().model_copy(update={"params": {"stream": False}})
+    with pytest.raises(rxllm.ConfigError, match="params may not set 'stream': rxllm streams"):
+        provider.stream(request)
+    with pytest.raises(rxllm.ConfigError, match="params may not set 'stream'"):
+        await provider.complete(request)
+    assert local_server.requests == []  # refused before anything was sent
+
+
 def chat_body(*texts: str) -> bytes:
     chunks = [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts]
     chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
@@ -304,3 +315,98 @@ def test_wrong_argument_types_are_clear_errors() -> None:
         rxllm.replay(123)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="replay chunks must be bytes, got str"):
         rxllm.replay(["data: x\n\n"])  # type: ignore[list-item]
+
+
+# -- a consumer's exception is never the provider's -----------------------------------
+
+
+class ConsumerBug(KeyError):
+    """What a consumer's own code raises (a KeyError: the type a normalizer's guard catches)."""
+
+
+def raise_on(kind: str) -> Any:
+    def on_next(event: Event) -> None:
+        if event.type == kind:
+            raise ConsumerBug(kind)
+
+    return on_next
+
+
+async def outcome(stream: reactivex.Observable[Event], on_next: Any) -> Exception | None:
+    """Subscribe with `on_next`; what reaches `on_error`, or None at completion."""
+    ended: asyncio.Future[Exception | None] = asyncio.get_running_loop().create_future()
+    stream.subscribe(on_next, ended.set_result, lambda: ended.set_result(None))
+    return await asyncio.wait_for(ended, timeout=5)
+
+
+async def test_a_consumer_exception_on_text_reaches_on_error_and_hangs_up() -> None:
+    seen: list[str] = []
+
+    def on_next(event: Event) -> None:
+        seen.append(event.type)
+        raise_on("text")(event)
+
+    async with LocalServer(pace=0.02) as server:  # paced: still sending when it raises
+        error = await outcome(local(server).stream(ask()), on_next)
+        assert isinstance(error, ConsumerBug)
+        assert "error" not in seen and seen[-1] == "text"
+        await asyncio.wait_for(server.disconnected.wait(), timeout=5)
+        assert server.disconnects == 1
+
+
+async def test_a_consumer_exception_on_done_reaches_on_error(local_server: LocalServer) -> None:
+    error = await outcome(local(local_server).stream(ask()), raise_on("done"))
+    assert isinstance(error, ConsumerBug)
+
+
+async def test_a_consumer_exception_on_cancelled_reaches_on_error(
+    local_server: LocalServer,
+) -> None:
+    cancel = asyncio.Event()
+    stream = local(local_server).stream(ask("fault/hang"), cancel=cancel)
+    task = asyncio.ensure_future(outcome(stream, raise_on("cancelled")))
+    await until_requested(local_server)
+    cancel.set()
+    assert isinstance(await task, ConsumerBug)
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
+
+
+async def test_a_bug_in_the_record_folding_raises_from_complete(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`complete` folds with rxllm's own code: what raises there is a bug, raised to the
+    caller (never an `error` record), and the response is closed."""
+    add = RecordBuilder.add
+
+    def faulty(self: RecordBuilder, event: Event) -> None:
+        add(self, event)
+        raise_on("text")(event)
+
+    monkeypatch.setattr(RecordBuilder, "add", faulty)
+    async with LocalServer(pace=0.02) as server:
+        with pytest.raises(ConsumerBug):
+            await asyncio.wait_for(local(server).complete(ask()), timeout=5)
+        await asyncio.wait_for(server.disconnected.wait(), timeout=5)
+
+
+async def test_a_bug_folding_the_terminal_raises_from_complete(
+    local_server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add = RecordBuilder.add
+
+    def faulty(self: RecordBuilder, event: Event) -> None:
+        add(self, event)
+        raise_on("done")(event)
+
+    monkeypatch.setattr(RecordBuilder, "add", faulty)
+    with pytest.raises(ConsumerBug):  # it used to be swallowed, and complete() never returned
+        await asyncio.wait_for(local(local_server).complete(ask()), timeout=5)
+
+
+async def test_an_exception_in_the_async_for_body_propagates_and_hangs_up() -> None:
+    async with LocalServer(pace=0.02) as server:
+        with pytest.raises(ConsumerBug):
+            async for event in local(server).astream(ask()):
+                raise_on("text")(event)
+        await asyncio.wait_for(server.disconnected.wait(), timeout=5)
+        assert server.disconnects == 1

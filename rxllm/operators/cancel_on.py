@@ -26,6 +26,8 @@ def cancel_on(
         cancel_on(signal)
         result:  -t-t-cancelled|
 
+    An exception the observer raises on `cancelled` goes to its `on_error`.
+
     Args:
         signal: any observable; its first item cancels.
         provider: named on the event when the source has emitted nothing yet.
@@ -53,7 +55,14 @@ def cancel_on(
                 stopped = True
                 upstream.dispose()
                 watcher.dispose()
-                observer.on_next(Cancelled.make(provider=last[0], attempt=last[1], reason=reason))
+                cancelled = Cancelled.make(provider=last[0], attempt=last[1], reason=reason)
+                try:
+                    observer.on_next(cancelled)
+                except Exception as exc:
+                    # The signal's source cannot report what the observer raised on the
+                    # event that ends its stream: it is that observer's `on_error`.
+                    observer.on_error(exc)
+                    return
                 observer.on_completed()
 
             def on_done() -> None:

@@ -32,6 +32,12 @@ def normalize(
     stream with `error(kind="protocol")` quoting it; a `Failed` from the source passes
     through; the end of the source lets the normalizer decide what the end means.
 
+    Only the provider's code is guarded, as RxPY guards only a user's mapper: an
+    exception raised downstream while a fragment is emitted (a consumer's `on_next`, an
+    operator it composed) is never blamed on the provider. It propagates to the source,
+    which reports it with `on_error` and closes the response; at the end of the source,
+    where nothing upstream is left to report it, it goes to `on_error` here.
+
     Args:
         make_normalizer: builds the normalizer, given where to emit.
     """
@@ -40,7 +46,18 @@ def normalize(
         def subscribe(
             observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            normalizer = make_normalizer(observer.on_next)
+            downstream_raised = False  # an emit raised: the exception is not the provider's
+            on_next_downstream = observer.on_next
+
+            def emit(fragment: Fragment) -> None:
+                nonlocal downstream_raised
+                try:  # free unless something raises (zero-cost exceptions, Python 3.11)
+                    on_next_downstream(fragment)
+                except Exception:
+                    downstream_raised = True
+                    raise
+
+            normalizer = make_normalizer(emit)
             feed = normalizer.feed
 
             def on_next(item: SourceItem) -> None:
@@ -52,6 +69,8 @@ def normalize(
                 try:
                     feed(item)
                 except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+                    if downstream_raised:
+                        raise
                     if normalizer.settled:
                         return
                     quote = item.data[:_QUOTE_CHARS]
@@ -69,7 +88,10 @@ def normalize(
                 if not normalizer.settled:
                     try:
                         normalizer.end()
-                    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                    except Exception as exc:
+                        # The source has ended, so nothing upstream is left to report
+                        # either a bug of the normalizer or what a consumer raised on a
+                        # fragment `end` emitted: both are `on_error`, never an event.
                         observer.on_error(exc)
                         return
                 observer.on_completed()

@@ -27,6 +27,11 @@ def settle_once(provider: str = "unknown") -> Callable[[Observable[Event]], Obse
     `error(kind="truncated")`. Events after the terminal are dropped and logged.
     `on_error` is passed on: it means a bug, not a provider failure.
 
+    An exception the observer raises on the terminal event goes to its `on_error`,
+    and the source is unsubscribed (closing the HTTP response): the source cannot
+    report it, since the stream is already settled. Raised on any other event, it
+    propagates to the source, which reports it with `on_error`.
+
     Args:
         provider: named on the truncation error when the source emitted nothing.
     """
@@ -49,7 +54,12 @@ def settle_once(provider: str = "unknown") -> Callable[[Observable[Event]], Obse
                 last_provider, last_attempt = event.provider, event.attempt
                 if isinstance(event, TERMINAL_TYPES):
                     settled = True
-                    observer.on_next(event)
+                    try:
+                        observer.on_next(event)
+                    except Exception as exc:
+                        upstream.dispose()
+                        observer.on_error(exc)
+                        return
                     upstream.dispose()
                     observer.on_completed()
                     return

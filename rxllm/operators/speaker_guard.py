@@ -110,7 +110,13 @@ def speaker_guard(
                     )
 
             def on_completed() -> None:
-                release()
+                try:
+                    release()
+                except Exception as exc:
+                    # The source has ended: nothing upstream is left to report what the
+                    # observer raised on the released text, so it is its `on_error`.
+                    observer.on_error(exc)
+                    return
                 observer.on_completed()
 
             return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)

@@ -44,13 +44,15 @@ Decisions, where the wire leaves a choice:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from loguru import logger
 
+from rxllm.degradation import RecoveryPolicy
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 
 __all__ = ["Anthropic", "AnthropicNormalizer", "anthropic_messages"]
@@ -310,7 +312,14 @@ class Anthropic(WireProtocol):
     name = "anthropic"
     default_base_url = "https://api.anthropic.com/v1"
     api_key_env = "ANTHROPIC_API_KEY"
-    mandatory_body_keys: ClassVar[frozenset[str]] = frozenset({"max_tokens"})
+    recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"max_tokens"}))
+    request_keys: ClassVar[Mapping[str, str]] = {
+        **REQUEST_KEYS,
+        "system": "the system prompt is the request's system messages (Message.system)",
+    }
+    # Anthropic requires `max_tokens`; rxllm writes a default that a user may raise or
+    # lower (the key stays in the body either way, as a mandatory key must).
+    param_defaults: ClassVar[frozenset[str]] = frozenset({"max_tokens"})
 
     def url(self, base_url: str, request: ChatRequest) -> str:
         return base_url.rstrip("/") + "/messages"
@@ -325,7 +334,7 @@ class Anthropic(WireProtocol):
             headers["x-api-key"] = api_key
         return headers
 
-    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
         system, messages = anthropic_messages(request.messages)
         body: dict[str, Any] = {
             "model": request.model,
@@ -345,7 +354,6 @@ class Anthropic(WireProtocol):
                 }
                 for tool in request.tools
             ]
-        body.update(request.params)
         body["stream"] = True  # this library reads streams only
         return body
 

@@ -8,13 +8,14 @@ stream mechanics in `rxllm.operators`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeAlias
 
 from loguru import logger
 from reactivex import Observable
 
 from rxllm.degradation import RecoveryPolicy
+from rxllm.errors import ConfigError
 from rxllm.events import (
     Done,
     ErrorKind,
@@ -29,9 +30,18 @@ from rxllm.events import (
 from rxllm.fragments import Emit, RawChunk, SourceItem, ToolArgs, ToolEnd
 from rxllm.request import ChatRequest
 
-__all__ = ["Normalizer", "RawOperator", "WireProtocol", "stop_reason_of"]
+__all__ = ["REQUEST_KEYS", "Normalizer", "RawOperator", "WireProtocol", "stop_reason_of"]
 
 RawOperator: TypeAlias = Callable[[Observable[SourceItem]], Observable[SourceItem]]
+
+# What every wire writes from the request itself, and why params may not: a request's
+# params add keys to the body, they never change what the request says (DESIGN.md,
+# "params (extra body keys) may not override model, messages, stream...").
+REQUEST_KEYS: Mapping[str, str] = {
+    "model": "the model is ChatRequest.model",
+    "messages": "the conversation is ChatRequest.messages",
+    "stream": "rxllm streams every request",
+}
 
 
 def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReason:
@@ -158,10 +168,21 @@ class WireProtocol(ABC):
     api_key_env: str | None = None
     """The environment variable holding the API key; None where no key is needed."""
     requires_api_key: bool = True
-    mandatory_body_keys: ClassVar[frozenset[str]] = frozenset()
     recovery: RecoveryPolicy = RecoveryPolicy()
     """How this provider's rejections are read (`rxllm.degradation`): by default no
-    degraded bodies, only backoff on rate limits and overload."""
+    degraded bodies, only backoff on rate limits and overload. Its
+    `mandatory_body_keys` are the keys this provider needs in every body: a degraded
+    retry never drops them, and params may not overwrite one the wire wrote."""
+    request_keys: ClassVar[Mapping[str, str]] = REQUEST_KEYS
+    """Body keys the wire writes from the request itself, each with why params may not
+    set it: refused in params always, whether or not this request wrote it."""
+    param_defaults: ClassVar[frozenset[str]] = frozenset()
+    """Keys the wire writes only as a default that params may replace (Anthropic's
+    `max_tokens`). Any other key the wire wrote for a request is refused in its params."""
+
+    @property
+    def mandatory_body_keys(self) -> frozenset[str]:
+        return self.recovery.mandatory_body_keys
 
     @abstractmethod
     def url(self, base_url: str, request: ChatRequest) -> str: ...
@@ -169,8 +190,45 @@ class WireProtocol(ABC):
     @abstractmethod
     def headers(self, api_key: str | None) -> dict[str, str]: ...
 
+    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The JSON body for `request`: what the wire writes from it, then its params.
+
+        Raises:
+            ConfigError: params would set a key the wire writes from the request
+                (`request_keys`), or overwrite one it wrote for this request (tools, a
+                mandatory key) and that is not one of its `param_defaults`.
+        """
+        for key in request.params:
+            why = self.request_keys.get(key)
+            if why is not None:
+                raise ConfigError(f"params may not set {key!r}: {why}")
+        body = self.request_body(request)
+        self.add_params(body, request.params)
+        return body
+
     @abstractmethod
-    def build_body(self, request: ChatRequest) -> dict[str, Any]: ...
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The body as the wire writes it from the request, before any params."""
+
+    def add_params(self, body: dict[str, Any], params: Mapping[str, Any]) -> None:
+        """Add params to `body` as top-level keys (a wire with another layout, such as
+        Gemini's `generationConfig`, overrides this and calls `refuse_overwrite`)."""
+        self.refuse_overwrite(body, params)
+        body.update(params)
+
+    def refuse_overwrite(self, body: Mapping[str, Any], keys: Iterable[str]) -> None:
+        """Raise `ConfigError` for a key of `keys` that the wire already wrote in `body`
+        and that params may not replace."""
+        for key in keys:
+            if key not in body or key in self.param_defaults:
+                continue
+            if key in self.mandatory_body_keys:
+                why = f"it is a mandatory key of {self.name}, which rxllm writes"
+            elif key == "tools":
+                why = "this request's ChatRequest.tools are written there"
+            else:
+                why = f"{self.name} writes it for this request"
+            raise ConfigError(f"params may not set {key!r}: {why}")
 
     @abstractmethod
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> Normalizer: ...

@@ -54,17 +54,19 @@ import json
 import mimetypes
 import os
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
 from loguru import logger
 
+from rxllm.degradation import RecoveryPolicy
 from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
 from rxllm.request import ChatRequest, ImagePart, Message, Part, TextPart
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
@@ -420,8 +422,6 @@ _ALIASES = {
     "stop": "stopSequences",
     "n": "candidateCount",
 }
-# Keys that belong to other wires: the model is in Gemini's URL and it always streams.
-_NOT_BODY_KEYS = frozenset({"model", "stream"})
 
 
 def _camel(name: str) -> str:
@@ -429,20 +429,24 @@ def _camel(name: str) -> str:
     return head + "".join(word.title() for word in rest)
 
 
-def gemini_body_params(params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def gemini_body_params(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(generationConfig, other top-level keys) of a request's params.
 
     Known generation settings, by Gemini's name, its snake_case form or an OpenAI
     alias (`max_tokens`, `stop`, `n`), go into `generationConfig`; a given
     `generationConfig` dict is merged in; anything else passes through at the top
-    level (`safetySettings`, `toolConfig`, `cachedContent`, ...).
+    level (`safetySettings`, `toolConfig`, `cachedContent`, ...), as in every wire.
+    Keys the wire writes itself are refused before this (`Google.request_keys`).
     """
     config: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in params.items():
-        if key in _NOT_BODY_KEYS:
-            continue
-        if key in ("generationConfig", "generation_config") and isinstance(value, dict):
+        if key in ("generationConfig", "generation_config"):
+            if not isinstance(value, dict):
+                raise ConfigError(
+                    f"params {key!r} must be an object of generation settings, "
+                    f"got {type(value).__name__}"
+                )
             config.update(value)
             continue
         target = _ALIASES.get(key) or (key if key in _GENERATION_CONFIG else _camel(key))
@@ -560,7 +564,15 @@ class Google(WireProtocol):
 
     name = "google"
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
-    mandatory_body_keys = frozenset({"contents"})
+    recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"contents"}))
+    # Gemini reads both spellings of a field, so both are the wire's own.
+    request_keys: ClassVar[Mapping[str, str]] = {
+        **REQUEST_KEYS,
+        "model": "the model is ChatRequest.model (Gemini takes it in the URL)",
+        "contents": "the contents are written from ChatRequest.messages",
+        "systemInstruction": "it is the request's system messages (Message.system)",
+        "system_instruction": "it is the request's system messages (Message.system)",
+    }
 
     def __init__(self) -> None:
         # Read when the provider is built (`wire_for` builds a fresh wire each time).
@@ -576,7 +588,7 @@ class Google(WireProtocol):
             headers["x-goog-api-key"] = api_key
         return headers
 
-    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
         contents, system = gemini_contents(request.messages)
         body: dict[str, Any] = {"contents": contents}
         if system:
@@ -593,11 +605,16 @@ class Google(WireProtocol):
                 for tool in request.tools
             ]
             body["tools"] = [{"functionDeclarations": declarations}]
-        config, extra = gemini_body_params(request.params)
+        return body
+
+    def add_params(self, body: dict[str, Any], params: Mapping[str, Any]) -> None:
+        """Generation settings into `generationConfig` (which only params write), the
+        rest at the top level, where a key the wire wrote (`tools`) is refused."""
+        config, extra = gemini_body_params(params)
+        self.refuse_overwrite(body, extra)
         if config:
             body["generationConfig"] = config
         body.update(extra)
-        return body
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> GeminiNormalizer:
         return GeminiNormalizer(emit, provider, attempt)

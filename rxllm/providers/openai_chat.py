@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload
@@ -399,6 +399,9 @@ class ChatNormalizer(Normalizer):
 class OpenAIChat(WireProtocol):
     """The OpenAI Chat Completions wire, for OpenAI and every compatible endpoint."""
 
+    # `stream_options` is only asked for usage; a user may ask for more (or less).
+    param_defaults: ClassVar[frozenset[str]] = frozenset({"stream_options"})
+
     def __init__(
         self,
         name: str = "openai",
@@ -433,7 +436,7 @@ class OpenAIChat(WireProtocol):
                 headers["Authorization"] = f"Bearer {api_key}"
         return headers | self.options.extra_headers
 
-    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
             "messages": chat_messages(request.messages),
@@ -453,7 +456,6 @@ class OpenAIChat(WireProtocol):
                 }
                 for tool in request.tools
             ]
-        body.update(request.params)
         return body
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ChatNormalizer:

@@ -13,14 +13,15 @@ OpenRouter sends one after the terminal event.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from loguru import logger
 
+from rxllm.degradation import RecoveryPolicy
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 
 __all__ = ["OpenAIResponses", "ResponsesNormalizer", "responses_input", "responses_usage"]
@@ -304,7 +305,12 @@ class OpenAIResponses(WireProtocol):
     """The OpenAI Responses wire, for OpenAI and the endpoints that speak it."""
 
     # Never dropped by a degraded retry: without them the request says something else.
-    mandatory_body_keys = frozenset({"input", "instructions"})
+    recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"input", "instructions"}))
+    request_keys: ClassVar[Mapping[str, str]] = {
+        **REQUEST_KEYS,
+        "input": "the Responses input is written from ChatRequest.messages",
+        "instructions": "the instructions are the request's system messages (Message.system)",
+    }
 
     def __init__(
         self,
@@ -329,7 +335,7 @@ class OpenAIResponses(WireProtocol):
             headers["Authorization"] = f"Bearer {api_key}"
         return headers | self.extra_headers
 
-    def build_body(self, request: ChatRequest) -> dict[str, Any]:
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
         instructions, items = responses_input(request.messages)
         body: dict[str, Any] = {"model": request.model, "input": items, "stream": True}
         if instructions is not None:
@@ -347,7 +353,6 @@ class OpenAIResponses(WireProtocol):
                 }
                 for tool in request.tools
             ]
-        body.update(request.params)
         return body
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ResponsesNormalizer:

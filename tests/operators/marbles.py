@@ -1,8 +1,12 @@
-"""Named events for marble diagrams: one letter, one event."""
+"""Named events for marble diagrams (one letter, one event), and a consumer that raises."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
+
+from reactivex import Observable, abc
+from reactivex.disposable import Disposable
 
 from rxllm.events import Cancelled, Done, TextDelta, ToolStart, Usage, UsageUpdate, failed
 from rxllm.fragments import ToolArgs, ToolEnd
@@ -27,3 +31,48 @@ EVENTS: dict[str | float, Any] = {
     "e": ToolEnd(0),
     "E": ToolEnd(1),
 }
+
+
+# What a consumer raises in its own `on_next` (one instance, so marbles can compare it).
+BOOM = KeyError("a consumer's own bug")
+
+
+def raise_on(*types: str) -> Callable[[Observable[Any]], Observable[Any]]:
+    """A consumer's `on_next` that raises `BOOM` on events of `types`, unguarded, as a
+    subscriber's own code would (RxPY's `map` would turn it into `on_error` itself)."""
+
+    def _raise_on(source: Observable[Any]) -> Observable[Any]:
+        def subscribe(
+            observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            def on_next(item: Any) -> None:
+                if getattr(item, "type", None) in types:
+                    raise BOOM
+                observer.on_next(item)
+
+            return source.subscribe(
+                on_next, observer.on_error, observer.on_completed, scheduler=scheduler
+            )
+
+        return Observable(subscribe)
+
+    return _raise_on
+
+
+def reporting(items: Iterable[Any]) -> Observable[Any]:
+    """A source that, like the HTTP source, reports what its observer raises with
+    `on_error` (and stops there)."""
+
+    def subscribe(
+        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        try:
+            for item in items:
+                observer.on_next(item)
+        except Exception as exc:
+            observer.on_error(exc)
+        else:
+            observer.on_completed()
+        return Disposable()
+
+    return Observable(subscribe)

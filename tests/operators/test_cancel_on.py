@@ -5,7 +5,7 @@ from reactivex.testing.marbles import marbles_testing
 
 from rxllm.events import Cancelled
 from rxllm.operators import cancel_on
-from tests.operators.marbles import EVENTS, P
+from tests.operators.marbles import BOOM, EVENTS, P, raise_on
 
 
 def test_signal_ends_the_stream_with_cancelled() -> None:
@@ -34,3 +34,10 @@ def test_cancel_unsubscribes_the_source() -> None:
     results = scheduler.start(lambda: source.pipe(cancel_on(signal, P, reason="user")))
     assert source.subscriptions == [ReactiveTest.subscribe(200, 220)]
     assert results.messages[-2].value.value == Cancelled(provider=P, reason="user")
+
+
+def test_a_consumer_exception_on_cancelled_reaches_on_error() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        signal = cold("---x", {"x": True})
+        results = start(cold("-a-b-d-|", EVENTS).pipe(cancel_on(signal, P), raise_on("cancelled")))
+        assert results == exp("-a-#", EVENTS, error=BOOM)

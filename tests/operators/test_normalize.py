@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 import reactivex
 from reactivex.testing.marbles import marbles_testing
 
@@ -10,6 +11,7 @@ from rxllm.events import Done, TextDelta, failed
 from rxllm.fragments import Emit, RawChunk
 from rxllm.operators import normalize
 from rxllm.providers.openai_chat import ChatNormalizer
+from tests.operators.marbles import BOOM, raise_on, reporting
 
 P = "openai"
 
@@ -78,3 +80,37 @@ def test_each_subscription_gets_a_fresh_normalizer() -> None:
     stream.subscribe(first.append)
     stream.subscribe(second.append)
     assert first == second and first[-1].type == "done"
+
+
+# -- a consumer's exception is never the provider's ----------------------------------
+
+
+def test_a_consumer_exception_on_a_fragment_propagates_and_is_never_a_protocol_error() -> None:
+    with marbles_testing() as (start, cold, _hot, _exp), pytest.raises(KeyError) as raised:
+        start(cold("-h-l-D-|", LOOKUP).pipe(normalize(chat), raise_on("text")))
+    assert raised.value is BOOM  # not swallowed into error(kind="protocol")
+
+
+def test_a_source_reports_the_consumer_exception_with_on_error() -> None:
+    seen: list[Any] = []
+    errors: list[Exception] = []
+    source = reporting([delta("a"), delta("b", "stop"), chunk("[DONE]")])
+    source.pipe(normalize(chat), raise_on("text")).subscribe(seen.append, errors.append)
+    assert seen == [] and errors == [BOOM]
+
+
+def test_a_consumer_exception_on_what_end_emits_reaches_on_error() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-h-l-|", LOOKUP).pipe(normalize(chat), raise_on("done")))
+        assert results == exp("-H-L-#", LOOKUP, error=BOOM)
+
+
+def test_a_bug_in_the_normalizer_end_is_on_error_too() -> None:
+    class Broken(ChatNormalizer):
+        def end(self) -> None:
+            raise RuntimeError("normalizer bug")
+
+    errors: list[Exception] = []
+    source = reactivex.from_iterable([delta("a")])
+    source.pipe(normalize(lambda emit: Broken(emit, P))).subscribe(on_error=errors.append)
+    assert [str(e) for e in errors] == ["normalizer bug"]

@@ -8,7 +8,7 @@ from reactivex.testing.marbles import marbles_testing
 
 from rxllm.events import Failed
 from rxllm.operators import settle_once
-from tests.operators.marbles import EVENTS, P
+from tests.operators.marbles import BOOM, EVENTS, P, raise_on, reporting
 
 
 def test_passes_events_and_completes_at_the_terminal() -> None:
@@ -58,3 +58,31 @@ def test_terminal_disposes_the_source_subscription() -> None:
     results = scheduler.start(lambda: source.pipe(settle_once(P)))
     assert [m.time for m in results.messages] == [210, 220, 220]
     assert source.subscriptions == [ReactiveTest.subscribe(200, 220)]
+
+
+def test_a_consumer_exception_on_the_terminal_reaches_on_error_and_unsubscribes() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_cold_observable(
+        ReactiveTest.on_next(10, EVENTS["a"]),
+        ReactiveTest.on_next(20, EVENTS["d"]),
+        ReactiveTest.on_completed(40),
+    )
+    results = scheduler.start(lambda: source.pipe(settle_once(P), raise_on("done")))
+    assert results.messages == [
+        ReactiveTest.on_next(210, EVENTS["a"]),
+        ReactiveTest.on_error(220, BOOM),
+    ]
+    assert source.subscriptions == [ReactiveTest.subscribe(200, 220)]
+
+
+def test_a_consumer_exception_on_the_truncation_error_reaches_on_error() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-a-|", EVENTS).pipe(settle_once(P), raise_on("error")))
+        assert results == exp("-a-#", EVENTS, error=BOOM)
+
+
+def test_a_consumer_exception_on_another_event_is_reported_by_the_source() -> None:
+    errors: list[Exception] = []
+    source = reporting([EVENTS["a"], EVENTS["d"]])
+    source.pipe(settle_once(P), raise_on("text")).subscribe(on_error=errors.append)
+    assert errors == [BOOM]

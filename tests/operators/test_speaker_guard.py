@@ -14,6 +14,7 @@ from reactivex.testing.marbles import marbles_testing
 from rxllm.events import Done, ReasoningDelta, TextDelta, ToolStart, Usage, UsageUpdate
 from rxllm.fragments import Fragment, ToolArgs, ToolEnd
 from rxllm.operators.speaker_guard import DEFAULT_SPEAKERS, SPEAKER_HOLD, speaker_guard
+from tests.operators.marbles import BOOM, raise_on
 
 # A marble diagram's lookup, typed as reactivex expects it.
 Marbles: TypeAlias = dict[str | float, Any]
@@ -84,6 +85,14 @@ def test_a_held_suffix_is_released_before_a_tool_start_and_before_done() -> None
         source = cold("-a-s-----b-d-----|", values, None)
         expected = exp("-a-(h,s)-b-(k,d)-|", {**out, "d": DONE}, None)
         assert start(source.pipe(speaker_guard())) == expected
+
+
+def test_a_consumer_exception_on_text_released_at_the_end_reaches_on_error() -> None:
+    # Nothing upstream is left to report it once the source has completed.
+    values: Marbles = {"a": t("\nUs")}
+    with marbles_testing() as (start, cold, _hot, exp):
+        source = cold("-a-|", values, None)
+        assert start(source.pipe(speaker_guard(), raise_on("text"))) == exp("---#", error=BOOM)
 
 
 def test_each_subscription_starts_clean() -> None:

@@ -489,7 +489,7 @@ def body_of(**kwargs: Any) -> dict[str, Any]:
     return Google().build_body(ChatRequest(**kwargs))
 
 
-def test_body_roles_system_and_no_model_or_stream() -> None:
+def test_body_roles_and_system() -> None:
     body = body_of(
         messages=[
             Message.system("Be brief."),
@@ -498,7 +498,6 @@ def test_body_roles_system_and_no_model_or_stream() -> None:
             Message.system("Answer in French."),
             Message.user("Capital of France?"),
         ],
-        params={"model": "x", "stream": True},
     )
     assert body == {
         "contents": [

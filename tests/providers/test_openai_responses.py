@@ -494,14 +494,15 @@ def test_build_body_minimal_and_data_url_images() -> None:
     ]
 
 
-def test_params_override_the_defaults() -> None:
-    request = rxllm.ChatRequest(
-        model="m",
-        messages=[rxllm.Message.system("a"), rxllm.Message.user("hi")],
-        params={"instructions": "b", "store": False},
-    )
-    body = OpenAIResponses().build_body(request)
-    assert body["instructions"] == "b" and body["store"] is False
+def test_params_add_keys_but_never_the_instructions() -> None:
+    def request(**params: object) -> rxllm.ChatRequest:
+        messages = [rxllm.Message.system("a"), rxllm.Message.user("hi")]
+        return rxllm.ChatRequest(model="m", messages=messages, params=params)
+
+    body = OpenAIResponses().build_body(request(store=False))
+    assert body["instructions"] == "a" and body["store"] is False
+    with pytest.raises(rxllm.ConfigError, match=r"'instructions'.*Message\.system"):
+        OpenAIResponses().build_body(request(instructions="b"))
 
 
 # -- the local server's Responses encoder -----------------------------------------------
