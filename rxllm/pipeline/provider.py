@@ -22,6 +22,7 @@ from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
+from rxllm.operators.deadlines import deadlines
 from rxllm.operators.dedupe_overlap import dedupe_overlap
 from rxllm.operators.normalize import normalize
 from rxllm.operators.retry_before_commit import Switch, retry_before_commit
@@ -59,9 +60,18 @@ class ProviderOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     connect_timeout: float = Field(default=10.0, gt=0)
-    """Seconds to establish the connection."""
+    """Seconds to get a connection: waiting for the pool, DNS, TCP and TLS."""
+    first_event_timeout: float | None = Field(default=600.0, gt=0)
+    """Seconds from sending a request to its first output (text, reasoning, a tool call,
+    usage). Long: a reasoning model may think for minutes before saying anything."""
+    idle_timeout: float | None = Field(default=120.0, gt=0)
+    """Seconds without output once it has begun; keepalives and comments do not count
+    as output, tool-argument fragments do."""
+    total_timeout: float | None = Field(default=None, gt=0)
+    """Seconds for the whole turn, every attempt and backoff wait included."""
     read_timeout: float = Field(default=300.0, gt=0)
-    """Seconds without a byte from the server before the stream is `stalled`."""
+    """Seconds without a byte from the server (keepalives included): the transport's
+    own guard, under the deadlines above."""
     max_line_bytes: int = Field(default=DEFAULT_MAX_LINE_BYTES, gt=0)
     """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
     dedupe_overlap: bool = False
@@ -128,7 +138,14 @@ class Provider:
             read_timeout=self.options.read_timeout,
             max_line_bytes=self.options.max_line_bytes,
         )
-        events = events_of(source, self.wire, self.name, number, self.options.text_guards())
+        options = self.options
+        watch = deadlines(
+            first_event=options.first_event_timeout,
+            idle=options.idle_timeout,
+            provider=self.name,
+            attempt=number,
+        )
+        events = events_of(source, self.wire, self.name, number, [watch, *options.text_guards()])
         return events.pipe(track_commitment())
 
     def prepare(self, request: ChatRequest) -> Turn:
@@ -175,7 +192,9 @@ class Provider:
                 )
                 return Switch(retry, self.attempt(sent, number), step.delay)
 
-            return retry_before_commit(self.attempt(first, first_attempt), decide)
+            events = retry_before_commit(self.attempt(first, first_attempt), decide)
+            total = self.options.total_timeout
+            return events.pipe(deadlines(total=total, provider=self.name)) if total else events
 
         return turn
 

@@ -115,7 +115,10 @@ def http_source(
     used and left open.
     """
     timeout = aiohttp.ClientTimeout(
-        total=None, sock_connect=connect_timeout, sock_read=read_timeout
+        # `connect` covers the wait for a pooled connection, DNS, TCP and TLS alike.
+        total=None,
+        connect=connect_timeout,
+        sock_read=read_timeout,
     )
     log = logger.bind(provider=provider, attempt=attempt)
 
@@ -192,9 +195,16 @@ def http_source(
                 log.debug("http source cancelled")
                 raise
             except aiohttp.ConnectionTimeoutError:
-                fail("transport", f"could not connect to {provider} within {connect_timeout:g} s")
+                fail(
+                    "stalled",
+                    f"connect_timeout expired: no connection to {provider} "
+                    f"within {connect_timeout:g} s",
+                )
             except (aiohttp.ServerTimeoutError, TimeoutError):
-                fail("stalled", f"no data from {provider} for {read_timeout:g} s")
+                fail(
+                    "stalled",
+                    f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s",
+                )
             except aiohttp.ClientPayloadError as exc:
                 fail("truncated", f"the connection closed mid-stream: {exc}")
             except aiohttp.ClientError as exc:

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from typing import Any
+
+from reactivex.testing import ReactiveTest, TestScheduler
+
+from rxllm.events import Failed
+from rxllm.operators import deadlines
+from tests.operators.marbles import EVENTS, P
+
+on_next, on_completed = ReactiveTest.on_next, ReactiveTest.on_completed
+
+
+def run(source_messages: list[Any], disposed: int = 1000, **limits: float) -> tuple[Any, Any]:
+    scheduler = TestScheduler()
+    source = scheduler.create_cold_observable(*source_messages)
+    results = scheduler.start(
+        lambda: source.pipe(deadlines(provider=P, **limits)), disposed=disposed
+    )
+    return results.messages, source
+
+
+def stalled(messages: list[Any]) -> tuple[int, str]:
+    failure = messages[-2].value.value
+    assert isinstance(failure, Failed) and failure.error.kind == "stalled"
+    assert messages[-1].value.kind == "C" and messages[-1].time == messages[-2].time
+    return messages[-2].time, failure.error.message
+
+
+def test_output_in_time_passes_untouched() -> None:
+    messages, _ = run(
+        [on_next(10, EVENTS["a"]), on_next(30, EVENTS["b"]), on_next(50, EVENTS["d"]),
+         on_completed(60)],
+        first_event=20, idle=25, total=100,
+    )  # fmt: skip
+    assert [m.time for m in messages] == [210, 230, 250, 260]
+
+
+def test_no_first_output_expires_the_first_event_deadline() -> None:
+    messages, source = run([on_next(500, EVENTS["a"])], first_event=50, idle=10)
+    time, message = stalled(messages)
+    assert time == 250 and message.startswith("first_event_timeout expired")
+    assert source.subscriptions == [ReactiveTest.subscribe(200, 250)]
+
+
+def test_silence_after_output_expires_the_idle_deadline_never_early() -> None:
+    messages, source = run([on_next(10, EVENTS["a"]), on_next(500, EVENTS["b"])], idle=40)
+    time, message = stalled(messages)
+    assert 210 + 40 <= time <= 210 + 2 * 40
+    assert message == f"idle_timeout expired: no output from {P} for 40 s"
+    assert source.subscriptions == [ReactiveTest.subscribe(200, time)]
+
+
+def test_steady_fragments_keep_a_long_call_alive() -> None:
+    drip = [on_next(t, EVENTS["m"]) for t in range(10, 400, 15)]
+    messages, _ = run([*drip, on_next(400, EVENTS["D"]), on_completed(410)], idle=40)
+    assert messages[-1].value.kind == "C" and messages[-2].value.value == EVENTS["D"]
+
+
+def test_the_total_deadline_ignores_output() -> None:
+    steady = [on_next(t, EVENTS["a"]) for t in range(10, 400, 10)]
+    messages, _ = run(steady, total=95, idle=40)
+    time, message = stalled(messages)
+    assert time == 295 and message.startswith("total_timeout expired")
+
+
+def test_a_terminal_event_stops_every_deadline() -> None:
+    messages, _ = run([on_next(10, EVENTS["d"])], first_event=50, idle=10, total=60)
+    assert [m.time for m in messages] == [210]  # the source never completes; no error
+
+
+def test_disposing_cancels_the_timers() -> None:
+    messages, _ = run([], disposed=230, first_event=50, total=60)
+    assert messages == []

@@ -1,0 +1,130 @@
+"""Deadlines over real HTTP: keepalives never keep a stalled turn alive, a slow but
+steady tool call is not a stall, and each expiry names its deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+import rxllm
+from rxllm.local import LocalServer
+
+
+def ask(model: str = "m", tools: bool = False) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(
+        model=model,
+        messages=[rxllm.Message.user("weather in Paris?")],
+        tools=[rxllm.Tool(name="get_weather")] if tools else [],
+    )
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return b"data: " + json.dumps({"model": "m", "choices": [choice]}).encode() + b"\n\n"
+
+
+Frames = Callable[[], AsyncIterator[bytes]]
+
+
+@pytest.fixture
+async def streaming() -> AsyncIterator[Callable[[Frames], Awaitable[str]]]:
+    """Serve a paced stream of frames; returns the base URL."""
+    runners: list[web.AppRunner] = []
+
+    async def start(frames: Frames) -> str:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await response.prepare(request)
+            async for frame in frames():
+                await response.write(frame)
+            return response
+
+        app = web.Application()
+        app.router.add_post("/{tail:.*}", handler)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        runners.append(runner)
+        return f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()
+
+
+async def keepalives_only() -> AsyncIterator[bytes]:
+    for _ in range(250):  # 5 s of keepalives, then the server gives up
+        yield b": keepalive\n\n"
+        await asyncio.sleep(0.02)
+
+
+async def test_keepalives_alone_expire_the_first_event_deadline(streaming: Any) -> None:
+    url = await streaming(keepalives_only)
+    p = rxllm.provider("custom", base_url=url, first_event_timeout=0.2, max_attempts=1)
+    async with asyncio.timeout(3):
+        rec = await p.complete(ask())
+    error = rec.terminal.error
+    assert error.kind == "stalled" and error.message.startswith("first_event_timeout expired")
+    assert rec.duration < 1.5
+
+
+async def test_keepalives_after_output_expire_the_idle_deadline(
+    local_server: LocalServer,
+) -> None:
+    p = rxllm.provider("local", base_url=local_server.url, idle_timeout=0.2)
+    async with asyncio.timeout(3):
+        rec = await p.complete(ask("fault/hang"))  # a little output, then keepalives
+    assert rec.terminal.type == "error" and rec.terminal.error.kind == "stalled"
+    assert rec.terminal.error.message.startswith("idle_timeout expired: no output from local")
+    assert len(rec.attempts) == 1, "output was committed: no retry"
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=2)
+
+
+async def test_a_slow_steady_tool_call_is_not_a_stall(streaming: Any) -> None:
+    arguments = json.dumps({"city": "Paris", "days": 3, "notes": "x" * 40})
+
+    async def drip() -> AsyncIterator[bytes]:
+        call = {"index": 0, "id": "call_1", "function": {"name": "get_weather", "arguments": ""}}
+        yield chunk({"tool_calls": [call]})
+        for i in range(0, len(arguments), 4):  # 0.05 s apart, about 1 s in all
+            await asyncio.sleep(0.05)
+            piece = {"index": 0, "function": {"arguments": arguments[i : i + 4]}}
+            yield chunk({"tool_calls": [piece]})
+        yield chunk({}, "tool_calls")
+        yield b"data: [DONE]\n\n"
+
+    url = await streaming(drip)
+    p = rxllm.provider("custom", base_url=url, idle_timeout=0.2)
+    rec = await p.complete(ask(tools=True))
+    assert rec.terminal.type == "done" and rec.duration > 0.5
+    assert rec.tool_calls[0].arguments == json.loads(arguments)
+
+
+async def test_the_total_deadline_covers_the_whole_turn() -> None:
+    async with LocalServer(pace=0.05) as slow:  # about 50 frames: 2.5 s
+        p = rxllm.provider("local", base_url=slow.url, total_timeout=0.3)
+        async with asyncio.timeout(3):
+            rec = await p.complete(ask())
+    assert rec.terminal.type == "error" and rec.terminal.error.kind == "stalled"
+    assert rec.terminal.error.message.startswith("total_timeout expired")
+    assert rec.reasoning  # what came before the deadline is kept
+
+
+async def test_the_total_deadline_cuts_a_backoff_wait_short(local_server: LocalServer) -> None:
+    async def always_rate_limited(request: web.Request) -> web.Response:
+        error = {"message": "Rate limit reached", "code": "rate_limit_exceeded"}
+        return web.json_response({"error": error}, status=429, headers={"Retry-After": "20"})
+
+    local_server.app.router._frozen = False  # test-only route on the running server
+    local_server.app.router.add_post("/limited/chat/completions", always_rate_limited)
+    base = local_server.root + "/limited"
+    p = rxllm.provider("custom", base_url=base, total_timeout=0.3)
+    async with asyncio.timeout(3):
+        events = [e async for e in p.astream(ask())]
+    assert [e.type for e in events] == ["retry", "error"]
+    assert events[-1].error.message.startswith("total_timeout expired")
