@@ -13,6 +13,10 @@ from rxllm.fragments import ChunkNormalizer, Emit, Fragment, RawChunk, SourceIte
 
 __all__ = ["normalize"]
 
+# Source failures that cut the body short: the normalizer may already know the turn
+# was complete (a finish reason seen, the usage or `[DONE]` still to come).
+_CUT_OFF = frozenset({"truncated", "transport", "stalled"})
+
 # How much of an unparseable chunk an error quotes back.
 _QUOTE_CHARS = 200
 
@@ -30,7 +34,10 @@ def normalize(
 
     A chunk the normalizer cannot read (not JSON, or not the expected shape) ends the
     stream with `error(kind="protocol")` quoting it; a `Failed` from the source passes
-    through; the end of the source lets the normalizer decide what the end means.
+    through; the end of the source lets the normalizer decide what the end means, and
+    so does a connection that fails mid-body: after the provider's completion signal
+    (a finish reason whose usage or `[DONE]` had not come yet), the turn is done, with
+    what it had, not truncated.
 
     Only the provider's code is guarded, as RxPY guards only a user's mapper: an
     exception raised downstream while a fragment is emitted (a consumer's `on_next`, an
@@ -63,6 +70,17 @@ def normalize(
             def on_next(item: SourceItem) -> None:
                 if type(item) is not RawChunk:
                     assert isinstance(item, Failed)
+                    if item.error.kind in _CUT_OFF and not normalizer.settled:
+                        # The connection failed mid-body: if the provider had already
+                        # said the turn was complete, the turn ends as it said.
+                        if not end():
+                            return
+                        if normalizer.settled:
+                            logger.bind(provider=item.provider, attempt=item.attempt).debug(
+                                "the connection failed after the turn was complete: {}",
+                                item.error.message,
+                            )
+                            return
                     normalizer.settled = True
                     observer.on_next(item)
                     return
@@ -84,17 +102,21 @@ def normalize(
                         failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)
                     )
 
+            def end() -> bool:
+                """Let the normalizer say what the end of its input means."""
+                try:
+                    normalizer.end()
+                except Exception as exc:
+                    # The source has ended, so nothing upstream is left to report
+                    # either a bug of the normalizer or what a consumer raised on a
+                    # fragment `end` emitted: both are `on_error`, never an event.
+                    observer.on_error(exc)
+                    return False
+                return True
+
             def on_completed() -> None:
-                if not normalizer.settled:
-                    try:
-                        normalizer.end()
-                    except Exception as exc:
-                        # The source has ended, so nothing upstream is left to report
-                        # either a bug of the normalizer or what a consumer raised on a
-                        # fragment `end` emitted: both are `on_error`, never an event.
-                        observer.on_error(exc)
-                        return
-                observer.on_completed()
+                if normalizer.settled or end():
+                    observer.on_completed()
 
             return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
 
