@@ -410,3 +410,12 @@ async def test_an_exception_in_the_async_for_body_propagates_and_hangs_up() -> N
                 raise_on("text")(event)
         await asyncio.wait_for(server.disconnected.wait(), timeout=5)
         assert server.disconnects == 1
+
+
+async def test_tool_arguments_over_the_limit_are_a_limit_error(local_server: LocalServer) -> None:
+    p = local(local_server, max_tool_argument_bytes=10)
+    rec = await p.complete(ask("fault/weather", text="weather?", tools=True))
+    assert rec.tool_calls == [] and rec.terminal.type == "error"
+    assert rec.terminal.error.kind == "limit"
+    assert "max_tool_argument_bytes (10)" in rec.terminal.error.message
+    assert len(rec.attempts) == 1  # the call had started: committed, never retried

@@ -18,9 +18,12 @@ __all__ = ["accumulate_tool_arguments"]
 class _Call:
     start: ToolStart
     pieces: list[str] = field(default_factory=list)
+    size: int = 0
 
 
-def accumulate_tool_arguments() -> Callable[[Observable[Fragment]], Observable[Event]]:
+def accumulate_tool_arguments(
+    max_argument_bytes: int | None = None,
+) -> Callable[[Observable[Fragment]], Observable[Event]]:
     """Buffer each call's argument fragments and emit a `tool_request` once they form
     a complete JSON object.
 
@@ -36,6 +39,11 @@ def accumulate_tool_arguments() -> Callable[[Observable[Fragment]], Observable[E
     object end the stream with `error(kind="malformed_tool_arguments")` naming the
     provider, the call id and the tool; nothing is invented or cut. An error or a
     cancellation drops the calls still open.
+
+    Args:
+        max_argument_bytes: the most JSON text one call may stream (counted in
+            characters, which JSON from providers keeps ASCII); more ends the stream
+            with `error(kind="limit")` naming the call, instead of buffering without end.
     """
 
     def _accumulate(source: Observable[Fragment]) -> Observable[Event]:
@@ -92,6 +100,20 @@ def accumulate_tool_arguments() -> Callable[[Observable[Fragment]], Observable[E
                     if call is None:
                         raise ValueError(f"arguments for tool call {item.index} before its start")
                     call.pieces.append(item.delta)
+                    call.size += len(item.delta)
+                    if max_argument_bytes is not None and call.size > max_argument_bytes:
+                        broken = True
+                        calls.clear()
+                        start = call.start
+                        observer.on_next(
+                            failed(
+                                start.provider,
+                                "limit",
+                                f"the arguments of tool call {start.call_id!r} ({start.name!r}) "
+                                f"exceed max_tool_argument_bytes ({max_argument_bytes})",
+                                attempt=start.attempt,
+                            )
+                        )
                 elif kind is ToolEnd:
                     assert isinstance(item, ToolEnd)
                     if item.index in calls:

@@ -74,6 +74,8 @@ class ProviderOptions(BaseModel):
     own guard, under the deadlines above."""
     max_line_bytes: int = Field(default=DEFAULT_MAX_LINE_BYTES, gt=0)
     """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
+    max_tool_argument_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
+    """The most argument JSON one tool call may stream before `error(kind="limit")`."""
     dedupe_overlap: bool = False
     """Drop text that repeats the tail of what was already emitted (resuming proxies)."""
     speaker_guard: bool | list[str] = False
@@ -145,7 +147,10 @@ class Provider:
             provider=self.name,
             attempt=number,
         )
-        events = events_of(source, self.wire, self.name, number, [watch, *options.text_guards()])
+        guards = [watch, *options.text_guards()]
+        events = events_of(
+            source, self.wire, self.name, number, guards, options.max_tool_argument_bytes
+        )
         return events.pipe(track_commitment())
 
     def prepare(self, request: ChatRequest) -> Turn:
@@ -267,6 +272,7 @@ def events_of(
     provider: str,
     attempt: int = 1,
     guards: Sequence[FragmentOperator] = (),
+    max_tool_argument_bytes: int | None = None,
 ) -> Observable[Event]:
     """One attempt's events from its raw source: the provider's quirk operators, its
     normalizer, the opt-in text guards, then tool-argument accumulation. Not settled:
@@ -280,7 +286,7 @@ def events_of(
     fragments = source.pipe(normalize(make_normalizer))
     for guard in guards:
         fragments = guard(fragments)
-    return fragments.pipe(accumulate_tool_arguments())
+    return fragments.pipe(accumulate_tool_arguments(max_tool_argument_bytes))
 
 
 async def record_of(

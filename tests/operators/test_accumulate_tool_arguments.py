@@ -107,3 +107,21 @@ def test_state_is_per_subscription() -> None:
     stream.subscribe(first.append)
     stream.subscribe(second.append)
     assert first == second and first[1] == request("call_1", "f", 0, {"x": 1})
+
+
+def test_arguments_over_the_limit_end_the_stream_with_a_limit_error() -> None:
+    with marbles_testing() as (start, cold, _hot, _exp):
+        results = start(cold("-s-m-n-e-D-|", EVENTS).pipe(accumulate_tool_arguments(6)))
+    values = [r.value.value for r in results if r.value.kind == "N"]
+    assert values[0] == EVENTS["s"]
+    error = values[1].error
+    assert error.kind == "limit" and "call_1" in error.message
+    assert "max_tool_argument_bytes (6)" in error.message
+    assert len(values) == 2  # nothing after the error: the call is not dispatched
+
+
+def test_arguments_at_the_limit_pass() -> None:
+    with marbles_testing() as (start, cold, _hot, _exp):
+        results = start(cold("-s-m-n-e-D-|", EVENTS).pipe(accumulate_tool_arguments(8)))
+    types = [r.value.value.type for r in results if r.value.kind == "N"]
+    assert types == ["tool_start", "tool_request", "done"]
