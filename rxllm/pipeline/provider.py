@@ -147,7 +147,7 @@ class Provider:
             provider=self.name,
             attempt=number,
         )
-        guards = [watch, *options.text_guards()]
+        guards: list[FragmentOperator] = [watch, *options.text_guards()]
         events = events_of(
             source, self.wire, self.name, number, guards, options.max_tool_argument_bytes
         )
