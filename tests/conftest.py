@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 from aiohttp import web
 
 from rxllm.local import LocalServer
+from tests.support import CAPTURES, HAVE_CAPTURES, NO_CAPTURES
 
 
 @pytest.fixture
@@ -38,3 +39,25 @@ async def serve_body() -> AsyncIterator[Callable[[bytes], Awaitable[str]]]:
     yield start
     for runner in runners:
         await runner.cleanup()
+
+
+# Without the captures (a user's clone), every test that reads them skips with one
+# reason that says how to get them, instead of failing on a missing file or skipping
+# as "got empty parameter set".
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if HAVE_CAPTURES:
+        return
+    for mark in item.iter_markers("skip"):
+        if "empty parameter set" in str(mark.kwargs.get("reason", "")):
+            pytest.skip(NO_CAPTURES)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    try:
+        return (yield)
+    except FileNotFoundError as exc:
+        if not HAVE_CAPTURES and str(CAPTURES) in str(exc.filename):
+            pytest.skip(NO_CAPTURES)
+        raise

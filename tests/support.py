@@ -21,6 +21,16 @@ CAPTURES = Path(
 )
 
 
+HAVE_CAPTURES = CAPTURES.is_dir()
+NO_CAPTURES = (
+    f"needs the real provider captures, which are not beside the project ({CAPTURES}): "
+    "CI has them; in a plain clone, put the shared folder beside the project or set "
+    "RXLLM_CAPTURES"
+)
+needs_captures = pytest.mark.skipif(not HAVE_CAPTURES, reason=NO_CAPTURES)
+"""For a test that reads the captures without a parameter per capture."""
+
+
 def capture(relative: str) -> bytes:
     """The bytes of a capture, e.g. `capture("openai/chat_text_usage.sse")`."""
     return (CAPTURES / relative).read_bytes()

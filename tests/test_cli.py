@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from rxllm.events import EventAdapter
-from tests.support import CAPTURES
+from tests.support import CAPTURES, needs_captures
 
 RXLLM = [sys.executable, "-m", "rxllm.cli"]
 
@@ -40,6 +40,7 @@ def test_stream_json_prints_one_valid_event_per_line() -> None:
     assert "".join(getattr(e, "text", "") for e in events if e.type == "text").startswith("Hello")
 
 
+@needs_captures
 def test_replay_prints_the_events_of_a_capture() -> None:
     path = CAPTURES / "openai" / "chat_parallel_tool_calls.sse"
     result = run("replay", str(path), "--provider", "openai")

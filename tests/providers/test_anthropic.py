@@ -23,7 +23,7 @@ from rxllm.events import (
 from rxllm.local import LocalServer
 from rxllm.local.script import FAULTS, Reasoning, Say, ToolUse
 from rxllm.providers.anthropic import DEFAULT_MAX_TOKENS, Anthropic
-from tests.support import capture, captures_of, rechunk, replay, summarize
+from tests.support import capture, captures_of, needs_captures, rechunk, replay, summarize
 
 PROVIDER = "anthropic"
 ANSWER, WEATHER_CALL = FAULTS["answer"], FAULTS["weather"]
@@ -184,6 +184,7 @@ CAPTURES = [path.name for path in captures_of(PROVIDER)]
 CHUNKINGS = [(seed, size) for size in (1, 2, 3, 5, 17, 64) for seed in range(3)]
 
 
+@needs_captures
 def test_every_capture_has_expectations() -> None:
     assert CAPTURES, "no Anthropic captures found"
     assert set(CAPTURES) == set(EXPECTED)

@@ -26,7 +26,7 @@ from rxllm.local import LocalServer
 from rxllm.local.script import FAULTS, script_for
 from rxllm.providers.google import SKIP_SIGNATURE, Google
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
-from tests.support import capture, captures_of, rechunk, replay, summarize
+from tests.support import capture, captures_of, needs_captures, rechunk, replay, summarize
 
 # -- the captures -----------------------------------------------------------------------
 
@@ -142,6 +142,7 @@ CHUNK_SIZES = (1, 2, 3, 5, 17, 64, 1024)
 SEEDS = range(4)
 
 
+@needs_captures
 def test_every_gemini_capture_has_facts() -> None:
     assert CAPTURES, "no gemini captures found"
     assert sorted(CAPTURES) == sorted(FACTS)

@@ -24,6 +24,7 @@ from tests.support import (
     captures_of,
     check,
     kinds,
+    needs_captures,
     replay,
     replay_every_way,
     summarize,
@@ -120,6 +121,7 @@ OPENAI: dict[str, Expect] = {
 }
 
 
+@needs_captures
 def test_every_openai_chat_capture_is_checked() -> None:
     assert {path.name for path in captures_of("openai")} == set(OPENAI)
 

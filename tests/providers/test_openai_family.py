@@ -25,6 +25,7 @@ from tests.support import (
     captures_of,
     check,
     kinds,
+    needs_captures,
     rechunk,
     replay,
     replay_every_way,
@@ -285,6 +286,7 @@ CAPTURES: dict[str, Expect] = {
 }
 
 
+@needs_captures
 def test_every_family_chat_capture_is_checked() -> None:
     on_disk = {f"{folder}/{path.name}" for folder in FAMILY for path in captures_of(folder)}
     assert on_disk - RESPONSES_WIRE == set(CAPTURES)
