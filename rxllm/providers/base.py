@@ -162,6 +162,10 @@ class WireProtocol(ABC):
     recovery: RecoveryPolicy = RecoveryPolicy()
     """How this provider's rejections are read (`rxllm.degradation`): by default no
     degraded bodies, only backoff on rate limits and overload."""
+    ssrf_guard_by_default: bool = False
+    """Whether the SSRF guard (`rxllm.sources.guard`) is on unless the user says: on
+    where the URL is anyone's (`custom`); off for a provider's own endpoint and for the
+    localhost-first presets, whose point is a server on this machine."""
 
     @abstractmethod
     def url(self, base_url: str, request: ChatRequest) -> str: ...
