@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import rxllm
 from rxllm.errors import RxllmError
@@ -158,7 +158,10 @@ async def _stream(args: argparse.Namespace) -> int:
         name = "local"
     if name == "local" and not args.json:
         print("(streaming from rxllm's embedded local provider)", file=sys.stderr)
-    provider = rxllm.provider(name, base_url=args.base_url)
+    options: dict[str, Any] = {}
+    if args.allow_private_network:
+        options["allow_private_network"] = True
+    provider = rxllm.provider(name, base_url=args.base_url, **options)
     model = args.model or DEFAULT_MODELS.get(name) or "default"
     request = rxllm.ChatRequest(
         model=model,
@@ -208,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
     stream.add_argument("--model", default=None)
     stream.add_argument("--base-url", default=None)
     stream.add_argument("--json", action="store_true", help="one event per line, as JSON")
+    stream.add_argument(
+        "--allow-private-network",
+        action="store_true",
+        help="let the SSRF guard (on for custom) reach loopback and private addresses",
+    )
     stream.add_argument("--no-tools", dest="tools", action="store_false", help="offer no demo tool")
     stream.add_argument(
         "--param",

@@ -98,3 +98,17 @@ def test_stream_shows_a_recovered_turn() -> None:
     assert lines[0].startswith("[retry] attempt 1 on local failed before any output (HTTP 400:")
     assert lines[0].endswith("attempt 2: without temperature")
     assert "; 2 attempts; " in lines[-1] and "[done] stop" in result.stdout
+
+
+def test_stream_to_a_custom_loopback_url_needs_the_opt_in() -> None:
+    from rxllm.local.server import shared_server_url
+
+    url = shared_server_url()
+    args = ("stream", "hello", "--provider", "custom", "--base-url", url, "--json", "--no-tools")
+    refused = run(*args)
+    last = EventAdapter.validate_json(refused.stdout.splitlines()[-1])
+    assert last.type == "error" and last.error.kind == "policy", refused.stdout
+    assert "allow_private_network" in last.error.message
+    allowed = run(*args, "--allow-private-network")
+    assert allowed.returncode == 0, allowed.stderr
+    assert EventAdapter.validate_json(allowed.stdout.splitlines()[-1]).type == "done"

@@ -55,7 +55,7 @@ REQUEST = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
 
 async def test_openai_chat_finish_then_reset_is_done(resetting: Any) -> None:
     url = await resetting([chat({"content": "Hello"}), chat({}, "stop")])
-    p = rxllm.provider("custom", base_url=url + "/v1", max_attempts=1)
+    p = rxllm.provider("custom", base_url=url + "/v1", max_attempts=1, allow_private_network=True)
     rec = await p.complete(REQUEST)
     assert rec.terminal.type == "done" and rec.terminal.stop_reason == "stop"
     assert rec.text == "Hello"
@@ -63,7 +63,7 @@ async def test_openai_chat_finish_then_reset_is_done(resetting: Any) -> None:
 
 async def test_openai_chat_reset_before_the_finish_is_still_an_error(resetting: Any) -> None:
     url = await resetting([chat({"content": "Hel"})])
-    p = rxllm.provider("custom", base_url=url + "/v1", max_attempts=1)
+    p = rxllm.provider("custom", base_url=url + "/v1", max_attempts=1, allow_private_network=True)
     rec = await p.complete(REQUEST)
     assert rec.terminal.type == "error" and rec.terminal.error.kind in ("truncated", "transport")
     assert rec.text == "Hel"

@@ -65,7 +65,9 @@ async def keepalives_only() -> AsyncIterator[bytes]:
 
 async def test_keepalives_alone_expire_the_first_event_deadline(streaming: Any) -> None:
     url = await streaming(keepalives_only)
-    p = rxllm.provider("custom", base_url=url, first_event_timeout=0.2, max_attempts=1)
+    p = rxllm.provider(
+        "custom", base_url=url, first_event_timeout=0.2, max_attempts=1, allow_private_network=True
+    )
     async with asyncio.timeout(3):
         rec = await p.complete(ask())
     error = rec.terminal.error
@@ -99,7 +101,7 @@ async def test_a_slow_steady_tool_call_is_not_a_stall(streaming: Any) -> None:
         yield b"data: [DONE]\n\n"
 
     url = await streaming(drip)
-    p = rxllm.provider("custom", base_url=url, idle_timeout=0.2)
+    p = rxllm.provider("custom", base_url=url, idle_timeout=0.2, allow_private_network=True)
     rec = await p.complete(ask(tools=True))
     assert rec.terminal.type == "done" and rec.duration > 0.5
     assert rec.tool_calls[0].arguments == json.loads(arguments)
@@ -123,7 +125,7 @@ async def test_the_total_deadline_cuts_a_backoff_wait_short(local_server: LocalS
     local_server.app.router._frozen = False  # test-only route on the running server
     local_server.app.router.add_post("/limited/chat/completions", always_rate_limited)
     base = local_server.root + "/limited"
-    p = rxllm.provider("custom", base_url=base, total_timeout=0.3)
+    p = rxllm.provider("custom", base_url=base, total_timeout=0.3, allow_private_network=True)
     async with asyncio.timeout(3):
         events = [e async for e in p.astream(ask())]
     assert [e.type for e in events] == ["retry", "error"]

@@ -238,7 +238,9 @@ async def test_api_key_is_sent_and_redacted_from_errors(
 
     local_server.app.router._frozen = False  # test-only route on the running server
     local_server.app.router.add_post("/echo/chat/completions", echo)
-    provider = rxllm.provider("custom", api_key=key, base_url=local_server.root + "/echo")
+    provider = rxllm.provider(
+        "custom", api_key=key, base_url=local_server.root + "/echo", allow_private_network=True
+    )
     rec = await provider.complete(ask())
     error = rec.terminal.error
     assert error.status == 401 and error.message == f"HTTP 401: {shown}"
@@ -295,13 +297,17 @@ async def test_text_guards_are_opt_in_per_provider(serve_body: Any) -> None:
     url = await serve_body(
         chat_body("Streams arrive in pieces.", " in pieces. Then", "\nUser: more?")
     )
-    plain = await rxllm.provider("custom", base_url=url).complete(ask())
+    plain = await rxllm.provider("custom", base_url=url, allow_private_network=True).complete(ask())
     assert plain.text == "Streams arrive in pieces. in pieces. Then\nUser: more?"
-    guarded = rxllm.provider("custom", base_url=url, dedupe_overlap=True, speaker_guard=True)
+    guarded = rxllm.provider(
+        "custom", base_url=url, allow_private_network=True, dedupe_overlap=True, speaker_guard=True
+    )
     rec = await guarded.complete(ask())
     assert rec.text == "Streams arrive in pieces. Then"
     assert rec.terminal.type == "done"
-    named = rxllm.provider("custom", base_url=url, speaker_guard=["Bot"])
+    named = rxllm.provider(
+        "custom", base_url=url, allow_private_network=True, speaker_guard=["Bot"]
+    )
     assert (await named.complete(ask())).text == plain.text  # "User" is not a name it guards
     again = await guarded.complete(ask())  # state is per stream: a second turn is cut the same
     assert again.text == rec.text

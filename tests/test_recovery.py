@@ -178,7 +178,9 @@ async def test_targeted_retries_are_capped(serve: Any) -> None:
 
     url = await serve(name_the_first_extra_key)
     knobs = {f"knob_{i}": i for i in range(6)}
-    rec = await rxllm.provider("custom", base_url=url, max_attempts=10).complete(ask("m", **knobs))
+    rec = await rxllm.provider(
+        "custom", base_url=url, allow_private_network=True, max_attempts=10
+    ).complete(ask("m", **knobs))
     assert len(bodies) == 4, "three targeted retries, then the rejection surfaces"
     assert [sorted(set(knobs) - set(b)) for b in bodies] == [
         [],
@@ -230,7 +232,9 @@ async def test_cancelling_during_a_backoff_wait_ends_at_once(serve: Any) -> None
     cancel = asyncio.Event()
     events: list[Event] = []
     async with asyncio.timeout(5):
-        async for event in rxllm.provider("custom", base_url=url).astream(ask("m"), cancel=cancel):
+        async for event in rxllm.provider(
+            "custom", base_url=url, allow_private_network=True
+        ).astream(ask("m"), cancel=cancel):
             events.append(event)
             if isinstance(event, rxllm.Retry):
                 assert event.delay == 30
@@ -266,7 +270,7 @@ async def test_fallback_before_commitment(local_server: LocalServer) -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
-    first = rxllm.provider("custom", base_url=dead, max_attempts=1)
+    first = rxllm.provider("custom", base_url=dead, allow_private_network=True, max_attempts=1)
     events = [e async for e in rxllm.fallback([first, local(local_server)]).astream(ask("m"))]
     retry = next(e for e in events if isinstance(e, rxllm.Retry))
     assert (retry.provider, retry.attempt) == ("custom", 1)

@@ -111,7 +111,8 @@ async def test_rejection(path: Path, rejecting: Any) -> None:
     case = json.loads(path.read_text())
     expected = case["expected"]
     server, url = await rejecting(case)
-    p = rxllm.provider(case["preset"], api_key="sk-test-key-0123456789abcdef", base_url=url)
+    key = "sk-test-key-0123456789abcdef"
+    p = rxllm.provider(case["preset"], api_key=key, base_url=url, allow_private_network=True)
     record = await p.complete(request_for(case))
     first = server.bodies[0]
     action = expected["action"]

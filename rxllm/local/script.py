@@ -152,8 +152,23 @@ FAULTS: dict[str, Script] = {
     "answer": ANSWER,
 }
 
-HTTP_FAULTS = frozenset({"http_500", "http_400_param", "not_sse", "hang", "long_line"})
-"""Faults the server plays at the HTTP level, whatever the protocol."""
+HTTP_FAULTS = frozenset(
+    {
+        "http_500",
+        "http_400_param",
+        "not_sse",
+        "hang",
+        "long_line",
+        "redirect_private",
+        "redirect_other_origin",
+        "redirect_loop",
+    }
+)
+"""Faults the server plays at the HTTP level, whatever the protocol. The redirects are
+307s (method and body kept): `redirect_private` to `http://10.0.0.1` (only a guarded
+client may be pointed at it: it must refuse before connecting), `redirect_other_origin`
+to a second loopback server on another port that records what arrives (the key must
+not), `redirect_loop` to the same URL again and again."""
 
 
 def script_for(model: str, last_user_text: str, has_tools: bool) -> Script:

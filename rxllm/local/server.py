@@ -9,6 +9,9 @@ as real endpoints word them (`rxllm.local.rejections.REJECTIONS`: `reject_param`
 `rate_limited`, `context_length`, `bad_key`, `quota`), each played only while its
 trigger holds in the request body. Every error response carries an `x-request-id`.
 It records what it received and whether clients hung up, so tests can check both ends.
+The redirect faults (`redirect_private`, `redirect_other_origin`, `redirect_loop`)
+answer 307; the other origin is a second loopback server, started on first use, that
+records the headers it got and answers as usual.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ ENCODERS = ("wire_openai_chat", "wire_anthropic", "wire_openai_responses", "wire
 # What `hang` sends between keepalives, and the size of the `long_line` fault's line.
 KEEPALIVE_SECONDS = 0.02
 LONG_LINE_BYTES = 2 * 1024 * 1024
+# Where `redirect_private` points: a private address no test may ever reach.
+PRIVATE_REDIRECT_ORIGIN = "http://10.0.0.1"
 
 
 def _encoders() -> list[ModuleType]:
@@ -62,10 +67,16 @@ class LocalServer:
         self.disconnected = asyncio.Event()
         self.rejection_counts: Counter[str] = Counter()
         """Requests received per rejection name (`overloaded` refuses the odd ones)."""
+        self.other_origin_requests: list[dict[str, Any]] = []
+        """What reached the other origin of `redirect_other_origin`: `headers`, `body`."""
         self._runner: web.AppRunner | None = None
+        self._other_runner: web.AppRunner | None = None
+        self._other_port = 0
         self.app = web.Application()
+        self.other_app = web.Application()
         for encoder in _encoders():
             self.app.router.add_post(encoder.PATH, self._handler(encoder))
+            self.other_app.router.add_post(encoder.PATH, self._other_origin_handler(encoder))
 
     @property
     def url(self) -> str:
@@ -88,9 +99,32 @@ class LocalServer:
         return self
 
     async def close(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        for runner in (self._runner, self._other_runner):
+            if runner is not None:
+                await runner.cleanup()
+        self._runner = self._other_runner = None
+
+    async def other_origin(self) -> str:
+        """The root URL of the second server (same host, another port: another origin),
+        started on first use."""
+        if self._other_runner is None:
+            self._other_runner = web.AppRunner(self.other_app, access_log=None)
+            await self._other_runner.setup()
+            await web.TCPSite(self._other_runner, self.host, 0).start()
+            self._other_port = self._other_runner.addresses[0][1]
+        return f"http://{self.host}:{self._other_port}"
+
+    def _other_origin_handler(self, encoder: ModuleType) -> Any:
+        async def handle(request: web.Request) -> web.StreamResponse:
+            body = await request.json()
+            if "model" in request.match_info:
+                body.setdefault("model", request.match_info["model"])
+            self.other_origin_requests.append({"headers": dict(request.headers), "body": body})
+            _, text, has_tools = encoder.prompt_of(body)
+            script = script_for("answer", text, has_tools)
+            return await self._stream(request, encoder.frames(script, body), self.pace)
+
+        return handle
 
     async def __aenter__(self) -> LocalServer:
         return await self.start()
@@ -194,6 +228,14 @@ class LocalServer:
             return web.json_response({"id": "x", "choices": [{"message": {"content": "hi"}}]})
         if fault == "long_line":
             return await self._stream(request, [b"data: " + b"x" * LONG_LINE_BYTES], 0)
+        if fault.startswith("redirect_"):
+            origin = {
+                "redirect_private": PRIVATE_REDIRECT_ORIGIN,
+                "redirect_other_origin": await self.other_origin(),
+                "redirect_loop": "",
+            }[fault]
+            location = origin + str(request.rel_url)
+            return web.Response(status=307, headers={"Location": location})
         # hang: a little output, then keepalive comments until the client hangs up
         first = list(encoder.frames(script_for("answer", "", False), body))[:2]
         keepalives = itertools.repeat(b": keepalive\n\n")

@@ -6,12 +6,13 @@ import asyncio
 import json
 import os
 from collections.abc import Callable, Sequence
+from ipaddress import ip_network
 from typing import Any
 
 import aiohttp
 import reactivex
 from loguru import logger
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from reactivex import Observable
 from reactivex.disposable import Disposable
 from reactivex.scheduler.eventloop import AsyncIOScheduler
@@ -34,6 +35,7 @@ from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
 from rxllm.providers.base import Normalizer, WireProtocol
 from rxllm.request import ChatRequest
+from rxllm.sources.guard import SsrfGuard
 from rxllm.sources.http import HttpRequest, http_source
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
@@ -84,6 +86,21 @@ class ProviderOptions(BaseModel):
     max_attempts: int = Field(default=5, ge=1)
     """Requests one turn may send: the first, then degraded or backed-off retries
     before anything was committed (1: never retry)."""
+    ssrf_guard: bool | None = None
+    """Check every destination (URL, resolved address, redirect hop) against the SSRF
+    guard (`rxllm.sources.guard`). None: the provider's default, on for `custom`."""
+    allow_private_network: bool | tuple[str, ...] = False
+    """Let the guard reach the private network: True for all of it (RFC 1918, loopback,
+    link-local, CGNAT, unique-local), or only these networks (`["10.1.2.0/24"]`). Cloud
+    metadata addresses stay refused."""
+
+    @field_validator("allow_private_network")
+    @classmethod
+    def _networks(cls, value: bool | tuple[str, ...]) -> bool | tuple[str, ...]:
+        if not isinstance(value, bool):
+            for net in value:
+                ip_network(net, strict=False)  # a ValueError names the bad one
+        return value
 
     def text_guards(self) -> list[FragmentOperator]:
         """The opt-in text guards, in order; each keeps its state per subscription."""
@@ -112,8 +129,17 @@ class Provider:
         self.name = wire.name
         self.base_url = base_url
         self.session = session
-        self.options = options or ProviderOptions()
+        self.options = options = options or ProviderOptions()
         self._api_key = api_key
+        guarded = wire.ssrf_guard_by_default if options.ssrf_guard is None else options.ssrf_guard
+        self.guard = SsrfGuard(options.allow_private_network) if guarded else None
+        """The SSRF guard every attempt goes through, or None."""
+        if self.guard is not None and session is not None:
+            raise ConfigError(
+                f"provider {self.name!r} is SSRF-guarded, and a session passed in cannot be "
+                "(its connector resolves names unchecked): drop session=..., or pass "
+                "ssrf_guard=False to trust this URL"
+            )
 
     def __repr__(self) -> str:  # never shows the key
         return f"Provider({self.name!r}, base_url={self.base_url!r})"
@@ -136,6 +162,7 @@ class Provider:
             provider=self.name,
             attempt=number,
             session=self.session,
+            guard=self.guard,
             connect_timeout=self.options.connect_timeout,
             read_timeout=self.options.read_timeout,
             max_line_bytes=self.options.max_line_bytes,

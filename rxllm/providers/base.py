@@ -176,6 +176,10 @@ class WireProtocol(ABC):
     request_keys: ClassVar[Mapping[str, str]] = REQUEST_KEYS
     """Body keys the wire writes from the request itself, each with why params may not
     set it: refused in params always, whether or not this request wrote it."""
+    ssrf_guard_by_default: bool = False
+    """Whether the SSRF guard (`rxllm.sources.guard`) is on unless the user says: on
+    where the URL is anyone's (`custom`); off for a provider's own endpoint and for the
+    localhost-first presets, whose point is a server on this machine."""
     param_defaults: ClassVar[frozenset[str]] = frozenset()
     """Keys the wire writes only as a default that params may replace (Anthropic's
     `max_tokens`). Any other key the wire wrote for a request is refused in its params."""

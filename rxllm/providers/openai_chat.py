@@ -410,9 +410,11 @@ class OpenAIChat(WireProtocol):
         requires_api_key: bool = True,
         options: ChatOptions | None = None,
         recovery: RecoveryPolicy = DEGRADES,
+        ssrf_guard_by_default: bool = False,
     ) -> None:
         self.name = name
         self.recovery = recovery
+        self.ssrf_guard_by_default = ssrf_guard_by_default
         self.default_base_url = default_base_url
         self.api_key_env = api_key_env
         self.requires_api_key = requires_api_key

@@ -34,9 +34,14 @@ def local() -> OpenAIChat:
 
 
 def custom() -> OpenAIChat:
-    """Any OpenAI-compatible URL, given as `base_url`; a key only if it wants one."""
+    """Any OpenAI-compatible URL, given as `base_url`; a key only if it wants one. The
+    URL is anyone's, so the SSRF guard is on unless `ssrf_guard=False`."""
     return OpenAIChat(
-        "custom", default_base_url="", api_key_env="CUSTOM_API_KEY", requires_api_key=False
+        "custom",
+        default_base_url="",
+        api_key_env="CUSTOM_API_KEY",
+        requires_api_key=False,
+        ssrf_guard_by_default=True,
     )
 
 

@@ -3,13 +3,17 @@
 Each subscription runs one asyncio task on the running loop. Disposing the
 subscription closes the response and cancels the task at once, so the server sees
 the disconnect. Failures of the transport become one `Failed` item, never `on_error`.
+Redirects are followed here, by hand (`rxllm.sources.redirects`), and a guarded
+source (`rxllm.sources.guard`) checks every hop before connecting.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,11 +23,15 @@ from loguru import logger
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 from reactivex.scheduler.eventloop import AsyncIOScheduler
+from yarl import URL
 
 from rxllm.error_body import parse_error_body, request_id_of, retry_after_of
+from rxllm.errors import ConfigError
 from rxllm.events import ErrorKind, failed
 from rxllm.fragments import SourceItem
+from rxllm.sources.guard import AddressRefused, SsrfGuard
 from rxllm.sources.raw import ChunkReader
+from rxllm.sources.redirects import REDIRECTS, next_hop
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["HttpRequest", "http_source", "read_error_body", "redact"]
@@ -99,12 +107,28 @@ def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
         ) from None
 
 
+@asynccontextmanager
+async def _session_for(
+    session: aiohttp.ClientSession | None, guard: SsrfGuard | None
+) -> AsyncIterator[aiohttp.ClientSession]:
+    """The given session, left open; else one of our own (guarded if asked), closed after."""
+    if session is not None:
+        yield session
+    elif guard is not None:
+        async with guard.session() as guarded:
+            yield guarded
+    else:
+        async with aiohttp.ClientSession() as own:
+            yield own
+
+
 def http_source(
     request: HttpRequest,
     *,
     provider: str,
     attempt: int = 1,
     session: aiohttp.ClientSession | None = None,
+    guard: SsrfGuard | None = None,
     connect_timeout: float = 10.0,
     read_timeout: float = 300.0,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
@@ -112,8 +136,16 @@ def http_source(
     """A cold Observable of the raw chunks of one streamed POST.
 
     With no `session`, each subscription opens and closes its own; a given session is
-    used and left open.
+    used and left open. With a `guard`, every destination (the URL and each redirect
+    hop, their IP literals and every address their names resolve to) is checked before
+    connecting; a refusal is `error(kind="policy")`. A given session has its own
+    connector, which the guard cannot reach, so the two together are a `ConfigError`.
     """
+    if guard is not None and session is not None:
+        raise ConfigError(
+            "a session passed in cannot be SSRF-guarded (its connector resolves names "
+            "unchecked): drop session=..., or pass ssrf_guard=False to trust the URL"
+        )
     timeout = aiohttp.ClientTimeout(
         # `connect` covers the wait for a pooled connection, DNS, TCP and TLS alike.
         total=None,
@@ -152,48 +184,71 @@ def http_source(
 
         async def deliver(client: aiohttp.ClientSession) -> None:
             nonlocal response
-            async with client.post(
-                request.url, data=request.body, headers=dict(request.headers), timeout=timeout
-            ) as resp:
-                response = resp
-                if resp.status >= 300:
-                    data = await read_error_body(resp, timeout=read_timeout)
-                    text = data.decode("utf-8", "replace")
-                    body = parse_error_body(text)
-                    retry_after = retry_after_of(resp.headers)
-                    fail(
-                        "rejected" if 400 <= resp.status < 500 else "http",
-                        f"HTTP {resp.status}: {body.message}",
-                        status=resp.status,
-                        raw=text,
-                        param=body.param,
-                        code=body.code,
-                        retry_after=body.retry_after if retry_after is None else retry_after,
-                        request_id=request_id_of(resp.headers),
-                    )
+            url = URL(request.url)
+            headers = dict(request.headers)
+            for hops in itertools.count():
+                if guard is not None:
+                    guard.check(url)
+                async with client.post(
+                    url, data=request.body, headers=headers, timeout=timeout, allow_redirects=False
+                ) as resp:
+                    response = resp
+                    location = resp.headers.get(aiohttp.hdrs.LOCATION)
+                    if resp.status in REDIRECTS and location is not None:
+                        hop = next_hop(url, resp.status, location, headers, request.secrets, hops)
+                        if isinstance(hop, str):
+                            fail("policy", hop, status=resp.status)
+                            return
+                        log.info(
+                            "following a {} redirect to {}{}",
+                            resp.status,
+                            redact(str(hop.url), request.secrets),
+                            " (another origin: credentials dropped)" if hop.cross_origin else "",
+                        )
+                        url, headers = hop.url, hop.headers
+                        continue
+                    await read(resp)
                     return
-                reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
-                async for data in resp.content.iter_any():
-                    problem = reader.feed(data)
-                    if disposed:
-                        return
-                    if problem is not None:
-                        observer.on_next(problem)
-                        return
-                problem = reader.close()
+
+        async def read(resp: aiohttp.ClientResponse) -> None:
+            if resp.status >= 300:
+                data = await read_error_body(resp, timeout=read_timeout)
+                text = data.decode("utf-8", "replace")
+                body = parse_error_body(text)
+                retry_after = retry_after_of(resp.headers)
+                fail(
+                    "rejected" if 400 <= resp.status < 500 else "http",
+                    f"HTTP {resp.status}: {body.message}",
+                    status=resp.status,
+                    raw=text,
+                    param=body.param,
+                    code=body.code,
+                    retry_after=body.retry_after if retry_after is None else retry_after,
+                    request_id=request_id_of(resp.headers),
+                )
+                return
+            reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
+            async for data in resp.content.iter_any():
+                problem = reader.feed(data)
+                if disposed:
+                    return
                 if problem is not None:
                     observer.on_next(problem)
+                    return
+            problem = reader.close()
+            if problem is not None:
+                observer.on_next(problem)
 
         async def run() -> None:
             nonlocal response
-            own = session is None
-            client = aiohttp.ClientSession() if own else session
-            assert client is not None
             try:
-                await deliver(client)
+                async with _session_for(session, guard) as client:
+                    await deliver(client)
             except asyncio.CancelledError:
                 log.debug("http source cancelled")
                 raise
+            except AddressRefused as exc:
+                fail("policy", str(exc))
             except aiohttp.ConnectionTimeoutError:
                 fail(
                     "stalled",
@@ -214,8 +269,6 @@ def http_source(
                 return
             finally:
                 response = None
-                if own:
-                    await client.close()
             observer.on_completed()
 
         task = loop.create_task(run())
