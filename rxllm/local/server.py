@@ -63,6 +63,8 @@ class LocalServer:
         self.host = host
         self.port = port
         self.requests: list[dict[str, Any]] = []
+        self.connections: set[Any] = set()
+        """The client ends (host, port) requests came from: one per TCP connection."""
         self.disconnects = 0
         self.disconnected = asyncio.Event()
         self.rejection_counts: Counter[str] = Counter()
@@ -146,6 +148,8 @@ class LocalServer:
             if "model" in request.match_info:
                 body.setdefault("model", request.match_info["model"])
             self.requests.append(body)
+            if request.transport is not None:
+                self.connections.add(request.transport.get_extra_info("peername"))
             model, text, has_tools = encoder.prompt_of(body)
             fault = model.removeprefix("fault/") if model.startswith("fault/") else None
             if fault in HTTP_FAULTS:

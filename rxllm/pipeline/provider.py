@@ -37,6 +37,7 @@ from rxllm.providers.base import Normalizer, WireProtocol
 from rxllm.request import ChatRequest
 from rxllm.sources.guard import SsrfGuard
 from rxllm.sources.http import HttpRequest, http_source
+from rxllm.sources.pool import SessionPool
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
@@ -140,6 +141,9 @@ class Provider:
                 "(its connector resolves names unchecked): drop session=..., or pass "
                 "ssrf_guard=False to trust this URL"
             )
+        self._pool = SessionPool(self.guard) if session is None else None
+        """The provider's own connections, reused across turns (none with a session
+        passed in: that one is the caller's, used as is and never closed here)."""
 
     def __repr__(self) -> str:  # never shows the key
         return f"Provider({self.name!r}, base_url={self.base_url!r})"
@@ -161,7 +165,7 @@ class Provider:
             sent,
             provider=self.name,
             attempt=number,
-            session=self.session,
+            session=self.session or self._pool,
             guard=self.guard,
             connect_timeout=self.options.connect_timeout,
             read_timeout=self.options.read_timeout,
@@ -247,9 +251,10 @@ class Provider:
         return await record_of(self.stream(request, cancel=cancel), self.name, request.model)
 
     async def aclose(self) -> None:
-        """Release what the provider holds. Each stream opens and closes its own HTTP
-        session today (a session passed in is the caller's), so there is nothing
-        pooled to close yet; `async with` and `aclose()` are the lifecycle to use."""
+        """Close the provider's pooled connections (a session passed in is the caller's
+        and stays open). The provider stays usable: a later turn opens a new pool."""
+        if self._pool is not None:
+            await self._pool.aclose()
 
     async def __aenter__(self) -> Provider:
         return self
@@ -258,9 +263,14 @@ class Provider:
         await self.aclose()
 
 
+# After the terminal event, the rest of the body (`[DONE]`, the chunked end) is read
+# for up to this long, so its connection goes back to the pool instead of being closed.
+DRAIN_SECONDS = 2.0
+
+
 def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Observable[Event]:
     """A turn's events with exactly one terminal event, ended early by `cancel`."""
-    events = turn.pipe(settle_once(provider))
+    events = turn.pipe(settle_once(provider, drain=DRAIN_SECONDS))
     if cancel is not None:
         events = events.pipe(cancel_on(_signal(cancel), provider))
     return events

@@ -268,16 +268,23 @@ class SsrfGuard:
         if literal is not None:
             _refuse(url.raw_host, literal, self.allow_private_network)
 
-    @asynccontextmanager
-    async def session(self) -> AsyncIterator[aiohttp.ClientSession]:
-        """A session whose every connection goes through the guard, closed with its
-        resolver (a connector leaves a resolver it was given open). `trust_env=False`:
-        a proxy from the environment would connect on our behalf, unchecked."""
+    def open(self) -> tuple[aiohttp.ClientSession, GuardedResolver | None]:
+        """A new session whose every connection goes through the guard, and the resolver
+        to close after it (a connector leaves a resolver it was given open; None when
+        the resolver is the caller's). `trust_env=False`: a proxy from the environment
+        would connect on our behalf, unchecked."""
         resolver = GuardedResolver(self.resolver, allow_private_network=self.allow_private_network)
         connector = aiohttp.TCPConnector(resolver=resolver)
+        session = aiohttp.ClientSession(connector=connector, trust_env=False)
+        return session, (resolver if self.resolver is None else None)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[aiohttp.ClientSession]:
+        """A guarded session for one use, closed with its resolver after it."""
+        session, resolver = self.open()
         try:
-            async with aiohttp.ClientSession(connector=connector, trust_env=False) as session:
+            async with session:
                 yield session
         finally:
-            if self.resolver is None:  # a given resolver is the caller's
+            if resolver is not None:
                 await resolver.close()

@@ -30,6 +30,7 @@ from rxllm.errors import ConfigError
 from rxllm.events import ErrorKind, failed
 from rxllm.fragments import SourceItem
 from rxllm.sources.guard import AddressRefused, SsrfGuard
+from rxllm.sources.pool import SessionPool
 from rxllm.sources.raw import ChunkReader
 from rxllm.sources.redirects import REDIRECTS, next_hop
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
@@ -94,6 +95,13 @@ async def read_error_body(
     return b"".join(parts)
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
     if isinstance(scheduler, AsyncIOScheduler):
         return scheduler._loop
@@ -109,10 +117,13 @@ def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
 
 @asynccontextmanager
 async def _session_for(
-    session: aiohttp.ClientSession | None, guard: SsrfGuard | None
+    session: aiohttp.ClientSession | SessionPool | None, guard: SsrfGuard | None
 ) -> AsyncIterator[aiohttp.ClientSession]:
-    """The given session, left open; else one of our own (guarded if asked), closed after."""
-    if session is not None:
+    """The given session, or the pool's, left open; else one of our own (guarded if
+    asked), closed after."""
+    if isinstance(session, SessionPool):
+        yield session.session()
+    elif session is not None:
         yield session
     elif guard is not None:
         async with guard.session() as guarded:
@@ -127,7 +138,7 @@ def http_source(
     *,
     provider: str,
     attempt: int = 1,
-    session: aiohttp.ClientSession | None = None,
+    session: aiohttp.ClientSession | SessionPool | None = None,
     guard: SsrfGuard | None = None,
     connect_timeout: float = 10.0,
     read_timeout: float = 300.0,
@@ -141,7 +152,7 @@ def http_source(
     connecting; a refusal is `error(kind="policy")`. A given session has its own
     connector, which the guard cannot reach, so the two together are a `ConfigError`.
     """
-    if guard is not None and session is not None:
+    if guard is not None and isinstance(session, aiohttp.ClientSession):
         raise ConfigError(
             "a session passed in cannot be SSRF-guarded (its connector resolves names "
             "unchecked): drop session=..., or pass ssrf_guard=False to trust the URL"
@@ -271,21 +282,35 @@ def http_source(
                 response = None
             observer.on_completed()
 
-        task = loop.create_task(run())
+        task: asyncio.Task[None] | None = None
 
-        def dispose() -> None:
+        def start() -> None:
+            nonlocal task
+            if not disposed:
+                task = loop.create_task(run())
+
+        def hang_up() -> None:
             nonlocal disposed
             if disposed:
                 return
             disposed = True
             if response is not None:
                 response.close()  # drop the connection now, not at the task's next step
-            try:
-                current = asyncio.current_task()
-            except RuntimeError:
-                current = None
-            if current is not task:
+            if task is not None and asyncio.current_task() is not task:
                 task.cancel()
+
+        # asyncio objects belong to their loop's thread: from another thread, the task
+        # is started and stopped through the loop's thread-safe door.
+        if _running_loop() is loop:
+            start()
+        else:
+            loop.call_soon_threadsafe(start)
+
+        def dispose() -> None:
+            if _running_loop() is loop:
+                hang_up()
+            elif not loop.is_closed():
+                loop.call_soon_threadsafe(hang_up)
 
         return Disposable(dispose)
 

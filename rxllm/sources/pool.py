@@ -1,0 +1,95 @@
+"""A provider's pooled HTTP session: connections reused from one turn to the next."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import weakref
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+
+import aiohttp
+
+from rxllm.sources.guard import GuardedResolver, SsrfGuard
+
+__all__ = ["SessionPool"]
+
+
+@dataclass(slots=True)
+class _Entry:
+    session: aiohttp.ClientSession
+    keeper: AsyncGenerator[None, None]
+
+
+class SessionPool:
+    """One `aiohttp.ClientSession` per event loop, created on first use (a session
+    belongs to the loop it was made on), guarded when the provider is, and closed by
+    `aclose()`. A turn that ends cleanly leaves its connection here for the next one,
+    so a provider pays one TCP and TLS handshake, not one per turn and per retry.
+
+    A provider used and forgotten without `aclose()` leaks nothing. A pool that is
+    dropped closes its connections at once. A pool that outlives its loop (a provider
+    kept in a global) is closed when the loop shuts down: each session is held open by
+    a small async generator whose `finally` closes it, and the loop finalizes its async
+    generators on shutdown (`asyncio.run`, pytest-asyncio) while it still runs."""
+
+    def __init__(self, guard: SsrfGuard | None = None) -> None:
+        self.guard = guard
+        self._entries: dict[asyncio.AbstractEventLoop, _Entry] = {}
+        weakref.finalize(self, _close_now, self._entries)
+
+    def session(self) -> aiohttp.ClientSession:
+        """The running loop's session, opened now if it has none (or it was closed)."""
+        loop = asyncio.get_running_loop()
+        entry = self._entries.get(loop)
+        if entry is None or entry.session.closed:
+            for stale in [other for other in self._entries if other.is_closed()]:
+                del self._entries[stale]  # closed with its loop
+            session, resolver = self.guard.open() if self.guard else (aiohttp.ClientSession(), None)
+            entry = self._entries[loop] = _Entry(session, _keeper(session, resolver))
+        return entry.session
+
+    async def aclose(self) -> None:
+        """Close every connection: this loop's now, other loops' on their own loop."""
+        current = asyncio.get_running_loop()
+        entries = list(self._entries.items())
+        self._entries.clear()
+        for loop, entry in entries:
+            if loop is current:
+                await entry.keeper.aclose()
+            elif not loop.is_closed():
+                asyncio.run_coroutine_threadsafe(entry.keeper.aclose(), loop)
+
+
+def _close_now(entries: dict[asyncio.AbstractEventLoop, _Entry]) -> None:
+    """Close the sessions' connections without awaiting: the pool is being dropped."""
+    for entry in entries.values():
+        connector = entry.session.connector
+        if connector is not None and not connector.closed:
+            # `close()` is a coroutine, and nothing can await it here. `_close()` is its
+            # synchronous part: every transport closed now, the connector (and so the
+            # session) marked closed; what is left to await is only the sockets' end.
+            with contextlib.suppress(Exception):
+                connector._close()
+    entries.clear()
+
+
+def _keeper(
+    session: aiohttp.ClientSession, resolver: GuardedResolver | None
+) -> AsyncGenerator[None, None]:
+    """An async generator, already started, whose closing closes `session`."""
+
+    async def keep() -> AsyncGenerator[None, None]:
+        try:
+            yield
+        finally:
+            await session.close()
+            if resolver is not None:
+                await resolver.close()
+
+    keeper = keep()
+    # Run it to its `yield` now, synchronously (nothing is awaited before it): the loop
+    # registers it on first iteration, and only a started generator runs `finally`.
+    with contextlib.suppress(StopIteration):
+        keeper.__anext__().send(None)
+    return keeper

@@ -1,0 +1,100 @@
+"""Connections: a provider keeps one pooled session, so turns reuse a connection;
+`aclose()` / `async with` close it; a session passed in is the caller's."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import aiohttp
+import pytest
+from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
+
+import rxllm
+from rxllm.local import LocalServer
+from rxllm.local.server import shared_server_url
+
+ASK = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+
+
+async def test_ten_turns_reuse_one_connection() -> None:
+    # Paced, so `[DONE]` and the body's end come after the terminal event (at the
+    # usage chunk): only a drained body gives its connection back.
+    async with LocalServer(pace=0.002) as server:
+        async with rxllm.provider("local", base_url=server.url) as p:
+            for _ in range(10):
+                rec = await p.complete(ASK)
+                assert rec.terminal.type == "done"
+                await asyncio.sleep(0.02)  # the drain reads the body's end
+        assert len(server.requests) == 10
+        assert len(server.connections) == 1
+
+
+async def test_a_retry_reuses_the_connection(local_server: LocalServer) -> None:
+    async with rxllm.provider("local", base_url=local_server.url) as p:
+        rejected = ASK.model_copy(
+            update={"model": "fault/reject_param", "params": {"temperature": 1}}
+        )
+        rec = await p.complete(rejected)
+    assert rec.terminal.type == "done" and len(rec.attempts) == 2
+    assert len(local_server.connections) == 1
+
+
+async def test_a_cancelled_turn_closes_its_connection_at_once(local_server: LocalServer) -> None:
+    async with rxllm.provider("local", base_url=local_server.url) as p:
+        async for _event in p.astream(ASK.model_copy(update={"model": "fault/hang"})):
+            break
+        await asyncio.wait_for(local_server.disconnected.wait(), timeout=2)
+        rec = await p.complete(ASK)  # the next turn needs a new connection
+    assert rec.terminal.type == "done" and len(local_server.connections) == 2
+
+
+async def test_aclose_closes_the_pool_and_the_provider_stays_usable(
+    local_server: LocalServer,
+) -> None:
+    p = rxllm.provider("local", base_url=local_server.url)
+    await p.complete(ASK)
+    await asyncio.sleep(0.01)
+    await p.aclose()
+    rec = await p.complete(ASK)
+    assert rec.terminal.type == "done" and len(local_server.connections) == 2
+    await p.aclose()
+
+
+async def test_a_session_passed_in_is_used_and_left_open(local_server: LocalServer) -> None:
+    async with aiohttp.ClientSession() as session:
+        async with rxllm.provider("local", base_url=local_server.url, session=session) as p:
+            await p.complete(ASK)
+        assert not session.closed
+        async with session.get(local_server.root + "/nowhere") as response:
+            assert response.status in (404, 405)
+
+
+@pytest.mark.parametrize("scheduler", [AsyncIOScheduler, AsyncIOThreadSafeScheduler])
+def test_subscribing_from_another_thread_works(scheduler: type[AsyncIOScheduler]) -> None:
+    """The client's loop runs, idle, in one thread; the subscription is made from this
+    one (and the server runs in a third, so nothing else wakes the client's loop)."""
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever, daemon=True)
+    runner.start()
+    try:
+        p = rxllm.provider("local", base_url=shared_server_url(pace=0))
+        done = threading.Event()
+        events: list[Any] = []
+        errors: list[Exception] = []
+        subscription = p.stream(ASK).subscribe(
+            events.append,
+            errors.append,
+            done.set,
+            scheduler=scheduler(loop),
+        )
+        assert done.wait(10), "the stream never completed"
+        subscription.dispose()
+        assert not errors and events[-1].type == "done"
+        assert "".join(e.text for e in events if e.type == "text").startswith("Hello")
+        asyncio.run_coroutine_threadsafe(p.aclose(), loop).result(5)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        runner.join(5)
+        loop.close()
