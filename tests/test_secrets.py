@@ -81,7 +81,7 @@ async def test_the_key_never_shows(logs: list[str], echo_url: str) -> None:
         overloaded, more = await turn(local, request("fault/overloaded"))
         assert "retry" in [e.type for e in overloaded] and overloaded[-1].type == "done"
         shown += more
-    custom = rxllm.provider("custom", api_key=KEY, base_url=echo_url)
+    custom = rxllm.provider("custom", api_key=KEY, base_url=echo_url, allow_private_network=True)
     rejected, more = await turn(custom, request("m"))
     shown += more
     error = rejected[-1]

@@ -7,6 +7,7 @@ import contextlib
 import weakref
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from typing import Any
 
 import aiohttp
 
@@ -71,7 +72,20 @@ def _close_now(entries: dict[asyncio.AbstractEventLoop, _Entry]) -> None:
             # session) marked closed; what is left to await is only the sockets' end.
             with contextlib.suppress(Exception):
                 connector._close()
+        # With the connections closed, the keeper's `finally` has nothing to wait for:
+        # finish it now, so the loop is not left a task to close it.
+        _finish_now(entry.keeper.aclose())
     entries.clear()
+
+
+def _finish_now(step: Any) -> None:
+    """Drive an async generator's step (`__anext__()`, `aclose()`: awaitables with
+    `send`) that should not suspend to its end, synchronously."""
+    try:
+        step.send(None)
+    except BaseException:  # StopIteration: it finished; anything else: it is over too
+        return
+    step.close()  # it wanted to wait after all: abandon it
 
 
 def _keeper(
@@ -90,6 +104,5 @@ def _keeper(
     keeper = keep()
     # Run it to its `yield` now, synchronously (nothing is awaited before it): the loop
     # registers it on first iteration, and only a started generator runs `finally`.
-    with contextlib.suppress(StopIteration):
-        keeper.__anext__().send(None)
+    _finish_now(keeper.__anext__())
     return keeper
