@@ -220,20 +220,23 @@ def _texts(error: ErrorInfo) -> str:
     if error.raw:
         try:
             parts.extend(_strings(json.loads(error.raw)))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past reading
             parts.append(error.raw)
     return "\n".join(parts)
 
 
 def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+    """The strings inside a JSON value, however deep (iteratively: a hostile body may
+    nest as deep as the parser allows)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            pending.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
 
 
 def _is_named(key: str, text: str) -> bool:

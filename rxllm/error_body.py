@@ -75,10 +75,10 @@ def parse_error_body(text: str) -> ErrorBody:
     if stripped[:1] in ("{", "["):
         try:  # raw_decode: a body cut at the read cap or followed by junk still reads
             payload, _ = json.JSONDecoder().raw_decode(stripped)
-        except ValueError:
+            parsed = parse_error_payload(payload)
+        except (ValueError, RecursionError):  # not JSON, or nested past reading
             pass
         else:
-            parsed = parse_error_payload(payload)
             if parsed.message:
                 return parsed
             return ErrorBody(_bounded(stripped), parsed.param, parsed.code, parsed.retry_after)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
@@ -115,7 +116,21 @@ class Usage(_Frozen):
         cache_write_tokens: int = 0,
         cost_usd: float | None = None,
     ) -> Usage:
-        """Build a usage whose total is consistent with its parts (no validation cost)."""
+        """Build a usage whose total is consistent with its parts (no validation cost).
+        Counts come from the wire, so each is made a whole, finite, non-negative number
+        (a float, `inf`, a bool or a string from a hostile body counts as 0 or is cut)."""
+        input_tokens = _count(input_tokens)
+        output_tokens = _count(output_tokens)
+        reasoning_tokens = _count(reasoning_tokens)
+        cache_read_tokens = _count(cache_read_tokens)
+        cache_write_tokens = _count(cache_write_tokens)
+        if (
+            not isinstance(cost_usd, int | float)
+            or isinstance(cost_usd, bool)
+            or not math.isfinite(cost_usd)
+            or cost_usd < 0
+        ):
+            cost_usd = None
         return cls.make(
             input_tokens=input_tokens,
             output_tokens=output_tokens,
@@ -125,6 +140,14 @@ class Usage(_Frozen):
             total_tokens=input_tokens + output_tokens + cache_read_tokens + cache_write_tokens,
             cost_usd=cost_usd,
         )
+
+
+def _count(value: object) -> int:
+    if type(value) is int:
+        return max(value, 0)
+    if isinstance(value, float) and math.isfinite(value):
+        return max(int(value), 0)
+    return 0
 
 
 class ErrorInfo(_Frozen):

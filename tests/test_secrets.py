@@ -96,11 +96,6 @@ async def test_the_key_never_shows(logs: list[str], echo_url: str) -> None:
     assert not leaked, leaked[:3]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: HttpRequest is a plain dataclass; its repr shows `headers` (the "
-    "Authorization header) and `secrets` (the key itself)",
-)
 def test_the_repr_of_the_http_request_hides_the_key() -> None:
     local = rxllm.provider("local", api_key=KEY, base_url="http://127.0.0.1:9/v1")
     sent = local.http_request(request("m"))

@@ -62,6 +62,9 @@ def accumulate_tool_arguments(
                 except json.JSONDecodeError as exc:
                     reason = f"not valid JSON ({exc.msg} at {exc.pos} of {len(text)} chars)"
                     parsed = None
+                except RecursionError:
+                    reason = "JSON nested too deep to read"
+                    parsed = None
                 else:
                     reason = "missing" if parsed is None else f"a JSON {type(parsed).__name__}"
                 if isinstance(parsed, dict):

@@ -17,6 +17,10 @@ __all__ = ["normalize"]
 # was complete (a finish reason seen, the usage or `[DONE]` still to come).
 _CUT_OFF = frozenset({"truncated", "transport", "stalled"})
 
+# What a normalizer raises on a chunk it cannot read: a shape it did not expect, or JSON
+# nested past the parser's recursion limit.
+_UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
+
 # How much of an unparseable chunk an error quotes back.
 _QUOTE_CHARS = 200
 
@@ -86,7 +90,7 @@ def normalize(
                     return
                 try:
                     feed(item)
-                except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+                except _UNREADABLE as exc:
                     if downstream_raised:
                         raise
                     if normalizer.settled:
@@ -103,9 +107,22 @@ def normalize(
                     )
 
             def end() -> bool:
-                """Let the normalizer say what the end of its input means."""
+                """Let the normalizer say what the end of its input means; False when
+                the stream is over on `on_error`."""
                 try:
                     normalizer.end()
+                except _UNREADABLE as exc:
+                    if downstream_raised or normalizer.settled:
+                        observer.on_error(exc)
+                        return False
+                    # What the provider sent cannot be made sense of at its end (a
+                    # finish reason of the wrong type, held until now): its failure.
+                    message = f"the end of the stream could not be read ({type(exc).__name__})"
+                    logger.bind(provider=normalizer.provider).opt(exception=exc).debug(message)
+                    normalizer.settled = True
+                    observer.on_next(
+                        failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)
+                    )
                 except Exception as exc:
                     # The source has ended, so nothing upstream is left to report
                     # either a bug of the normalizer or what a consumer raised on a

@@ -47,7 +47,7 @@ REQUEST_KEYS: Mapping[str, str] = {
 def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReason:
     """Map a provider's finish reason; an unknown one is `other` (the raw value is kept
     on the event by the caller)."""
-    if raw is None:
+    if not isinstance(raw, str):
         return "other"
     return table.get(raw, "other")
 

@@ -287,7 +287,7 @@ class ChatNormalizer(Normalizer):
                     self._tool_call(call)
         finish = choice.get("finish_reason")
         if finish and self.finish is None:
-            self.finish = finish
+            self.finish = finish if isinstance(finish, str) else json.dumps(finish)
             for index in self.call_ids:  # a finish ends every call: dispatch them now
                 self.tool_end(index)
 

@@ -48,8 +48,9 @@ class HttpRequest:
 
     url: str
     body: bytes
-    headers: Mapping[str, str] = field(default_factory=dict)
-    secrets: tuple[str, ...] = ()
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Never in the repr: they carry the key."""
+    secrets: tuple[str, ...] = field(default=(), repr=False)
     """Strings (API keys) that must never appear in an error, a log or a record."""
 
 
