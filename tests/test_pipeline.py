@@ -425,3 +425,16 @@ async def test_tool_arguments_over_the_limit_are_a_limit_error(local_server: Loc
     assert rec.terminal.error.kind == "limit"
     assert "max_tool_argument_bytes (10)" in rec.terminal.error.message
     assert len(rec.attempts) == 1  # the call had started: committed, never retried
+
+
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [({"max_events": 5}, "max_events (5)"), ({"max_response_bytes": 500}, "max_response_bytes")],
+)
+async def test_a_runaway_turn_hits_its_limit(
+    local_server: LocalServer, option: dict[str, int], named: str
+) -> None:
+    rec = await local(local_server, **option).complete(ask())
+    assert rec.terminal.type == "error" and rec.terminal.error.kind == "limit"
+    assert named in rec.terminal.error.message
+    assert len(rec.attempts) == 1

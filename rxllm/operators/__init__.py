@@ -2,6 +2,7 @@
 
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
+from rxllm.operators.cap_events import cap_events
 from rxllm.operators.deadlines import deadlines
 from rxllm.operators.dedupe_overlap import dedupe_overlap
 from rxllm.operators.normalize import normalize
@@ -13,6 +14,7 @@ from rxllm.operators.track_commitment import track_commitment
 __all__ = [
     "accumulate_tool_arguments",
     "cancel_on",
+    "cap_events",
     "deadlines",
     "dedupe_overlap",
     "normalize",

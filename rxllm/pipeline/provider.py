@@ -23,6 +23,7 @@ from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
+from rxllm.operators.cap_events import cap_events
 from rxllm.operators.deadlines import deadlines
 from rxllm.operators.dedupe_overlap import dedupe_overlap
 from rxllm.operators.normalize import normalize
@@ -79,6 +80,11 @@ class ProviderOptions(BaseModel):
     """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
     max_tool_argument_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
     """The most argument JSON one tool call may stream before `error(kind="limit")`."""
+    max_response_bytes: int = Field(default=256 * 1024 * 1024, gt=0)
+    """The most body bytes one response may send before `error(kind="limit")`."""
+    max_events: int = Field(default=1_000_000, gt=0)
+    """The most events one turn may emit before `error(kind="limit")`: a stream of
+    tiny deltas that never ends is stopped even while each byte keeps it alive."""
     dedupe_overlap: bool = False
     """Drop text that repeats the tail of what was already emitted (resuming proxies)."""
     speaker_guard: bool | list[str] = False
@@ -170,6 +176,7 @@ class Provider:
             connect_timeout=self.options.connect_timeout,
             read_timeout=self.options.read_timeout,
             max_line_bytes=self.options.max_line_bytes,
+            max_response_bytes=self.options.max_response_bytes,
         )
         options = self.options
         watch = deadlines(
@@ -229,6 +236,7 @@ class Provider:
                 return Switch(retry, self.attempt(sent, number), step.delay)
 
             events = retry_before_commit(self.attempt(first, first_attempt), decide)
+            events = events.pipe(cap_events(self.options.max_events))
             total = self.options.total_timeout
             return events.pipe(deadlines(total=total, provider=self.name)) if total else events
 

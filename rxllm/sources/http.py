@@ -144,6 +144,7 @@ def http_source(
     connect_timeout: float = 10.0,
     read_timeout: float = 300.0,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_response_bytes: int | None = None,
 ) -> Observable[SourceItem]:
     """A cold Observable of the raw chunks of one streamed POST.
 
@@ -240,7 +241,12 @@ def http_source(
                 )
                 return
             reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
+            received = 0
             async for data in resp.content.iter_any():
+                received += len(data)
+                if max_response_bytes is not None and received > max_response_bytes:
+                    fail("limit", f"the response exceeds max_response_bytes ({max_response_bytes})")
+                    return
                 problem = reader.feed(data)
                 if disposed:
                     return
