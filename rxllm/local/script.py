@@ -162,9 +162,16 @@ HTTP_FAULTS = frozenset(
         "redirect_private",
         "redirect_other_origin",
         "redirect_loop",
+        "reset_before_output",
+        "reset_after_output",
+        "slow_drip",
+        "invalid_utf8",
     }
 )
-"""Faults the server plays at the HTTP level, whatever the protocol. The redirects are
+"""Faults the server plays at the HTTP level, whatever the protocol. `reset_*` drop
+the connection (no chunked end) after `200 OK` and the role chunk, or after some
+output; `slow_drip` streams the weather tool call a fragment every 50 ms;
+`invalid_utf8` puts bytes that are not UTF-8 inside a text delta. The redirects are
 307s (method and body kept): `redirect_private` to `http://10.0.0.1` (only a guarded
 client may be pointed at it: it must refuse before connecting), `redirect_other_origin`
 to a second loopback server on another port that records what arrives (the key must

@@ -41,6 +41,7 @@ ENCODERS = ("wire_openai_chat", "wire_anthropic", "wire_openai_responses", "wire
 # What `hang` sends between keepalives, and the size of the `long_line` fault's line.
 KEEPALIVE_SECONDS = 0.02
 LONG_LINE_BYTES = 2 * 1024 * 1024
+DRIP_SECONDS = 0.05
 # Where `redirect_private` points: a private address no test may ever reach.
 PRIVATE_REDIRECT_ORIGIN = "http://10.0.0.1"
 
@@ -175,8 +176,10 @@ class LocalServer:
         frames: Iterable[bytes],
         pause: float,
         headers: Mapping[str, str] | None = None,
+        reset: bool = False,
     ) -> web.StreamResponse:
-        """Send `frames` as an event stream, `pause` seconds apart; note a hang-up."""
+        """Send `frames` as an event stream, `pause` seconds apart; note a hang-up.
+        With `reset`, drop the connection after them instead of ending the body."""
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -190,6 +193,9 @@ class LocalServer:
                 await response.write(frame)
                 if pause:
                     await asyncio.sleep(pause)
+            if reset and request.transport is not None:
+                request.transport.abort()
+                return response
             await response.write_eof()
         except ConnectionResetError:
             self._hung_up()
@@ -240,6 +246,18 @@ class LocalServer:
             }[fault]
             location = origin + str(request.rel_url)
             return web.Response(status=307, headers={"Location": location})
+        if fault.startswith("reset_"):
+            frames = list(encoder.frames(script_for("answer", "", False), body))
+            kept = frames[:1] if fault == "reset_before_output" else frames[:6]
+            return await self._stream(request, kept, 0, reset=True)
+        if fault == "slow_drip":
+            drip = script_for("weather", "weather", True)
+            return await self._stream(request, encoder.frames(drip, body), DRIP_SECONDS)
+        if fault == "invalid_utf8":
+            frames = list(encoder.frames(script_for("answer", "", False), body))
+            say = next(i for i, f in enumerate(frames) if b"Hello" in f)
+            frames[say] = frames[say].replace(b"Hello", b"Hel\xfflo", 1)
+            return await self._stream(request, frames, 0)
         # hang: a little output, then keepalive comments until the client hangs up
         first = list(encoder.frames(script_for("answer", "", False), body))[:2]
         keepalives = itertools.repeat(b": keepalive\n\n")
