@@ -11,6 +11,8 @@ from rxllm.events import TERMINAL_TYPES, Event, failed
 
 __all__ = ["cap_events"]
 
+_TERMINALS = frozenset(TERMINAL_TYPES)
+
 
 def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
     """Mirror the source until its `limit`-th non-terminal event; then emit
@@ -40,7 +42,7 @@ def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
                 nonlocal count
                 if count > limit:
                     return
-                if not isinstance(event, TERMINAL_TYPES):
+                if type(event) not in _TERMINALS:
                     count += 1
                     if count > limit:
                         upstream.dispose()

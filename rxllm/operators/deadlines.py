@@ -14,6 +14,7 @@ from rxllm.events import Cancelled, Done, Failed, Retry, failed
 __all__ = ["deadlines"]
 
 _T = TypeVar("_T")
+_TERMINALS: frozenset[type] = frozenset({Done, Failed, Cancelled})
 
 
 def deadlines(
@@ -51,7 +52,8 @@ def deadlines(
 
     Args:
         first_event, idle, total: the deadlines in seconds; None turns one off.
-        provider, attempt: named on the error when the source emitted nothing.
+        provider, attempt: named on the error (a `retry` event passing names the
+            next attempt instead).
         scheduler: where the timers run (default: the subscription's).
     """
 
@@ -114,19 +116,20 @@ def deadlines(
                 nonlocal outputs, last
                 if stopped:
                     return
-                if isinstance(item, Done | Failed | Cancelled):
+                kind: type = type(item)  # a type test, not isinstance: this runs per chunk
+                if kind in _TERMINALS:
                     watch.dispose()
                     whole.dispose()
-                elif not isinstance(item, Retry):
+                elif kind is Retry:
+                    assert isinstance(item, Retry)
+                    last = (item.next_provider, item.next_attempt)
+                else:
                     outputs += 1
                     if outputs == 1 and first_event is not None:
                         if idle is not None:
                             arm_idle()  # replaces (and so cancels) the first-event timer
                         else:
                             watch.dispose()
-                provider_ = getattr(item, "provider", None)
-                if provider_ is not None:
-                    last = (provider_, getattr(item, "attempt", last[1]))
                 observer.on_next(item)
 
             def on_completed() -> None:

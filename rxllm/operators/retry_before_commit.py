@@ -67,7 +67,8 @@ def retry_before_commit(first: Observable[Event], decide: Decide) -> Observable[
             def on_next(event: Event) -> None:
                 nonlocal committed
                 if type(event) is not Failed:
-                    committed = committed or commits(event)
+                    if not committed:
+                        committed = commits(event)
                     observer.on_next(event)
                     return
                 try:
