@@ -6,7 +6,7 @@ import pytest
 from aiohttp import web
 
 from rxllm.local import LocalServer
-from tests.support import CAPTURES, HAVE_CAPTURES, NO_CAPTURES
+from tests.support import CAPTURES, HAVE_CAPTURES, NO_CAPTURES, Handler, Serve
 
 
 @pytest.fixture
@@ -17,19 +17,14 @@ async def local_server() -> AsyncIterator[LocalServer]:
 
 
 @pytest.fixture
-async def serve_body() -> AsyncIterator[Callable[[bytes], Awaitable[str]]]:
-    """Serve fixed SSE bytes to any POST on a loopback port; returns the base URL."""
+async def serve() -> AsyncIterator[Serve]:
+    """Serve `handler` for every request on a free loopback port; returns the base URL
+    to give a provider (`http://127.0.0.1:<port>/v1`; every path reaches `handler`)."""
     runners: list[web.AppRunner] = []
 
-    async def start(body: bytes) -> str:
-        async def handler(request: web.Request) -> web.StreamResponse:
-            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-            await response.prepare(request)
-            await response.write(body)
-            return response
-
+    async def start(handler: Handler) -> str:
         app = web.Application()
-        app.router.add_post("/{tail:.*}", handler)
+        app.router.add_route("*", "/{tail:.*}", handler)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
@@ -39,6 +34,22 @@ async def serve_body() -> AsyncIterator[Callable[[bytes], Awaitable[str]]]:
     yield start
     for runner in runners:
         await runner.cleanup()
+
+
+@pytest.fixture
+def serve_body(serve: Serve) -> Callable[[bytes], Awaitable[str]]:
+    """Serve fixed SSE bytes to any POST on a loopback port; returns the base URL."""
+
+    async def start(body: bytes) -> str:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await response.prepare(request)
+            await response.write(body)
+            return response
+
+        return await serve(handler)
+
+    return start
 
 
 # Without the captures (a user's clone), every test that reads them skips with one

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 
 import rxllm
 from rxllm.events import Done, Event, Failed, ReasoningDelta, TextDelta, ToolRequest, UsageUpdate
@@ -29,6 +31,11 @@ NO_CAPTURES = (
 )
 needs_captures = pytest.mark.skipif(not HAVE_CAPTURES, reason=NO_CAPTURES)
 """For a test that reads the captures without a parameter per capture."""
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Serve = Callable[[Handler], Awaitable[str]]
+"""The `serve` fixture (tests/conftest.py): a handler in, the loopback base URL out."""
 
 
 def capture(relative: str) -> bytes:

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import pytest
 from aiohttp import web
 
 import rxllm
@@ -38,24 +37,6 @@ class Watched:
         self.dropped.set()
 
 
-@pytest.fixture
-async def endpoint() -> AsyncIterator[Callable[[Handler], Awaitable[str]]]:
-    runners: list[web.AppRunner] = []
-
-    async def start(handler: Handler) -> str:
-        app = web.Application()
-        app.router.add_post("/{tail:.*}", handler)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        runners.append(runner)
-        return f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
-
-    yield start
-    for runner in runners:
-        await runner.cleanup()
-
-
 def chunk(payload: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
@@ -76,14 +57,14 @@ async def cancelled_turn(url: str, when: Callable[[], Awaitable[None]]) -> list[
     return events
 
 
-async def test_cancel_before_the_request_is_sent(endpoint: Any) -> None:
+async def test_cancel_before_the_request_is_sent(serve: Any) -> None:
     seen = Watched()
 
     async def handler(request: web.Request) -> web.StreamResponse:
         seen.arrived.set()
         return web.Response(status=500)
 
-    url = await endpoint(handler)
+    url = await serve(handler)
     p = rxllm.provider("openrouter", api_key="sk-or-test-0123456789abcdef", base_url=url)
     cancel = asyncio.Event()
     cancel.set()  # already cancelled when the turn starts
@@ -93,7 +74,7 @@ async def test_cancel_before_the_request_is_sent(endpoint: Any) -> None:
     assert not seen.arrived.is_set(), "a cancelled turn sends nothing"
 
 
-async def test_cancel_while_the_headers_are_awaited(endpoint: Any) -> None:
+async def test_cancel_while_the_headers_are_awaited(serve: Any) -> None:
     seen = Watched()
 
     async def slow_headers(request: web.Request) -> web.StreamResponse:
@@ -101,13 +82,13 @@ async def test_cancel_while_the_headers_are_awaited(endpoint: Any) -> None:
         await seen.hold(request)  # thinking before the first byte of the response
         return web.Response(status=500)
 
-    url = await endpoint(slow_headers)
+    url = await serve(slow_headers)
     events = await cancelled_turn(url, seen.arrived.wait)
     assert [e.type for e in events] == ["cancelled"]
     await asyncio.wait_for(seen.dropped.wait(), timeout=2)
 
 
-async def test_cancel_during_the_usage_hold(endpoint: Any) -> None:
+async def test_cancel_during_the_usage_hold(serve: Any) -> None:
     seen = Watched()
     call = {"index": 0, "id": "call_1", "function": {"name": "get_weather", "arguments": "{}"}}
 
@@ -122,7 +103,7 @@ async def test_cancel_during_the_usage_hold(endpoint: Any) -> None:
         await seen.hold(request)
         return response
 
-    url = await endpoint(finish_then_wait)
+    url = await serve(finish_then_wait)
     events = await cancelled_turn(url, seen.arrived.wait)
     assert [e.type for e in events][-1] == "cancelled"
     assert [e.type for e in events].count("cancelled") == 1

@@ -5,19 +5,20 @@ that resets the connection mid-body."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 from aiohttp import web
 
 import rxllm
+from tests.support import Serve
 
 
 @pytest.fixture
-async def resetting() -> AsyncIterator[Callable[[list[bytes]], Awaitable[str]]]:
-    """Serve `frames`, then drop the connection without ending the chunked body."""
-    runners: list[web.AppRunner] = []
+def resetting(serve: Serve) -> Callable[[list[bytes]], Awaitable[str]]:
+    """Serve `frames`, then drop the connection without ending the chunked body;
+    returns the base URL."""
 
     async def start(frames: list[bytes]) -> str:
         async def handler(request: web.Request) -> web.StreamResponse:
@@ -29,17 +30,9 @@ async def resetting() -> AsyncIterator[Callable[[list[bytes]], Awaitable[str]]]:
             request.transport.abort()  # a reset: no final chunk, no clean close
             return response
 
-        app = web.Application()
-        app.router.add_post("/{tail:.*}", handler)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        runners.append(runner)
-        return f"http://127.0.0.1:{runner.addresses[0][1]}"
+        return await serve(handler)
 
-    yield start
-    for runner in runners:
-        await runner.cleanup()
+    return start
 
 
 def data(payload: dict[str, Any]) -> bytes:
@@ -55,7 +48,7 @@ REQUEST = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
 
 async def test_openai_chat_finish_then_reset_is_done(resetting: Any) -> None:
     url = await resetting([chat({"content": "Hello"}), chat({}, "stop")])
-    p = rxllm.provider("custom", base_url=url + "/v1", max_attempts=1, allow_private_network=True)
+    p = rxllm.provider("custom", base_url=url, max_attempts=1, allow_private_network=True)
     rec = await p.complete(REQUEST)
     assert rec.terminal.type == "done" and rec.terminal.stop_reason == "stop"
     assert rec.text == "Hello"
@@ -63,7 +56,7 @@ async def test_openai_chat_finish_then_reset_is_done(resetting: Any) -> None:
 
 async def test_openai_chat_reset_before_the_finish_is_still_an_error(resetting: Any) -> None:
     url = await resetting([chat({"content": "Hel"})])
-    p = rxllm.provider("custom", base_url=url + "/v1", max_attempts=1, allow_private_network=True)
+    p = rxllm.provider("custom", base_url=url, max_attempts=1, allow_private_network=True)
     rec = await p.complete(REQUEST)
     assert rec.terminal.type == "error" and rec.terminal.error.kind in ("truncated", "transport")
     assert rec.text == "Hel"
@@ -80,7 +73,7 @@ async def test_gemini_finish_then_reset_is_done_with_its_usage(resetting: Any) -
         "modelVersion": "gemini-2.5-flash",
     }
     url = await resetting([data(chunk)])
-    p = rxllm.provider("google", api_key="g" * 39, base_url=url + "/v1beta", max_attempts=1)
+    p = rxllm.provider("google", api_key="g" * 39, base_url=url + "beta", max_attempts=1)
     rec = await p.complete(REQUEST)
     assert rec.terminal.type == "done" and rec.text == "Hi"
     assert rec.usage is not None and (rec.usage.input_tokens, rec.usage.output_tokens) == (3, 1)

@@ -13,6 +13,7 @@ from aiohttp import web
 
 import rxllm
 from rxllm.local import LocalServer
+from tests.support import Serve
 
 
 def ask(model: str = "m", tools: bool = False) -> rxllm.ChatRequest:
@@ -32,9 +33,8 @@ Frames = Callable[[], AsyncIterator[bytes]]
 
 
 @pytest.fixture
-async def streaming() -> AsyncIterator[Callable[[Frames], Awaitable[str]]]:
+def streaming(serve: Serve) -> Callable[[Frames], Awaitable[str]]:
     """Serve a paced stream of frames; returns the base URL."""
-    runners: list[web.AppRunner] = []
 
     async def start(frames: Frames) -> str:
         async def handler(request: web.Request) -> web.StreamResponse:
@@ -44,17 +44,9 @@ async def streaming() -> AsyncIterator[Callable[[Frames], Awaitable[str]]]:
                 await response.write(frame)
             return response
 
-        app = web.Application()
-        app.router.add_post("/{tail:.*}", handler)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        runners.append(runner)
-        return f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+        return await serve(handler)
 
-    yield start
-    for runner in runners:
-        await runner.cleanup()
+    return start
 
 
 async def keepalives_only() -> AsyncIterator[bytes]:

@@ -13,6 +13,8 @@ from ipykernel.kernelspec import write_kernel_spec
 from nbclient import NotebookClient
 from nbformat import NotebookNode
 
+from tests.support import HAVE_CAPTURES, NO_CAPTURES
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
 # Seconds a single cell may take: the slowest streams two paced turns (about 1 s each).
@@ -24,7 +26,10 @@ Run = Callable[[Path], NotebookNode]
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    """Run a notebook once per test module and keep the executed copy."""
+    """Run a notebook once per test module and keep the executed copy. The notebook
+    replays the real captures, so without them it is not run."""
+    if not HAVE_CAPTURES:
+        pytest.skip(NO_CAPTURES)
     cache: dict[Path, NotebookNode] = {}
 
     def run(path: Path) -> NotebookNode:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -39,25 +39,6 @@ def one_terminal(events: list[Event]) -> Event:
     terminals = [e for e in events if e.type in ("done", "error", "cancelled")]
     assert len(terminals) == 1 and terminals[0] is events[-1]
     return terminals[0]
-
-
-@pytest.fixture
-async def serve() -> AsyncIterator[Callable[[Handler], Awaitable[str]]]:
-    """Serve one handler for any POST on a loopback port; returns the base URL."""
-    runners: list[web.AppRunner] = []
-
-    async def start(handler: Handler) -> str:
-        app = web.Application()
-        app.router.add_post("/{tail:.*}", handler)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        runners.append(runner)
-        return f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
-
-    yield start
-    for runner in runners:
-        await runner.cleanup()
 
 
 async def test_a_400_naming_one_parameter_drops_it(local_server: LocalServer) -> None:

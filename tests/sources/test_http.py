@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
-import pytest
 from aiohttp import web
 
 from rxllm.error_body import MAX_MESSAGE_CHARS
@@ -17,26 +16,6 @@ from rxllm.sources import HttpRequest, RawChunk, SourceItem, http_source
 from rxllm.sources.http import MAX_ERROR_BODY_BYTES
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@pytest.fixture
-async def serve() -> AsyncIterator[Callable[[Handler], Awaitable[str]]]:
-    runners: list[web.AppRunner] = []
-
-    async def start(handler: Handler) -> str:
-        app = web.Application()
-        app.router.add_post("/s", handler)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        runners.append(runner)
-        port = runner.addresses[0][1]
-        return f"http://127.0.0.1:{port}/s"
-
-    yield start
-    for runner in runners:
-        await runner.cleanup()
 
 
 async def collect(source: Any) -> list[SourceItem]:

@@ -6,7 +6,7 @@ another port (`LocalServer.other_origin`), which records what reached it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 from aiohttp import web
@@ -144,24 +144,6 @@ async def test_a_fourth_hop_is_a_policy_error(local_server: LocalServer) -> None
 
 
 Serve = Callable[[Callable[[web.Request], Awaitable[web.StreamResponse]]], Awaitable[str]]
-
-
-@pytest.fixture
-async def serve() -> AsyncIterator[Serve]:
-    runners: list[web.AppRunner] = []
-
-    async def start(handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> str:
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", handler)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        runners.append(runner)
-        return f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
-
-    yield start
-    for runner in runners:
-        await runner.cleanup()
 
 
 async def test_a_same_origin_redirect_keeps_the_key_and_the_body(serve: Serve) -> None:
