@@ -438,3 +438,15 @@ async def test_a_runaway_turn_hits_its_limit(
     assert rec.terminal.type == "error" and rec.terminal.error.kind == "limit"
     assert named in rec.terminal.error.message
     assert len(rec.attempts) == 1
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "google", "openai-responses"])
+def test_an_event_with_empty_data_is_a_keepalive_and_other_text_an_error(provider: str) -> None:
+    """Made by hand: `data:` alone carries nothing to lose; words that are not the
+    wire's JSON could be part of the answer, so they end the stream."""
+    empty: list[Any] = []
+    rxllm.replay(b"data: \n\n", provider=provider).subscribe(empty.append)
+    assert empty[-1].type == "error" and empty[-1].error.kind == "truncated"
+    words: list[Any] = []
+    rxllm.replay(b"data: keep-alive\n\n", provider=provider).subscribe(words.append)
+    assert words[-1].type == "error" and words[-1].error.kind == "protocol"

@@ -73,6 +73,15 @@ class Normalizer(ABC):
                 "ignored a chunk after the terminal event: {}", chunk.event
             )
             return
+        data = chunk.data
+        if not data or data.isspace():
+            # An event with empty data (`data:` alone) carries nothing to lose: a
+            # keepalive some proxies send. Any other data that is not the wire's is an
+            # error, since skipping it could drop part of the answer.
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "skipped an event with empty data: {}", chunk.event
+            )
+            return
         self.on_chunk(chunk)
 
     @abstractmethod
