@@ -82,9 +82,10 @@ class ProviderOptions(BaseModel):
     """The most argument JSON one tool call may stream before `error(kind="limit")`."""
     max_response_bytes: int = Field(default=256 * 1024 * 1024, gt=0)
     """The most body bytes one response may send before `error(kind="limit")`."""
-    max_events: int = Field(default=1_000_000, gt=0)
-    """The most events one turn may emit before `error(kind="limit")`: a stream of
-    tiny deltas that never ends is stopped even while each byte keeps it alive."""
+    max_events: int | None = Field(default=None, gt=0)
+    """The most events one turn may emit before `error(kind="limit")`: a stream of tiny
+    deltas that never ends, stopped by count. Off by default: `max_response_bytes`
+    already bounds every response, and this costs a step per event."""
     dedupe_overlap: bool = False
     """Drop text that repeats the tail of what was already emitted (resuming proxies)."""
     speaker_guard: bool | list[str] = False
@@ -236,7 +237,8 @@ class Provider:
                 return Switch(retry, self.attempt(sent, number), step.delay)
 
             events = retry_before_commit(self.attempt(first, first_attempt), decide)
-            events = events.pipe(cap_events(self.options.max_events))
+            if self.options.max_events is not None:
+                events = events.pipe(cap_events(self.options.max_events))
             total = self.options.total_timeout
             return events.pipe(deadlines(total=total, provider=self.name)) if total else events
 
