@@ -35,9 +35,12 @@ def accumulate_tool_arguments(
 
     Pieces are appended to a list and joined and parsed once, when the call ends (its
     `ToolEnd`, or the `done` of the stream for providers that do not mark the end of a
-    call): O(total bytes), whatever the fragmentation. Arguments that are not a JSON
-    object end the stream with `error(kind="malformed_tool_arguments")` naming the
-    provider, the call id and the tool; nothing is invented or cut. An error or a
+    call): O(total bytes), whatever the fragmentation. A call its `ToolEnd` marks
+    complete with no arguments at all has no parameters: `{}`; one still open and empty
+    when the turn ends was cut off. Arguments that are not a JSON object end
+    the stream with `error(kind="malformed_tool_arguments")` naming the provider, the
+    call id and the tool; nothing is invented or cut, and a call cut off before its
+    completion signal is never dispatched. An error or a
     cancellation drops the calls still open.
 
     Args:
@@ -53,12 +56,18 @@ def accumulate_tool_arguments(
             calls: dict[int, _Call] = {}
             broken = False  # a malformed call ended the stream
 
-            def finish(index: int, arguments: str | None) -> bool:
+            def finish(index: int, arguments: str | None, ended: bool) -> bool:
+                """Dispatch call `index`; `ended`: the provider marked it complete (its
+                `ToolEnd`), rather than the turn ending while it was open."""
                 call = calls.pop(index)
                 start = call.start
                 text = arguments if arguments is not None else "".join(call.pieces)
                 try:
-                    parsed = json.loads(text) if text.strip() else None
+                    # Marked complete with no arguments at all: a call without
+                    # parameters (DESIGN.md), whatever the wire (a Gemini call with
+                    # no `args`, an OpenAI argument string still empty at the finish).
+                    # Still open when the turn ended with nothing: cut off, missing.
+                    parsed = json.loads(text) if text.strip() else ({} if ended else None)
                 except json.JSONDecodeError as exc:
                     reason = f"not valid JSON ({exc.msg} at {exc.pos} of {len(text)} chars)"
                     parsed = None
@@ -120,14 +129,14 @@ def accumulate_tool_arguments(
                 elif kind is ToolEnd:
                     assert isinstance(item, ToolEnd)
                     if item.index in calls:
-                        broken = not finish(item.index, item.arguments)
+                        broken = not finish(item.index, item.arguments, ended=True)
                 elif kind is ToolStart:
                     assert isinstance(item, ToolStart)
                     calls[item.index] = _Call(item)
                     observer.on_next(item)
                 elif kind is Done:
                     for index in sorted(calls):
-                        if not finish(index, None):
+                        if not finish(index, None, ended=False):
                             broken = True
                             return
                     observer.on_next(item)  # type: ignore[arg-type]

@@ -218,11 +218,10 @@ class AnthropicNormalizer(Normalizer):
         self._count(payload.get("usage"))
         if self.counts:
             self._send_usage()
-        # The content is over: a tool block still open was cut (max_tokens) and ends
-        # with what it got, so its arguments are judged now rather than lost.
-        for index in sorted(self.tools):
-            del self.tools[index]
-            self.tool_end(index)
+        # The content is over: a tool block still open was cut (max_tokens). It gets no
+        # `tool_end` (that would mark it complete): the end of the turn judges what
+        # arrived, and a block that got nothing is missing, not a call without input.
+        self.tools.clear()
 
     def _count(self, usage: dict[str, Any] | None) -> None:
         if not usage:

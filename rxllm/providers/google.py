@@ -21,10 +21,9 @@ How the wire is read (decisions, each tested in tests/providers/test_google.py):
   an operator: a chunk is already whole, so no state crosses chunks.
 - A whole `functionCall` becomes tool_start, one argument fragment (its `args`
   encoded once) and tool_end. The call id is the part's `id`, else `{name}_{index}`
-  (stable across replays; `index` counts calls in the turn). A call with no `args`
-  key is not given `{}`: only an explicit `"args": {}` is an empty object, so a call
-  about which the wire said nothing ends the turn with `malformed_tool_arguments`
-  ("missing"), as DESIGN.md asks ("never invent arguments").
+  (stable across replays; `index` counts calls in the turn). A call with a name, no
+  `args` and no `willContinue` is complete: a tool without parameters, `{}` (DESIGN.md;
+  Vertex sends such calls beside streamed `partialArgs` ones).
 - Vertex's streamed arguments (`willContinue` with `partialArgs` of `jsonPath` and a
   typed value, strings continued across parts) build one call per `functionCall`
   that opened with a name; it ends at the first `functionCall` part without
@@ -355,7 +354,7 @@ class GeminiNormalizer(Normalizer):
                 self.tool_end(index)
                 return
             else:
-                self.tool_end(index)  # nothing was said about its arguments: missing
+                self.tool_end(index)  # complete with no arguments: a call without parameters
                 return
         elif open_call is None:
             if call.get("partialArgs"):

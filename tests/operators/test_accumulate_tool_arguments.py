@@ -55,9 +55,19 @@ def test_nothing_after_a_malformed_call() -> None:
     assert [e.type for e in out] == ["tool_start", "error"]
 
 
-def test_missing_arguments_are_not_invented() -> None:
+def test_a_call_completed_without_arguments_has_no_parameters() -> None:
+    ended = run(EVENTS["s"], EVENTS["e"], EVENTS["D"])
+    assert ended == [EVENTS["s"], request("call_1", "f", 0, {}), EVENTS["D"]]
+
+
+def test_a_call_still_open_and_empty_at_the_end_is_missing_not_invented() -> None:
     out = run(EVENTS["s"], EVENTS["D"])
     assert out[-1].type == "error" and "missing" in out[-1].error.message
+
+
+def test_a_call_cut_off_before_its_completion_is_never_dispatched() -> None:
+    out = run(EVENTS["s"], EVENTS["z"])
+    assert [e.type for e in out] == ["tool_start"]
 
 
 def test_explicit_empty_object_is_kept() -> None:

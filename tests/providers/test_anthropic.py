@@ -386,12 +386,11 @@ def test_tool_fragments_win_over_the_start_input() -> None:
     assert summarize(replay(body, PROVIDER)).tool_calls == [("toolu_0", "f", {"a": 1})]
 
 
-def test_tool_without_input_or_fragments_is_malformed_not_invented() -> None:
+def test_a_tool_block_completed_without_input_has_no_parameters() -> None:
+    """DESIGN.md: a call the protocol marks complete (`content_block_stop`) with no
+    arguments at all is a call without parameters."""
     body = sse(START, tool_block(0), block_stop(0), delta_of("tool_use"), STOP)
-    events = replay(body, PROVIDER)
-    terminal = events[-1]
-    assert isinstance(terminal, Failed)
-    assert terminal.error.kind == "malformed_tool_arguments"
+    assert summarize(replay(body, PROVIDER)).tool_calls == [("toolu_0", "f", {})]
 
 
 def test_open_tool_at_message_delta_uses_only_what_arrived() -> None:

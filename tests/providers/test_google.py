@@ -269,12 +269,22 @@ def test_call_id_from_the_wire_or_synthesized_per_index() -> None:
     assert [ev.index for ev in starts] == [0, 1]
 
 
-def test_call_without_args_is_missing_not_empty() -> None:
-    events = run(chunk({"functionCall": {"name": "read_theme"}}, finish="STOP"))
-    end = terminal(events)
-    assert isinstance(end, Failed)
-    assert end.error.kind == "malformed_tool_arguments"
-    assert "read_theme_0" in end.error.message and "missing" in end.error.message
+def test_a_complete_call_without_args_has_no_parameters() -> None:
+    """Made by hand from the Vertex reference: a `functionCall` with a name, no `args`
+    and no `willContinue`, beside a streamed `partialArgs` call."""
+    streamed = {"name": "find", "willContinue": True}
+    piece = {"partialArgs": [{"jsonPath": "$.q", "stringValue": "rx"}]}
+    events = run(
+        chunk({"functionCall": {"name": "read_theme"}}),
+        chunk({"functionCall": streamed}),
+        chunk({"functionCall": piece}),
+        chunk({"functionCall": {}}, finish="STOP"),
+    )
+    assert summarize(events).tool_calls == [
+        ("read_theme_0", "read_theme", {}),
+        ("find_1", "find", {"q": "rx"}),
+    ]
+    assert terminal(events).type == "done"
 
 
 def test_explicit_empty_args_are_an_empty_object() -> None:

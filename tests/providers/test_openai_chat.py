@@ -477,3 +477,35 @@ def test_an_error_event_after_200_keeps_its_structured_fields() -> None:
         1.5,
         True,
     )
+
+
+def test_a_call_whose_arguments_stayed_empty_at_the_finish_has_no_parameters() -> None:
+    """Made by hand from the Chat Completions reference: a tool without parameters
+    streams its id and name, an empty argument string, then the finish."""
+    call = {"index": 0, "id": "call_now", "type": "function"}
+    body = (
+        b"".join(
+            b"data: " + json.dumps(chunk).encode() + b"\n\n"
+            for chunk in (
+                {
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {
+                                "tool_calls": [
+                                    {**call, "function": {"name": "now", "arguments": ""}}
+                                ]
+                            },
+                        }
+                    ]
+                },  # noqa: E501
+                {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+            )
+        )
+        + b"data: [DONE]\n\n"
+    )
+    events: list[Any] = []
+    rxllm.replay(body, provider="openai").subscribe(events.append)
+    requests = [e for e in events if e.type == "tool_request"]
+    assert [(r.call_id, r.name, r.arguments) for r in requests] == [("call_now", "now", {})]
+    assert events[-1].type == "done" and events[-1].stop_reason == "tool_use"
