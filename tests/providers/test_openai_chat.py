@@ -498,7 +498,7 @@ def test_a_call_whose_arguments_stayed_empty_at_the_finish_has_no_parameters() -
                             },
                         }
                     ]
-                },  # noqa: E501
+                },
                 {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
             )
         )
