@@ -15,11 +15,15 @@ import rxllm
 from rxllm.errors import RxllmError
 from rxllm.events import (
     Cancelled,
+    Citation,
     Done,
     Event,
     Failed,
     ReasoningDelta,
+    Refusal,
     Retry,
+    ServerToolCall,
+    ServerToolResult,
     StreamRecord,
     TextDelta,
     ToolRequest,
@@ -80,6 +84,14 @@ class Printer:
                 f"(reasoning {u.reasoning_tokens}), cache read {u.cache_read_tokens}, "
                 f"total {u.total_tokens}"
             )
+        elif isinstance(event, Refusal):
+            self._line(f"[refusal] {event.text}")
+        elif isinstance(event, Citation):
+            self._line(f"[citation] {event.title or ''} {event.url}".replace("  ", " "))
+        elif isinstance(event, ServerToolCall):
+            self._line(f"[server_tool_call] {event.name}({event.arguments}) call {event.call_id}")
+        elif isinstance(event, ServerToolResult):
+            self._line(f"[server_tool_result] {event.name} call {event.call_id}")
         elif isinstance(event, Retry):
             self._line(f"[retry] {describe_retry(event)}")
         elif isinstance(event, Done):

@@ -19,8 +19,12 @@ __all__ = [
     "Event",
     "EventAdapter",
     "Failed",
+    "Citation",
     "ReasoningDelta",
+    "Refusal",
     "Retry",
+    "ServerToolCall",
+    "ServerToolResult",
     "StopReason",
     "StreamRecord",
     "TERMINAL_TYPES",
@@ -214,6 +218,43 @@ class ToolRequest(_Event):
         )
 
 
+class Refusal(_Event):
+    """The model declined (OpenAI `delta.refusal`, Responses `refusal` parts): never
+    mixed into `text`."""
+
+    type: Literal["refusal"] = "refusal"
+    text: str
+
+
+class Citation(_Event):
+    """A source the answer cites (url_citation annotations, Anthropic citations,
+    Gemini grounding chunks)."""
+
+    type: Literal["citation"] = "citation"
+    url: str
+    title: str | None = None
+    cited_text: str | None = None
+
+
+class ServerToolCall(_Event):
+    """A tool the provider runs itself (web search, code execution, MCP, file search):
+    shown, never dispatched."""
+
+    type: Literal["server_tool_call"] = "server_tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ServerToolResult(_Event):
+    """A provider-run tool's result, as the provider reported it (its JSON)."""
+
+    type: Literal["server_tool_result"] = "server_tool_result"
+    call_id: str
+    name: str
+    content: Any = None
+
+
 class UsageUpdate(_Event):
     type: Literal["usage"] = "usage"
     usage: Usage
@@ -259,6 +300,10 @@ Event: TypeAlias = Annotated[
     | ReasoningDelta
     | ToolStart
     | ToolRequest
+    | Refusal
+    | Citation
+    | ServerToolCall
+    | ServerToolResult
     | UsageUpdate
     | Retry
     | Done
@@ -319,7 +364,12 @@ class StreamRecord(_Frozen):
     model: str | None = None
     text: str = ""
     reasoning: str = ""
+    refusal: str = ""
+    """What the model said in declining, apart from `text`."""
     tool_calls: list[ToolRequest] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    server_tools: list[ServerToolCall | ServerToolResult] = Field(default_factory=list)
+    """The provider-run tool calls and their results, in order."""
     usage: Usage | None = None
     terminal: Done | Failed | Cancelled
     attempts: list[Attempt] = Field(default_factory=list)

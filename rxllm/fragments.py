@@ -15,9 +15,13 @@ from typing import NamedTuple, Protocol, TypeAlias
 
 from rxllm.events import (
     Cancelled,
+    Citation,
     Done,
     Failed,
     ReasoningDelta,
+    Refusal,
+    ServerToolCall,
+    ServerToolResult,
     TextDelta,
     ToolRequest,
     ToolStart,
@@ -73,6 +77,10 @@ Fragment: TypeAlias = (
     | ToolArgs
     | ToolEnd
     | ToolRequest
+    | Refusal
+    | Citation
+    | ServerToolCall
+    | ServerToolResult
     | UsageUpdate
     | Done
     | Failed

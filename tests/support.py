@@ -72,6 +72,7 @@ class Summary:
 
     text: str = ""
     reasoning: str = ""
+    refusal: str = ""
     signatures: list[str] = field(default_factory=list)
     tool_calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     usage: rxllm.Usage | None = None
@@ -106,7 +107,9 @@ def summarize(events: list[Event]) -> Summary:
             out.model = ev.model
         elif isinstance(ev, Failed):
             out.terminal, out.error_kind = "error", ev.error.kind
-        else:
+        elif isinstance(ev, rxllm.Refusal):
+            out.refusal += ev.text
+        elif isinstance(ev, rxllm.Cancelled):
             out.terminal = ev.type
     terminals = [ev for ev in events if ev.type in ("done", "error", "cancelled")]
     assert len(terminals) == 1 and events[-1] is terminals[0], "exactly one terminal, last"
@@ -139,6 +142,8 @@ class Expect:
 
     text: str | None = None
     """The whole visible text, exactly (None: see `text_has`)."""
+    refusal: str = ""
+    """What the model said in declining, exactly (never part of `text`)."""
     text_has: tuple[str, ...] = ()
     text_len: int | None = None
     reasoning: str | None = ""
@@ -158,6 +163,7 @@ class Expect:
 
 
 def check(summary: Summary, expect: Expect) -> None:
+    assert summary.refusal == expect.refusal
     if expect.text is not None:
         assert summary.text == expect.text
     for piece in expect.text_has:

@@ -450,3 +450,24 @@ def test_an_event_with_empty_data_is_a_keepalive_and_other_text_an_error(provide
     words: list[Any] = []
     rxllm.replay(b"data: keep-alive\n\n", provider=provider).subscribe(words.append)
     assert words[-1].type == "error" and words[-1].error.kind == "protocol"
+
+
+def test_the_record_keeps_refusal_citations_and_server_tools_apart() -> None:
+    """Made by hand: each new event kind folds into its own field of the record."""
+    from rxllm.pipeline.record import RecordBuilder
+
+    builder = RecordBuilder("p", "m")
+    for event in (
+        rxllm.TextDelta(provider="p", text="Sure. "),
+        rxllm.Refusal(provider="p", text="I can't share that."),
+        rxllm.ServerToolCall(provider="p", call_id="s1", name="web_search", arguments={"q": "x"}),
+        rxllm.ServerToolResult(provider="p", call_id="s1", name="web_search", content=[{"u": 1}]),
+        rxllm.Citation(provider="p", url="https://example.org", title="Example"),
+        rxllm.Done(provider="p", stop_reason="stop"),
+    ):
+        builder.add(event)
+    record = builder.build()
+    assert record.text == "Sure. " and record.refusal == "I can't share that."
+    assert [c.url for c in record.citations] == ["https://example.org"]
+    assert [t.type for t in record.server_tools] == ["server_tool_call", "server_tool_result"]
+    assert record.attempts[0].committed

@@ -8,12 +8,16 @@ from dataclasses import dataclass, field
 from rxllm.events import (
     Attempt,
     Cancelled,
+    Citation,
     Done,
     ErrorInfo,
     Event,
     Failed,
     ReasoningDelta,
+    Refusal,
     Retry,
+    ServerToolCall,
+    ServerToolResult,
     StreamRecord,
     TextDelta,
     ToolRequest,
@@ -72,6 +76,9 @@ class RecordBuilder:
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.tool_calls: list[ToolRequest] = []
+        self.refusal: list[str] = []
+        self.citations: list[Citation] = []
+        self.server_tools: list[ServerToolCall | ServerToolResult] = []
         self.usage: Usage | None = None
         self.terminal: Done | Failed | Cancelled | None = None
         self.attempts: dict[tuple[int, str], _Attempt] = {}
@@ -94,6 +101,12 @@ class RecordBuilder:
             self.reasoning.append(event.text)
         elif isinstance(event, ToolRequest):
             self.tool_calls.append(event)
+        elif isinstance(event, Refusal):
+            self.refusal.append(event.text)
+        elif isinstance(event, Citation):
+            self.citations.append(event)
+        elif isinstance(event, ServerToolCall | ServerToolResult):
+            self.server_tools.append(event)
         elif isinstance(event, UsageUpdate):
             self.usage = event.usage  # the latest usage wins
         elif isinstance(event, Retry):
@@ -117,7 +130,10 @@ class RecordBuilder:
             model=terminal.model if isinstance(terminal, Done) else None,
             text="".join(self.text),
             reasoning="".join(self.reasoning),
+            refusal="".join(self.refusal),
             tool_calls=self.tool_calls,
+            citations=self.citations,
+            server_tools=self.server_tools,
             usage=self.usage,
             terminal=terminal,
             attempts=[a.build(now) for _, a in sorted(self.attempts.items())],

@@ -65,7 +65,7 @@ DEFAULT_MAX_TOKENS = 4096
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
-    "pause_turn": "stop",
+    "pause_turn": "pause",  # a long turn paused: send it back to continue
     "max_tokens": "length",
     # The context window filled up before max_tokens: output cut for lack of room.
     "model_context_window_exceeded": "length",

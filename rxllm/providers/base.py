@@ -17,9 +17,13 @@ from reactivex import Observable
 from rxllm.degradation import RecoveryPolicy
 from rxllm.errors import ConfigError
 from rxllm.events import (
+    Citation,
     Done,
     ErrorKind,
     ReasoningDelta,
+    Refusal,
+    ServerToolCall,
+    ServerToolResult,
     StopReason,
     TextDelta,
     ToolStart,
@@ -125,6 +129,42 @@ class Normalizer(ABC):
 
     def tool_end(self, index: int, arguments: str | None = None) -> None:
         self.emit(ToolEnd(index, arguments))
+
+    def refusal(self, text: str) -> None:
+        self.emit(Refusal.make(provider=self.provider, attempt=self.attempt, text=text))
+
+    def citation(self, url: str, title: str | None = None, cited_text: str | None = None) -> None:
+        self.emit(
+            Citation.make(
+                provider=self.provider,
+                attempt=self.attempt,
+                url=url,
+                title=title,
+                cited_text=cited_text,
+            )
+        )
+
+    def server_tool_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
+        self.emit(
+            ServerToolCall.make(
+                provider=self.provider,
+                attempt=self.attempt,
+                call_id=call_id,
+                name=name,
+                arguments=arguments,
+            )
+        )
+
+    def server_tool_result(self, call_id: str, name: str, content: Any) -> None:
+        self.emit(
+            ServerToolResult.make(
+                provider=self.provider,
+                attempt=self.attempt,
+                call_id=call_id,
+                name=name,
+                content=content,
+            )
+        )
 
     def usage(self, usage: Usage) -> None:
         self.emit(UsageUpdate.make(provider=self.provider, attempt=self.attempt, usage=usage))

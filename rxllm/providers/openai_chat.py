@@ -280,7 +280,7 @@ class ChatNormalizer(Normalizer):
                     self._content_parts(content)
             refusal = delta.get("refusal")
             if refusal:
-                self.text(refusal)
+                self.refusal(refusal)
             tool_calls = delta.get("tool_calls")
             if tool_calls:
                 for call in tool_calls:

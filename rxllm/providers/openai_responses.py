@@ -146,7 +146,7 @@ class ResponsesNormalizer(Normalizer):
         self.reasoning_part: tuple[int, int] | None = None  # (output_index, part) of the last
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "response.output_text.delta": self._text,
-            "response.refusal.delta": self._text,
+            "response.refusal.delta": self._refusal,
             "response.reasoning_summary_text.delta": self._reasoning_summary,
             "response.reasoning_text.delta": self._reasoning_text,
             "response.function_call_arguments.delta": self._arguments_delta,
@@ -184,6 +184,11 @@ class ResponsesNormalizer(Normalizer):
         delta = payload.get("delta")
         if delta:
             self.text(delta)
+
+    def _refusal(self, payload: dict[str, Any]) -> None:
+        delta = payload.get("delta")
+        if delta:
+            self.refusal(delta)
 
     def _reasoning_summary(self, payload: dict[str, Any]) -> None:
         self._reasoning_delta(payload, payload.get("summary_index", 0))

@@ -424,7 +424,7 @@ def test_parallel_tools_keep_their_block_index() -> None:
     [
         ("end_turn", "stop"),
         ("stop_sequence", "stop"),
-        ("pause_turn", "stop"),
+        ("pause_turn", "pause"),
         ("max_tokens", "length"),
         ("tool_use", "tool_use"),
         ("refusal", "content_filter"),

@@ -82,9 +82,10 @@ OPENAI: dict[str, Expect] = {
         raw_stop_reason="tool_calls",
         model=GPT4O,
     ),
-    # The refusal arrives in delta.refusal, not delta.content: it is the visible text.
+    # The refusal arrives in delta.refusal, not delta.content: a refusal, not text.
     "chat_refusal.sse": Expect(
-        text="I'm sorry, I can't assist with that request.",
+        text="",
+        refusal="I'm sorry, I can't assist with that request.",
         usage=(79, 11, 0, 0, 90),
         model=GPT4O,
     ),

@@ -307,10 +307,10 @@ def test_a_bare_error_object_without_type_is_a_stream_error() -> None:
     assert (events[-1].error.kind, events[-1].error.message) == ("stream_error", "upstream died")
 
 
-def test_refusal_is_text() -> None:
+def test_a_refusal_is_a_refusal_not_text() -> None:
     refusal = {"type": "response.refusal.delta", "output_index": 0, "delta": "I can't help."}
     s = summarize(replay(wire(CREATED, refusal, completed()), P))
-    assert s.text == "I can't help." and s.stop_reason == "stop"
+    assert s.refusal == "I can't help." and s.text == "" and s.stop_reason == "stop"
 
 
 def test_arguments_done_is_authoritative() -> None:
