@@ -8,6 +8,44 @@ text in `instructions`. Response: events whose JSON `type` names them
 JSON `type` is read. The stream ends with `response.completed`, `response.incomplete`
 or `response.failed` (an `error` event may come first); there is no `[DONE]`, though
 OpenRouter sends one after the terminal event.
+
+Output items, by type (the decisions of this module):
+
+- `message`: text and refusal deltas as they come. An `output_item.done` whose parts had
+  no deltas is content that arrived whole: its `output_text` and `refusal` parts are
+  emitted then, once; parts that had deltas are never emitted again.
+- `function_call`: a `tool_request` (below). A call seen only at its `output_item.done`
+  is started and ended there.
+- Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
+  `local_shell_call`, `apply_patch_call`, `custom_tool_call`, `mcp_approval_request`,
+  and a `tool_search_call` whose `execution` is `client`) are `tool_request`s too, so an
+  agent loop never stalls on them: `tool_start` at `output_item.added` (or at `.done`
+  when no added was seen), `tool_end` at `output_item.done` with that item's JSON as
+  authoritative. Arguments: the item minus `id`, `type`, `status` and `call_id`, with a
+  JSON-object string in `arguments` (an MCP approval's) parsed. The name keeps the item's
+  type recoverable: a `custom_tool_call`'s own `name` (a tool the client declared), the
+  item type for the others (`mcp_approval_request` keeps the MCP tool's `name` in the
+  arguments). call_id: the item's `call_id`, else its `id` (an approval is answered by
+  `approval_request_id` = that id). Streamed custom-tool input deltas are not used: the
+  done item's `input` is authoritative.
+- Items the provider runs itself (`SERVER_ITEMS`: `web_search_call`, `file_search_call`,
+  `code_interpreter_call`, `mcp_call`, `mcp_list_tools`, `image_generation_call`, a
+  server-executed `tool_search_call`) are never `tool_request`s: `server_tool_call` at
+  `output_item.added` (or at `.done` when no added was seen), name = the item type,
+  arguments = the input fields the item carries at that moment (`action`, `queries`,
+  `code`, `container_id`, `server_label`, `name`, `arguments` parsed; empty values left
+  out: OpenAI often fills them in only at `.done`); then `server_tool_result` at
+  `output_item.done` with content = the whole done item minus `id` and `type` (its
+  `status`, `results`, `outputs`, `output`, `error`, `tools`, `result`, and the final
+  input such as a web search's `action`). A `tool_search_output` item is the result
+  of a server tool search. Progress events (`response.web_search_call.searching`, ...)
+  add nothing and are logged at debug.
+- `url_citation` annotations become `citation` events (url, title, and cited_text
+  when the annotation's `start_index`/`end_index` fall inside the text of its part),
+  from `response.output_text.annotation.added` or from the message's `output_text`
+  parts at `output_item.done`, each once (keyed by output item, part, url and range).
+  Other annotation types (`file_citation`, `container_file_citation`, `file_path`)
+  have no event and are logged at debug.
 """
 
 from __future__ import annotations
@@ -24,7 +62,14 @@ from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 
-__all__ = ["OpenAIResponses", "ResponsesNormalizer", "responses_input", "responses_usage"]
+__all__ = [
+    "CLIENT_ITEMS",
+    "SERVER_ITEMS",
+    "OpenAIResponses",
+    "ResponsesNormalizer",
+    "responses_input",
+    "responses_usage",
+]
 
 # `incomplete_details.reason` -> stop reason; anything else is `other`, the raw kept.
 INCOMPLETE_REASONS: dict[str, StopReason] = {
@@ -46,14 +91,94 @@ _IGNORED = frozenset(
         "response.content_part.added",
         "response.content_part.done",
         "response.output_text.done",
-        "response.output_text.annotation.added",
         "response.refusal.done",
+        "response.custom_tool_call_input.delta",  # the done item's `input` is authoritative
+        "response.custom_tool_call_input.done",
         "response.reasoning_summary_part.added",
         "response.reasoning_summary_part.done",
         "response.reasoning_summary_text.done",
         "response.reasoning_text.done",
     }
 )
+
+
+# Items that ask the client to act: each is a tool_request (module docstring).
+CLIENT_ITEMS = frozenset(
+    {
+        "computer_call",
+        "shell_call",
+        "local_shell_call",
+        "apply_patch_call",
+        "custom_tool_call",
+        "mcp_approval_request",
+    }
+)
+# Items the provider runs itself: server_tool_call, then server_tool_result.
+SERVER_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "mcp_call",
+        "mcp_list_tools",
+        "image_generation_call",
+    }
+)
+# The fields of a provider-run item that say what it was asked to do.
+SERVER_INPUT_FIELDS = (
+    "action",
+    "queries",
+    "code",
+    "container_id",
+    "server_label",
+    "name",
+    "arguments",
+)
+_NOT_ARGUMENTS = frozenset({"id", "type", "status", "call_id"})
+
+
+def _parsed(value: Any) -> Any:
+    """A JSON-object string as the object; anything else as it is."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def client_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of an item that asks the client to act: the item minus `id`,
+    `type`, `status` and `call_id` (and a custom tool's `name`, which is the event's),
+    with a JSON-object string in `arguments` parsed."""
+    out = {key: value for key, value in item.items() if key not in _NOT_ARGUMENTS}
+    if item.get("type") == "custom_tool_call":
+        out.pop("name", None)
+    if "arguments" in out:
+        out["arguments"] = _parsed(out["arguments"])
+    return out
+
+
+def server_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
+    """What a provider-run item was asked to do, as far as the item says yet."""
+    out: dict[str, Any] = {}
+    for key in SERVER_INPUT_FIELDS:
+        value = item.get(key)
+        if value not in (None, "", [], {}):
+            out[key] = _parsed(value) if key == "arguments" else value
+    return out
+
+
+def item_kind(item: dict[str, Any]) -> str | None:
+    """`client`, `server` or None (another item) for an output item."""
+    kind = item.get("type")
+    if kind in CLIENT_ITEMS:
+        return "client"
+    if kind in SERVER_ITEMS:
+        return "server"
+    if kind == "tool_search_call":
+        return "client" if item.get("execution") == "client" else "server"
+    return None
 
 
 def responses_usage(raw: dict[str, Any]) -> Usage:
@@ -144,6 +269,11 @@ class ResponsesNormalizer(Normalizer):
         self.calls: dict[int, bool] = {}  # output_index -> ended
         self.pending_signatures: dict[int, str] = {}  # reasoning output_index -> blob
         self.reasoning_part: tuple[int, int] | None = None  # (output_index, part) of the last
+        self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools started
+        # Text of each (output_index, content_index) part that had deltas, for citations'
+        # cited_text and to know which parts of a done message were already streamed.
+        self.parts: dict[tuple[int, int], list[str]] = {}
+        self.cited: set[tuple[Any, ...]] = set()
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "response.output_text.delta": self._text,
             "response.refusal.delta": self._refusal,
@@ -151,6 +281,7 @@ class ResponsesNormalizer(Normalizer):
             "response.reasoning_text.delta": self._reasoning_text,
             "response.function_call_arguments.delta": self._arguments_delta,
             "response.function_call_arguments.done": self._arguments_done,
+            "response.output_text.annotation.added": self._annotation,
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
             "response.created": self._created,
@@ -180,15 +311,56 @@ class ResponsesNormalizer(Normalizer):
 
     # -- content ----------------------------------------------------------------------
 
+    def _part(self, payload: dict[str, Any]) -> list[str]:
+        key = (payload.get("output_index", 0), payload.get("content_index", 0))
+        return self.parts.setdefault(key, [])
+
     def _text(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
+        part = self._part(payload)
         if delta:
+            part.append(delta)
             self.text(delta)
 
     def _refusal(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
+        self._part(payload)
         if delta:
             self.refusal(delta)
+
+    def _annotation(self, payload: dict[str, Any]) -> None:
+        annotation = payload.get("annotation")
+        if isinstance(annotation, dict):
+            key = (payload.get("output_index", 0), payload.get("content_index", 0))
+            pieces = self.parts.get(key)
+            if pieces and len(pieces) > 1:
+                pieces[:] = ["".join(pieces)]  # joined once, kept joined
+            self._cite(key, annotation, pieces[0] if pieces else None)
+
+    def _cite(self, part: tuple[int, int], annotation: dict[str, Any], text: str | None) -> None:
+        if annotation.get("type") != "url_citation":
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "an annotation of type {!r} has no event", annotation.get("type")
+            )
+            return
+        url = annotation.get("url")
+        if not isinstance(url, str) or not url:
+            return
+        start, end = annotation.get("start_index"), annotation.get("end_index")
+        key = (*part, url, start, end)
+        if key in self.cited:
+            return
+        self.cited.add(key)
+        cited = None
+        if (
+            text is not None
+            and isinstance(start, int)
+            and isinstance(end, int)
+            and 0 <= start < end <= len(text)
+        ):
+            cited = text[start:end]
+        title = annotation.get("title")
+        self.citation(url, title if isinstance(title, str) else None, cited)
 
     def _reasoning_summary(self, payload: dict[str, Any]) -> None:
         self._reasoning_delta(payload, payload.get("summary_index", 0))
@@ -219,6 +391,12 @@ class ResponsesNormalizer(Normalizer):
             blob = item.get("encrypted_content")
             if blob:
                 self.pending_signatures[index] = blob
+        else:
+            acts = item_kind(item)
+            if acts == "client":
+                self._start_call(index, item)
+            elif acts == "server":
+                self._start_server_call(index, item)
 
     def _item_done(self, payload: dict[str, Any]) -> None:
         item = payload.get("item") or {}
@@ -233,13 +411,67 @@ class ResponsesNormalizer(Normalizer):
             blob = item.get("encrypted_content") or pending
             if blob:
                 self.reasoning("", signature=blob)
+        elif kind == "message":
+            self._message_done(index, item)
+        elif kind == "tool_search_output":
+            call_id = item.get("call_id") or item.get("id") or f"call_{index}"
+            content = {k: v for k, v in item.items() if k not in ("id", "type")}
+            self.server_tool_result(call_id, "tool_search_call", content)
+        else:
+            acts = item_kind(item)
+            if acts == "client":
+                if index not in self.calls:
+                    self._start_call(index, item)
+                self._end_call(index, json.dumps(client_item_arguments(item)))
+            elif acts == "server":
+                call_id = self.server_calls.get(index) or self._start_server_call(index, item)
+                content = {k: v for k, v in item.items() if k not in ("id", "type")}
+                self.server_tool_result(call_id, str(kind), content)
+            elif kind is not None:
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "an output item of type {!r} has no event", kind
+                )
+
+    def _message_done(self, index: int, item: dict[str, Any]) -> None:
+        """Parts of a finished message that had no deltas arrived whole: emitted now;
+        url_citation annotations not yet seen become citations."""
+        content = item.get("content")
+        if not isinstance(content, list):
+            return
+        for position, part in enumerate(content):
+            if not isinstance(part, dict):
+                continue
+            key = (index, position)
+            streamed = key in self.parts
+            kind = part.get("type")
+            if kind == "output_text":
+                whole = part.get("text")
+                if not streamed and isinstance(whole, str) and whole:
+                    self.text(whole)
+                for annotation in part.get("annotations") or ():
+                    if isinstance(annotation, dict):
+                        self._cite(key, annotation, whole if isinstance(whole, str) else None)
+            elif kind == "refusal":
+                whole = part.get("refusal")
+                if not streamed and isinstance(whole, str) and whole:
+                    self.refusal(whole)
+
+    def _start_server_call(self, index: int, item: dict[str, Any]) -> str:
+        call_id = str(item.get("call_id") or item.get("id") or f"call_{index}")
+        if index not in self.server_calls:
+            self.server_calls[index] = call_id
+            self.server_tool_call(call_id, str(item.get("type")), server_item_arguments(item))
+        return call_id
 
     def _start_call(self, index: int, item: dict[str, Any]) -> None:
         if index in self.calls:
             return
         self.calls[index] = False
         call_id = item.get("call_id") or item.get("id") or f"call_{index}"
-        self.tool_start(call_id, item.get("name") or "", index)
+        kind = item.get("type")
+        # A function or custom tool is named by the client; any other item by its type.
+        named = kind in ("function_call", "custom_tool_call")
+        self.tool_start(call_id, (item.get("name") or "") if named else str(kind), index)
 
     def _end_call(self, index: int, arguments: str | None) -> None:
         if self.calls.get(index) is False:

@@ -9,7 +9,17 @@ from typing import Any
 import pytest
 
 import rxllm
-from rxllm.events import Done, Event, Failed, ReasoningDelta, ToolRequest, ToolStart
+from rxllm.events import (
+    Citation,
+    Done,
+    Event,
+    Failed,
+    ReasoningDelta,
+    ServerToolCall,
+    ServerToolResult,
+    ToolRequest,
+    ToolStart,
+)
 from rxllm.local import FAULTS, LocalServer
 from rxllm.local.script import ANSWER, WEATHER_CALL, Reasoning, Say
 from rxllm.local.wire_openai_responses import frames
@@ -649,3 +659,379 @@ async def test_http_malformed_tool_arguments(local_server: LocalServer, fault: s
 async def test_http_late_text_is_ignored(local_server: LocalServer) -> None:
     rec = await responses(local_server).complete(ask("fault/late_event"))
     assert isinstance(rec.terminal, Done) and "LATE" not in rec.text
+
+
+# -- output items beyond function calls (bodies made by hand from OpenAI's Responses
+# -- streaming reference; no capture holds these shapes) ----------------------------
+
+
+def added(index: int, item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "response.output_item.added", "output_index": index, "item": item}
+
+
+def item_done(index: int, item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "response.output_item.done", "output_index": index, "item": item}
+
+
+COMPUTER = {
+    "type": "computer_call",
+    "id": "cu_1",
+    "call_id": "call_cu",
+    "action": {"type": "click", "button": "left", "x": 10, "y": 20},
+    "pending_safety_checks": [],
+    "status": "completed",
+}
+SHELL = {
+    "type": "shell_call",
+    "id": "sh_1",
+    "call_id": "call_sh",
+    "action": {"commands": ["ls -la"], "timeout_ms": 1000},
+    "status": "completed",
+}
+LOCAL_SHELL = {
+    "type": "local_shell_call",
+    "id": "ls_1",
+    "call_id": "call_ls",
+    "action": {"type": "exec", "command": ["echo", "hi"], "env": {}},
+    "status": "completed",
+}
+PATCH = {
+    "type": "apply_patch_call",
+    "id": "ap_1",
+    "call_id": "call_ap",
+    "operation": {"type": "update_file", "path": "a.py", "diff": "@@\n-x\n+y\n"},
+    "status": "completed",
+}
+CUSTOM = {
+    "type": "custom_tool_call",
+    "id": "ctc_1",
+    "call_id": "call_ct",
+    "name": "run_sql",
+    "input": "SELECT 1",
+}
+APPROVAL = {
+    "type": "mcp_approval_request",
+    "id": "mcpr_1",
+    "name": "roll",
+    "server_label": "dice",
+    "arguments": '{"sides": 6}',
+}
+CLIENT_SEARCH = {
+    "type": "tool_search_call",
+    "id": "ts_1",
+    "call_id": "call_ts",
+    "execution": "client",
+    "arguments": {"query": "weather"},
+    "status": "completed",
+}
+
+
+@pytest.mark.parametrize(
+    ("item", "call_id", "name", "arguments"),
+    [
+        (
+            COMPUTER,
+            "call_cu",
+            "computer_call",
+            {k: COMPUTER[k] for k in ("action", "pending_safety_checks")},
+        ),
+        (SHELL, "call_sh", "shell_call", {"action": SHELL["action"]}),
+        (LOCAL_SHELL, "call_ls", "local_shell_call", {"action": LOCAL_SHELL["action"]}),
+        (PATCH, "call_ap", "apply_patch_call", {"operation": PATCH["operation"]}),
+        (CUSTOM, "call_ct", "run_sql", {"input": "SELECT 1"}),
+        (
+            APPROVAL,
+            "mcpr_1",
+            "mcp_approval_request",
+            {"name": "roll", "server_label": "dice", "arguments": {"sides": 6}},
+        ),
+        (
+            CLIENT_SEARCH,
+            "call_ts",
+            "tool_search_call",
+            {"execution": "client", "arguments": {"query": "weather"}},
+        ),
+    ],
+)
+@pytest.mark.parametrize("seen_added", [True, False])
+def test_items_that_ask_the_client_to_act_are_tool_requests(
+    item: dict[str, Any], call_id: str, name: str, arguments: dict[str, Any], seen_added: bool
+) -> None:
+    start = {**item, "status": "in_progress"}
+    body = (added(0, start),) if seen_added else ()
+    events = replay(wire(CREATED, *body, item_done(0, item), completed()), P)
+    starts = [ev for ev in events if isinstance(ev, ToolStart)]
+    requests = [ev for ev in events if isinstance(ev, ToolRequest)]
+    assert [(ev.call_id, ev.name, ev.index) for ev in starts] == [(call_id, name, 0)]
+    assert [(ev.call_id, ev.name, ev.arguments) for ev in requests] == [(call_id, name, arguments)]
+    assert events.index(starts[0]) < events.index(requests[0])
+    assert not [ev for ev in events if ev.type.startswith("server_tool")]
+    assert summarize(events).stop_reason == "tool_use"
+
+
+def test_a_client_item_starts_at_added_and_its_done_item_is_authoritative() -> None:
+    first = {**COMPUTER, "action": {"type": "screenshot"}, "status": "in_progress"}
+    events = replay(
+        wire(CREATED, added(3, first), text("x"), item_done(3, COMPUTER), completed()), P
+    )
+    assert [ev.type for ev in events] == ["tool_start", "text", "tool_request", "done"]
+    request = events[2]
+    assert isinstance(request, ToolRequest) and request.arguments["action"] == COMPUTER["action"]
+
+
+def test_a_client_item_never_done_is_not_invented() -> None:
+    events = replay(wire(CREATED, added(0, SHELL), incomplete("max_output_tokens")), P)
+    assert not [ev for ev in events if isinstance(ev, ToolRequest)]
+    assert isinstance(events[-1], Failed)
+
+
+SERVER_CASES = [
+    (
+        {"type": "web_search_call", "id": "ws_1", "status": "in_progress"},
+        {
+            "type": "web_search_call",
+            "id": "ws_1",
+            "status": "completed",
+            "action": {"type": "search", "query": "rxllm"},
+        },
+        {},
+        {"action": {"type": "search", "query": "rxllm"}},
+    ),
+    (
+        {"type": "file_search_call", "id": "fs_1", "status": "in_progress", "queries": ["q"]},
+        {
+            "type": "file_search_call",
+            "id": "fs_1",
+            "status": "completed",
+            "queries": ["q"],
+            "results": [{"file_id": "f1", "filename": "a.txt", "score": 0.5, "text": "t"}],
+        },
+        {"queries": ["q"]},
+        {"queries": ["q"]},
+    ),
+    (
+        {
+            "type": "code_interpreter_call",
+            "id": "ci_1",
+            "status": "in_progress",
+            "code": "",
+            "container_id": "c1",
+        },
+        {
+            "type": "code_interpreter_call",
+            "id": "ci_1",
+            "status": "completed",
+            "code": "print(2)",
+            "container_id": "c1",
+            "outputs": [{"type": "logs", "logs": "2\n"}],
+        },
+        {"container_id": "c1"},
+        {"code": "print(2)", "container_id": "c1"},
+    ),
+    (
+        {
+            "type": "mcp_call",
+            "id": "mcp_1",
+            "name": "roll",
+            "server_label": "dice",
+            "arguments": '{"sides": 6}',
+        },
+        {
+            "type": "mcp_call",
+            "id": "mcp_1",
+            "name": "roll",
+            "server_label": "dice",
+            "arguments": '{"sides": 6}',
+            "output": "4",
+            "error": None,
+        },
+        {"name": "roll", "server_label": "dice", "arguments": {"sides": 6}},
+        {"name": "roll", "server_label": "dice", "arguments": {"sides": 6}},
+    ),
+    (
+        {"type": "mcp_list_tools", "id": "mcpl_1", "server_label": "dice", "tools": []},
+        {
+            "type": "mcp_list_tools",
+            "id": "mcpl_1",
+            "server_label": "dice",
+            "tools": [{"name": "roll", "input_schema": {"type": "object"}}],
+        },
+        {"server_label": "dice"},
+        {"server_label": "dice"},
+    ),
+    (
+        {"type": "image_generation_call", "id": "ig_1", "status": "in_progress"},
+        {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": "aGk="},
+        {},
+        {},
+    ),
+    (
+        {
+            "type": "tool_search_call",
+            "id": "ts_2",
+            "execution": "server",
+            "arguments": {"query": "w"},
+        },
+        {
+            "type": "tool_search_call",
+            "id": "ts_2",
+            "execution": "server",
+            "arguments": {"query": "w"},
+            "status": "completed",
+        },
+        {"arguments": {"query": "w"}},
+        {"arguments": {"query": "w"}},
+    ),
+]
+
+
+@pytest.mark.parametrize(("first", "last", "at_added", "at_done"), SERVER_CASES)
+@pytest.mark.parametrize("seen_added", [True, False])
+def test_provider_run_items_are_server_tool_calls_and_results(
+    first: dict[str, Any],
+    last: dict[str, Any],
+    at_added: dict[str, Any],
+    at_done: dict[str, Any],
+    seen_added: bool,
+) -> None:
+    # The call's arguments are what the item says when it is first seen: at added if
+    # that came, else at done; the result is the whole done item minus id and type.
+    body = (added(1, first),) if seen_added else ()
+    events = replay(wire(CREATED, *body, item_done(1, last), text("ok"), completed()), P)
+    calls = [ev for ev in events if isinstance(ev, ServerToolCall)]
+    results = [ev for ev in events if isinstance(ev, ServerToolResult)]
+    kind, item_id = last["type"], last["id"]
+    expected = at_added if seen_added else at_done
+    assert [(ev.call_id, ev.name, ev.arguments) for ev in calls] == [(item_id, kind, expected)]
+    content = {k: v for k, v in last.items() if k not in ("id", "type")}
+    assert [(ev.call_id, ev.name, ev.content) for ev in results] == [(item_id, kind, content)]
+    assert events.index(calls[0]) < events.index(results[0])
+    assert not [ev for ev in events if isinstance(ev, ToolStart | ToolRequest)]
+    s = summarize(events)
+    assert s.tool_calls == [] and s.stop_reason == "stop" and s.text == "ok"
+
+
+def test_a_server_tool_search_output_is_its_result() -> None:
+    output = {
+        "type": "tool_search_output",
+        "id": "tso_1",
+        "call_id": "ts_2",
+        "tools": [{"name": "w"}],
+    }
+    events = replay(wire(CREATED, item_done(0, output), completed()), P)
+    results = [ev for ev in events if isinstance(ev, ServerToolResult)]
+    assert [(r.call_id, r.name, r.content) for r in results] == [
+        ("ts_2", "tool_search_call", {"call_id": "ts_2", "tools": [{"name": "w"}]})
+    ]
+
+
+# -- citations ---------------------------------------------------------------------------
+
+URL_CITATION = {
+    "type": "url_citation",
+    "url": "https://example.com/paris",
+    "title": "Paris",
+    "start_index": 4,
+    "end_index": 9,
+}
+
+
+def message(text_: str, annotations: list[dict[str, Any]]) -> dict[str, Any]:
+    part = {"type": "output_text", "text": text_, "annotations": annotations}
+    return {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [part],
+    }
+
+
+def annotation_added(annotation: dict[str, Any], index: int = 0) -> dict[str, Any]:
+    return {
+        "type": "response.output_text.annotation.added",
+        "item_id": "msg_1",
+        "output_index": 0,
+        "content_index": 0,
+        "annotation_index": index,
+        "annotation": annotation,
+    }
+
+
+def citations(events: list[Event]) -> list[tuple[str, str | None, str | None]]:
+    return [(ev.url, ev.title, ev.cited_text) for ev in events if isinstance(ev, Citation)]
+
+
+def test_annotation_added_is_a_citation_once_even_when_the_done_item_repeats_it() -> None:
+    other = {"type": "file_citation", "file_id": "f1", "index": 0, "filename": "a.txt"}
+    events = replay(
+        wire(
+            CREATED,
+            text("See "),
+            text("Paris, capital."),
+            annotation_added(URL_CITATION),
+            annotation_added(other, 1),
+            item_done(0, message("See Paris, capital.", [URL_CITATION, other])),
+            completed(),
+        ),
+        P,
+    )
+    assert citations(events) == [("https://example.com/paris", "Paris", "Paris")]
+    assert summarize(events).text == "See Paris, capital."
+
+
+def test_citations_and_text_of_a_message_that_arrived_whole() -> None:
+    second = {
+        **URL_CITATION,
+        "url": "https://example.com/b",
+        "title": None,
+        "start_index": 0,
+        "end_index": 99,
+    }
+    events = replay(
+        wire(
+            CREATED,
+            item_done(0, message("See Paris, capital.", [URL_CITATION, second])),
+            completed(),
+        ),
+        P,
+    )
+    assert summarize(events).text == "See Paris, capital."
+    # A range outside the text gives no cited_text rather than a wrong one.
+    assert citations(events) == [
+        ("https://example.com/paris", "Paris", "Paris"),
+        ("https://example.com/b", None, None),
+    ]
+
+
+# -- content that arrives whole ------------------------------------------------------------
+
+
+def test_a_message_with_deltas_is_never_emitted_twice_capture() -> None:
+    # The capture's output_item.done repeats the streamed text in its message item.
+    raw = capture("openai-responses/text.sse")
+    assert (
+        b'"type":"response.output_item.done"' in raw
+        and b'"text":"The capital of France is Paris."' in raw
+    )
+    assert facts("openai-responses/text.sse").text == "The capital of France is Paris."
+
+
+def test_a_refusal_that_arrived_whole_is_a_refusal() -> None:
+    part = {"type": "refusal", "refusal": "I can't help."}
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "content": [part]}
+    s = summarize(replay(wire(CREATED, item_done(0, item), completed()), P))
+    assert (s.refusal, s.text) == ("I can't help.", "")
+
+
+def test_a_function_call_that_arrived_whole_is_requested_once() -> None:
+    item = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_9",
+        "name": "f",
+        "arguments": '{"a": 1}',
+    }
+    events = replay(wire(CREATED, item_done(0, item), completed()), P)
+    assert summarize(events).tool_calls == [("call_9", "f", {"a": 1})]
+    assert [ev.type for ev in events] == ["tool_start", "tool_request", "done"]
