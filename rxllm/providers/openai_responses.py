@@ -11,9 +11,10 @@ OpenRouter sends one after the terminal event.
 
 Output items, by type (the decisions of this module):
 
-- `message`: text and refusal deltas as they come. An `output_item.done` whose parts had
-  no deltas is content that arrived whole: its `output_text` and `refusal` parts are
-  emitted then, once; parts that had deltas are never emitted again.
+- `message`: text and refusal deltas as they come. A part that had no deltas arrived
+  whole: its text is emitted at its `response.output_text.done` (`refusal.done`), or
+  else at the message's `output_item.done`, once; a part that had deltas is never
+  emitted again.
 - `function_call`: a `tool_request` (below). A call seen only at its `output_item.done`
   is started and ended there.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
@@ -83,15 +84,13 @@ INCOMPLETE_REASONS: dict[str, StopReason] = {
 REASONING_PART_SEPARATOR = "\n\n"
 
 # Lifecycle and bookkeeping events that carry nothing the normalized stream needs (the
-# `.done` events repeat text already streamed as deltas). Others are logged at debug.
+# `.done` events repeat what was streamed as deltas). Others are logged at debug.
 _IGNORED = frozenset(
     {
         "response.in_progress",
         "response.queued",
         "response.content_part.added",
         "response.content_part.done",
-        "response.output_text.done",
-        "response.refusal.done",
         "response.custom_tool_call_input.delta",  # the done item's `input` is authoritative
         "response.custom_tool_call_input.done",
         "response.reasoning_summary_part.added",
@@ -281,6 +280,8 @@ class ResponsesNormalizer(Normalizer):
             "response.reasoning_text.delta": self._reasoning_text,
             "response.function_call_arguments.delta": self._arguments_delta,
             "response.function_call_arguments.done": self._arguments_done,
+            "response.output_text.done": self._text_done,
+            "response.refusal.done": self._refusal_done,
             "response.output_text.annotation.added": self._annotation,
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
@@ -327,6 +328,21 @@ class ResponsesNormalizer(Normalizer):
         self._part(payload)
         if delta:
             self.refusal(delta)
+
+    def _text_done(self, payload: dict[str, Any]) -> None:
+        self._part_done(payload, payload.get("text"), self.text)
+
+    def _refusal_done(self, payload: dict[str, Any]) -> None:
+        self._part_done(payload, payload.get("refusal"), self.refusal)
+
+    def _part_done(self, payload: dict[str, Any], whole: Any, emit: Callable[[str], None]) -> None:
+        """A part's `.done` repeats its deltas; a part that had none arrived whole."""
+        key = (payload.get("output_index", 0), payload.get("content_index", 0))
+        if key in self.parts:
+            return
+        self.parts[key] = [whole] if isinstance(whole, str) else []
+        if isinstance(whole, str) and whole:
+            emit(whole)
 
     def _annotation(self, payload: dict[str, Any]) -> None:
         annotation = payload.get("annotation")

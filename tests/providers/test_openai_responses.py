@@ -1035,3 +1035,74 @@ def test_a_function_call_that_arrived_whole_is_requested_once() -> None:
     events = replay(wire(CREATED, item_done(0, item), completed()), P)
     assert summarize(events).tool_calls == [("call_9", "f", {"a": 1})]
     assert [ev.type for ev in events] == ["tool_start", "tool_request", "done"]
+
+
+def test_a_text_part_that_arrived_whole_at_its_done_event_is_emitted_once() -> None:
+    # Made by hand: `response.output_text.done` with no deltas before it, then the
+    # message's output_item.done repeating the same text.
+    done_ = {
+        "type": "response.output_text.done",
+        "output_index": 0,
+        "content_index": 0,
+        "text": "See Paris, capital.",
+    }
+    refusal_done = {
+        "type": "response.refusal.done",
+        "output_index": 1,
+        "content_index": 0,
+        "refusal": "No.",
+    }
+    refused = {
+        "type": "message",
+        "id": "msg_2",
+        "role": "assistant",
+        "content": [{"type": "refusal", "refusal": "No."}],
+    }
+    events = replay(
+        wire(
+            CREATED,
+            done_,
+            item_done(0, message("See Paris, capital.", [URL_CITATION])),
+            refusal_done,
+            item_done(1, refused),
+            completed(),
+        ),
+        P,
+    )
+    s = summarize(events)
+    assert (s.text, s.refusal) == ("See Paris, capital.", "No.")
+    assert citations(events) == [("https://example.com/paris", "Paris", "Paris")]
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "openai-responses/background_queued.sse",
+        "openai-responses/reasoning_summary.sse",
+        "openai-responses/text.sse",
+        "openai-responses/text_then_function_call_phase.sse",
+        "openrouter/responses_api_reasoning_text.sse",
+    ],
+)
+def test_done_events_of_the_captures_never_repeat_streamed_text(relative: str) -> None:
+    # Every capture streams its text as deltas, then repeats it in output_text.done and
+    # output_item.done: the text is the deltas joined, once.
+    raw = capture(relative).decode()
+    deltas = [
+        json.loads(line[6:])["delta"]
+        for line in raw.splitlines()
+        if line.startswith("data: {") and '"response.output_text.delta"' in line
+    ]
+    assert deltas and '"response.output_item.done"' in raw
+    assert facts(relative).text == "".join(deltas)
+
+
+def test_a_text_part_done_without_deltas_or_item_done_is_still_the_text() -> None:
+    # Made by hand: only the part's `.done` carries the text before the terminal.
+    done_ = {
+        "type": "response.output_text.done",
+        "output_index": 0,
+        "content_index": 0,
+        "text": "Hi",
+    }
+    assert summarize(replay(wire(CREATED, done_, completed()), P)).text == "Hi"
