@@ -31,6 +31,7 @@ from rxllm.events import (
     UsageUpdate,
 )
 from rxllm.pipeline.record import RecordBuilder
+from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
 
 __all__ = ["main"]
@@ -200,7 +201,19 @@ def _replay(args: argparse.Namespace) -> int:
         events.append(event)
         printer(event)
 
-    rxllm.replay(Path(args.file), provider=args.provider).subscribe(show)
+    path = Path(args.file)
+    provider = args.provider
+    if provider is None:
+        with path.open("rb") as file:
+            provider = sniff_provider(file.read(MAX_BYTES))
+        if provider is None:
+            print(
+                f"rxllm: cannot tell which provider wrote {args.file}; pass --provider",
+                file=sys.stderr,
+            )
+            return 2
+        print(f"rxllm: replaying as {provider} (read from its first events)", file=sys.stderr)
+    rxllm.replay(path, provider=provider).subscribe(show)
     return 0 if events and isinstance(events[-1], Done) else 1
 
 
@@ -244,7 +257,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser("replay", help="print the normalized events of a capture")
     replay.add_argument("file")
-    replay.add_argument("--provider", default="openai", choices=PROVIDER_NAMES)
+    replay.add_argument(
+        "--provider",
+        default=None,
+        choices=PROVIDER_NAMES,
+        help="the provider that wrote FILE (default: read from its first events)",
+    )
     replay.add_argument("--json", action="store_true")
 
     serve = commands.add_parser("serve", help="run the embedded local provider")

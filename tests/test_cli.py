@@ -112,3 +112,36 @@ def test_stream_to_a_custom_loopback_url_needs_the_opt_in() -> None:
     allowed = run(*args, "--allow-private-network")
     assert allowed.returncode == 0, allowed.stderr
     assert EventAdapter.validate_json(allowed.stdout.splitlines()[-1]).type == "done"
+
+
+@needs_captures
+def test_replay_without_a_provider_reads_it_from_the_first_events() -> None:
+    path = CAPTURES / "anthropic" / "tool_use_input_json_delta.sse"
+    result = run("replay", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "replaying as anthropic" in result.stderr
+    assert "[done]" in result.stdout
+    gemini = run("replay", str(CAPTURES / "gemini" / "code_execution.sse"), "--json")
+    assert gemini.returncode == 0, gemini.stderr
+    assert "replaying as google" in gemini.stderr
+    events = [EventAdapter.validate_json(line) for line in gemini.stdout.splitlines()]
+    assert {e.provider for e in events} == {"google"}
+    assert [e.type for e in events if e.type.startswith("server_tool")] == [
+        "server_tool_call",
+        "server_tool_result",
+    ]
+
+
+def test_replay_of_bytes_that_say_no_provider_asks_for_one(tmp_path: Path) -> None:
+    path = tmp_path / "empty.sse"
+    path.write_bytes(b": keepalive\n\ndata: [DONE]\n\n")
+    result = run("replay", str(path))
+    assert result.returncode == 2 and "pass --provider" in result.stderr
+
+
+@needs_captures
+def test_replay_with_the_wrong_provider_names_the_right_one() -> None:
+    path = CAPTURES / "anthropic" / "text_ping.sse"
+    result = run("replay", str(path), "--provider", "openai")
+    assert result.returncode == 1
+    assert "the bytes look like the anthropic wire" in result.stdout + result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reactivex import Observable
+from reactivex import operators as ops
 
 from rxllm.degradation import classify
 from rxllm.events import Event, Failed
@@ -10,11 +11,26 @@ from rxllm.operators.retry_before_commit import retry_before_commit
 from rxllm.operators.settle_once import settle_once
 from rxllm.operators.track_commitment import track_commitment
 from rxllm.pipeline.provider import events_of, surfaced
-from rxllm.providers import wire_for
-from rxllm.sources.replay import ReplayData, replay_source
+from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
+from rxllm.providers import WireProtocol, wire_for
+from rxllm.sources.replay import ReplayData, as_chunks, replay_source
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["replay"]
+__all__ = ["replay", "wire_family"]
+
+# The module of each wire protocol -> the name `sniff_provider` gives its bytes.
+_FAMILIES = {
+    "rxllm.providers.openai_chat": "openai",
+    "rxllm.providers.openai_responses": "openai-responses",
+    "rxllm.providers.anthropic": "anthropic",
+    "rxllm.providers.google": "google",
+}
+
+
+def wire_family(wire: WireProtocol) -> str | None:
+    """The wire protocol a provider speaks, by the name `sniff_provider` uses
+    (`groq` and every preset of the chat core speak `openai`)."""
+    return _FAMILIES.get(type(wire).__module__)
 
 
 def replay(
@@ -26,12 +42,35 @@ def replay(
     chunks. Emits synchronously on subscribe: no event loop or network is needed.
     A recording cannot be sent again, so nothing is retried; an error still says, as
     a live one would, whether the provider's policy deems it `retryable`.
+
+    When the replay ends in an error and the first data events clearly belong to
+    another wire than `provider`'s (`rxllm.pipeline.sniff`), the error's message says
+    which provider the bytes look like: the usual sign of a wrong `provider`.
     """
     wire = wire_for(provider)
-    source = replay_source(data, provider=provider, max_line_bytes=max_line_bytes)
+    chunks = as_chunks(data)
+    source = replay_source(chunks, provider=provider, max_line_bytes=max_line_bytes)
     events = events_of(source, wire, provider).pipe(track_commitment())
 
     def surface(failure: Failed, _committed: bool) -> Failed:
         return surfaced(failure, classify(failure.error, {}, wire.recovery))
 
-    return retry_before_commit(events, surface).pipe(settle_once(provider))
+    def hint(event: Event) -> Event:
+        if not isinstance(event, Failed):
+            return event
+        head = bytearray()
+        for chunk in chunks:
+            head += chunk[: MAX_BYTES - len(head)]
+            if len(head) >= MAX_BYTES:
+                break
+        looks_like = sniff_provider(bytes(head))
+        if looks_like is None or looks_like == wire_family(wire):
+            return event
+        message = (
+            f"{event.error.message} (the bytes look like the {looks_like} wire, not "
+            f"{provider}'s: replay them with provider={looks_like!r})"
+        )
+        error = event.error.model_copy(update={"message": message})
+        return event.model_copy(update={"error": error})
+
+    return retry_before_commit(events, surface).pipe(settle_once(provider), ops.map(hint))

@@ -30,8 +30,19 @@ How the wire is read (decisions, each tested in tests/providers/test_google.py):
   `willContinue` (the empty `{}` terminator, or a last `partialArgs` part). String
   pieces are joined once, at the end. A call still open when the turn finishes is
   `malformed_tool_arguments`; the provider said more was coming.
-- `executableCode` and `codeExecutionResult` are shown as text, as fenced blocks
-  (```python ... ``` and ```output ... ```), each starting on its own line.
+- Code execution is a tool Gemini runs itself (DESIGN.md: provider-executed tools are
+  shown, never dispatched). An `executableCode` part is `server_tool_call` named
+  `code_execution` with arguments `{language, code}` as sent; a
+  `codeExecutionResult` part is `server_tool_result` whose content is the part's
+  `{outcome, output}` (the keys it sent). The call id is the part's `id` (Gemini 3
+  sends one on both parts), else `code_execution_{n}` (`n` counts code parts in the
+  turn: stable across replays); a result without an `id` belongs to the latest code
+  part. Neither part is text: the answer's text is only what the model wrote.
+- `groundingMetadata.groundingChunks[]` (Google Search grounding: `web`; Vertex:
+  `retrievedContext`, `maps`) with a `uri` are `citation` events (url, title), each
+  uri once per turn, since a later chunk may repeat the metadata. `cited_text` stays
+  empty: a `groundingSupports` segment is the answer's own text that the source
+  supports, not text quoted from the source.
 - Usage: the latest `usageMetadata` with token counts wins and is emitted once,
   before `done`. input = prompt - cached + toolUsePrompt (code execution and search
   results the model read, which Gemini bills as input, so the total matches its
@@ -218,7 +229,9 @@ class GeminiNormalizer(Normalizer):
         self.usage_raw: dict[str, Any] | None = None
         self.calls = 0
         self.open_call: _StreamedCall | None = None
-        self.line_start = True  # the visible text so far ends a line (or is empty)
+        self.code_calls = 0  # code_execution calls in the turn, for ids the wire omits
+        self.code_call_id: str | None = None  # the latest one, which a result answers
+        self.cited: set[str] = set()  # grounding uris already emitted
 
     def on_chunk(self, chunk: RawChunk) -> None:
         # Vertex sends `usageMetadata: {"trafficType": ...}` alone on the chunks before
@@ -287,6 +300,9 @@ class GeminiNormalizer(Normalizer):
                 if self.settled:
                     return
                 self._call(part)
+        grounding = candidate.get("groundingMetadata")
+        if grounding and not self.settled:
+            self._grounding(grounding)
         finish = candidate.get("finishReason")
         if finish:
             self.finish = finish
@@ -307,25 +323,33 @@ class GeminiNormalizer(Normalizer):
             self.reasoning("", signature)
         if text:
             self.text(text)
-            self.line_start = text[-1] == "\n"
             return
         code = part.get("executableCode")
         if code is not None:
-            language = (code.get("language") or "").lower().replace("language_unspecified", "")
-            self._block(language, code.get("code") or "")
+            self.code_calls += 1
+            call_id = code.get("id") or f"code_execution_{self.code_calls - 1}"
+            self.code_call_id = call_id
+            arguments = {"language": code.get("language"), "code": code.get("code") or ""}
+            self.server_tool_call(call_id, "code_execution", arguments)
             return
         result = part.get("codeExecutionResult")
         if result is not None:
-            outcome = result.get("outcome") or "OUTCOME_OK"
-            label = "output" if outcome == "OUTCOME_OK" else f"output {outcome}"
-            self._block(label, result.get("output") or "")
+            call_id = result.get("id") or self.code_call_id
+            if call_id is None:  # a result with no code before it: still shown
+                self.code_calls += 1
+                call_id = f"code_execution_{self.code_calls - 1}"
+            content = {key: result[key] for key in ("outcome", "output") if key in result}
+            self.server_tool_result(call_id, "code_execution", content)
 
-    def _block(self, info: str, body: str) -> None:
-        """Code or its output as a fenced block on lines of its own."""
-        lead = "" if self.line_start else "\n"
-        tail = "" if not body or body.endswith("\n") else "\n"
-        self.text(f"{lead}```{info}\n{body}{tail}```\n")
-        self.line_start = True
+    def _grounding(self, grounding: dict[str, Any]) -> None:
+        """Grounding sources as citations, each uri once per turn."""
+        for source in grounding.get("groundingChunks") or ():
+            for kind in ("web", "retrievedContext", "maps"):
+                ref = source.get(kind)
+                uri = ref.get("uri") if isinstance(ref, dict) else None
+                if uri and uri not in self.cited:
+                    self.cited.add(uri)
+                    self.citation(uri, ref.get("title") or None)
 
     def _call(self, part: dict[str, Any]) -> None:
         call = part["functionCall"]

@@ -25,6 +25,20 @@ one dict lookup:
 - chunks without a served model (Azure's prompt-filter chunk has `model: ""`) and
   chunks without choices; a duplicate finish chunk (OpenRouter) is ignored.
 - no finish reason at all (Snowflake): `[DONE]` ends the turn.
+- `annotations` of type `url_citation` (OpenRouter's web search, OpenAI's search
+  models: `{url, title, content}`), on the delta or on a whole `message`, are
+  `citation` events (`content` is the cited text); the same annotation repeated on a
+  later chunk or on the message comes out once.
+- Groq's `executed_tools` (compound models' built-in search, code execution,
+  browsing: `{index?, type, arguments, output}`, on the delta or the message) are
+  tools the provider ran: `server_tool_call` named after `type`, its `arguments` JSON
+  string read as an object (anything else kept under `arguments`), when an entry is
+  first seen; `server_tool_result` (the entry's other keys: `output`, and
+  `search_results` where sent) once it carries an output. An entry is known by its
+  `index`, else by its position; the call id is `{type}_{n}`, `n` counting them.
+
+Only choice 0 is read: `n > 1` is not one stream. Other choices are ignored, with a
+warning logged once per stream (the n3 capture: choices 1 and 2 are not events).
 
 llama.cpp serving gpt-oss without a reasoning parser streams raw Harmony tokens
 (`<|channel|>analysis<|message|>...<|start|>assistant<|channel|>final<|message|>...`)
@@ -38,6 +52,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload
@@ -190,6 +206,23 @@ def chat_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
+def _arguments_of(raw: Any) -> dict[str, Any]:
+    """A provider-run tool's arguments as an object: a JSON object string read, an
+    object as it is, nothing as `{}`, anything else kept whole under `arguments`."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
+    return {"arguments": raw}
+
+
 def _status_of(error: dict[str, Any]) -> int | None:
     """The HTTP status an in-stream error names: Groq's `status_code`, OpenRouter's
     numeric `code`."""
@@ -202,7 +235,7 @@ def _status_of(error: dict[str, Any]) -> int | None:
 
 class ChatNormalizer(Normalizer):
     """Chat completion chunks -> fragments. Only choice 0 is read (n > 1 is not a
-    single stream); other choices are ignored."""
+    single stream); other choices are ignored, with a warning once per stream."""
 
     def __init__(
         self, emit: Emit, provider: str, attempt: int = 1, options: ChatOptions | None = None
@@ -220,6 +253,9 @@ class ChatNormalizer(Normalizer):
             self.content = self.think.feed
         self._nested_usage = options.nested_usage
         self._reasoning_in_completion = options.reasoning_in_completion
+        self.cited: set[tuple[str, str | None, str | None]] = set()
+        self.server_tools: dict[Any, tuple[str, str, bool]] = {}  # key -> id, name, result
+        self.warned_choices = False
 
     def on_chunk(self, chunk: RawChunk) -> None:
         data = chunk.data
@@ -245,6 +281,12 @@ class ChatNormalizer(Normalizer):
             for choice in choices:
                 if choice.get("index", 0) == 0:
                     self._choice(choice)
+                elif not self.warned_choices:
+                    self.warned_choices = True
+                    logger.bind(provider=self.provider, attempt=self.attempt).warning(
+                        "choice {} ignored: only choice 0 is read (n > 1 is not one stream)",
+                        choice.get("index"),
+                    )
         usage = payload.get("usage")
         if not usage and self._nested_usage:
             usage = (payload.get(self._nested_usage) or {}).get("usage")
@@ -285,11 +327,62 @@ class ChatNormalizer(Normalizer):
             if tool_calls:
                 for call in tool_calls:
                     self._tool_call(call)
+            annotations = delta.get("annotations")
+            if annotations:
+                self._annotations(annotations)
+            executed = delta.get("executed_tools")
+            if executed:
+                self._executed_tools(executed)
+        message = choice.get("message")
+        if message:  # a whole message in a chunk: only what deltas cannot repeat
+            annotations = message.get("annotations")
+            if annotations:
+                self._annotations(annotations)
+            executed = message.get("executed_tools")
+            if executed:
+                self._executed_tools(executed)
         finish = choice.get("finish_reason")
         if finish and self.finish is None:
             self.finish = finish if isinstance(finish, str) else json.dumps(finish)
             for index in self.call_ids:  # a finish ends every call: dispatch them now
                 self.tool_end(index)
+
+    def _annotations(self, annotations: list[dict[str, Any]]) -> None:
+        """`url_citation` annotations as citations, each once per turn."""
+        for annotation in annotations:
+            if annotation.get("type") != "url_citation":
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "annotation of type {} is not a citation", annotation.get("type")
+                )
+                continue
+            cited = annotation.get("url_citation") or annotation  # flat in some servers
+            url = cited.get("url")
+            if not url:
+                continue
+            key = (url, cited.get("title") or None, cited.get("content") or None)
+            if key not in self.cited:
+                self.cited.add(key)
+                self.citation(*key)
+
+    def _executed_tools(self, executed: list[dict[str, Any]]) -> None:
+        """Groq's built-in tools: a call when first seen, a result once it has output."""
+        for position, entry in enumerate(executed):
+            index = entry.get("index")
+            key = index if index is not None else ("position", position)
+            known = self.server_tools.get(key)
+            if known is None:
+                name = str(entry.get("type") or "tool")
+                call_id = f"{name}_{len(self.server_tools)}"
+                known = (call_id, name, False)
+                self.server_tools[key] = known
+                self.server_tool_call(call_id, name, _arguments_of(entry.get("arguments")))
+            call_id, name, reported = known
+            if not reported and entry.get("output") is not None:
+                self.server_tools[key] = (call_id, name, True)
+                content = {
+                    k: v for k, v in entry.items() if k not in ("index", "type", "arguments")
+                }
+                self.server_tool_result(call_id, name, content)
 
     def _reasoning_details(self, details: list[dict[str, Any]], delta: dict[str, Any]) -> None:
         """OpenRouter's typed reasoning items. The text they carry is the same text as

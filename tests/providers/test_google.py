@@ -13,10 +13,13 @@ import pytest
 import rxllm
 from rxllm.errors import ConfigError
 from rxllm.events import (
+    Citation,
     Done,
     Event,
     Failed,
     ReasoningDelta,
+    ServerToolCall,
+    ServerToolResult,
     TextDelta,
     ToolRequest,
     ToolStart,
@@ -96,11 +99,9 @@ FACTS: dict[str, Facts] = {
         types=["reasoning", "tool_start", "tool_request", "usage", "done"],
     ),
     "code_execution.sse": Facts(
-        text=(
-            "```python\nresult = 65465 - 6544 * 65464 - 6 + 1.02255\nprint(result)\n```\n"
-            "```output\n-428330955.97745\n```\n"
-            "The result of $65465 - 6544 \\times 65464 - 6 + 1.02255$ is **-428,330,955.97745**."
-        ),
+        # the code and its output are server_tool_call / server_tool_result, not text
+        # (test_code_execution_capture_is_a_server_tool)
+        text="The result of $65465 - 6544 \\times 65464 - 6 + 1.02255$ is **-428,330,955.97745**.",
         signatures=[
             ("EqADCp0DAQw51sctaTt62vj/", "cgG5JA9FsHI=", 560),
             ("EoECCv4BAQw51segR8LGndTf", "b/zmGQyWIDQ=", 348),
@@ -368,16 +369,101 @@ def test_streamed_call_still_open_at_the_finish_is_malformed() -> None:
     assert "'f_0'" in end.error.message and "MAX_TOKENS" in end.error.message
 
 
-def test_executable_code_in_the_middle_of_a_line_starts_a_new_line() -> None:
+def test_code_execution_capture_is_a_server_tool() -> None:
+    """Values read from the capture's bytes: the executableCode part (language PYTHON,
+    id 8xju7mua) and its codeExecutionResult (OUTCOME_OK, the same id)."""
+    events = replay(capture("gemini/code_execution.sse"), "google")
+    kinds = [ev.type for ev in events]
+    assert kinds == [
+        "reasoning",  # the thoughtSignature on the executableCode part
+        "server_tool_call",
+        "server_tool_result",
+        "text",
+        "text",
+        "text",
+        "reasoning",
+        "usage",
+        "done",
+    ]
+    call, result = events[1], events[2]
+    assert isinstance(call, ServerToolCall) and isinstance(result, ServerToolResult)
+    assert (call.call_id, call.name) == ("8xju7mua", "code_execution")
+    assert call.arguments == {
+        "language": "PYTHON",
+        "code": "result = 65465 - 6544 * 65464 - 6 + 1.02255\nprint(result)",
+    }
+    assert (result.call_id, result.name) == ("8xju7mua", "code_execution")
+    assert result.content == {"outcome": "OUTCOME_OK", "output": "-428330955.97745\n"}
+    done = events[-1]
+    assert isinstance(done, Done) and done.stop_reason == "stop"  # nothing to dispatch
+
+
+def test_code_execution_without_ids_gets_stable_ids() -> None:
+    """Made by hand from the docs' part shapes (ai.google.dev/api/caching#ExecutableCode,
+    #CodeExecutionResult), without the `id` older models omit."""
     events = run(
         chunk({"text": "Let me compute"}),
         chunk({"executableCode": {"language": "PYTHON", "code": "print(1)"}}),
         chunk({"codeExecutionResult": {"outcome": "OUTCOME_FAILED", "output": "boom"}}),
+        chunk({"executableCode": {"language": "PYTHON", "code": "print(2)"}}),
+        chunk({"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "2\n"}}),
         chunk({"text": "Done."}, finish="STOP"),
     )
-    assert summarize(events).text == (
-        "Let me compute\n```python\nprint(1)\n```\n```output OUTCOME_FAILED\nboom\n```\nDone."
-    )
+    assert summarize(events).text == "Let me computeDone."
+    tools = [
+        (ev.type, ev.call_id, ev.name, getattr(ev, "arguments", None), getattr(ev, "content", None))
+        for ev in events
+        if isinstance(ev, ServerToolCall | ServerToolResult)
+    ]
+    assert tools == [
+        ("server_tool_call", "code_execution_0", "code_execution",
+         {"language": "PYTHON", "code": "print(1)"}, None),
+        ("server_tool_result", "code_execution_0", "code_execution", None,
+         {"outcome": "OUTCOME_FAILED", "output": "boom"}),
+        ("server_tool_call", "code_execution_1", "code_execution",
+         {"language": "PYTHON", "code": "print(2)"}, None),
+        ("server_tool_result", "code_execution_1", "code_execution", None,
+         {"outcome": "OUTCOME_OK", "output": "2\n"}),
+    ]  # fmt: skip
+
+
+# Made by hand from the docs' grounding example (ai.google.dev/gemini-api/docs/google-search,
+# "Understanding the grounding response"): groundingChunks[].web {uri, title}, and
+# groundingSupports pointing at them by index.
+_REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
+_GROUNDING = {
+    "webSearchQueries": ["UEFA Euro 2024 winner"],
+    "groundingChunks": [
+        {"web": {"uri": _REDIRECT + "1", "title": "aljazeera.com"}},
+        {"web": {"uri": _REDIRECT + "2", "title": "uefa.com"}},
+    ],
+    "groundingSupports": [
+        {
+            "segment": {"startIndex": 0, "endIndex": 36, "text": "Spain won Euro 2024."},
+            "groundingChunkIndices": [0, 1],
+        }
+    ],
+}  # fmt: skip
+
+
+def test_grounding_chunks_are_citations_once_per_turn() -> None:
+    first = chunk({"text": "Spain won Euro 2024."})
+    first["candidates"][0]["groundingMetadata"] = _GROUNDING
+    again = chunk({"text": " Again."}, finish="STOP")
+    more = json.loads(json.dumps(_GROUNDING))
+    more["groundingChunks"].append({"web": {"uri": "https://example.com/3"}})  # no title
+    again["candidates"][0]["groundingMetadata"] = more
+    events = run(first, again)
+    cites = [(ev.url, ev.title, ev.cited_text) for ev in events if isinstance(ev, Citation)]
+    assert cites == [
+        (_REDIRECT + "1", "aljazeera.com", None),
+        (_REDIRECT + "2", "uefa.com", None),
+        ("https://example.com/3", None, None),
+    ]
+    assert [ev.type for ev in events] == [
+        "text", "citation", "citation", "text", "citation", "done"
+    ]  # fmt: skip
+    assert summarize(events).text == "Spain won Euro 2024. Again."
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,17 @@ import json
 from typing import Any
 
 import pytest
+from loguru import logger
 
 import rxllm
-from rxllm.events import Done, ToolRequest, UsageUpdate
+from rxllm.events import (
+    Citation,
+    Done,
+    ServerToolCall,
+    ServerToolResult,
+    ToolRequest,
+    UsageUpdate,
+)
 from rxllm.providers import wire_for
 from rxllm.providers.openai_chat import ChatOptions, OpenAIChat, openai_usage
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
@@ -510,3 +518,102 @@ def test_a_call_whose_arguments_stayed_empty_at_the_finish_has_no_parameters() -
     requests = [e for e in events if e.type == "tool_request"]
     assert [(r.call_id, r.name, r.arguments) for r in requests] == [("call_now", "now", {})]
     assert events[-1].type == "done" and events[-1].stop_reason == "tool_use"
+
+
+# ------------------------------------------------- citations and provider-run tools
+# Made by hand from the docs: OpenRouter's web search annotations
+# (openrouter.ai/docs/features/web-search: `annotations` of type `url_citation` with
+# `url_citation: {url, title, content, start_index, end_index}`), and Groq's compound
+# `executed_tools` (console.groq.com/docs/compound: `{index, type, arguments, output}`).
+
+_CITE_A = {"url": "https://a.example/x", "title": "A", "content": "quoted a", "start_index": 0}
+_CITE_B = {"url": "https://b.example/y", "title": "B"}
+
+
+def _url_citation(cited: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "url_citation", "url_citation": cited}
+
+
+def test_url_citation_annotations_are_citations_each_once() -> None:
+    data = _sse(
+        _chunk({"content": "Answer [a]."}),
+        _chunk({"annotations": [_url_citation(_CITE_A)]}),
+        _chunk({"annotations": [_url_citation(_CITE_A), _url_citation(_CITE_B)]}),
+        _chunk({"annotations": [{"type": "file_citation", "file_id": "f"}]}, "stop"),
+        {
+            "model": "m-1",
+            "choices": [
+                {"index": 0, "message": {"annotations": [_url_citation(_CITE_B)]}, "delta": {}}
+            ],
+        },
+    )
+    events = replay_every_way(data, "openrouter")
+    cites = [(ev.url, ev.title, ev.cited_text) for ev in events if isinstance(ev, Citation)]
+    assert cites == [
+        ("https://a.example/x", "A", "quoted a"),
+        ("https://b.example/y", "B", None),
+    ]
+    assert kinds(events) == ["text", "citation", "citation", "done"]
+
+
+def test_groq_executed_tools_are_server_tool_calls_and_results() -> None:
+    search = {"index": 0, "type": "search", "arguments": '{"query": "rxllm"}'}
+    found = {**search, "output": "Title: rxllm ...", "search_results": {"results": []}}
+    python = {"type": "python", "arguments": "print(1)", "output": "1\n"}
+    data = _sse(
+        _chunk({"executed_tools": [search]}),
+        _chunk({"executed_tools": [found]}),
+        _chunk({"content": "Found it."}),
+        {
+            "model": "m-1",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {},
+                    "message": {"executed_tools": [found]},
+                    "finish_reason": None,
+                }
+            ],
+        },
+        _chunk({"executed_tools": [python, python]}, "stop"),
+    )
+    events = replay_every_way(data, "groq")
+    tools = [
+        (ev.type, ev.call_id, ev.name, getattr(ev, "arguments", None), getattr(ev, "content", None))
+        for ev in events
+        if isinstance(ev, ServerToolCall | ServerToolResult)
+    ]
+    assert tools == [
+        ("server_tool_call", "search_0", "search", {"query": "rxllm"}, None),
+        ("server_tool_result", "search_0", "search", None,
+         {"output": "Title: rxllm ...", "search_results": {"results": []}}),
+        # no index: each entry known by its position in the list
+        ("server_tool_call", "python_1", "python", {"arguments": "print(1)"}, None),
+        ("server_tool_result", "python_1", "python", None, {"output": "1\n"}),
+        ("server_tool_call", "python_2", "python", {"arguments": "print(1)"}, None),
+        ("server_tool_result", "python_2", "python", None, {"output": "1\n"}),
+    ]  # fmt: skip
+    done = events[-1]
+    assert isinstance(done, Done) and done.stop_reason == "stop"
+
+
+def test_choices_other_than_zero_are_ignored_with_one_warning() -> None:
+    messages: list[str] = []
+    sink = logger.add(lambda m: messages.append(m.record["message"]), level="WARNING")
+    logger.enable("rxllm")
+    try:
+        events = replay(capture("openai/chat_n3_multiple_choices.sse"), "openai")
+    finally:
+        logger.disable("rxllm")
+        logger.remove(sink)
+    assert summarize(events).terminal == "done"
+    assert len(messages) == 1 and "only choice 0 is read" in messages[0]
+
+
+def test_openrouter_web_search_capture_has_no_annotations_to_cite() -> None:
+    """The capture's bytes carry no `annotations` key (the web plugin's sources are
+    inline in its text), so it has no citations and no server tool events."""
+    data = capture("openrouter/usage_after_finish_web_search.sse")
+    assert b"annotations" not in data and b"url_citation" not in data
+    events = replay(data, "openrouter")
+    assert not [ev for ev in events if isinstance(ev, Citation | ServerToolCall)]

@@ -1,0 +1,105 @@
+"""Which wire protocol recorded bytes speak, read from their first data events.
+
+A pure function, for `rxllm replay FILE` without `--provider` and for the error a
+replay with the wrong provider ends in. It names a wire, never a preset: OpenAI-
+compatible bytes (Groq, OpenRouter, vLLM, ...) are `openai`, since their events carry
+nothing that tells the server apart reliably.
+
+The signs, first match wins, event by event:
+
+- an `event:` name or a data `type` of Anthropic's Messages stream (`message_start`,
+  `content_block_delta`, ...) -> `anthropic`; an error `{"type": "error", "error":
+  {"type": "..._error"}}` is Anthropic's shape too (the Responses API puts `code` and
+  `message` at the top level);
+- an `event:` name or a data `type` starting with `response.` -> `openai-responses`;
+- a JSON object with `candidates`, `promptFeedback` or `usageMetadata` -> `google`;
+- a JSON object with `choices`, or `object: "chat.completion.chunk"` -> `openai`.
+
+Events that say nothing (comments, `[DONE]`, keepalives, other errors) are skipped;
+after `MAX_EVENTS` data events or `MAX_BYTES` bytes without a sign, the answer is None.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["MAX_BYTES", "MAX_EVENTS", "sniff_provider"]
+
+MAX_EVENTS = 16
+MAX_BYTES = 1 << 20
+
+_ANTHROPIC_TYPES = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+    }
+)
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _events(data: bytes) -> list[tuple[str, str]]:
+    """(event name, data) of the first data events of `data`, per the SSE framing."""
+    text = data[:MAX_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff")
+    events: list[tuple[str, str]] = []
+    name, lines = "", list[str]()
+    for line in _LINE_END.split(text):
+        if not line:
+            if lines:
+                events.append((name, "\n".join(lines)))
+                if len(events) >= MAX_EVENTS:
+                    return events
+            name, lines = "", list[str]()
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "event":
+            name = value
+        elif field == "data":
+            lines.append(value)
+    if lines:
+        events.append((name, "\n".join(lines)))
+    return events[:MAX_EVENTS]
+
+
+def _by_type(kind: Any, payload: dict[str, Any]) -> str | None:
+    if not isinstance(kind, str):
+        return None
+    if kind in _ANTHROPIC_TYPES:
+        return "anthropic"
+    if kind.startswith("response."):
+        return "openai-responses"
+    if kind == "error":
+        error = payload.get("error")
+        inner = error.get("type") if isinstance(error, dict) else None
+        if isinstance(inner, str) and inner.endswith("_error"):
+            return "anthropic"
+    return None
+
+
+def sniff_provider(data: bytes) -> str | None:
+    """The wire (`anthropic`, `openai-responses`, `google`, `openai`) that the first
+    data events of `data` belong to, or None when they do not say."""
+    for name, body in _events(data):
+        found = _by_type(name, {})
+        if found:
+            return found
+        try:
+            payload = json.loads(body)
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+            continue
+        if not isinstance(payload, dict):
+            continue
+        found = _by_type(payload.get("type"), payload)
+        if found:
+            return found
+        if "candidates" in payload or "promptFeedback" in payload or "usageMetadata" in payload:
+            return "google"
+        if "choices" in payload or payload.get("object") == "chat.completion.chunk":
+            return "openai"
+    return None
