@@ -75,7 +75,8 @@ __all__ = [
 FINISH_REASONS: dict[str, StopReason] = {
     "stop": "stop",
     "end_turn": "stop",
-    "eos": "stop",
+    "eos": "stop",  # Together
+    "eos_token": "stop",  # text-generation-inference: the model ended its answer
     "length": "length",
     "max_tokens": "length",
     "model_length": "length",  # Mistral: the model's context window was reached

@@ -617,3 +617,14 @@ def test_openrouter_web_search_capture_has_no_annotations_to_cite() -> None:
     assert b"annotations" not in data and b"url_citation" not in data
     events = replay(data, "openrouter")
     assert not [ev for ev in events if isinstance(ev, Citation | ServerToolCall)]
+
+
+@pytest.mark.parametrize("raw", ["eos", "eos_token", "end_turn", "stop"])
+def test_every_natural_end_is_stop(raw: str) -> None:
+    """Made by hand: Together's `eos` and TGI's `eos_token` are natural ends too."""
+    chunk = {"choices": [{"index": 0, "delta": {}, "finish_reason": raw}]}
+    body = b"data: " + json.dumps(chunk).encode() + b"\n\ndata: [DONE]\n\n"
+    events: list[Any] = []
+    rxllm.replay(body, provider="openai").subscribe(events.append)
+    assert events[-1].type == "done" and events[-1].stop_reason == "stop"
+    assert events[-1].raw_stop_reason == raw
