@@ -25,7 +25,7 @@ Decisions, where the wire leaves a choice:
 - A `tool_use` block that got no non-empty `partial_json` ends, at its
   `content_block_stop`, with the `input` object of its `content_block_start` (that is
   how the API sends an explicit empty object); without one it ends with no
-  arguments, which the accumulator reports as malformed.
+  arguments, a call the protocol marks complete without parameters (`{}`).
 - Content that arrives whole: a `message_start` whose `message.content` already holds
   complete blocks (seen when a programmatic tool-calling turn resumes) is read block by
   block as if each had streamed: its position in `content` is its index, each block is
