@@ -25,13 +25,32 @@ Decisions, where the wire leaves a choice:
 - A `tool_use` block that got no non-empty `partial_json` ends, at its
   `content_block_stop`, with the `input` object of its `content_block_start` (that is
   how the API sends an explicit empty object); without one it ends with no
-  arguments, which the accumulator reports as malformed.
-- Server tools (`server_tool_use`, `mcp_tool_use`, `web_search_tool_result` and the
-  other `*_tool_result` blocks) run at Anthropic: they are not client tool requests,
-  so they emit no `tool_start` / `tool_request`, their `input_json_delta`s are not
-  accumulated, and their blocks are logged at debug level only. The text the model
-  writes from their results arrives as ordinary text blocks; `citations_delta`s are
-  not surfaced.
+  arguments, a call the protocol marks complete without parameters (`{}`).
+- Content that arrives whole: a `message_start` whose `message.content` already holds
+  complete blocks (seen when a programmatic tool-calling turn resumes) is read block by
+  block as if each had streamed: its position in `content` is its index, each block is
+  emitted once (a `tool_use` is `tool_start`, its `input` as the arguments and
+  `tool_end`, so a `tool_request` follows), and its `stop_reason` is held like
+  `message_delta`'s until `message_stop` (a later `message_delta` may replace it).
+- Server tools run at Anthropic and are never `tool_start` / `tool_request`. A
+  `server_tool_use` or `mcp_tool_use` block is one `server_tool_call` at its
+  `content_block_stop` (call id = block id, name = block name; an MCP block's
+  `server_name` is not kept): the arguments are its `input_json_delta` fragments parsed
+  once there, or, when it got no non-empty fragment, the start block's `input`
+  (`{}` without one). Arguments that are not a JSON object are not invented: the call
+  is skipped with a debug log, as is a server block still open at `message_delta`.
+  Every `*_tool_result` block (web search and fetch, code execution, bash and text
+  editor code execution, tool search, MCP) is one `server_tool_result` when it starts,
+  since it arrives whole: call id = its `tool_use_id`, name = the matching call's
+  name (or, with no call seen, its type without `_tool_result`), content = its
+  `content` JSON as sent.
+- Citations: each `citations_delta` (and each entry of a whole text block's
+  `citations`) is one `citation`, in wire order, repeats included.
+  `web_search_result_location` gives `url`, `title` and `cited_text`;
+  `search_result_location` has no url but its `source` is the search result's
+  url-like identifier, used as the url. Document citations (`char_location`,
+  `page_location`, `content_block_location`) name only a document index and title,
+  no url or identifier, so they are skipped with a debug log.
 - Thinking: `thinking_delta` is reasoning text; `signature_delta` is a reasoning event
   with empty text and the signature; a `redacted_thinking` block is one reasoning
   event with empty text, its opaque `data` as signature, and `redacted=True`.
@@ -97,9 +116,11 @@ _USAGE_FIELDS = (
     ("cache_creation_input_tokens", "cache_write_tokens"),
 )
 
-# Block kinds the normalizer reads; any other kind (server tools and their results)
-# is logged and skipped.
+# Block kinds the normalizer reads; any other kind is logged and skipped.
 _TEXT, _THINKING, _TOOL = "text", "thinking", "tool_use"
+# Provider-executed calls; their results are every block type ending in _RESULT.
+_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+_RESULT = "_tool_result"
 
 
 class _ToolBlock:
@@ -115,12 +136,26 @@ class _ToolBlock:
 _NO_INPUT = object()
 
 
+class _ServerBlock:
+    """A provider-executed call (server or MCP tool) being streamed."""
+
+    __slots__ = ("call_id", "fragments", "input", "name")
+
+    def __init__(self, call_id: str, name: str, input_: Any) -> None:
+        self.call_id = call_id
+        self.name = name
+        self.input = input_
+        self.fragments: list[str] = []
+
+
 class AnthropicNormalizer(Normalizer):
     """Messages stream events -> fragments, one content block index at a time."""
 
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
         self.tools: dict[int, _ToolBlock] = {}  # open client tool_use blocks by index
+        self.servers: dict[int, _ServerBlock] = {}  # open server tool calls by index
+        self.server_names: dict[str, str] = {}  # server call id -> tool name
         self.counts: dict[str, int] = {}
         self.stop: str | None = None
         self.usage_sent = False
@@ -135,21 +170,11 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "content_block_start":
             self._block_start(payload["index"], payload["content_block"])
         elif kind == "content_block_stop":
-            index = payload["index"]
-            block = self.tools.pop(index, None)
-            if block is not None:
-                if block.got_args or block.input is _NO_INPUT:
-                    self.tool_end(index)
-                else:  # the provider's explicit input, e.g. {} for a call without arguments
-                    self.tool_end(index, json.dumps(block.input, ensure_ascii=False))
+            self._block_stop(payload["index"])
         elif kind == "ping":
             return
         elif kind == "message_start":
-            message = payload["message"]
-            model = message.get("model")
-            if model:
-                self.model = model
-            self._count(message.get("usage"))
+            self._message_start(payload["message"])
         elif kind == "message_delta":
             self._message_delta(payload)
         elif kind == "message_stop":
@@ -171,7 +196,10 @@ class AnthropicNormalizer(Normalizer):
                 self.text(text)
         elif kind == "input_json_delta":
             block = self.tools.get(index)
-            if block is None:  # a server tool's input: not ours to accumulate
+            if block is None:
+                server = self.servers.get(index)
+                if server is not None:
+                    server.fragments.append(delta["partial_json"])
                 return
             partial = delta["partial_json"]
             if partial:
@@ -183,7 +211,9 @@ class AnthropicNormalizer(Normalizer):
                 self.reasoning(thinking)
         elif kind == "signature_delta":
             self.reasoning("", signature=delta["signature"])
-        elif kind != "citations_delta":
+        elif kind == "citations_delta":
+            self._cite(delta["citation"])
+        else:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "ignored an unknown Anthropic delta: {}", kind
             )
@@ -191,6 +221,8 @@ class AnthropicNormalizer(Normalizer):
     def _block_start(self, index: int, block: dict[str, Any]) -> None:
         kind = block.get("type")
         if kind == _TEXT:
+            for citation in block.get("citations") or ():
+                self._cite(citation)
             if block.get("text"):
                 self.text(block["text"])
         elif kind == _TOOL:
@@ -203,13 +235,85 @@ class AnthropicNormalizer(Normalizer):
                 )
         elif kind == "redacted_thinking":
             self.reasoning("", signature=block.get("data") or "", redacted=True)
+        elif kind in _SERVER_CALLS:
+            call_id = block.get("id") or f"srvtoolu_{index}"
+            name = block.get("name") or ""
+            self.server_names[call_id] = name
+            self.servers[index] = _ServerBlock(call_id, name, block.get("input", _NO_INPUT))
+        elif isinstance(kind, str) and kind.endswith(_RESULT):
+            call_id = block.get("tool_use_id") or ""
+            name = self.server_names.get(call_id) or kind[: -len(_RESULT)]
+            self.server_tool_result(call_id, name, block.get("content"))
         else:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "skipped a {} block (run by the provider, not a client tool): {} {}",
-                kind,
-                block.get("name", ""),
-                block.get("id") or block.get("tool_use_id") or "",
+                "skipped an unknown Anthropic block: {}", kind
             )
+
+    def _block_stop(self, index: int) -> None:
+        block = self.tools.pop(index, None)
+        if block is not None:
+            if block.got_args or block.input is _NO_INPUT:
+                self.tool_end(index)
+            else:  # the provider's explicit input, e.g. {} for a call without arguments
+                self.tool_end(index, json.dumps(block.input, ensure_ascii=False))
+            return
+        server = self.servers.pop(index, None)
+        if server is not None:
+            self._server_call(server)
+
+    def _server_call(self, server: _ServerBlock) -> None:
+        text = "".join(server.fragments)
+        arguments: Any
+        if text.strip():
+            try:
+                arguments = json.loads(text)
+            except ValueError:
+                arguments = None
+        else:
+            arguments = {} if server.input is _NO_INPUT else server.input
+        if not isinstance(arguments, dict):
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "skipped server tool call {} ({}): its input is not a JSON object: {!r}",
+                server.call_id,
+                server.name,
+                text or server.input,
+            )
+            return
+        self.server_tool_call(server.call_id, server.name, arguments)
+
+    def _cite(self, citation: dict[str, Any]) -> None:
+        kind = citation.get("type")
+        url = citation.get("url")
+        if not url and kind == "search_result_location":
+            url = citation.get("source")
+        if not isinstance(url, str) or not url:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "skipped a {} citation without a url: {}",
+                kind,
+                citation.get("document_title") or citation.get("title") or "",
+            )
+            return
+        title = citation.get("title") or citation.get("document_title")
+        cited = citation.get("cited_text")
+        self.citation(
+            url,
+            title if isinstance(title, str) else None,
+            cited if isinstance(cited, str) else None,
+        )
+
+    def _message_start(self, message: dict[str, Any]) -> None:
+        model = message.get("model")
+        if model:
+            self.model = model
+        self._count(message.get("usage"))
+        stop = message.get("stop_reason")
+        if stop:
+            self.stop = stop
+        # Blocks already complete (a resumed turn): each read as a start and a stop.
+        for index, block in enumerate(message.get("content") or ()):
+            if isinstance(block, dict):
+                self._block_start(index, block)
+                self._block_stop(index)
 
     def _message_delta(self, payload: dict[str, Any]) -> None:
         stop = (payload.get("delta") or {}).get("stop_reason")
@@ -222,6 +326,13 @@ class AnthropicNormalizer(Normalizer):
         # `tool_end` (that would mark it complete): the end of the turn judges what
         # arrived, and a block that got nothing is missing, not a call without input.
         self.tools.clear()
+        for server in self.servers.values():
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "skipped server tool call {} ({}): cut before its content_block_stop",
+                server.call_id,
+                server.name,
+            )
+        self.servers.clear()
 
     def _count(self, usage: dict[str, Any] | None) -> None:
         if not usage:

@@ -11,10 +11,13 @@ import pytest
 
 import rxllm
 from rxllm.events import (
+    Citation,
     Done,
     Event,
     Failed,
     ReasoningDelta,
+    ServerToolCall,
+    ServerToolResult,
     TextDelta,
     ToolRequest,
     ToolStart,
@@ -282,11 +285,58 @@ def test_max_tokens_cut_tool_is_malformed_whatever_the_ending() -> None:
         assert terminal.error.raw.endswith('"",\n"Filing taxes')
 
 
-def test_web_search_server_tools_are_not_client_calls() -> None:
-    events = replay(capture(f"{PROVIDER}/web_search_server_tool.sse"), PROVIDER)
+def test_web_search_server_tools_are_server_events() -> None:
+    """The capture's two `server_tool_use` blocks (query streamed as input_json_delta,
+    start `input` {}) and their whole `web_search_tool_result` blocks, and its seven
+    `citations_delta`s (repeats included), as the bytes hold them."""
+    data = capture(f"{PROVIDER}/web_search_server_tool.sse")
+    events = replay(data, PROVIDER)
     assert not [e for e in events if isinstance(e, ToolStart | ToolRequest)]
     # the search query fragments are not text either
     assert "San Francisco weather today" not in summarize(events).text
+    first, second = "srvtoolu_01FYcUbzEaqqQh1WBRj1QX3h", "srvtoolu_01FDqc7ruGpVRoNuD5G6jkUx"
+    calls = [(e.call_id, e.name, e.arguments) for e in events if isinstance(e, ServerToolCall)]
+    assert calls == [
+        (first, "web_search", {"query": "San Francisco weather today"}),
+        (second, "web_search", {"query": "San Francisco weather September 16 2025"}),
+    ]
+    results = [e for e in events if isinstance(e, ServerToolResult)]
+    assert [(e.call_id, e.name, len(e.content)) for e in results] == [
+        (first, "web_search", 10),
+        (second, "web_search", 10),
+    ]
+    assert {item["type"] for e in results for item in e.content} == {"web_search_result"}
+    assert results[0].content[0]["title"] == "San Francisco, CA Weather Forecast | AccuWeather"
+    assert results[0].content[0]["url"] == (
+        "https://www.accuweather.com/en/us/san-francisco/94103/weather-forecast/347629"
+    )
+    assert results[0].content[0]["encrypted_content"].startswith("EroTCioIBxgC")
+    # each call precedes its result, and the result precedes the text written from it
+    order = [e.type for e in events if e.type in ("server_tool_call", "server_tool_result")]
+    assert order == ["server_tool_call", "server_tool_result"] * 2
+    citations = [e for e in events if isinstance(e, Citation)]
+    assert len(citations) == data.count(b'"type":"citations_delta"') == 7
+    first_cite = citations[0]
+    assert first_cite.url == (
+        "https://www.accuweather.com/en/us/san-francisco/94103/september-weather/347629"
+    )
+    assert first_cite.cited_text is not None
+    assert first_cite.cited_text.startswith("San Francisco, CA Weather Today WinterCast")
+    assert (
+        citations[1].url
+        == citations[2].url
+        == (
+            "https://www.sfchronicle.com/weather-forecast/article/"
+            "weather-forecast-san-francisco-21043269.php"
+        )
+    )
+    assert citations[1].title == "Here\u2019s when S.F. weather could hit 90 degrees next week"
+    assert citations[1].cited_text == (
+        "Average mid-September highs in San Francisco are around 70 degrees. "
+    )
+    # a citation comes before the text it supports (citations_delta, then text_delta)
+    kinds = [e.type for e in events]
+    assert kinds[kinds.index("citation") + 1] == "text"
 
 
 def test_error_event_mid_stream() -> None:
@@ -782,3 +832,373 @@ async def test_http_late_text_after_message_stop_is_ignored(local_server: LocalS
     record = await anthropic(local_server).complete(ask("fault/late_event"))
     assert isinstance(record.terminal, Done)
     assert record.text == script_text(Say)
+
+
+# -- content that arrives whole, server tools, citations (bodies made by hand) ----------
+# Shapes follow Anthropic's docs (Messages streaming, web search, code execution, MCP
+# connector, citations and search results); ids and values are made up.
+
+
+def block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def test_message_start_with_whole_content_is_read_like_a_stream() -> None:
+    """Made by hand: a resumed programmatic tool-calling turn whose `message_start`
+    holds every block, complete, and the stop reason; no `content_block_*` and no
+    `message_delta`."""
+    web_result = [{"type": "web_search_result", "url": "https://example.com/a", "title": "A"}]
+    cite = {
+        "type": "web_search_result_location",
+        "url": "https://example.com/a",
+        "title": "A",
+        "cited_text": "a fact",
+        "encrypted_index": "Eo8B",
+    }
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": [
+            {"type": "thinking", "thinking": "plan", "signature": "SIG"},
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "a"},
+            },
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": web_result},
+            {"type": "text", "text": "Per A, a fact.", "citations": [cite]},
+            {
+                "type": "tool_use",
+                "id": "toolu_9",
+                "name": "get_weather",
+                "input": {"city": "Paris"},
+            },
+        ],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 5, "output_tokens": 7},
+    }
+    body = sse({"type": "message_start", "message": message}, STOP)
+    whole = replay(body, PROVIDER)
+    assert [e.type for e in whole] == [
+        "reasoning",
+        "server_tool_call",
+        "server_tool_result",
+        "citation",
+        "text",
+        "tool_start",
+        "tool_request",
+        "usage",
+        "done",
+    ]
+    for seed in range(3):
+        assert replay(rechunk(body, seed, max_size=5), PROVIDER) == whole
+    got = summarize(whole)
+    assert (got.reasoning, got.signatures, got.text) == ("plan", ["SIG"], "Per A, a fact.")
+    assert got.tool_calls == [("toolu_9", "get_weather", {"city": "Paris"})]
+    call = next(e for e in whole if isinstance(e, ServerToolCall))
+    assert (call.call_id, call.name, call.arguments) == ("srvtoolu_1", "web_search", {"query": "a"})
+    result = next(e for e in whole if isinstance(e, ServerToolResult))
+    assert (result.call_id, result.name, result.content) == ("srvtoolu_1", "web_search", web_result)
+    citation = next(e for e in whole if isinstance(e, Citation))
+    assert (citation.url, citation.title, citation.cited_text) == (
+        "https://example.com/a",
+        "A",
+        "a fact",
+    )
+    assert (got.stop_reason, got.raw_stop_reason, got.model) == (
+        "tool_use",
+        "tool_use",
+        "claude-test",
+    )
+    assert got.usage is not None and (got.usage.input_tokens, got.usage.output_tokens) == (5, 7)
+
+
+def test_whole_message_start_then_a_message_delta_and_no_message_stop() -> None:
+    """Made by hand: the stop reason of a whole `message_start` is held for
+    `message_stop` like `message_delta`'s; without it the turn is truncated."""
+    message = {"model": "m", "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn"}
+    start = {"type": "message_start", "message": message}
+    assert [e.type for e in replay(sse(start), PROVIDER)] == ["text", "error"]
+    events = replay(sse(start, delta_of("max_tokens", output_tokens=3), STOP), PROVIDER)
+    terminal = events[-1]
+    assert isinstance(terminal, Done)
+    assert (terminal.stop_reason, terminal.raw_stop_reason) == ("length", "max_tokens")
+    assert summarize(events).text == "hi"
+
+
+def test_code_execution_server_tools() -> None:
+    """Made by hand from the code execution tool docs: `bash_code_execution` and
+    `text_editor_code_execution` calls (input streamed) with their results, and a
+    legacy `code_execution` call whose input is whole in its start block."""
+    bash_result = {
+        "type": "bash_code_execution_result",
+        "stdout": "4\n",
+        "stderr": "",
+        "return_code": 0,
+        "content": [],
+    }
+    editor_result = {"type": "text_editor_code_execution_result", "is_file_update": False}
+    legacy_result = {
+        "type": "code_execution_result",
+        "stdout": "2\n",
+        "stderr": "",
+        "return_code": 0,
+        "content": [],
+    }
+    body = sse(
+        START,
+        block_start(
+            0,
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_b",
+                "name": "bash_code_execution",
+                "input": {},
+            },
+        ),
+        args(0, ""),
+        args(0, '{"command": "ec'),
+        args(0, 'ho $((2+2))"}'),
+        block_stop(0),
+        block_start(
+            1,
+            {
+                "type": "bash_code_execution_tool_result",
+                "tool_use_id": "srvtoolu_b",
+                "content": bash_result,
+            },
+        ),
+        block_stop(1),
+        block_start(
+            2,
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_e",
+                "name": "text_editor_code_execution",
+                "input": {},
+            },
+        ),
+        args(2, '{"command": "create", "path": "a.py", "file_text": "x = 1\\n"}'),
+        block_stop(2),
+        block_start(
+            3,
+            {
+                "type": "text_editor_code_execution_tool_result",
+                "tool_use_id": "srvtoolu_e",
+                "content": editor_result,
+            },
+        ),
+        block_stop(3),
+        block_start(
+            4,
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_c",
+                "name": "code_execution",
+                "input": {"code": "print(1 + 1)"},
+            },
+        ),
+        block_stop(4),
+        block_start(
+            5,
+            {
+                "type": "code_execution_tool_result",
+                "tool_use_id": "srvtoolu_c",
+                "content": legacy_result,
+            },
+        ),
+        block_stop(5),
+        *text_block(6, "4 and 2."),
+        delta_of("end_turn", output_tokens=20),
+        STOP,
+    )
+    events = replay(body, PROVIDER)
+    assert not [e for e in events if isinstance(e, ToolStart | ToolRequest)]
+    calls = [(e.call_id, e.name, e.arguments) for e in events if isinstance(e, ServerToolCall)]
+    assert calls == [
+        ("srvtoolu_b", "bash_code_execution", {"command": "echo $((2+2))"}),
+        (
+            "srvtoolu_e",
+            "text_editor_code_execution",
+            {"command": "create", "path": "a.py", "file_text": "x = 1\n"},
+        ),
+        ("srvtoolu_c", "code_execution", {"code": "print(1 + 1)"}),
+    ]
+    results = [(e.call_id, e.name, e.content) for e in events if isinstance(e, ServerToolResult)]
+    assert results == [
+        ("srvtoolu_b", "bash_code_execution", bash_result),
+        ("srvtoolu_e", "text_editor_code_execution", editor_result),
+        ("srvtoolu_c", "code_execution", legacy_result),
+    ]
+    got = summarize(events)
+    assert (got.text, got.terminal, got.stop_reason) == ("4 and 2.", "done", "stop")
+
+
+def test_mcp_tool_use_and_result() -> None:
+    """Made by hand from the MCP connector docs: `mcp_tool_use` (input whole, with
+    `server_name`) and `mcp_tool_result`; plus a `tool_search_tool_result` whose call
+    was never seen, named after its block type."""
+    mcp_content = [{"type": "text", "text": "Hello"}]
+    search_content = {"type": "tool_search_tool_search_result", "tool_references": []}
+    body = sse(
+        START,
+        block_start(
+            0,
+            {
+                "type": "mcp_tool_use",
+                "id": "mcptoolu_1",
+                "name": "echo",
+                "server_name": "example-mcp",
+                "input": {"param1": "value1"},
+            },
+        ),
+        block_stop(0),
+        block_start(
+            1,
+            {
+                "type": "mcp_tool_result",
+                "tool_use_id": "mcptoolu_1",
+                "is_error": False,
+                "content": mcp_content,
+            },
+        ),
+        block_stop(1),
+        block_start(
+            2,
+            {
+                "type": "tool_search_tool_result",
+                "tool_use_id": "srvtoolu_x",
+                "content": search_content,
+            },
+        ),
+        block_stop(2),
+        delta_of("end_turn"),
+        STOP,
+    )
+    events = replay(body, PROVIDER)
+    assert [e.type for e in events] == [
+        "server_tool_call",
+        "server_tool_result",
+        "server_tool_result",
+        "usage",
+        "done",
+    ]
+    call = events[0]
+    assert isinstance(call, ServerToolCall)
+    assert (call.call_id, call.name, call.arguments) == ("mcptoolu_1", "echo", {"param1": "value1"})
+    results = [(e.call_id, e.name, e.content) for e in events if isinstance(e, ServerToolResult)]
+    assert results == [
+        ("mcptoolu_1", "echo", mcp_content),
+        ("srvtoolu_x", "tool_search", search_content),
+    ]
+
+
+def test_server_call_with_bad_or_cut_input_is_skipped() -> None:
+    """Made by hand: server arguments are never invented. Fragments that are not a
+    JSON object, or a block cut at `message_delta`, give no server_tool_call."""
+    body = sse(
+        START,
+        block_start(
+            0, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+        ),
+        args(0, '{"query": "a'),
+        block_stop(0),
+        block_start(
+            1, {"type": "server_tool_use", "id": "srvtoolu_2", "name": "web_search", "input": {}}
+        ),
+        args(1, '{"query": "b"}'),
+        delta_of("max_tokens"),
+        STOP,
+    )
+    events = replay(body, PROVIDER)
+    assert [e.type for e in events] == ["usage", "done"]
+
+
+def citation_delta(index: int, citation: dict[str, Any]) -> dict[str, Any]:
+    delta = {"type": "citations_delta", "citation": citation}
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def test_document_citations_are_skipped_search_results_use_their_source() -> None:
+    """Made by hand from the citations and search results docs: document locations
+    (`char_location`, `page_location`, `content_block_location`) carry no url and are
+    skipped; a `search_result_location`'s `source` is the url."""
+    char = {
+        "type": "char_location",
+        "cited_text": "The grass is green.",
+        "document_index": 0,
+        "document_title": "Example Document",
+        "start_char_index": 0,
+        "end_char_index": 20,
+    }
+    page = {
+        "type": "page_location",
+        "cited_text": "p",
+        "document_index": 1,
+        "document_title": "Report",
+        "start_page_number": 1,
+        "end_page_number": 2,
+    }
+    block = {
+        "type": "content_block_location",
+        "cited_text": "c",
+        "document_index": 2,
+        "document_title": None,
+        "start_block_index": 0,
+        "end_block_index": 1,
+    }
+    search = {
+        "type": "search_result_location",
+        "source": "https://docs.example.com/guide",
+        "title": "Guide",
+        "cited_text": "Step one.",
+        "search_result_index": 0,
+        "start_block_index": 0,
+        "end_block_index": 0,
+    }
+    body = sse(
+        START,
+        block_start(0, {"type": "text", "text": "", "citations": []}),
+        citation_delta(0, char),
+        citation_delta(0, page),
+        citation_delta(0, block),
+        citation_delta(0, search),
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "Green; step one."},
+        },
+        block_stop(0),
+        delta_of("end_turn"),
+        STOP,
+    )
+    events = replay(body, PROVIDER)
+    cites = [(e.url, e.title, e.cited_text) for e in events if isinstance(e, Citation)]
+    assert cites == [("https://docs.example.com/guide", "Guide", "Step one.")]
+    assert summarize(events).text == "Green; step one."
+
+
+def test_pause_turn_after_a_server_tool_is_pause() -> None:
+    """Made by hand from the server tools docs: a long server-tool turn paused
+    (`pause_turn`) ends with `done(pause)` after its server call, so the caller sends
+    the turn back to continue."""
+    body = sse(
+        START,
+        *text_block(0, "Searching."),
+        block_start(
+            1, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+        ),
+        args(1, '{"query": "q"}'),
+        block_stop(1),
+        delta_of("pause_turn", output_tokens=12),
+        STOP,
+    )
+    events = replay(body, PROVIDER)
+    assert [e.type for e in events] == ["text", "server_tool_call", "usage", "done"]
+    terminal = events[-1]
+    assert isinstance(terminal, Done)
+    assert (terminal.stop_reason, terminal.raw_stop_reason) == ("pause", "pause_turn")
