@@ -314,6 +314,8 @@ Event: TypeAlias = Annotated[
 EventAdapter: TypeAdapter[Event] = TypeAdapter(Event)
 
 TERMINAL_TYPES = (Done, Failed, Cancelled)
+TERMINAL_TYPE_SET: frozenset[type] = frozenset(TERMINAL_TYPES)
+"""For `type(event) in ...` on the hot path, cheaper than `isinstance` with a tuple."""
 
 
 def failed(

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from reactivex import Observable, abc
 from reactivex.disposable import SingleAssignmentDisposable
 
-from rxllm.events import TERMINAL_TYPES, Event, failed
+from rxllm.events import TERMINAL_TYPE_SET, Event, failed
 
 __all__ = ["cap_events"]
 
-_TERMINALS = frozenset(TERMINAL_TYPES)
+_TERMINALS = TERMINAL_TYPE_SET
 
 
 def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:

@@ -9,12 +9,12 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAssignmentDisposable
 from reactivex.scheduler import TimeoutScheduler
 
-from rxllm.events import Cancelled, Done, Failed, Retry, failed
+from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
 
 __all__ = ["deadlines"]
 
 _T = TypeVar("_T")
-_TERMINALS: frozenset[type] = frozenset({Done, Failed, Cancelled})
+_TERMINALS = TERMINAL_TYPE_SET
 
 
 def deadlines(

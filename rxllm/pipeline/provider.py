@@ -214,6 +214,13 @@ class Provider:
         def attempts(first_attempt: int) -> Observable[Event]:
             plan = RetryPlan(body, self.wire.recovery, self.options.max_attempts)
             number = first_attempt
+            requests = {id(body): first}  # each body JSON-encoded once (plan.sent keeps it)
+
+            def encoded(sent_body: dict[str, Any]) -> HttpRequest:
+                found = requests.get(id(sent_body))
+                if found is None:
+                    found = requests[id(sent_body)] = self.http_request(request, sent_body)
+                return found
 
             def decide(failure: Failed, committed: bool) -> Failed | Switch:
                 nonlocal number
@@ -223,7 +230,7 @@ class Provider:
                     return surfaced(failure, verdict or classify(failure.error, body, plan.policy))
                 number += 1
                 _log_retry(failure, step)
-                sent = first if step.body is body else self.http_request(request, step.body)
+                sent = encoded(step.body)
                 retry = Retry.make(
                     provider=failure.provider,
                     attempt=failure.attempt,
