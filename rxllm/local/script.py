@@ -1,10 +1,13 @@
 """What the embedded local provider says: protocol-neutral scripts of a turn.
 
-A script is a sequence of steps (reasoning, text, tool calls) plus how the turn ends
-(a finish, an error inside the stream, or a cut). Each wire encoder in this package
+A script is a sequence of steps (reasoning, text with its citations, a refusal, tool
+calls, tools the provider runs itself) plus how the turn ends (a finish, a pause, an
+error inside the stream, or a cut). Each wire encoder in this package
 renders a script in its own protocol, so every protocol tells the same stories.
 
-Faults are chosen by the request's model name, `fault/<name>` (see `FAULTS`, and
+Faults and the other stories are chosen by the request's model name, `fault/<name>`
+(see `FAULTS`, which holds `STORIES`: `refusal`, `web_search`, `code_execution`,
+`pause`, `no_argument_tool`, `whole`, `client_action`; and
 `HTTP_FAULTS` for those played at the HTTP level), so tests and users can provoke
 every failure over real HTTP. Rejections as real endpoints word them (`reject_param`,
 `reject_two_params`, `reject_max_tokens`, `reject_images`, `reject_tools`,
@@ -24,9 +27,12 @@ from typing import Literal
 __all__ = [
     "FAULTS",
     "HTTP_FAULTS",
+    "Cite",
     "Reasoning",
+    "Refuse",
     "Say",
     "Script",
+    "ServerTool",
     "Step",
     "ToolUse",
     "pieces",
@@ -41,7 +47,25 @@ class Reasoning:
 
 
 @dataclass(frozen=True)
+class Cite:
+    """A source the text it is attached to cites (`cited_text` is a part of that text)."""
+
+    url: str
+    title: str
+    cited_text: str
+
+
+@dataclass(frozen=True)
 class Say:
+    text: str
+    citations: tuple[Cite, ...] = ()
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """The model declines. Wires with a refusal field carry the text there; Anthropic
+    ends with `stop_reason: refusal`, Gemini with `finishReason: SAFETY` (no text)."""
+
     text: str
 
 
@@ -50,16 +74,34 @@ class ToolUse:
     call_id: str
     name: str
     arguments: str
-    """The JSON text as it will go on the wire (a fault may make it malformed)."""
+    """The JSON text as it will go on the wire (a fault may make it malformed); empty
+    for a tool without parameters, sent as each protocol sends such a call."""
+    item: str | None = None
+    """The Responses item type when the call is not a `function_call` (`shell_call`:
+    its arguments are the item's fields); other wires send a function call."""
 
 
-Step = Reasoning | Say | ToolUse
+@dataclass(frozen=True)
+class ServerTool:
+    """A tool the provider runs itself: a web search (`input` is the query, `output`
+    the found page's title at `url`) or code execution (`input` is the code, `output`
+    its stdout)."""
+
+    call_id: str
+    kind: Literal["web_search", "code_execution"]
+    input: str
+    output: str
+    url: str = ""
+
+
+Step = Reasoning | Say | Refuse | ToolUse | ServerTool
 
 
 @dataclass(frozen=True)
 class Script:
     steps: tuple[Step, ...]
-    stop: Literal["stop", "tool_use", "length"] = "stop"
+    stop: Literal["stop", "tool_use", "length", "pause"] = "stop"
+    """`pause` is Anthropic's `pause_turn`; the other wires have no pause and stop."""
     input_tokens: int = 24
     error: str | None = None
     """End with this error inside the 200 stream instead of a finish."""
@@ -69,6 +111,10 @@ class Script:
     """Text sent after the terminal marker (which a client must ignore)."""
     fragment: int = 6
     """Characters per tool-argument fragment on the wire."""
+    whole: bool = False
+    """Send each step whole, as some responses do: Anthropic puts every block and the
+    stop reason in `message_start`, Responses sends only `output_item.done` items, the
+    chat and Gemini wires send each text in one chunk."""
 
     @property
     def reasoning_tokens(self) -> int:
@@ -77,12 +123,16 @@ class Script:
     @property
     def output_tokens(self) -> int:
         """Visible output plus reasoning, as OpenAI counts completion tokens."""
-        visible = sum(
-            _tokens(s.text if isinstance(s, Say) else s.arguments)
-            for s in self.steps
-            if not isinstance(s, Reasoning)
-        )
+        visible = sum(_tokens(_said(s)) for s in self.steps if not isinstance(s, Reasoning))
         return visible + self.reasoning_tokens
+
+
+def _said(step: Step) -> str:
+    if isinstance(step, ToolUse):
+        return step.arguments
+    if isinstance(step, ServerTool):
+        return step.input
+    return step.text
 
 
 def _tokens(text: str) -> int:
@@ -137,7 +187,55 @@ PARALLEL_CALLS = Script(
     stop="tool_use",
 )
 
+SEARCH = ServerTool(
+    "srvtool_local_1",
+    "web_search",
+    "rxllm reactive streams",
+    "rxllm: LLM streams, boring to consume",
+    url="https://example.com/rxllm",
+)
+
+CITED_ANSWER = Script(
+    steps=(
+        SEARCH,
+        Say(
+            "rxllm makes LLM streams boring to consume.",
+            citations=(Cite(SEARCH.url, SEARCH.output, "makes LLM streams boring to consume"),),
+        ),
+    )
+)
+
+STORIES: dict[str, Script] = {
+    "refusal": Script(steps=(Refuse("I can't help with that request."),)),
+    "web_search": CITED_ANSWER,
+    "code_execution": Script(
+        steps=(
+            ServerTool("srvtool_local_2", "code_execution", "print(6 * 7)", "42\n"),
+            Say("The answer is 42."),
+        )
+    ),
+    "pause": replace(CITED_ANSWER, steps=(SEARCH,), stop="pause"),
+    "no_argument_tool": Script(steps=(ToolUse("call_local_now", "get_time", ""),), stop="tool_use"),
+    "whole": replace(WEATHER_CALL, whole=True),
+    "client_action": Script(
+        steps=(
+            ToolUse(
+                "call_local_shell",
+                "shell_call",
+                json.dumps({"action": {"commands": ["ls -la"], "timeout_ms": 10000}}),
+                item="shell_call",
+            ),
+        ),
+        stop="tool_use",
+    ),
+}
+"""Shapes of what providers say beyond text and calls, each sent as every wire sends
+it: a refusal, a web search the provider runs with a cited answer, code execution, a
+paused turn, a tool without parameters, content that arrives whole, and a Responses
+item that asks the client to act."""
+
 FAULTS: dict[str, Script] = {
+    **STORIES,
     "error_event": replace(ANSWER, error="The server is overloaded, try again later."),
     "truncated": replace(ANSWER, cut=True),
     "late_event": replace(ANSWER, late_text=" LATE TEXT THAT MUST BE IGNORED"),

@@ -1,4 +1,11 @@
-"""The local provider's Anthropic Messages encoder: a script as named SSE events."""
+"""The local provider's Anthropic Messages encoder: a script as named SSE events.
+
+Each step is one or more content blocks: thinking (with its signature), text (with
+`citations_delta`s for its citations; a refusal is text ending with `stop_reason:
+refusal`), `tool_use` (no `input_json_delta` at all for a tool without parameters),
+and a provider-run tool as a `server_tool_use` block and its `*_tool_result` block. A
+`whole` script sends every block complete in `message_start`, then `message_stop`.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +13,26 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-from rxllm.local.script import Reasoning, Say, Script, ToolUse, pieces, words
+from rxllm.local.script import (
+    Cite,
+    Reasoning,
+    Refuse,
+    Say,
+    Script,
+    Step,
+    ToolUse,
+    pieces,
+    words,
+)
 
 __all__ = ["PATH", "frames", "prompt_of"]
 
 PATH = "/v1/messages"
 
-_STOP = {"stop": "end_turn", "tool_use": "tool_use", "length": "max_tokens"}
+_STOP = {"stop": "end_turn", "tool_use": "tool_use", "length": "max_tokens", "pause": "pause_turn"}
 
 
 def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
@@ -61,6 +79,114 @@ def _stop(index: int) -> bytes:
     return _frame("content_block_stop", {"type": "content_block_stop", "index": index})
 
 
+@dataclass
+class _Block:
+    """One content block: how it starts, its deltas, and the block as a whole."""
+
+    start: dict[str, Any]
+    deltas: list[dict[str, Any]] = field(default_factory=list)
+    whole: dict[str, Any] = field(default_factory=dict)
+    closed: bool = True
+
+
+def _blocks(step: Step, cut: bool, fragment: int) -> Iterator[_Block]:
+    """The content blocks of a step (a server tool is its call and its result)."""
+    deltas: list[dict[str, Any]]
+    whole: dict[str, Any]
+    if isinstance(step, Reasoning):
+        signature = _signature(step.text)
+        deltas = [{"type": "thinking_delta", "thinking": w} for w in words(step.text)]
+        deltas.append({"type": "signature_delta", "signature": signature})
+        whole = {"type": "thinking", "thinking": step.text, "signature": signature}
+        yield _Block({"type": "thinking", "thinking": "", "signature": ""}, deltas, whole)
+    elif isinstance(step, Say | Refuse):
+        deltas = [{"type": "text_delta", "text": w} for w in words(step.text)]
+        cited = step.citations if isinstance(step, Say) else ()
+        citations = [_citation(c) for c in cited]
+        deltas += [{"type": "citations_delta", "citation": c} for c in citations]
+        whole = {"type": "text", "text": step.text}
+        if citations:
+            whole["citations"] = citations
+        yield _Block({"type": "text", "text": ""}, deltas, whole)
+    elif isinstance(step, ToolUse):
+        block: dict[str, Any] = {
+            "type": "tool_use",
+            "id": step.call_id,
+            "name": step.name,
+            "input": {},
+        }
+        # The API opens with an empty fragment; a tool without parameters gets none.
+        deltas = [
+            {"type": "input_json_delta", "partial_json": piece}
+            for piece in ("", *pieces(step.arguments, fragment))
+            if step.arguments
+        ]
+        whole = {**block, "input": _input(step.arguments)}
+        yield _Block(block, deltas, whole, closed=not cut)
+    else:
+        name, argument, result = _SERVER[step.kind]
+        call: dict[str, Any] = {
+            "type": "server_tool_use",
+            "id": step.call_id,
+            "name": name,
+            "input": {},
+        }
+        arguments = json.dumps({argument: step.input})
+        deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces(arguments, 8)]
+        yield _Block(call, deltas, {**call, "input": {argument: step.input}})
+        if step.kind == "web_search":
+            content: Any = [
+                {
+                    "type": "web_search_result",
+                    "url": step.url,
+                    "title": step.output,
+                    "encrypted_content": _signature(step.url),
+                    "page_age": None,
+                }
+            ]
+        else:
+            content = {
+                "type": "code_execution_result",
+                "stdout": step.output,
+                "stderr": "",
+                "return_code": 0,
+                "content": [],
+            }
+        outcome = {"type": result, "tool_use_id": step.call_id, "content": content}
+        yield _Block(outcome, [], outcome)
+
+
+def _input(arguments: str) -> Any:
+    """A whole block's `input`: the arguments as JSON ({} without parameters)."""
+    try:
+        return json.loads(arguments or "{}")
+    except ValueError:  # a malformed script cannot be sent whole; send what parses
+        return {}
+
+
+# Protocol-neutral server tools as Anthropic names them: (tool, input key, result block).
+_SERVER = {
+    "web_search": ("web_search", "query", "web_search_tool_result"),
+    "code_execution": ("code_execution", "code", "code_execution_tool_result"),
+}
+
+
+def _citation(cite: Cite) -> dict[str, Any]:
+    return {
+        "type": "web_search_result_location",
+        "url": cite.url,
+        "title": cite.title,
+        "cited_text": cite.cited_text,
+        "encrypted_index": _signature(cite.cited_text),
+    }
+
+
+def _stop_reason(script: Script) -> str:
+    if any(isinstance(step, Refuse) for step in script.steps):
+        return "refusal"  # Anthropic's streaming classifiers end the turn this way
+    return _STOP[script.stop]
+
+
 def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     model = str(body.get("model") or "rxllm-local")
     usage = {
@@ -69,6 +195,12 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         "cache_read_input_tokens": 0,
         "output_tokens": 1,
     }
+    last = len(script.steps) - 1
+    blocks = [
+        block
+        for index, step in enumerate(script.steps)
+        for block in _blocks(step, script.stop == "length" and index == last, script.fragment)
+    ]
     message: dict[str, Any] = {
         "id": "msg_local",
         "type": "message",
@@ -79,33 +211,29 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         "stop_sequence": None,
         "usage": usage,
     }
+    if script.whole:  # the whole message in message_start, then message_stop
+        whole = {
+            **message,
+            "content": [block.whole for block in blocks],
+            "stop_reason": _stop_reason(script),
+            "usage": {**usage, "output_tokens": script.output_tokens},
+        }
+        yield _frame("message_start", {"type": "message_start", "message": whole})
+        yield _frame("message_stop", {"type": "message_stop"})
+        return
     yield _frame("message_start", {"type": "message_start", "message": message})
     yield _frame("ping", {"type": "ping"})
-    last = len(script.steps) - 1
-    for index, step in enumerate(script.steps):
-        if isinstance(step, Reasoning):
-            yield _start(index, {"type": "thinking", "thinking": "", "signature": ""})
-            for word in words(step.text):
-                yield _delta(index, {"type": "thinking_delta", "thinking": word})
-            yield _delta(index, {"type": "signature_delta", "signature": _signature(step.text)})
-        elif isinstance(step, Say):
-            yield _start(index, {"type": "text", "text": ""})
-            for word in words(step.text):
-                yield _delta(index, {"type": "text_delta", "text": word})
-        elif isinstance(step, ToolUse):
-            block = {"type": "tool_use", "id": step.call_id, "name": step.name, "input": {}}
-            yield _start(index, block)
-            yield _delta(index, {"type": "input_json_delta", "partial_json": ""})
-            for piece in pieces(step.arguments, script.fragment):
-                yield _delta(index, {"type": "input_json_delta", "partial_json": piece})
-            if script.stop == "length" and index == last:
-                continue  # max_tokens cut the call: the API never closes its block
-        yield _stop(index)
+    for index, block in enumerate(blocks):
+        yield _start(index, block.start)
+        for delta in block.deltas:
+            yield _delta(index, delta)
+        if block.closed:  # max_tokens cut a call: the API never closes its block
+            yield _stop(index)
     if script.error is not None:
         error = {"type": "overloaded_error", "message": script.error}
         yield _frame("error", {"type": "error", "error": error})
         return
-    delta = {"stop_reason": _STOP[script.stop], "stop_sequence": None}
+    delta = {"stop_reason": _stop_reason(script), "stop_sequence": None}
     yield _frame(
         "message_delta",
         {"type": "message_delta", "delta": delta, "usage": {"output_tokens": script.output_tokens}},
@@ -114,4 +242,4 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         return  # the body ends before message_stop: a truncated turn
     yield _frame("message_stop", {"type": "message_stop"})
     if script.late_text is not None:
-        yield _delta(max(last, 0), {"type": "text_delta", "text": script.late_text})
+        yield _delta(max(len(blocks) - 1, 0), {"type": "text_delta", "text": script.late_text})

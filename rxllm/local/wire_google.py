@@ -9,7 +9,13 @@ the first part after the thoughts, as Gemini puts it.
 Arguments that are not a JSON object cannot travel in a whole `functionCall` (its
 `args` is a structure, not text); the Gemini wire's way to leave a call unfinished is
 a streamed call (`willContinue`) that never ends, so that is how a malformed or cut
-call is told here.
+call is told here. A tool without parameters is a `functionCall` with no `args`.
+
+Beyond that: code the provider runs is an `executableCode` part and its
+`codeExecutionResult`; a web search shows only as `groundingMetadata` on the last
+chunk (its queries and the cited pages as `groundingChunks`, with `groundingSupports`);
+a refusal has no text on this wire: the turn ends with `finishReason: SAFETY` and no
+content. A `whole` script sends each text in one part; Gemini has no pause.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from rxllm.local.script import Reasoning, Say, Script, ToolUse, words
+from rxllm.local.script import Reasoning, Refuse, Say, Script, ServerTool, ToolUse, words
 
 __all__ = ["PATH", "frames", "prompt_of"]
 
@@ -27,7 +33,7 @@ __all__ = ["PATH", "frames", "prompt_of"]
 # `/` (`fault/<name>`) arrives percent-encoded and is decoded in `match_info`.
 PATH = "/v1beta/models/{model}:streamGenerateContent"
 
-_FINISH = {"stop": "STOP", "tool_use": "STOP", "length": "MAX_TOKENS"}
+_FINISH = {"stop": "STOP", "tool_use": "STOP", "length": "MAX_TOKENS", "pause": "STOP"}
 
 
 def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
@@ -64,10 +70,15 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         parts: list[dict[str, Any]],
         finish: str | None = None,
         usage: dict[str, Any] | None = None,
+        grounding: dict[str, Any] | None = None,
     ) -> bytes:
-        candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+        candidate: dict[str, Any] = {"index": 0}
+        if parts:
+            candidate["content"] = {"parts": parts, "role": "model"}
         if finish is not None:
             candidate["finishReason"] = finish
+        if grounding:
+            candidate["groundingMetadata"] = grounding
         return _frame(
             {
                 "candidates": [candidate],
@@ -85,19 +96,36 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
             part["thoughtSignature"], signature = signature, None
         return part
 
+    def said(text: str) -> Iterator[str]:
+        return iter((text,)) if script.whole else words(text)
+
+    grounding: dict[str, Any] = {}  # sent with the last chunk, as Gemini sends it
+    refused = False
     steps = script.steps
     position = 0
     while position < len(steps):
         step = steps[position]
         position += 1
         if isinstance(step, Reasoning):
-            for word in words(step.text):
+            for word in said(step.text):
                 yield chunk([{"text": word, "thought": True}])
             blob = f"rxllm-local thought signature {position}".encode()
             signature = base64.b64encode(blob).decode()
         elif isinstance(step, Say):
-            for word in words(step.text):
+            for word in said(step.text):
                 yield chunk([signed({"text": word})])
+            for cite in step.citations:
+                _ground(grounding, step.text, cite.url, cite.title, cite.cited_text)
+        elif isinstance(step, Refuse):
+            refused = True
+        elif isinstance(step, ServerTool):
+            if step.kind == "web_search":
+                grounding.setdefault("webSearchQueries", []).append(step.input)
+            else:
+                code = {"language": "PYTHON", "code": step.input}
+                yield chunk([signed({"executableCode": code})])
+                result = {"outcome": "OUTCOME_OK", "output": step.output}
+                yield chunk([{"codeExecutionResult": result}])
         elif isinstance(step, ToolUse):
             calls = [step]
             while position < len(steps) and isinstance(steps[position], ToolUse):
@@ -107,6 +135,9 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
                 position += 1
             parts: list[dict[str, Any]] = []
             for call in calls:
+                if not call.arguments:  # a tool without parameters
+                    parts.append(signed({"functionCall": {"id": call.call_id, "name": call.name}}))
+                    continue
                 arguments = _arguments(call.arguments)
                 if arguments is None:  # see the module docstring: an unfinished call
                     parts.append(
@@ -129,6 +160,19 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         "thoughtsTokenCount": script.reasoning_tokens,
         "totalTokenCount": script.input_tokens + script.output_tokens,
     }
-    yield chunk([signed({"text": ""})], _FINISH[script.stop], usage)
+    if refused:
+        yield chunk([], "SAFETY", usage)
+    else:
+        yield chunk([signed({"text": ""})], _FINISH[script.stop], usage, grounding)
     if script.late_text is not None:
         yield chunk([{"text": script.late_text}], usage=usage)
+
+
+def _ground(grounding: dict[str, Any], text: str, url: str, title: str, cited: str) -> None:
+    """Add a cited page to `groundingMetadata`: a chunk, and the supported segment."""
+    chunks = grounding.setdefault("groundingChunks", [])
+    chunks.append({"web": {"uri": url, "title": title}})
+    start = text.find(cited)
+    segment = {"startIndex": start, "endIndex": start + len(cited), "text": cited}
+    support = {"segment": segment, "groundingChunkIndices": [len(chunks) - 1]}
+    grounding.setdefault("groundingSupports", []).append(support)

@@ -1,4 +1,9 @@
-"""The local provider's OpenAI Chat Completions encoder: a script as chunk frames."""
+"""The local provider's OpenAI Chat Completions encoder: a script as chunk frames.
+
+Beyond text and calls it sends what the chat family adds: `delta.refusal`, OpenRouter's
+`url_citation` annotations after the text they cite, and Groq's `executed_tools` for a
+tool the provider runs (first with its arguments, then with its output). The chat wire
+has no pause: a paused script stops."""
 
 from __future__ import annotations
 
@@ -6,13 +11,25 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from rxllm.local.script import Reasoning, Say, Script, ToolUse, pieces, words
+from rxllm.local.script import (
+    Cite,
+    Reasoning,
+    Refuse,
+    Say,
+    Script,
+    ServerTool,
+    ToolUse,
+    pieces,
+    words,
+)
 
 __all__ = ["PATH", "frames", "prompt_of"]
 
 PATH = "/v1/chat/completions"
 
-_FINISH = {"stop": "stop", "tool_use": "tool_calls", "length": "length"}
+_FINISH = {"stop": "stop", "tool_use": "tool_calls", "length": "length", "pause": "stop"}
+# Groq's names for the tools it runs.
+_EXECUTED = {"web_search": "search", "code_execution": "python"}
 
 
 def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
@@ -41,24 +58,45 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
         return _frame({**base, "choices": [choice]})
 
+    def said(text: str) -> Iterator[str]:
+        return iter((text,)) if script.whole else words(text)
+
     yield chunk({"role": "assistant", "content": ""})
     call_index = 0
-    for step in script.steps:
+    for position, step in enumerate(script.steps):
         if isinstance(step, Reasoning):
-            for word in words(step.text):
+            for word in said(step.text):
                 yield chunk({"reasoning_content": word})
         elif isinstance(step, Say):
-            for word in words(step.text):
+            for word in said(step.text):
                 yield chunk({"content": word})
+            if step.citations:
+                yield chunk({"annotations": [_annotation(step.text, c) for c in step.citations]})
+        elif isinstance(step, Refuse):
+            for word in said(step.text):
+                yield chunk({"refusal": word})
+        elif isinstance(step, ServerTool):
+            tool = {
+                "index": position,
+                "type": _EXECUTED[step.kind],
+                "arguments": json.dumps(
+                    {"query": step.input} if step.kind == "web_search" else {"code": step.input}
+                ),
+            }
+            yield chunk({"executed_tools": [tool]})
+            yield chunk({"executed_tools": [{**tool, "output": step.output}]})
         elif isinstance(step, ToolUse):
             head = {
                 "index": call_index,
                 "id": step.call_id,
                 "type": "function",
-                "function": {"name": step.name, "arguments": ""},
+                "function": {
+                    "name": step.name,
+                    "arguments": step.arguments if script.whole else "",
+                },
             }
             yield chunk({"tool_calls": [head]})
-            for piece in pieces(step.arguments, script.fragment):
+            for piece in () if script.whole else pieces(step.arguments, script.fragment):
                 yield chunk(
                     {"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}
                 )
@@ -80,3 +118,17 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     yield _frame("[DONE]")
     if script.late_text is not None:
         yield chunk({"content": script.late_text})
+
+
+def _annotation(text: str, cite: Cite) -> dict[str, Any]:
+    start = text.find(cite.cited_text)
+    return {
+        "type": "url_citation",
+        "url_citation": {
+            "url": cite.url,
+            "title": cite.title,
+            "content": cite.cited_text,
+            "start_index": start,
+            "end_index": start + len(cite.cited_text),
+        },
+    }

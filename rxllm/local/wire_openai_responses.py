@@ -1,4 +1,11 @@
-"""The local provider's OpenAI Responses encoder: a script as typed streaming events."""
+"""The local provider's OpenAI Responses encoder: a script as typed streaming events.
+
+Each step is one output item: `reasoning` (a summary), `message` (an `output_text`
+part with its `url_citation` annotations, or a `refusal` part), `function_call`, an
+item that asks the client to act (`shell_call`, ...: the script's arguments are its
+fields), and a provider-run `web_search_call` or `code_interpreter_call` with its
+progress events. A `whole` script sends each item only as its `output_item.done`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,17 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from rxllm.local.script import Reasoning, Say, Script, ToolUse, pieces, words
+from rxllm.local.script import (
+    Cite,
+    Reasoning,
+    Refuse,
+    Say,
+    Script,
+    ServerTool,
+    ToolUse,
+    pieces,
+    words,
+)
 
 __all__ = ["PATH", "frames", "prompt_of"]
 
@@ -42,6 +59,150 @@ def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
     return str(body.get("model", "")), text, bool(body.get("tools"))
 
 
+Events = list[tuple[str, dict[str, Any]]]
+"""(type, fields) of the streaming events of one output item, before its `.done`."""
+
+
+def _reasoning(step: Reasoning, at: dict[str, Any], encrypted: bool) -> tuple[Events, Any]:
+    item: dict[str, Any] = {"id": at["item_id"], "type": "reasoning", "summary": []}
+    if encrypted:
+        item["encrypted_content"] = _sealed(step.text)
+    where = {**at, "summary_index": 0}
+    part = {"type": "summary_text", "text": step.text}
+    events: Events = [
+        ("response.output_item.added", {"output_index": at["output_index"], "item": item}),
+        ("response.reasoning_summary_part.added", {**where, "part": {**part, "text": ""}}),
+        *[
+            ("response.reasoning_summary_text.delta", {**where, "delta": w})
+            for w in words(step.text)
+        ],
+        ("response.reasoning_summary_text.done", {**where, "text": step.text}),
+        ("response.reasoning_summary_part.done", {**where, "part": part}),
+    ]
+    return events, {**item, "summary": [part]}
+
+
+def _message(step: Say | Refuse, at: dict[str, Any], status: str) -> tuple[Events, Any]:
+    item: dict[str, Any] = {
+        "id": at["item_id"],
+        "type": "message",
+        "status": "in_progress",
+        "role": "assistant",
+        "content": [],
+    }
+    where = {**at, "content_index": 0}
+    if isinstance(step, Refuse):
+        part: dict[str, Any] = {"type": "refusal", "refusal": step.text}
+        streamed: Events = [
+            *[("response.refusal.delta", {**where, "delta": w}) for w in words(step.text)],
+            ("response.refusal.done", {**where, "refusal": step.text}),
+        ]
+        empty: dict[str, Any] = {**part, "refusal": ""}
+    else:
+        annotations = [_annotation(step.text, cite) for cite in step.citations]
+        part = {"type": "output_text", "text": step.text, "annotations": annotations}
+        streamed = [
+            *[
+                ("response.output_text.delta", {**where, "delta": w, "logprobs": []})
+                for w in words(step.text)
+            ],
+            *[
+                (
+                    "response.output_text.annotation.added",
+                    {**where, "annotation_index": i, "annotation": a},
+                )
+                for i, a in enumerate(annotations)
+            ],
+            ("response.output_text.done", {**where, "text": step.text, "logprobs": []}),
+        ]
+        empty = {**part, "text": "", "annotations": []}
+    events: Events = [
+        ("response.output_item.added", {"output_index": at["output_index"], "item": item}),
+        ("response.content_part.added", {**where, "part": empty}),
+        *streamed,
+        ("response.content_part.done", {**where, "part": part}),
+    ]
+    return events, {**item, "status": status, "content": [part]}
+
+
+def _call(step: ToolUse, at: dict[str, Any], status: str, fragment: int) -> tuple[Events, Any]:
+    if step.item is not None:  # an item that asks the client to act, not a function
+        item = {"id": at["item_id"], "type": step.item, "call_id": step.call_id}
+        fields = json.loads(step.arguments)
+        added = (
+            "response.output_item.added",
+            {
+                "output_index": at["output_index"],
+                "item": {**item, "status": "in_progress", **fields},
+            },
+        )
+        return [added], {**item, "status": status, **fields}
+    item = {
+        "id": at["item_id"],
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+        "call_id": step.call_id,
+        "name": step.name,
+    }
+    events: Events = [
+        ("response.output_item.added", {"output_index": at["output_index"], "item": item}),
+        *[
+            ("response.function_call_arguments.delta", {**at, "delta": piece})
+            for piece in pieces(step.arguments, fragment)
+        ],
+        ("response.function_call_arguments.done", {**at, "arguments": step.arguments}),
+    ]
+    return events, {**item, "status": status, "arguments": step.arguments}
+
+
+def _server_tool(step: ServerTool, at: dict[str, Any]) -> tuple[Events, Any]:
+    if step.kind == "web_search":
+        kind = "web_search_call"
+        item: dict[str, Any] = {"id": at["item_id"], "type": kind, "status": "in_progress"}
+        action = {"type": "search", "query": step.input}
+        sources = [{"type": "url", "url": step.url}]
+        done = {**item, "status": "completed", "action": {**action, "sources": sources}}
+        progress = ("in_progress", "searching", "completed")
+        streamed: Events = []
+    else:
+        kind = "code_interpreter_call"
+        item = {
+            "id": at["item_id"],
+            "type": kind,
+            "status": "in_progress",
+            "code": "",
+            "container_id": "cntr_local",
+            "outputs": None,
+        }
+        logs = [{"type": "logs", "logs": step.output}]
+        done = {**item, "status": "completed", "code": step.input, "outputs": logs}
+        progress = ("in_progress", "interpreting", "completed")
+        streamed = [
+            *[(f"response.{kind}_code.delta", {**at, "delta": w}) for w in words(step.input)],
+            (f"response.{kind}_code.done", {**at, "code": step.input}),
+        ]
+    events: Events = [
+        ("response.output_item.added", {"output_index": at["output_index"], "item": item}),
+        (f"response.{kind}.{progress[0]}", at),
+        *streamed,
+        (f"response.{kind}.{progress[1]}", at),
+        (f"response.{kind}.{progress[2]}", at),
+    ]
+    return events, done
+
+
+def _annotation(text: str, cite: Cite) -> dict[str, Any]:
+    start = text.find(cite.cited_text)
+    return {
+        "type": "url_citation",
+        "url": cite.url,
+        "title": cite.title,
+        "start_index": start,
+        "end_index": start + len(cite.cited_text),
+    }
+
+
 def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     model = str(body.get("model") or "rxllm-local")
     encrypted = ENCRYPTED_REASONING in (body.get("include") or ())
@@ -74,62 +235,23 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     cut_at = len(script.steps) - 1 if script.stop == "length" else -1
     for index, step in enumerate(script.steps):
         status = "incomplete" if index == cut_at else "completed"  # the token limit hit it
-        where = {"output_index": index}
+        at: dict[str, Any] = {
+            "item_id": f"{_PREFIX[type(step)]}_local_{index}",
+            "output_index": index,
+        }
         if isinstance(step, Reasoning):
-            item_id = f"rs_local_{index}"
-            item: dict[str, Any] = {"id": item_id, "type": "reasoning", "summary": []}
-            if encrypted:
-                item["encrypted_content"] = _sealed(step.text)
-            yield event("response.output_item.added", **where, item=item)
-            at = {"item_id": item_id, **where, "summary_index": 0}
-            yield event(
-                "response.reasoning_summary_part.added",
-                **at,
-                part={"type": "summary_text", "text": ""},
-            )
-            for word in words(step.text):
-                yield event("response.reasoning_summary_text.delta", **at, delta=word)
-            yield event("response.reasoning_summary_text.done", **at, text=step.text)
-            part = {"type": "summary_text", "text": step.text}
-            yield event("response.reasoning_summary_part.done", **at, part=part)
-            item = {**item, "summary": [part]}
-        elif isinstance(step, Say):
-            item_id = last_message = f"msg_local_{index}"
-            item = {
-                "id": item_id,
-                "type": "message",
-                "status": "in_progress",
-                "role": "assistant",
-                "content": [],
-            }
-            yield event("response.output_item.added", **where, item=item)
-            at = {"item_id": item_id, **where, "content_index": 0}
-            empty: dict[str, Any] = {"type": "output_text", "text": "", "annotations": []}
-            yield event("response.content_part.added", **at, part=empty)
-            for word in words(step.text):
-                yield event("response.output_text.delta", **at, delta=word, logprobs=[])
-            yield event("response.output_text.done", **at, text=step.text, logprobs=[])
-            part = {**empty, "text": step.text}
-            yield event("response.content_part.done", **at, part=part)
-            item = {**item, "status": status, "content": [part]}
+            events, item = _reasoning(step, at, encrypted)
+        elif isinstance(step, Say | Refuse):
+            last_message = at["item_id"]
+            events, item = _message(step, at, status)
+        elif isinstance(step, ToolUse):
+            events, item = _call(step, at, status, script.fragment)
         else:
-            assert isinstance(step, ToolUse)
-            item_id = f"fc_local_{index}"
-            item = {
-                "id": item_id,
-                "type": "function_call",
-                "status": "in_progress",
-                "arguments": "",
-                "call_id": step.call_id,
-                "name": step.name,
-            }
-            yield event("response.output_item.added", **where, item=item)
-            at = {"item_id": item_id, **where}
-            for piece in pieces(step.arguments, script.fragment):
-                yield event("response.function_call_arguments.delta", **at, delta=piece)
-            yield event("response.function_call_arguments.done", **at, arguments=step.arguments)
-            item = {**item, "status": status, "arguments": step.arguments}
-        yield event("response.output_item.done", **where, item=item)
+            events, item = _server_tool(step, at)
+        if not script.whole:  # a whole item comes only with its output_item.done
+            for kind, fields in events:
+                yield event(kind, **fields)
+        yield event("response.output_item.done", output_index=index, item=item)
         output.append(item)
     if script.cut:
         return
@@ -155,6 +277,16 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         late_id = last_message or "msg_local_late"
         at = {"item_id": late_id, "output_index": len(output), "content_index": 0}
         yield event("response.output_text.delta", **at, delta=script.late_text, logprobs=[])
+
+
+# Item id prefixes, as OpenAI's read.
+_PREFIX: dict[type, str] = {
+    Reasoning: "rs",
+    Say: "msg",
+    Refuse: "msg",
+    ToolUse: "fc",
+    ServerTool: "ws",
+}
 
 
 def _sealed(text: str) -> str:

@@ -15,6 +15,9 @@ Output items, by type (the decisions of this module):
   whole: its text is emitted at its `response.output_text.done` (`refusal.done`), or
   else at the message's `output_item.done`, once; a part that had deltas is never
   emitted again.
+- `reasoning`: summary (or reasoning text) deltas as they come; an item that had none
+  arrived whole: its `summary` texts (else its `content` texts) are emitted at its
+  `output_item.done`.
 - `function_call`: a `tool_request` (below). A call seen only at its `output_item.done`
   is started and ended there.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
@@ -61,7 +64,7 @@ from rxllm.degradation import RecoveryPolicy
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
-from rxllm.request import ChatRequest, ImagePart, Message, TextPart
+from rxllm.request import ChatRequest, ImagePart, Message, TextPart, ToolCall
 
 __all__ = [
     "CLIENT_ITEMS",
@@ -209,11 +212,63 @@ def _input_text(message: Message) -> list[dict[str, Any]]:
     return parts
 
 
-def responses_input(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+# What answers each item that asks the client to act, in the next request's input.
+ANSWER_ITEMS = {
+    "computer_call": "computer_call_output",
+    "shell_call": "shell_call_output",
+    "local_shell_call": "local_shell_call_output",
+    "apply_patch_call": "apply_patch_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "tool_search_call": "tool_search_output",
+    "mcp_approval_request": "mcp_approval_response",
+}
+
+
+def _call_item(call: ToolCall, custom_tools: frozenset[str]) -> dict[str, Any]:
+    """An assistant's tool call as the item the model sent: a `function_call`, or the
+    client-actionable item its name stands for (`client_item_arguments` reversed)."""
+    if call.name in custom_tools:
+        return {"type": "custom_tool_call", "call_id": call.id, "name": call.name, **call.arguments}
+    if call.name == "mcp_approval_request":  # answered by its id, its arguments as text
+        fields = dict(call.arguments)
+        if isinstance(fields.get("arguments"), dict):
+            fields["arguments"] = json.dumps(fields["arguments"])
+        return {"type": call.name, "id": call.id, **fields}
+    if call.name in ANSWER_ITEMS:
+        return {"type": call.name, "call_id": call.id, **call.arguments}
+    return {
+        "type": "function_call",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": call.arguments_json,
+    }
+
+
+def _answer_item(kind: str, call_id: str | None, text: str) -> dict[str, Any]:
+    """A tool message as the item that answers a call of this `kind`: a JSON object's
+    fields are the answer item's own (`output`, `status`, `approve`...), anything else
+    is its `output` text."""
+    if kind == "function_call":
+        return {"type": "function_call_output", "call_id": call_id, "output": text}
+    fields = _parsed(text)
+    if not isinstance(fields, dict):
+        fields = {"output": text}
+    if kind == "mcp_approval_request":
+        return {**fields, "type": ANSWER_ITEMS[kind], "approval_request_id": call_id}
+    return {**fields, "type": ANSWER_ITEMS[kind], "call_id": call_id}
+
+
+def responses_input(
+    messages: list[Message], custom_tools: frozenset[str] = frozenset()
+) -> tuple[str | None, list[dict[str, Any]]]:
     """(instructions, input items) of a conversation: the leading system messages
-    become `instructions`; a system message later on stays in place as an item."""
+    become `instructions`; a system message later on stays in place as an item. A call
+    that came from an item asking the client to act goes back as that item, and its
+    tool message as the item answering it (`custom_tools`: the names of the custom
+    tools offered, whose calls are `custom_tool_call`s)."""
     leading: list[str] = []
     items: list[dict[str, Any]] = []
+    kinds: dict[str, str] = {}  # call id -> the item type that carried the call
     for message in messages:
         role = message.role
         if role == "system":
@@ -228,22 +283,12 @@ def responses_input(messages: list[Message]) -> tuple[str | None, list[dict[str,
                 content = [{"type": "output_text", "text": message.text}]
                 items.append({"type": "message", "role": "assistant", "content": content})
             for call in message.tool_calls:
-                items.append(
-                    {
-                        "type": "function_call",
-                        "call_id": call.id,
-                        "name": call.name,
-                        "arguments": call.arguments_json,
-                    }
-                )
+                item = _call_item(call, custom_tools)
+                kinds[call.id] = item["type"]
+                items.append(item)
         else:  # tool
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": message.tool_call_id,
-                    "output": message.text,
-                }
-            )
+            kind = kinds.get(message.tool_call_id or "", "function_call")
+            items.append(_answer_item(kind, message.tool_call_id, message.text))
     return ("\n\n".join(leading) if leading else None), items
 
 
@@ -268,6 +313,7 @@ class ResponsesNormalizer(Normalizer):
         self.calls: dict[int, bool] = {}  # output_index -> ended
         self.pending_signatures: dict[int, str] = {}  # reasoning output_index -> blob
         self.reasoning_part: tuple[int, int] | None = None  # (output_index, part) of the last
+        self.reasoned: set[int] = set()  # reasoning output_index that had deltas
         self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools started
         # Text of each (output_index, content_index) part that had deltas, for citations'
         # cited_text and to know which parts of a done message were already streamed.
@@ -389,6 +435,7 @@ class ResponsesNormalizer(Normalizer):
         if not delta:
             return
         key = (payload.get("output_index", 0), part)
+        self.reasoned.add(key[0])
         if key != self.reasoning_part:
             if self.reasoning_part is not None:
                 delta = REASONING_PART_SEPARATOR + delta
@@ -423,6 +470,12 @@ class ResponsesNormalizer(Normalizer):
                 self._start_call(index, item)
             self._end_call(index, item.get("arguments"))
         elif kind == "reasoning":
+            if index not in self.reasoned:  # it arrived whole: its summary, else its text
+                parts = item.get("summary") or item.get("content") or ()
+                for position, part in enumerate(parts):
+                    text = part.get("text") if isinstance(part, dict) else None
+                    if isinstance(text, str):
+                        self._reasoning_delta({"output_index": index, "delta": text}, position)
             pending = self.pending_signatures.pop(index, None)
             blob = item.get("encrypted_content") or pending
             if blob:
@@ -589,7 +642,11 @@ class OpenAIResponses(WireProtocol):
         return headers | self.extra_headers
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
-        instructions, items = responses_input(request.messages)
+        offered = request.params.get("tools") or ()
+        custom = frozenset(
+            str(t.get("name")) for t in offered if isinstance(t, dict) and t.get("type") == "custom"
+        )
+        instructions, items = responses_input(request.messages, custom)
         body: dict[str, Any] = {"model": request.model, "input": items, "stream": True}
         if instructions is not None:
             body["instructions"] = instructions
