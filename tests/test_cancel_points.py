@@ -49,8 +49,7 @@ MARGIN = 3
 def natural(request: rxllm.ChatRequest) -> list[Event]:
     """The events the local provider's answer to `request` makes, uncancelled."""
     body = rxllm.provider("local", base_url="http://127.0.0.1:9/v1").wire.build_body(request)
-    model, text, has_tools = prompt_of(body)
-    return outcome(b"".join(frames(script_for(model, text, has_tools), body)), "local")
+    return outcome(b"".join(frames(script_for(prompt_of(body)), body)), "local")
 
 
 NATURAL = {name: natural(request) for name, request in TURNS.items()}

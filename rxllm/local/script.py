@@ -20,9 +20,10 @@ the turn is this module's scripted answer.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 __all__ = [
     "FAULTS",
@@ -35,7 +36,10 @@ __all__ = [
     "ServerTool",
     "Step",
     "ToolUse",
+    "Prompt",
+    "asked_tool",
     "pieces",
+    "sample_arguments",
     "words",
     "script_for",
 ]
@@ -166,15 +170,17 @@ ANSWER = Script(
     )
 )
 
+WEATHER_TOOL = ToolUse(
+    "call_local_weather_1",
+    "get_weather",
+    json.dumps({"city": "Paris", "unit": "celsius", "days": 3}),
+)
+
 WEATHER_CALL = Script(
     steps=(
         Reasoning("The user asks about the weather; I should call the weather tool."),
         Say("Let me check the weather."),
-        ToolUse(
-            "call_local_weather_1",
-            "get_weather",
-            json.dumps({"city": "Paris", "unit": "celsius", "days": 3}),
-        ),
+        WEATHER_TOOL,
     ),
     stop="tool_use",
 )
@@ -276,13 +282,77 @@ to a second loopback server on another port that records what arrives (the key m
 not), `redirect_loop` to the same URL again and again."""
 
 
-def script_for(model: str, last_user_text: str, has_tools: bool) -> Script:
-    """Pick the story: a named fault, a tool call when tools are offered and the user
-    asks for weather, else the scripted answer."""
-    if model.startswith("fault/"):
-        name = model.removeprefix("fault/")
+@dataclass(frozen=True)
+class Prompt:
+    """What a request asks, in any protocol: what the local provider answers to."""
+
+    model: str
+    text: str = ""
+    """The user's last words (a turn of tool results only is not the user speaking)."""
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The offered tools: name -> JSON schema of the parameters."""
+    tool_result: tuple[str, str] | None = None
+    """(tool name, result text) when the conversation ends with a tool's result."""
+
+
+def script_for(prompt: Prompt) -> Script:
+    """Pick the story: a named fault; the answer to a tool's result; a call of the
+    offered tool the user asks about (by the words of its name); else the scripted
+    answer. So an agent loop ends: a result is answered, never called again."""
+    if prompt.model.startswith("fault/"):
+        name = prompt.model.removeprefix("fault/")
         if name in FAULTS:
             return FAULTS[name]
-    if has_tools and "weather" in last_user_text.lower():
+    if prompt.tool_result is not None:
+        name, result = prompt.tool_result
+        return Script(steps=(Say(f"{name} returned {result}. That is my answer."),))
+    tool = asked_tool(prompt.text, prompt.tools)
+    if tool == WEATHER_TOOL.name:
         return WEATHER_CALL
+    if tool is not None:
+        arguments = json.dumps(sample_arguments(prompt.tools[tool]))
+        call = ToolUse(f"call_local_{tool}_1", tool, arguments)
+        return Script(steps=(Say(f"Let me use {tool}."), call), stop="tool_use")
     return ANSWER
+
+
+# Words too common in tool names to say which tool the user asks about.
+_VERBS = frozenset({"get", "set", "fetch", "find", "list", "lookup", "search", "the", "for"})
+
+
+def asked_tool(text: str, tools: dict[str, dict[str, Any]]) -> str | None:
+    """The offered tool whose name's words the user's text says most of, if any."""
+    said = set(re.findall(r"[a-z0-9]+", text.lower()))
+    best, score = None, 0
+    for name in tools:
+        words = set(re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).lower()))
+        hits = len((words - _VERBS) & said)
+        if hits > score:
+            best, score = name, hits
+    return best
+
+
+def sample_arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """Plausible arguments for a JSON schema: every property, a value of its type."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return {}
+    return {name: _sample(name, spec) for name, spec in properties.items()}
+
+
+def _sample(name: str, spec: Any) -> Any:
+    if not isinstance(spec, dict):
+        return "example"
+    if spec.get("enum"):
+        return spec["enum"][0]
+    if "default" in spec:
+        return spec["default"]
+    kind = spec.get("type")
+    if isinstance(kind, list):  # ["string", "null"]
+        kind = next((k for k in kind if k != "null"), "string")
+    samples = {"integer": 1, "number": 1.5, "boolean": True, "array": [], "null": None}
+    if kind == "object":
+        return sample_arguments(spec)
+    if kind in samples:
+        return samples[kind]
+    return "Paris" if name.lower() in ("city", "location", "place") else f"example {name}"

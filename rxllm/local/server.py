@@ -25,6 +25,7 @@ import threading
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from types import ModuleType, TracebackType
 from typing import Any
 
@@ -35,7 +36,8 @@ from rxllm.local.script import FAULTS, HTTP_FAULTS, script_for
 
 __all__ = ["LocalServer", "shared_server_url"]
 
-# Wire encoders by route; each module has PATH, prompt_of(body) and frames(script, body).
+# Wire encoders by route; each module has PATH, prompt_of(body) -> Prompt and
+# frames(script, body).
 ENCODERS = ("wire_openai_chat", "wire_anthropic", "wire_openai_responses", "wire_google")
 
 # What `hang` sends between keepalives, and the size of the `long_line` fault's line.
@@ -123,8 +125,7 @@ class LocalServer:
             if "model" in request.match_info:
                 body.setdefault("model", request.match_info["model"])
             self.other_origin_requests.append({"headers": dict(request.headers), "body": body})
-            _, text, has_tools = encoder.prompt_of(body)
-            script = script_for("answer", text, has_tools)
+            script = script_for(replace(encoder.prompt_of(body), model="answer"))
             return await self._stream(request, encoder.frames(script, body), self.pace)
 
         return handle
@@ -151,7 +152,8 @@ class LocalServer:
             self.requests.append(body)
             if request.transport is not None:
                 self.connections.add(request.transport.get_extra_info("peername"))
-            model, text, has_tools = encoder.prompt_of(body)
+            prompt = encoder.prompt_of(body)
+            model = prompt.model
             fault = model.removeprefix("fault/") if model.startswith("fault/") else None
             if fault in HTTP_FAULTS:
                 return await self._http_fault(fault, request, encoder, body)
@@ -160,13 +162,12 @@ class LocalServer:
                 refusal = refusal_for(fault, body, encoder.PATH, self.rejection_counts[fault])
                 if refusal is not None:
                     return await self._refuse(request, refusal)
-                model = "answer"  # the trigger no longer holds: answer as usual
+                prompt = replace(prompt, model="answer")  # the trigger no longer holds
             elif fault is not None and fault not in FAULTS:
                 known = sorted(FAULTS) + sorted(HTTP_FAULTS) + sorted(REJECTIONS)
                 message = f"unknown fault {fault!r}; known: {known}"
                 return _error_response(404, {"error": {"message": message}})
-            script = script_for(model, text, has_tools)
-            return await self._stream(request, encoder.frames(script, body), self.pace)
+            return await self._stream(request, encoder.frames(script_for(prompt), body), self.pace)
 
         return handle
 
@@ -247,19 +248,19 @@ class LocalServer:
             location = origin + str(request.rel_url)
             return web.Response(status=307, headers={"Location": location})
         if fault.startswith("reset_"):
-            frames = list(encoder.frames(script_for("answer", "", False), body))
+            frames = list(encoder.frames(FAULTS["answer"], body))
             kept = frames[:1] if fault == "reset_before_output" else frames[:6]
             return await self._stream(request, kept, 0, reset=True)
         if fault == "slow_drip":
-            drip = script_for("weather", "weather", True)
+            drip = FAULTS["weather"]
             return await self._stream(request, encoder.frames(drip, body), DRIP_SECONDS)
         if fault == "invalid_utf8":
-            frames = list(encoder.frames(script_for("answer", "", False), body))
+            frames = list(encoder.frames(FAULTS["answer"], body))
             say = next(i for i, f in enumerate(frames) if b"Hello" in f)
             frames[say] = frames[say].replace(b"Hello", b"Hel\xfflo", 1)
             return await self._stream(request, frames, 0)
         # hang: a little output, then keepalive comments until the client hangs up
-        first = list(encoder.frames(script_for("answer", "", False), body))[:2]
+        first = list(encoder.frames(FAULTS["answer"], body))[:2]
         keepalives = itertools.repeat(b": keepalive\n\n")
         return await self._stream(request, itertools.chain(first, keepalives), KEEPALIVE_SECONDS)
 

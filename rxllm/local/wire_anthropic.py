@@ -18,6 +18,7 @@ from typing import Any
 
 from rxllm.local.script import (
     Cite,
+    Prompt,
     Reasoning,
     Refuse,
     Say,
@@ -35,24 +36,45 @@ PATH = "/v1/messages"
 _STOP = {"stop": "end_turn", "tool_use": "tool_use", "length": "max_tokens", "pause": "pause_turn"}
 
 
-def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
-    """(model, last user text, whether tools were offered) of a request body.
-
-    A user message made only of tool results carries no user text (it is the tool's
-    turn, as a `tool` message is in the chat wire), so it does not replace the last.
-    """
+def prompt_of(body: dict[str, Any]) -> Prompt:
+    """What a Messages request asks: the last user text, the offered tools, and the
+    tool's result when a user message of `tool_result` blocks ends the conversation
+    (it is the tool's turn, as a `tool` message is in the chat wire, so it does not
+    replace the user's last text)."""
     text = ""
+    called: dict[str, str] = {}  # tool_use id -> tool name
+    result = None
     for message in body.get("messages", []):
-        if message.get("role") != "user":
-            continue
         content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        for block in blocks:
+            if block.get("type") == "tool_use":
+                called[str(block.get("id"))] = str(block.get("name"))
+        if message.get("role") != "user":
+            result = None
+            continue
         if isinstance(content, str):
-            text = content
-        elif isinstance(content, list):
-            texts = [p.get("text", "") for p in content if p.get("type") == "text"]
-            if texts:
-                text = " ".join(texts)
-    return str(body.get("model", "")), text, bool(body.get("tools"))
+            text, result = content, None
+            continue
+        texts = [b.get("text", "") for b in blocks if b.get("type") == "text"]
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        if texts:
+            text = " ".join(texts)
+        result = None
+        if results:
+            last = results[-1]
+            name = called.get(str(last.get("tool_use_id")), "the tool")
+            result = (name, _text(last.get("content")))
+    tools = {
+        str(tool.get("name")): tool.get("input_schema") or {} for tool in body.get("tools") or ()
+    }
+    return Prompt(str(body.get("model", "")), text, tools, result)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return " ".join(str(b.get("text", "")) for b in content if b.get("type") == "text")
+    return content if isinstance(content, str) else ""
 
 
 def _frame(event: str, payload: dict[str, Any]) -> bytes:

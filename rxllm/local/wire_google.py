@@ -25,7 +25,16 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from rxllm.local.script import Reasoning, Refuse, Say, Script, ServerTool, ToolUse, words
+from rxllm.local.script import (
+    Prompt,
+    Reasoning,
+    Refuse,
+    Say,
+    Script,
+    ServerTool,
+    ToolUse,
+    words,
+)
 
 __all__ = ["PATH", "frames", "prompt_of"]
 
@@ -36,18 +45,36 @@ PATH = "/v1beta/models/{model}:streamGenerateContent"
 _FINISH = {"stop": "STOP", "tool_use": "STOP", "length": "MAX_TOKENS", "pause": "STOP"}
 
 
-def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
-    """(model, last user text, whether tools were offered) of a request body; the
-    server puts the model from the URL into `body["model"]`."""
+def prompt_of(body: dict[str, Any]) -> Prompt:
+    """What a Gemini request asks (the server puts the model from the URL into
+    `body["model"]`): the last user text, the declared functions, and the tool's result
+    when `functionResponse` parts end the conversation (a turn of tool results only is
+    not the user speaking)."""
     text = ""
+    result = None
     for content in body.get("contents") or ():
+        parts = content.get("parts") or ()
         if content.get("role", "user") != "user":
+            result = None
             continue
-        said = [p["text"] for p in content.get("parts") or () if isinstance(p.get("text"), str)]
-        if said:  # a turn of tool results only is not what the user asked
+        said = [p["text"] for p in parts if isinstance(p.get("text"), str)]
+        answers = [
+            p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)
+        ]
+        if said:
             text = " ".join(said)
-    tools = any(tool.get("functionDeclarations") for tool in body.get("tools") or ())
-    return str(body.get("model", "")), text, tools
+        result = None
+        if answers:
+            last = answers[-1]
+            result = (str(last.get("name", "the tool")), json.dumps(last.get("response")))
+    tools = {
+        str(declared.get("name")): (
+            declared.get("parametersJsonSchema") or declared.get("parameters") or {}
+        )
+        for tool in body.get("tools") or ()
+        for declared in tool.get("functionDeclarations") or ()
+    }
+    return Prompt(str(body.get("model", "")), text, tools, result)
 
 
 def _frame(payload: dict[str, Any]) -> bytes:

@@ -13,6 +13,7 @@ from typing import Any
 
 from rxllm.local.script import (
     Cite,
+    Prompt,
     Reasoning,
     Refuse,
     Say,
@@ -32,17 +33,34 @@ _FINISH = {"stop": "stop", "tool_use": "tool_calls", "length": "length", "pause"
 _EXECUTED = {"web_search": "search", "code_execution": "python"}
 
 
-def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
-    """(model, last user text, whether tools were offered) of a request body."""
+def prompt_of(body: dict[str, Any]) -> Prompt:
+    """What a chat request asks: the last user text, the offered functions, and the
+    tool's result when a `tool` message ends the conversation."""
     text = ""
-    for message in body.get("messages", []):
+    called: dict[str, str] = {}  # call id -> function name
+    messages = body.get("messages") or []
+    for message in messages:
         if message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, str):
-                text = content
-            elif isinstance(content, list):
-                text = " ".join(p.get("text", "") for p in content if p.get("type") == "text")
-    return str(body.get("model", "")), text, bool(body.get("tools"))
+            text = _text(message.get("content"))
+        for call in message.get("tool_calls") or ():
+            called[str(call.get("id"))] = str((call.get("function") or {}).get("name"))
+    result = None
+    if messages and messages[-1].get("role") == "tool":
+        last = messages[-1]
+        name = called.get(str(last.get("tool_call_id")), "the tool")
+        result = (name, _text(last.get("content")))
+    tools = {
+        str(tool["function"].get("name")): tool["function"].get("parameters") or {}
+        for tool in body.get("tools") or ()
+        if isinstance(tool.get("function"), dict)
+    }
+    return Prompt(str(body.get("model", "")), text, tools, result)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+    return content if isinstance(content, str) else ""
 
 
 def _frame(payload: dict[str, Any] | str) -> bytes:

@@ -16,6 +16,7 @@ from typing import Any
 
 from rxllm.local.script import (
     Cite,
+    Prompt,
     Reasoning,
     Refuse,
     Say,
@@ -46,17 +47,33 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def prompt_of(body: dict[str, Any]) -> tuple[str, str, bool]:
-    """(model, last user text, whether tools were offered) of a request body."""
+def prompt_of(body: dict[str, Any]) -> Prompt:
+    """What a Responses request asks: the last user text, the offered functions, and
+    the tool's result when a `function_call_output` item ends the input."""
     text = ""
+    called: dict[str, str] = {}  # call_id -> function name
     items = body.get("input")
     if isinstance(items, str):
-        text = items
-    elif isinstance(items, list):
-        for item in items:
-            if isinstance(item, dict) and item.get("role") == "user":
-                text = _text_of(item.get("content"))
-    return str(body.get("model", "")), text, bool(body.get("tools"))
+        text, items = items, []
+    for item in items or ():
+        if not isinstance(item, dict):
+            continue
+        if item.get("role") == "user":
+            text = _text_of(item.get("content"))
+        if item.get("type") == "function_call":
+            called[str(item.get("call_id"))] = str(item.get("name"))
+    result = None
+    last = items[-1] if items else None
+    if isinstance(last, dict) and str(last.get("type", "")).endswith("_output"):
+        name = called.get(str(last.get("call_id")), "the tool")
+        output = last.get("output")
+        result = (name, output if isinstance(output, str) else json.dumps(output))
+    tools = {
+        str(tool.get("name")): tool.get("parameters") or {}
+        for tool in body.get("tools") or ()
+        if tool.get("type") == "function"
+    }
+    return Prompt(str(body.get("model", "")), text, tools, result)
 
 
 Events = list[tuple[str, dict[str, Any]]]

@@ -26,7 +26,7 @@ from rxllm.events import (
     UsageUpdate,
 )
 from rxllm.local import LocalServer
-from rxllm.local.script import FAULTS, script_for
+from rxllm.local.script import FAULTS, Prompt, script_for
 from rxllm.providers.google import SKIP_SIGNATURE, Google
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
 from tests.support import capture, captures_of, needs_captures, rechunk, replay, summarize
@@ -796,7 +796,7 @@ async def events_over_http(
 async def test_local_text_turn_with_reasoning(local_server: LocalServer) -> None:
     events = await events_over_http(local_server, "gemini-local")
     got = summarize(events)
-    script = script_for("gemini-local", "Say hello", False)
+    script = script_for(Prompt("gemini-local", "Say hello"))
     assert got.reasoning == "The user wants a short greeting about streams. Keep it brief."
     assert got.text.startswith("Hello from rxllm's local provider!")
     assert got.text.endswith("so you can try rxllm with no API key.")

@@ -1,0 +1,122 @@
+"""The local provider calls only tools it was offered, the one the user asks about, with
+arguments that fit the tool's schema, and answers a tool's result instead of calling
+again: an agent loop against it ends, on every wire."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import rxllm
+from rxllm.local import LocalServer
+from rxllm.local.script import Prompt, asked_tool, sample_arguments, script_for
+
+WIRES = ("openai", "openai-responses", "anthropic", "google")
+
+STOCK = rxllm.Tool(
+    name="get_stock_price",
+    description="The latest price of a stock",
+    parameters={
+        "type": "object",
+        "properties": {
+            "symbol": {"type": "string"},
+            "currency": {"type": "string", "enum": ["USD", "EUR"]},
+            "days": {"type": "integer"},
+        },
+        "required": ["symbol"],
+    },
+)
+WEATHER = rxllm.Tool(
+    name="get_weather",
+    parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+)
+
+
+def provider(server: LocalServer, wire: str) -> rxllm.Provider:
+    if wire == "openai":
+        return rxllm.provider("local", base_url=server.url)
+    base = server.root + "/v1beta" if wire == "google" else server.url
+    return rxllm.provider(wire, api_key="test", base_url=base)
+
+
+def ask(messages: list[rxllm.Message], tools: list[rxllm.Tool]) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(model="local", messages=messages, tools=tools)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_only_an_offered_tool_is_called(local_server: LocalServer, wire: str) -> None:
+    question = rxllm.Message.user("What is the stock price of ACME today?")
+    record = await provider(local_server, wire).complete(ask([question], [STOCK]))
+    (call,) = record.tool_calls
+    assert call.name == "get_stock_price"
+    assert call.arguments == {"symbol": "example symbol", "currency": "USD", "days": 1}
+    assert record.terminal.type == "done" and record.terminal.stop_reason == "tool_use"
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_no_tool_fits_so_it_answers(local_server: LocalServer, wire: str) -> None:
+    question = rxllm.Message.user("What's the weather in Paris?")
+    record = await provider(local_server, wire).complete(ask([question], [STOCK]))
+    assert record.tool_calls == [], "get_weather was not offered"
+    assert record.text.startswith("Hello from rxllm's local provider!")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_agent_loop_ends(local_server: LocalServer, wire: str) -> None:
+    """Call, run the tool, send its result back: the next turn answers with it."""
+    p = provider(local_server, wire)
+    messages = [rxllm.Message.user("What's the weather in Paris?")]
+    turns = 0
+    while turns < 5:
+        turns += 1
+        record = await p.complete(ask(messages, [WEATHER, STOCK]))
+        assert record.terminal.type == "done"
+        if not record.tool_calls:
+            break
+        messages.append(
+            rxllm.Message.assistant(record.text, [c.to_call() for c in record.tool_calls])
+        )
+        for call in record.tool_calls:
+            assert call.name == "get_weather"
+            messages.append(rxllm.Message.tool(call.call_id, '{"temperature": 21}'))
+    assert turns == 2
+    assert record.text.startswith("get_weather returned ")
+    assert "21" in record.text and record.terminal.stop_reason == "stop"
+
+
+def test_the_asked_tool_is_the_one_whose_name_the_user_says() -> None:
+    tools: dict[str, Any] = {"get_stock_price": {}, "getWeather": {}, "send_email": {}}
+    assert asked_tool("stock price of ACME?", tools) == "get_stock_price"
+    assert asked_tool("Weather in Rome", tools) == "getWeather"  # camelCase words too
+    assert asked_tool("email my boss", tools) == "send_email"
+    assert asked_tool("get me something", tools) is None  # `get` says no tool
+    assert asked_tool("stock price", {}) is None
+
+
+def test_sample_arguments_fit_the_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "days": {"type": ["integer", "null"]},
+            "hourly": {"type": "boolean", "default": False},
+            "where": {"type": "object", "properties": {"lat": {"type": "number"}}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    assert sample_arguments(schema) == {
+        "city": "Paris",
+        "unit": "celsius",
+        "days": 1,
+        "hourly": False,
+        "where": {"lat": 1.5},
+        "tags": [],
+    }
+    assert sample_arguments({"type": "object"}) == {}
+
+
+def test_a_fault_wins_over_everything() -> None:
+    prompt = Prompt("fault/refusal", "stock price", {"get_stock_price": {}}, ("x", "y"))
+    assert script_for(prompt).steps[0].__class__.__name__ == "Refuse"
