@@ -1,0 +1,618 @@
+"""Resumable streams on Redis Streams: a producer writes a turn's events to a log that
+any process can replay and follow, cancel, or declare stalled.
+
+Keys (prefix configurable; `{sid}` is the Cluster hash tag, so one slot per stream):
+
+- `rxllm:{sid}:log`    one entry per event, field `e` = the event's JSON (events, not
+                       encoded parts: any encoder can serve them), ids `<start_ms>-<seq>`
+                       assigned by the producer, so the live response names them too;
+- `rxllm:{sid}:meta`   `state` (running|done|error|cancelled), `owner`, `message_id`,
+                       `start_ms`;
+- `rxllm:{sid}:lease`  the producer's token, `SET NX PX`, renewed by its heartbeat;
+- `rxllm:{sid}:cancel` a cancel request's reason, announced by `PUBLISH rxllm:cancel`.
+
+The producer owns the upstream subscription in a task, so a client's disconnect is
+not a stop. Each event goes to the live response at once and to a writer that sends
+what queued meanwhile in one `EVALSHA` per batch, in order, fenced on the lease. A
+Redis failure never breaks the live response: a batch is retried for half the lease,
+then the log is dropped (its lease expires and a resumer declares it stalled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+import redis.asyncio as aioredis
+from loguru import logger
+from reactivex import Observable, abc
+from reactivex.scheduler.eventloop import AsyncIOScheduler
+from redis.exceptions import RedisError
+
+from rxllm.events import TERMINAL_TYPE_SET, Cancelled, Event, EventAdapter, failed
+from rxllm.serving.redis_scripts import APPEND, CANCEL, REGISTER, RENEW, TERMINATE
+
+__all__ = [
+    "CursorGone",
+    "Live",
+    "RedisLog",
+    "StreamInfo",
+    "StreamRunning",
+    "UnknownStream",
+    "check_cursor",
+    "check_sid",
+]
+
+State: TypeAlias = Literal["running", "done", "error", "cancelled"]
+Entry: TypeAlias = tuple[str, Event]
+"""A log entry: its id (`<start_ms>-<seq>`) and the event."""
+
+SID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+CURSOR = re.compile(r"0|[0-9]{1,20}-[0-9]{1,20}")
+# XRANGE page size and the longest XREAD BLOCK: a follower checks the lease at least
+# this often, so a dead producer's turn ends within lease + 3 s.
+PAGE = 512
+MAX_BLOCK_MS = 3_000
+# The heartbeat renews the lease at this fraction of it (10 s lease: every 3 s).
+RENEW_FRACTION = 0.3
+# Events in one EVALSHA at most: a script blocks Redis while it runs.
+MAX_BATCH = 512
+CANCEL_CHANNEL = "cancel"
+
+
+class UnknownStream(LookupError):
+    """No stream with this id: never started, or expired."""
+
+    def __init__(self, sid: str) -> None:
+        super().__init__(f"no stream {sid!r} (never started, or expired)")
+        self.sid = sid
+
+
+class StreamRunning(RuntimeError):
+    """A live producer already holds this stream."""
+
+    def __init__(self, sid: str) -> None:
+        super().__init__(f"stream {sid!r} is running: cancel it or wait for its end")
+        self.sid = sid
+
+
+class CursorGone(LookupError):
+    """The cursor is before the log's first entry: a replay from it would miss events."""
+
+    def __init__(self, sid: str, after: str) -> None:
+        super().__init__(f"cursor {after!r} is before the first entry of stream {sid!r}")
+        self.sid = sid
+        self.after = after
+
+
+def check_sid(sid: str) -> str:
+    if not isinstance(sid, str) or not SID.fullmatch(sid):
+        raise ValueError(f"bad stream id {sid!r}: expected 1-128 of [A-Za-z0-9_-]")
+    return sid
+
+
+def check_cursor(after: str) -> tuple[int, int]:
+    """The cursor as (ms, seq); `"0"` (from the start) is (0, 0)."""
+    if not isinstance(after, str) or not CURSOR.fullmatch(after):
+        raise ValueError(f"bad cursor {after!r}: expected '0' or a log id '<ms>-<seq>'")
+    if after == "0":
+        return (0, 0)
+    ms, seq = after.split("-")
+    return (int(ms), int(seq))
+
+
+def _id(raw: bytes | str) -> tuple[int, int]:
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    ms, seq = text.split("-")
+    return (int(ms), int(seq))
+
+
+def _text(value: Any) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True)
+class StreamInfo:
+    state: State
+    message_id: str
+    start_ms: int
+    owner: str
+
+
+_STATE_OF: dict[str, State] = {"done": "done", "error": "error", "cancelled": "cancelled"}
+
+
+class Live:
+    """The producer's entries as they happen: the live response. It ends once the
+    terminal is in the log (or the log was dropped), so a resume after it finds the
+    stream finished. Leaving it early (`aclose`, `break`) is a disconnect, never a
+    stop: the producer goes on."""
+
+    def __init__(self, sid: str) -> None:
+        self.sid = sid
+        self._queue: deque[Entry] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._ended = False
+        self._closed = False
+
+    def _push(self, entry: Entry) -> None:
+        if self._closed:
+            return
+        self._queue.append(entry)
+        self._wake()
+
+    def _end(self) -> None:
+        self._ended = True
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def __aiter__(self) -> Live:
+        return self
+
+    async def __anext__(self) -> Entry:
+        while not self._queue:
+            if self._ended or self._closed:
+                raise StopAsyncIteration
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._queue.popleft()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        self._queue.clear()
+        self._wake()
+
+
+class RedisLog:
+    """Resumable streams on Redis Streams (floor: Redis 7.0).
+
+    `await log.start(sid, provider.stream(req))` registers the stream and returns its
+    `Live` entries; `log.resume(sid, after)` replays and follows it from any process;
+    `log.cancel(sid)` stops it from any process; `log.state(sid)` says where it is.
+    """
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = "rxllm",
+        lease_ms: int = 10_000,
+        ttl_s: int = 600,
+        retention_s: int = 3600,
+        max_events: int = 100_000,
+        max_connections: int = 1024,
+    ) -> None:
+        if lease_ms < 10 or ttl_s < 1 or retention_s < 1 or max_events < 2:
+            raise ValueError("lease_ms >= 10, ttl_s >= 1, retention_s >= 1, max_events >= 2")
+        self.prefix = prefix
+        self.lease_ms = lease_ms
+        self.ttl_ms = ttl_s * 1000
+        self.retention_ms = retention_s * 1000
+        self.max_events = max_events
+        self.block_ms = min(MAX_BLOCK_MS, lease_ms)
+        self.channel = f"{prefix}:{CANCEL_CHANNEL}"
+        # A follower holds a connection while it blocks: a bounded pool that waits for
+        # a free connection, rather than one that fails when all are busy.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=None, socket_connect_timeout=2.0
+        )
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        self._register = self.redis.register_script(REGISTER)
+        self._append = self.redis.register_script(APPEND)
+        self._terminate = self.redis.register_script(TERMINATE)
+        self._renew = self.redis.register_script(RENEW)
+        self._cancel = self.redis.register_script(CANCEL)
+        self._producers: dict[str, _Producer] = {}
+        self._listener: asyncio.Task[None] | None = None
+        self._listening: asyncio.Event | None = None
+        self._closed = False
+
+    def keys(self, sid: str) -> tuple[str, str, str, str]:
+        """The stream's keys: log, meta, lease, cancel."""
+        base = f"{self.prefix}:{{{sid}}}"
+        return (f"{base}:log", f"{base}:meta", f"{base}:lease", f"{base}:cancel")
+
+    # -- the producer ---------------------------------------------------------------
+
+    async def start(
+        self, sid: str, events: Observable[Event], *, message_id: str | None = None
+    ) -> Live:
+        """Register stream `sid` and produce `events` into it from a task; returns once
+        registered, with the live entries. A finished stream of the same id is
+        replaced (a chat's next turn); a running one raises `StreamRunning`."""
+        check_sid(sid)
+        if self._closed:
+            raise RuntimeError("this RedisLog is closed")
+        if sid in self._producers:
+            raise StreamRunning(sid)
+        await self._listen()
+        token = uuid.uuid4().hex
+        start_ms = int(time.time() * 1000)
+        message_id = message_id or f"msg-{uuid.uuid4().hex}"
+        log, meta, lease, cancel = self.keys(sid)
+        reply = await self._register(
+            keys=[log, meta, lease, cancel],
+            args=[token, self.lease_ms, self.ttl_ms, start_ms, message_id],
+        )
+        if _text(reply[0]) == "running":
+            raise StreamRunning(sid)
+        producer = _Producer(self, sid, token, start_ms, events)
+        self._producers[sid] = producer
+        producer.begin(_text(reply[1]))
+        return producer.live
+
+    # -- readers --------------------------------------------------------------------
+
+    async def info(self, sid: str) -> StreamInfo | None:
+        fields = await self.redis.hgetall(self.keys(check_sid(sid))[1])
+        if not fields:
+            return None
+        meta = {_text(k): _text(v) for k, v in fields.items()}
+        state = meta.get("state") or "running"
+        return StreamInfo(
+            state=_STATE_OF.get(state, "running"),
+            message_id=meta.get("message_id") or "",
+            start_ms=int(meta.get("start_ms") or 0),
+            owner=meta.get("owner") or "",
+        )
+
+    async def state(self, sid: str) -> State | None:
+        """`running`, `done`, `error`, `cancelled`, or None for an unknown stream."""
+        info = await self.info(sid)
+        return None if info is None else info.state
+
+    async def resume(self, sid: str, after: str = "0") -> AsyncIterator[Entry]:
+        """The entries after `after` (`"0"`: all), then the new ones as they come, to
+        the terminal. An unknown stream raises `UnknownStream`; a cursor before the
+        first entry raises `CursorGone` (never a partial replay)."""
+        check_sid(sid)
+        cursor = check_cursor(after)
+        log, meta, _, _ = self.keys(sid)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(meta, "start_ms")
+            pipe.xrange(log, count=1)
+            start_ms, first = await pipe.execute()
+        if start_ms is None:
+            raise UnknownStream(sid)
+        # The log's first entry is `<start_ms>-0`; anything else was trimmed away.
+        oldest = _id(first[0][0]) if first else (int(start_ms), 0)
+        if (after == "0" and oldest != (int(start_ms), 0)) or (after != "0" and cursor < oldest):
+            raise CursorGone(sid, after)
+        last = "-" if after == "0" else f"({after}"
+        while True:
+            page: Any = await self.redis.xrange(log, min=last, count=PAGE)
+            for raw_id, fields in page:
+                entry_id = raw_id.decode()
+                event = EventAdapter.validate_json(fields[b"e"])
+                yield entry_id, event
+                if type(event) in TERMINAL_TYPE_SET:
+                    return
+                last = f"({entry_id}"
+            if len(page) < PAGE:
+                break
+        position = "0-0" if last == "-" else last[1:]
+        finished = await self._check_stall(sid)
+        while True:
+            # Once the state is final its terminal is in the log: read without blocking.
+            block = None if finished else self.block_ms
+            reply: Any = await self.redis.xread({log: position}, count=PAGE, block=block)
+            if not reply:
+                if finished:
+                    return  # the terminal is at or before the cursor
+                finished = await self._check_stall(sid)
+                continue
+            for raw_id, fields in reply[0][1]:
+                position = raw_id.decode()
+                event = EventAdapter.validate_json(fields[b"e"])
+                yield position, event
+                if type(event) in TERMINAL_TYPE_SET:
+                    return
+
+    async def _check_stall(self, sid: str) -> bool:
+        """Whether the stream is finished. A running stream whose lease is gone has a
+        dead producer: end it as `error(kind="stalled")`, unless a racer ended it first."""
+        stalled = failed("unknown", "stalled", "the stream's producer stopped (its lease expired)")
+        outcome = await self._end(sid, "error", stalled)
+        if outcome == "unknown":
+            raise UnknownStream(sid)
+        return outcome in _STATE_OF
+
+    async def _end(self, sid: str, state: str, event: Event, token: str = "", at: str = "") -> str:
+        """Write the terminal `event` (TERMINATE); returns `won`, `fenced`, `leased`,
+        `unknown`, or the state another racer already set."""
+        log, meta, lease, _ = self.keys(sid)
+        reply = await self._terminate(
+            keys=[log, meta, lease],
+            args=[state, event.model_dump_json(), self.retention_ms, token, at],
+        )
+        return _text(reply[0]) or ""
+
+    # -- cancel ---------------------------------------------------------------------
+
+    async def cancel(self, sid: str, reason: str = "user") -> bool:
+        """Ask the stream to stop, from any process; idempotent. True if it reached a
+        running stream. An unknown stream keeps the request for a late producer; a
+        finished one is left as it is."""
+        _, meta, lease, cancel = self.keys(check_sid(sid))
+        reply = await self._cancel(
+            keys=[meta, lease, cancel], args=[reason, self.ttl_ms, self.channel, sid]
+        )
+        if _text(reply[0]) != "running":
+            return False
+        if len(reply) == 1:  # no lease: its producer is gone, so cancel ends it here
+            await self._end(sid, "cancelled", Cancelled.make(provider="unknown", reason=reason))
+        return True
+
+    async def _listen(self) -> None:
+        """Subscribe once to the cancel channel, before the first stream registers."""
+        if self._listening is None:
+            self._listening = asyncio.Event()
+            self._listener = asyncio.create_task(self._listen_forever(self._listening))
+        await self._listening.wait()
+
+    async def _listen_forever(self, ready: asyncio.Event) -> None:
+        while not self._closed:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                ready.set()
+                async for message in pubsub.listen():
+                    producer = self._producers.get(_text(message["data"]) or "")
+                    if producer is not None:
+                        producer.poll_cancel()
+            except (RedisError, OSError) as exc:
+                # A dead connection is not a dead stream: the heartbeat also reads the
+                # cancel key, so a request is still seen, later.
+                logger.warning("cancel channel lost ({}); resubscribing", exc)
+                ready.set()
+                await asyncio.sleep(self.lease_ms * RENEW_FRACTION / 1000)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def aclose(self) -> None:
+        """Cancel the streams this process produces (reason `shutdown`), let their
+        terminals reach the log, and close the connections."""
+        self._closed = True
+        producers = list(self._producers.values())
+        for producer in producers:
+            producer.stop("shutdown")
+        if producers:
+            await asyncio.wait([p.task for p in producers if p.task is not None])
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+        await self.redis.aclose()
+
+    async def __aenter__(self) -> RedisLog:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+class _Producer:
+    """One stream's producer: the upstream subscription, the tee, the writer and the
+    heartbeat, all ending with the task."""
+
+    def __init__(
+        self, log: RedisLog, sid: str, token: str, start_ms: int, events: Observable[Event]
+    ) -> None:
+        self.log = log
+        self.sid = sid
+        self.token = token
+        self.start_ms = start_ms
+        self.events = events
+        self.live = Live(sid)
+        self.seq = 0
+        self.pending: list[Entry] = []
+        self.wake = asyncio.Event()
+        self.ended = False
+        self.writing = True
+        self.last = ("unknown", 1)
+        self.subscription: abc.DisposableBase | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.heartbeat: asyncio.Task[None] | None = None
+
+    def begin(self, cancel_reason: str | None) -> None:
+        """Subscribe now (a hot source loses nothing) and run the rest in a task."""
+        if cancel_reason is not None:  # cancelled before it started: never subscribe
+            self.stop(cancel_reason)
+        else:
+            loop = asyncio.get_running_loop()
+            self.subscription = self.events.subscribe(
+                self.on_next, self.on_error, self.on_completed, scheduler=AsyncIOScheduler(loop)
+            )
+            if not self.ended:
+                self.heartbeat = asyncio.create_task(self.beat())
+        self.task = asyncio.create_task(self.run(), name=f"rxllm-log:{self.sid}")
+
+    async def run(self) -> None:
+        try:
+            await self.write_all()
+        finally:
+            self.dispose()
+            if self.heartbeat is not None:
+                self.heartbeat.cancel()
+            self.live._end()
+            self.log._producers.pop(self.sid, None)
+
+    # -- the tee: every event to the live response at once, and to the writer -------
+
+    def on_next(self, event: Event) -> None:
+        if self.ended:
+            logger.bind(sid=self.sid).debug("event after the terminal dropped: {}", event.type)
+            return
+        self.last = (event.provider, event.attempt)
+        if self.seq >= self.log.max_events - 1 and type(event) not in TERMINAL_TYPE_SET:
+            # One place left: the terminal. A live log is never trimmed.
+            self.dispose()
+            limit = f"the stream reached the log's max_events ({self.log.max_events})"
+            self.emit(failed(event.provider, "limit", limit, attempt=event.attempt))
+            return
+        self.emit(event)
+
+    def on_error(self, error: Exception) -> None:
+        logger.bind(sid=self.sid).opt(exception=error).error("upstream raised")
+        self.emit(failed(self.last[0], "protocol", f"the upstream raised: {error!r}"))
+
+    def on_completed(self) -> None:
+        if not self.ended:
+            self.emit(failed(self.last[0], "truncated", "the upstream ended without a terminal"))
+
+    def emit(self, event: Event) -> None:
+        if self.ended:
+            return
+        entry = (f"{self.start_ms}-{self.seq}", event)
+        self.seq += 1
+        if type(event) in TERMINAL_TYPE_SET:
+            self.ended = True
+        self.live._push(entry)
+        if self.writing:
+            self.pending.append(entry)
+        self.wake.set()
+
+    def stop(self, reason: str) -> None:
+        """Dispose the upstream and end with `cancelled`, as rxllm's own cancel does."""
+        if self.ended:
+            return
+        self.dispose()
+        self.emit(Cancelled.make(provider=self.last[0], attempt=self.last[1], reason=reason))
+
+    def dispose(self) -> None:
+        if self.subscription is not None:
+            subscription, self.subscription = self.subscription, None
+            subscription.dispose()
+
+    def poll_cancel(self) -> None:
+        """A cancel was published: read its reason, then stop."""
+
+        async def read() -> None:
+            with contextlib.suppress(RedisError, OSError):
+                reason = _text(await self.log.redis.get(self.log.keys(self.sid)[3]))
+                self.stop(reason or "cancelled")
+
+        asyncio.get_running_loop().create_task(read())
+
+    # -- the writer -----------------------------------------------------------------
+
+    def drop_log(self) -> None:
+        """Stop writing and renewing: the live response goes on without the log, and
+        the lease expires, so a resumer declares the stream stalled."""
+        self.writing = False
+        self.pending.clear()
+        if self.heartbeat is not None and self.heartbeat is not asyncio.current_task():
+            self.heartbeat.cancel()
+
+    async def write_all(self) -> None:
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.pending and self.writing:
+                batch = self.pending[:MAX_BATCH]
+                del self.pending[:MAX_BATCH]
+                await self.write(batch)
+            if self.ended and (not self.pending or not self.writing):
+                return
+
+    async def write(self, batch: Sequence[Entry]) -> None:
+        entry_id, last = batch[-1]
+        terminal = type(last) in TERMINAL_TYPE_SET
+        body = batch[:-1] if terminal else batch
+        args: list[Any] = [self.token, self.log.max_events, self.log.ttl_ms]
+        for eid, event in body:
+            args.append(eid)
+            args.append(event.model_dump_json())
+        outcome = await self.send(body, args, (last, entry_id) if terminal else None)
+        if outcome in ("fenced", "over"):
+            logger.bind(sid=self.sid).warning("lost the stream to another writer ({})", outcome)
+            self.drop_log()
+            self.stop("the stream's lease was lost")
+
+    async def send(
+        self, body: Sequence[Entry], args: list[Any], terminal: tuple[Event, str] | None
+    ) -> str:
+        """One round trip: the entries (APPEND), then the terminal (TERMINATE). Retried
+        for half the lease; then the log is dropped and the live response goes on."""
+        keys = list(self.log.keys(self.sid)[:3])
+        budget = self.log.lease_ms / 2000
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + budget
+        delay = 0.01
+        while True:
+            try:
+                return await asyncio.wait_for(
+                    self.round_trip(keys, body, args, terminal),
+                    max(deadline - loop.time(), 0.001),
+                )
+            except (RedisError, OSError, TimeoutError) as exc:
+                if loop.time() + delay >= deadline:
+                    logger.bind(sid=self.sid).error(
+                        "Redis failed for half the lease ({}): the log is dropped, the "
+                        "live response goes on",
+                        exc,
+                    )
+                    self.drop_log()
+                    return "dropped"
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.2)
+
+    async def round_trip(
+        self,
+        keys: list[str],
+        body: Sequence[Entry],
+        args: list[Any],
+        terminal: tuple[Event, str] | None,
+    ) -> str:
+        # Two plain EVALSHAs rather than a pipeline: redis-py checks SCRIPT EXISTS on
+        # every pipeline that holds a script, a round trip per batch.
+        if body:
+            outcome = _text(await self.log._append(keys=keys, args=args)) or ""
+            if outcome != "ok":
+                return outcome
+        if terminal is not None:
+            event, at = terminal
+            reply = await self.log._terminate(
+                keys=keys,
+                args=[event.type, event.model_dump_json(), self.log.retention_ms, self.token, at],
+            )
+            outcome = _text(reply[0]) or ""
+            return "ok" if outcome == "won" else outcome
+        return "ok"
+
+    # -- the heartbeat --------------------------------------------------------------
+
+    async def beat(self) -> None:
+        lease, meta, log, cancel = (self.log.keys(self.sid)[i] for i in (2, 1, 0, 3))
+        period = self.log.lease_ms * RENEW_FRACTION / 1000
+        while not self.ended:
+            await asyncio.sleep(period)
+            try:
+                reply = await self.log._renew(
+                    keys=[lease, meta, log, cancel],
+                    args=[self.token, self.log.lease_ms, self.log.ttl_ms],
+                )
+            except (RedisError, OSError) as exc:
+                logger.bind(sid=self.sid).warning("lease renewal failed: {}", exc)
+                continue
+            if _text(reply[0]) == "fenced":
+                self.drop_log()
+                self.stop("the stream's lease was lost")
+                return
+            reason = _text(reply[1])
+            if reason is not None:
+                self.stop(reason)

@@ -1,0 +1,99 @@
+"""The Lua scripts of the Redis log: each check-and-write is one atomic step in Redis.
+
+Keys of one stream share the hash tag `{sid}`, so every script touches one Cluster slot.
+Only `TERMINATE` writes a terminal entry: it checks `state == running` and sets the
+entry and the state together, so of the racers (the producer, `cancel` with no lease,
+a resumer finding the lease gone) exactly one wins; the others read the winner's.
+Redis 7.0 is the floor: nothing here needs more.
+"""
+
+from __future__ import annotations
+
+__all__ = ["APPEND", "CANCEL", "REGISTER", "RENEW", "TERMINATE"]
+
+REGISTER = """
+-- KEYS: log meta lease cancel; ARGV: token lease_ms ttl_ms start_ms message_id
+-- A lease held by a live producer refuses; a finished (or dead) turn is replaced.
+if not redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return {'running'}
+end
+local previous = redis.call('HGET', KEYS[2], 'state')
+if previous then
+  -- the previous turn's log and cancel request end with it
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
+end
+redis.call('HSET', KEYS[2], 'state', 'running', 'owner', ARGV[1],
+           'message_id', ARGV[5], 'start_ms', ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+-- a cancel that came before the producer (same sid, no turn yet) still counts
+return {'ok', redis.call('GET', KEYS[4])}
+"""
+
+APPEND = """
+-- KEYS: log meta lease; ARGV: token maxlen ttl_ms, then id, event JSON pairs.
+-- Fenced on the lease: a producer that lost it never writes again.
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 'fenced' end
+if redis.call('HGET', KEYS[2], 'state') ~= 'running' then return 'over' end
+for i = 4, #ARGV, 2 do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], ARGV[i], 'e', ARGV[i + 1])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 'ok'
+"""
+
+TERMINATE = """
+-- KEYS: log meta lease; ARGV: state event_json retention_ms token id
+-- With a token (the producer): only while it holds the lease, at its own id.
+-- Without (cancel, a resumer): only once the lease is gone, after the last entry.
+local state = redis.call('HGET', KEYS[2], 'state')
+if not state then return {'unknown'} end
+if state ~= 'running' then return {state} end
+local holder = redis.call('GET', KEYS[3])
+if ARGV[4] ~= '' then
+  if holder ~= ARGV[4] then return {'fenced'} end
+elseif holder then
+  return {'leased'}
+end
+local id = ARGV[5]
+if id == '' then
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #last > 0 then
+    local ms, seq = string.match(last[1][1], '^(%d+)-(%d+)$')
+    id = ms .. '-' .. string.format('%d', tonumber(seq) + 1)
+  else
+    id = redis.call('HGET', KEYS[2], 'start_ms') .. '-0'
+  end
+end
+redis.call('XADD', KEYS[1], id, 'e', ARGV[2])
+redis.call('HSET', KEYS[2], 'state', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('DEL', KEYS[3])
+return {'won', id}
+"""
+
+RENEW = """
+-- KEYS: lease meta log cancel; ARGV: token lease_ms ttl_ms
+-- The heartbeat: keep the lease and the keys alive, and see a cancel request.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'fenced'} end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return {'ok', redis.call('GET', KEYS[4])}
+"""
+
+CANCEL = """
+-- KEYS: meta lease cancel; ARGV: reason ttl_ms channel sid
+-- A finished turn is left alone; otherwise the request is kept (a late producer and
+-- the heartbeat read it) and published to a live producer.
+local state = redis.call('HGET', KEYS[1], 'state')
+if state and state ~= 'running' then return {state} end
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+if not state then return {'unknown'} end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('PUBLISH', ARGV[3], ARGV[4])
+  return {'running', 'leased'}
+end
+return {'running'}
+"""

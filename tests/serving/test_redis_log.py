@@ -1,0 +1,387 @@
+"""RedisLog against a real redis-server, with the local provider as the upstream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from reactivex.subject import Subject
+
+import rxllm
+from rxllm.events import Done, Event, TextDelta
+from rxllm.local import LocalServer
+from rxllm.serving import RedisLog, UnknownStream
+from rxllm.serving.redis_log import CursorGone, Entry, StreamRunning
+from tests.serving.redis_server import RedisServer, require_redis
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ask(model: str = "rxllm-local") -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(model=model, messages=[rxllm.Message.user("hi")])
+
+
+def upstream(server: LocalServer, model: str = "rxllm-local") -> Any:
+    return rxllm.provider("local", base_url=server.url).stream(ask(model))
+
+
+def sid() -> str:
+    return f"s-{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+async def log(redis_url: str, prefix: str) -> AsyncIterator[RedisLog]:
+    async with RedisLog(redis_url, prefix=prefix) as running:
+        yield running
+
+
+@pytest.fixture
+async def raw(redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    client = aioredis.Redis.from_url(redis_url)
+    yield client
+    await client.aclose()
+
+
+async def collect(entries: AsyncIterator[Entry]) -> list[Entry]:
+    async with asyncio.timeout(20):
+        return [entry async for entry in entries]
+
+
+def kinds(entries: list[Entry]) -> list[str]:
+    return [event.type for _, event in entries]
+
+
+async def test_resume_from_start_middle_and_last(log: RedisLog, local_server: LocalServer) -> None:
+    name = sid()
+    live = await collect(await log.start(name, upstream(local_server)))
+    assert kinds(live)[-1] == "done" and "text" in kinds(live)
+    assert await log.state(name) == "done"
+
+    assert await collect(log.resume(name)) == live
+    middle = len(live) // 2
+    assert await collect(log.resume(name, after=live[middle][0])) == live[middle + 1 :]
+    assert await collect(log.resume(name, after=live[-1][0])) == []
+    # ids are the producer's: <start_ms>-<seq>, the same in the live response and the log
+    start_ms = live[0][0].split("-")[0]
+    assert [entry_id for entry_id, _ in live] == [f"{start_ms}-{i}" for i in range(len(live))]
+
+
+async def test_follow_while_running_sees_what_live_sees(
+    log: RedisLog, paced_server: LocalServer
+) -> None:
+    name = sid()
+    live_entries = await log.start(name, upstream(paced_server, "fault/slow_drip"))
+    first = await anext(live_entries)
+    following = asyncio.create_task(collect(log.resume(name, after=first[0])))
+    live = [first, *await collect(live_entries)]
+    assert await following == live[1:]
+    assert kinds(live)[-1] == "done" and "tool_request" in kinds(live)
+
+
+async def test_a_disconnect_is_not_a_stop(log: RedisLog, paced_server: LocalServer) -> None:
+    name = sid()
+    live = await log.start(name, upstream(paced_server, "fault/slow_drip"))
+    await anext(live)
+    await live.aclose()  # the client went away; the producer goes on
+    assert kinds(await collect(log.resume(name)))[-1] == "done"
+    assert paced_server.disconnects == 0
+
+
+async def test_resumer_in_another_process(
+    log: RedisLog, redis_url: str, paced_server: LocalServer
+) -> None:
+    name = sid()
+    live_entries = await log.start(name, upstream(paced_server, "fault/slow_drip"))
+    first = await anext(live_entries)
+    peer = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tests.serving.redis_peer",
+        "resume",
+        redis_url,
+        log.prefix,
+        name,
+        first[0],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+    )
+    live = [first, *await collect(live_entries)]
+    async with asyncio.timeout(20):
+        out, _ = await peer.communicate()
+    assert peer.returncode == 0
+    seen = [json.loads(line) for line in out.decode().splitlines()]
+    assert [entry_id for entry_id, _ in seen] == [entry_id for entry_id, _ in live[1:]]
+    assert [event for _, event in seen] == [event.model_dump(mode="json") for _, event in live[1:]]
+
+
+async def test_sigkilled_producer_ends_stalled(
+    redis_url: str, prefix: str, paced_server: LocalServer
+) -> None:
+    name = sid()
+    producer = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.serving.redis_peer",
+            "produce",
+            redis_url,
+            prefix,
+            name,
+            paced_server.url,
+            "fault/hang",
+            "300",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert producer.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(producer.stdout.readline), 20)
+        assert line.strip() == b"started"
+        async with RedisLog(redis_url, prefix=prefix, lease_ms=300) as log:
+            entries = log.resume(name)
+            first = await anext(entries)  # it produced something, then dies
+            os.kill(producer.pid, signal.SIGKILL)
+            rest = await collect(entries)
+            assert first[1].type != "error"
+            terminal = rest[-1][1]
+            assert terminal.type == "error" and terminal.error.kind == "stalled"
+            assert await log.state(name) == "error"
+            # every reader agrees: the terminal is in the log, written once
+            again = await collect(log.resume(name))
+            assert again == [first, *rest]
+    finally:
+        producer.kill()
+        producer.wait()
+
+
+async def test_cancel_before_the_producer_starts(log: RedisLog, local_server: LocalServer) -> None:
+    name = sid()
+    assert await log.cancel(name, reason="changed my mind") is False
+    live = await collect(await log.start(name, upstream(local_server)))
+    assert kinds(live) == ["cancelled"]
+    assert live[0][1].reason == "changed my mind"  # type: ignore[union-attr]
+    assert local_server.requests == []  # the upstream was never asked
+    assert await log.state(name) == "cancelled"
+    assert await collect(log.resume(name)) == live
+
+
+async def test_cancel_while_running_closes_the_upstream(
+    log: RedisLog, paced_server: LocalServer
+) -> None:
+    name = sid()
+    live_entries = await log.start(name, upstream(paced_server, "fault/hang"))
+    await anext(live_entries)
+    follower = asyncio.create_task(collect(log.resume(name)))
+    assert await log.cancel(name, reason="user") is True
+    live = await collect(live_entries)
+    assert live[-1][1].type == "cancelled" and live[-1][1].reason == "user"  # type: ignore[union-attr]
+    async with asyncio.timeout(5):
+        await paced_server.disconnected.wait()
+    assert kinds(await follower)[-1] == "cancelled"
+    assert await log.state(name) == "cancelled"
+    assert await log.cancel(name) is False  # idempotent: already over
+
+
+async def test_cancel_after_done_changes_nothing(
+    log: RedisLog, local_server: LocalServer, raw: aioredis.Redis
+) -> None:
+    name = sid()
+    live = await collect(await log.start(name, upstream(local_server)))
+    assert await log.cancel(name) is False
+    assert await log.state(name) == "done"
+    assert await raw.xlen(log.keys(name)[0]) == len(live)
+    assert await raw.exists(log.keys(name)[3]) == 0
+
+
+async def test_cancel_with_no_producer_left_ends_it(
+    log: RedisLog, raw: aioredis.Redis, paced_server: LocalServer
+) -> None:
+    name = sid()
+    live = await log.start(name, upstream(paced_server, "fault/hang"))
+    await anext(live)
+    producer = log._producers[name]
+    producer.drop_log()  # this producer stops talking to Redis, as a dead one would
+    await raw.delete(log.keys(name)[2])  # and its lease expires
+    assert await log.cancel(name, reason="user") is True
+    entries = await collect(log.resume(name))
+    assert entries[-1][1].type == "cancelled"
+    assert await log.state(name) == "cancelled"
+    producer.stop("test over")  # the live side still ran; end it before its server
+    await collect(live)
+
+
+async def test_terminal_races_have_one_winner(
+    redis_url: str, prefix: str, raw: aioredis.Redis
+) -> None:
+    """The producer's terminal, a cancel and a resumer finding the lease gone, in every
+    order Redis happens to see them: one terminal entry, and everyone reads it."""
+    async with RedisLog(redis_url, prefix=prefix, lease_ms=200) as log:
+
+        async def race(i: int) -> tuple[str, list[str]]:
+            name = f"race-{i}"
+            source: Subject[Event] = Subject()
+            live = await log.start(name, source)
+            source.on_next(TextDelta.make(provider="p", text="hi"))
+            resumer = log.resume(name)
+            assert (await anext(resumer))[1].type == "text"
+
+            async def finish() -> None:
+                await asyncio.sleep(0)
+                source.on_next(Done.make(provider="p", stop_reason="stop"))
+
+            async def expire() -> None:
+                await raw.delete(log.keys(name)[2])  # the lease ends now
+
+            moves = [finish(), expire(), log.cancel(name), collect(resumer)]
+            order = list(range(len(moves)))
+            order = order[i % 4 :] + order[: i % 4]
+            results = await asyncio.gather(*(moves[k] for k in order))
+            followed = results[order.index(3)]
+            await collect(live)
+            entries = await collect(log.resume(name))
+            state = await log.state(name)
+            assert state is not None
+            terminals = [e.type for _, e in entries if e.type in ("done", "error", "cancelled")]
+            assert len(terminals) == 1 and terminals[0] == state
+            assert followed[-1] == entries[-1]  # the resumer got the winner's terminal
+            return state, terminals
+
+        outcomes = []
+        for batch in range(4):
+            outcomes += await asyncio.gather(*(race(batch * 25 + i) for i in range(25)))
+    assert len(outcomes) == 100
+    winners = {state for state, _ in outcomes}
+    assert winners <= {"done", "error", "cancelled"}
+
+
+async def test_every_key_has_a_ttl(
+    redis_url: str, prefix: str, paced_server: LocalServer, raw: aioredis.Redis
+) -> None:
+    async with RedisLog(redis_url, prefix=prefix, ttl_s=600, retention_s=3600) as log:
+        name = sid()
+        live = await log.start(name, upstream(paced_server, "fault/hang"))
+        await anext(live)
+        await log.cancel(name, reason="user")  # so the cancel key exists too
+        await collect(live)
+        await asyncio.sleep(0)
+    keys = [key async for key in raw.scan_iter(match=f"{prefix}:*")]
+    assert {k.decode().rsplit(":", 1)[1] for k in keys} == {"log", "meta", "cancel"}
+    for key in keys:
+        ttl = await raw.pttl(key)
+        assert 0 < ttl <= 3600_000, (key, ttl)
+    log_key = f"{prefix}:{{{name}}}:log".encode()
+    assert await raw.pttl(log_key) > 600_000  # the terminal set the retention
+
+
+async def test_running_keys_have_the_running_ttl(
+    log: RedisLog, paced_server: LocalServer, raw: aioredis.Redis
+) -> None:
+    name = sid()
+    live = await log.start(name, upstream(paced_server, "fault/hang"))
+    await anext(live)
+    async with asyncio.timeout(5):
+        while not await raw.exists(log.keys(name)[0]):
+            await asyncio.sleep(0.01)
+    for key in log.keys(name)[:3]:
+        assert 0 < await raw.pttl(key) <= 600_000, key
+    await log.cancel(name)
+    await collect(live)
+
+
+async def test_a_fenced_producer_stops_writing_and_hangs_up(
+    log: RedisLog, paced_server: LocalServer, raw: aioredis.Redis
+) -> None:
+    name = sid()
+    live = await log.start(name, upstream(paced_server, "fault/slow_drip"))
+    await anext(live)
+    _, _, lease, _ = log.keys(name)
+    await raw.set(lease, "another-owner", px=10_000)  # another producer took the stream
+    written = await raw.xlen(log.keys(name)[0])
+    rest = await collect(live)
+    assert rest[-1][1].type == "cancelled"
+    async with asyncio.timeout(5):
+        await paced_server.disconnected.wait()
+    # nothing after the theft reached the log, and the thief's stream is left running
+    assert await raw.xlen(log.keys(name)[0]) <= written + 1
+    assert await log.state(name) == "running"
+    assert await raw.get(lease) == b"another-owner"
+
+
+async def test_a_redis_failure_never_breaks_the_live_response(
+    prefix: str, paced_server: LocalServer
+) -> None:
+    with RedisServer(require_redis()) as server:
+        async with RedisLog(server.url, prefix=prefix, lease_ms=200) as log:
+            name = sid()
+            live = await log.start(name, upstream(paced_server, "fault/slow_drip"))
+            first = await anext(live)
+            server.stop()  # Redis dies mid-stream
+            rest = await collect(live)
+    entries = [first, *rest]
+    assert entries[-1][1].type == "done" and "tool_request" in kinds(entries)
+
+
+async def test_the_log_never_exceeds_max_events(
+    redis_url: str, prefix: str, local_server: LocalServer, raw: aioredis.Redis
+) -> None:
+    async with RedisLog(redis_url, prefix=prefix, max_events=4) as log:
+        name = sid()
+        live = await collect(await log.start(name, upstream(local_server)))
+        assert len(live) == 4
+        terminal = live[-1][1]
+        assert terminal.type == "error" and terminal.error.kind == "limit"
+        assert await raw.xlen(log.keys(name)[0]) == 4
+        assert await collect(log.resume(name)) == live
+
+
+async def test_events_after_the_terminal_are_dropped(log: RedisLog) -> None:
+    name = sid()
+    source: Subject[Event] = Subject()
+    live = await log.start(name, source)
+    source.on_next(Done.make(provider="p", stop_reason="stop"))
+    source.on_next(TextDelta.make(provider="p", text="late"))
+    assert kinds(await collect(live)) == ["done"]
+    assert kinds(await collect(log.resume(name))) == ["done"]
+
+
+async def test_bad_input(log: RedisLog, local_server: LocalServer) -> None:
+    with pytest.raises(UnknownStream):
+        await anext(log.resume("never-started"))
+    assert await log.state("never-started") is None
+    for bad in ("", "a" * 129, "a/b", "a:b", "{x}"):
+        with pytest.raises(ValueError, match="bad stream id"):
+            await log.state(bad)
+    name = sid()
+    await collect(await log.start(name, upstream(local_server)))
+    for cursor in ("x", "1-", "-1", "1-2-3"):
+        with pytest.raises(ValueError, match="bad cursor"):
+            await anext(log.resume(name, after=cursor))
+    with pytest.raises(CursorGone):
+        await anext(log.resume(name, after="1-0"))  # before the first entry
+
+
+async def test_a_running_stream_cannot_be_started_twice_but_a_finished_one_is_replaced(
+    log: RedisLog, local_server: LocalServer, paced_server: LocalServer
+) -> None:
+    name = sid()
+    live = await log.start(name, upstream(paced_server, "fault/hang"))
+    with pytest.raises(StreamRunning):
+        await log.start(name, upstream(paced_server, "fault/hang"))
+    await log.cancel(name)
+    first_turn = await collect(live)
+    second_turn = await collect(await log.start(name, upstream(local_server)))
+    assert kinds(first_turn)[-1] == "cancelled" and kinds(second_turn)[-1] == "done"
+    assert await collect(log.resume(name)) == second_turn
+    with pytest.raises(CursorGone):  # a cursor of the previous turn
+        await anext(log.resume(name, after=first_turn[0][0]))
