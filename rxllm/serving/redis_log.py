@@ -26,7 +26,7 @@ import re
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -274,7 +274,7 @@ class RedisLog:
         info = await self.info(sid)
         return None if info is None else info.state
 
-    async def resume(self, sid: str, after: str = "0") -> AsyncIterator[Entry]:
+    async def resume(self, sid: str, after: str = "0") -> AsyncGenerator[Entry, None]:
         """The entries after `after` (`"0"`: all), then the new ones as they come, to
         the terminal. An unknown stream raises `UnknownStream`; a cursor before the
         first entry raises `CursorGone` (never a partial replay)."""
