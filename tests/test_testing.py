@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import rxllm
+from rxllm.local import WIRES
 from rxllm.testing import Scripted, call, fault, reply, scripted
 
-WIRES = ("openai", "openai-responses", "anthropic", "google")
 WEATHER = rxllm.Tool(
     name="get_weather",
     parameters={

@@ -28,14 +28,20 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from types import ModuleType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from rxllm.local.rejections import REJECTIONS, Refusal, refusal_for
 from rxllm.local.script import FAULTS, HTTP_FAULTS, Prompt, Script, script_for
 
-__all__ = ["LocalServer", "Turn", "shared_server_url"]
+if TYPE_CHECKING:
+    from rxllm.pipeline.provider import Provider
+
+__all__ = ["WIRES", "LocalServer", "Turn", "shared_server_url"]
+
+WIRES = ("openai", "openai-responses", "anthropic", "google")
+"""The protocols the server speaks, as `LocalServer.provider` names them."""
 
 Turn = Script | str | Callable[[Prompt], Script]
 """A scripted answer to one request: a script, a fault's name, or a function of what
@@ -105,6 +111,18 @@ class LocalServer:
     @property
     def root(self) -> str:
         return f"http://{self.host}:{self.port}"
+
+    def provider(self, wire: str = "openai", **options: Any) -> Provider:
+        """An rxllm provider talking to this server in `wire`'s protocol (`openai`,
+        `openai-responses`, `anthropic`, `google`); `options` are the provider's."""
+        from rxllm.pipeline.provider import provider
+
+        if wire == "openai":
+            return provider("local", base_url=self.url, **options)
+        if wire not in WIRES:
+            raise ValueError(f"unknown wire {wire!r}: the local server speaks {', '.join(WIRES)}")
+        base = self.root + "/v1beta" if wire == "google" else self.url
+        return provider(wire, api_key="local", base_url=base, **options)
 
     async def start(self) -> LocalServer:
         self._runner = web.AppRunner(self.app, access_log=None)

@@ -44,8 +44,8 @@ from rxllm.local.script import (
     asked_tool,
     sample_arguments,
 )
-from rxllm.local.server import LocalServer, Turn
-from rxllm.pipeline.provider import Provider, provider
+from rxllm.local.server import WIRES, LocalServer, Turn
+from rxllm.pipeline.provider import Provider
 
 __all__ = ["Call", "Prompt", "Reply", "Scripted", "call", "fault", "reply", "scripted"]
 
@@ -149,11 +149,7 @@ class Scripted:
 
     async def start(self) -> Scripted:
         await self.server.start()
-        if self.wire == "openai":
-            self._provider = provider("local", base_url=self.server.url, **self._options)
-        else:
-            base = self.server.root + "/v1beta" if self.wire == "google" else self.server.url
-            self._provider = provider(self.wire, api_key="test", base_url=base, **self._options)
+        self._provider = self.server.provider(self.wire, **self._options)
         return self
 
     async def close(self) -> None:
@@ -174,6 +170,6 @@ class Scripted:
 def scripted(*turns: Turn, wire: Wire = "openai", pace: float = 0.0, **options: Any) -> Scripted:
     """A provider playing `turns` (`async with scripted(...) as llm:` then `llm.provider`);
     `options` are the provider's (`idle_timeout=...`, `max_attempts=...`)."""
-    if wire not in ("openai", "openai-responses", "anthropic", "google"):
-        raise ValueError(f"unknown wire {wire!r}: openai, openai-responses, anthropic, google")
+    if wire not in WIRES:
+        raise ValueError(f"unknown wire {wire!r}: the local provider speaks {', '.join(WIRES)}")
     return Scripted(turns, wire, pace, options)
