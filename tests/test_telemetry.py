@@ -32,6 +32,7 @@ from rxllm.local import LocalServer
 from rxllm.operators import telemetry
 from rxllm.operators.telemetry import GENAI_PROVIDER_NAMES, SECONDS_BUCKETS, TOKEN_BUCKETS
 from rxllm.pipeline.provider import record_of
+from tests.support import CAPTURES, HAVE_CAPTURES, NO_CAPTURES
 
 KEY = "sk-telemetry-test-0123456789abcdefghijklmnop"
 QUESTION = "Please greet the otters of the river."
@@ -359,3 +360,40 @@ def test_without_opentelemetry_asking_for_telemetry_is_a_config_error() -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 2 and all("pip install 'rxllm[otel]'" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("name", "response_id"),
+    [("local", "chatcmpl-local"), ("anthropic", "msg_local"), ("openai-responses", "resp_local")],
+)
+async def test_the_response_id_of_each_wire(
+    local_server: LocalServer, name: str, response_id: str
+) -> None:
+    provider = rxllm.provider(name, api_key=KEY, base_url=local_server.url, telemetry=True)
+    record = await provider.complete(ask())
+    assert isinstance(record.terminal, Done) and record.terminal.response_id == response_id
+    assert dict(the_span().attributes or {})["gen_ai.response.id"] == response_id
+
+
+@pytest.mark.skipif(not HAVE_CAPTURES, reason=NO_CAPTURES)
+def test_gemini_response_id_from_a_capture() -> None:
+    body = (CAPTURES / "gemini" / "code_execution.sse").read_bytes()
+    events: list[Any] = []
+    rxllm.replay(body, provider="google").subscribe(events.append)
+    assert events[-1].type == "done" and events[-1].response_id == "n1P6abvRFaKdz7IPkcuQ2Aw"
+
+
+async def test_a_consumer_exception_ends_the_span_in_error(local_server: LocalServer) -> None:
+    failure = asyncio.get_running_loop().create_future()
+
+    def on_next(event: Any) -> None:
+        if event.type == "text":
+            raise LookupError("the consumer's own bug")
+
+    local(local_server).stream(ask()).subscribe(on_next, failure.set_result)
+    assert isinstance(await asyncio.wait_for(failure, 10), LookupError)
+    span = the_span()
+    assert span.status.status_code is StatusCode.ERROR
+    assert dict(span.attributes or {})["error.type"] == "LookupError"
+    assert [e.name for e in span.events][-1] == "rxllm.attempt"
+    assert any(e.name == "exception" for e in span.events)
