@@ -142,7 +142,12 @@ async def test_a_plain_turn_is_one_span_with_the_conventions_attributes(
     assert tuple(tokens["input"].explicit_bounds) == TOKEN_BUCKETS
     [(_, first)] = found["gen_ai.client.operation.time_to_first_chunk"]
     assert first.count == 1 and first.sum == attrs["gen_ai.response.time_to_first_chunk"]
-    [(_, per_chunk)] = found["gen_ai.client.operation.time_per_output_chunk"]
+    [(chunk_attributes, per_chunk)] = found["gen_ai.client.operation.time_per_output_chunk"]
+    assert chunk_attributes == {  # the required ones only: this one is recorded per chunk
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "local",
+        "gen_ai.request.model": "local-model",
+    }
     assert per_chunk.count >= chunks - 1  # every chunk after the first, reasoning too
     assert tuple(per_chunk.explicit_bounds) == SECONDS_BUCKETS
 
