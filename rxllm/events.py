@@ -283,6 +283,9 @@ class Done(_Event):
     raw_stop_reason: str | None = None
     model: str | None = None
     """The model that served the turn, when the wire said so (may differ from the request)."""
+    response_id: str | None = None
+    """The provider's id of this response (`chatcmpl-...`, `msg_...`, `resp_...`, Gemini's
+    `responseId`), when the wire said so."""
 
 
 class Failed(_Event):

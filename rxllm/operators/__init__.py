@@ -9,6 +9,7 @@ from rxllm.operators.normalize import normalize
 from rxllm.operators.retry_before_commit import retry_before_commit
 from rxllm.operators.settle_once import settle_once
 from rxllm.operators.speaker_guard import speaker_guard
+from rxllm.operators.telemetry import telemetry
 from rxllm.operators.track_commitment import track_commitment
 
 __all__ = [
@@ -21,5 +22,6 @@ __all__ = [
     "retry_before_commit",
     "settle_once",
     "speaker_guard",
+    "telemetry",
     "track_commitment",
 ]

@@ -71,7 +71,13 @@ from loguru import logger
 from rxllm.degradation import RecoveryPolicy
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import (
+    REQUEST_KEYS,
+    Normalizer,
+    WireProtocol,
+    stop_reason_of,
+    text_or_none,
+)
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 
 __all__ = ["Anthropic", "AnthropicNormalizer", "anthropic_messages"]
@@ -305,6 +311,7 @@ class AnthropicNormalizer(Normalizer):
         model = message.get("model")
         if model:
             self.model = model
+        self.response_id = text_or_none(message.get("id")) or self.response_id
         self._count(message.get("usage"))
         stop = message.get("stop_reason")
         if stop:

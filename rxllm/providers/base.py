@@ -34,7 +34,14 @@ from rxllm.events import (
 from rxllm.fragments import Emit, RawChunk, SourceItem, ToolArgs, ToolEnd
 from rxllm.request import ChatRequest
 
-__all__ = ["REQUEST_KEYS", "Normalizer", "RawOperator", "WireProtocol", "stop_reason_of"]
+__all__ = [
+    "REQUEST_KEYS",
+    "Normalizer",
+    "RawOperator",
+    "WireProtocol",
+    "stop_reason_of",
+    "text_or_none",
+]
 
 RawOperator: TypeAlias = Callable[[Observable[SourceItem]], Observable[SourceItem]]
 
@@ -46,6 +53,11 @@ REQUEST_KEYS: Mapping[str, str] = {
     "messages": "the conversation is ChatRequest.messages",
     "stream": "rxllm streams every request",
 }
+
+
+def text_or_none(value: object) -> str | None:
+    """A wire field that should be a string (an id), or None when it is not one."""
+    return value if isinstance(value, str) and value else None
 
 
 def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReason:
@@ -69,6 +81,7 @@ class Normalizer(ABC):
         self.provider = provider
         self.attempt = attempt
         self.model: str | None = None
+        self.response_id: str | None = None
         self.settled = False
 
     def feed(self, chunk: RawChunk) -> None:
@@ -178,6 +191,7 @@ class Normalizer(ABC):
                 stop_reason=stop_reason,
                 raw_stop_reason=raw_stop_reason,
                 model=self.model,
+                response_id=self.response_id,
             )
         )
 

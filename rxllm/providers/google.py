@@ -76,7 +76,13 @@ from rxllm.degradation import RecoveryPolicy
 from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import (
+    REQUEST_KEYS,
+    Normalizer,
+    WireProtocol,
+    stop_reason_of,
+    text_or_none,
+)
 from rxllm.request import ChatRequest, ImagePart, Message, Part, TextPart
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
@@ -246,6 +252,8 @@ class GeminiNormalizer(Normalizer):
         model = payload.get("modelVersion")
         if model:
             self.model = model
+            if self.response_id is None:
+                self.response_id = text_or_none(payload.get("responseId"))
         usage = payload.get("usageMetadata")
         if usage and ("totalTokenCount" in usage or "promptTokenCount" in usage):
             self.usage_raw = usage
