@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TextDelta
-from rxllm.fragments import Fragment
 
 __all__ = ["DEFAULT_SPEAKERS", "SPEAKER_HOLD", "speaker_guard"]
+
+_T = TypeVar("_T")
 
 # The role labels of the common chat transcripts a model may slip into continuing
 # ("\n\nHuman:" in Anthropic's legacy prompts, "User:"/"Assistant:" in most others).
@@ -31,7 +33,7 @@ _SPACE = " \t\r"
 
 def speaker_guard(
     names: Sequence[str] | None = None, hold: int = SPEAKER_HOLD
-) -> Callable[[Observable[Fragment]], Observable[Fragment]]:
+) -> Callable[[Observable[_T]], Observable[_T | TextDelta]]:
     """Cut the text at the first line that begins another speaker's turn, `Name:`.
 
     ::
@@ -58,7 +60,8 @@ def speaker_guard(
         hold: the most characters held back at once; every marker must fit in it.
 
     Returns:
-        An operator from fragments to fragments.
+        An operator on events (`Observable[Event]`) or on the pipeline's fragments:
+        every item that is not text passes through as it is.
     """
     speakers = tuple(DEFAULT_SPEAKERS if names is None else names)
     if not speakers:
@@ -74,9 +77,9 @@ def speaker_guard(
         raise ValueError(f"the marker {longest!r} is longer than hold={hold} characters")
     prefixes = frozenset(marker[:end] for marker in markers for end in range(1, len(marker)))
 
-    def _speaker_guard(source: Observable[Fragment]) -> Observable[Fragment]:
+    def _speaker_guard(source: Observable[_T]) -> Observable[_T | TextDelta]:
         def subscribe(
-            observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
+            observer: abc.ObserverBase[_T | TextDelta], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             guard = _Guard(markers, prefixes)
             last: TextDelta | None = None  # whose provider and attempt held text is
@@ -88,7 +91,7 @@ def speaker_guard(
                         TextDelta.make(provider=last.provider, attempt=last.attempt, text=text)
                     )
 
-            def on_next(item: Fragment) -> None:
+            def on_next(item: _T) -> None:
                 nonlocal last
                 if not isinstance(item, TextDelta):
                     release()

@@ -596,6 +596,16 @@ class Google(WireProtocol):
         "systemInstruction": "it is the request's system messages (Message.system)",
         "system_instruction": "it is the request's system messages (Message.system)",
     }
+    # Every one is a generationConfig setting (`add_params` puts it there).
+    sampling_keys: ClassVar[Mapping[str, str]] = {
+        "temperature": "temperature",
+        "top_p": "topP",
+        "max_tokens": "maxOutputTokens",
+        "stop": "stopSequences",
+        "seed": "seed",
+        "presence_penalty": "presencePenalty",
+        "frequency_penalty": "frequencyPenalty",
+    }
 
     def __init__(self) -> None:
         # Read when the provider is built (`wire_for` builds a fresh wire each time).
