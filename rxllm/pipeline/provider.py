@@ -227,7 +227,8 @@ class Provider:
                 step = None if committed else plan.after(failure.error)
                 if step is None:
                     verdict = plan.last_verdict if not committed else None
-                    return surfaced(failure, verdict or classify(failure.error, body, plan.policy))
+                    verdict = verdict or classify(failure.error, body, plan.policy)
+                    return surfaced(self._hinted(failure), verdict)
                 number += 1
                 _log_retry(failure, step)
                 sent = encoded(step.body)
@@ -250,6 +251,14 @@ class Provider:
             return events.pipe(deadlines(total=total, provider=self.name)) if total else events
 
         return turn
+
+    def _hinted(self, failure: Failed) -> Failed:
+        """The error with the wire's hint at its likely cause, if it has one."""
+        hint = self.wire.hint(failure.error, self.base_url)
+        if hint is None:
+            return failure
+        error = failure.error.model_copy(update={"message": f"{failure.error.message} ({hint})"})
+        return failure.model_copy(update={"error": error})
 
     def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
         """A cold Observable of the normalized events of one turn: each subscription

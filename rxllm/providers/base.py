@@ -19,6 +19,7 @@ from rxllm.errors import ConfigError
 from rxllm.events import (
     Citation,
     Done,
+    ErrorInfo,
     ErrorKind,
     ReasoningDelta,
     Refusal,
@@ -311,6 +312,11 @@ class WireProtocol(ABC):
             else:
                 why = f"{self.name} writes it for this request"
             raise ConfigError(f"params may not set {key!r}: {why}")
+
+    def hint(self, error: ErrorInfo, base_url: str) -> str | None:
+        """What to check, added to an error that surfaces, when this wire knows a
+        likely cause (a base URL missing the wire's version path); None if not."""
+        return None
 
     @abstractmethod
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> Normalizer: ...

@@ -19,10 +19,19 @@ ReplayData = bytes | str | Path | Iterable[bytes]
 
 
 def as_chunks(data: ReplayData) -> list[bytes]:
-    """The network chunks to replay: one for a whole body, the given ones for an iterable."""
+    """The network chunks to replay: one for a whole body, the given ones for an iterable.
+
+    A str is the body's text, unless it has no line break: every SSE event ends with
+    a blank line, so one line cannot be a recording, and it is read as a file's path.
+
+    Raises:
+        FileNotFoundError: a one-line str that names no file.
+    """
     if isinstance(data, Path):
         return [data.read_bytes()]
     if isinstance(data, str):
+        if data and not any(end in data for end in "\r\n"):
+            return [_read_path(data)]
         return [data.encode("utf-8")]
     if isinstance(data, bytes | bytearray | memoryview):
         return [bytes(data)]
@@ -38,6 +47,16 @@ def as_chunks(data: ReplayData) -> list[bytes]:
     return [bytes(chunk) for chunk in chunks]
 
 
+def _read_path(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        raise FileNotFoundError(
+            f"replay: no file {path!r}; a str is read as a path when it is one line (a "
+            "recorded body has line breaks): pass a Path to the recording, or its bytes"
+        ) from None
+
+
 def replay_source(
     data: ReplayData,
     *,
@@ -46,7 +65,7 @@ def replay_source(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> Observable[SourceItem]:
     """A cold Observable that decodes `data` synchronously on each subscription,
-    keeping the given chunking (a str or Path is read as one chunk)."""
+    keeping the given chunking (a body, str or Path is read as one chunk)."""
     chunks = as_chunks(data)
 
     def subscribe(
