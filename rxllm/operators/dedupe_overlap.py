@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from loguru import logger
 from reactivex import Observable, abc
@@ -13,6 +13,8 @@ from rxllm.events import TextDelta
 __all__ = ["MIN_OVERLAP", "OVERLAP_WINDOW", "dedupe_overlap", "longest_overlap"]
 
 _T = TypeVar("_T")
+"""Whatever the stream carries (events, or the pipeline's fragments). The text it emits
+is cut from text that came in, so it is one of `_T` too (hence the casts)."""
 
 # Some providers and proxies resend the tail of the text they already sent when they
 # resume or retry mid-stream. The numbers are the design's "Overlap removal" rule
@@ -25,7 +27,7 @@ OVERLAP_WINDOW = 4096
 
 def dedupe_overlap(
     min_overlap: int = MIN_OVERLAP, window: int = OVERLAP_WINDOW
-) -> Callable[[Observable[_T]], Observable[_T | TextDelta]]:
+) -> Callable[[Observable[_T]], Observable[_T]]:
     """Drop the prefix of a text chunk that repeats the tail of the text already emitted.
 
     ::
@@ -53,9 +55,9 @@ def dedupe_overlap(
     if window < min_overlap:
         raise ValueError(f"window ({window}) must be at least min_overlap ({min_overlap})")
 
-    def _dedupe_overlap(source: Observable[_T]) -> Observable[_T | TextDelta]:
+    def _dedupe_overlap(source: Observable[_T]) -> Observable[_T]:
         def subscribe(
-            observer: abc.ObserverBase[_T | TextDelta], scheduler: abc.SchedulerBase | None = None
+            observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             tail = ""  # the last `window` characters emitted
 
@@ -78,7 +80,7 @@ def dedupe_overlap(
                         provider=delta.provider, attempt=delta.attempt, text=text
                     )
                 tail = (tail + text)[-window:]
-                observer.on_next(delta)
+                observer.on_next(cast(_T, delta))
 
             return source.subscribe(
                 on_next, observer.on_error, observer.on_completed, scheduler=scheduler

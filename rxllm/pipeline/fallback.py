@@ -99,7 +99,8 @@ class Fallback:
         return settled(reactivex.defer(subscribe_turn), turns[0][0], cancel)
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
-        """`async for event in fallback.astream(request)`; leaving the loop hangs up."""
+        """`async with fallback.astream(request) as events: async for event in events:`;
+        leaving the `async with` block hangs up (see `EventStream`)."""
         return EventStream(self.stream(request, cancel=cancel))
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:

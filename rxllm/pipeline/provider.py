@@ -269,7 +269,8 @@ class Provider:
         return settled(self.prepare(request)(1), self.name, cancel)
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
-        """`async for event in provider.astream(request)`; leaving the loop hangs up."""
+        """`async with provider.astream(request) as events: async for event in events:`;
+        leaving the `async with` block hangs up (see `EventStream`)."""
         return EventStream(self.stream(request, cancel=cancel))
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:

@@ -35,8 +35,7 @@ from rxllm.sources.raw import ChunkReader
 from rxllm.sources.redirects import REDIRECTS, next_hop
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
-__all__ = [
-    "status_message","HttpRequest", "http_source", "read_error_body", "redact"]
+__all__ = ["HttpRequest", "http_source", "read_error_body", "redact", "status_message"]
 
 # An error body is read to its end, for its message and structured fields; a hostile
 # one must not be read whole (the biggest real ones, pydantic lists, are a few KB).
