@@ -21,6 +21,7 @@ __all__ = [
     "TextPart",
     "Tool",
     "ToolCall",
+    "openai_message",
 ]
 
 

@@ -3,6 +3,8 @@ that each wire writes under its own body keys, and errors that say what to do.""
 
 from __future__ import annotations
 
+import ast
+import inspect
 from typing import Any
 
 import pytest
@@ -98,6 +100,18 @@ def test_sampling_fields_are_typed() -> None:
     assert (req.temperature, req.max_tokens, req.stop) == (0.2, 100, "\n")
     with pytest.raises(ValidationError, match="greater than or equal to 0"):
         rxllm.ChatRequest(model="m", messages=HI, temperature=-1)
+
+
+def test_the_signature_type_checkers_see_has_every_field() -> None:
+    """ChatRequest declares its __init__ for type checkers (so messages may be dicts);
+    a field added to the model must be added there too."""
+    tree = ast.parse(inspect.getsource(rxllm.ChatRequest))
+    init = next(
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__"
+    )
+    assert [arg.arg for arg in init.args.kwonlyargs] == list(rxllm.ChatRequest.model_fields)
 
 
 def test_an_unknown_keyword_points_to_params() -> None:
