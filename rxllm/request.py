@@ -181,7 +181,7 @@ class ChatRequest(_Frozen):
             seed: int | None = None,
             presence_penalty: float | None = None,
             frequency_penalty: float | None = None,
-            params: Mapping[str, Any] | None = None,
+            params: Mapping[str, Any] = ...,
         ) -> None: ...
 
     @model_validator(mode="before")
