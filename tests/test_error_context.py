@@ -56,11 +56,16 @@ def replayed(data: str | Path) -> list[Event]:
     return events
 
 
-def test_replay_reads_a_one_line_str_as_a_path(tmp_path: Path) -> None:
+def test_replay_reads_a_one_line_str_that_is_not_sse_as_a_path(tmp_path: Path) -> None:
     path = tmp_path / "turn.sse"
     path.write_text(BODY)
     assert replayed(str(path)) == replayed(BODY) == replayed(path)
     assert [e.type for e in replayed(str(path))] == ["text", "done"]
+
+
+def test_replay_reads_a_one_line_sse_str_as_the_body() -> None:
+    one_line = 'data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}'
+    assert [e.type for e in replayed(one_line)] == ["text", "done"]
 
 
 def test_replay_of_a_str_naming_no_file_says_what_to_pass(tmp_path: Path) -> None:

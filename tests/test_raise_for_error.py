@@ -90,9 +90,8 @@ async def test_nobody_listening_is_a_connection_error() -> None:
 
 async def test_a_limit_is_a_limit_error(local_server: LocalServer) -> None:
     rec = await complete(local_server, "fault/long_line", max_line_bytes=100_000)
-    with pytest.raises(rxllm.LimitError) as caught:
+    with pytest.raises(rxllm.LimitError, match=r"max_line_bytes \(100000\)"):
         rec.raise_for_error()
-    assert caught.value.info.kind == "limit"
 
 
 async def test_a_refused_address_is_a_policy_error(local_server: LocalServer) -> None:

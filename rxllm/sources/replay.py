@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,20 +18,23 @@ __all__ = ["ReplayData", "as_chunks", "replay_source"]
 
 ReplayData = bytes | str | Path | Iterable[bytes]
 
+# How an SSE body's first line begins (after an optional BOM): a field or a comment.
+_SSE_START = re.compile(r"\ufeff?(?:data|event|id|retry)?:")
+
 
 def as_chunks(data: ReplayData) -> list[bytes]:
     """The network chunks to replay: one for a whole body, the given ones for an iterable.
 
-    A str is the body's text, unless it has no line break: every SSE event ends with
-    a blank line, so one line cannot be a recording, and it is read as a file's path.
+    A str is the body's text, unless it is one line that does not begin as SSE does
+    (with a field such as `data:`, or a `:` comment): that is a file's path.
 
     Raises:
-        FileNotFoundError: a one-line str that names no file.
+        FileNotFoundError: a str read as a path that names no file.
     """
     if isinstance(data, Path):
         return [data.read_bytes()]
     if isinstance(data, str):
-        if data and not any(end in data for end in "\r\n"):
+        if data and _SSE_START.match(data) is None and not any(end in data for end in "\r\n"):
             return [_read_path(data)]
         return [data.encode("utf-8")]
     if isinstance(data, bytes | bytearray | memoryview):
@@ -52,8 +56,8 @@ def _read_path(path: str) -> bytes:
         return Path(path).read_bytes()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise FileNotFoundError(
-            f"replay: no file {path!r}; a str is read as a path when it is one line (a "
-            "recorded body has line breaks): pass a Path to the recording, or its bytes"
+            f"replay: no file {path!r} (a one-line str that is not SSE is read as a "
+            "path): pass a Path to the recording, or its bytes"
         ) from None
 
 
