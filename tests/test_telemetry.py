@@ -198,6 +198,26 @@ async def test_a_tool_turn_with_content_captured(local_server: LocalServer) -> N
     assert KEY not in all_values(captured)
 
 
+async def test_typed_sampling_fields_and_params_are_request_attributes(
+    local_server: LocalServer,
+) -> None:
+    request = rxllm.ChatRequest(
+        model="local-model",
+        messages=[rxllm.Message.user(QUESTION)],
+        temperature=0.3,
+        max_tokens=50,
+        stop="END",
+        params={"top_k": 4},
+    )
+    await local(local_server).complete(request)
+    attrs = dict(the_span().attributes or {})
+    assert attrs["gen_ai.request.temperature"] == 0.3
+    assert attrs["gen_ai.request.max_tokens"] == 50
+    assert attrs["gen_ai.request.stop_sequences"] == ("END",)
+    assert attrs["gen_ai.request.top_k"] == 4
+    assert "gen_ai.request.seed" not in attrs  # a field not set is not reported
+
+
 async def test_a_degraded_turn_reports_each_attempt(local_server: LocalServer) -> None:
     record = await local(local_server).complete(ask("fault/reject_param", temperature=0.2))
     assert record.terminal.type == "done" and len(record.attempts) == 2

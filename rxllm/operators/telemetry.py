@@ -28,7 +28,7 @@ from rxllm.events import (
     Usage,
     UsageUpdate,
 )
-from rxllm.request import ChatRequest, ImagePart, Message, TextPart
+from rxllm.request import SAMPLING_FIELDS, ChatRequest, ImagePart, Message, TextPart
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import Histogram, MeterProvider
@@ -62,7 +62,8 @@ SERVER_ADDRESS = "server.address"
 SERVER_PORT = "server.port"
 HTTP_STATUS = "http.response.status_code"
 
-# The request's params that the conventions name (`params` holds the wire's own keys).
+# The request's sampling fields and params that the conventions name (`params` holds
+# the wire's own keys).
 REQUEST_PARAMS = {
     "temperature": "gen_ai.request.temperature",
     "top_p": "gen_ai.request.top_p",
@@ -301,7 +302,12 @@ class _Turn:
             attributes.update(self._provider(provider))
         if request is not None:
             attributes[REQUEST_MODEL] = request.model
-            attributes.update(_request_params(request.params))
+            typed = {
+                name: getattr(request, name)
+                for name in SAMPLING_FIELDS
+                if getattr(request, name) is not None
+            }
+            attributes.update(_request_params({**request.params, **typed}))
             if capture_content:
                 attributes.update(_input_messages(request.messages))
         from opentelemetry.trace import SpanKind

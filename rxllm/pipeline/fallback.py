@@ -100,7 +100,8 @@ class Fallback:
         return traced(events, request, self.providers, turns[0][0])
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
-        """`async for event in fallback.astream(request)`; leaving the loop hangs up."""
+        """`async with fallback.astream(request) as events: async for event in events:`;
+        leaving the `async with` block hangs up (see `EventStream`)."""
         return EventStream(self.stream(request, cancel=cancel))
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:

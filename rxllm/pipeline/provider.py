@@ -235,7 +235,8 @@ class Provider:
                 step = None if committed else plan.after(failure.error)
                 if step is None:
                     verdict = plan.last_verdict if not committed else None
-                    return surfaced(failure, verdict or classify(failure.error, body, plan.policy))
+                    verdict = verdict or classify(failure.error, body, plan.policy)
+                    return surfaced(self._hinted(failure), verdict)
                 number += 1
                 _log_retry(failure, step)
                 sent = encoded(step.body)
@@ -259,6 +260,14 @@ class Provider:
 
         return turn
 
+    def _hinted(self, failure: Failed) -> Failed:
+        """The error with the wire's hint at its likely cause, if it has one."""
+        hint = self.wire.hint(failure.error, self.base_url)
+        if hint is None:
+            return failure
+        error = failure.error.model_copy(update={"message": f"{failure.error.message} ({hint})"})
+        return failure.model_copy(update={"error": error})
+
     def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
         """A cold Observable of the normalized events of one turn: each subscription
         sends the request (and its retries); exactly one terminal event ends it.
@@ -268,7 +277,8 @@ class Provider:
         return traced(settled(self.prepare(request)(1), self.name, cancel), request, [self])
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
-        """`async for event in provider.astream(request)`; leaving the loop hangs up."""
+        """`async with provider.astream(request) as events: async for event in events:`;
+        leaving the `async with` block hangs up (see `EventStream`)."""
         return EventStream(self.stream(request, cancel=cancel))
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:

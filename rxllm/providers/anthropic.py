@@ -437,6 +437,13 @@ class Anthropic(WireProtocol):
     # Anthropic requires `max_tokens`; rxllm writes a default that a user may raise or
     # lower (the key stays in the body either way, as a mandatory key must).
     param_defaults: ClassVar[frozenset[str]] = frozenset({"max_tokens"})
+    # The Messages API has no seed or penalties.
+    sampling_keys: ClassVar[Mapping[str, str]] = {
+        "temperature": "temperature",
+        "top_p": "top_p",
+        "max_tokens": "max_tokens",
+        "stop": "stop_sequences",
+    }
 
     def url(self, base_url: str, request: ChatRequest) -> str:
         return base_url.rstrip("/") + "/messages"

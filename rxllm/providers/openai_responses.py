@@ -619,6 +619,12 @@ class OpenAIResponses(WireProtocol):
 
     # Never dropped by a degraded retry: without them the request says something else.
     recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"input", "instructions"}))
+    # The Responses API has no stop sequences, seed or penalties.
+    sampling_keys: ClassVar[Mapping[str, str]] = {
+        "temperature": "temperature",
+        "top_p": "top_p",
+        "max_tokens": "max_output_tokens",
+    }
     request_keys: ClassVar[Mapping[str, str]] = {
         **REQUEST_KEYS,
         "input": "the Responses input is written from ChatRequest.messages",
