@@ -4,6 +4,8 @@ A loopback server in a child process streams OpenAI-format chunks, one write per
 two clients read the same bytes, runs interleaved: the floor (aiohttp lines plus
 `json.loads`) and `provider.complete()`. The table gives the median CPU seconds per
 chunk of each, in this process only, and their ratio. The project's bar is 1.5x.
+`--telemetry` adds a third client, `provider.complete()` with the telemetry operator
+into the real OpenTelemetry SDK, and reports its cost per chunk over rxllm's.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import aiohttp
 
 from benchmarks.clients import (
     CLIENTS,
+    TELEMETRY_CLIENT,
+    ClientName,
     HollowRun,
     Measurement,
     Target,
@@ -77,6 +81,12 @@ def _parser() -> argparse.ArgumentParser:
         help="after timing, cProfile one rxllm run per scenario and print its top N functions",
     )
     parser.add_argument(
+        "--telemetry",
+        action="store_true",
+        help="also run rxllm with the telemetry operator on (spans and metrics into the "
+        "OpenTelemetry SDK, in memory) and report its cost per chunk",
+    )
+    parser.add_argument(
         "--max-ratio",
         type=float,
         default=None,
@@ -124,7 +134,12 @@ def check_served(served: list[dict[str, Any]], targets: Sequence[Target], runs: 
 
 
 async def run(
-    server: ServerProcess, scenarios: Sequence[Scenario], chunks: int, repeat: int, warmup: int
+    server: ServerProcess,
+    scenarios: Sequence[Scenario],
+    chunks: int,
+    repeat: int,
+    warmup: int,
+    clients: Sequence[ClientName] = CLIENTS,
 ) -> dict[Scenario, list[Measurement]]:
     """Warm up, then time each client `repeat` times per scenario, interleaved (and
     alternating which goes first), so drift hits both alike."""
@@ -132,20 +147,20 @@ async def run(
     results: dict[Scenario, list[Measurement]] = {}
     for t in targets:
         for _ in range(warmup):
-            for client in CLIENTS:
+            for client in clients:
                 await measure(client, t)
         runs: list[Measurement] = []
         for i in range(repeat):
-            order = CLIENTS if i % 2 == 0 else CLIENTS[::-1]
+            order = clients if i % 2 == 0 else clients[::-1]
             for client in order:
                 runs.append(await measure(client, t))
         results[t.scenario] = runs
-    check_served(await _served(server), targets, (warmup + repeat) * len(CLIENTS))
+    check_served(await _served(server), targets, (warmup + repeat) * len(clients))
     return results
 
 
 def table(results: dict[Scenario, list[Measurement]]) -> tuple[str, dict[Scenario, float]]:
-    """The report, and the median CPU ratio of each scenario."""
+    """The report, and the median CPU ratio of rxllm over the floor in each scenario."""
     rows = [
         (
             "scenario",
@@ -160,13 +175,13 @@ def table(results: dict[Scenario, list[Measurement]]) -> tuple[str, dict[Scenari
     ratios: dict[Scenario, float] = {}
     for scenario, runs in results.items():
         medians: dict[str, float] = {}
-        for client in CLIENTS:
+        for client in dict.fromkeys(m.client for m in runs):  # in the order they ran
             mine = [m for m in runs if m.client == client]
             cpu = statistics.median(m.cpu_per_chunk for m in mine)
             wall = statistics.median(m.wall_per_chunk for m in mine)
             medians[client] = cpu
             ratio = cpu / medians["floor"]
-            if client != "floor":
+            if client == "rxllm":
                 ratios[scenario] = ratio
             spread = f"{min(m.cpu for m in mine):.3f}-{max(m.cpu for m in mine):.3f}"
             rows.append(
@@ -189,6 +204,20 @@ def table(results: dict[Scenario, list[Measurement]]) -> tuple[str, dict[Scenari
     return "\n".join(line.rstrip() for line in lines), ratios
 
 
+def telemetry_cost(results: dict[Scenario, list[Measurement]]) -> str:
+    """What the telemetry operator adds per chunk: median CPU with it over without."""
+    parts = []
+    for scenario, runs in results.items():
+        medians = {
+            client: statistics.median(m.cpu_per_chunk for m in runs if m.client == client)
+            for client in ("rxllm", TELEMETRY_CLIENT)
+        }
+        extra = medians[TELEMETRY_CLIENT] - medians["rxllm"]
+        ratio = medians[TELEMETRY_CLIENT] / medians["rxllm"]
+        parts.append(f"{scenario} {ratio:.2f}x ({extra * 1e6:+.2f} µs per chunk)")
+    return "telemetry on / off: " + ", ".join(parts)
+
+
 async def profile(server: ServerProcess, scenario: Scenario, chunks: int, top: int) -> str:
     """cProfile one rxllm run: where its time goes, by own time."""
     t = target(server, scenario, chunks)
@@ -208,7 +237,8 @@ async def profile(server: ServerProcess, scenario: Scenario, chunks: int, top: i
 async def _main(args: argparse.Namespace) -> int:
     scenarios: list[Scenario] = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
     with ServerProcess(pace=args.pace) as server:
-        results = await run(server, scenarios, args.chunks, args.repeat, args.warmup)
+        clients = (*CLIENTS, TELEMETRY_CLIENT) if args.telemetry else CLIENTS
+        results = await run(server, scenarios, args.chunks, args.repeat, args.warmup, clients)
         report, ratios = table(results)
         today = datetime.date.today().isoformat()
         print(
@@ -225,6 +255,8 @@ async def _main(args: argparse.Namespace) -> int:
             for scenario, ratio in ratios.items()
         )
         print(f"rxllm / floor: {verdicts}")
+        if args.telemetry:
+            print(telemetry_cost(results))
         for scenario in scenarios if args.profile else ():
             print(f"\ncProfile of one rxllm run, {scenario}:")
             print(await profile(server, scenario, args.chunks, args.profile))

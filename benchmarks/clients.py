@@ -1,4 +1,5 @@
-"""The benchmark's two clients over the same bytes: the floor, and `provider.complete()`.
+"""The benchmark's clients over the same bytes: the floor, `provider.complete()`, and
+(`--telemetry`) `provider.complete()` with the telemetry operator on.
 
 The floor is the least a Python client can do with an SSE stream: aiohttp reads lines
 and `json.loads` each `data:` chunk, nothing else. The rxllm client is the library as a
@@ -20,7 +21,8 @@ import aiohttp
 
 import rxllm
 from benchmarks.server import MODEL, TOOL_NAME, Scenario, ServerProcess, Stream, stream_of
-from rxllm.pipeline.provider import Provider
+from rxllm.operators import telemetry
+from rxllm.pipeline.provider import Provider, record_of
 from rxllm.sources.http import HttpRequest
 
 __all__ = [
@@ -32,11 +34,14 @@ __all__ = [
     "floor",
     "measure",
     "rxllm_client",
+    "rxllm_otel_client",
     "target",
 ]
 
-ClientName: TypeAlias = Literal["floor", "rxllm"]
+ClientName: TypeAlias = Literal["floor", "rxllm", "rxllm+otel"]
 CLIENTS: tuple[ClientName, ...] = ("floor", "rxllm")
+TELEMETRY_CLIENT: ClientName = "rxllm+otel"
+"""Run with `--telemetry`: the rxllm client with spans and metrics into the real SDK."""
 
 # The key is a placeholder: the loopback server ignores it, but the `openai` provider
 # wants one, and the floor sends the same headers.
@@ -132,6 +137,23 @@ async def rxllm_client(target: Target) -> rxllm.StreamRecord:
     return await target.provider.complete(target.request)
 
 
+async def rxllm_otel_client(target: Target) -> rxllm.StreamRecord:
+    """The rxllm client with the telemetry operator, as `telemetry=True` applies it but
+    into the benchmark's own SDK (`benchmarks.telemetry`)."""
+    from benchmarks.telemetry import sdk  # the SDK only when this client runs
+
+    otel = sdk()
+    provider, request = target.provider, target.request
+    traced = telemetry(
+        otel.tracer_provider,
+        otel.meter_provider,
+        request=request,
+        provider=provider.name,
+        servers={provider.name: provider.base_url},
+    )
+    return await record_of(provider.stream(request).pipe(traced), provider.name, request.model)
+
+
 def check_floor(target: Target, count: int) -> None:
     if count != target.stream.json_chunks:
         raise HollowRun(f"the floor parsed {count} chunks of {target.stream.json_chunks}")
@@ -169,9 +191,27 @@ async def _run_rxllm(target: Target) -> Callable[[], None]:
     return lambda: check_record(target, record)
 
 
+async def _run_rxllm_otel(target: Target) -> Callable[[], None]:
+    from benchmarks.telemetry import sdk
+
+    exporter = sdk().exporter
+    exporter.clear()
+    record = await rxllm_otel_client(target)
+
+    def check() -> None:
+        check_record(target, record)
+        spans = exporter.get_finished_spans()
+        tokens = [(s.attributes or {}).get("gen_ai.usage.output_tokens") for s in spans]
+        if tokens != [target.stream.chunks]:
+            raise HollowRun(f"the telemetry client's span is missing or wrong: {tokens}")
+
+    return check
+
+
 _RUNNERS: dict[ClientName, Callable[[Target], Awaitable[Callable[[], None]]]] = {
     "floor": _run_floor,
     "rxllm": _run_rxllm,
+    TELEMETRY_CLIENT: _run_rxllm_otel,
 }
 
 

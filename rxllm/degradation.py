@@ -63,6 +63,7 @@ __all__ = [
     "image_notice",
     "named_keys",
     "remove_images",
+    "too_long",
     "static_bodies",
 ]
 
@@ -272,6 +273,14 @@ def _param_key(param: str | None) -> str | None:
     return re.split(r"[.\[]", param, maxsplit=1)[0] or None
 
 
+def too_long(error: ErrorInfo, text: str | None = None) -> bool:
+    """Whether the error says the conversation is too long for the model (`text`:
+    the error's strings, when the caller has them already)."""
+    if (error.code or "").lower() == "context_length_exceeded":
+        return True
+    return _SIZE.search(_texts(error) if text is None else text) is not None
+
+
 def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> Verdict:
     """Read one rejection (an HTTP error, or an error event before anything was
     committed) against the body that caused it."""
@@ -284,7 +293,7 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
     code = (error.code or "").lower()
     if status in (401, 402, 403) or code in _ACCOUNT_CODES or _ACCOUNT.search(text):
         return Verdict("surface", "the account is refused: no body can change that")
-    if code == "context_length_exceeded" or _SIZE.search(text):
+    if too_long(error, text):
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
     if code == "content_filter" or _CONTENT_POLICY.search(text):
         return Verdict("surface", "the content policy refused the prompt")

@@ -8,6 +8,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from rxllm.errors import error_for
 from rxllm.request import ToolCall
 
 __all__ = [
@@ -283,6 +284,9 @@ class Done(_Event):
     raw_stop_reason: str | None = None
     model: str | None = None
     """The model that served the turn, when the wire said so (may differ from the request)."""
+    response_id: str | None = None
+    """The provider's id of this response (`chatcmpl-...`, `msg_...`, `resp_...`, Gemini's
+    `responseId`), when the wire said so."""
 
 
 class Failed(_Event):
@@ -377,3 +381,18 @@ class StreamRecord(_Frozen):
     attempts: list[Attempt] = Field(default_factory=list)
     time_to_first_event: float | None = None
     duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the turn ended in `done` (not `error`, not `cancelled`)."""
+        return isinstance(self.terminal, Done)
+
+    def raise_for_error(self) -> Self:
+        """Raise the turn's error as a `rxllm.ProviderError` subclass (`RateLimitError`,
+        `AuthenticationError`, `APITimeoutError`, ...; `rxllm.errors`), with the
+        `ErrorInfo` as `.info` and this record as `.record`. A turn that ended in `done`
+        or was `cancelled` (by its caller) is returned as it is:
+        `text = (await p.complete(req)).raise_for_error().text`."""
+        if isinstance(self.terminal, Failed):
+            raise error_for(self.terminal.error, self)
+        return self

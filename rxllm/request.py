@@ -6,11 +6,23 @@ Validated (this is where data enters from a user); providers turn it into wire b
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["ChatRequest", "ImagePart", "Message", "Part", "TextPart", "Tool", "ToolCall"]
+__all__ = [
+    "SAMPLING_FIELDS",
+    "ChatRequest",
+    "ImagePart",
+    "Message",
+    "MessageLike",
+    "Part",
+    "TextPart",
+    "Tool",
+    "ToolCall",
+    "openai_message",
+]
 
 
 class _Frozen(BaseModel):
@@ -58,10 +70,18 @@ class ToolCall(_Frozen):
 
 
 class Message(_Frozen):
+    """One message of the conversation. Built with `Message.user(...)` and its
+    siblings, or validated from an OpenAI-style dict (`openai_message`)."""
+
     role: Literal["system", "user", "assistant", "tool"]
     content: list[Part] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tool_call_id: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _openai_style(cls, data: Any) -> Any:
+        return openai_message(data) if isinstance(data, Mapping) else data
 
     @classmethod
     def system(cls, text: str) -> Message:
@@ -100,11 +120,137 @@ class Tool(_Frozen):
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
+MessageLike: TypeAlias = Message | Mapping[str, Any]
+"""A `Message`, or an OpenAI-style message dict that validates into one."""
+
+SAMPLING_FIELDS = (
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "stop",
+    "seed",
+    "presence_penalty",
+    "frequency_penalty",
+)
+"""The sampling parameters that are `ChatRequest` fields: each wire writes them under
+its own body keys (`WireProtocol.sampling_keys`)."""
+
+
 class ChatRequest(_Frozen):
+    """One turn to send: the model, the conversation, the tools, how to sample.
+
+    The sampling fields are written by each wire under its own names (Responses
+    `max_output_tokens`, Anthropic `stop_sequences`, Gemini `generationConfig`);
+    a field a wire has no parameter for is a `ConfigError` when the request is sent
+    to it. `params` holds every other body key, as the wire names it."""
+
     model: str = Field(min_length=1)
     messages: list[Message] = Field(min_length=1)
+    """`Message`s, or OpenAI-style dicts (`{"role": "user", "content": "hi"}`, an
+    assistant's `tool_calls`, a tool result's `tool_call_id`, content parts of type
+    `text` and `image_url`), validated into `Message`s."""
     tools: list[Tool] = Field(default_factory=list)
+    temperature: float | None = Field(default=None, ge=0)
+    top_p: float | None = Field(default=None, ge=0, le=1)
+    max_tokens: int | None = Field(default=None, gt=0)
+    """The most tokens to generate (OpenAI chat `max_tokens`, Responses
+    `max_output_tokens`, Anthropic `max_tokens`, Gemini `maxOutputTokens`)."""
+    stop: str | list[str] | None = None
+    """Where to stop generating: one string or several (sent as a list)."""
+    seed: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
     params: dict[str, Any] = Field(default_factory=dict)
-    """Provider parameters passed through as body keys (temperature, max_tokens, ...).
-    They add keys, never override what the wire writes from the request (model,
-    messages, stream, tools, ...): that is a `ConfigError` when the request is sent."""
+    """Any other provider parameter, passed through as body keys under the wire's own
+    names (`{"reasoning_effort": "low"}`, `{"top_k": 40}`). They add keys, never
+    override what the wire writes from the request (model, messages, stream, tools,
+    a sampling field above): that is a `ConfigError` when the request is sent."""
+
+    if TYPE_CHECKING:
+        # What a type checker shows callers: messages may be OpenAI-style dicts.
+        def __init__(
+            self,
+            *,
+            model: str,
+            messages: Sequence[MessageLike],
+            tools: Sequence[Tool] = (),
+            temperature: float | None = None,
+            top_p: float | None = None,
+            max_tokens: int | None = None,
+            stop: str | list[str] | None = None,
+            seed: int | None = None,
+            presence_penalty: float | None = None,
+            frequency_penalty: float | None = None,
+            params: Mapping[str, Any] = ...,
+        ) -> None: ...
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_fields(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            for key in data:
+                if key not in cls.model_fields:
+                    raise ValueError(
+                        f"ChatRequest has no field {key!r}: pass other provider parameters "
+                        f"as params={{{key!r}: ...}}"
+                    )
+        return data
+
+
+def openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI-style message dict in `Message`'s own shape.
+
+    A string `content` is one text part; `image_url` parts are image parts (their
+    `detail` is dropped: no other wire has it); an assistant's `tool_calls` of type
+    `function` have their JSON `arguments` parsed; `developer` is the system role (as
+    OpenAI's newer models name it); keys set to None (as the openai SDK's dumps write
+    `refusal`, `audio`, ...) are left out. `Message`'s own shape passes unchanged.
+
+    Raises:
+        ValueError: a content or tool call that cannot be read, naming the field.
+    """
+    message = {key: value for key, value in data.items() if value is not None}
+    if message.get("role") == "developer":
+        message["role"] = "system"
+    content = message.get("content")
+    if isinstance(content, str):
+        message["content"] = [{"type": "text", "text": content}] if content else []
+    elif isinstance(content, list):
+        message["content"] = [_part(part, n) for n, part in enumerate(content)]
+    elif content is not None and not isinstance(content, tuple):
+        raise ValueError(
+            "content must be a string or a list of parts ({'type': 'text', 'text': ...} or "
+            "{'type': 'image_url', 'image_url': {'url': ...}}), "
+            f"got {type(content).__name__}"
+        )
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        message["tool_calls"] = [_tool_call(call, n) for n, call in enumerate(calls)]
+    return message
+
+
+def _part(part: Any, n: int) -> Any:
+    if not isinstance(part, Mapping) or part.get("type") != "image_url":
+        return part
+    image = part.get("image_url")
+    url = image.get("url") if isinstance(image, Mapping) else image
+    if not isinstance(url, str):
+        raise ValueError(f"content[{n}].image_url must be {{'url': '<https or data URL>'}}")
+    return {"type": "image", "url": url}
+
+
+def _tool_call(call: Any, n: int) -> Any:
+    if not isinstance(call, Mapping) or "function" not in call:
+        return call
+    function = call["function"]
+    if not isinstance(function, Mapping):
+        raise ValueError(f"tool_calls[{n}].function must be {{'name': ..., 'arguments': ...}}")
+    arguments = function.get("arguments") or {}
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError as exc:
+            raise ValueError(
+                f"tool_calls[{n}].function.arguments is not valid JSON ({exc})"
+            ) from None
+    return {"id": call.get("id"), "name": function.get("name"), "arguments": arguments}

@@ -15,9 +15,11 @@ from benchmarks.clients import (
     floor,
     measure,
     rxllm_client,
+    rxllm_otel_client,
     target,
 )
 from benchmarks.server import ARGUMENT_CHARS_PER_FRAGMENT, ServerProcess, stream_of
+from benchmarks.telemetry import sdk
 
 CHUNKS = 200
 
@@ -89,3 +91,20 @@ def test_main_runs_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
         assert needle in out
     assert main(["--chunks", str(CHUNKS), "--repeat", "1", "--scenario", "text"]) == 0
     assert "tool " not in capsys.readouterr().out
+
+
+async def test_the_telemetry_client_is_checked_by_its_span(server: ServerProcess) -> None:
+    t = target(server, "text", CHUNKS)
+    run = await measure("rxllm+otel", t)
+    assert run.chunks == t.stream.json_chunks
+    record = await rxllm_otel_client(t)
+    check_record(t, record)
+    span = sdk().exporter.get_finished_spans()[-1]  # this turn's, exported as it ended
+    assert (span.attributes or {})["gen_ai.usage.output_tokens"] == CHUNKS
+
+
+def test_main_reports_the_telemetry_cost(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--chunks", str(CHUNKS), "--repeat", "1", "--warmup", "0", "--scenario", "text"]
+    assert main([*argv, "--telemetry"]) == 0
+    out = capsys.readouterr().out
+    assert "rxllm+otel" in out and "telemetry on / off: text" in out

@@ -18,10 +18,8 @@ import pytest
 
 import rxllm
 from rxllm.events import ServerToolCall, ServerToolResult
-from rxllm.local import LocalServer
+from rxllm.local import WIRES, LocalServer
 from rxllm.local.script import SEARCH, STORIES, Refuse, Say
-
-WIRES = ("openai", "openai-responses", "anthropic", "google")
 
 
 class _AnyText(str):
@@ -37,10 +35,7 @@ ANY_TEXT = _AnyText()
 
 
 def provider(server: LocalServer, wire: str) -> rxllm.Provider:
-    if wire == "openai":
-        return rxllm.provider("local", base_url=server.url)
-    base = server.root + "/v1beta" if wire == "google" else server.url
-    return rxllm.provider(wire, api_key="test", base_url=base)
+    return server.provider(wire)
 
 
 async def turn(server: LocalServer, wire: str, story: str) -> rxllm.StreamRecord:

@@ -9,10 +9,8 @@ from typing import Any
 import pytest
 
 import rxllm
-from rxllm.local import LocalServer
+from rxllm.local import WIRES, LocalServer
 from rxllm.local.script import Prompt, asked_tool, sample_arguments, script_for
-
-WIRES = ("openai", "openai-responses", "anthropic", "google")
 
 STOCK = rxllm.Tool(
     name="get_stock_price",
@@ -34,10 +32,7 @@ WEATHER = rxllm.Tool(
 
 
 def provider(server: LocalServer, wire: str) -> rxllm.Provider:
-    if wire == "openai":
-        return rxllm.provider("local", base_url=server.url)
-    base = server.root + "/v1beta" if wire == "google" else server.url
-    return rxllm.provider(wire, api_key="test", base_url=base)
+    return server.provider(wire)
 
 
 def ask(messages: list[rxllm.Message], tools: list[rxllm.Tool]) -> rxllm.ChatRequest:
@@ -120,3 +115,14 @@ def test_sample_arguments_fit_the_schema() -> None:
 def test_a_fault_wins_over_everything() -> None:
     prompt = Prompt("fault/refusal", "stock price", {"get_stock_price": {}}, ("x", "y"))
     assert script_for(prompt).steps[0].__class__.__name__ == "Refuse"
+
+
+def test_the_server_names_the_wires_it_speaks(local_server: LocalServer) -> None:
+    assert [local_server.provider(wire).name for wire in WIRES] == [
+        "local",
+        "openai-responses",
+        "anthropic",
+        "google",
+    ]
+    with pytest.raises(ValueError, match="the local server speaks openai, openai-responses"):
+        local_server.provider("carrier-pigeon")

@@ -2,12 +2,13 @@
 
 from rxllm.local.rejections import REJECTIONS
 from rxllm.local.script import FAULTS, HTTP_FAULTS, Script, script_for
-from rxllm.local.server import LocalServer, shared_server_url
+from rxllm.local.server import WIRES, LocalServer, shared_server_url
 
 __all__ = [
     "FAULTS",
     "HTTP_FAULTS",
     "REJECTIONS",
+    "WIRES",
     "LocalServer",
     "Script",
     "script_for",

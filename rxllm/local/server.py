@@ -17,6 +17,7 @@ records the headers it got and answers as usual.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import importlib
 import itertools
@@ -24,17 +25,27 @@ import json
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from types import ModuleType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from rxllm.local.rejections import REJECTIONS, Refusal, refusal_for
-from rxllm.local.script import FAULTS, HTTP_FAULTS, script_for
+from rxllm.local.script import FAULTS, HTTP_FAULTS, Prompt, Script, script_for
 
-__all__ = ["LocalServer", "shared_server_url"]
+if TYPE_CHECKING:
+    from rxllm.pipeline.provider import Provider
+
+__all__ = ["WIRES", "LocalServer", "Turn", "shared_server_url"]
+
+WIRES = ("openai", "openai-responses", "anthropic", "google")
+"""The protocols the server speaks, as `LocalServer.provider` names them."""
+
+Turn = Script | str | Callable[[Prompt], Script]
+"""A scripted answer to one request: a script, a fault's name, or a function of what
+the request asks (`rxllm.testing` builds these)."""
 
 # Wire encoders by route; each module has PATH, prompt_of(body) -> Prompt and
 # frames(script, body).
@@ -61,8 +72,17 @@ def _encoders() -> list[ModuleType]:
 class LocalServer:
     """`async with LocalServer(pace=0) as server:` then talk to `server.url`."""
 
-    def __init__(self, pace: float = 0.02, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        pace: float = 0.02,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        turns: Iterable[Turn] = (),
+    ) -> None:
         self.pace = pace
+        self.turns = collections.deque(turns)
+        """What the next requests get, one each, before the usual story: a `Script`, a
+        fault's name, or a function of the `Prompt` returning a `Script`."""
         self.host = host
         self.port = port
         self.requests: list[dict[str, Any]] = []
@@ -91,6 +111,18 @@ class LocalServer:
     @property
     def root(self) -> str:
         return f"http://{self.host}:{self.port}"
+
+    def provider(self, wire: str = "openai", **options: Any) -> Provider:
+        """An rxllm provider talking to this server in `wire`'s protocol (`openai`,
+        `openai-responses`, `anthropic`, `google`); `options` are the provider's."""
+        from rxllm.pipeline.provider import provider
+
+        if wire == "openai":
+            return provider("local", base_url=self.url, **options)
+        if wire not in WIRES:
+            raise ValueError(f"unknown wire {wire!r}: the local server speaks {', '.join(WIRES)}")
+        base = self.root + "/v1beta" if wire == "google" else self.url
+        return provider(wire, api_key="local", base_url=base, **options)
 
     async def start(self) -> LocalServer:
         self._runner = web.AppRunner(self.app, access_log=None)
@@ -153,6 +185,9 @@ class LocalServer:
             if request.transport is not None:
                 self.connections.add(request.transport.get_extra_info("peername"))
             prompt = encoder.prompt_of(body)
+            scripted = self.turns.popleft() if self.turns else None
+            if isinstance(scripted, str):  # a fault played as if the model had named it
+                prompt = replace(prompt, model=f"fault/{scripted}")
             model = prompt.model
             fault = model.removeprefix("fault/") if model.startswith("fault/") else None
             if fault in HTTP_FAULTS:
@@ -167,7 +202,18 @@ class LocalServer:
                 known = sorted(FAULTS) + sorted(HTTP_FAULTS) + sorted(REJECTIONS)
                 message = f"unknown fault {fault!r}; known: {known}"
                 return _error_response(404, {"error": {"message": message}})
-            return await self._stream(request, encoder.frames(script_for(prompt), body), self.pace)
+            if isinstance(scripted, Script):
+                script = scripted
+            elif scripted is not None and not isinstance(scripted, str):
+                try:
+                    script = scripted(prompt)
+                except ValueError as exc:  # the script conflicts with the request: a
+                    # status no recovery retries, so the test sees the script's mistake
+                    error = {"message": f"scripted turn: {exc}", "type": "script_error"}
+                    return _error_response(404, {"error": error})
+            else:
+                script = script_for(prompt)
+            return await self._stream(request, encoder.frames(script, body), self.pace)
 
         return handle
 

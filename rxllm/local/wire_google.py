@@ -66,7 +66,7 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         result = None
         if answers:
             last = answers[-1]
-            result = (str(last.get("name", "the tool")), json.dumps(last.get("response")))
+            result = (str(last.get("name", "the tool")), _result_text(last.get("response")))
     tools = {
         str(declared.get("name")): (
             declared.get("parametersJsonSchema") or declared.get("parameters") or {}
@@ -75,6 +75,14 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         for declared in tool.get("functionDeclarations") or ()
     }
     return Prompt(str(body.get("model", "")), text, tools, result)
+
+
+def _result_text(response: Any) -> str:
+    """A `functionResponse.response` as text: a tool's text travels as `{"output": text}`."""
+    if isinstance(response, dict) and set(response) == {"output"}:
+        output = response["output"]
+        return output if isinstance(output, str) else json.dumps(output)
+    return json.dumps(response)
 
 
 def _frame(payload: dict[str, Any]) -> bytes:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar, cast
 
 from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TextDelta
-from rxllm.fragments import Fragment
 
 __all__ = ["MIN_OVERLAP", "OVERLAP_WINDOW", "dedupe_overlap", "longest_overlap"]
+
+_T = TypeVar("_T")
+"""Whatever the stream carries (events, or the pipeline's fragments). The text it emits
+is cut from text that came in, so it is one of `_T` too (hence the casts)."""
 
 # Some providers and proxies resend the tail of the text they already sent when they
 # resume or retry mid-stream. The numbers are the design's "Overlap removal" rule
@@ -23,7 +27,7 @@ OVERLAP_WINDOW = 4096
 
 def dedupe_overlap(
     min_overlap: int = MIN_OVERLAP, window: int = OVERLAP_WINDOW
-) -> Callable[[Observable[Fragment]], Observable[Fragment]]:
+) -> Callable[[Observable[_T]], Observable[_T]]:
     """Drop the prefix of a text chunk that repeats the tail of the text already emitted.
 
     ::
@@ -43,36 +47,40 @@ def dedupe_overlap(
         window: how many emitted characters a repeat may reach back into.
 
     Returns:
-        An operator from fragments to fragments.
+        An operator on events (`Observable[Event]`) or on the pipeline's fragments:
+        every item that is not text passes through as it is.
     """
     if min_overlap < 1:
         raise ValueError(f"min_overlap must be at least 1, got {min_overlap}")
     if window < min_overlap:
         raise ValueError(f"window ({window}) must be at least min_overlap ({min_overlap})")
 
-    def _dedupe_overlap(source: Observable[Fragment]) -> Observable[Fragment]:
+    def _dedupe_overlap(source: Observable[_T]) -> Observable[_T]:
         def subscribe(
-            observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
+            observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             tail = ""  # the last `window` characters emitted
 
-            def on_next(item: Fragment) -> None:
+            def on_next(item: _T) -> None:
                 nonlocal tail
-                if type(item) is not TextDelta:
+                if not isinstance(item, TextDelta):
                     observer.on_next(item)
                     return
-                text = item.text
+                delta: TextDelta = item
+                text = delta.text
                 cut = longest_overlap(tail, text, min_overlap)
                 if cut:
-                    logger.bind(provider=item.provider, attempt=item.attempt).debug(
+                    logger.bind(provider=delta.provider, attempt=delta.attempt).debug(
                         "dropped {} characters of text repeated from earlier in the stream", cut
                     )
                     text = text[cut:]
                     if not text:
                         return
-                    item = TextDelta.make(provider=item.provider, attempt=item.attempt, text=text)
+                    delta = TextDelta.make(
+                        provider=delta.provider, attempt=delta.attempt, text=text
+                    )
                 tail = (tail + text)[-window:]
-                observer.on_next(item)
+                observer.on_next(cast(_T, delta))
 
             return source.subscribe(
                 on_next, observer.on_error, observer.on_completed, scheduler=scheduler

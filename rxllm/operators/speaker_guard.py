@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TypeVar, cast
 
 from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TextDelta
-from rxllm.fragments import Fragment
 
 __all__ = ["DEFAULT_SPEAKERS", "SPEAKER_HOLD", "speaker_guard"]
+
+_T = TypeVar("_T")
+"""Whatever the stream carries (events, or the pipeline's fragments). The text it emits
+is cut from text that came in, so it is one of `_T` too (hence the casts)."""
 
 # The role labels of the common chat transcripts a model may slip into continuing
 # ("\n\nHuman:" in Anthropic's legacy prompts, "User:"/"Assistant:" in most others).
@@ -31,7 +35,7 @@ _SPACE = " \t\r"
 
 def speaker_guard(
     names: Sequence[str] | None = None, hold: int = SPEAKER_HOLD
-) -> Callable[[Observable[Fragment]], Observable[Fragment]]:
+) -> Callable[[Observable[_T]], Observable[_T]]:
     """Cut the text at the first line that begins another speaker's turn, `Name:`.
 
     ::
@@ -58,7 +62,8 @@ def speaker_guard(
         hold: the most characters held back at once; every marker must fit in it.
 
     Returns:
-        An operator from fragments to fragments.
+        An operator on events (`Observable[Event]`) or on the pipeline's fragments:
+        every item that is not text passes through as it is.
     """
     speakers = tuple(DEFAULT_SPEAKERS if names is None else names)
     if not speakers:
@@ -74,21 +79,23 @@ def speaker_guard(
         raise ValueError(f"the marker {longest!r} is longer than hold={hold} characters")
     prefixes = frozenset(marker[:end] for marker in markers for end in range(1, len(marker)))
 
-    def _speaker_guard(source: Observable[Fragment]) -> Observable[Fragment]:
+    def _speaker_guard(source: Observable[_T]) -> Observable[_T]:
         def subscribe(
-            observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
+            observer: abc.ObserverBase[_T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             guard = _Guard(markers, prefixes)
             last: TextDelta | None = None  # whose provider and attempt held text is
 
+            def emit(like: TextDelta, text: str) -> None:
+                delta = TextDelta.make(provider=like.provider, attempt=like.attempt, text=text)
+                observer.on_next(cast(_T, delta))
+
             def release() -> None:
                 if guard.held and last is not None:
                     text, guard.held = guard.held, ""
-                    observer.on_next(
-                        TextDelta.make(provider=last.provider, attempt=last.attempt, text=text)
-                    )
+                    emit(last, text)
 
-            def on_next(item: Fragment) -> None:
+            def on_next(item: _T) -> None:
                 nonlocal last
                 if not isinstance(item, TextDelta):
                     release()
@@ -105,9 +112,7 @@ def speaker_guard(
                 if text == item.text:
                     observer.on_next(item)
                 elif text:
-                    observer.on_next(
-                        TextDelta.make(provider=item.provider, attempt=item.attempt, text=text)
-                    )
+                    emit(item, text)
 
             def on_completed() -> None:
                 try:

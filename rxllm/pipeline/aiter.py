@@ -47,9 +47,14 @@ class EventStream:
     """Iterates an Observable[Event] from async code.
 
     Subscribes on the first `__anext__`, inside the running loop. Events are produced
-    on the same loop, so they are queued without a task hop. Leaving the loop early
-    (`break`, an exception, `aclose()`, `async with` exit, or the iterator being
-    dropped) disposes the subscription, which closes the HTTP response.
+    on the same loop, so they are queued without a task hop.
+
+    Hanging up (disposing the subscription, which closes the HTTP response) happens
+    when the `async with` block is left, however (`break`, `return`, an exception), on
+    `aclose()`, when the stream ends, or when the iterator is dropped. Python does not
+    close an iterator that `async for` leaves: after a bare `async for ... break`,
+    the turn stays open for as long as the iterator object lives (a variable holding
+    it keeps it alive), so `async with` is the way that does not depend on that.
     """
 
     def __init__(self, events: Observable[Event]) -> None:

@@ -13,7 +13,7 @@ from rxllm.errors import ConfigError
 from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.operators.retry_before_commit import Switch, retry_before_commit
 from rxllm.pipeline.aiter import EventStream
-from rxllm.pipeline.provider import Cancel, Provider, Turn, record_of, settled
+from rxllm.pipeline.provider import Cancel, Provider, Turn, record_of, settled, traced
 from rxllm.request import ChatRequest
 
 __all__ = ["Fallback", "fallback"]
@@ -96,10 +96,12 @@ class Fallback:
 
             return retry_before_commit(turns[0][1](1), decide)
 
-        return settled(reactivex.defer(subscribe_turn), turns[0][0], cancel)
+        events = settled(reactivex.defer(subscribe_turn), turns[0][0], cancel)
+        return traced(events, request, self.providers, turns[0][0])
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
-        """`async for event in fallback.astream(request)`; leaving the loop hangs up."""
+        """`async with fallback.astream(request) as events: async for event in events:`;
+        leaving the `async with` block hangs up (see `EventStream`)."""
         return EventStream(self.stream(request, cancel=cancel))
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:

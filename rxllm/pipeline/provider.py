@@ -30,6 +30,7 @@ from rxllm.operators.normalize import normalize
 from rxllm.operators.retry_before_commit import Switch, retry_before_commit
 from rxllm.operators.settle_once import settle_once
 from rxllm.operators.speaker_guard import speaker_guard
+from rxllm.operators.telemetry import require_otel, telemetry
 from rxllm.operators.track_commitment import track_commitment
 from rxllm.pipeline.aiter import EventStream
 from rxllm.pipeline.record import RecordBuilder
@@ -50,6 +51,7 @@ __all__ = [
     "provider",
     "record_of",
     "settled",
+    "traced",
 ]
 
 Cancel = asyncio.Event | Observable[Any] | None
@@ -91,6 +93,10 @@ class ProviderOptions(BaseModel):
     speaker_guard: bool | list[str] = False
     """Cut the text where another speaker's turn begins (`True`: User, Human, Assistant,
     System; or the given names)."""
+    telemetry: bool = False
+    """Report each turn as one OpenTelemetry GenAI span, with the GenAI client metrics,
+    to the global tracer and meter providers (`rxllm.operators.telemetry` takes
+    others). Needs the OpenTelemetry API: `pip install 'rxllm[otel]'`."""
     max_attempts: int = Field(default=5, ge=1)
     """Requests one turn may send: the first, then degraded or backed-off retries
     before anything was committed (1: never retry)."""
@@ -139,6 +145,8 @@ class Provider:
         self.session = session
         self.options = options = options or ProviderOptions()
         self._api_key = api_key
+        if options.telemetry:
+            require_otel()  # asked for at construction: a ConfigError now, not mid-turn
         guarded = wire.ssrf_guard_by_default if options.ssrf_guard is None else options.ssrf_guard
         self.guard = SsrfGuard(options.allow_private_network) if guarded else None
         """The SSRF guard every attempt goes through, or None."""
@@ -227,7 +235,8 @@ class Provider:
                 step = None if committed else plan.after(failure.error)
                 if step is None:
                     verdict = plan.last_verdict if not committed else None
-                    return surfaced(failure, verdict or classify(failure.error, body, plan.policy))
+                    verdict = verdict or classify(failure.error, body, plan.policy)
+                    return surfaced(self._hinted(failure), verdict)
                 number += 1
                 _log_retry(failure, step)
                 sent = encoded(step.body)
@@ -251,16 +260,25 @@ class Provider:
 
         return turn
 
+    def _hinted(self, failure: Failed) -> Failed:
+        """The error with the wire's hint at its likely cause, if it has one."""
+        hint = self.wire.hint(failure.error, self.base_url)
+        if hint is None:
+            return failure
+        error = failure.error.model_copy(update={"message": f"{failure.error.message} ({hint})"})
+        return failure.model_copy(update={"error": error})
+
     def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
         """A cold Observable of the normalized events of one turn: each subscription
         sends the request (and its retries); exactly one terminal event ends it.
 
         The body is built and encoded here, once, so a request the provider cannot
         express is a `ConfigError` raised to the caller, not an event."""
-        return settled(self.prepare(request)(1), self.name, cancel)
+        return traced(settled(self.prepare(request)(1), self.name, cancel), request, [self])
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
-        """`async for event in provider.astream(request)`; leaving the loop hangs up."""
+        """`async with provider.astream(request) as events: async for event in events:`;
+        leaving the `async with` block hangs up (see `EventStream`)."""
         return EventStream(self.stream(request, cancel=cancel))
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:
@@ -291,6 +309,21 @@ def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Ob
     if cancel is not None:
         events = events.pipe(cancel_on(_signal(cancel), provider))
     return events
+
+
+def traced(
+    events: Observable[Event],
+    request: ChatRequest,
+    providers: Sequence[Provider],
+    first: str | None = None,
+) -> Observable[Event]:
+    """The settled turn, in one span when a provider asked for it (`telemetry=True`);
+    `first` names the provider that starts (the first of `providers` by default)."""
+    if not any(p.options.telemetry for p in providers):
+        return events
+    servers = {p.name: p.base_url for p in providers}
+    first = first or providers[0].name
+    return events.pipe(telemetry(request=request, provider=first, servers=servers))
 
 
 def surfaced(failure: Failed, verdict: Verdict) -> Failed:

@@ -39,7 +39,10 @@ def replay(
     """The normalized events of a recorded stream body.
 
     `data` is bytes, text, a Path, or an iterable of bytes taken as the exact network
-    chunks. Emits synchronously on subscribe: no event loop or network is needed.
+    chunks. A one-line str that does not begin as SSE does (`data:`, `event:`, a `:`
+    comment) is a file's path, so `replay("capture.sse")` reads the file; one naming
+    no file is a `FileNotFoundError`. Emits synchronously on subscribe: no event loop
+    or network is needed.
     A recording cannot be sent again, so nothing is retried; an error still says, as
     a live one would, whether the provider's policy deems it `retryable`.
 

@@ -71,7 +71,13 @@ from loguru import logger
 from rxllm.degradation import RecoveryPolicy
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import (
+    REQUEST_KEYS,
+    Normalizer,
+    WireProtocol,
+    stop_reason_of,
+    text_or_none,
+)
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 
 __all__ = ["Anthropic", "AnthropicNormalizer", "anthropic_messages"]
@@ -305,6 +311,7 @@ class AnthropicNormalizer(Normalizer):
         model = message.get("model")
         if model:
             self.model = model
+        self.response_id = text_or_none(message.get("id")) or self.response_id
         self._count(message.get("usage"))
         stop = message.get("stop_reason")
         if stop:
@@ -430,6 +437,13 @@ class Anthropic(WireProtocol):
     # Anthropic requires `max_tokens`; rxllm writes a default that a user may raise or
     # lower (the key stays in the body either way, as a mandatory key must).
     param_defaults: ClassVar[frozenset[str]] = frozenset({"max_tokens"})
+    # The Messages API has no seed or penalties.
+    sampling_keys: ClassVar[Mapping[str, str]] = {
+        "temperature": "temperature",
+        "top_p": "top_p",
+        "max_tokens": "max_tokens",
+        "stop": "stop_sequences",
+    }
 
     def url(self, base_url: str, request: ChatRequest) -> str:
         return base_url.rstrip("/") + "/messages"

@@ -19,6 +19,7 @@ from rxllm.errors import ConfigError
 from rxllm.events import (
     Citation,
     Done,
+    ErrorInfo,
     ErrorKind,
     ReasoningDelta,
     Refusal,
@@ -32,9 +33,16 @@ from rxllm.events import (
     failed,
 )
 from rxllm.fragments import Emit, RawChunk, SourceItem, ToolArgs, ToolEnd
-from rxllm.request import ChatRequest
+from rxllm.request import SAMPLING_FIELDS, ChatRequest
 
-__all__ = ["REQUEST_KEYS", "Normalizer", "RawOperator", "WireProtocol", "stop_reason_of"]
+__all__ = [
+    "REQUEST_KEYS",
+    "Normalizer",
+    "RawOperator",
+    "WireProtocol",
+    "stop_reason_of",
+    "text_or_none",
+]
 
 RawOperator: TypeAlias = Callable[[Observable[SourceItem]], Observable[SourceItem]]
 
@@ -46,6 +54,11 @@ REQUEST_KEYS: Mapping[str, str] = {
     "messages": "the conversation is ChatRequest.messages",
     "stream": "rxllm streams every request",
 }
+
+
+def text_or_none(value: object) -> str | None:
+    """A wire field that should be a string (an id), or None when it is not one."""
+    return value if isinstance(value, str) and value else None
 
 
 def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReason:
@@ -69,6 +82,7 @@ class Normalizer(ABC):
         self.provider = provider
         self.attempt = attempt
         self.model: str | None = None
+        self.response_id: str | None = None
         self.settled = False
 
     def feed(self, chunk: RawChunk) -> None:
@@ -178,6 +192,7 @@ class Normalizer(ABC):
                 stop_reason=stop_reason,
                 raw_stop_reason=raw_stop_reason,
                 model=self.model,
+                response_id=self.response_id,
             )
         )
 
@@ -232,6 +247,9 @@ class WireProtocol(ABC):
     param_defaults: ClassVar[frozenset[str]] = frozenset()
     """Keys the wire writes only as a default that params may replace (Anthropic's
     `max_tokens`). Any other key the wire wrote for a request is refused in its params."""
+    sampling_keys: ClassVar[Mapping[str, str]] = {name: name for name in SAMPLING_FIELDS}
+    """The body key of each `ChatRequest` sampling field (OpenAI's names by default);
+    a field missing here is one this wire has no parameter for."""
 
     @property
     def mandatory_body_keys(self) -> frozenset[str]:
@@ -256,8 +274,34 @@ class WireProtocol(ABC):
             if why is not None:
                 raise ConfigError(f"params may not set {key!r}: {why}")
         body = self.request_body(request)
-        self.add_params(body, request.params)
+        # The sampling fields go in as params would (a degraded retry drops them by
+        # their body key alike), the user's params after them.
+        self.add_params(body, self.sampling_params(request) | request.params)
         return body
+
+    def sampling_params(self, request: ChatRequest) -> dict[str, Any]:
+        """The request's sampling fields that are set, under this wire's body keys.
+
+        Raises:
+            ConfigError: a field this wire has no parameter for, or one also in params.
+        """
+        params: dict[str, Any] = {}
+        for name in SAMPLING_FIELDS:
+            value = getattr(request, name)
+            if value is None:
+                continue
+            key = self.sampling_keys.get(name)
+            if key is None:
+                raise ConfigError(
+                    f"{self.name} has no {name!r} parameter: leave ChatRequest.{name} unset "
+                    "for this provider"
+                )
+            for given in {name, key} & request.params.keys():
+                raise ConfigError(
+                    f"{name} is set twice, as ChatRequest.{name} and in params[{given!r}]: keep one"
+                )
+            params[key] = [value] if name == "stop" and isinstance(value, str) else value
+        return params
 
     @abstractmethod
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
@@ -282,6 +326,11 @@ class WireProtocol(ABC):
             else:
                 why = f"{self.name} writes it for this request"
             raise ConfigError(f"params may not set {key!r}: {why}")
+
+    def hint(self, error: ErrorInfo, base_url: str) -> str | None:
+        """What to check, added to an error that surfaces, when this wire knows a
+        likely cause (a base URL missing the wire's version path); None if not."""
+        return None
 
     @abstractmethod
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> Normalizer: ...

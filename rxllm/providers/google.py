@@ -74,9 +74,15 @@ from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.errors import ConfigError
-from rxllm.events import StopReason, Usage
+from rxllm.events import ErrorInfo, StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import (
+    REQUEST_KEYS,
+    Normalizer,
+    WireProtocol,
+    stop_reason_of,
+    text_or_none,
+)
 from rxllm.request import ChatRequest, ImagePart, Message, Part, TextPart
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
@@ -246,6 +252,8 @@ class GeminiNormalizer(Normalizer):
         model = payload.get("modelVersion")
         if model:
             self.model = model
+            if self.response_id is None:
+                self.response_id = text_or_none(payload.get("responseId"))
         usage = payload.get("usageMetadata")
         if usage and ("totalTokenCount" in usage or "promptTokenCount" in usage):
             self.usage_raw = usage
@@ -596,6 +604,16 @@ class Google(WireProtocol):
         "systemInstruction": "it is the request's system messages (Message.system)",
         "system_instruction": "it is the request's system messages (Message.system)",
     }
+    # Every one is a generationConfig setting (`add_params` puts it there).
+    sampling_keys: ClassVar[Mapping[str, str]] = {
+        "temperature": "temperature",
+        "top_p": "topP",
+        "max_tokens": "maxOutputTokens",
+        "stop": "stopSequences",
+        "seed": "seed",
+        "presence_penalty": "presencePenalty",
+        "frequency_penalty": "frequencyPenalty",
+    }
 
     def __init__(self) -> None:
         # Read when the provider is built (`wire_for` builds a fresh wire each time).
@@ -604,6 +622,15 @@ class Google(WireProtocol):
     def url(self, base_url: str, request: ChatRequest) -> str:
         path = _model_path(request.model)
         return f"{base_url.rstrip('/')}/{path}:streamGenerateContent?alt=sse"
+
+    def hint(self, error: ErrorInfo, base_url: str) -> str | None:
+        # The Gemini API lives under a version path; a base URL without one 404s.
+        if error.status != 404 or base_url.rstrip("/").endswith(("/v1beta", "/v1")):
+            return None
+        return (
+            f"the Gemini API's base URL ends with its version, /v1beta "
+            f"({self.default_base_url}): is base_url={base_url!r} missing it?"
+        )
 
     def headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}

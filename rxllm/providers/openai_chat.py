@@ -59,7 +59,7 @@ from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of, text_or_none
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 
@@ -277,6 +277,8 @@ class ChatNormalizer(Normalizer):
         model = payload.get("model")
         if model:
             self.model = model
+            if self.response_id is None:
+                self.response_id = text_or_none(payload.get("id"))
         choices = payload.get("choices")
         if choices:
             for choice in choices:

@@ -63,7 +63,13 @@ from loguru import logger
 from rxllm.degradation import RecoveryPolicy
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import REQUEST_KEYS, Normalizer, WireProtocol, stop_reason_of
+from rxllm.providers.base import (
+    REQUEST_KEYS,
+    Normalizer,
+    WireProtocol,
+    stop_reason_of,
+    text_or_none,
+)
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, ToolCall
 
 __all__ = [
@@ -569,6 +575,7 @@ class ResponsesNormalizer(Normalizer):
         model = response.get("model")
         if model:
             self.model = model
+        self.response_id = text_or_none(response.get("id")) or self.response_id
         return response
 
     def _created(self, payload: dict[str, Any]) -> None:
@@ -612,6 +619,12 @@ class OpenAIResponses(WireProtocol):
 
     # Never dropped by a degraded retry: without them the request says something else.
     recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"input", "instructions"}))
+    # The Responses API has no stop sequences, seed or penalties.
+    sampling_keys: ClassVar[Mapping[str, str]] = {
+        "temperature": "temperature",
+        "top_p": "top_p",
+        "max_tokens": "max_output_tokens",
+    }
     request_keys: ClassVar[Mapping[str, str]] = {
         **REQUEST_KEYS,
         "input": "the Responses input is written from ChatRequest.messages",

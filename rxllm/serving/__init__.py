@@ -1,5 +1,6 @@
 """rxllm.serving (extra `rxllm[serving]`): serve a turn to a browser, resumably."""
 
 from rxllm.serving.redis_log import RedisLog, UnknownStream
+from rxllm.serving.ui_message_stream import UI_MESSAGE_STREAM_HEADERS, ui_message_stream
 
-__all__ = ["RedisLog", "UnknownStream"]
+__all__ = ["UI_MESSAGE_STREAM_HEADERS", "RedisLog", "UnknownStream", "ui_message_stream"]

@@ -35,7 +35,7 @@ from rxllm.sources.raw import ChunkReader
 from rxllm.sources.redirects import REDIRECTS, next_hop
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["HttpRequest", "http_source", "read_error_body", "redact"]
+__all__ = ["HttpRequest", "http_source", "read_error_body", "redact", "status_message"]
 
 # An error body is read to its end, for its message and structured fields; a hostile
 # one must not be read whole (the biggest real ones, pydantic lists, are a few KB).
@@ -67,6 +67,21 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
         if len(secret) >= MIN_SECRET_CHARS and secret in text:
             text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "[redacted]", text)
     return text
+
+
+# Statuses that mean "nothing here": the URL is what is wrong, so the message shows it.
+WRONG_PATH_STATUSES = frozenset({404, 405})
+
+
+def status_message(status: int, message: str, url: URL, secrets: tuple[str, ...]) -> str:
+    """`HTTP 404 from http://host/v1/chat/completions: Not Found`: the URL (without
+    its query, where a key could ride) only for a wrong path, since elsewhere the
+    provider's words say what is wrong (and the recovery layer reads them)."""
+    # aiohttp's and many servers' plain 404 page repeats the status: "404: Not Found".
+    message = message.removeprefix(f"{status}: ")
+    if status not in WRONG_PATH_STATUSES:
+        return f"HTTP {status}: {message}"
+    return f"HTTP {status} from {redact(str(url.with_query(None)), secrets)}: {message}"
 
 
 async def read_error_body(
@@ -231,7 +246,7 @@ def http_source(
                 retry_after = retry_after_of(resp.headers)
                 fail(
                     "rejected" if 400 <= resp.status < 500 else "http",
-                    f"HTTP {resp.status}: {body.message}",
+                    status_message(resp.status, body.message, resp.url, request.secrets),
                     status=resp.status,
                     raw=text,
                     param=body.param,

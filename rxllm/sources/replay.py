@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,12 +18,24 @@ __all__ = ["ReplayData", "as_chunks", "replay_source"]
 
 ReplayData = bytes | str | Path | Iterable[bytes]
 
+# How an SSE body's first line begins (after an optional BOM): a field or a comment.
+_SSE_START = re.compile(r"\ufeff?(?:data|event|id|retry)?:")
+
 
 def as_chunks(data: ReplayData) -> list[bytes]:
-    """The network chunks to replay: one for a whole body, the given ones for an iterable."""
+    """The network chunks to replay: one for a whole body, the given ones for an iterable.
+
+    A str is the body's text, unless it is one line that does not begin as SSE does
+    (with a field such as `data:`, or a `:` comment): that is a file's path.
+
+    Raises:
+        FileNotFoundError: a str read as a path that names no file.
+    """
     if isinstance(data, Path):
         return [data.read_bytes()]
     if isinstance(data, str):
+        if data and _SSE_START.match(data) is None and not any(end in data for end in "\r\n"):
+            return [_read_path(data)]
         return [data.encode("utf-8")]
     if isinstance(data, bytes | bytearray | memoryview):
         return [bytes(data)]
@@ -38,6 +51,16 @@ def as_chunks(data: ReplayData) -> list[bytes]:
     return [bytes(chunk) for chunk in chunks]
 
 
+def _read_path(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        raise FileNotFoundError(
+            f"replay: no file {path!r} (a one-line str that is not SSE is read as a "
+            "path): pass a Path to the recording, or its bytes"
+        ) from None
+
+
 def replay_source(
     data: ReplayData,
     *,
@@ -46,7 +69,7 @@ def replay_source(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> Observable[SourceItem]:
     """A cold Observable that decodes `data` synchronously on each subscription,
-    keeping the given chunking (a str or Path is read as one chunk)."""
+    keeping the given chunking (a body, str or Path is read as one chunk)."""
     chunks = as_chunks(data)
 
     def subscribe(

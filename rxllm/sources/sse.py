@@ -115,13 +115,16 @@ class SseDecoder:
         self._pending_size += len(piece)
         if self._pending_size > self.max_line_bytes:
             raise SseLineTooLong(
-                f"an SSE line exceeded {self.max_line_bytes} bytes without a line break"
+                f"an SSE line exceeded max_line_bytes ({self.max_line_bytes}) without a "
+                "line break: raise the provider option if the endpoint's lines are that long"
             )
 
     def _check_lines(self, text: str) -> None:
         longest = max(len(line.encode("utf-8")) for line in text.split("\n"))
         if longest > self.max_line_bytes:
-            raise SseLineTooLong(f"an SSE line of {longest} bytes exceeded the cap")
+            raise SseLineTooLong(
+                f"an SSE line of {longest} bytes exceeded max_line_bytes ({self.max_line_bytes})"
+            )
 
     def _line(self, line: str, out: list[SseEvent]) -> None:
         if not line:
