@@ -37,7 +37,7 @@ from rxllm.local import WIRES, LocalServer
 from rxllm.local.script import SEARCH
 from rxllm.operators import cancel_on
 from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, ui_message_stream
-from rxllm.serving.ui_message_stream import UIMessageEncoder
+from rxllm.serving.ui_message_stream import UIMessageEncoder, encode_frame
 from tests.hypothesis_support import BODIES, wire_of
 from tests.serving.support import Stream, check_rules, encode, read_sse
 from tests.support import capture, needs_captures
@@ -541,3 +541,16 @@ async def test_every_capture_keeps_the_rules(path: Path) -> None:
     check_rules(stream)
     again = await encode(rxllm.replay(path.read_bytes(), provider=wire_of(path)), message_id="m")
     assert again.raw == stream.raw  # deterministic: a replay repeats every id
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_frames_are_the_parts_encoded(local_server: LocalServer, wire: str) -> None:
+    """`frames` (with its shortcut for text deltas) writes exactly `parts`, encoded."""
+    turn = [event async for event in local_server.provider(wire).astream(request("weather"))]
+    odd = [TextDelta(provider=P, text=t) for t in ("a", "b\ud83d", "\ude00", "\udc00", "")]
+    framed, parted = UIMessageEncoder("m"), UIMessageEncoder("m")
+    for event in [*odd, *turn]:
+        expected = b"".join(encode_frame(part) for part in parted.parts(event))
+        if event is turn[-1]:
+            expected += b"data: [DONE]\n\n"
+        assert framed.frames(event) == expected, event
