@@ -210,13 +210,7 @@ class UIMessageEncoder:
                 "UI message stream: a {} event after the terminal event is dropped", event.type
             )
             return []
-        out: list[Part] = []
-        if not self._started:
-            self._started = True
-            start: Part = {"type": "start"}
-            if self._message_id is not None:
-                start["messageId"] = self._message_id
-            out += (start, {"type": "start-step"})
+        out = self._start()
         handler = self._handlers.get(type(event))
         if handler is None:  # a kind newer than this encoder: nothing the client knows
             logger.bind(provider=event.provider, attempt=event.attempt).debug(
@@ -247,16 +241,20 @@ class UIMessageEncoder:
         (`[]` once the terminal was folded)."""
         if self.finished:
             return []
-        out: list[Part] = []
-        if not self._started:
-            self._started = True
-            start: Part = {"type": "start"}
-            if self._message_id is not None:
-                start["messageId"] = self._message_id
-            out += (start, {"type": "start-step"})
+        out = self._start()
         self._fail(error_text, out)
         self.finished = True
         return out
+
+    def _start(self) -> list[Part]:
+        """The message's first parts, before its first event's (then nothing)."""
+        if self._started:
+            return []
+        self._started = True
+        start: Part = {"type": "start"}
+        if self._message_id is not None:
+            start["messageId"] = self._message_id
+        return [start, {"type": "start-step"}]
 
     # --- blocks ---------------------------------------------------------------
 
