@@ -101,15 +101,18 @@ def _error_message(info: ErrorInfo) -> str:
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-def encode_frame(part: Part) -> bytes:
-    """`data: <compact JSON>\\n\\n`, always valid UTF-8: a lone surrogate (a JSON
-    escape of half a character) becomes U+FFFD and a split pair is joined."""
-    text = _dumps(part)
+def _frame_bytes(text: str) -> bytes:
+    """UTF-8 of JSON text; a lone surrogate (a JSON escape of half a character)
+    becomes U+FFFD and a pair split in two code units is joined."""
     try:
-        data = text.encode()
+        return text.encode()
     except UnicodeEncodeError:
-        data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
-    return b"data: " + data + b"\n\n"
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
+
+
+def encode_frame(part: Part) -> bytes:
+    """`data: <compact JSON>\\n\\n`, always valid UTF-8."""
+    return b"data: " + _frame_bytes(_dumps(part)) + b"\n\n"
 
 
 def entry_position(entry_id: str) -> tuple[int, int]:
@@ -149,6 +152,7 @@ class UIMessageEncoder:
         "_block_id",
         "_calls",
         "_counts",
+        "_delta_prefix",
         "_error_text",
         "_handlers",
         "_held",
@@ -176,6 +180,7 @@ class UIMessageEncoder:
         """Whether the terminal event has been folded (nothing follows it)."""
         self._block: str | None = None  # "text" | "reasoning" | "refusal"
         self._block_id = ""
+        self._delta_prefix = b""  # the frame of a text delta in the open block, up to its text
         self._held = ""  # a high surrogate waiting for its pair
         self._signature: str | None = None
         self._redacted = False
@@ -205,13 +210,7 @@ class UIMessageEncoder:
                 "UI message stream: a {} event after the terminal event is dropped", event.type
             )
             return []
-        out: list[Part] = []
-        if not self._started:
-            self._started = True
-            start: Part = {"type": "start"}
-            if self._message_id is not None:
-                start["messageId"] = self._message_id
-            out += (start, {"type": "start-step"})
+        out = self._start()
         handler = self._handlers.get(type(event))
         if handler is None:  # a kind newer than this encoder: nothing the client knows
             logger.bind(provider=event.provider, attempt=event.attempt).debug(
@@ -225,6 +224,12 @@ class UIMessageEncoder:
         """`parts(event)` as SSE frames, then `data: [DONE]` if `event` is the terminal.
         With `entry_id` (the log entry the event came from), the last frame carries
         `id: <entry_id>`: a client that saw it has every frame of that entry."""
+        if type(event) is TextDelta and self._block == "text" and not self._held:
+            # Most of a turn: a delta into the open text block, framed without the dict.
+            text = event.text
+            if text and not _is_high_surrogate(text[-1]):
+                data = self._delta_prefix + _frame_bytes(_dumps(text)) + b"}\n\n"
+                return data if entry_id is None else b"id: " + entry_id.encode() + b"\n" + data
         was_finished = self.finished
         data = b"".join([encode_frame(part) for part in self.parts(event)])
         if self.finished and not was_finished:
@@ -236,16 +241,20 @@ class UIMessageEncoder:
         (`[]` once the terminal was folded)."""
         if self.finished:
             return []
-        out: list[Part] = []
-        if not self._started:
-            self._started = True
-            start: Part = {"type": "start"}
-            if self._message_id is not None:
-                start["messageId"] = self._message_id
-            out += (start, {"type": "start-step"})
+        out = self._start()
         self._fail(error_text, out)
         self.finished = True
         return out
+
+    def _start(self) -> list[Part]:
+        """The message's first parts, before its first event's (then nothing)."""
+        if self._started:
+            return []
+        self._started = True
+        start: Part = {"type": "start"}
+        if self._message_id is not None:
+            start["messageId"] = self._message_id
+        return [start, {"type": "start-step"}]
 
     # --- blocks ---------------------------------------------------------------
 
@@ -263,6 +272,9 @@ class UIMessageEncoder:
                 start["providerMetadata"] = {"rxllm": {"redacted": True}}
         else:
             start = {"type": "text-start", "id": self._block_id}
+            self._delta_prefix = b'data: {"type":"text-delta","id":"%s","delta":' % (
+                self._block_id.encode()
+            )
             if kind == "refusal":
                 start["providerMetadata"] = {"rxllm": {"refusal": True}}
         out.append(start)

@@ -10,8 +10,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 import reactivex
+from aiohttp import web
 from loguru import logger
 from reactivex.subject import Subject
 
@@ -37,10 +39,10 @@ from rxllm.local import WIRES, LocalServer
 from rxllm.local.script import SEARCH
 from rxllm.operators import cancel_on
 from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, ui_message_stream
-from rxllm.serving.ui_message_stream import UIMessageEncoder
+from rxllm.serving.ui_message_stream import UIMessageEncoder, encode_frame
 from tests.hypothesis_support import BODIES, wire_of
 from tests.serving.support import Stream, check_rules, encode, read_sse
-from tests.support import capture, needs_captures
+from tests.support import Serve, capture, needs_captures
 
 P = "openai"
 
@@ -78,6 +80,28 @@ def test_headers() -> None:
         "x-vercel-ai-ui-message-stream": "v1",
         "x-accel-buffering": "no",
     }
+
+
+async def test_served_over_http(local_server: LocalServer, serve: Serve) -> None:
+    """A real aiohttp response with the headers, read by a real client."""
+
+    async def handler(incoming: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers=UI_MESSAGE_STREAM_HEADERS)
+        await response.prepare(incoming)
+        turn = local_server.provider("anthropic").stream(request("web_search"))
+        async for frame in ui_message_stream(turn, message_id="msg_http"):
+            await response.write(frame)
+        return response
+
+    url = await serve(handler)
+    async with aiohttp.ClientSession() as session, session.post(url + "/api/chat") as got:
+        assert got.status == 200
+        for key, value in UI_MESSAGE_STREAM_HEADERS.items():
+            assert got.headers[key] == value
+        stream = read_sse(await got.read())
+    check_rules(stream)
+    assert stream.parts[0] == {"type": "start", "messageId": "msg_http"}
+    assert stream.text() == "rxllm makes LLM streams boring to consume."
 
 
 async def test_frames_are_compact_json_lines_ending_in_done() -> None:
@@ -541,3 +565,16 @@ async def test_every_capture_keeps_the_rules(path: Path) -> None:
     check_rules(stream)
     again = await encode(rxllm.replay(path.read_bytes(), provider=wire_of(path)), message_id="m")
     assert again.raw == stream.raw  # deterministic: a replay repeats every id
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_frames_are_the_parts_encoded(local_server: LocalServer, wire: str) -> None:
+    """`frames` (with its shortcut for text deltas) writes exactly `parts`, encoded."""
+    turn = [event async for event in local_server.provider(wire).astream(request("weather"))]
+    odd = [TextDelta(provider=P, text=t) for t in ("a", "b\ud83d", "\ude00", "\udc00", "")]
+    framed, parted = UIMessageEncoder("m"), UIMessageEncoder("m")
+    for event in [*odd, *turn]:
+        expected = b"".join(encode_frame(part) for part in parted.parts(event))
+        if event is turn[-1]:
+            expected += b"data: [DONE]\n\n"
+        assert framed.frames(event) == expected, event

@@ -50,6 +50,11 @@ async function check(ai, name, body) {
   } catch (error) {
     errors.push(String(error?.message ?? error));
   }
+  // The message goes back to the server with the next turn, which validates it.
+  if (message !== null) {
+    const validated = await ai.safeValidateUIMessages({ messages: [message] });
+    if (!validated.success) errors.push(String(validated.error?.message ?? validated.error));
+  }
   const faults = errors.filter((error) => !errorTexts.includes(error));
   return { name, errors: [...new Set(faults)], errorTexts, chunks: types, message };
 }
