@@ -28,6 +28,7 @@ import gc
 import json
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -287,9 +288,13 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
         log._producers["dead"].stop("bench over")
 
     return {
+        "first_resumed_entry_p50_ms": statistics.median(first) * 1e3,
         "first_resumed_entry_p99_ms": p99(first) * 1e3,
+        "first_resumed_frame_from_middle_p50_ms": statistics.median(frames) * 1e3,
         "first_resumed_frame_from_middle_p99_ms": p99(frames) * 1e3,
+        "follow_p50_ms": statistics.median(delays) * 1e3,
         "follow_p99_ms": p99(delays) * 1e3,
+        "cancel_to_upstream_closed_p50_ms": statistics.median(cancels) * 1e3,
         "cancel_to_upstream_closed_p99_ms": p99(cancels) * 1e3,
         "dead_producer_to_terminal_s": dead,
         "dead_producer_bound_s": 1.0 + 1.0,  # lease 1 s + the follower's block (<= lease)
