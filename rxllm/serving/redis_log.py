@@ -427,6 +427,7 @@ class _Producer:
         self.subscription: abc.DisposableBase | None = None
         self.task: asyncio.Task[None] | None = None
         self.heartbeat: asyncio.Task[None] | None = None
+        self.reads: set[asyncio.Task[None]] = set()
 
     def begin(self, cancel_reason: str | None) -> None:
         """Subscribe now (a hot source loses nothing) and run the rest in a task."""
@@ -506,7 +507,9 @@ class _Producer:
                 reason = _text(await self.log.redis.get(self.log.keys(self.sid)[3]))
                 self.stop(reason or "cancelled")
 
-        asyncio.get_running_loop().create_task(read())
+        task = asyncio.get_running_loop().create_task(read())
+        self.reads.add(task)  # a task nobody holds may be collected before it runs
+        task.add_done_callback(self.reads.discard)
 
     # -- the writer -----------------------------------------------------------------
 

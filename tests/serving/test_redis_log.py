@@ -139,7 +139,7 @@ async def test_sigkilled_producer_ends_stalled(
             name,
             paced_server.url,
             "fault/hang",
-            "300",
+            "1000",
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -148,7 +148,7 @@ async def test_sigkilled_producer_ends_stalled(
         assert producer.stdout is not None
         line = await asyncio.wait_for(asyncio.to_thread(producer.stdout.readline), 20)
         assert line.strip() == b"started"
-        async with RedisLog(redis_url, prefix=prefix, lease_ms=300) as log:
+        async with RedisLog(redis_url, prefix=prefix, lease_ms=1000) as log:
             entries = log.resume(name)
             first = await anext(entries)  # it produced something, then dies
             os.kill(producer.pid, signal.SIGKILL)
@@ -226,7 +226,8 @@ async def test_terminal_races_have_one_winner(
 ) -> None:
     """The producer's terminal, a cancel and a resumer finding the lease gone, in every
     order Redis happens to see them: one terminal entry, and everyone reads it."""
-    async with RedisLog(redis_url, prefix=prefix, lease_ms=200) as log:
+    # A short lease, so a resumer blocked in XREAD looks again soon (<= the lease).
+    async with RedisLog(redis_url, prefix=prefix, lease_ms=1000) as log:
 
         async def race(i: int) -> tuple[str, list[str]]:
             name = f"race-{i}"
