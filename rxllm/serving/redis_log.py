@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import time
 import uuid
 from collections import deque
 from collections.abc import AsyncGenerator, Sequence
@@ -240,18 +239,15 @@ class RedisLog:
             raise StreamRunning(sid)
         await self._listen()
         token = uuid.uuid4().hex
-        start_ms = int(time.time() * 1000)
         message_id = message_id or f"msg-{uuid.uuid4().hex}"
-        log, meta, lease, cancel = self.keys(sid)
         reply = await self._register(
-            keys=[log, meta, lease, cancel],
-            args=[token, self.lease_ms, self.ttl_ms, start_ms, message_id],
+            keys=list(self.keys(sid)), args=[token, self.lease_ms, self.ttl_ms, message_id]
         )
         if _text(reply[0]) == "running":
             raise StreamRunning(sid)
-        producer = _Producer(self, sid, token, start_ms, events)
+        producer = _Producer(self, sid, token, int(reply[1]), events)
         self._producers[sid] = producer
-        producer.begin(_text(reply[1]))
+        producer.begin(_text(reply[2]))
         return producer.live
 
     # -- readers --------------------------------------------------------------------

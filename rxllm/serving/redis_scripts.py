@@ -12,21 +12,29 @@ from __future__ import annotations
 __all__ = ["APPEND", "CANCEL", "REGISTER", "RENEW", "TERMINATE"]
 
 REGISTER = """
--- KEYS: log meta lease cancel; ARGV: token lease_ms ttl_ms start_ms message_id
+-- KEYS: log meta lease cancel; ARGV: token lease_ms ttl_ms message_id
 -- A lease held by a live producer refuses; a finished (or dead) turn is replaced.
+-- Ids start at Redis's clock, after the previous turn's, so a cursor of an earlier
+-- turn is always before this one's first entry, whatever the producers' clocks say.
 if not redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return {'running'}
 end
-local previous = redis.call('HGET', KEYS[2], 'state')
+local now = redis.call('TIME')
+local start_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local previous = tonumber(redis.call('HGET', KEYS[2], 'start_ms'))
 if previous then
+  start_ms = math.max(start_ms, previous + 1)
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then
   -- the previous turn's log and cancel request end with it
   redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
 end
+start_ms = string.format('%.0f', start_ms)
 redis.call('HSET', KEYS[2], 'state', 'running', 'owner', ARGV[1],
-           'message_id', ARGV[5], 'start_ms', ARGV[4])
+           'message_id', ARGV[4], 'start_ms', start_ms)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 -- a cancel that came before the producer (same sid, no turn yet) still counts
-return {'ok', redis.call('GET', KEYS[4])}
+return {'ok', start_ms, redis.call('GET', KEYS[4])}
 """
 
 APPEND = """
