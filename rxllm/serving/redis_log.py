@@ -272,8 +272,9 @@ class RedisLog:
 
     async def resume(self, sid: str, after: str = "0") -> AsyncGenerator[Entry, None]:
         """The entries after `after` (`"0"`: all), then the new ones as they come, to
-        the terminal. An unknown stream raises `UnknownStream`; a cursor before the
-        first entry raises `CursorGone` (never a partial replay)."""
+        the terminal. An unknown stream raises `UnknownStream`, as does one replaced
+        by its next turn while this reader lagged; a cursor before the first entry
+        raises `CursorGone` (never a partial replay)."""
         check_sid(sid)
         cursor = check_cursor(after)
         log, meta, _, _ = self.keys(sid)
@@ -287,11 +288,15 @@ class RedisLog:
         oldest = _id(first[0][0]) if first else (int(start_ms), 0)
         if (after == "0" and oldest != (int(start_ms), 0)) or (after != "0" and cursor < oldest):
             raise CursorGone(sid, after)
+        # Every id of this turn starts so: another start is the next turn's.
+        turn = f"{int(start_ms)}-"
         last = "-" if after == "0" else f"({after}"
         while True:
             page: Any = await self.redis.xrange(log, min=last, count=PAGE)
             for raw_id, fields in page:
                 entry_id = raw_id.decode()
+                if not entry_id.startswith(turn):
+                    raise UnknownStream(sid)
                 event = EventAdapter.validate_json(fields[b"e"])
                 yield entry_id, event
                 if type(event) in TERMINAL_TYPE_SET:
@@ -312,6 +317,8 @@ class RedisLog:
                 continue
             for raw_id, fields in reply[0][1]:
                 position = raw_id.decode()
+                if not position.startswith(turn):
+                    raise UnknownStream(sid)
                 event = EventAdapter.validate_json(fields[b"e"])
                 yield position, event
                 if type(event) in TERMINAL_TYPE_SET:

@@ -386,3 +386,25 @@ async def test_a_running_stream_cannot_be_started_twice_but_a_finished_one_is_re
     assert await collect(log.resume(name)) == second_turn
     with pytest.raises(CursorGone):  # a cursor of the previous turn
         await anext(log.resume(name, after=first_turn[0][0]))
+
+
+async def test_a_lagging_reader_never_mixes_two_turns(log: RedisLog) -> None:
+    name = sid()
+    first_turn: Subject[Event] = Subject()
+    await log.start(name, first_turn)
+    first_turn.on_next(TextDelta.make(provider="p", text="one"))
+    reader = log.resume(name)
+    assert (await anext(reader))[1].type == "text"  # then it lags
+    first_turn.on_next(Done.make(provider="p", stop_reason="stop"))
+    async with asyncio.timeout(10):
+        while await log.state(name) != "done":
+            await asyncio.sleep(0.01)
+    second_turn: Subject[Event] = Subject()
+    live = await log.start(name, second_turn)  # the chat's next message
+    second_turn.on_next(TextDelta.make(provider="p", text="two"))
+    with pytest.raises(UnknownStream):
+        async with asyncio.timeout(10):
+            async for _, event in reader:
+                assert event.type == "text" and event.text == "one"  # never the next turn's
+    second_turn.on_next(Done.make(provider="p", stop_reason="stop"))
+    assert kinds(await collect(live)) == ["text", "done"]
