@@ -88,6 +88,8 @@ async def _send(request: web.Request, frames: AsyncGenerator[bytes, None]) -> we
             await response.write(frame)
     except ConnectionResetError:
         pass  # the browser went away: a disconnect, never a stop (the producer goes on)
+    except (UnknownStream, CursorGone):
+        pass  # the turn expired or was replaced mid-resume: the message ended with `error`
     finally:
         await frames.aclose()
     return response

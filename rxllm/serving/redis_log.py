@@ -441,7 +441,9 @@ class _Producer:
             self.subscription = self.events.subscribe(
                 self.on_next, self.on_error, self.on_completed, scheduler=AsyncIOScheduler(loop)
             )
-            if not self.ended:
+            if self.ended:  # it ended (a limit) while subscribing: let it go now
+                self.dispose()
+            else:
                 self.heartbeat = asyncio.create_task(self.beat())
         self.task = asyncio.create_task(self.run(), name=f"rxllm-log:{self.sid}")
 
