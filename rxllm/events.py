@@ -179,6 +179,12 @@ class _Event(_Frozen):
     provider: str
     attempt: int = 1
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display (`rxllm.display`)."""
+        from rxllm.display import event_html
+
+        return event_html(self)  # type: ignore[arg-type]
+
 
 class TextDelta(_Event):
     type: Literal["text"] = "text"
@@ -377,3 +383,9 @@ class StreamRecord(_Frozen):
     attempts: list[Attempt] = Field(default_factory=list)
     time_to_first_event: float | None = None
     duration: float = 0.0
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display (`rxllm.display`)."""
+        from rxllm.display import record_html
+
+        return record_html(self)
