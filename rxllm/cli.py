@@ -394,7 +394,10 @@ def _serve(host: str, port: int, pace: float) -> None:
             print(json.dumps({"faults": faults, "rejections": sorted(REJECTIONS)}), flush=True)
             await asyncio.Event().wait()
 
-    asyncio.run(serve())
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:  # Ctrl-C is how a server is meant to end
+        print("rxllm: server stopped", file=sys.stderr)
 
 
 def _bench(args: list[str]) -> int:

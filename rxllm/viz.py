@@ -112,7 +112,8 @@ def timeline(
         ax.annotate(
             _terminal_text(last),
             (last_t, row[last.type]),
-            xytext=(6, 6),
+            xytext=(-8, 8),
+            ha="right",
             textcoords="offset points",
             color=TERMINAL_COLORS[last.type],
         )
@@ -168,7 +169,8 @@ def _record_timeline(record: StreamRecord, title: str | None) -> Figure:
     ax.annotate(
         _terminal_text(terminal),
         (record.duration, 1),
-        xytext=(6, 6),
+        xytext=(-8, 8),
+        ha="right",
         textcoords="offset points",
         color=TERMINAL_COLORS[terminal.type],
     )
