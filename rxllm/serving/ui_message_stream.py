@@ -1,0 +1,666 @@
+"""rxllm events as the Vercel AI SDK's UI message stream (SSE), for `useChat` and friends.
+
+Field names and rules follow the `ai` package (5.x and 6.x): its chunk schema in
+`packages/ai/src/ui-message-stream/ui-message-chunks.ts` and the way
+`processUIMessageStream` reads them. The client throws on a delta before its start
+and on output for a tool call it has not seen; its `finishReason` enum has no
+`pause` (and 6.x no `unknown`). Everything here is built so none of that is sent.
+
+`UIMessageEncoder` is the pure fold, one event in, the parts to send out; it holds
+everything a message needs to stay consistent (open blocks, block ids, seen calls),
+so earlier events can be folded through it unsent (a resume) and the ids repeat.
+`ui_message_stream` drives it over a live Observable or an async iterable, adding
+`[DONE]`, `id:` lines for log entries and keep-alive comments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Mapping
+from types import MappingProxyType
+from typing import Any, Final, TypeAlias
+
+from loguru import logger
+from reactivex import Observable, abc
+from reactivex.scheduler.eventloop import AsyncIOScheduler
+
+from rxllm.events import (
+    Cancelled,
+    Citation,
+    Done,
+    ErrorInfo,
+    Event,
+    Failed,
+    ReasoningDelta,
+    Refusal,
+    Retry,
+    ServerToolCall,
+    ServerToolResult,
+    TextDelta,
+    ToolRequest,
+    ToolStart,
+    UsageUpdate,
+)
+
+__all__ = [
+    "DONE_FRAME",
+    "FINISH_REASONS",
+    "KEEPALIVE_FRAME",
+    "UI_MESSAGE_STREAM_HEADERS",
+    "Part",
+    "UIMessageEncoder",
+    "encode_frame",
+    "entry_position",
+    "ui_message_stream",
+]
+
+Part: TypeAlias = dict[str, Any]
+"""One UI message chunk, as its JSON object (`{"type": "text-delta", "id": "t1", ...}`)."""
+
+UI_MESSAGE_STREAM_HEADERS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        "x-vercel-ai-ui-message-stream": "v1",
+        # nginx buffers proxied responses unless told not to: the stream would stall.
+        "x-accel-buffering": "no",
+    }
+)
+"""The response headers of a UI message stream (`ui-message-stream-headers.ts`), but
+`connection: keep-alive`: a hop-by-hop header the server sets itself (and HTTP/2
+forbids)."""
+
+FINISH_REASONS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "stop": "stop",
+        "length": "length",
+        "tool_use": "tool-calls",
+        "content_filter": "content-filter",
+        # The client knows no `pause`: the raw reason rides in messageMetadata.rxllm.
+        "pause": "other",
+        "other": "other",
+    }
+)
+"""rxllm's `stop_reason` -> the `finishReason` the `ai` client accepts."""
+
+DONE_FRAME: Final = b"data: [DONE]\n\n"
+KEEPALIVE_FRAME: Final = b": keep-alive\n\n"
+"""An SSE comment: proxies and load balancers see traffic, the client ignores it."""
+
+STREAM_FAILED: Final = "The stream failed."
+"""The errorText when the source itself breaks (a bug): its exception is not sent."""
+STREAM_CUT: Final = "The stream ended without a terminal event."
+
+
+def _error_message(info: ErrorInfo) -> str:
+    return info.message
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _frame_bytes(text: str) -> bytes:
+    """UTF-8 of JSON text; a lone surrogate (a JSON escape of half a character)
+    becomes U+FFFD and a pair split in two code units is joined."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
+
+
+def encode_frame(part: Part) -> bytes:
+    """`data: <compact JSON>\\n\\n`, always valid UTF-8."""
+    return b"data: " + _frame_bytes(_dumps(part)) + b"\n\n"
+
+
+def entry_position(entry_id: str) -> tuple[int, int]:
+    """A log entry id (a Redis stream id, `<ms>-<seq>`, or `<ms>`) as comparable numbers."""
+    ms, _, seq = entry_id.partition("-")
+    try:
+        return int(ms), int(seq or 0)
+    except ValueError:
+        raise ValueError(f"not a log entry id (<ms>-<seq>): {entry_id!r}") from None
+
+
+def _is_high_surrogate(char: str) -> bool:
+    return "\ud800" <= char <= "\udbff"
+
+
+class UIMessageEncoder:
+    """The fold of one assistant message: `parts(event)` returns the UI message chunks
+    the event adds, `frames(event)` the same as SSE bytes (with `[DONE]` after the
+    terminal). Deterministic: the same events give the same parts, ids included
+    (`t1`, `r1`, `s1`, ... in event order), so a replay from the first event repeats
+    them; fold earlier events with `parts` and send only what follows.
+
+    - A text, reasoning or refusal block ends (`*-end`) before another content kind
+      and before the terminal parts. Citations do not end a text block: a source
+      annotates the text around it (the SDK's own `streamText` sends them inside an
+      open block), and ending it would cut the answer into pieces.
+    - A delta ending in half a UTF-16 surrogate pair keeps that half for the next
+      delta of its block; one left at the block's end is sent as U+FFFD.
+    - `error_text(info)` is the only part of an error that is sent (default: its
+      `message`); `raw` never is.
+    - `retries=True` sends each absorbed rejection as a transient `data-rxllm-retry`.
+    - An event after the terminal is dropped and logged.
+    """
+
+    __slots__ = (
+        "_block",
+        "_block_id",
+        "_calls",
+        "_counts",
+        "_delta_prefix",
+        "_error_text",
+        "_handlers",
+        "_held",
+        "_message_id",
+        "_pending",
+        "_redacted",
+        "_retries",
+        "_signature",
+        "_started",
+        "finished",
+    )
+
+    def __init__(
+        self,
+        message_id: str | None = None,
+        *,
+        error_text: Callable[[ErrorInfo], str] = _error_message,
+        retries: bool = False,
+    ) -> None:
+        self._message_id = message_id
+        self._error_text = error_text
+        self._retries = retries
+        self._started = False
+        self.finished = False
+        """Whether the terminal event has been folded (nothing follows it)."""
+        self._block: str | None = None  # "text" | "reasoning" | "refusal"
+        self._block_id = ""
+        self._delta_prefix = b""  # the frame of a text delta in the open block, up to its text
+        self._held = ""  # a high surrogate waiting for its pair
+        self._signature: str | None = None
+        self._redacted = False
+        self._counts = {"t": 0, "r": 0, "s": 0}
+        self._pending: dict[str, str] = {}  # call id -> tool name, input not yet complete
+        self._calls: set[str] = set()  # call ids whose input the client has
+        self._handlers: dict[type, Callable[[Any, list[Part]], None]] = {
+            TextDelta: self._text,
+            ReasoningDelta: self._reasoning,
+            Refusal: self._refusal,
+            ToolStart: self._tool_start,
+            ToolRequest: self._tool_request,
+            ServerToolCall: self._server_tool_call,
+            ServerToolResult: self._server_tool_result,
+            Citation: self._citation,
+            UsageUpdate: self._usage,
+            Retry: self._retry,
+            Done: self._done,
+            Failed: self._failed,
+            Cancelled: self._cancelled,
+        }
+
+    def parts(self, event: Event) -> list[Part]:
+        """The chunks `event` adds to the message (none for an event after the terminal)."""
+        if self.finished:
+            logger.bind(provider=event.provider, attempt=event.attempt).warning(
+                "UI message stream: a {} event after the terminal event is dropped", event.type
+            )
+            return []
+        out = self._start()
+        handler = self._handlers.get(type(event))
+        if handler is None:  # a kind newer than this encoder: nothing the client knows
+            logger.bind(provider=event.provider, attempt=event.attempt).debug(
+                "UI message stream: no part for a {} event", event.type
+            )
+        else:
+            handler(event, out)
+        return out
+
+    def frames(self, event: Event, entry_id: str | None = None) -> bytes:
+        """`parts(event)` as SSE frames, then `data: [DONE]` if `event` is the terminal.
+        With `entry_id` (the log entry the event came from), the last frame carries
+        `id: <entry_id>`: a client that saw it has every frame of that entry."""
+        if type(event) is TextDelta and self._block == "text" and not self._held:
+            # Most of a turn: a delta into the open text block, framed without the dict.
+            text = event.text
+            if text and not _is_high_surrogate(text[-1]):
+                data = self._delta_prefix + _frame_bytes(_dumps(text)) + b"}\n\n"
+                return data if entry_id is None else b"id: " + entry_id.encode() + b"\n" + data
+        was_finished = self.finished
+        data = b"".join([encode_frame(part) for part in self.parts(event)])
+        if self.finished and not was_finished:
+            data += DONE_FRAME
+        return _with_id(data, entry_id)
+
+    def close(self, error_text: str = STREAM_CUT) -> list[Part]:
+        """End a message whose source stopped without a terminal event, as an error
+        (`[]` once the terminal was folded)."""
+        if self.finished:
+            return []
+        out = self._start()
+        self._fail(error_text, out)
+        self.finished = True
+        return out
+
+    def _start(self) -> list[Part]:
+        """The message's first parts, before its first event's (then nothing)."""
+        if self._started:
+            return []
+        self._started = True
+        start: Part = {"type": "start"}
+        if self._message_id is not None:
+            start["messageId"] = self._message_id
+        return [start, {"type": "start-step"}]
+
+    # --- blocks ---------------------------------------------------------------
+
+    def _open(self, kind: str, out: list[Part]) -> str:
+        """The id of the open `kind` block, opening one (and ending another) if needed."""
+        if self._block == kind:
+            return self._block_id
+        self._end_block(out)
+        prefix = "r" if kind == "reasoning" else "t"
+        self._counts[prefix] += 1
+        self._block, self._block_id = kind, f"{prefix}{self._counts[prefix]}"
+        if kind == "reasoning":
+            start: Part = {"type": "reasoning-start", "id": self._block_id}
+            if self._redacted:
+                start["providerMetadata"] = {"rxllm": {"redacted": True}}
+        else:
+            start = {"type": "text-start", "id": self._block_id}
+            self._delta_prefix = b'data: {"type":"text-delta","id":"%s","delta":' % (
+                self._block_id.encode()
+            )
+            if kind == "refusal":
+                start["providerMetadata"] = {"rxllm": {"refusal": True}}
+        out.append(start)
+        return self._block_id
+
+    def _end_block(self, out: list[Part]) -> None:
+        kind = self._block
+        if kind is None:
+            return
+        block_id = self._block_id
+        if self._held:  # half a character never completed
+            self._held = ""
+            delta_type = "reasoning-delta" if kind == "reasoning" else "text-delta"
+            out.append({"type": delta_type, "id": block_id, "delta": "\ufffd"})
+        if kind == "reasoning":
+            end: Part = {"type": "reasoning-end", "id": block_id}
+            meta: dict[str, Any] = {}
+            if self._signature is not None:
+                meta["signature"] = self._signature
+            if self._redacted:
+                meta["redacted"] = True
+            if meta:
+                end["providerMetadata"] = {"rxllm": meta}
+            self._signature, self._redacted = None, False
+        else:
+            end = {"type": "text-end", "id": block_id}
+        out.append(end)
+        self._block = None
+
+    def _delta(self, text: str) -> str:
+        """`text` with a held high surrogate before it, holding back a trailing one."""
+        if self._held:
+            text, self._held = self._held + text, ""
+        if text and _is_high_surrogate(text[-1]):
+            text, self._held = text[:-1], text[-1]
+        return text
+
+    def _text(self, event: TextDelta, out: list[Part]) -> None:
+        block_id = self._open("text", out)
+        delta = self._delta(event.text)
+        if delta:
+            out.append({"type": "text-delta", "id": block_id, "delta": delta})
+
+    def _refusal(self, event: Refusal, out: list[Part]) -> None:
+        block_id = self._open("refusal", out)
+        delta = self._delta(event.text)
+        if delta:
+            out.append({"type": "text-delta", "id": block_id, "delta": delta})
+
+    def _reasoning(self, event: ReasoningDelta, out: list[Part]) -> None:
+        # A signature closes a thinking block (Anthropic sends it last), and each
+        # redacted block is opaque data of its own: either way, a new block follows.
+        if self._block == "reasoning" and (
+            self._signature is not None or self._redacted or event.redacted
+        ):
+            self._end_block(out)
+        if self._block != "reasoning":
+            self._end_block(out)
+            self._redacted = event.redacted
+        block_id = self._open("reasoning", out)
+        if event.signature is not None:
+            self._signature = event.signature
+        if event.redacted:  # encrypted: there is nothing to show
+            return
+        delta = self._delta(event.text)
+        if delta:
+            out.append({"type": "reasoning-delta", "id": block_id, "delta": delta})
+
+    # --- tools and sources ----------------------------------------------------
+
+    def _tool_start(self, event: ToolStart, out: list[Part]) -> None:
+        self._end_block(out)
+        self._pending[event.call_id] = event.name
+        out.append(
+            {"type": "tool-input-start", "toolCallId": event.call_id, "toolName": event.name}
+        )
+
+    def _tool_request(self, event: ToolRequest, out: list[Part]) -> None:
+        self._end_block(out)
+        self._pending.pop(event.call_id, None)
+        self._calls.add(event.call_id)
+        part: Part = {
+            "type": "tool-input-available",
+            "toolCallId": event.call_id,
+            "toolName": event.name,
+            "input": event.arguments,
+        }
+        if event.signature is not None:
+            part["providerMetadata"] = {"rxllm": {"signature": event.signature}}
+        out.append(part)
+
+    def _server_tool_call(self, event: ServerToolCall, out: list[Part]) -> None:
+        self._end_block(out)
+        self._calls.add(event.call_id)
+        out += (
+            {
+                "type": "tool-input-start",
+                "toolCallId": event.call_id,
+                "toolName": event.name,
+                "providerExecuted": True,
+            },
+            {
+                "type": "tool-input-available",
+                "toolCallId": event.call_id,
+                "toolName": event.name,
+                "input": event.arguments,
+                "providerExecuted": True,
+            },
+        )
+
+    def _server_tool_result(self, event: ServerToolResult, out: list[Part]) -> None:
+        self._end_block(out)
+        call_id = event.call_id
+        if call_id not in self._calls and call_id not in self._pending:
+            # The client throws on output for a call it has not seen: give it the call.
+            self._calls.add(call_id)
+            out.append(
+                {
+                    "type": "tool-input-available",
+                    "toolCallId": call_id,
+                    "toolName": event.name,
+                    "input": None,
+                    "providerExecuted": True,
+                }
+            )
+        out.append(
+            {
+                "type": "tool-output-available",
+                "toolCallId": call_id,
+                "output": event.content,
+                "providerExecuted": True,
+            }
+        )
+
+    def _citation(self, event: Citation, out: list[Part]) -> None:
+        self._counts["s"] += 1
+        part: Part = {"type": "source-url", "sourceId": f"s{self._counts['s']}", "url": event.url}
+        if event.title is not None:
+            part["title"] = event.title
+        if event.cited_text is not None:
+            part["providerMetadata"] = {"rxllm": {"cited_text": event.cited_text}}
+        out.append(part)
+
+    # --- metadata -------------------------------------------------------------
+
+    def _usage(self, event: UsageUpdate, out: list[Part]) -> None:
+        out.append(
+            {
+                "type": "message-metadata",
+                "messageMetadata": {
+                    "rxllm": {
+                        "usage": event.usage.model_dump(),
+                        "provider": event.provider,
+                        "attempt": event.attempt,
+                    }
+                },
+            }
+        )
+
+    def _retry(self, event: Retry, out: list[Part]) -> None:
+        if not self._retries:
+            return
+        reason = event.reason
+        data = {
+            "reason": {
+                "kind": reason.kind,
+                "message": self._error_text(reason),
+                "status": reason.status,
+                "retryable": reason.retryable,
+            },
+            "provider": event.provider,
+            "attempt": event.attempt,
+            "next_provider": event.next_provider,
+            "next_attempt": event.next_attempt,
+            "dropped": list(event.dropped),
+            "images_removed": event.images_removed,
+            "delay": event.delay,
+        }
+        # Transient: the client hands it to onData and keeps it out of the message.
+        out.append({"type": "data-rxllm-retry", "data": data, "transient": True})
+
+    # --- terminals ------------------------------------------------------------
+
+    def _done(self, event: Done, out: list[Part]) -> None:
+        self._end_block(out)
+        meta: dict[str, Any] = {"stop_reason": event.stop_reason}
+        for key in ("raw_stop_reason", "model", "response_id"):
+            value = getattr(event, key)
+            if value is not None:
+                meta[key] = value
+        out += (
+            {"type": "finish-step"},
+            {
+                "type": "finish",
+                "finishReason": FINISH_REASONS.get(event.stop_reason, "other"),
+                "messageMetadata": {"rxllm": meta},
+            },
+        )
+        self.finished = True
+
+    def _failed(self, event: Failed, out: list[Part]) -> None:
+        self._fail(self._error_text(event.error), out)
+        self.finished = True
+
+    def _fail(self, error_text: str, out: list[Part]) -> None:
+        self._end_block(out)
+        for call_id, name in self._pending.items():
+            out.append(
+                {
+                    "type": "tool-input-error",
+                    "toolCallId": call_id,
+                    "toolName": name,
+                    "input": None,
+                    "errorText": error_text,
+                }
+            )
+        self._pending.clear()
+        out += (
+            {"type": "error", "errorText": error_text},
+            {"type": "finish", "finishReason": "error"},
+        )
+
+    def _cancelled(self, event: Cancelled, out: list[Part]) -> None:
+        self._end_block(out)
+        out.append({"type": "abort", "reason": event.reason})
+        self.finished = True
+
+
+def _with_id(data: bytes, entry_id: str | None) -> bytes:
+    """`data` with `id: <entry_id>` on its last frame (nothing when there is no frame)."""
+    if entry_id is None or not data:
+        return data
+    end_of_previous = data.rfind(b"\n\n", 0, len(data) - 2)
+    last = end_of_previous + 2 if end_of_previous >= 0 else 0
+    return data[:last] + b"id: " + entry_id.encode() + b"\n" + data[last:]
+
+
+Item: TypeAlias = Event | tuple[str, Event]
+"""An event, or a log entry: (entry id, event)."""
+
+
+class _Inbox:
+    """Items from the source, waiting for the response; the source never waits on the
+    response (an Observable cannot), except an async iterable's pump, held back when
+    the response falls `_AHEAD` items behind."""
+
+    __slots__ = ("completed", "error", "items", "space", "waiter")
+
+    def __init__(self) -> None:
+        self.items: deque[Item] = deque()
+        self.waiter: asyncio.Future[None] | None = None
+        self.space: asyncio.Future[None] | None = None
+        self.completed = False
+        self.error: BaseException | None = None
+
+    def _wake(self) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def on_next(self, item: Item) -> None:
+        self.items.append(item)
+        self._wake()
+
+    def on_error(self, error: BaseException) -> None:
+        self.error = error
+        self._wake()
+
+    def on_completed(self) -> None:
+        self.completed = True
+        self._wake()
+
+    async def wait(self, timeout: float | None) -> bool:
+        """Until something arrives (True) or `timeout` seconds pass (False)."""
+        loop = asyncio.get_running_loop()
+        waiter = self.waiter = loop.create_future()
+        timer = None
+        if timeout is not None and timeout > 0:
+            timer = loop.call_later(timeout, _resolve, waiter)
+        try:
+            await waiter
+        finally:
+            self.waiter = None
+            if timer is not None:
+                timer.cancel()
+        return bool(self.items) or self.completed or self.error is not None
+
+    def take(self) -> list[Item]:
+        items = list(self.items)
+        self.items.clear()
+        if self.space is not None and not self.space.done():
+            self.space.set_result(None)
+        return items
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+_AHEAD = 512
+"""Items an async iterable may run ahead of the response (a log replays in pages)."""
+
+
+async def _pump(source: AsyncIterable[Item], inbox: _Inbox) -> None:
+    iterator = aiter(source)
+    try:
+        async for item in iterator:
+            inbox.on_next(item)
+            if len(inbox.items) >= _AHEAD:
+                inbox.space = asyncio.get_running_loop().create_future()
+                await inbox.space
+        inbox.on_completed()
+    except Exception as exc:
+        inbox.on_error(exc)
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def ui_message_stream(
+    events: Observable[Event] | AsyncIterable[Event] | AsyncIterable[tuple[str, Event]],
+    *,
+    message_id: str | None = None,
+    keepalive: float | None = 15.0,
+    after: str | None = None,
+    error_text: Callable[[ErrorInfo], str] = _error_message,
+    retries: bool = False,
+) -> AsyncGenerator[bytes, None]:
+    """The UI message stream of one assistant message, as SSE bytes to write to the
+    response (with `UI_MESSAGE_STREAM_HEADERS`); ends after `data: [DONE]`.
+
+    `events` is a cold Observable (subscribed here, disposed when the response ends
+    or the consumer stops) or an async iterable of events, or of log entries
+    `(entry_id, event)`: then each entry's last frame carries `id: <entry_id>`, and
+    with `after` the entries at or before it (ids compared as Redis stream ids) are
+    folded unsent, so a resumed response continues exactly where the client stopped.
+    Whatever arrived together is written together; after `keepalive` seconds without
+    a frame, `: keep-alive` (None: never). A source that stops without a terminal
+    event, or breaks, still ends the message (an `error` part; a break is re-raised
+    after it, its exception never sent). `error_text` and `retries`: see
+    `UIMessageEncoder`.
+    """
+    encoder = UIMessageEncoder(message_id, error_text=error_text, retries=retries)
+    cursor = entry_position(after) if after is not None else None
+    inbox = _Inbox()
+    subscription: abc.DisposableBase | None = None
+    pump: asyncio.Task[None] | None = None
+    if isinstance(events, Observable):
+        loop = asyncio.get_running_loop()
+        subscription = events.subscribe(
+            inbox.on_next, inbox.on_error, inbox.on_completed, scheduler=AsyncIOScheduler(loop)
+        )
+    else:
+        pump = asyncio.create_task(_pump(events, inbox))
+    try:
+        while not encoder.finished:
+            if not inbox.items:
+                if inbox.error is not None or inbox.completed:
+                    break
+                if not await inbox.wait(keepalive):
+                    yield KEEPALIVE_FRAME
+                continue
+            chunks = []
+            for item in inbox.take():
+                if isinstance(item, tuple):
+                    entry_id, event = item
+                    if cursor is not None and entry_position(entry_id) <= cursor:
+                        encoder.parts(event)  # the client has these frames already
+                        continue
+                    chunks.append(encoder.frames(event, entry_id))
+                else:
+                    chunks.append(encoder.frames(item))
+            data = b"".join(chunks)
+            if data:
+                yield data
+        if not encoder.finished:
+            if inbox.error is None:
+                logger.warning("UI message stream: the source ended without a terminal event")
+            cut = STREAM_CUT if inbox.error is None else STREAM_FAILED
+            yield b"".join([encode_frame(part) for part in encoder.close(cut)]) + DONE_FRAME
+            if inbox.error is not None:
+                raise inbox.error
+    finally:
+        if subscription is not None:
+            subscription.dispose()
+        if pump is not None and not pump.done():
+            pump.cancel()
+            await asyncio.wait({pump})

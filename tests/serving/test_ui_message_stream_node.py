@@ -1,0 +1,227 @@
+"""Conformance: the real `ai` client (5.x and 6.x, locked in tests/serving/node) reads
+every UI message stream rxllm writes, for every real capture replayed, every story of
+the local provider in every wire, and the bad inputs, with no error.
+
+tests/serving/node/check.mjs takes each body the way `useChat` does
+(`DefaultChatTransport`: the package's SSE parser and its `uiMessageChunkSchema`, then
+`readUIMessageStream`, then `safeValidateUIMessages` on the message built). All bodies
+go to one Node process. Without Node this skips with one reason, except under
+`CI=true`, where it fails: CI installs Node (.ci/run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reactivex.subject import Subject
+
+import rxllm
+from rxllm.events import (
+    ErrorInfo,
+    Event,
+    Failed,
+    ReasoningDelta,
+    ServerToolResult,
+    TextDelta,
+    ToolStart,
+)
+from rxllm.local import FAULTS, WIRES, LocalServer
+from rxllm.operators import cancel_on
+from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, ui_message_stream
+from tests.hypothesis_support import BODIES, wire_of
+from tests.serving.support import Stream, check_rules, encode, read_sse
+
+NODE_DIR = Path(__file__).parent / "node"
+MIN_NODE = 18  # the `ai` package's own floor (engines: node >= 18)
+STAMP = NODE_DIR / "node_modules" / ".rxllm-lock-sha256"
+
+
+def _node_missing() -> str | None:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        return "needs Node.js and npm (the real `ai` client checks the frames): install nodejs"
+    version = subprocess.run([node, "--version"], capture_output=True, text=True, check=True)
+    major = int(version.stdout.strip().lstrip("v").split(".")[0])
+    if major < MIN_NODE:
+        return f"needs Node.js {MIN_NODE}+ for the `ai` package, found {version.stdout.strip()}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def node_client() -> Iterator[Path]:
+    """tests/serving/node with its locked packages installed (`npm ci`, once per
+    lockfile: node_modules stays between runs, git-ignored)."""
+    missing = _node_missing()
+    if missing is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{missing} (CI must run the Node conformance test)")
+        pytest.skip(missing)
+    lock = hashlib.sha256((NODE_DIR / "package-lock.json").read_bytes()).hexdigest()
+    if not STAMP.is_file() or STAMP.read_text() != lock:
+        npm = ["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]
+        done = subprocess.run(npm, cwd=NODE_DIR, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"npm ci failed:\n{done.stdout}\n{done.stderr}"
+        STAMP.write_text(lock)
+    yield NODE_DIR
+
+
+def run_client(node_dir: Path, bodies: dict[str, bytes]) -> dict[str, Any]:
+    inputs = [{"name": name, "body": body.decode("utf-8")} for name, body in bodies.items()]
+    done = subprocess.run(
+        ["node", "check.mjs"],
+        cwd=node_dir,
+        input=json.dumps({"inputs": inputs}),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    out: dict[str, Any] = json.loads(done.stdout)
+    return out
+
+
+# --- what rxllm writes --------------------------------------------------------------
+
+STORIES = sorted(FAULTS)
+
+
+def _request(story: str, **fields: Any) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(
+        model=f"fault/{story}",
+        messages=[rxllm.Message.user("What's the weather in Paris? Tell me about rxllm.")],
+        tools=[rxllm.Tool(name="get_time"), rxllm.Tool(name="get_weather")],
+        **fields,
+    )
+
+
+async def _cancelled_mid_call(server: LocalServer) -> bytes:
+    stop: Subject[None] = Subject()
+    turn = server.provider("openai").stream(_request("slow_drip"))
+    got = []
+    async for chunk in ui_message_stream(turn.pipe(cancel_on(stop, reason="user")), keepalive=None):
+        got.append(chunk)
+        if b"tool-input-start" in chunk:
+            stop.on_next(None)
+    return b"".join(got)
+
+
+async def _entries(events: list[Event]) -> AsyncIterator[tuple[str, Event]]:
+    for i, event in enumerate(events):
+        yield f"1700000000000-{i}", event
+
+
+def _edge_cases() -> dict[str, list[Event]]:
+    p = "openai"
+    info = ErrorInfo(kind="stream_error", message="boom", provider=p, raw="{}")
+    return {
+        "surrogates": [
+            TextDelta(provider=p, text="a\ud83d"),
+            TextDelta(provider=p, text="\ude00 \udc00"),
+            ReasoningDelta(provider=p, text="r\ud83d"),
+            rxllm.Done(provider=p, stop_reason="stop"),
+        ],
+        "result_without_call": [
+            ServerToolResult(provider=p, call_id="s1", name="web_search", content=[{"u": 1}]),
+            TextDelta(provider=p, text="ok"),
+            rxllm.Done(provider=p, stop_reason="stop"),
+        ],
+        "error_with_pending_calls": [
+            ToolStart(provider=p, call_id="c1", name="f", index=0),
+            ToolStart(provider=p, call_id="c2", name="g", index=1),
+            Failed(provider=p, error=info),
+        ],
+        "cut_without_terminal": [TextDelta(provider=p, text="half")],
+    }
+
+
+async def _bodies(server: LocalServer) -> dict[str, bytes]:
+    bodies: dict[str, bytes] = {}
+    for path in BODIES:
+        events = rxllm.replay(path.read_bytes(), provider=wire_of(path))
+        bodies[f"capture {path.parent.name}/{path.stem}"] = (await encode(events)).raw
+    for wire in WIRES:
+        for story in STORIES:
+            stream = await encode(server.provider(wire).stream(_request(story)), message_id="m")
+            bodies[f"local {wire} {story}"] = stream.raw
+    retried = server.provider("openai").stream(_request("reject_param", temperature=0.2))
+    bodies["local retry, data-rxllm-retry on"] = (await encode(retried, retries=True)).raw
+    bodies["local cancelled mid call"] = await _cancelled_mid_call(server)
+    for name, events in _edge_cases().items():
+        bodies[f"edge {name}"] = (await encode(events)).raw
+        bodies[f"edge {name}, log entries"] = (await encode(_entries(events))).raw
+    return bodies
+
+
+# The rules the client enforces, each broken once: the checker must see every one.
+_HEAD = 'data: {"type":"start"}\n\ndata: {"type":"start-step"}\n\n'
+_TAIL = 'data: {"type":"finish"}\n\ndata: [DONE]\n\n'
+BROKEN = {
+    "a delta before its start": _HEAD
+    + 'data: {"type":"text-delta","id":"t1","delta":"x"}\n\n'
+    + _TAIL,
+    "output for an unseen call": _HEAD
+    + 'data: {"type":"tool-output-available","toolCallId":"c9","output":1}\n\n'
+    + _TAIL,
+    "finishReason pause": _HEAD
+    + 'data: {"type":"finish","finishReason":"pause"}\n\ndata: [DONE]\n\n',
+    "an unknown type": _HEAD + 'data: {"type":"text-whatever","id":"t1"}\n\n' + _TAIL,
+}
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    return "".join(part["text"] for part in message["parts"] if part["type"] == "text")
+
+
+def test_the_ai_client_reads_every_stream_without_error(node_client: Path) -> None:
+    async def bodies() -> dict[str, bytes]:
+        async with LocalServer(pace=0) as server:
+            return await _bodies(server)
+
+    ours = asyncio.run(bodies())
+    streams: dict[str, Stream] = {name: read_sse(body) for name, body in ours.items()}
+    for stream in streams.values():
+        check_rules(stream)
+    broken = {f"broken: {name}": body.encode() for name, body in BROKEN.items()}
+    out = run_client(node_client, {**ours, **broken})
+
+    # Our headers are the package's, but the hop-by-hop `connection` its server sets.
+    for version, headers in out["headers"].items():
+        assert {k: v for k, v in headers.items() if k != "connection"} == dict(
+            UI_MESSAGE_STREAM_HEADERS
+        ), version
+
+    results = out["results"]
+    assert {r["version"] for r in results} == {"ai5", "ai6"}
+    assert len(results) == 2 * (len(ours) + len(broken))
+    faults = {
+        (r["version"], r["name"]): [e[:400] for e in r["errors"]]
+        for r in results
+        if r["errors"] and not r["name"].startswith("broken: ")
+    }
+    assert not faults, faults
+    for r in results:
+        name = r["name"]
+        if name.startswith("broken: "):
+            assert r["errors"], f"{r['version']} took {name!r}: the checker is blind to it"
+            continue
+        stream = streams[name]
+        # no snapshot when nothing shows (an error before any content)
+        message = r["message"] or {"parts": []}
+        # the client's message says what we sent: the same text, every tool call
+        assert _message_text(message) == stream.text(), (r["version"], name)
+        tool_parts = [p for p in message["parts"] if p["type"].startswith("tool-")]
+        calls = {p["toolCallId"] for p in stream.parts if "toolCallId" in p}
+        assert {p["toolCallId"] for p in tool_parts} == calls, (r["version"], name)
+        assert r["chunks"] == stream.types, (r["version"], name)
+        assert r["errorTexts"] == [p["errorText"] for p in stream.of("error")]
+    local = [name for name in ours if name.startswith("local ")]
+    assert len(local) == len(WIRES) * len(STORIES) + 2
