@@ -1,11 +1,11 @@
-# `make demo` streams one chat turn; `make test` runs linters, types and tests.
+# `make demo` streams one chat turn; `make test` runs linters, types, the docs build and tests.
 # Both create .venv and install what they need on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint docs bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,11 +24,16 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check rxllm tests benchmarks
 	$(BIN)/mypy
 
-test: lint
+# The docs site (mkdocs.yml -> site/, git-ignored); --strict turns every warning, a
+# broken link or a docstring mkdocstrings cannot read, into a failure. Offline.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+test: lint docs
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build site *.egg-info .mypy_cache .ruff_cache .pytest_cache

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
+
+from aiohttp import web
 
 import rxllm
 from rxllm.errors import RxllmError
@@ -33,8 +39,49 @@ from rxllm.events import (
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
+from rxllm.sources.http import raw_tap
 
 __all__ = ["main"]
+
+EXAMPLES = """\
+examples:
+  rxllm stream "What's the weather in Paris?"           the local provider, no key needed
+  rxllm stream --provider openai --api-key sk-... "hi"   or set OPENAI_API_KEY
+  rxllm stream --json "hi" | head -3                     one event per line, as JSON
+  rxllm stream --model fault/reject_param --param temperature=0.2 --no-tools "hi"
+                                                         a rejected parameter, recovered
+  rxllm stream "hi" --record turn.json --raw turn.sse --plot turn.png
+                                                         keep the record, the wire bytes, a plot
+  rxllm replay turn.sse --plot replay.png                the events of recorded wire bytes
+  rxllm serve --port 8765                                the local provider, for any client
+  rxllm bench -- --scenario text                         the benchmarks, with their own options
+
+Colors show when printing to a terminal; NO_COLOR=1 turns them off.
+"""
+
+# ANSI styles by event type; the text itself stays the terminal's own color.
+STYLES = {
+    "reasoning": "\033[2m",  # dim
+    "tool_start": "\033[36m",  # cyan
+    "tool_request": "\033[1;36m",
+    "server_tool_call": "\033[34m",
+    "server_tool_result": "\033[34m",
+    "citation": "\033[34m",
+    "usage": "\033[2m",
+    "refusal": "\033[35m",
+    "retry": "\033[33m",  # yellow
+    "done": "\033[32m",  # green
+    "error": "\033[1;31m",  # bold red
+    "cancelled": "\033[33m",
+}
+RESET = "\033[0m"
+
+
+def wants_color(out: IO[str]) -> bool:
+    """Color only for a person at a terminal, and never when NO_COLOR is set
+    (https://no-color.org: any non-empty value)."""
+    return out.isatty() and not os.environ.get("NO_COLOR")
+
 
 DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "local": "rxllm-local"}
 DEMO_TOOL = rxllm.Tool(
@@ -55,26 +102,32 @@ DEMO_TOOL = rxllm.Tool(
 class Printer:
     """Prints events as a person reads them: text live, the rest on lines of their own."""
 
-    def __init__(self, out: TextIO, as_json: bool) -> None:
+    def __init__(self, out: TextIO, as_json: bool, color: bool = False) -> None:
         self.out = out
         self.as_json = as_json
+        self.color = color and not as_json
         self.mid_line = False
-        self.in_reasoning = False
+        self.live: str | None = None  # the kind of live text being printed (text, ...)
+        self.style = ""
 
     def __call__(self, event: Event) -> None:
         if self.as_json:
             self.out.write(event.model_dump_json() + "\n")
             self.out.flush()
             return
-        if isinstance(event, TextDelta | ReasoningDelta):
-            reasoning = isinstance(event, ReasoningDelta)
-            if reasoning != self.in_reasoning:
+        if isinstance(event, TextDelta | ReasoningDelta | Refusal):
+            if event.type != self.live:  # text runs on; reasoning and refusal are marked
                 self._newline()
-                self.out.write("[reasoning] " if reasoning else "")
-                self.in_reasoning = reasoning
+                self._paint("" if event.type == "text" else event.type)
+                self.out.write("" if event.type == "text" else f"[{event.type}] ")
+                self.live = event.type
             self.out.write(event.text)
             self.mid_line = True
-        elif isinstance(event, ToolStart):
+            self.out.flush()
+            return
+        self._newline()
+        self._paint(event.type)
+        if isinstance(event, ToolStart):
             self._line(f"[tool_start] {event.name} (call {event.call_id})")
         elif isinstance(event, ToolRequest):
             self._line(f"[tool_request] {event.name}({event.arguments}) call {event.call_id}")
@@ -85,8 +138,6 @@ class Printer:
                 f"(reasoning {u.reasoning_tokens}), cache read {u.cache_read_tokens}, "
                 f"total {u.total_tokens}"
             )
-        elif isinstance(event, Refusal):
-            self._line(f"[refusal] {event.text}")
         elif isinstance(event, Citation):
             self._line(f"[citation] {event.title or ''} {event.url}".replace("  ", " "))
         elif isinstance(event, ServerToolCall):
@@ -101,7 +152,20 @@ class Printer:
             self._line(f"[error] {event.error.kind}: {event.error.message}")
         elif isinstance(event, Cancelled):
             self._line(f"[cancelled] {event.reason}")
+        self._paint("")
         self.out.flush()
+
+    def end_line(self) -> None:
+        """End a line of live text (before a message of our own, or on exit)."""
+        self._paint("")
+        self._newline()
+        self.out.flush()
+
+    def _paint(self, kind: str) -> None:
+        style = STYLES.get(kind, "")
+        if self.color and style != self.style:
+            self.out.write(RESET + style if self.style else style)
+            self.style = style
 
     def _newline(self) -> None:
         if self.mid_line:
@@ -110,7 +174,7 @@ class Printer:
 
     def _line(self, text: str) -> None:
         self._newline()
-        self.in_reasoning = False
+        self.live = None
         self.out.write(text + "\n")
 
 
@@ -140,15 +204,15 @@ def _param(text: str) -> tuple[str, object]:
         return key, value  # a bare word is a string
 
 
-def summary(record: StreamRecord) -> str:
+def summary_outcome(record: StreamRecord) -> str:
     terminal = record.terminal
-    outcome = (
-        terminal.stop_reason
-        if isinstance(terminal, Done)
-        else f"error {terminal.error.kind}"
-        if isinstance(terminal, Failed)
-        else "cancelled"
-    )
+    if isinstance(terminal, Done):
+        return terminal.stop_reason
+    return f"error {terminal.error.kind}" if isinstance(terminal, Failed) else "cancelled"
+
+
+def summary(record: StreamRecord) -> str:
+    outcome = summary_outcome(record)
     ttfe = f"{record.time_to_first_event:.2f}s" if record.time_to_first_event else "-"
     tokens = record.usage.total_tokens if record.usage else "?"
     attempts = f"{len(record.attempts)} attempts; " if len(record.attempts) > 1 else ""
@@ -159,22 +223,71 @@ def summary(record: StreamRecord) -> str:
     )
 
 
+class UsageError(Exception):
+    """A command line that cannot run as given: printed as `rxllm: ...`, exit status 2."""
+
+
+def _plotter(path: str | None) -> Callable[[Any, str], None] | None:
+    """Save a timeline to `path`, or None without --plot; checked before streaming, so
+    a missing matplotlib is said at once, not after the turn."""
+    if path is None:
+        return None
+    try:
+        from rxllm import viz
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"--plot needs matplotlib: pip install 'rxllm[viz]' ({exc.name})") from exc
+
+    def plot(events: Any, title: str) -> None:
+        viz.timeline(events, title=title).savefig(path, dpi=100)
+        print(f"rxllm: timeline saved to {path}", file=sys.stderr)
+
+    return plot
+
+
+@contextlib.contextmanager
+def _raw_file(path: str | None) -> Iterator[None]:
+    """With --raw, every byte of every streamed body goes to `path` as it arrived; an
+    SSE comment line marks where each later attempt begins, so the file still replays."""
+    if path is None:
+        yield
+        return
+    with open(path, "wb") as file:
+        seen: set[tuple[str, int]] = set()
+
+        def tap(provider: str, attempt: int, data: bytes) -> None:
+            if (provider, attempt) not in seen:
+                if seen:
+                    file.write(f"\n: rxllm: attempt {attempt} on {provider}\n\n".encode())
+                seen.add((provider, attempt))
+            file.write(data)
+
+        token = raw_tap.set(tap)
+        try:
+            yield
+        finally:
+            raw_tap.reset(token)
+
+
 async def _stream(args: argparse.Namespace) -> int:
     name = args.provider
     wire = wire_for(name)
-    api_key = os.environ.get(wire.api_key_env) if wire.api_key_env else None
-    if name != "local" and wire.requires_api_key and not api_key and not args.base_url:
+    api_key = args.api_key or (os.environ.get(wire.api_key_env) if wire.api_key_env else None)
+    if name != "local" and wire.requires_api_key and not api_key:
+        if args.base_url:
+            env = f" or set {wire.api_key_env}" if wire.api_key_env else ""
+            raise UsageError(f"--provider {name} needs an API key: pass --api-key KEY{env}")
         print(
             f"(no {wire.api_key_env} set: using the embedded local provider instead of {name})",
             file=sys.stderr,
         )
-        name = "local"
+        name, api_key = "local", None
     if name == "local" and not args.json:
         print("(streaming from rxllm's embedded local provider)", file=sys.stderr)
+    plot = _plotter(args.plot)
     options: dict[str, Any] = {}
     if args.allow_private_network:
         options["allow_private_network"] = True
-    provider = rxllm.provider(name, base_url=args.base_url, **options)
+    provider = rxllm.provider(name, api_key=api_key, base_url=args.base_url, **options)
     model = args.model or DEFAULT_MODELS.get(name) or "default"
     request = rxllm.ChatRequest(
         model=model,
@@ -182,19 +295,36 @@ async def _stream(args: argparse.Namespace) -> int:
         tools=[DEMO_TOOL] if args.tools else [],
         params=dict(args.params),
     )
-    printer = Printer(sys.stdout, args.json)
+    printer = Printer(sys.stdout, args.json, wants_color(sys.stdout))
     builder = RecordBuilder(provider.name, model)
-    async for event in provider.astream(request):
-        printer(event)
-        builder.add(event)
+    timed: list[tuple[float, Event]] = []
+    started = time.monotonic()
+    with _raw_file(args.raw):
+        events = provider.astream(request)
+        try:
+            async for event in events:
+                timed.append((time.monotonic() - started, event))
+                printer(event)
+                builder.add(event)
+        except asyncio.CancelledError:  # Ctrl-C: end the live line before saying so
+            printer.end_line()
+            raise
+        finally:
+            await events.aclose()
+            await provider.aclose()
     record = builder.build()
     if not args.json:
         print(summary(record))
+    if args.record:
+        Path(args.record).write_text(record.model_dump_json(indent=2) + "\n")
+    if plot is not None:
+        plot(timed, f"{record.provider} ({model}): {summary_outcome(record)}")
     return 0 if isinstance(record.terminal, Done) else 1
 
 
 def _replay(args: argparse.Namespace) -> int:
-    printer = Printer(sys.stdout, args.json)
+    printer = Printer(sys.stdout, args.json, wants_color(sys.stdout))
+    plot = _plotter(args.plot)
     events: list[Event] = []
 
     def show(event: Event) -> None:
@@ -207,34 +337,112 @@ def _replay(args: argparse.Namespace) -> int:
         with path.open("rb") as file:
             provider = sniff_provider(file.read(MAX_BYTES))
         if provider is None:
-            print(
-                f"rxllm: cannot tell which provider wrote {args.file}; pass --provider",
-                file=sys.stderr,
-            )
-            return 2
+            raise UsageError(f"cannot tell which provider wrote {args.file}; pass --provider")
         print(f"rxllm: replaying as {provider} (read from its first events)", file=sys.stderr)
     rxllm.replay(path, provider=provider).subscribe(show)
+    if plot is not None and events:
+        plot(events, f"{path.name} replayed as {provider}")  # a replay has no clock: in order
     return 0 if events and isinstance(events[-1], Done) else 1
+
+
+def _serve(host: str, port: int, pace: float) -> None:
+    """Run the local provider, logging each request to stderr as it ends."""
+    from rxllm.local.rejections import REJECTIONS
+    from rxllm.local.script import FAULTS, HTTP_FAULTS
+    from rxllm.local.server import LocalServer
+
+    Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+    @web.middleware
+    async def log_request(request: web.Request, handler: Handler) -> web.StreamResponse:
+        model: object = request.match_info.get("model")  # Google names it in the path
+        with contextlib.suppress(ValueError):  # not JSON: the handler says so itself
+            body = await request.json()  # aiohttp keeps the bytes for the handler
+            if isinstance(body, dict) and "model" in body:
+                model = body["model"]
+        began = time.monotonic()
+        status: int | str = 500
+        try:
+            response = await handler(request)
+            status = response.status
+            return response
+        except web.HTTPException as exc:
+            status = exc.status
+            raise
+        except (asyncio.CancelledError, ConnectionResetError):
+            status = "client hung up"
+            raise
+        finally:
+            print(
+                f"{request.method} {request.path} model={model} -> {status} "
+                f"({time.monotonic() - began:.2f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    async def serve() -> None:
+        server = LocalServer(pace=pace, host=host, port=port)
+        server.app.middlewares.append(log_request)
+        async with server:
+            print(
+                f"rxllm local provider on {server.url} (OpenAI chat: {server.url}/chat/completions)"
+            )
+            faults = sorted(FAULTS) + sorted(HTTP_FAULTS)
+            print(json.dumps({"faults": faults, "rejections": sorted(REJECTIONS)}), flush=True)
+            await asyncio.Event().wait()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:  # Ctrl-C is how a server is meant to end
+        print("rxllm: server stopped", file=sys.stderr)
 
 
 def _bench(args: list[str]) -> int:
     # The benchmarks live beside the package in a checkout; they are not installed.
     root = Path(__file__).resolve().parents[1]
     if not (root / "benchmarks" / "__main__.py").is_file():
-        print("rxllm: `rxllm bench` runs from a checkout of the rxllm repository", file=sys.stderr)
-        return 2
+        raise UsageError("`rxllm bench` runs from a checkout of the rxllm repository")
+    if args[:1] == ["--"]:  # `rxllm bench -- --help`: everything after -- is theirs
+        args = args[1:]
     return subprocess.call([sys.executable, "-m", "benchmarks", *args], cwd=root)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rxllm", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+def _version() -> str:
+    try:
+        return version("rxllm")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
-    stream = commands.add_parser("stream", help="stream one chat turn and print its events")
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rxllm",
+        description="Stream LLM provider responses as one normalized event stream.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"rxllm {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    stream = commands.add_parser(
+        "stream",
+        help="stream one chat turn and print its events",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     stream.add_argument("prompt", nargs="?", default="What's the weather in Paris?")
-    stream.add_argument("--provider", default="local", choices=PROVIDER_NAMES)
-    stream.add_argument("--model", default=None)
+    stream.add_argument(
+        "--provider",
+        default="local",
+        choices=PROVIDER_NAMES,
+        metavar="NAME",
+        help="one of: " + ", ".join(PROVIDER_NAMES) + " (default: local)",
+    )
+    stream.add_argument("--model", default=None, help="local: fault/NAME plays a fault")
     stream.add_argument("--base-url", default=None)
+    stream.add_argument(
+        "--api-key", default=None, metavar="KEY", help="the key (default: the provider's env var)"
+    )
     stream.add_argument("--json", action="store_true", help="one event per line, as JSON")
     stream.add_argument(
         "--allow-private-network",
@@ -254,6 +462,13 @@ def build_parser() -> argparse.ArgumentParser:
     stream.add_argument(
         "--image", dest="images", action="append", default=[], help="an image URL to attach"
     )
+    stream.add_argument("--record", metavar="FILE", help="save the StreamRecord as JSON")
+    stream.add_argument(
+        "--raw", metavar="FILE", help="save the wire bytes as received (for a bug report)"
+    )
+    stream.add_argument(
+        "--plot", metavar="PNG", help="save a timeline of the turn (needs rxllm[viz])"
+    )
 
     replay = commands.add_parser("replay", help="print the normalized events of a capture")
     replay.add_argument("file")
@@ -261,16 +476,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--provider",
         default=None,
         choices=PROVIDER_NAMES,
+        metavar="NAME",
         help="the provider that wrote FILE (default: read from its first events)",
     )
-    replay.add_argument("--json", action="store_true")
+    replay.add_argument("--json", action="store_true", help="one event per line, as JSON")
+    replay.add_argument(
+        "--plot", metavar="PNG", help="save the events in order as a timeline (rxllm[viz])"
+    )
 
-    serve = commands.add_parser("serve", help="run the embedded local provider")
+    serve = commands.add_parser("serve", help="run the embedded local provider, logging requests")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--pace", type=float, default=0.02, help="seconds between frames")
 
-    bench = commands.add_parser("bench", help="run the benchmarks against the raw floor")
+    bench = commands.add_parser(
+        "bench", help="run the benchmarks against the raw floor (`rxllm bench -- --help`)"
+    )
     bench.add_argument("args", nargs=argparse.REMAINDER, help="passed to python -m benchmarks")
     return parser
 
@@ -283,17 +504,23 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "replay":
             return _replay(args)
         if args.command == "serve":
-            from rxllm.local.server import main as serve
-
-            serve(args.host, args.port, args.pace)
+            _serve(args.host, args.port, args.pace)
             return 0
         return _bench(args.args)
-    except RxllmError as exc:
+    except BrokenPipeError:
+        # The reader left (`| head`): nothing is wrong, and nothing more can be said to
+        # it. Point stdout at devnull so the interpreter's final flush stays quiet too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print("rxllm: cancelled", file=sys.stderr)
+        return 130
+    except (UsageError, RxllmError) as exc:
         print(f"rxllm: {exc}", file=sys.stderr)
         return 2
-    except (OSError, KeyboardInterrupt) as exc:
-        print(f"rxllm: {exc or 'interrupted'}", file=sys.stderr)
-        return 130 if isinstance(exc, KeyboardInterrupt) else 2
+    except OSError as exc:
+        print(f"rxllm: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -180,6 +180,12 @@ class _Event(_Frozen):
     provider: str
     attempt: int = 1
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display (`rxllm.display`)."""
+        from rxllm.display import event_html
+
+        return event_html(self)  # type: ignore[arg-type]
+
 
 class TextDelta(_Event):
     type: Literal["text"] = "text"
@@ -396,3 +402,9 @@ class StreamRecord(_Frozen):
         if isinstance(self.terminal, Failed):
             raise error_for(self.terminal.error, self)
         return self
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display (`rxllm.display`)."""
+        from rxllm.display import record_html
+
+        return record_html(self)

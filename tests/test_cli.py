@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from rxllm.events import EventAdapter
+import pytest
+
+from rxllm.cli import Printer, wants_color
+from rxllm.events import Done, EventAdapter, ReasoningDelta, Refusal, StreamRecord, TextDelta
 from tests.support import CAPTURES, needs_captures
 
 RXLLM = [sys.executable, "-m", "rxllm.cli"]
@@ -69,10 +74,11 @@ def test_serve_runs_the_local_provider_standalone() -> None:
     server = subprocess.Popen(
         [*RXLLM, "serve", "--port", str(port), "--pace", "0"],
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        assert server.stdout is not None
+        assert server.stdout is not None and server.stderr is not None
         banner = server.stdout.readline()
         assert f"127.0.0.1:{port}/v1" in banner
         request = urllib.request.Request(
@@ -84,6 +90,8 @@ def test_serve_runs_the_local_provider_standalone() -> None:
         with urllib.request.urlopen(request, timeout=max(1.0, deadline - time.monotonic())) as r:
             body = r.read()
         assert body.startswith(b"data: ") and body.rstrip().endswith(b"data: [DONE]")
+        log = server.stderr.readline()
+        assert log.startswith("POST /v1/chat/completions model=m -> 200 ("), log
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -145,3 +153,124 @@ def test_replay_with_the_wrong_provider_names_the_right_one() -> None:
     result = run("replay", str(path), "--provider", "openai")
     assert result.returncode == 1
     assert "the bytes look like the anthropic wire" in result.stdout + result.stderr
+
+
+def test_version_and_help_with_examples() -> None:
+    from importlib.metadata import version
+
+    assert run("--version").stdout.strip() == f"rxllm {version('rxllm')}"
+    help_text = run("--help").stdout
+    assert "examples:" in help_text and "rxllm stream --json" in help_text
+    assert "--api-key KEY" in run("stream", "--help").stdout
+
+
+def test_json_into_a_reader_that_leaves_ends_quietly() -> None:
+    # `rxllm stream --json | head -1`: the reader closes the pipe while events still come.
+    child = subprocess.Popen(
+        [*RXLLM, "stream", "--json", "hi"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    assert EventAdapter.validate_json(child.stdout.readline()).type == "reasoning"
+    child.stdout.close()
+    assert child.wait(timeout=60) == 0
+    assert child.stderr.read() == ""
+
+
+def test_ctrl_c_says_cancelled() -> None:
+    child = subprocess.Popen(
+        [*RXLLM, "stream", "--json", "--model", "fault/hang", "hi"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell's background job inherits SIGINT ignored; a user's terminal does not.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert child.stdout is not None
+    child.stdout.readline()  # streaming has begun; `hang` now sends only keepalives
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130
+    assert err.strip().splitlines()[-1] == "rxllm: cancelled"
+
+
+def test_a_missing_key_is_command_line_advice() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    url = "http://127.0.0.1:9/v1"
+    result = run("stream", "hi", "--provider", "anthropic", "--base-url", url, env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (
+        "rxllm: --provider anthropic needs an API key: pass --api-key KEY or set ANTHROPIC_API_KEY"
+    )
+
+
+def test_bench_passes_what_follows_the_dashes_to_the_benchmarks() -> None:
+    result = run("bench", "--", "--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: python -m benchmarks")
+
+
+def test_record_raw_and_plot_keep_a_recovered_turn(tmp_path: Path) -> None:
+    record_path, raw_path, plot_path = tmp_path / "r.json", tmp_path / "r.sse", tmp_path / "r.png"
+    args = (
+        "stream",
+        "hi",
+        "--model",
+        "fault/error_after_200",
+        "--param",
+        "top_p=0.9",
+        "--no-tools",
+    )
+    result = run(
+        *args, "--record", str(record_path), "--raw", str(raw_path), "--plot", str(plot_path)
+    )
+    assert result.returncode == 0, result.stderr
+    record = StreamRecord.model_validate_json(record_path.read_text())
+    assert [a.committed for a in record.attempts] == [False, True]
+    assert record.terminal.type == "done" and record.text.startswith("Hello from rxllm")
+    raw = raw_path.read_bytes()
+    # Both 200 bodies as they came: the first ends in its error event, then a marker.
+    first, marker, second = raw.partition(b"\n: rxllm: attempt 2 on local\n\n")
+    assert marker and b"error" in first and b"Hello" in second
+    assert plot_path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    replayed = run("replay", str(raw_path), "--json", "--plot", str(tmp_path / "replay.png"))
+    events = [EventAdapter.validate_json(line) for line in replayed.stdout.splitlines()]
+    assert events[0].type == "error"  # a replay is one stream: the first body's end is its end
+    assert (tmp_path / "replay.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_colors_only_for_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert wants_color(Terminal()) and not wants_color(io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not wants_color(Terminal())
+    out = Terminal()
+    printer = Printer(out, as_json=False, color=True)
+    printer(TextDelta(provider="p", text="hi"))
+    printer(Done(provider="p", stop_reason="stop"))
+    assert out.getvalue() == "hi\n\033[32m[done] stop (raw None)\n\033[0m"
+    assert "\033[" not in run("stream", "hi", "--no-tools").stdout  # piped: plain
+
+
+def test_live_text_kinds_each_get_one_mark() -> None:
+    """Reasoning and refusal deltas run on like text, marked once where each begins."""
+    out = io.StringIO()
+    printer = Printer(out, as_json=False)
+    for event in (
+        ReasoningDelta(provider="p", text="Think"),
+        ReasoningDelta(provider="p", text="ing."),
+        Refusal(provider="p", text="I can't"),
+        Refusal(provider="p", text=" help."),
+        TextDelta(provider="p", text="Sorry."),
+        Done(provider="p", stop_reason="stop"),
+    ):
+        printer(event)
+    assert out.getvalue() == (
+        "[reasoning] Thinking.\n[refusal] I can't help.\nSorry.\n[done] stop (raw None)\n"
+    )

@@ -15,7 +15,10 @@ from nbformat import NotebookNode
 
 from tests.support import HAVE_CAPTURES, NO_CAPTURES
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# Notebooks that replay the real captures; the others talk to the local provider only.
+NEEDS_CAPTURES = {"explore_streams.ipynb"}
 
 # Seconds a single cell may take: the slowest streams two paced turns (about 1 s each).
 CELL_TIMEOUT = 60
@@ -26,13 +29,13 @@ Run = Callable[[Path], NotebookNode]
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    """Run a notebook once per test module and keep the executed copy. The notebook
-    replays the real captures, so without them it is not run."""
-    if not HAVE_CAPTURES:
-        pytest.skip(NO_CAPTURES)
+    """Run a notebook once per test module and keep the executed copy. A notebook that
+    replays the real captures is not run without them."""
     cache: dict[Path, NotebookNode] = {}
 
     def run(path: Path) -> NotebookNode:
+        if path.name in NEEDS_CAPTURES and not HAVE_CAPTURES:
+            pytest.skip(NO_CAPTURES)
         if path not in cache:
             cache[path] = _execute(path, tmp_path_factory.mktemp(path.stem))
         return cache[path]
@@ -63,6 +66,8 @@ def _execute(path: Path, scratch: Path) -> NotebookNode:
         env.setenv("JUPYTER_PLATFORM_DIRS", "1")
         env.setenv("IPYTHONDIR", str(scratch / "ipython"))
         env.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # debugpy's frozen-modules notice
+        env.setenv("PYTHONPATH", str(ROOT))  # this checkout's rxllm, whatever is installed
+        env.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
         began = time.perf_counter()
         client.execute()  # starts the kernel, runs every cell, shuts the kernel down
         print(f"{path.name} ran in {time.perf_counter() - began:.1f} s")
@@ -73,12 +78,25 @@ def _read(path: Path) -> NotebookNode:
     return cast(NotebookNode, nbformat.read(path, as_version=4))  # type: ignore[no-untyped-call]
 
 
-def outputs(notebook: NotebookNode, tag: str) -> str:
-    """The text a tagged cell printed or displayed (stderr left out)."""
+def tagged(notebook: NotebookNode, tag: str) -> NotebookNode:
     cells = [c for c in notebook.cells if tag in c.get("metadata", {}).get("tags", [])]
     assert len(cells) == 1, f"expected one cell tagged {tag!r}, found {len(cells)}"
+    return cells[0]
+
+
+def rich(notebook: NotebookNode, tag: str, mime: str) -> list[str]:
+    """What a tagged cell displayed as `mime` (image/png, text/html)."""
+    return [
+        out.data[mime]
+        for out in tagged(notebook, tag).get("outputs", [])
+        if out.output_type in ("execute_result", "display_data") and mime in out.data
+    ]
+
+
+def outputs(notebook: NotebookNode, tag: str) -> str:
+    """The text a tagged cell printed or displayed (stderr left out)."""
     text = []
-    for output in cells[0].get("outputs", []):
+    for output in tagged(notebook, tag).get("outputs", []):
         if output.output_type == "stream" and output.name == "stdout":
             text.append(output.text)
         elif output.output_type in ("execute_result", "display_data"):
@@ -107,7 +125,7 @@ def test_notebook_runs_without_errors(path: Path, executed: Run) -> None:
             assert all(out.output_type != "error" for out in cell.outputs)
 
 
-EXPLORE = Path(__file__).resolve().parents[1] / "notebooks" / "explore_streams.ipynb"
+EXPLORE = ROOT / "notebooks" / "explore_streams.ipynb"
 
 
 @pytest.fixture(scope="module")
@@ -182,3 +200,76 @@ def test_an_image_rejection_recovers(explore: NotebookNode) -> None:
 def test_fallback_moves_on_before_commitment(explore: NotebookNode) -> None:
     lines = outputs(explore, "fallback").splitlines()
     assert lines == ["custom (attempt 1) -> local (attempt 2)", "answered by local: done"]
+
+
+def _notebook(name: str) -> Callable[[Run], NotebookNode]:
+    @pytest.fixture(scope="module")
+    def fixture(executed: Run) -> NotebookNode:
+        return executed(ROOT / "notebooks" / name)
+
+    return fixture
+
+
+first = _notebook("01_first_stream.ipynb")
+side_by_side = _notebook("02_providers_side_by_side.ipynb")
+recovery = _notebook("03_recovery.ipynb")
+custom = _notebook("04_custom_operators.ipynb")
+
+
+def test_first_stream_completes_streams_and_calls_a_tool(first: NotebookNode) -> None:
+    complete = outputs(first, "complete")
+    assert complete.startswith("Hello from rxllm's local provider!")
+    assert "terminal: done stop" in complete
+    assert ">done</span>" in rich(first, "complete", "text/html")[0]  # the record's own HTML
+    counts = outputs(first, "astream").splitlines()[-1]
+    assert counts.startswith("{'reasoning':") and "'done': 1" in counts
+    assert outputs(first, "tool").startswith("get_weather({'city': 'Paris'")
+    assert ">tool_request</span>" in rich(first, "tool", "text/html")[0]
+    assert outputs(first, "observable").split()[1:4] == ["words,", "first:", "Hello"]
+
+
+def test_every_wire_gives_the_same_normalized_turn(side_by_side: NotebookNode) -> None:
+    lines = outputs(side_by_side, "table").splitlines()
+    assert lines[0].split() == [
+        "wire",
+        "text",
+        "reasoning",
+        "tool",
+        "request",
+        "tokens",
+        "terminal",
+    ]
+    rows = [line.split("  ", 1) for line in lines[1:]]
+    assert [name for name, _ in rows] == ["openai", "openai-responses", "anthropic", "google"]
+    assert len({rest.strip() for _, rest in rows}) == 1  # identical after the wire's name
+    assert "get_weather({'city': 'Paris'" in lines[1] and "done (tool_use)" in lines[1]
+    assert outputs(side_by_side, "shape").startswith("same shape on every wire: True")
+
+
+def test_recovery_timelines(recovery: NotebookNode) -> None:
+    for tag in ("param", "images", "committed", "deadline"):
+        assert len(rich(recovery, tag, "image/png")) == 1, tag
+    assert outputs(recovery, "param").splitlines()[:2] == [
+        "retry: attempt 1 -> 2, dropped ['temperature'], images removed 0",
+        "terminal: done",
+    ]
+    assert outputs(recovery, "images").splitlines()[:2] == [
+        "retry: attempt 1 -> 2, dropped [], images removed 1",
+        "terminal: done",
+    ]
+    committed = outputs(recovery, "committed").splitlines()
+    assert committed[0] == "terminal: error" and committed[1].startswith("stream_error - ")
+    assert outputs(recovery, "deadline").startswith("idle_timeout expired")
+    assert outputs(recovery, "record").splitlines()[:2] == [
+        "attempt 1: status 400, dropped [], committed False",
+        "attempt 2: status None, dropped ['temperature'], committed True",
+    ]
+
+
+def test_custom_operators_pass_their_marble_tests_and_run_live(custom: NotebookNode) -> None:
+    assert outputs(custom, "marbles-sentences").strip() == "sentences(): marble test passed"
+    assert outputs(custom, "marbles-cost").strip() == "cost_meter(): marble test passed"
+    lines = outputs(custom, "live").splitlines()
+    assert lines[0] == "say: Hello from rxllm's local provider!"
+    assert len(lines) >= 3 and all(line.startswith("say: ") for line in lines[:-1])
+    assert lines[-1].startswith("cost: $0.0")

@@ -109,3 +109,12 @@ async def test_clear_errors() -> None:
     error = record.terminal.error if record.terminal.type == "error" else None
     assert error is not None and error.status == 404 and len(record.attempts) == 1
     assert "call() without a name needs the request to offer a tool" in error.message
+
+
+async def test_options_reach_the_provider() -> None:
+    async with scripted(fault("hang"), idle_timeout=0.2) as llm:
+        record = await llm.provider.complete(
+            rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+        )
+    error = record.terminal.error if record.terminal.type == "error" else None
+    assert error is not None and error.kind == "stalled" and "idle_timeout" in error.message

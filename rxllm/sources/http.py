@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,15 @@ from rxllm.sources.raw import ChunkReader
 from rxllm.sources.redirects import REDIRECTS, next_hop
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["HttpRequest", "http_source", "read_error_body", "redact", "status_message"]
+__all__ = [
+    "HttpRequest",
+    "RawTap",
+    "http_source",
+    "raw_tap",
+    "read_error_body",
+    "redact",
+    "status_message",
+]
 
 # An error body is read to its end, for its message and structured fields; a hostile
 # one must not be read whole (the biggest real ones, pydantic lists, are a few KB).
@@ -109,6 +118,14 @@ async def read_error_body(
         pass  # what arrived still names the rejection better than "stalled" would
     response.close()
     return b"".join(parts)
+
+
+RawTap = Callable[[str, int, bytes], None]
+raw_tap: ContextVar[RawTap | None] = ContextVar("rxllm_raw_tap", default=None)
+"""Set to `tap(provider, attempt, data)` to see each piece of a streamed (2xx) body as
+it arrived, before decoding (`rxllm stream --raw` keeps them for a bug report). A
+context variable, so the hot path pays one lookup per response and no option exists
+that every layer would have to pass down."""
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -257,7 +274,10 @@ def http_source(
                 return
             reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
             received = 0
+            tap = raw_tap.get()
             async for data in resp.content.iter_any():
+                if tap is not None:
+                    tap(provider, attempt, data)
                 received += len(data)
                 if max_response_bytes is not None and received > max_response_bytes:
                     fail("limit", f"the response exceeds max_response_bytes ({max_response_bytes})")
