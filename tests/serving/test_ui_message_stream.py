@@ -6,6 +6,8 @@ test_ui_message_stream_node.py."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -578,3 +580,19 @@ async def test_frames_are_the_parts_encoded(local_server: LocalServer, wire: str
         if event is turn[-1]:
             expected += b"data: [DONE]\n\n"
         assert framed.frames(event) == expected, event
+
+
+def test_the_encoder_needs_no_redis() -> None:
+    """Without the `serving` extra's redis client the encoder still imports, and asking
+    for the Redis log says which extra to install."""
+    script = (
+        "import sys; sys.modules['redis'] = None\n"
+        "from rxllm.serving import ui_message_stream\n"
+        "try:\n"
+        "    from rxllm.serving import RedisLog\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'rxllm[serving]'" in done.stdout
