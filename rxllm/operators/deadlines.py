@@ -10,6 +10,7 @@ from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAs
 from reactivex.scheduler import TimeoutScheduler
 
 from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
+from rxllm.operators._link import Operator, link
 
 __all__ = ["deadlines"]
 
@@ -148,11 +149,9 @@ def deadlines(
                 watch.disposable = arm("first_event_timeout", first_event)
             elif idle is not None:
                 arm_idle()
-            upstream.disposable = source.subscribe(
-                on_next, on_error, on_completed, scheduler=scheduler_
-            )
+            upstream.disposable = link(source, on_next, on_error, on_completed, scheduler_)
             return CompositeDisposable(upstream, watch, whole)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _deadlines

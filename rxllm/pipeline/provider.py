@@ -13,7 +13,7 @@ import aiohttp
 import reactivex
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from reactivex import Observable
+from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
@@ -21,6 +21,7 @@ from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
 from rxllm.errors import ConfigError
 from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
+from rxllm.operators._link import Operator, forward
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
 from rxllm.operators.cap_events import cap_events
@@ -209,7 +210,12 @@ class Provider:
         first = self.http_request(request, body)
 
         def turn(first_attempt: int) -> Observable[Event]:
-            return reactivex.defer(lambda _: attempts(first_attempt))
+            def subscribe(
+                observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+            ) -> abc.DisposableBase:  # `defer`, without a wrapper per stream
+                return forward(attempts(first_attempt), observer, scheduler)
+
+            return Operator(subscribe)
 
         def attempts(first_attempt: int) -> Observable[Event]:
             plan = RetryPlan(body, self.wire.recovery, self.options.max_attempts)

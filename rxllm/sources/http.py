@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
-import reactivex
 from loguru import logger
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
@@ -29,6 +28,7 @@ from rxllm.error_body import parse_error_body, request_id_of, retry_after_of
 from rxllm.errors import ConfigError
 from rxllm.events import ErrorKind, failed
 from rxllm.fragments import SourceItem
+from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.raw import ChunkReader
@@ -240,7 +240,7 @@ def http_source(
                     request_id=request_id_of(resp.headers),
                 )
                 return
-            reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
+            reader = ChunkReader(observer, provider, attempt, max_line_bytes)
             received = 0
             async for data in resp.content.iter_any():
                 received += len(data)
@@ -321,4 +321,4 @@ def http_source(
 
         return Disposable(dispose)
 
-    return reactivex.create(subscribe)
+    return Operator(subscribe)
