@@ -17,6 +17,8 @@ RxPY's) is subscribed the usual way.
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -34,6 +36,15 @@ Subscribe = Callable[[abc.ObserverBase[_T], abc.SchedulerBase | None], abc.Dispo
 class Operator(Observable[_T]):
     """An Observable made by rxllm, which `link` may subscribe to directly: its
     subscribe function looks `observer.on_next` up at each item, never keeps it."""
+
+    def __init__(self, subscribe: Subscribe[_T]) -> None:
+        # Not Observable.__init__: its lock is for a few of RxPY's operators (`delay`,
+        # `take_while`...) and is made here only when one of them asks for it.
+        self._subscribe = subscribe
+
+    @functools.cached_property
+    def lock(self) -> threading.RLock:  # type: ignore[override]
+        return threading.RLock()
 
 
 def _ignore(_: Any) -> None:

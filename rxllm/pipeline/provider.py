@@ -191,7 +191,7 @@ class Provider:
         events = events_of(
             source, self.wire, self.name, number, guards, options.max_tool_argument_bytes
         )
-        return events.pipe(track_commitment())
+        return track_commitment()(events)
 
     def prepare(self, request: ChatRequest) -> Turn:
         """One turn's attempts, unsettled, numbered from the given first attempt: the
@@ -251,9 +251,9 @@ class Provider:
 
             events = retry_before_commit(self.attempt(first, first_attempt), decide)
             if self.options.max_events is not None:
-                events = events.pipe(cap_events(self.options.max_events))
+                events = cap_events(self.options.max_events)(events)
             total = self.options.total_timeout
-            return events.pipe(deadlines(total=total, provider=self.name)) if total else events
+            return deadlines(total=total, provider=self.name)(events) if total else events
 
         return turn
 
@@ -293,9 +293,9 @@ DRAIN_SECONDS = 2.0
 
 def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Observable[Event]:
     """A turn's events with exactly one terminal event, ended early by `cancel`."""
-    events = turn.pipe(settle_once(provider, drain=DRAIN_SECONDS))
+    events = settle_once(provider, drain=DRAIN_SECONDS)(turn)
     if cancel is not None:
-        events = events.pipe(cancel_on(_signal(cancel), provider))
+        events = cancel_on(_signal(cancel), provider)(events)
     return events
 
 
@@ -343,10 +343,10 @@ def events_of(
 
     for quirk in wire.preprocess():
         source = quirk(source)
-    fragments = source.pipe(normalize(make_normalizer))
+    fragments = normalize(make_normalizer)(source)
     for guard in guards:
         fragments = guard(fragments)
-    return fragments.pipe(accumulate_tool_arguments(max_tool_argument_bytes))
+    return accumulate_tool_arguments(max_tool_argument_bytes)(fragments)
 
 
 async def record_of(

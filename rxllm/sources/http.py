@@ -10,6 +10,7 @@ source (`rxllm.sources.guard`) checks every hop before connecting.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import re
 from collections.abc import AsyncIterator, Mapping
@@ -134,6 +135,13 @@ async def _session_for(
             yield own
 
 
+@functools.lru_cache(maxsize=64)
+def _client_timeout(connect: float, read: float) -> aiohttp.ClientTimeout:
+    """One (immutable) timeout per provider setting, not one per stream."""
+    # `connect` covers the wait for a pooled connection, DNS, TCP and TLS alike.
+    return aiohttp.ClientTimeout(total=None, connect=connect, sock_read=read)
+
+
 def http_source(
     request: HttpRequest,
     *,
@@ -159,13 +167,7 @@ def http_source(
             "a session passed in cannot be SSRF-guarded (its connector resolves names "
             "unchecked): drop session=..., or pass ssrf_guard=False to trust the URL"
         )
-    timeout = aiohttp.ClientTimeout(
-        # `connect` covers the wait for a pooled connection, DNS, TCP and TLS alike.
-        total=None,
-        connect=connect_timeout,
-        sock_read=read_timeout,
-    )
-    log = logger.bind(provider=provider, attempt=attempt)
+    timeout = _client_timeout(connect_timeout, read_timeout)
 
     def subscribe(
         observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
@@ -212,7 +214,7 @@ def http_source(
                         if isinstance(hop, str):
                             fail("policy", hop, status=resp.status)
                             return
-                        log.info(
+                        logger.bind(provider=provider, attempt=attempt).info(
                             "following a {} redirect to {}{}",
                             resp.status,
                             redact(str(hop.url), request.secrets),
@@ -263,7 +265,7 @@ def http_source(
                 async with _session_for(session, guard) as client:
                     await deliver(client)
             except asyncio.CancelledError:
-                log.debug("http source cancelled")
+                logger.bind(provider=provider, attempt=attempt).debug("http source cancelled")
                 raise
             except AddressRefused as exc:
                 fail("policy", str(exc))
