@@ -14,6 +14,9 @@ Four scenarios, each written to the JSON report (`--json`):
   the arguments double.
 - `connection`: the CPU and wall time of one short turn on a reused (pooled)
   connection versus a new one, for both clients.
+- `subscribe`: the CPU rxllm spends per stream before its request task runs (building
+  the turn's pipeline and subscribing it), the garbage collector off, best of 5
+  batches: what every stream pays before anything is on the wire.
 - `import`: CPU time of `import rxllm` against `import aiohttp` alone, each in a fresh
   interpreter.
 """
@@ -45,7 +48,7 @@ from benchmarks.server import MODEL, TOOL_NAME, ServerProcess, stream_of
 __all__ = ["main"]
 
 _ROOT = str(Path(__file__).resolve().parents[1])
-SCALE_SCENARIOS = ("streams", "tool", "connection", "import")
+SCALE_SCENARIOS = ("streams", "tool", "connection", "subscribe", "import")
 MB = 1024 * 1024
 
 
@@ -398,6 +401,30 @@ async def connection_scenario(server: ServerProcess, deltas: int, turns: int) ->
     }
 
 
+# -- what a stream costs before its request goes out ----------------------------------
+
+
+async def subscribe_scenario(server: ServerProcess, streams: int, batches: int = 5) -> float:
+    """CPU seconds per stream to build and subscribe `streams` streams at once (each
+    hangs up before its request task runs), best of `batches`, gc off."""
+    provider = rxllm.provider("openai", api_key=_API_KEY, base_url=server.base_url("text", 20))
+    request = _request()
+    await provider.complete(request)  # warm
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(batches):
+            cpu = time.process_time()
+            subscriptions = [provider.stream(request).subscribe() for _ in range(streams)]
+            best = min(best, (time.process_time() - cpu) / streams)
+            for subscription in subscriptions:
+                subscription.dispose()
+    finally:
+        gc.enable()
+        await provider.aclose()
+    return best
+
+
 # -- import time ------------------------------------------------------------------------
 
 _IMPORT = "import time; c = time.process_time(); import {0}; print(time.process_time() - c)"
@@ -473,6 +500,8 @@ def _report(results: dict[str, Any]) -> str:
                 f"  {case:<14} CPU {m['cpu_s'] * 1e3:7.2f} ms  wall {m['wall_s'] * 1e3:7.2f} ms"
             )
         lines.append("")
+    if "subscribe" in results:
+        lines += [f"subscribing one stream: {results['subscribe'] * 1e6:.0f} us CPU", ""]
     imports = results.get("import")
     if imports:
         m = imports["median_cpu_s"]
@@ -529,6 +558,8 @@ def main(argv: list[str]) -> int:
                 results["tool"] = tool_scenario(server, args.tool_mb, args.repeat)
             if "connection" in chosen:
                 results["connection"] = asyncio.run(_connection(args, server))
+            if "subscribe" in chosen:
+                results["subscribe"] = asyncio.run(subscribe_scenario(server, args.streams))
         if "import" in chosen:
             results["import"] = import_scenario(max(5, args.repeat))
     except HollowRun as exc:
