@@ -136,10 +136,11 @@ async def _session_for(
 
 
 @functools.lru_cache(maxsize=64)
-def _client_timeout(connect: float, read: float) -> aiohttp.ClientTimeout:
-    """One (immutable) timeout per provider setting, not one per stream."""
+def _client_timeout(connect: float) -> aiohttp.ClientTimeout:
+    """One (immutable) timeout per provider setting, not one per stream. No `sock_read`:
+    aiohttp would re-arm a timer on every read; the source's watchdog does its job."""
     # `connect` covers the wait for a pooled connection, DNS, TCP and TLS alike.
-    return aiohttp.ClientTimeout(total=None, connect=connect, sock_read=read)
+    return aiohttp.ClientTimeout(total=None, connect=connect)
 
 
 def http_source(
@@ -167,7 +168,7 @@ def http_source(
             "a session passed in cannot be SSRF-guarded (its connector resolves names "
             "unchecked): drop session=..., or pass ssrf_guard=False to trust the URL"
         )
-    timeout = _client_timeout(connect_timeout, read_timeout)
+    timeout = _client_timeout(connect_timeout)
 
     def subscribe(
         observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
@@ -175,6 +176,9 @@ def http_source(
         loop = _loop_of(scheduler)
         response: aiohttp.ClientResponse | None = None
         disposed = False
+        progress = 0  # the response's headers, then each read: what the watchdog sees
+        stalled = False
+        watchdog: asyncio.TimerHandle | None = None
 
         def fail(
             kind: ErrorKind,
@@ -198,7 +202,7 @@ def http_source(
             )
 
         async def deliver(client: aiohttp.ClientSession) -> None:
-            nonlocal response
+            nonlocal response, progress
             url = URL(request.url)
             headers = dict(request.headers)
             for hops in itertools.count():
@@ -208,6 +212,7 @@ def http_source(
                     url, data=request.body, headers=headers, timeout=timeout, allow_redirects=False
                 ) as resp:
                     response = resp
+                    progress += 1
                     location = resp.headers.get(aiohttp.hdrs.LOCATION)
                     if resp.status in REDIRECTS and location is not None:
                         hop = next_hop(url, resp.status, location, headers, request.secrets, hops)
@@ -243,9 +248,11 @@ def http_source(
                 )
                 return
             reader = ChunkReader(observer, provider, attempt, max_line_bytes)
+            nonlocal progress
             received = 0
             async for data in resp.content.iter_any():
                 received += len(data)
+                progress += 1
                 if max_response_bytes is not None and received > max_response_bytes:
                     fail("limit", f"the response exceeds max_response_bytes ({max_response_bytes})")
                     return
@@ -259,14 +266,33 @@ def http_source(
             if problem is not None:
                 observer.on_next(problem)
 
+        def watch(seen: int) -> None:
+            """`read_timeout` without a byte: one timer per period, not one per read, so
+            a silence is noticed after `read_timeout` seconds and before twice that."""
+            nonlocal watchdog, stalled
+            if task is None or task.done():
+                return
+            if progress != seen:
+                watchdog = loop.call_later(read_timeout, watch, progress)
+                return
+            stalled = True
+            task.cancel()
+
         async def run() -> None:
-            nonlocal response
+            nonlocal response, watchdog
+            watchdog = loop.call_later(read_timeout, watch, progress)
             try:
                 async with _session_for(session, guard) as client:
                     await deliver(client)
             except asyncio.CancelledError:
-                logger.bind(provider=provider, attempt=attempt).debug("http source cancelled")
-                raise
+                if not stalled or disposed:
+                    logger.bind(provider=provider, attempt=attempt).debug("http source cancelled")
+                    raise
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                fail(
+                    "stalled",
+                    f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s",
+                )
             except AddressRefused as exc:
                 fail("policy", str(exc))
             except aiohttp.ConnectionTimeoutError:
@@ -289,6 +315,8 @@ def http_source(
                 return
             finally:
                 response = None
+                if watchdog is not None:
+                    watchdog.cancel()
             observer.on_completed()
 
         task: asyncio.Task[None] | None = None
