@@ -76,7 +76,8 @@ class ProviderOptions(BaseModel):
     """Seconds for the whole turn, every attempt and backoff wait included."""
     read_timeout: float = Field(default=300.0, gt=0)
     """Seconds without a byte from the server (keepalives included): the transport's
-    own guard, under the deadlines above."""
+    own guard, under the deadlines above. Checked once per period, not re-armed per
+    read, so a silence ends the attempt within twice this."""
     max_line_bytes: int = Field(default=DEFAULT_MAX_LINE_BYTES, gt=0)
     """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
     max_tool_argument_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
