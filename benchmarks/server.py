@@ -75,6 +75,8 @@ class Stream:
     arguments_json: str
     digest: str
     """sha256 of the whole body."""
+    fragment: int = ARGUMENT_CHARS_PER_FRAGMENT
+    """Characters per tool-argument fragment (the tool scenario)."""
 
     @property
     def size(self) -> int:
@@ -123,10 +125,10 @@ def text_deltas(chunks: int) -> list[str]:
     return [("" if i == 0 else " ") + _WORDS[i % len(_WORDS)] for i in range(chunks)]
 
 
-def tool_arguments(chunks: int) -> str:
-    """A `write_file` call's JSON arguments of about `chunks * 12` characters: a source
-    file with quotes, backslashes and newlines, which the wire escapes once more."""
-    target = chunks * ARGUMENT_CHARS_PER_FRAGMENT
+def tool_arguments(chunks: int, fragment: int = ARGUMENT_CHARS_PER_FRAGMENT) -> str:
+    """A `write_file` call's JSON arguments of about `chunks * fragment` characters: a
+    source file with quotes, backslashes and newlines, which the wire escapes once more."""
+    target = chunks * fragment
     head = '{"path": "src/generated.py", "mode": "overwrite", "content": "'
     tail = '"}'
     lines: list[str] = []
@@ -151,10 +153,12 @@ def _split(text: str, parts: int) -> list[str]:
 
 
 @cache
-def stream_of(scenario: Scenario, chunks: int) -> Stream:
+def stream_of(
+    scenario: Scenario, chunks: int, fragment: int = ARGUMENT_CHARS_PER_FRAGMENT
+) -> Stream:
     """The body of `scenario` with `chunks` content chunks (text deltas or argument
-    fragments), framed as OpenAI sends it: a role chunk, the content chunks, a finish
-    chunk, a usage chunk, then `[DONE]`."""
+    fragments of about `fragment` characters), framed as OpenAI sends it: a role chunk,
+    the content chunks, a finish chunk, a usage chunk, then `[DONE]`."""
     if chunks < 1:
         raise ValueError("chunks must be at least 1")
     text, arguments = "", ""
@@ -165,7 +169,7 @@ def stream_of(scenario: Scenario, chunks: int) -> Stream:
         body += [_chunk({"content": delta}) for delta in deltas]
         finish = "stop"
     elif scenario == "tool":
-        arguments = tool_arguments(chunks)
+        arguments = tool_arguments(chunks, fragment)
         call = {
             "index": 0,
             "id": CALL_ID,
@@ -183,7 +187,7 @@ def stream_of(scenario: Scenario, chunks: int) -> Stream:
     body += [_chunk({}, finish), _usage_chunk(chunks)]
     frames = (*(_frame(chunk) for chunk in body), b"data: [DONE]\n\n")
     digest = hashlib.sha256(b"".join(frames)).hexdigest()
-    return Stream(scenario, chunks, frames, len(body), text, arguments, digest)
+    return Stream(scenario, chunks, frames, len(body), text, arguments, digest, fragment)
 
 
 # -- the server ---------------------------------------------------------------------------
@@ -195,6 +199,11 @@ def make_app(pace: float = 0.0) -> web.Application:
     With `pace` (seconds), the server sleeps that long after each write, blocking its
     own process: the client then gets about one event per read, as from a real model,
     instead of the large reads a client slower than its server gets.
+
+    `POST /{scenario}/{chunks}/{fragment}/v1/...` sets the characters per tool-argument
+    fragment; `POST /{scenario}/{chunks}/{fragment}/{rate}/v1/...` paces each stream at
+    `rate` events per second without blocking, so many streams run at once, each as
+    from a real model (the role chunk at once, then one event every 1/rate s).
     """
     served: list[dict[str, Any]] = []
 
@@ -205,10 +214,14 @@ def make_app(pace: float = 0.0) -> web.Application:
         body = await request.json()
         if body.get("stream") is not True:
             raise web.HTTPBadRequest(text="this server only streams")
-        stream = stream_of(scenario, int(request.match_info["chunks"]))
+        info = request.match_info
+        fragment = int(info.get("fragment") or ARGUMENT_CHARS_PER_FRAGMENT)
+        stream = stream_of(scenario, int(info["chunks"]), fragment)
+        rate = float(info.get("rate") or 0)
         record: dict[str, Any] = {
             "scenario": scenario,
             "chunks": stream.chunks,
+            "fragment": stream.fragment,
             "digest": stream.digest,
             "bytes": 0,
             "complete": False,
@@ -219,11 +232,16 @@ def make_app(pace: float = 0.0) -> web.Application:
         )
         await response.prepare(request)
         sent = 0
-        for frame in stream.frames:  # one write per event, as a real server flushes them
-            await response.write(frame)
-            sent += len(frame)
-            if pace:
-                time.sleep(pace)
+        try:
+            for i, frame in enumerate(stream.frames):  # one write per event, as servers flush
+                if rate and i:
+                    await asyncio.sleep(1 / rate)
+                await response.write(frame)
+                sent += len(frame)
+                if pace:
+                    time.sleep(pace)
+        except ConnectionError:  # the client hung up (or, the floor, could not read a line)
+            return response
         # Recorded before the end of the body, so a client that has seen its end (and
         # then asks for /stats) always finds it recorded.
         record["bytes"] = sent
@@ -236,6 +254,11 @@ def make_app(pace: float = 0.0) -> web.Application:
 
     app = web.Application()
     app.router.add_post(r"/{scenario}/{chunks:\d+}/v1/chat/completions", completions)
+    app.router.add_post(r"/{scenario}/{chunks:\d+}/{fragment:\d+}/v1/chat/completions", completions)
+    app.router.add_post(
+        r"/{scenario}/{chunks:\d+}/{fragment:\d+}/{rate:[\d.]+}/v1/chat/completions",
+        completions,
+    )
     app.router.add_get("/stats", stats)
     return app
 
@@ -243,7 +266,8 @@ def make_app(pace: float = 0.0) -> web.Application:
 async def serve(host: str, port: int, pace: float = 0.0, watch_stdin: bool = False) -> None:
     runner = web.AppRunner(make_app(pace), access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    # A deep backlog: a thousand clients connecting at once must not wait for SYN retries.
+    site = web.TCPSite(runner, host, port, backlog=4096)
     await site.start()
     server = site._server
     assert server is not None
@@ -290,8 +314,14 @@ class ServerProcess:
         self.url = ""
         self._process: subprocess.Popen[str] | None = None
 
-    def base_url(self, scenario: Scenario, chunks: int) -> str:
-        return f"{self.url}/{scenario}/{chunks}/v1"
+    def base_url(
+        self, scenario: Scenario, chunks: int, fragment: int | None = None, rate: float = 0
+    ) -> str:
+        if fragment is None and not rate:
+            return f"{self.url}/{scenario}/{chunks}/v1"
+        fragment = ARGUMENT_CHARS_PER_FRAGMENT if fragment is None else fragment
+        paced = f"/{rate:g}" if rate else ""
+        return f"{self.url}/{scenario}/{chunks}/{fragment}{paced}/v1"
 
     def __enter__(self) -> ServerProcess:
         pythonpath = os.environ.get("PYTHONPATH", "")

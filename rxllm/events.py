@@ -55,12 +55,16 @@ ErrorKind: TypeAlias = Literal[
 
 _set = object.__setattr__
 
+# Call sites name their fields in a few fixed orders; past this many, sets are not shared.
+_MAX_FIELDS_SETS = 64
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     _defaults: ClassVar[dict[str, Any]] = {}
     _factories: ClassVar[dict[str, Callable[[], Any]]] = {}
+    _fields_sets: ClassVar[dict[tuple[str, ...], set[str]]] = {}
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -71,6 +75,7 @@ class _Frozen(BaseModel):
             name: None if field.is_required() or field.default_factory else field.default
             for name, field in cls.model_fields.items()
         }
+        cls._fields_sets = {}
         # A default factory runs per object (a shared list would be one list for all).
         cls._factories = {
             name: field.default_factory  # type: ignore[misc]
@@ -92,7 +97,17 @@ class _Frozen(BaseModel):
             if name not in values:
                 fields[name] = factory()
         _set(obj, "__dict__", fields)
-        _set(obj, "__pydantic_fields_set__", set(values))
+        # One fields set per combination of names, shared: pydantic changes it only on
+        # assignment (refused: frozen) and copies it before `model_copy` updates it. A
+        # set per event was half the objects a stream keeps while its events wait for
+        # the consumer, and so half of what the garbage collector walks at scale.
+        key = tuple(values)
+        fields_set = cls._fields_sets.get(key)
+        if fields_set is None:
+            fields_set = set(values)
+            if len(cls._fields_sets) < _MAX_FIELDS_SETS:
+                cls._fields_sets[key] = fields_set
+        _set(obj, "__pydantic_fields_set__", fields_set)
         _set(obj, "__pydantic_extra__", None)
         _set(obj, "__pydantic_private__", None)
         return obj

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from benchmarks.clients import (
     rxllm_otel_client,
     target,
 )
+from benchmarks.scale import main as scale_main
 from benchmarks.server import ARGUMENT_CHARS_PER_FRAGMENT, ServerProcess, stream_of
 from benchmarks.telemetry import sdk
 
@@ -108,3 +110,26 @@ def test_main_reports_the_telemetry_cost(capsys: pytest.CaptureFixture[str]) -> 
     assert main([*argv, "--telemetry"]) == 0
     out = capsys.readouterr().out
     assert "rxllm+otel" in out and "telemetry on / off: text" in out
+
+
+def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The scale scenarios at a few streams: every stream completes, the floor's
+    `readline` is reported unable to read a 1 MB line, and the report is written."""
+    out = tmp_path / "scale.json"
+    argv = ["--streams", "3", "--deltas", "5", "--pace", "200", "--repeat", "1"]
+    argv += ["--tool-mb", "1", "2", "--turns", "2", "--json", str(out)]
+    argv += ["--scenario", "streams", "tool", "connection", "subscribe"]
+    assert scale_main(argv) == 0
+    report = json.loads(out.read_text())
+    for client in ("floor", "rxllm"):
+        (run,) = report["streams"]["runs"][client]
+        assert run["completed"] == 3 and run["ttft_p99_s"] > 0
+    assert "LineTooLong" in report["tool"]["median"]["1"]["floor"]
+    assert set(report["connection"]["median"]) == {
+        "floor reused",
+        "floor new",
+        "rxllm reused",
+        "rxllm new",
+    }
+    assert report["subscribe"] > 0
+    assert "concurrent streams" in capsys.readouterr().out

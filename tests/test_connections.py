@@ -98,3 +98,13 @@ def test_subscribing_from_another_thread_works(scheduler: type[AsyncIOScheduler]
         loop.call_soon_threadsafe(loop.stop)
         runner.join(5)
         loop.close()
+
+
+async def test_the_pool_does_not_cap_concurrent_streams(local_server: LocalServer) -> None:
+    """A stream holds its connection to its end: with aiohttp's default cap (100), the
+    101st concurrent stream would wait for the pool until connect_timeout failed it."""
+    async with rxllm.provider("local", base_url=local_server.url) as p:
+        await p.complete(ASK)
+        assert p._pool is not None
+        connector = p._pool.session().connector
+        assert connector is not None and connector.limit == 0

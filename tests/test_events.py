@@ -118,3 +118,14 @@ def test_make_builds_what_validation_builds() -> None:
         next_provider="p",
     )
     assert retry == rxllm.Retry(**retry.model_dump()) and retry.dropped == []
+
+
+def test_events_built_on_the_hot_path_share_their_fields_set_safely() -> None:
+    a = TextDelta.make(provider="p", attempt=1, text="a")
+    b = TextDelta.make(provider="p", attempt=1, text="b")
+    assert a.model_fields_set is b.model_fields_set == {"provider", "attempt", "text"}
+    c = a.model_copy(update={"text": "c"})
+    assert c.text == "c" and a.model_fields_set == {"provider", "attempt", "text"}
+    with pytest.raises(pydantic.ValidationError):
+        a.text = "x"  # type: ignore[misc]
+    assert b.model_fields_set == {"provider", "attempt", "text"}

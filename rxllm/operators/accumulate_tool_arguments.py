@@ -10,6 +10,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import Cancelled, Done, Event, Failed, ToolRequest, ToolStart, failed
 from rxllm.fragments import Fragment, ToolArgs, ToolEnd
+from rxllm.operators._link import Operator, link
 
 __all__ = ["accumulate_tool_arguments"]
 
@@ -145,10 +146,8 @@ def accumulate_tool_arguments(
                         calls.clear()
                     observer.on_next(item)  # type: ignore[arg-type]
 
-            return source.subscribe(
-                on_next, observer.on_error, observer.on_completed, scheduler=scheduler
-            )
+            return link(source, on_next, observer.on_error, observer.on_completed, scheduler)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _accumulate

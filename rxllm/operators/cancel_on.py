@@ -9,6 +9,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SingleAssignmentDisposable
 
 from rxllm.events import Cancelled, Event
+from rxllm.operators._link import Operator, link
 
 __all__ = ["cancel_on"]
 
@@ -71,13 +72,11 @@ def cancel_on(
                 watcher.dispose()
                 observer.on_completed()
 
-            watcher.disposable = signal.subscribe(on_signal, scheduler=scheduler)
+            watcher.disposable = link(signal, on_signal, scheduler=scheduler)
             if not stopped:
-                upstream.disposable = source.subscribe(
-                    on_next, observer.on_error, on_done, scheduler=scheduler
-                )
+                upstream.disposable = link(source, on_next, observer.on_error, on_done, scheduler)
             return CompositeDisposable(upstream, watcher)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _cancel_on

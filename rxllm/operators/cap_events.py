@@ -8,6 +8,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import SingleAssignmentDisposable
 
 from rxllm.events import TERMINAL_TYPE_SET, Event, failed
+from rxllm.operators._link import Operator, link
 
 __all__ = ["cap_events"]
 
@@ -54,11 +55,11 @@ def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
                         return
                 observer.on_next(event)
 
-            upstream.disposable = source.subscribe(
-                on_next, observer.on_error, observer.on_completed, scheduler=scheduler
+            upstream.disposable = link(
+                source, on_next, observer.on_error, observer.on_completed, scheduler
             )
             return upstream
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _cap_events

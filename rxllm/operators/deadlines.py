@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAssignmentDisposable
 from reactivex.scheduler import TimeoutScheduler
+from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
+from rxllm.operators._link import Operator, link
 
 __all__ = ["deadlines"]
 
 _T = TypeVar("_T")
 _TERMINALS = TERMINAL_TYPE_SET
+
+
+def _default_clock() -> abc.SchedulerBase:
+    """The running loop's, when subscribed without a scheduler from async code: RxPY's
+    TimeoutScheduler would start a thread per timer, one per stream."""
+    try:
+        return AsyncIOScheduler(asyncio.get_running_loop())
+    except RuntimeError:
+        return TimeoutScheduler.singleton()
 
 
 def deadlines(
@@ -54,7 +66,8 @@ def deadlines(
         first_event, idle, total: the deadlines in seconds; None turns one off.
         provider, attempt: named on the error (a `retry` event passing names the
             next attempt instead).
-        scheduler: where the timers run (default: the subscription's).
+        scheduler: where the timers run (default: the subscription's; without one,
+            the running event loop, or RxPY's TimeoutScheduler outside a loop).
     """
 
     def _deadlines(source: Observable[_T]) -> Observable[_T | Failed]:
@@ -62,7 +75,7 @@ def deadlines(
             observer: abc.ObserverBase[_T | Failed],
             scheduler_: abc.SchedulerBase | None = None,
         ) -> abc.DisposableBase:
-            clock = scheduler or scheduler_ or TimeoutScheduler.singleton()
+            clock = scheduler or scheduler_ or _default_clock()
             upstream = SingleAssignmentDisposable()
             watch = SerialDisposable()  # the first-event or idle timer
             whole = SingleAssignmentDisposable()  # the total timer
@@ -148,11 +161,9 @@ def deadlines(
                 watch.disposable = arm("first_event_timeout", first_event)
             elif idle is not None:
                 arm_idle()
-            upstream.disposable = source.subscribe(
-                on_next, on_error, on_completed, scheduler=scheduler_
-            )
+            upstream.disposable = link(source, on_next, on_error, on_completed, scheduler_)
             return CompositeDisposable(upstream, watch, whole)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _deadlines

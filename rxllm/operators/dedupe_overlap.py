@@ -9,6 +9,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TextDelta
+from rxllm.operators._link import Operator, link
 
 __all__ = ["MIN_OVERLAP", "OVERLAP_WINDOW", "dedupe_overlap", "longest_overlap"]
 
@@ -82,11 +83,9 @@ def dedupe_overlap(
                 tail = (tail + text)[-window:]
                 observer.on_next(cast(_T, delta))
 
-            return source.subscribe(
-                on_next, observer.on_error, observer.on_completed, scheduler=scheduler
-            )
+            return link(source, on_next, observer.on_error, observer.on_completed, scheduler)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _dedupe_overlap
 

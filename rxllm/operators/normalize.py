@@ -10,6 +10,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import Failed, failed
 from rxllm.fragments import ChunkNormalizer, Emit, Fragment, RawChunk, SourceItem
+from rxllm.operators._link import Operator, link
 
 __all__ = ["normalize"]
 
@@ -58,12 +59,11 @@ def normalize(
             observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             downstream_raised = False  # an emit raised: the exception is not the provider's
-            on_next_downstream = observer.on_next
 
             def emit(fragment: Fragment) -> None:
                 nonlocal downstream_raised
                 try:  # free unless something raises (zero-cost exceptions, Python 3.11)
-                    on_next_downstream(fragment)
+                    observer.on_next(fragment)  # looked up each time: see `Operator`
                 except Exception:
                     downstream_raised = True
                     raise
@@ -135,8 +135,8 @@ def normalize(
                 if normalizer.settled or end():
                     observer.on_completed()
 
-            return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
+            return link(source, on_next, observer.on_error, on_completed, scheduler)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _normalize

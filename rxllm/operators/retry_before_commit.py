@@ -10,6 +10,7 @@ from reactivex.disposable import SerialDisposable, SingleAssignmentDisposable
 from reactivex.scheduler import CurrentThreadScheduler
 
 from rxllm.events import Event, Failed, Retry, commits
+from rxllm.operators._link import Operator, link
 
 __all__ = ["Decide", "Switch", "retry_before_commit"]
 
@@ -89,11 +90,11 @@ def retry_before_commit(first: Observable[Event], decide: Decide) -> Observable[
                     current.dispose()
                     observer.on_error(error)
 
-            subscription.disposable = events.subscribe(
-                on_next, observer.on_error, observer.on_completed, scheduler=scheduler
+            subscription.disposable = link(
+                events, on_next, observer.on_error, observer.on_completed, scheduler
             )
 
         run(first)  # subscribed at once: the first request goes out without a loop hop
         return current
 
-    return Observable(subscribe)
+    return Operator(subscribe)

@@ -10,6 +10,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable, SerialDisposable, SingleAssignmentDisposable
 
 from rxllm.events import TERMINAL_TYPES, Cancelled, Event, failed
+from rxllm.operators._link import Operator, link
 
 __all__ = ["settle_once"]
 
@@ -120,11 +121,9 @@ def settle_once(
                 if not draining:
                     upstream.dispose()
 
-            upstream.disposable = source.subscribe(
-                on_next, on_error, on_completed, scheduler=scheduler
-            )
+            upstream.disposable = link(source, on_next, on_error, on_completed, scheduler)
             return Disposable(dispose)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _settle_once

@@ -10,6 +10,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TextDelta
+from rxllm.operators._link import Operator, link
 
 __all__ = ["DEFAULT_SPEAKERS", "SPEAKER_HOLD", "speaker_guard"]
 
@@ -124,9 +125,9 @@ def speaker_guard(
                     return
                 observer.on_completed()
 
-            return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
+            return link(source, on_next, observer.on_error, on_completed, scheduler)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _speaker_guard
 

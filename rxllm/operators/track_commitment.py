@@ -8,6 +8,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import Event, Failed, UsageUpdate
+from rxllm.operators._link import Operator, link
 
 __all__ = ["track_commitment"]
 
@@ -69,8 +70,8 @@ def track_commitment() -> Callable[[Observable[Event]], Observable[Event]]:
                     )
                 observer.on_completed()
 
-            return source.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
+            return link(source, on_next, observer.on_error, on_completed, scheduler)
 
-        return Observable(subscribe)
+        return Operator(subscribe)
 
     return _track_commitment

@@ -13,7 +13,7 @@ import aiohttp
 import reactivex
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from reactivex import Observable
+from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
@@ -21,6 +21,7 @@ from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
 from rxllm.errors import ConfigError
 from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
+from rxllm.operators._link import Operator, forward
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
 from rxllm.operators.cap_events import cap_events
@@ -77,7 +78,8 @@ class ProviderOptions(BaseModel):
     """Seconds for the whole turn, every attempt and backoff wait included."""
     read_timeout: float = Field(default=300.0, gt=0)
     """Seconds without a byte from the server (keepalives included): the transport's
-    own guard, under the deadlines above."""
+    own guard, under the deadlines above. Checked once per period, not re-armed per
+    read, so a silence ends the attempt within twice this."""
     max_line_bytes: int = Field(default=DEFAULT_MAX_LINE_BYTES, gt=0)
     """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
     max_tool_argument_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
@@ -198,7 +200,7 @@ class Provider:
         events = events_of(
             source, self.wire, self.name, number, guards, options.max_tool_argument_bytes
         )
-        return events.pipe(track_commitment())
+        return track_commitment()(events)
 
     def prepare(self, request: ChatRequest) -> Turn:
         """One turn's attempts, unsettled, numbered from the given first attempt: the
@@ -217,7 +219,12 @@ class Provider:
         first = self.http_request(request, body)
 
         def turn(first_attempt: int) -> Observable[Event]:
-            return reactivex.defer(lambda _: attempts(first_attempt))
+            def subscribe(
+                observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+            ) -> abc.DisposableBase:  # `defer`, without a wrapper per stream
+                return forward(attempts(first_attempt), observer, scheduler)
+
+            return Operator(subscribe)
 
         def attempts(first_attempt: int) -> Observable[Event]:
             plan = RetryPlan(body, self.wire.recovery, self.options.max_attempts)
@@ -254,9 +261,9 @@ class Provider:
 
             events = retry_before_commit(self.attempt(first, first_attempt), decide)
             if self.options.max_events is not None:
-                events = events.pipe(cap_events(self.options.max_events))
+                events = cap_events(self.options.max_events)(events)
             total = self.options.total_timeout
-            return events.pipe(deadlines(total=total, provider=self.name)) if total else events
+            return deadlines(total=total, provider=self.name)(events) if total else events
 
         return turn
 
@@ -305,9 +312,9 @@ DRAIN_SECONDS = 2.0
 
 def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Observable[Event]:
     """A turn's events with exactly one terminal event, ended early by `cancel`."""
-    events = turn.pipe(settle_once(provider, drain=DRAIN_SECONDS))
+    events = settle_once(provider, drain=DRAIN_SECONDS)(turn)
     if cancel is not None:
-        events = events.pipe(cancel_on(_signal(cancel), provider))
+        events = cancel_on(_signal(cancel), provider)(events)
     return events
 
 
@@ -370,10 +377,10 @@ def events_of(
 
     for quirk in wire.preprocess():
         source = quirk(source)
-    fragments = source.pipe(normalize(make_normalizer))
+    fragments = normalize(make_normalizer)(source)
     for guard in guards:
         fragments = guard(fragments)
-    return fragments.pipe(accumulate_tool_arguments(max_tool_argument_bytes))
+    return accumulate_tool_arguments(max_tool_argument_bytes)(fragments)
 
 
 async def record_of(

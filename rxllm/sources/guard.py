@@ -274,7 +274,7 @@ class SsrfGuard:
         the resolver is the caller's). `trust_env=False`: a proxy from the environment
         would connect on our behalf, unchecked."""
         resolver = GuardedResolver(self.resolver, allow_private_network=self.allow_private_network)
-        connector = aiohttp.TCPConnector(resolver=resolver)
+        connector = aiohttp.TCPConnector(resolver=resolver, limit=0)  # see SessionPool
         session = aiohttp.ClientSession(connector=connector, trust_env=False)
         return session, (resolver if self.resolver is None else None)
 

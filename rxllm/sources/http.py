@@ -10,6 +10,7 @@ source (`rxllm.sources.guard`) checks every hop before connecting.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -19,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
-import reactivex
 from loguru import logger
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
@@ -30,6 +30,7 @@ from rxllm.error_body import parse_error_body, request_id_of, retry_after_of
 from rxllm.errors import ConfigError
 from rxllm.events import ErrorKind, failed
 from rxllm.fragments import SourceItem
+from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.raw import ChunkReader
@@ -166,6 +167,14 @@ async def _session_for(
             yield own
 
 
+@functools.lru_cache(maxsize=64)
+def _client_timeout(connect: float) -> aiohttp.ClientTimeout:
+    """One (immutable) timeout per provider setting, not one per stream. No `sock_read`:
+    aiohttp would re-arm a timer on every read; the source's watchdog does its job."""
+    # `connect` covers the wait for a pooled connection, DNS, TCP and TLS alike.
+    return aiohttp.ClientTimeout(total=None, connect=connect)
+
+
 def http_source(
     request: HttpRequest,
     *,
@@ -191,13 +200,7 @@ def http_source(
             "a session passed in cannot be SSRF-guarded (its connector resolves names "
             "unchecked): drop session=..., or pass ssrf_guard=False to trust the URL"
         )
-    timeout = aiohttp.ClientTimeout(
-        # `connect` covers the wait for a pooled connection, DNS, TCP and TLS alike.
-        total=None,
-        connect=connect_timeout,
-        sock_read=read_timeout,
-    )
-    log = logger.bind(provider=provider, attempt=attempt)
+    timeout = _client_timeout(connect_timeout)
 
     def subscribe(
         observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
@@ -205,6 +208,9 @@ def http_source(
         loop = _loop_of(scheduler)
         response: aiohttp.ClientResponse | None = None
         disposed = False
+        progress = 0  # the response's headers, then each read: what the watchdog sees
+        stalled = False
+        watchdog: asyncio.TimerHandle | None = None
 
         def fail(
             kind: ErrorKind,
@@ -228,7 +234,7 @@ def http_source(
             )
 
         async def deliver(client: aiohttp.ClientSession) -> None:
-            nonlocal response
+            nonlocal response, progress
             url = URL(request.url)
             headers = dict(request.headers)
             for hops in itertools.count():
@@ -238,13 +244,14 @@ def http_source(
                     url, data=request.body, headers=headers, timeout=timeout, allow_redirects=False
                 ) as resp:
                     response = resp
+                    progress += 1
                     location = resp.headers.get(aiohttp.hdrs.LOCATION)
                     if resp.status in REDIRECTS and location is not None:
                         hop = next_hop(url, resp.status, location, headers, request.secrets, hops)
                         if isinstance(hop, str):
                             fail("policy", hop, status=resp.status)
                             return
-                        log.info(
+                        logger.bind(provider=provider, attempt=attempt).info(
                             "following a {} redirect to {}{}",
                             resp.status,
                             redact(str(hop.url), request.secrets),
@@ -272,13 +279,15 @@ def http_source(
                     request_id=request_id_of(resp.headers),
                 )
                 return
-            reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
+            reader = ChunkReader(observer, provider, attempt, max_line_bytes)
+            nonlocal progress
             received = 0
             tap = raw_tap.get()
             async for data in resp.content.iter_any():
                 if tap is not None:
                     tap(provider, attempt, data)
                 received += len(data)
+                progress += 1
                 if max_response_bytes is not None and received > max_response_bytes:
                     fail("limit", f"the response exceeds max_response_bytes ({max_response_bytes})")
                     return
@@ -292,14 +301,33 @@ def http_source(
             if problem is not None:
                 observer.on_next(problem)
 
+        def watch(seen: int) -> None:
+            """`read_timeout` without a byte: one timer per period, not one per read, so
+            a silence is noticed after `read_timeout` seconds and before twice that."""
+            nonlocal watchdog, stalled
+            if task is None or task.done():
+                return
+            if progress != seen:
+                watchdog = loop.call_later(read_timeout, watch, progress)
+                return
+            stalled = True
+            task.cancel()
+
         async def run() -> None:
-            nonlocal response
+            nonlocal response, watchdog
+            watchdog = loop.call_later(read_timeout, watch, progress)
             try:
                 async with _session_for(session, guard) as client:
                     await deliver(client)
             except asyncio.CancelledError:
-                log.debug("http source cancelled")
-                raise
+                if not stalled or disposed:
+                    logger.bind(provider=provider, attempt=attempt).debug("http source cancelled")
+                    raise
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                fail(
+                    "stalled",
+                    f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s",
+                )
             except AddressRefused as exc:
                 fail("policy", str(exc))
             except aiohttp.ConnectionTimeoutError:
@@ -322,6 +350,8 @@ def http_source(
                 return
             finally:
                 response = None
+                if watchdog is not None:
+                    watchdog.cancel()
             observer.on_completed()
 
         task: asyncio.Task[None] | None = None
@@ -356,4 +386,4 @@ def http_source(
 
         return Disposable(dispose)
 
-    return reactivex.create(subscribe)
+    return Operator(subscribe)

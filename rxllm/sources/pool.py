@@ -28,6 +28,11 @@ class SessionPool:
     `aclose()`. A turn that ends cleanly leaves its connection here for the next one,
     so a provider pays one TCP and TLS handshake, not one per turn and per retry.
 
+    The pool has no connection limit (aiohttp's default is 100): a stream holds its
+    connection for its whole length, so with a cap the 101st concurrent stream would
+    wait for the pool until `connect_timeout` failed it. A caller who wants a cap
+    passes a session of its own.
+
     A provider used and forgotten without `aclose()` leaks nothing. A pool that is
     dropped closes its connections at once. A pool that outlives its loop (a provider
     kept in a global) is closed when the loop shuts down: each session is held open by
@@ -46,7 +51,11 @@ class SessionPool:
         if entry is None or entry.session.closed:
             for stale in [other for other in self._entries if other.is_closed()]:
                 del self._entries[stale]  # closed with its loop
-            session, resolver = self.guard.open() if self.guard else (aiohttp.ClientSession(), None)
+            if self.guard is not None:
+                session, resolver = self.guard.open()
+            else:
+                session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+                resolver = None
             entry = self._entries[loop] = _Entry(session, _keeper(session, resolver))
         return entry.session
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from reactivex import abc
 
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import RawChunk, SourceItem
@@ -16,16 +16,19 @@ _SNIPPET_BYTES = 300
 
 class ChunkReader:
     """Turns body bytes into `RawChunk`s through one `SseDecoder`: the part that the
-    HTTP and replay sources share. Returns a `Failed` when the body is unusable."""
+    HTTP and replay sources share. Returns a `Failed` when the body is unusable.
+
+    Each chunk goes to `sink.on_next` looked up anew, never kept: a sink that stops
+    (a terminal, a dispose) mid-read swaps it for a no-op (`rxllm.operators._link`)."""
 
     def __init__(
         self,
-        emit: Callable[[SourceItem], None],
+        sink: abc.ObserverBase[SourceItem],
         provider: str,
         attempt: int = 1,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ) -> None:
-        self._emit = emit
+        self._sink = sink
         self._provider = provider
         self._attempt = attempt
         self._decoder = SseDecoder(max_line_bytes)
@@ -38,14 +41,14 @@ class ChunkReader:
             events = self._decoder.feed(data)
         except SseLineTooLong as exc:
             return self._failure("limit", str(exc))
-        emit, provider, attempt = self._emit, self._provider, self._attempt
+        sink, provider, attempt = self._sink, self._provider, self._attempt
         for ev in events:
-            emit(RawChunk(provider, attempt, ev.event, ev.data))
+            sink.on_next(RawChunk(provider, attempt, ev.event, ev.data))
         return None
 
     def close(self) -> Failed | None:
         for ev in self._decoder.close():
-            self._emit(RawChunk(self._provider, self._attempt, ev.event, ev.data))
+            self._sink.on_next(RawChunk(self._provider, self._attempt, ev.event, ev.data))
         decoder = self._decoder
         if decoder.bytes and not decoder.events and not decoder.comments:
             snippet = self._head.decode("utf-8", "replace").strip()

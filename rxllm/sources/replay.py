@@ -75,7 +75,7 @@ def replay_source(
     def subscribe(
         observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        reader = ChunkReader(observer.on_next, provider, attempt, max_line_bytes)
+        reader = ChunkReader(observer, provider, attempt, max_line_bytes)
         for chunk in chunks:
             problem = reader.feed(chunk)
             if problem is not None:

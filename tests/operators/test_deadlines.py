@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import Any
 
+import reactivex
 from reactivex.testing import ReactiveTest, TestScheduler
 
 from rxllm.events import Failed
@@ -72,3 +75,17 @@ def test_a_terminal_event_stops_every_deadline() -> None:
 def test_disposing_cancels_the_timers() -> None:
     messages, _ = run([], disposed=230, first_event=50, total=60)
     assert messages == []
+
+
+async def test_without_a_scheduler_the_timers_run_on_the_running_loop() -> None:
+    """Not on RxPY's TimeoutScheduler, which starts a thread per timer: at a thousand
+    streams subscribed with `.subscribe()`, a thousand sleeping threads."""
+    threads = threading.active_count()
+    got: list[Any] = []
+    done = asyncio.Event()
+    reactivex.never().pipe(deadlines(first_event=0.01, provider="p")).subscribe(
+        got.append, on_completed=done.set
+    )
+    assert threading.active_count() == threads
+    await asyncio.wait_for(done.wait(), timeout=2)
+    assert [e.error.kind for e in got] == ["stalled"]

@@ -1,0 +1,583 @@
+"""`python -m benchmarks.scale`: rxllm at scale, side by side with the floor in one run.
+
+Four scenarios, each written to the JSON report (`--json`):
+
+- `streams`: N concurrent streams (default 1,000) of text deltas (200) paced at a
+  rate (20 events/s) from the loopback server. Each client runs in a fresh child
+  process, so its CPU time and peak memory are its own: CPU for all streams, peak RSS
+  growth per stream, time to first text (p50, p99) from the moment all streams are
+  launched, and completed streams. The floor is aiohttp lines plus `json.loads` over
+  one unlimited connector; rxllm is `provider.astream()` with its own pool.
+- `tool`: one tool call of 10 MB and one of 20 MB arguments, in 1 MB fragments, read
+  by `provider.complete()`. The floor's `readline` cannot read lines that long: the
+  report says what it raised. The figure: CPU and peak memory, and their growth when
+  the arguments double.
+- `connection`: the CPU and wall time of one short turn on a reused (pooled)
+  connection versus a new one, for both clients.
+- `subscribe`: the CPU rxllm spends per stream before its request task runs (building
+  the turn's pipeline and subscribing it), the garbage collector off, best of 5
+  batches: what every stream pays before anything is on the wire.
+- `import`: CPU time of `import rxllm` against `import aiohttp` alone, each in a fresh
+  interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from reactivex.scheduler.eventloop import AsyncIOScheduler
+
+import rxllm
+from benchmarks.__main__ import machine
+from benchmarks.clients import _API_KEY, HollowRun
+from benchmarks.server import MODEL, TOOL_NAME, ServerProcess, stream_of
+
+__all__ = ["main"]
+
+_ROOT = str(Path(__file__).resolve().parents[1])
+SCALE_SCENARIOS = ("streams", "tool", "connection", "subscribe", "import")
+MB = 1024 * 1024
+
+
+# -- measuring one process --------------------------------------------------------------
+
+
+def _status(field: str) -> int:
+    """A `/proc/self/status` figure in bytes (VmRSS: now; VmHWM: the peak)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def _reset_peak() -> None:
+    """Make VmHWM start again from VmRSS (Linux), so a peak measures this run only."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+            refs.write("5")
+    except OSError:
+        pass  # then the peak may include warm-up: it can only overstate growth
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _raise_file_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+# -- the streams scenario, one client per child process ---------------------------------
+
+
+def _request() -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(model=MODEL, messages=[rxllm.Message.user("Benchmark, please.")])
+
+
+async def _floor_streams(
+    base_url: str, streams: int, start: Callable[[], None]
+) -> list[float | None]:
+    """The floor: aiohttp lines plus `json.loads`, over one unlimited connector. Returns
+    each stream's first-text time (None for a stream that did not get all its chunks)."""
+    provider = rxllm.provider("openai", api_key=_API_KEY, base_url=base_url)
+    http = provider.http_request(_request())
+    headers = dict(http.headers)
+    loads = json.loads
+    expected = stream_of("text", _chunks_of(base_url)).json_chunks
+
+    async def one(session: aiohttp.ClientSession) -> float | None:
+        first: float | None = None
+        count = 0
+        async with session.post(http.url, data=http.body, headers=headers) as response:
+            async for line in response.content:
+                if line.startswith(b"data: ") and not line.startswith(b"data: [DONE]"):
+                    chunk = loads(line[6:])
+                    count += 1
+                    if first is None:
+                        choices = chunk["choices"]
+                        if choices and choices[0]["delta"].get("content"):
+                            first = time.perf_counter()
+        return first if count == expected else None
+
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        await one(session)  # warm: code paths and the connector, not counted
+        gc.collect()
+        start()
+        return await asyncio.gather(*(one(session) for _ in range(streams)))
+
+
+async def _rxllm_streams(
+    base_url: str, streams: int, start: Callable[[], None]
+) -> list[float | None]:
+    """rxllm as a server calls it: one provider, `astream` per user."""
+    request = _request()
+    expected = stream_of("text", _chunks_of(base_url)).text
+
+    async def one(provider: rxllm.Provider) -> float | None:
+        first: float | None = None
+        text: list[str] = []
+        terminal = None
+        async for event in provider.astream(request):
+            if type(event) is rxllm.TextDelta:
+                if first is None:
+                    first = time.perf_counter()
+                text.append(event.text)
+            terminal = event
+        done = isinstance(terminal, rxllm.Done) and "".join(text) == expected
+        return first if done else None
+
+    async with rxllm.provider("openai", api_key=_API_KEY, base_url=base_url) as provider:
+        await one(provider)  # warm, as the floor
+        gc.collect()
+        start()
+        return await asyncio.gather(*(one(provider) for _ in range(streams)))
+
+
+def _chunks_of(base_url: str) -> int:
+    # .../text/{chunks}/{fragment}/{rate}/v1
+    return int(base_url.rstrip("/").split("/")[-4])
+
+
+_StreamClient = Callable[[str, int, Callable[[], None]], Awaitable[list[float | None]]]
+_STREAM_CLIENTS: dict[str, _StreamClient] = {
+    "floor": _floor_streams,
+    "rxllm": _rxllm_streams,
+}
+
+
+class _Clock:
+    """Started by a client after its warm-up stream, right before its streams: the
+    common moment time to first text counts from, and the CPU and memory baseline."""
+
+    def __init__(self) -> None:
+        self.t0 = self.cpu = 0.0
+        self.rss = 0
+
+    def start(self) -> None:
+        self.rss = _status("VmRSS")
+        _reset_peak()
+        self.cpu = time.process_time()
+        self.t0 = time.perf_counter()
+
+
+def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
+    """Run `streams` concurrent streams of `client` in this (fresh) process."""
+    _raise_file_limit()
+    clock = _Clock()
+
+    async def run() -> tuple[list[float | None], float, int]:
+        firsts = await _STREAM_CLIENTS[client](base_url, streams, clock.start)
+        return firsts, time.process_time() - clock.cpu, _status("VmHWM")
+
+    firsts, cpu, peak = asyncio.run(run())
+    waits = [first - clock.t0 for first in firsts if first is not None]
+    growth = max(0, peak - clock.rss)
+    return {
+        "client": client,
+        "streams": streams,
+        "completed": len(waits),
+        "cpu_s": cpu,
+        "peak_rss_growth_bytes": growth,
+        "memory_per_stream_bytes": growth / streams,
+        "ttft_p50_s": _percentile(waits, 0.5) if waits else None,
+        "ttft_p99_s": _percentile(waits, 0.99) if waits else None,
+    }
+
+
+def _in_child(*args: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.scale", "--child", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=_ROOT,
+        env={**os.environ, "PYTHONPATH": _ROOT},
+    )
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def streams_scenario(
+    server: ServerProcess, streams: int, deltas: int, rate: float, repeat: int
+) -> dict[str, Any]:
+    """Each client in its own child process, `repeat` times, alternating which goes first."""
+    base_url = server.base_url("text", deltas, rate=rate)
+    runs: dict[str, list[dict[str, Any]]] = {"floor": [], "rxllm": []}
+    for i in range(repeat):
+        for client in ("floor", "rxllm") if i % 2 == 0 else ("rxllm", "floor"):
+            runs[client].append(_in_child("streams", client, base_url, str(streams)))
+    for client, mine in runs.items():
+        for run in mine:
+            if run["completed"] != streams:
+                raise HollowRun(f"{client} completed {run['completed']} of {streams} streams")
+
+    def median(client: str, key: str) -> float:
+        return float(statistics.median(run[key] for run in runs[client]))
+
+    figures = ("cpu_s", "memory_per_stream_bytes", "ttft_p50_s", "ttft_p99_s")
+    summary = {
+        client: {key: median(client, key) for key in figures} for client in ("floor", "rxllm")
+    }
+    ratios = {key: summary["rxllm"][key] / summary["floor"][key] for key in figures}
+    return {
+        "streams": streams,
+        "deltas": deltas,
+        "rate": rate,
+        "repeat": repeat,
+        "runs": runs,
+        "median": summary,
+        "ratio": ratios,
+    }
+
+
+# -- big tool arguments -------------------------------------------------------------------
+
+
+async def _floor_tool(url: str, body: bytes, headers: dict[str, str]) -> str:
+    try:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(url, data=body, headers=headers) as response,
+        ):
+            async for line in response.content:
+                if line.startswith(b"data: ") and not line.startswith(b"data: [DONE]"):
+                    json.loads(line[6:])
+    except Exception as exc:  # what readline says of a 1 MB line
+        return f"{type(exc).__name__}: {exc}"
+    return "read every line"
+
+
+def child_tool(base_url: str, megabytes: int) -> dict[str, Any]:
+    """One `complete()` of a tool call of `megabytes` MB in 1 MB fragments, in this
+    (fresh) process: CPU and peak memory growth; then the floor's attempt."""
+    stream = stream_of("tool", megabytes, MB)
+    tool = rxllm.Tool(
+        name=TOOL_NAME,
+        description="Write a file.",
+        parameters={"type": "object", "properties": {"content": {"type": "string"}}},
+    )
+    request = rxllm.ChatRequest(
+        model=MODEL, messages=[rxllm.Message.user("Benchmark, please.")], tools=[tool]
+    )
+    provider = rxllm.provider("openai", api_key=_API_KEY, base_url=base_url)
+
+    async def run() -> dict[str, Any]:
+        http = provider.http_request(request)
+        floor = await _floor_tool(http.url, http.body, dict(http.headers))
+        gc.collect()
+        rss = _status("VmRSS")
+        _reset_peak()
+        cpu = time.process_time()
+        record = await provider.complete(request)
+        cpu = time.process_time() - cpu
+        peak = _status("VmHWM")
+        await provider.aclose()
+        calls = record.tool_calls
+        if len(calls) != 1 or calls[0].arguments != stream.arguments:
+            raise HollowRun(f"rxllm did not get the {megabytes} MB call: {record.terminal!r}")
+        return {
+            "megabytes": megabytes,
+            "argument_chars": len(stream.arguments_json),
+            "rxllm_cpu_s": cpu,
+            "rxllm_peak_rss_growth_bytes": max(0, peak - rss),
+            "floor": floor,
+        }
+
+    return asyncio.run(run())
+
+
+def tool_scenario(server: ServerProcess, sizes: Sequence[int], repeat: int) -> dict[str, Any]:
+    runs: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
+    for _ in range(repeat):
+        for size in sizes:
+            url = server.base_url("tool", size, MB)
+            runs[size].append(_in_child("tool", url, str(size)))
+    medians = {
+        size: {
+            "cpu_s": statistics.median(r["rxllm_cpu_s"] for r in mine),
+            "peak_rss_growth_bytes": statistics.median(
+                r["rxllm_peak_rss_growth_bytes"] for r in mine
+            ),
+            "floor": mine[0]["floor"],
+        }
+        for size, mine in runs.items()
+    }
+    result: dict[str, Any] = {"sizes_mb": list(sizes), "runs": runs, "median": medians}
+    if len(sizes) == 2:
+        small, big = sizes
+        best = {size: min(r["rxllm_cpu_s"] for r in mine) for size, mine in runs.items()}
+        result["growth"] = {
+            "size": big / small,
+            "cpu": medians[big]["cpu_s"] / medians[small]["cpu_s"],
+            "cpu_best": best[big] / best[small],  # the least noisy figure on a shared machine
+            "memory": medians[big]["peak_rss_growth_bytes"]
+            / max(1, medians[small]["peak_rss_growth_bytes"]),
+        }
+    return result
+
+
+# -- a turn on a reused connection versus a new one -------------------------------------
+
+
+async def connection_scenario(server: ServerProcess, deltas: int, turns: int) -> dict[str, Any]:
+    base_url = server.base_url("text", deltas)
+    request = _request()
+    stream = stream_of("text", deltas)
+    http = rxllm.provider("openai", api_key=_API_KEY, base_url=base_url).http_request(request)
+    headers = dict(http.headers)
+
+    async def floor_turn(session: aiohttp.ClientSession) -> None:
+        count = 0
+        async with session.post(http.url, data=http.body, headers=headers) as response:
+            async for line in response.content:
+                if line.startswith(b"data: ") and not line.startswith(b"data: [DONE]"):
+                    json.loads(line[6:])
+                    count += 1
+        if count != stream.json_chunks:
+            raise HollowRun(f"the floor parsed {count} of {stream.json_chunks} chunks")
+
+    async def rxllm_turn(provider: rxllm.Provider) -> None:
+        record = await provider.complete(request)
+        if record.text != stream.text:
+            raise HollowRun(f"rxllm got {record.terminal!r}")
+
+    async def floor_new() -> None:
+        async with aiohttp.ClientSession() as session:
+            await floor_turn(session)
+
+    async def rxllm_new() -> None:
+        async with rxllm.provider("openai", api_key=_API_KEY, base_url=base_url) as provider:
+            await rxllm_turn(provider)
+
+    shared_session = aiohttp.ClientSession()
+    shared = rxllm.provider("openai", api_key=_API_KEY, base_url=base_url)
+    cases: dict[str, Callable[[], Awaitable[None]]] = {
+        "floor reused": lambda: floor_turn(shared_session),
+        "floor new": floor_new,
+        "rxllm reused": lambda: rxllm_turn(shared),
+        "rxllm new": rxllm_new,
+    }
+    times: dict[str, list[tuple[float, float]]] = {case: [] for case in cases}
+    try:
+        for turn in cases.values():
+            await turn()  # warm (and, for "reused", open the connection)
+            await asyncio.sleep(0.01)  # the drain gives the connection back
+        for _ in range(turns):
+            for case, turn in cases.items():
+                gc.collect()
+                cpu, wall = time.process_time(), time.perf_counter()
+                await turn()
+                times[case].append((time.process_time() - cpu, time.perf_counter() - wall))
+                await asyncio.sleep(0.005)  # let the body's end return the connection
+    finally:
+        await shared_session.close()
+        await shared.aclose()
+    return {
+        "deltas": deltas,
+        "turns": turns,
+        "median": {
+            case: {
+                "cpu_s": statistics.median(c for c, _ in runs),
+                "wall_s": statistics.median(w for _, w in runs),
+            }
+            for case, runs in times.items()
+        },
+    }
+
+
+# -- what a stream costs before its request goes out ----------------------------------
+
+
+async def subscribe_scenario(server: ServerProcess, streams: int, batches: int = 5) -> float:
+    """CPU seconds per stream to build and subscribe `streams` streams at once (each
+    hangs up before its request task runs), best of `batches`, gc off."""
+    provider = rxllm.provider("openai", api_key=_API_KEY, base_url=server.base_url("text", 20))
+    request = _request()
+    await provider.complete(request)  # warm
+    best = float("inf")
+    loop = AsyncIOScheduler(asyncio.get_running_loop())  # as astream and complete do
+    gc.disable()
+    try:
+        for _ in range(batches):
+            cpu = time.process_time()
+            subscriptions = [
+                provider.stream(request).subscribe(scheduler=loop) for _ in range(streams)
+            ]
+            best = min(best, (time.process_time() - cpu) / streams)
+            for subscription in subscriptions:
+                subscription.dispose()
+    finally:
+        gc.enable()
+        await provider.aclose()
+    return best
+
+
+# -- import time ------------------------------------------------------------------------
+
+_IMPORT = "import time; c = time.process_time(); import {0}; print(time.process_time() - c)"
+
+
+def import_scenario(repeat: int) -> dict[str, Any]:
+    """CPU of `import rxllm` and of `import aiohttp` alone, each in a fresh
+    interpreter (bytecode cached: the first runs warm the cache), interleaved."""
+    times: dict[str, list[float]] = {"aiohttp": [], "rxllm": []}
+    for i in range(repeat + 1):
+        for module in times:
+            out = subprocess.run(
+                [sys.executable, "-c", _IMPORT.format(module)],
+                check=True,
+                capture_output=True,
+                text=True,
+                cwd=_ROOT,
+            )
+            if i:  # the first round only warms the caches
+                times[module].append(float(out.stdout))
+    medians = {module: statistics.median(t) for module, t in times.items()}
+    return {"runs": times, "median_cpu_s": medians, "ratio": medians["rxllm"] / medians["aiohttp"]}
+
+
+# -- the report -------------------------------------------------------------------------
+
+
+def _report(results: dict[str, Any]) -> str:
+    lines: list[str] = []
+    streams = results.get("streams")
+    if streams:
+        floor, mine = streams["median"]["floor"], streams["median"]["rxllm"]
+        ratio = streams["ratio"]
+        lines += [
+            f"{streams['streams']} concurrent streams x {streams['deltas']} text deltas at "
+            f"{streams['rate']:g}/s (median of {streams['repeat']} runs per client):",
+            f"  {'figure':<28}{'floor':>12}{'rxllm':>12}{'ratio':>8}",
+            f"  {'CPU for all streams (s)':<28}{floor['cpu_s']:>12.2f}{mine['cpu_s']:>12.2f}"
+            f"{ratio['cpu_s']:>7.2f}x",
+            f"  {'memory per stream (KB)':<28}{floor['memory_per_stream_bytes'] / 1024:>12.1f}"
+            f"{mine['memory_per_stream_bytes'] / 1024:>12.1f}"
+            f"{ratio['memory_per_stream_bytes']:>7.2f}x",
+            f"  {'time to first text p50 (ms)':<28}{floor['ttft_p50_s'] * 1e3:>12.0f}"
+            f"{mine['ttft_p50_s'] * 1e3:>12.0f}{ratio['ttft_p50_s']:>7.2f}x",
+            f"  {'time to first text p99 (ms)':<28}{floor['ttft_p99_s'] * 1e3:>12.0f}"
+            f"{mine['ttft_p99_s'] * 1e3:>12.0f}{ratio['ttft_p99_s']:>7.2f}x",
+            f"  completed: floor {[r['completed'] for r in streams['runs']['floor']]}, "
+            f"rxllm {[r['completed'] for r in streams['runs']['rxllm']]}",
+            "",
+        ]
+    tool = results.get("tool")
+    if tool:
+        lines.append("one tool call in 1 MB fragments, provider.complete():")
+        for size, m in tool["median"].items():
+            lines.append(
+                f"  {size:>3} MB: CPU {m['cpu_s']:.3f} s, peak memory growth "
+                f"{m['peak_rss_growth_bytes'] / MB:.0f} MB; floor (readline): {m['floor']}"
+            )
+        if "growth" in tool:
+            g = tool["growth"]
+            lines.append(
+                f"  {g['size']:g}x the arguments: {g['cpu']:.2f}x the CPU (best runs: "
+                f"{g['cpu_best']:.2f}x), "
+                f"{g['memory']:.2f}x the memory"
+            )
+        lines.append("")
+    connection = results.get("connection")
+    if connection:
+        lines.append(
+            f"one turn of {connection['deltas']} deltas (median of {connection['turns']}):"
+        )
+        for case, m in connection["median"].items():
+            lines.append(
+                f"  {case:<14} CPU {m['cpu_s'] * 1e3:7.2f} ms  wall {m['wall_s'] * 1e3:7.2f} ms"
+            )
+        lines.append("")
+    if "subscribe" in results:
+        lines += [f"subscribing one stream: {results['subscribe'] * 1e6:.0f} us CPU", ""]
+    imports = results.get("import")
+    if imports:
+        m = imports["median_cpu_s"]
+        lines.append(
+            f"import CPU: aiohttp {m['aiohttp'] * 1e3:.0f} ms, rxllm {m['rxllm'] * 1e3:.0f} ms "
+            f"({imports['ratio']:.2f}x)"
+        )
+    return "\n".join(lines)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.scale", description=__doc__)
+    parser.add_argument("--streams", type=int, default=1000, help="concurrent streams (1000)")
+    parser.add_argument("--deltas", type=int, default=200, help="text deltas per stream (200)")
+    parser.add_argument("--pace", type=float, default=20.0, help="events per second (20)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each client (3)")
+    parser.add_argument(
+        "--tool-mb", type=int, nargs="*", default=[10, 20], help="tool-call sizes (10 20)"
+    )
+    parser.add_argument("--turns", type=int, default=50, help="turns per connection case (50)")
+    parser.add_argument("--scenario", choices=(*SCALE_SCENARIOS, "all"), nargs="*", default=["all"])
+    parser.add_argument("--json", default="scale.json", help="where to write the report")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    return parser
+
+
+async def _connection(args: argparse.Namespace, server: ServerProcess) -> dict[str, Any]:
+    return await connection_scenario(server, 20, args.turns)
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    if args.child:
+        kind, *rest = args.child
+        if kind == "streams":
+            out = child_streams(rest[0], rest[1], int(rest[2]))
+        else:
+            out = child_tool(rest[0], int(rest[1]))
+        print(json.dumps(out))
+        return 0
+    chosen = set(SCALE_SCENARIOS) if "all" in args.scenario else set(args.scenario)
+    results: dict[str, Any] = {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "machine": machine(),
+        "command": " ".join(["python -m benchmarks.scale", *argv]),
+    }
+    try:
+        with ServerProcess() as server:
+            if "streams" in chosen:
+                results["streams"] = streams_scenario(
+                    server, args.streams, args.deltas, args.pace, args.repeat
+                )
+            if "tool" in chosen:
+                results["tool"] = tool_scenario(server, args.tool_mb, args.repeat)
+            if "connection" in chosen:
+                results["connection"] = asyncio.run(_connection(args, server))
+            if "subscribe" in chosen:
+                results["subscribe"] = asyncio.run(subscribe_scenario(server, args.streams))
+        if "import" in chosen:
+            results["import"] = import_scenario(max(5, args.repeat))
+    except HollowRun as exc:
+        print(f"benchmarks.scale: a run was hollow: {exc}", file=sys.stderr)
+        return 1
+    print(f"rxllm at scale, {results['date']}; machine: {results['machine']}\n")
+    print(_report(results))
+    Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"\nwritten to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
