@@ -10,7 +10,10 @@ Starts its own redis-server (Debian's `redis-server` on PATH) on a free loopback
   of the same feed through rxllm's own async bridge without one.
 - on a 2,000-event log: first resumed entry p99 (`resume(sid)`), and first frame of a
   resume from the middle through `ui_message_stream` (the first half folds unsent,
-  as the HTTP resume does); follow p99
+  as the HTTP resume does), in a process that froze its start-up heap with
+  `gc.freeze()` as a server should (docs/serving.md), and beside them the same
+  without it (`without_gc_freeze`: CPython's full collections, 30-40 ms each over the
+  ~70,000 objects the imports leave, are most of the tail); then, frozen, follow p99
   (producer emit -> a follower's entry); cancel -> upstream disposed p99 (`cancel`
   from another client); dead producer -> terminal (the producer stops writing and
   renewing, as a killed one; a follower gets `error(kind="stalled")`).
@@ -194,7 +197,7 @@ async def live_latency(url: str, n: int, pace: float) -> dict[str, float]:
     }
 
 
-async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[str, float]:
+async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[str, Any]:
     prefix = f"b{uuid.uuid4().hex[:8]}"
     async with RedisLog(url, prefix=prefix, lease_ms=1000) as log:
         subject: Subject[Event] = Subject()
@@ -205,25 +208,37 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
         async for _ in live:
             pass
 
-        first: list[float] = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            entries = log.resume("big")
-            await anext(entries)
-            first.append(time.perf_counter() - t0)
-            await entries.aclose()
-
-        # the first frame of a resume from the middle: half the log folds unsent
-        frames: list[float] = []
         info = await log.info("big")
         assert info is not None
         middle = f"{info.start_ms}-{size // 2}"
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            stream = ui_message_stream(log.resume("big"), after=middle)
-            await anext(stream)
-            frames.append(time.perf_counter() - t0)
-            await stream.aclose()
+
+        async def first_resumed() -> tuple[list[float], list[float]]:
+            """The first entry of `resume(sid)`, and the first frame of a resume from
+            the middle (half the log folds through the encoder unsent)."""
+            first: list[float] = []
+            frames: list[float] = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                entries = log.resume("big")
+                await anext(entries)
+                first.append(time.perf_counter() - t0)
+                await entries.aclose()
+                t0 = time.perf_counter()
+                stream = ui_message_stream(log.resume("big"), after=middle)
+                await anext(stream)
+                frames.append(time.perf_counter() - t0)
+                await stream.aclose()
+            return first, frames
+
+        # The tail of these is CPython's full collection, which walks every live
+        # object of the process (tens of thousands after importing aiohttp, pydantic,
+        # redis): measured as is, then as a server that froze its start-up heap
+        # (`gc.freeze()`, as examples/serving does and docs/serving.md advises).
+        # The rest of the run is that server: frozen until the end of this function.
+        plain_first, plain_frames = await first_resumed()
+        gc.collect()
+        gc.freeze()
+        first, frames = await first_resumed()
 
         # follow: a follower at the tail of a running stream
         subject = Subject()
@@ -286,12 +301,19 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
         dead = time.perf_counter() - t0
         assert follower_entries[-1][1].error.kind == "stalled"
         log._producers["dead"].stop("bench over")
+    gc.unfreeze()
 
     return {
         "first_resumed_entry_p50_ms": statistics.median(first) * 1e3,
         "first_resumed_entry_p99_ms": p99(first) * 1e3,
         "first_resumed_frame_from_middle_p50_ms": statistics.median(frames) * 1e3,
         "first_resumed_frame_from_middle_p99_ms": p99(frames) * 1e3,
+        "without_gc_freeze": {
+            "first_resumed_entry_p50_ms": statistics.median(plain_first) * 1e3,
+            "first_resumed_entry_p99_ms": p99(plain_first) * 1e3,
+            "first_resumed_frame_from_middle_p50_ms": statistics.median(plain_frames) * 1e3,
+            "first_resumed_frame_from_middle_p99_ms": p99(plain_frames) * 1e3,
+        },
         "follow_p50_ms": statistics.median(delays) * 1e3,
         "follow_p99_ms": p99(delays) * 1e3,
         "cancel_to_upstream_closed_p50_ms": statistics.median(cancels) * 1e3,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
@@ -196,6 +197,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--pace", type=float, default=0.02, help="local provider pacing (s)")
     args = parser.parse_args(argv)
+    # What is alive now (modules, classes, pydantic's schemas) lives as long as the
+    # server: frozen out of the collector, a full collection no longer walks it, which
+    # cuts a resume's worst case from ~40 ms to under 20 (benchmarks/redis_log.py).
+    gc.collect()
+    gc.freeze()
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(args.redis, args.prefix, args.host, args.port, args.pace))
 
