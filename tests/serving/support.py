@@ -4,9 +4,14 @@ itself; this is the same list in Python, so a plain `pytest` without Node sees i
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import AsyncIterable, Iterable
+import subprocess
+import sys
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import reactivex
@@ -143,3 +148,24 @@ async def encode(
     source = events if isinstance(events, Observable | AsyncIterable) else events_observable(events)
     chunks = [chunk async for chunk in ui_message_stream(source, **options)]
     return read_sse(b"".join(chunks))
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.asynccontextmanager
+async def another_app(redis_url: str, prefix: str) -> AsyncIterator[str]:
+    """The example app in a process of its own on the same Redis log; yields its URL."""
+    other = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "examples.serving.app", "--redis", redis_url),
+        *("--prefix", prefix, "--port", "0"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert other.stdout is not None
+        line = await asyncio.wait_for(other.stdout.readline(), 20)
+        yield line.decode().split()[-1]
+    finally:
+        other.terminate()
+        await other.wait()

@@ -10,7 +10,6 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,8 +23,8 @@ from examples.serving.app import make_app
 from rxllm.events import TextDelta, ToolRequest
 from rxllm.local import LocalServer
 from rxllm.serving import RedisLog
+from tests.serving.support import ROOT, another_app
 
-ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "examples" / "serving" / "web"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -148,25 +147,7 @@ async def test_a_reload_mid_stream_resumes_without_duplicates(served: Served, pa
 async def test_a_second_app_process_serves_the_resume(
     served: Served, page: Any, redis_url: str, prefix: str
 ) -> None:
-    other = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "examples.serving.app",
-            "--redis",
-            redis_url,
-            "--prefix",
-            prefix,
-            "--port",
-            "0",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-    )
-    try:
-        assert other.stdout is not None
-        line = await asyncio.wait_for(asyncio.to_thread(other.stdout.readline), 20)
-        other_url = line.decode().split()[-1]
+    async with another_app(redis_url, prefix) as other_url:
         chat = f"c{uuid.uuid4().hex[:12]}"
         await open_chat(page, served.url, chat, "fault/slow_drip")
         await send_and_wait_for_parts(page)
@@ -178,9 +159,6 @@ async def test_a_second_app_process_serves_the_resume(
         assert calls == 1 and parts.count('"type":"tool-get_weather"') == 1
         assert parts.count('"type":"step-start"') == 1
         assert await page.text_content("#errors") == ""
-    finally:
-        other.terminate()
-        other.wait()
 
 
 async def test_stop_cancels_the_upstream(served: Served, page: Any) -> None:

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -18,9 +15,7 @@ import rxllm
 from examples.serving.app import make_app
 from rxllm.local import LocalServer
 from rxllm.serving import RedisLog
-from tests.serving.support import check_rules, read_sse
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.serving.support import another_app, check_rules, read_sse
 
 
 class App:
@@ -176,23 +171,7 @@ async def test_cancel(app: App, paced_server: LocalServer) -> None:
 async def test_a_second_app_process_serves_the_resume(
     app: App, redis_url: str, prefix: str
 ) -> None:
-    other = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "examples.serving.app",
-        "--redis",
-        redis_url,
-        "--prefix",
-        prefix,
-        "--port",
-        "0",
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-    )
-    try:
-        assert other.stdout is not None
-        line = await asyncio.wait_for(other.stdout.readline(), 20)
-        other_url = line.decode().split()[-1]
+    async with another_app(redis_url, prefix) as other_url:
         name = sid()
         async with app.chat(name, model="fault/slow_drip") as live:
             head = await live.content.readany()
@@ -202,6 +181,3 @@ async def test_a_second_app_process_serves_the_resume(
             mine = read_sse(head + await read_all(live))
         check_rules(replay)
         assert replay.parts == mine.parts
-    finally:
-        other.terminate()
-        await other.wait()
