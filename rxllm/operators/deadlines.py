@@ -7,12 +7,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
-from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAssignmentDisposable
 from reactivex.scheduler import TimeoutScheduler
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
 from rxllm.operators._link import Operator, link
+from rxllm.operators._timers import Timer, after
 
 __all__ = ["deadlines"]
 
@@ -76,94 +76,141 @@ def deadlines(
             scheduler_: abc.SchedulerBase | None = None,
         ) -> abc.DisposableBase:
             clock = scheduler or scheduler_ or _default_clock()
-            upstream = SingleAssignmentDisposable()
-            watch = SerialDisposable()  # the first-event or idle timer
-            whole = SingleAssignmentDisposable()  # the total timer
-            stopped = False
-            outputs = 0  # items of output so far
-            last = (provider, attempt)
-
-            def expire(which: str, seconds: float) -> None:
-                nonlocal stopped
-                stopped = True
-                upstream.dispose()
-                watch.dispose()
-                whole.dispose()
-                observer.on_next(
-                    failed(
-                        last[0],
-                        "stalled",
-                        f"{which} expired: no output from {last[0]} for {seconds:g} s"
-                        if which != "total_timeout"
-                        else f"total_timeout expired: the turn took more than {seconds:g} s",
-                        attempt=last[1],
-                    )
-                )
-                observer.on_completed()
-
-            def arm_idle() -> None:
-                assert idle is not None
-                seen = outputs
-
-                def fire(_: abc.SchedulerBase, __: Any = None) -> None:
-                    if stopped:
-                        return
-                    if outputs != seen:
-                        arm_idle()  # output came meanwhile: a full period from now
-                    else:
-                        expire("idle_timeout", idle)
-
-                watch.disposable = clock.schedule_relative(idle, fire)
-
-            def arm(which: str, seconds: float) -> SingleAssignmentDisposable:
-                timer = SingleAssignmentDisposable()
-
-                def fire(_: abc.SchedulerBase, __: Any = None) -> None:
-                    if not stopped:
-                        expire(which, seconds)
-
-                timer.disposable = clock.schedule_relative(seconds, fire)
-                return timer
-
-            def on_next(item: _T) -> None:
-                nonlocal outputs, last
-                if stopped:
-                    return
-                kind: type = type(item)  # a type test, not isinstance: this runs per chunk
-                if kind in _TERMINALS:
-                    watch.dispose()
-                    whole.dispose()
-                elif kind is Retry:
-                    assert isinstance(item, Retry)
-                    last = (item.next_provider, item.next_attempt)
-                else:
-                    outputs += 1
-                    if outputs == 1 and first_event is not None:
-                        if idle is not None:
-                            arm_idle()  # replaces (and so cancels) the first-event timer
-                        else:
-                            watch.dispose()
-                observer.on_next(item)
-
-            def on_completed() -> None:
-                watch.dispose()
-                whole.dispose()
-                observer.on_completed()
-
-            def on_error(error: Exception) -> None:
-                watch.dispose()
-                whole.dispose()
-                observer.on_error(error)
-
-            if total is not None:
-                whole.disposable = arm("total_timeout", total)
-            if first_event is not None:
-                watch.disposable = arm("first_event_timeout", first_event)
-            elif idle is not None:
-                arm_idle()
-            upstream.disposable = link(source, on_next, on_error, on_completed, scheduler_)
-            return CompositeDisposable(upstream, watch, whole)
+            watch = _Watch(observer, clock, first_event, idle, provider, attempt)
+            watch.start(source, scheduler_, total)
+            return watch
 
         return Operator(subscribe)
 
     return _deadlines
+
+
+class _Watch(abc.DisposableBase):
+    """One subscription's deadlines: its timers, its output count, its upstream."""
+
+    __slots__ = (
+        "_clock",
+        "_first_event",
+        "_idle",
+        "_last",
+        "_observer",
+        "_outputs",
+        "_stopped",
+        "_upstream",
+        "_watch",
+        "_whole",
+    )
+
+    def __init__(
+        self,
+        observer: abc.ObserverBase[Any],
+        clock: abc.SchedulerBase,
+        first_event: float | None,
+        idle: float | None,
+        provider: str,
+        attempt: int,
+    ) -> None:
+        self._observer = observer
+        self._clock = clock
+        self._first_event = first_event
+        self._idle = idle
+        self._last = (provider, attempt)  # who an expiry names
+        self._outputs = 0  # items of output so far
+        self._stopped = False
+        self._upstream: abc.DisposableBase | None = None
+        self._watch: Timer | None = None  # the first-event or idle timer
+        self._whole: Timer | None = None  # the total timer
+
+    def start(
+        self, source: Observable[Any], scheduler: abc.SchedulerBase | None, total: float | None
+    ) -> None:
+        clock = self._clock
+        if total is not None:
+            self._whole = after(clock, total, self._expire, "total_timeout", total)
+        if self._first_event is not None:
+            self._watch = after(
+                clock, self._first_event, self._expire, "first_event_timeout", self._first_event
+            )
+        elif self._idle is not None:
+            self._arm_idle()
+        upstream = link(source, self.on_next, self.on_error, self.on_completed, scheduler)
+        if self._stopped:  # expired or disposed while subscribing
+            upstream.dispose()
+        else:
+            self._upstream = upstream
+
+    def _stop_timers(self) -> None:
+        watch, whole, self._watch, self._whole = self._watch, self._whole, None, None
+        if watch is not None:
+            watch.cancel()
+        if whole is not None:
+            whole.cancel()
+
+    def _arm_idle(self) -> None:
+        assert self._idle is not None
+        if self._watch is not None:
+            self._watch.cancel()  # the first-event timer, replaced
+        self._watch = after(self._clock, self._idle, self._idle_fired, self._outputs)
+
+    def _idle_fired(self, seen: int) -> None:
+        if self._stopped:
+            return
+        if self._outputs != seen:
+            self._arm_idle()  # output came meanwhile: a full period from now
+        else:
+            assert self._idle is not None
+            self._expire("idle_timeout", self._idle)
+
+    def _expire(self, which: str, seconds: float) -> None:
+        if self._stopped:
+            return
+        self.dispose()
+        provider, attempt = self._last
+        self._observer.on_next(
+            failed(
+                provider,
+                "stalled",
+                f"{which} expired: no output from {provider} for {seconds:g} s"
+                if which != "total_timeout"
+                else f"total_timeout expired: the turn took more than {seconds:g} s",
+                attempt=attempt,
+            )
+        )
+        self._observer.on_completed()
+
+    def on_next(self, item: Any) -> None:
+        if self._stopped:
+            return
+        kind: type = type(item)  # a type test, not isinstance: this runs per chunk
+        if kind in _TERMINALS:
+            self._stop_timers()
+        elif kind is Retry:
+            self._last = (item.next_provider, item.next_attempt)
+        else:
+            self._outputs += 1
+            if self._outputs == 1 and self._first_event is not None:
+                if self._idle is not None:
+                    self._arm_idle()
+                else:
+                    self._stop_watch()
+        self._observer.on_next(item)
+
+    def _stop_watch(self) -> None:
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.cancel()
+
+    def on_completed(self) -> None:
+        self._stop_timers()
+        self._observer.on_completed()
+
+    def on_error(self, error: Exception) -> None:
+        self._stop_timers()
+        self._observer.on_error(error)
+
+    def dispose(self) -> None:
+        self._stopped = True
+        self._stop_timers()
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.dispose()

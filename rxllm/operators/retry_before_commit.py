@@ -6,11 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reactivex import Observable, abc
-from reactivex.disposable import SerialDisposable, SingleAssignmentDisposable
 from reactivex.scheduler import CurrentThreadScheduler
 
 from rxllm.events import Event, Failed, Retry, commits
 from rxllm.operators._link import Operator, link
+from rxllm.operators._timers import Timer, after
 
 __all__ = ["Decide", "Switch", "retry_before_commit"]
 
@@ -40,7 +40,7 @@ def retry_before_commit(first: Observable[Event], decide: Decide) -> Observable[
         second:                 -t-t-done|
         result:   -r------------t-t-done|      (r: the `retry` event)
 
-    RxPY's `catch` shape: a `SerialDisposable` holds the current attempt, so switching
+    RxPY's `catch` shape: one slot holds the current attempt (as a `SerialDisposable`), so switching
     disposes the failed one (closing its HTTP response) and disposing the result
     disposes whichever attempt or scheduled wait is current. The first attempt is
     subscribed at once; the next one is scheduled on the subscription's scheduler,
@@ -57,44 +57,100 @@ def retry_before_commit(first: Observable[Event], decide: Decide) -> Observable[
     def subscribe(
         observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        current = SerialDisposable()
-        scheduler_ = scheduler or CurrentThreadScheduler.singleton()
-
-        def run(events: Observable[Event]) -> None:
-            committed = False
-            subscription = SingleAssignmentDisposable()
-            current.disposable = subscription
-
-            def on_next(event: Event) -> None:
-                nonlocal committed
-                if type(event) is not Failed:
-                    if not committed:
-                        committed = commits(event)
-                    observer.on_next(event)
-                    return
-                try:
-                    outcome = decide(event, committed)
-                except Exception as error:  # the policy's bug, not the provider's failure
-                    observer.on_error(error)
-                    return
-                if isinstance(outcome, Failed):
-                    observer.on_next(outcome)
-                    return
-                # Close the failed attempt now; start the next one from the scheduler.
-                current.disposable = scheduler_.schedule_relative(
-                    outcome.delay, lambda _s, _st: run(outcome.events)
-                )
-                try:
-                    observer.on_next(outcome.retry)
-                except Exception as error:  # the consumer's: the failed attempt is gone
-                    current.dispose()
-                    observer.on_error(error)
-
-            subscription.disposable = link(
-                events, on_next, observer.on_error, observer.on_completed, scheduler
-            )
-
-        run(first)  # subscribed at once: the first request goes out without a loop hop
-        return current
+        retrying = _Retrying(observer, decide, scheduler)
+        retrying.run(first)  # subscribed at once: the first request goes out without a loop hop
+        return retrying
 
     return Operator(subscribe)
+
+
+class _Retrying(abc.DisposableBase):
+    """One subscription: the current attempt, or the wait before the next one."""
+
+    __slots__ = ("_current", "_decide", "_disposed", "_observer", "_scheduler")
+
+    def __init__(
+        self,
+        observer: abc.ObserverBase[Event],
+        decide: Decide,
+        scheduler: abc.SchedulerBase | None,
+    ) -> None:
+        self._observer = observer
+        self._decide = decide
+        self._scheduler = scheduler
+        self._current: _Attempt | Timer | None = None
+        self._disposed = False
+
+    def _replace(self, current: _Attempt | Timer | None) -> None:
+        """What `SerialDisposable` does: the new one in, the old one stopped."""
+        old, self._current = self._current, current
+        if old is not None:
+            old.cancel()
+        if self._disposed and current is not None:
+            self._current = None
+            current.cancel()
+
+    def run(self, events: Observable[Event]) -> None:
+        attempt = _Attempt(self)
+        self._replace(attempt)
+        observer = self._observer
+        upstream = link(
+            events, attempt.on_next, observer.on_error, observer.on_completed, self._scheduler
+        )
+        attempt.attach(upstream)
+
+    def failed(self, event: Failed, committed: bool) -> None:
+        observer = self._observer
+        try:
+            outcome = self._decide(event, committed)
+        except Exception as error:  # the policy's bug, not the provider's failure
+            observer.on_error(error)
+            return
+        if isinstance(outcome, Failed):
+            observer.on_next(outcome)
+            return
+        # Close the failed attempt now; start the next one from the scheduler.
+        clock = self._scheduler or CurrentThreadScheduler.singleton()
+        self._replace(after(clock, outcome.delay, self.run, outcome.events))
+        try:
+            observer.on_next(outcome.retry)
+        except Exception as error:  # the consumer's: the failed attempt is gone
+            self.dispose()
+            observer.on_error(error)
+
+    def dispose(self) -> None:
+        self._disposed = True
+        self._replace(None)
+
+
+class _Attempt:
+    """One attempt's subscription, and whether it has committed."""
+
+    __slots__ = ("_retrying", "_stopped", "_upstream", "committed")
+
+    def __init__(self, retrying: _Retrying) -> None:
+        self._retrying = retrying
+        self._upstream: abc.DisposableBase | None = None
+        self._stopped = False
+        self.committed = False
+
+    def attach(self, upstream: abc.DisposableBase) -> None:
+        if self._stopped:  # replaced while subscribing (it failed at once)
+            upstream.dispose()
+        else:
+            self._upstream = upstream
+
+    def on_next(self, event: Event) -> None:
+        if type(event) is not Failed:
+            if not self.committed:
+                self.committed = commits(event)
+            self._retrying._observer.on_next(event)
+            return
+        assert isinstance(event, Failed)
+        self._retrying.failed(event, self.committed)
+
+    def cancel(self) -> None:
+        self._stopped = True
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.dispose()

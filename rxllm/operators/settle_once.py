@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from loguru import logger
 from reactivex import Observable, abc
-from reactivex.disposable import Disposable, SerialDisposable, SingleAssignmentDisposable
 
 from rxllm.events import TERMINAL_TYPES, Cancelled, Event, failed
 from rxllm.operators._link import Operator, link
+from rxllm.operators._timers import Timer, after
 
 __all__ = ["settle_once"]
 
@@ -53,77 +52,114 @@ def settle_once(
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            upstream = SingleAssignmentDisposable()
-            drain_timer = SerialDisposable()
-            settled = False
-            draining = False
-            last_provider, last_attempt = provider, 1
-
-            def let_drain(event: Event) -> None:
-                """Unsubscribe from the source now, or once it had `drain` s to end."""
-                nonlocal draining
-                if drain <= 0 or scheduler is None or isinstance(event, Cancelled):
-                    upstream.dispose()
-                    return
-                draining = True
-
-                def stop(_: abc.SchedulerBase, __: Any = None) -> None:
-                    upstream.dispose()
-
-                drain_timer.disposable = scheduler.schedule_relative(drain, stop)
-
-            def on_next(event: Event) -> None:
-                nonlocal settled, last_provider, last_attempt
-                if settled:
-                    logger.bind(provider=event.provider, attempt=event.attempt).debug(
-                        "dropped a late {} event after the terminal event", event.type
-                    )
-                    return
-                last_provider, last_attempt = event.provider, event.attempt
-                if isinstance(event, TERMINAL_TYPES):
-                    settled = True
-                    try:
-                        observer.on_next(event)
-                    except Exception as exc:
-                        upstream.dispose()
-                        observer.on_error(exc)
-                        return
-                    let_drain(event)
-                    observer.on_completed()
-                    return
-                observer.on_next(event)
-
-            def on_completed() -> None:
-                if draining:  # the source ended within its drain time
-                    drain_timer.dispose()
-                    upstream.dispose()
-                    return
-                if not settled:
-                    on_next(
-                        failed(
-                            last_provider,
-                            "truncated",
-                            f"the stream from {last_provider} ended without its terminal marker",
-                            attempt=last_attempt,
-                            retryable=True,
-                        )
-                    )
-
-            def on_error(error: Exception) -> None:
-                if not settled:
-                    observer.on_error(error)
-                elif draining:  # the observer has completed: nobody is left to tell
-                    logger.opt(exception=error).debug("the source failed while draining")
-                    drain_timer.dispose()
-                    upstream.dispose()
-
-            def dispose() -> None:
-                if not draining:
-                    upstream.dispose()
-
-            upstream.disposable = link(source, on_next, on_error, on_completed, scheduler)
-            return Disposable(dispose)
+            settle = _Settle(observer, scheduler, provider, drain)
+            upstream = link(source, settle.on_next, settle.on_error, settle.on_completed, scheduler)
+            settle.attach(upstream)
+            return settle
 
         return Operator(subscribe)
 
     return _settle_once
+
+
+class _Settle(abc.DisposableBase):
+    """One subscription: whether it has settled, and whether its source is draining."""
+
+    __slots__ = (
+        "_drain",
+        "_drain_timer",
+        "_draining",
+        "_last",
+        "_observer",
+        "_scheduler",
+        "_settled",
+        "_stopped",
+        "_upstream",
+    )
+
+    def __init__(
+        self,
+        observer: abc.ObserverBase[Event],
+        scheduler: abc.SchedulerBase | None,
+        provider: str,
+        drain: float,
+    ) -> None:
+        self._observer = observer
+        self._scheduler = scheduler
+        self._drain = drain
+        self._settled = False
+        self._draining = False
+        self._stopped = False  # the source is unsubscribed (or must be, once attached)
+        self._last = (provider, 1)  # who a truncation error names
+        self._upstream: abc.DisposableBase | None = None
+        self._drain_timer: Timer | None = None
+
+    def attach(self, upstream: abc.DisposableBase) -> None:
+        if self._stopped:
+            upstream.dispose()
+        else:
+            self._upstream = upstream
+
+    def _unsubscribe(self) -> None:
+        self._stopped = True
+        timer, self._drain_timer = self._drain_timer, None
+        if timer is not None:
+            timer.cancel()
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.dispose()
+
+    def _let_drain(self, event: Event) -> None:
+        """Unsubscribe from the source now, or once it had `drain` s to end."""
+        if self._drain <= 0 or self._scheduler is None or isinstance(event, Cancelled):
+            self._unsubscribe()
+            return
+        self._draining = True
+        self._drain_timer = after(self._scheduler, self._drain, self._unsubscribe)
+
+    def on_next(self, event: Event) -> None:
+        if self._settled:
+            logger.bind(provider=event.provider, attempt=event.attempt).debug(
+                "dropped a late {} event after the terminal event", event.type
+            )
+            return
+        self._last = (event.provider, event.attempt)
+        if isinstance(event, TERMINAL_TYPES):
+            self._settled = True
+            try:
+                self._observer.on_next(event)
+            except Exception as exc:
+                self._unsubscribe()
+                self._observer.on_error(exc)
+                return
+            self._let_drain(event)
+            self._observer.on_completed()
+            return
+        self._observer.on_next(event)
+
+    def on_completed(self) -> None:
+        if self._draining:  # the source ended within its drain time
+            self._unsubscribe()
+            return
+        if not self._settled:
+            provider, attempt = self._last
+            self.on_next(
+                failed(
+                    provider,
+                    "truncated",
+                    f"the stream from {provider} ended without its terminal marker",
+                    attempt=attempt,
+                    retryable=True,
+                )
+            )
+
+    def on_error(self, error: Exception) -> None:
+        if not self._settled:
+            self._observer.on_error(error)
+        elif self._draining:  # the observer has completed: nobody is left to tell
+            logger.opt(exception=error).debug("the source failed while draining")
+            self._unsubscribe()
+
+    def dispose(self) -> None:
+        if not self._draining:
+            self._unsubscribe()

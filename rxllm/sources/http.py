@@ -22,7 +22,6 @@ from typing import Any
 import aiohttp
 from loguru import logger
 from reactivex import Observable, abc
-from reactivex.disposable import Disposable
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 from yarl import URL
 
@@ -175,6 +174,22 @@ def _client_timeout(connect: float) -> aiohttp.ClientTimeout:
     return aiohttp.ClientTimeout(total=None, connect=connect)
 
 
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    """What every subscription of one `http_source` shares."""
+
+    request: HttpRequest
+    provider: str
+    attempt: int
+    session: aiohttp.ClientSession | SessionPool | None
+    guard: SsrfGuard | None
+    timeout: aiohttp.ClientTimeout
+    connect_timeout: float
+    read_timeout: float
+    max_line_bytes: int
+    max_response_bytes: int | None
+
+
 def http_source(
     request: HttpRequest,
     *,
@@ -200,190 +215,236 @@ def http_source(
             "a session passed in cannot be SSRF-guarded (its connector resolves names "
             "unchecked): drop session=..., or pass ssrf_guard=False to trust the URL"
         )
-    timeout = _client_timeout(connect_timeout)
+    settings = _Settings(
+        request,
+        provider,
+        attempt,
+        session,
+        guard,
+        _client_timeout(connect_timeout),
+        connect_timeout,
+        read_timeout,
+        max_line_bytes,
+        max_response_bytes,
+    )
 
     def subscribe(
         observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        loop = _loop_of(scheduler)
-        response: aiohttp.ClientResponse | None = None
-        disposed = False
-        progress = 0  # the response's headers, then each read: what the watchdog sees
-        stalled = False
-        watchdog: asyncio.TimerHandle | None = None
+        return _Transfer(settings, observer, _loop_of(scheduler))
 
-        def fail(
-            kind: ErrorKind,
-            message: str,
-            status: int | None = None,
-            raw: str | None = None,
-            **fields: Any,
-        ) -> None:
-            message = redact(message, request.secrets)
-            raw = redact(raw, request.secrets) if raw is not None else None
-            observer.on_next(
-                failed(
-                    provider,
-                    kind,
-                    message,
-                    attempt=attempt,
-                    status=status,
-                    raw=raw,
-                    **fields,
-                )
-            )
+    return Operator(subscribe)
 
-        async def deliver(client: aiohttp.ClientSession) -> None:
-            nonlocal response, progress
-            url = URL(request.url)
-            headers = dict(request.headers)
-            for hops in itertools.count():
-                if guard is not None:
-                    guard.check(url)
-                async with client.post(
-                    url, data=request.body, headers=headers, timeout=timeout, allow_redirects=False
-                ) as resp:
-                    response = resp
-                    progress += 1
-                    location = resp.headers.get(aiohttp.hdrs.LOCATION)
-                    if resp.status in REDIRECTS and location is not None:
-                        hop = next_hop(url, resp.status, location, headers, request.secrets, hops)
-                        if isinstance(hop, str):
-                            fail("policy", hop, status=resp.status)
-                            return
-                        logger.bind(provider=provider, attempt=attempt).info(
-                            "following a {} redirect to {}{}",
-                            resp.status,
-                            redact(str(hop.url), request.secrets),
-                            " (another origin: credentials dropped)" if hop.cross_origin else "",
-                        )
-                        url, headers = hop.url, hop.headers
-                        continue
-                    await read(resp)
-                    return
 
-        async def read(resp: aiohttp.ClientResponse) -> None:
-            if resp.status >= 300:
-                data = await read_error_body(resp, timeout=read_timeout)
-                text = data.decode("utf-8", "replace")
-                body = parse_error_body(text)
-                retry_after = retry_after_of(resp.headers)
-                fail(
-                    "rejected" if 400 <= resp.status < 500 else "http",
-                    status_message(resp.status, body.message, resp.url, request.secrets),
-                    status=resp.status,
-                    raw=text,
-                    param=body.param,
-                    code=body.code,
-                    retry_after=body.retry_after if retry_after is None else retry_after,
-                    request_id=request_id_of(resp.headers),
-                )
-                return
-            reader = ChunkReader(observer, provider, attempt, max_line_bytes)
-            nonlocal progress
-            received = 0
-            tap = raw_tap.get()
-            async for data in resp.content.iter_any():
-                if tap is not None:
-                    tap(provider, attempt, data)
-                received += len(data)
-                progress += 1
-                if max_response_bytes is not None and received > max_response_bytes:
-                    fail("limit", f"the response exceeds max_response_bytes ({max_response_bytes})")
-                    return
-                problem = reader.feed(data)
-                if disposed:
-                    return
-                if problem is not None:
-                    observer.on_next(problem)
-                    return
-            problem = reader.close()
-            if problem is not None:
-                observer.on_next(problem)
+class _Transfer(abc.DisposableBase):
+    """One subscription: its task, its response and the read watchdog. One object with
+    slots rather than closures over a dozen variables, since a server keeps one per
+    stream in flight and the garbage collector walks every one of them."""
 
-        def watch(seen: int) -> None:
-            """`read_timeout` without a byte: one timer per period, not one per read, so
-            a silence is noticed after `read_timeout` seconds and before twice that."""
-            nonlocal watchdog, stalled
-            if task is None or task.done():
-                return
-            if progress != seen:
-                watchdog = loop.call_later(read_timeout, watch, progress)
-                return
-            stalled = True
-            task.cancel()
+    __slots__ = (
+        "_disposed",
+        "_loop",
+        "_observer",
+        "_progress",
+        "_response",
+        "_settings",
+        "_stalled",
+        "_task",
+        "_watchdog",
+    )
 
-        async def run() -> None:
-            nonlocal response, watchdog
-            watchdog = loop.call_later(read_timeout, watch, progress)
-            try:
-                async with _session_for(session, guard) as client:
-                    await deliver(client)
-            except asyncio.CancelledError:
-                if not stalled or disposed:
-                    logger.bind(provider=provider, attempt=attempt).debug("http source cancelled")
-                    raise
-                asyncio.current_task().uncancel()  # type: ignore[union-attr]
-                fail(
-                    "stalled",
-                    f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s",
-                )
-            except AddressRefused as exc:
-                fail("policy", str(exc))
-            except aiohttp.ConnectionTimeoutError:
-                fail(
-                    "stalled",
-                    f"connect_timeout expired: no connection to {provider} "
-                    f"within {connect_timeout:g} s",
-                )
-            except (aiohttp.ServerTimeoutError, TimeoutError):
-                fail(
-                    "stalled",
-                    f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s",
-                )
-            except aiohttp.ClientPayloadError as exc:
-                fail("truncated", f"the connection closed mid-stream: {exc}")
-            except aiohttp.ClientError as exc:
-                fail("transport", f"{type(exc).__name__}: {exc}")
-            except Exception as exc:  # a bug: surface it, as Rx does
-                observer.on_error(exc)
-                return
-            finally:
-                response = None
-                if watchdog is not None:
-                    watchdog.cancel()
-            observer.on_completed()
-
-        task: asyncio.Task[None] | None = None
-
-        def start() -> None:
-            nonlocal task
-            if not disposed:
-                task = loop.create_task(run())
-
-        def hang_up() -> None:
-            nonlocal disposed
-            if disposed:
-                return
-            disposed = True
-            if response is not None:
-                response.close()  # drop the connection now, not at the task's next step
-            if task is not None and asyncio.current_task() is not task:
-                task.cancel()
-
+    def __init__(
+        self,
+        settings: _Settings,
+        observer: abc.ObserverBase[SourceItem],
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self._settings = settings
+        self._observer = observer
+        self._loop = loop
+        self._response: aiohttp.ClientResponse | None = None
+        self._disposed = False
+        self._progress = 0  # the response's headers, then each read: what the watchdog sees
+        self._stalled = False
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._task: asyncio.Task[None] | None = None
         # asyncio objects belong to their loop's thread: from another thread, the task
         # is started and stopped through the loop's thread-safe door.
         if _running_loop() is loop:
-            start()
+            self._start()
         else:
-            loop.call_soon_threadsafe(start)
+            loop.call_soon_threadsafe(self._start)
 
-        def dispose() -> None:
-            if _running_loop() is loop:
-                hang_up()
-            elif not loop.is_closed():
-                loop.call_soon_threadsafe(hang_up)
+    def _fail(
+        self,
+        kind: ErrorKind,
+        message: str,
+        status: int | None = None,
+        raw: str | None = None,
+        **fields: Any,
+    ) -> None:
+        settings = self._settings
+        secrets = settings.request.secrets
+        self._observer.on_next(
+            failed(
+                settings.provider,
+                kind,
+                redact(message, secrets),
+                attempt=settings.attempt,
+                status=status,
+                raw=redact(raw, secrets) if raw is not None else None,
+                **fields,
+            )
+        )
 
-        return Disposable(dispose)
+    async def _deliver(self, client: aiohttp.ClientSession) -> None:
+        settings = self._settings
+        request = settings.request
+        url = URL(request.url)
+        headers = dict(request.headers)
+        for hops in itertools.count():
+            if settings.guard is not None:
+                settings.guard.check(url)
+            async with client.post(
+                url,
+                data=request.body,
+                headers=headers,
+                timeout=settings.timeout,
+                allow_redirects=False,
+            ) as resp:
+                self._response = resp
+                self._progress += 1
+                location = resp.headers.get(aiohttp.hdrs.LOCATION)
+                if resp.status in REDIRECTS and location is not None:
+                    hop = next_hop(url, resp.status, location, headers, request.secrets, hops)
+                    if isinstance(hop, str):
+                        self._fail("policy", hop, status=resp.status)
+                        return
+                    logger.bind(provider=settings.provider, attempt=settings.attempt).info(
+                        "following a {} redirect to {}{}",
+                        resp.status,
+                        redact(str(hop.url), request.secrets),
+                        " (another origin: credentials dropped)" if hop.cross_origin else "",
+                    )
+                    url, headers = hop.url, hop.headers
+                    continue
+                await self._read(resp)
+                return
 
-    return Operator(subscribe)
+    async def _read(self, resp: aiohttp.ClientResponse) -> None:
+        settings = self._settings
+        if resp.status >= 300:
+            secrets = settings.request.secrets
+            data = await read_error_body(resp, timeout=settings.read_timeout)
+            text = data.decode("utf-8", "replace")
+            body = parse_error_body(text)
+            retry_after = retry_after_of(resp.headers)
+            self._fail(
+                "rejected" if 400 <= resp.status < 500 else "http",
+                status_message(resp.status, body.message, resp.url, secrets),
+                status=resp.status,
+                raw=text,
+                param=body.param,
+                code=body.code,
+                retry_after=body.retry_after if retry_after is None else retry_after,
+                request_id=request_id_of(resp.headers),
+            )
+            return
+        provider, attempt = settings.provider, settings.attempt
+        reader = ChunkReader(self._observer, provider, attempt, settings.max_line_bytes)
+        limit = settings.max_response_bytes
+        received = 0
+        tap = raw_tap.get()
+        content = resp.content
+        while data := await content.readany():  # iter_any's loop, without its coroutine per read
+            if tap is not None:
+                tap(provider, attempt, data)
+            received += len(data)
+            self._progress += 1
+            if limit is not None and received > limit:
+                self._fail("limit", f"the response exceeds max_response_bytes ({limit})")
+                return
+            problem = reader.feed(data)
+            if self._disposed:
+                return
+            if problem is not None:
+                self._observer.on_next(problem)
+                return
+        problem = reader.close()
+        if problem is not None:
+            self._observer.on_next(problem)
+
+    def _watch(self, seen: int) -> None:
+        """`read_timeout` without a byte: one timer per period, not one per read, so
+        a silence is noticed after `read_timeout` seconds and before twice that."""
+        task = self._task
+        if task is None or task.done():
+            return
+        if self._progress != seen:
+            read_timeout = self._settings.read_timeout
+            self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
+            return
+        self._stalled = True
+        task.cancel()
+
+    async def _run(self) -> None:
+        settings = self._settings
+        provider, read_timeout = settings.provider, settings.read_timeout
+        self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
+        try:
+            async with _session_for(settings.session, settings.guard) as client:
+                await self._deliver(client)
+        except asyncio.CancelledError:
+            if not self._stalled or self._disposed:
+                logger.bind(provider=provider, attempt=settings.attempt).debug(
+                    "http source cancelled"
+                )
+                raise
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]
+            self._fail(
+                "stalled", f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s"
+            )
+        except AddressRefused as exc:
+            self._fail("policy", str(exc))
+        except aiohttp.ConnectionTimeoutError:
+            self._fail(
+                "stalled",
+                f"connect_timeout expired: no connection to {provider} "
+                f"within {settings.connect_timeout:g} s",
+            )
+        except (aiohttp.ServerTimeoutError, TimeoutError):
+            self._fail(
+                "stalled", f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s"
+            )
+        except aiohttp.ClientPayloadError as exc:
+            self._fail("truncated", f"the connection closed mid-stream: {exc}")
+        except aiohttp.ClientError as exc:
+            self._fail("transport", f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # a bug: surface it, as Rx does
+            self._observer.on_error(exc)
+            return
+        finally:
+            self._response = None
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+        self._observer.on_completed()
+
+    def _start(self) -> None:
+        if not self._disposed:
+            self._task = self._loop.create_task(self._run())
+
+    def _hang_up(self) -> None:
+        if self._disposed:
+            return
+        self._disposed = True
+        if self._response is not None:
+            self._response.close()  # drop the connection now, not at the task's next step
+        task = self._task
+        if task is not None and asyncio.current_task() is not task:
+            task.cancel()
+
+    def dispose(self) -> None:
+        if _running_loop() is self._loop:
+            self._hang_up()
+        elif not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._hang_up)

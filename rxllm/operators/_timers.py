@@ -1,0 +1,51 @@
+"""Timers for rxllm's operators: the event loop's own when the clock is asyncio's.
+
+RxPY's `AsyncIOScheduler.schedule_relative` wraps each `call_later` in three
+disposables (each with a lock), two closures and a composite: a dozen objects per
+timer, and a deadline keeps one armed per stream in flight. On the loop's thread
+`loop.call_later` is all a timer needs; any other scheduler (a test's virtual time,
+a thread's) is used as RxPY's operators use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from reactivex import abc
+from reactivex.scheduler.eventloop import AsyncIOScheduler
+
+__all__ = ["Timer", "after"]
+
+
+class Timer(Protocol):
+    """A timer that may still be stopped: `asyncio.TimerHandle` is one."""
+
+    def cancel(self) -> None: ...
+
+
+class _Scheduled:
+    """A timer on any RxPY scheduler."""
+
+    __slots__ = ("_disposable",)
+
+    def __init__(self, disposable: abc.DisposableBase) -> None:
+        self._disposable = disposable
+
+    def cancel(self) -> None:
+        self._disposable.dispose()
+
+
+def after(
+    clock: abc.SchedulerBase, seconds: float, callback: Callable[..., Any], *args: Any
+) -> Timer:
+    """Call `callback(*args)` in `seconds` on `clock`; `.cancel()` stops it."""
+    if (
+        type(clock) is AsyncIOScheduler
+    ):  # not its thread-safe subclass: that one is for other threads
+        return clock._loop.call_later(seconds, callback, *args)
+
+    def action(_: abc.SchedulerBase, __: Any = None) -> None:
+        callback(*args)
+
+    return _Scheduled(clock.schedule_relative(seconds, action))
