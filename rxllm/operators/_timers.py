@@ -9,13 +9,15 @@ a thread's) is used as RxPY's operators use it.
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from reactivex import abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
-__all__ = ["Timer", "after"]
+__all__ = ["Timer", "after", "loop_scheduler"]
 
 
 class Timer(Protocol):
@@ -49,3 +51,17 @@ def after(
         callback(*args)
 
     return _Scheduled(clock.schedule_relative(seconds, action))
+
+
+_SCHEDULERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncIOScheduler] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def loop_scheduler(loop: asyncio.AbstractEventLoop) -> AsyncIOScheduler:
+    """The loop's one `AsyncIOScheduler` (it holds nothing but the loop): subscribing
+    a stream need not build another."""
+    scheduler = _SCHEDULERS.get(loop)
+    if scheduler is None:
+        scheduler = _SCHEDULERS[loop] = AsyncIOScheduler(loop)
+    return scheduler

@@ -54,100 +54,111 @@ def accumulate_tool_arguments(
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            calls: dict[int, _Call] = {}
-            broken = False  # a malformed call ended the stream
-
-            def finish(index: int, arguments: str | None, ended: bool) -> bool:
-                """Dispatch call `index`; `ended`: the provider marked it complete (its
-                `ToolEnd`), rather than the turn ending while it was open."""
-                call = calls.pop(index)
-                start = call.start
-                text = arguments if arguments is not None else "".join(call.pieces)
-                try:
-                    # Marked complete with no arguments at all: a call without
-                    # parameters (DESIGN.md), whatever the wire (a Gemini call with
-                    # no `args`, an OpenAI argument string still empty at the finish).
-                    # Still open when the turn ended with nothing: cut off, missing.
-                    parsed = json.loads(text) if text.strip() else ({} if ended else None)
-                except json.JSONDecodeError as exc:
-                    reason = f"not valid JSON ({exc.msg} at {exc.pos} of {len(text)} chars)"
-                    parsed = None
-                except RecursionError:
-                    reason = "JSON nested too deep to read"
-                    parsed = None
-                else:
-                    reason = "missing" if parsed is None else f"a JSON {type(parsed).__name__}"
-                if isinstance(parsed, dict):
-                    observer.on_next(
-                        ToolRequest.make(
-                            provider=start.provider,
-                            attempt=start.attempt,
-                            call_id=start.call_id,
-                            name=start.name,
-                            index=start.index,
-                            arguments=parsed,
-                            signature=start.signature,
-                        )
-                    )
-                    return True
-                observer.on_next(
-                    failed(
-                        start.provider,
-                        "malformed_tool_arguments",
-                        f"arguments of tool call {start.call_id!r} ({start.name!r}) are "
-                        f"{reason}, not a JSON object",
-                        attempt=start.attempt,
-                        raw=text[:2000],
-                    )
-                )
-                return False
-
-            def on_next(item: Fragment) -> None:
-                nonlocal broken
-                if broken:
-                    return
-                kind = type(item)
-                if kind is ToolArgs:
-                    assert isinstance(item, ToolArgs)
-                    call = calls.get(item.index)
-                    if call is None:
-                        raise ValueError(f"arguments for tool call {item.index} before its start")
-                    call.pieces.append(item.delta)
-                    call.size += len(item.delta)
-                    if max_argument_bytes is not None and call.size > max_argument_bytes:
-                        broken = True
-                        calls.clear()
-                        start = call.start
-                        observer.on_next(
-                            failed(
-                                start.provider,
-                                "limit",
-                                f"the arguments of tool call {start.call_id!r} ({start.name!r}) "
-                                f"exceed max_tool_argument_bytes ({max_argument_bytes})",
-                                attempt=start.attempt,
-                            )
-                        )
-                elif kind is ToolEnd:
-                    assert isinstance(item, ToolEnd)
-                    if item.index in calls:
-                        broken = not finish(item.index, item.arguments, ended=True)
-                elif kind is ToolStart:
-                    assert isinstance(item, ToolStart)
-                    calls[item.index] = _Call(item)
-                    observer.on_next(item)
-                elif kind is Done:
-                    for index in sorted(calls):
-                        if not finish(index, None, ended=False):
-                            broken = True
-                            return
-                    observer.on_next(item)  # type: ignore[arg-type]
-                else:
-                    if kind is Failed or kind is Cancelled:
-                        calls.clear()
-                    observer.on_next(item)  # type: ignore[arg-type]
-
-            return link(source, on_next, observer.on_error, observer.on_completed, scheduler)
+            calls = _Calls(observer, max_argument_bytes)
+            return link(source, calls.on_next, observer.on_error, observer.on_completed, scheduler)
 
         return Operator(subscribe)
 
     return _accumulate
+
+
+class _Calls:
+    """One subscription: the calls still open, and whether a malformed one broke it."""
+
+    __slots__ = ("_broken", "_calls", "_max_argument_bytes", "_observer")
+
+    def __init__(self, observer: abc.ObserverBase[Event], max_argument_bytes: int | None) -> None:
+        self._observer = observer
+        self._max_argument_bytes = max_argument_bytes
+        self._calls: dict[int, _Call] = {}
+        self._broken = False  # a malformed call ended the stream
+
+    def _finish(self, index: int, arguments: str | None, ended: bool) -> bool:
+        """Dispatch call `index`; `ended`: the provider marked it complete (its
+        `ToolEnd`), rather than the turn ending while it was open."""
+        call = self._calls.pop(index)
+        start = call.start
+        text = arguments if arguments is not None else "".join(call.pieces)
+        try:
+            # Marked complete with no arguments at all: a call without parameters
+            # (DESIGN.md), whatever the wire (a Gemini call with no `args`, an OpenAI
+            # argument string still empty at the finish). Still open when the turn
+            # ended with nothing: cut off, missing.
+            parsed = json.loads(text) if text.strip() else ({} if ended else None)
+        except json.JSONDecodeError as exc:
+            reason = f"not valid JSON ({exc.msg} at {exc.pos} of {len(text)} chars)"
+            parsed = None
+        except RecursionError:
+            reason = "JSON nested too deep to read"
+            parsed = None
+        else:
+            reason = "missing" if parsed is None else f"a JSON {type(parsed).__name__}"
+        if isinstance(parsed, dict):
+            self._observer.on_next(
+                ToolRequest.make(
+                    provider=start.provider,
+                    attempt=start.attempt,
+                    call_id=start.call_id,
+                    name=start.name,
+                    index=start.index,
+                    arguments=parsed,
+                    signature=start.signature,
+                )
+            )
+            return True
+        self._observer.on_next(
+            failed(
+                start.provider,
+                "malformed_tool_arguments",
+                f"arguments of tool call {start.call_id!r} ({start.name!r}) are "
+                f"{reason}, not a JSON object",
+                attempt=start.attempt,
+                raw=text[:2000],
+            )
+        )
+        return False
+
+    def on_next(self, item: Fragment) -> None:
+        if self._broken:
+            return
+        calls = self._calls
+        kind = type(item)
+        if kind is ToolArgs:
+            assert isinstance(item, ToolArgs)
+            call = calls.get(item.index)
+            if call is None:
+                raise ValueError(f"arguments for tool call {item.index} before its start")
+            call.pieces.append(item.delta)
+            call.size += len(item.delta)
+            limit = self._max_argument_bytes
+            if limit is not None and call.size > limit:
+                self._broken = True
+                calls.clear()
+                start = call.start
+                self._observer.on_next(
+                    failed(
+                        start.provider,
+                        "limit",
+                        f"the arguments of tool call {start.call_id!r} ({start.name!r}) "
+                        f"exceed max_tool_argument_bytes ({limit})",
+                        attempt=start.attempt,
+                    )
+                )
+        elif kind is ToolEnd:
+            assert isinstance(item, ToolEnd)
+            if item.index in calls:
+                self._broken = not self._finish(item.index, item.arguments, ended=True)
+        elif kind is ToolStart:
+            assert isinstance(item, ToolStart)
+            calls[item.index] = _Call(item)
+            self._observer.on_next(item)
+        elif kind is Done:
+            for index in sorted(calls):
+                if not self._finish(index, None, ended=False):
+                    self._broken = True
+                    return
+            self._observer.on_next(item)  # type: ignore[arg-type]
+        else:
+            if kind is Failed or kind is Cancelled:
+                calls.clear()
+            self._observer.on_next(item)  # type: ignore[arg-type]

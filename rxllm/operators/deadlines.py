@@ -8,11 +8,10 @@ from typing import Any, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.scheduler import TimeoutScheduler
-from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
 from rxllm.operators._link import Operator, link
-from rxllm.operators._timers import Timer, after
+from rxllm.operators._timers import Timer, after, loop_scheduler
 
 __all__ = ["deadlines"]
 
@@ -24,7 +23,7 @@ def _default_clock() -> abc.SchedulerBase:
     """The running loop's, when subscribed without a scheduler from async code: RxPY's
     TimeoutScheduler would start a thread per timer, one per stream."""
     try:
-        return AsyncIOScheduler(asyncio.get_running_loop())
+        return loop_scheduler(asyncio.get_running_loop())
     except RuntimeError:
         return TimeoutScheduler.singleton()
 

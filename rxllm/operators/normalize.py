@@ -58,85 +58,98 @@ def normalize(
         def subscribe(
             observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            downstream_raised = False  # an emit raised: the exception is not the provider's
-
-            def emit(fragment: Fragment) -> None:
-                nonlocal downstream_raised
-                try:  # free unless something raises (zero-cost exceptions, Python 3.11)
-                    observer.on_next(fragment)  # looked up each time: see `Operator`
-                except Exception:
-                    downstream_raised = True
-                    raise
-
-            normalizer = make_normalizer(emit)
-            feed = normalizer.feed
-
-            def on_next(item: SourceItem) -> None:
-                if type(item) is not RawChunk:
-                    assert isinstance(item, Failed)
-                    if item.error.kind in _CUT_OFF and not normalizer.settled:
-                        # The connection failed mid-body: if the provider had already
-                        # said the turn was complete, the turn ends as it said.
-                        if not end():
-                            return
-                        if normalizer.settled:
-                            logger.bind(provider=item.provider, attempt=item.attempt).debug(
-                                "the connection failed after the turn was complete: {}",
-                                item.error.message,
-                            )
-                            return
-                    normalizer.settled = True
-                    observer.on_next(item)
-                    return
-                try:
-                    feed(item)
-                except _UNREADABLE as exc:
-                    if downstream_raised:
-                        raise
-                    if normalizer.settled:
-                        return
-                    quote = item.data[:_QUOTE_CHARS]
-                    if isinstance(exc, json.JSONDecodeError):
-                        message = f"a data line is not JSON: {quote!r}"
-                    else:
-                        message = f"an unexpected chunk ({type(exc).__name__}: {exc}): {quote!r}"
-                    logger.bind(provider=normalizer.provider).opt(exception=exc).debug(message)
-                    normalizer.settled = True
-                    observer.on_next(
-                        failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)
-                    )
-
-            def end() -> bool:
-                """Let the normalizer say what the end of its input means; False when
-                the stream is over on `on_error`."""
-                try:
-                    normalizer.end()
-                except _UNREADABLE as exc:
-                    if downstream_raised or normalizer.settled:
-                        observer.on_error(exc)
-                        return False
-                    # What the provider sent cannot be made sense of at its end (a
-                    # finish reason of the wrong type, held until now): its failure.
-                    message = f"the end of the stream could not be read ({type(exc).__name__})"
-                    logger.bind(provider=normalizer.provider).opt(exception=exc).debug(message)
-                    normalizer.settled = True
-                    observer.on_next(
-                        failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)
-                    )
-                except Exception as exc:
-                    # The source has ended, so nothing upstream is left to report
-                    # either a bug of the normalizer or what a consumer raised on a
-                    # fragment `end` emitted: both are `on_error`, never an event.
-                    observer.on_error(exc)
-                    return False
-                return True
-
-            def on_completed() -> None:
-                if normalizer.settled or end():
-                    observer.on_completed()
-
-            return link(source, on_next, observer.on_error, on_completed, scheduler)
+            feeding = _Feeding(observer, make_normalizer)
+            return link(source, feeding.on_next, observer.on_error, feeding.on_completed, scheduler)
 
         return Operator(subscribe)
 
     return _normalize
+
+
+class _Feeding:
+    """One subscription: its normalizer, and whether an emit raised downstream."""
+
+    __slots__ = ("_downstream_raised", "_feed", "_normalizer", "_observer")
+
+    def __init__(
+        self,
+        observer: abc.ObserverBase[Fragment],
+        make_normalizer: Callable[[Emit], ChunkNormalizer],
+    ) -> None:
+        self._observer = observer
+        self._downstream_raised = False  # an emit raised: the exception is not the provider's
+        self._normalizer = make_normalizer(self._emit)
+        self._feed = self._normalizer.feed
+
+    def _emit(self, fragment: Fragment) -> None:
+        try:  # free unless something raises (zero-cost exceptions, Python 3.11)
+            self._observer.on_next(fragment)  # looked up each time: see `Operator`
+        except Exception:
+            self._downstream_raised = True
+            raise
+
+    def on_next(self, item: SourceItem) -> None:
+        normalizer = self._normalizer
+        if type(item) is not RawChunk:
+            assert isinstance(item, Failed)
+            if item.error.kind in _CUT_OFF and not normalizer.settled:
+                # The connection failed mid-body: if the provider had already said the
+                # turn was complete, the turn ends as it said.
+                if not self._end():
+                    return
+                if normalizer.settled:
+                    logger.bind(provider=item.provider, attempt=item.attempt).debug(
+                        "the connection failed after the turn was complete: {}",
+                        item.error.message,
+                    )
+                    return
+            normalizer.settled = True
+            self._observer.on_next(item)
+            return
+        try:
+            self._feed(item)
+        except _UNREADABLE as exc:
+            if self._downstream_raised:
+                raise
+            if normalizer.settled:
+                return
+            quote = item.data[:_QUOTE_CHARS]
+            if isinstance(exc, json.JSONDecodeError):
+                message = f"a data line is not JSON: {quote!r}"
+            else:
+                message = f"an unexpected chunk ({type(exc).__name__}: {exc}): {quote!r}"
+            logger.bind(provider=normalizer.provider).opt(exception=exc).debug(message)
+            normalizer.settled = True
+            self._observer.on_next(
+                failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)
+            )
+
+    def _end(self) -> bool:
+        """Let the normalizer say what the end of its input means; False when the
+        stream is over on `on_error`."""
+        normalizer = self._normalizer
+        try:
+            normalizer.end()
+        except _UNREADABLE as exc:
+            if self._downstream_raised or normalizer.settled:
+                self._observer.on_error(exc)
+                return False
+            # What the provider sent cannot be made sense of at its end (a finish
+            # reason of the wrong type, held until now): its failure.
+            message = f"the end of the stream could not be read ({type(exc).__name__})"
+            logger.bind(provider=normalizer.provider).opt(exception=exc).debug(message)
+            normalizer.settled = True
+            self._observer.on_next(
+                failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)
+            )
+        except Exception as exc:
+            # The source has ended, so nothing upstream is left to report either a
+            # bug of the normalizer or what a consumer raised on a fragment `end`
+            # emitted: both are `on_error`, never an event.
+            self._observer.on_error(exc)
+            return False
+        return True
+
+    def on_completed(self) -> None:
+        if self._normalizer.settled or self._end():
+            self._observer.on_completed()

@@ -39,39 +39,49 @@ def track_commitment() -> Callable[[Observable[Event]], Observable[Event]]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            held: UsageUpdate | None = None
-            content_seen = False
-
-            def on_next(event: Event) -> None:
-                nonlocal held, content_seen
-                if content_seen:
-                    observer.on_next(event)
-                    return
-                if type(event) is UsageUpdate:
-                    held = event  # the latest usage wins
-                    return
-                if type(event) is Failed:
-                    if held is not None:
-                        logger.bind(provider=event.provider, attempt=event.attempt).debug(
-                            "dropped the usage that came before a rejection: {}", held.usage
-                        )
-                    observer.on_next(event)
-                    return
-                content_seen = True
-                if held is not None:
-                    usage, held = held, None
-                    observer.on_next(usage)
-                observer.on_next(event)
-
-            def on_completed() -> None:
-                if held is not None:  # cut off before any content: nothing was said
-                    logger.bind(provider=held.provider, attempt=held.attempt).debug(
-                        "dropped the usage of an attempt that ended without content"
-                    )
-                observer.on_completed()
-
-            return link(source, on_next, observer.on_error, on_completed, scheduler)
+            track = _Track(observer)
+            return link(source, track.on_next, observer.on_error, track.on_completed, scheduler)
 
         return Operator(subscribe)
 
     return _track_commitment
+
+
+class _Track:
+    """One subscription: the usage held back, and whether content has come."""
+
+    __slots__ = ("_content_seen", "_held", "_observer")
+
+    def __init__(self, observer: abc.ObserverBase[Event]) -> None:
+        self._observer = observer
+        self._held: UsageUpdate | None = None
+        self._content_seen = False
+
+    def on_next(self, event: Event) -> None:
+        if self._content_seen:
+            self._observer.on_next(event)
+            return
+        if type(event) is UsageUpdate:
+            self._held = event  # the latest usage wins
+            return
+        held = self._held
+        if type(event) is Failed:
+            if held is not None:
+                logger.bind(provider=event.provider, attempt=event.attempt).debug(
+                    "dropped the usage that came before a rejection: {}", held.usage
+                )
+            self._observer.on_next(event)
+            return
+        self._content_seen = True
+        if held is not None:
+            self._held = None
+            self._observer.on_next(held)
+        self._observer.on_next(event)
+
+    def on_completed(self) -> None:
+        held = self._held
+        if held is not None:  # cut off before any content: nothing was said
+            logger.bind(provider=held.provider, attempt=held.attempt).debug(
+                "dropped the usage of an attempt that ended without content"
+            )
+        self._observer.on_completed()

@@ -7,9 +7,10 @@ from collections import deque
 from types import TracebackType
 
 from reactivex import Observable, abc
-from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 from rxllm.events import Event
+from rxllm.operators._link import link
+from rxllm.operators._timers import loop_scheduler
 
 __all__ = ["EventStream"]
 
@@ -69,9 +70,9 @@ class EventStream:
     async def __anext__(self) -> Event:
         sink = self._sink
         if self._subscription is None and not self._closed:
-            loop = asyncio.get_running_loop()
-            self._subscription = self._events.subscribe(
-                sink.on_next, sink.on_error, sink.on_completed, scheduler=AsyncIOScheduler(loop)
+            scheduler = loop_scheduler(asyncio.get_running_loop())
+            self._subscription = link(
+                self._events, sink.on_next, sink.on_error, sink.on_completed, scheduler
             )
         while not sink.queue:
             if sink.error is not None:

@@ -15,13 +15,13 @@ from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
-from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
 from rxllm.errors import ConfigError
 from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
-from rxllm.operators._link import Operator, forward
+from rxllm.operators._link import Operator, forward, link
+from rxllm.operators._timers import loop_scheduler
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
 from rxllm.operators.cap_events import cap_events
@@ -399,9 +399,7 @@ async def record_of(
         if not finished.done():
             finished.set_result(None)
 
-    subscription = events.subscribe(
-        builder.add, on_error, on_completed, scheduler=AsyncIOScheduler(loop)
-    )
+    subscription = link(events, builder.add, on_error, on_completed, loop_scheduler(loop))
     try:
         await finished
     finally:
