@@ -8,11 +8,11 @@ thousand concurrent streams, most of rxllm's memory and a third of its CPU (the
 garbage collector walking them).
 
 An `Operator` is an Observable whose subscribe function never keeps
-`observer.on_next` beyond one call (it reads the attribute each time). `link`
-subscribes to one with a `_Link`: its `on_next` is the downstream callable itself,
-so an item costs no gate, and stopping (a terminal, or dispose) swaps it for a no-op,
-which gates exactly as `AutoDetachObserver` does. Any other Observable (a user's,
-RxPY's) is subscribed the usual way.
+`observer.on_next` beyond one call (it reads the attribute each time). `attach`
+(or `link`, given callables) subscribes to one with a `_Link`: its `on_next` is the
+downstream's own, so an item costs no gate, and stopping (a terminal, or dispose)
+swaps it for a no-op, which gates exactly as `AutoDetachObserver` does. Any other
+Observable (a user's, RxPY's) is subscribed the usual way.
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 from reactivex.internal import default_error
 
-__all__ = ["Operator", "forward", "link"]
+__all__ = ["Observer", "Operator", "attach", "forward", "link"]
 
 _T = TypeVar("_T")
+_T_contra = TypeVar("_T_contra", contravariant=True)
 
 Subscribe = Callable[[abc.ObserverBase[_T], abc.SchedulerBase | None], abc.DisposableBase]
 
@@ -51,14 +52,38 @@ def _ignore(_: Any) -> None:
     pass
 
 
-def _nothing() -> None:
-    pass
+class Observer(Protocol[_T_contra]):
+    """What `attach` links to: any object with the three methods (an rxllm operator's
+    per-subscription state is one)."""
+
+    def on_next(self, value: _T_contra, /) -> None: ...
+    def on_error(self, error: Exception, /) -> None: ...
+    def on_completed(self) -> None: ...
 
 
-class _Link(abc.DisposableBase, Generic[_T]):
-    """The observer `link` hands an `Operator`, and the subscription it returns."""
+class _Detached:
+    """Where a stopped `_Link`'s terminals go: an error is raised (RxPY's default),
+    completion is dropped."""
 
-    __slots__ = ("_on_completed", "_on_error", "_upstream", "on_next")
+    __slots__ = ()
+
+    def on_next(self, _: Any) -> None:
+        pass
+
+    def on_error(self, error: Exception) -> None:
+        default_error(error)
+
+    def on_completed(self) -> None:
+        pass
+
+
+_DETACHED = _Detached()
+
+
+class _Callbacks(Generic[_T]):
+    """Three callables as one observer."""
+
+    __slots__ = ("on_completed", "on_error", "on_next")
 
     def __init__(
         self,
@@ -66,9 +91,19 @@ class _Link(abc.DisposableBase, Generic[_T]):
         on_error: Callable[[Exception], None],
         on_completed: Callable[[], None],
     ) -> None:
-        self.on_next = on_next  # the downstream's own: no gate per item
-        self._on_error = on_error
-        self._on_completed = on_completed
+        self.on_next = on_next
+        self.on_error = on_error
+        self.on_completed = on_completed
+
+
+class _Link(abc.DisposableBase, Generic[_T]):
+    """The observer `attach` hands an `Operator`, and the subscription it returns."""
+
+    __slots__ = ("_downstream", "_upstream", "on_next")
+
+    def __init__(self, downstream: Observer[_T]) -> None:
+        self.on_next: Callable[[_T], None] = downstream.on_next  # no gate per item
+        self._downstream: Observer[_T] = downstream
         self._upstream: abc.DisposableBase | None = None
 
     def on_error(self, error: Exception) -> None:
@@ -76,7 +111,7 @@ class _Link(abc.DisposableBase, Generic[_T]):
             return
         self.on_next = _ignore
         try:
-            self._on_error(error)
+            self._downstream.on_error(error)
         finally:
             self.dispose()
 
@@ -85,17 +120,45 @@ class _Link(abc.DisposableBase, Generic[_T]):
             return
         self.on_next = _ignore
         try:
-            self._on_completed()
+            self._downstream.on_completed()
         finally:
             self.dispose()
 
     def dispose(self) -> None:
         self.on_next = _ignore
-        self._on_error = default_error
-        self._on_completed = _nothing  # let go of the downstream's closures
+        self._downstream = _DETACHED  # let go of the downstream
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.dispose()
+
+
+def attach(
+    source: Observable[_T], observer: Observer[_T], scheduler: abc.SchedulerBase | None = None
+) -> abc.DisposableBase:
+    """`source.subscribe(observer, scheduler=scheduler)`, with the same guarantees
+    (nothing after a terminal or dispose; the upstream disposed after a terminal; an
+    exception raised while subscribing goes to `on_error`), and without RxPY's
+    wrappers when `source` is an `Operator`: the link keeps `observer.on_next` and
+    the observer itself, no other callable."""
+    if type(source) is not Operator:
+        return source.subscribe(
+            observer.on_next, observer.on_error, observer.on_completed, scheduler=scheduler
+        )
+    link_ = _Link(observer)
+    try:
+        upstream = source._subscribe_core(link_, scheduler)  # type: ignore[arg-type]
+    except Exception as error:
+        if link_.on_next is _ignore:
+            raise
+        link_.on_error(error)
+        return link_
+    if not isinstance(upstream, abc.DisposableBase):  # a dispose function, or None
+        upstream = Disposable(upstream)
+    if link_.on_next is _ignore:  # it ended, or was disposed, while subscribing
+        upstream.dispose()
+    else:
+        link_._upstream = upstream
+    return link_
 
 
 def link(
@@ -105,27 +168,16 @@ def link(
     on_completed: Callable[[], None] | None = None,
     scheduler: abc.SchedulerBase | None = None,
 ) -> abc.DisposableBase:
-    """`source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)`, with
-    the same guarantees (nothing after a terminal or dispose; the upstream disposed
-    after a terminal; an exception raised while subscribing goes to `on_error`), and
-    without RxPY's wrappers when `source` is an `Operator`."""
+    """`attach` with three callables (`source.subscribe(on_next, on_error,
+    on_completed, scheduler=scheduler)`)."""
     if type(source) is not Operator:
         return source.subscribe(on_next, on_error, on_completed, scheduler=scheduler)
-    observer = _Link(on_next, on_error or default_error, on_completed or _nothing)
-    try:
-        upstream = source._subscribe_core(observer, scheduler)  # type: ignore[arg-type]
-    except Exception as error:
-        if observer.on_next is _ignore:
-            raise
-        observer.on_error(error)
-        return observer
-    if not isinstance(upstream, abc.DisposableBase):  # a dispose function, or None
-        upstream = Disposable(upstream)
-    if observer.on_next is _ignore:  # it ended, or was disposed, while subscribing
-        upstream.dispose()
-    else:
-        observer._upstream = upstream
-    return observer
+    callbacks = _Callbacks(on_next, on_error or default_error, on_completed or _nothing)
+    return attach(source, callbacks, scheduler)
+
+
+def _nothing() -> None:
+    pass
 
 
 def forward(

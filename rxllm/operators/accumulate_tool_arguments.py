@@ -10,7 +10,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import Cancelled, Done, Event, Failed, ToolRequest, ToolStart, failed
 from rxllm.fragments import Fragment, ToolArgs, ToolEnd
-from rxllm.operators._link import Operator, link
+from rxllm.operators._link import Operator, attach
 
 __all__ = ["accumulate_tool_arguments"]
 
@@ -55,7 +55,7 @@ def accumulate_tool_arguments(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             calls = _Calls(observer, max_argument_bytes)
-            return link(source, calls.on_next, observer.on_error, observer.on_completed, scheduler)
+            return attach(source, calls, scheduler)
 
         return Operator(subscribe)
 
@@ -117,6 +117,12 @@ class _Calls:
             )
         )
         return False
+
+    def on_error(self, error: Exception) -> None:
+        self._observer.on_error(error)
+
+    def on_completed(self) -> None:
+        self._observer.on_completed()
 
     def on_next(self, item: Fragment) -> None:
         if self._broken:

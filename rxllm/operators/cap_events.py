@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reactivex import Observable, abc
-from reactivex.disposable import SingleAssignmentDisposable
 
 from rxllm.events import TERMINAL_TYPE_SET, Event, failed
-from rxllm.operators._link import Operator, link
+from rxllm.operators._link import Operator, attach
 
 __all__ = ["cap_events"]
 
@@ -36,30 +35,55 @@ def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            upstream = SingleAssignmentDisposable()
-            count = 0
-
-            def on_next(event: Event) -> None:
-                nonlocal count
-                if count > limit:
-                    return
-                if type(event) not in _TERMINALS:
-                    count += 1
-                    if count > limit:
-                        upstream.dispose()
-                        message = f"the turn emitted more than max_events ({limit}) events"
-                        observer.on_next(
-                            failed(event.provider, "limit", message, attempt=event.attempt)
-                        )
-                        observer.on_completed()
-                        return
-                observer.on_next(event)
-
-            upstream.disposable = link(
-                source, on_next, observer.on_error, observer.on_completed, scheduler
-            )
-            return upstream
+            cap = _Cap(observer, limit)
+            cap.attach(attach(source, cap, scheduler))
+            return cap
 
         return Operator(subscribe)
 
     return _cap_events
+
+
+class _Cap(abc.DisposableBase):
+    """One subscription: the events counted so far, and its upstream."""
+
+    __slots__ = ("_count", "_limit", "_observer", "_upstream")
+
+    def __init__(self, observer: abc.ObserverBase[Event], limit: int) -> None:
+        self._observer = observer
+        self._limit = limit
+        self._count = 0
+        self._upstream: abc.DisposableBase | None = None
+
+    def attach(self, upstream: abc.DisposableBase) -> None:
+        if self._count > self._limit:  # over the limit while subscribing
+            upstream.dispose()
+        else:
+            self._upstream = upstream
+
+    def on_next(self, event: Event) -> None:
+        limit = self._limit
+        if self._count > limit:
+            return
+        if type(event) not in _TERMINALS:
+            self._count += 1
+            if self._count > limit:
+                self.dispose()
+                message = f"the turn emitted more than max_events ({limit}) events"
+                self._observer.on_next(
+                    failed(event.provider, "limit", message, attempt=event.attempt)
+                )
+                self._observer.on_completed()
+                return
+        self._observer.on_next(event)
+
+    def on_error(self, error: Exception) -> None:
+        self._observer.on_error(error)
+
+    def on_completed(self) -> None:
+        self._observer.on_completed()
+
+    def dispose(self) -> None:
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            upstream.dispose()

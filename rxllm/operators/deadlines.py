@@ -10,7 +10,7 @@ from reactivex import Observable, abc
 from reactivex.scheduler import TimeoutScheduler
 
 from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
-from rxllm.operators._link import Operator, link
+from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after, loop_scheduler
 
 __all__ = ["deadlines"]
@@ -132,7 +132,7 @@ class _Watch(abc.DisposableBase):
             )
         elif self._idle is not None:
             self._arm_idle()
-        upstream = link(source, self.on_next, self.on_error, self.on_completed, scheduler)
+        upstream = attach(source, self, scheduler)
         if self._stopped:  # expired or disposed while subscribing
             upstream.dispose()
         else:

@@ -10,7 +10,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import Failed, failed
 from rxllm.fragments import ChunkNormalizer, Emit, Fragment, RawChunk, SourceItem
-from rxllm.operators._link import Operator, link
+from rxllm.operators._link import Operator, attach
 
 __all__ = ["normalize"]
 
@@ -59,7 +59,7 @@ def normalize(
             observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             feeding = _Feeding(observer, make_normalizer)
-            return link(source, feeding.on_next, observer.on_error, feeding.on_completed, scheduler)
+            return attach(source, feeding, scheduler)
 
         return Operator(subscribe)
 
@@ -149,6 +149,9 @@ class _Feeding:
             self._observer.on_error(exc)
             return False
         return True
+
+    def on_error(self, error: Exception) -> None:
+        self._observer.on_error(error)
 
     def on_completed(self) -> None:
         if self._normalizer.settled or self._end():

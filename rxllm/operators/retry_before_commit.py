@@ -9,7 +9,7 @@ from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
 
 from rxllm.events import Event, Failed, Retry, commits
-from rxllm.operators._link import Operator, link
+from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after
 
 __all__ = ["Decide", "Switch", "retry_before_commit"]
@@ -93,11 +93,7 @@ class _Retrying(abc.DisposableBase):
     def run(self, events: Observable[Event]) -> None:
         attempt = _Attempt(self)
         self._replace(attempt)
-        observer = self._observer
-        upstream = link(
-            events, attempt.on_next, observer.on_error, observer.on_completed, self._scheduler
-        )
-        attempt.attach(upstream)
+        attempt.attach(attach(events, attempt, self._scheduler))
 
     def failed(self, event: Failed, committed: bool) -> None:
         observer = self._observer
@@ -148,6 +144,12 @@ class _Attempt:
             return
         assert isinstance(event, Failed)
         self._retrying.failed(event, self.committed)
+
+    def on_error(self, error: Exception) -> None:
+        self._retrying._observer.on_error(error)
+
+    def on_completed(self) -> None:
+        self._retrying._observer.on_completed()
 
     def cancel(self) -> None:
         self._stopped = True

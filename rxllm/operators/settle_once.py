@@ -8,7 +8,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TERMINAL_TYPES, Cancelled, Event, failed
-from rxllm.operators._link import Operator, link
+from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after
 
 __all__ = ["settle_once"]
@@ -53,7 +53,7 @@ def settle_once(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             settle = _Settle(observer, scheduler, provider, drain)
-            upstream = link(source, settle.on_next, settle.on_error, settle.on_completed, scheduler)
+            upstream = attach(source, settle, scheduler)
             settle.attach(upstream)
             return settle
 

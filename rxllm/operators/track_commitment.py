@@ -8,7 +8,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import Event, Failed, UsageUpdate
-from rxllm.operators._link import Operator, link
+from rxllm.operators._link import Operator, attach
 
 __all__ = ["track_commitment"]
 
@@ -40,7 +40,7 @@ def track_commitment() -> Callable[[Observable[Event]], Observable[Event]]:
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             track = _Track(observer)
-            return link(source, track.on_next, observer.on_error, track.on_completed, scheduler)
+            return attach(source, track, scheduler)
 
         return Operator(subscribe)
 
@@ -77,6 +77,9 @@ class _Track:
             self._held = None
             self._observer.on_next(held)
         self._observer.on_next(event)
+
+    def on_error(self, error: Exception) -> None:
+        self._observer.on_error(error)
 
     def on_completed(self) -> None:
         held = self._held

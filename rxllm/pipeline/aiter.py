@@ -9,7 +9,7 @@ from types import TracebackType
 from reactivex import Observable, abc
 
 from rxllm.events import Event
-from rxllm.operators._link import link
+from rxllm.operators._link import attach
 from rxllm.operators._timers import loop_scheduler
 
 __all__ = ["EventStream"]
@@ -71,9 +71,7 @@ class EventStream:
         sink = self._sink
         if self._subscription is None and not self._closed:
             scheduler = loop_scheduler(asyncio.get_running_loop())
-            self._subscription = link(
-                self._events, sink.on_next, sink.on_error, sink.on_completed, scheduler
-            )
+            self._subscription = attach(self._events, sink, scheduler)
         while not sink.queue:
             if sink.error is not None:
                 error, sink.error = sink.error, None

@@ -1,0 +1,150 @@
+"""What a stream in flight keeps: structure the cost at scale depends on (issue
+"Performance at scale"). A server holds one of these per user, and the garbage
+collector walks every object each keeps; no test here measures a time."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections import Counter
+from typing import Any
+
+import pytest
+from aiohttp import web
+from reactivex.disposable import (
+    CompositeDisposable,
+    Disposable,
+    SerialDisposable,
+    SingleAssignmentDisposable,
+)
+from reactivex.observer import AutoDetachObserver
+from reactivex.scheduler.eventloop import AsyncIOScheduler
+from reactivex.testing import TestScheduler
+
+import rxllm
+from rxllm.operators._link import Operator, attach
+from rxllm.operators._timers import after, loop_scheduler
+from tests.support import Serve
+
+# RxPY's wrappers, each with its own lock: rxllm's operators hold none per stream.
+_WRAPPERS = (
+    AutoDetachObserver,
+    SingleAssignmentDisposable,
+    SerialDisposable,
+    CompositeDisposable,
+    Disposable,
+    AsyncIOScheduler,
+)
+
+
+def _live(types: tuple[type, ...]) -> Counter[str]:
+    gc.collect()
+    return Counter(type(o).__name__ for o in gc.get_objects() if isinstance(o, types))
+
+
+async def _paused_stream(serve: Serve) -> tuple[str, asyncio.Event]:
+    """A chat stream that sends one text chunk and then waits for `go`."""
+    go = asyncio.Event()
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        chunk = b'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'
+        await response.write(chunk)
+        await go.wait()
+        await response.write(
+            b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+        )
+        return response
+
+    return await serve(handler), go
+
+
+@pytest.mark.parametrize("options", [{}, {"total_timeout": 60.0, "max_events": 1000}])
+async def test_streams_in_flight_hold_no_rxpy_wrappers(serve: Serve, options: Any) -> None:
+    base_url, go = await _paused_stream(serve)
+    provider = rxllm.provider("openai", api_key="sk-test", base_url=base_url, **options)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    loop_scheduler(asyncio.get_running_loop())  # the loop's one, made before counting
+    before = _live(_WRAPPERS)
+    streams = [provider.astream(request) for _ in range(20)]
+    firsts = [await anext(stream) for stream in streams]
+    assert [type(event) for event in firsts] == [rxllm.TextDelta] * 20
+    in_flight = _live(_WRAPPERS) - before
+    go.set()
+    lasts = [[event async for event in stream][-1] for stream in streams]
+    await provider.aclose()
+    assert in_flight == Counter()  # not one per stream, nor one per operator
+    assert all(isinstance(event, rxllm.Done) for event in lasts)
+
+
+async def test_the_request_is_sent_in_the_loop_iteration_that_subscribed(serve: Serve) -> None:
+    """No hop between subscribing and starting the request: its task exists at once."""
+    base_url, go = await _paused_stream(serve)
+    go.set()
+    provider = rxllm.provider("openai", api_key="sk-test", base_url=base_url)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    tasks = len(asyncio.all_tasks())
+    subscription = provider.stream(request).subscribe(
+        scheduler=loop_scheduler(asyncio.get_running_loop())
+    )
+    assert len(asyncio.all_tasks()) == tasks + 1  # the request's task, before any await
+    subscription.dispose()
+    await provider.aclose()
+
+
+async def test_a_timer_on_the_loop_is_the_loops_own_handle() -> None:
+    fired: list[str] = []
+    timer = after(loop_scheduler(asyncio.get_running_loop()), 0.01, fired.append, "x")
+    assert isinstance(timer, asyncio.TimerHandle)
+    stopped = after(loop_scheduler(asyncio.get_running_loop()), 0.01, fired.append, "y")
+    stopped.cancel()
+    await asyncio.sleep(0.05)
+    assert fired == ["x"]
+
+
+def test_a_timer_on_another_scheduler_runs_in_its_time() -> None:
+    scheduler = TestScheduler()
+    fired: list[float] = []
+    after(scheduler, 5.0, lambda: fired.append(scheduler.clock))
+    stopped = after(scheduler, 6.0, lambda: fired.append(-1.0))
+    stopped.cancel()
+    scheduler.advance_to(10.0)
+    assert fired == [5.0]
+
+
+class _Observer:
+    def __init__(self) -> None:
+        self.got: list[Any] = []
+
+    def on_next(self, value: Any) -> None:
+        self.got.append(value)
+
+    def on_error(self, error: Exception) -> None:
+        self.got.append(f"error: {error}")
+
+    def on_completed(self) -> None:
+        self.got.append("|")
+
+
+def test_attach_keeps_the_observers_on_next_and_stops_after_a_terminal() -> None:
+    held: list[Any] = []
+    source: Operator[str] = Operator(lambda observer, _: held.append(observer))
+    observer = _Observer()
+    subscription = attach(source, observer)
+    link = held[0]
+    assert link.on_next == observer.on_next  # no gate: the observer's own method
+    link.on_next("a")
+    link.on_error(RuntimeError("boom"))
+    link.on_next("late")
+    link.on_completed()
+    assert observer.got == ["a", "error: boom"]
+    subscription.dispose()  # idempotent after the terminal
+
+
+def test_attach_to_an_rxpy_observable_subscribes_it_the_usual_way() -> None:
+    import reactivex
+
+    observer = _Observer()
+    attach(reactivex.of(1, 2), observer)
+    assert observer.got == [1, 2, "|"]
