@@ -121,6 +121,8 @@ class RecoveryPolicy:
 
 @dataclass(frozen=True)
 class Verdict:
+    """What `classify` read in one rejection: the action, why, and what it names."""
+
     action: Action
     why: str
     drop: tuple[str, ...] = ()
