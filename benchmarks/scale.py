@@ -18,7 +18,8 @@ Four scenarios, each written to the JSON report (`--json`):
   the turn's pipeline and subscribing it), the garbage collector off, best of 5
   batches: what every stream pays before anything is on the wire.
 - `import`: CPU time of `import rxllm` against `import aiohttp` alone, each in a fresh
-  interpreter.
+  interpreter with its bytecode cached; and a fresh process's `import rxllm` with its
+  first and second `complete()`, to show what import-time work moved to first use.
 """
 
 from __future__ import annotations
@@ -437,24 +438,71 @@ async def subscribe_scenario(server: ServerProcess, streams: int, batches: int =
 
 _IMPORT = "import time; c = time.process_time(); import {0}; print(time.process_time() - c)"
 
+# A fresh process's first turns after `import rxllm`: the first (with the provider's
+# creation) pays what moved from import to first use, and a new connection; the second
+# reuses the connection.
+_FIRST_TURNS = """
+import asyncio, time
+c = time.process_time()
+import rxllm
+imported = time.process_time()
 
-def import_scenario(repeat: int) -> dict[str, Any]:
-    """CPU of `import rxllm` and of `import aiohttp` alone, each in a fresh
-    interpreter (bytecode cached: the first runs warm the cache), interleaved."""
+async def turns():
+    cpu = []
+    c = time.process_time()
+    async with rxllm.provider("openai", api_key={key!r}, base_url={url!r}) as provider:
+        for _ in range(2):
+            request = rxllm.ChatRequest(
+                model={model!r}, messages=[rxllm.Message.user("Benchmark, please.")]
+            )
+            record = await provider.complete(request)
+            assert record.ok and record.text, record
+            cpu.append(time.process_time() - c)
+            c = time.process_time()
+    return cpu
+
+first, second = asyncio.run(turns())
+print(imported - c, first, second)
+"""
+
+
+def _fresh_python(code: str) -> str:
+    """`code`'s output in a fresh interpreter that reads and writes bytecode caches:
+    without them (`PYTHONDONTWRITEBYTECODE` in the environment) every run would compile
+    rxllm from source, which no installed copy does."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=_ROOT, env=env
+    )
+    return out.stdout
+
+
+def import_scenario(server: ServerProcess, repeat: int) -> dict[str, Any]:
+    """CPU of `import rxllm` and of `import aiohttp` alone, each in a fresh interpreter
+    (bytecode cached: the first round warms the cache), interleaved; then, in other fresh
+    interpreters, `import rxllm` and the CPU of a provider's creation with its first
+    `complete()` of a 20-delta turn, and of its second."""
     times: dict[str, list[float]] = {"aiohttp": [], "rxllm": []}
     for i in range(repeat + 1):
         for module in times:
-            out = subprocess.run(
-                [sys.executable, "-c", _IMPORT.format(module)],
-                check=True,
-                capture_output=True,
-                text=True,
-                cwd=_ROOT,
-            )
+            cpu = float(_fresh_python(_IMPORT.format(module)))
             if i:  # the first round only warms the caches
-                times[module].append(float(out.stdout))
+                times[module].append(cpu)
     medians = {module: statistics.median(t) for module, t in times.items()}
-    return {"runs": times, "median_cpu_s": medians, "ratio": medians["rxllm"] / medians["aiohttp"]}
+    code = _FIRST_TURNS.format(key=_API_KEY, url=server.base_url("text", 20), model=MODEL)
+    turns: dict[str, list[float]] = {"import": [], "first_turn": [], "second_turn": []}
+    for _ in range(repeat):
+        for name, cpu in zip(turns, map(float, _fresh_python(code).split()), strict=True):
+            turns[name].append(cpu)
+    return {
+        "runs": times,
+        "median_cpu_s": medians,
+        "ratio": medians["rxllm"] / medians["aiohttp"],
+        "first_turns": {
+            "runs": turns,
+            "median_cpu_s": {name: statistics.median(t) for name, t in turns.items()},
+        },
+    }
 
 
 # -- the report -------------------------------------------------------------------------
@@ -518,6 +566,11 @@ def _report(results: dict[str, Any]) -> str:
             f"import CPU: aiohttp {m['aiohttp'] * 1e3:.0f} ms, rxllm {m['rxllm'] * 1e3:.0f} ms "
             f"({imports['ratio']:.2f}x)"
         )
+        t = imports["first_turns"]["median_cpu_s"]
+        lines.append(
+            f"a fresh process: import rxllm {t['import'] * 1e3:.0f} ms, provider + first "
+            f"complete() {t['first_turn'] * 1e3:.1f} ms, second {t['second_turn'] * 1e3:.1f} ms CPU"
+        )
     return "\n".join(lines)
 
 
@@ -569,8 +622,8 @@ def main(argv: list[str]) -> int:
                 results["connection"] = asyncio.run(_connection(args, server))
             if "subscribe" in chosen:
                 results["subscribe"] = asyncio.run(subscribe_scenario(server, args.streams))
-        if "import" in chosen:
-            results["import"] = import_scenario(max(5, args.repeat))
+            if "import" in chosen:
+                results["import"] = import_scenario(server, max(5, args.repeat))
     except HollowRun as exc:
         print(f"benchmarks.scale: a run was hollow: {exc}", file=sys.stderr)
         return 1

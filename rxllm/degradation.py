@@ -121,6 +121,8 @@ class RecoveryPolicy:
 
 @dataclass(frozen=True)
 class Verdict:
+    """What `classify` read in one rejection: the action, why, and what it names."""
+
     action: Action
     why: str
     drop: tuple[str, ...] = ()
@@ -132,11 +134,13 @@ class Verdict:
 
 # -- reading the error --------------------------------------------------------------
 
-_ACCOUNT = re.compile(
-    r"api[ _-]?key|unauthori[sz]ed|authenticat|\bpermission|\bforbidden\b|access denied|"
+# The patterns stay strings, compiled by `re`'s own cache on first use: they read
+# rejections only, and compiling them all at import cost about 5 ms of `import rxllm`.
+
+_ACCOUNT = (
+    r"(?i)api[ _-]?key|unauthori[sz]ed|authenticat|\bpermission|\bforbidden\b|access denied|"
     r"quota|billing|\bbalance\b|\bcredits?\b|payment|subscription|not found for account|"
-    r"organization (?:has been|is) (?:disabled|suspended)",
-    re.I,
+    r"organization (?:has been|is) (?:disabled|suspended)"
 )
 _ACCOUNT_CODES = frozenset(
     {
@@ -150,21 +154,18 @@ _ACCOUNT_CODES = frozenset(
         "account_deactivated",
     }
 )
-_SIZE = re.compile(
-    r"context[ _-]?(?:length|size|window)|maximum context|too many (?:input )?tokens|"
-    r"reduce the length|prompt is too long|input is too long|exceeds? the (?:available|maximum)",
-    re.I,
+_SIZE = (
+    r"(?i)context[ _-]?(?:length|size|window)|maximum context|too many (?:input )?tokens|"
+    r"reduce the length|prompt is too long|input is too long|exceeds? the (?:available|maximum)"
 )
-_CONTENT_POLICY = re.compile(r"content[ _-]?(?:management |safety )?(?:policy|filter)", re.I)
-_MISSING_MODEL = re.compile(
-    r"\bmodel\b[^.]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
-    r"(?:unknown|invalid|no such) model|model[_ ]not[_ ]found",
-    re.I,
+_CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)"
+_MISSING_MODEL = (
+    r"(?i)\bmodel\b[^.]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
+    r"(?:unknown|invalid|no such) model|model[_ ]not[_ ]found"
 )
-_TRANSIENT = re.compile(
-    r"rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
-    r"server is busy",
-    re.I,
+_TRANSIENT = (
+    r"(?i)rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
+    r"server is busy"
 )
 _TRANSIENT_CODES = frozenset(
     {
@@ -185,31 +186,29 @@ _SERVER_TROUBLE_CODES = frozenset(
     {"server_error", "internal_error", "api_error", "timeout_error", "internal"}
 )
 _TRANSIENT_STATUSES = frozenset({408, 409, 429, 503, 529})
-_CONVERSATION = re.compile(
-    r"messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
-    r"message order|\bmessages\b",
-    re.I,
+_CONVERSATION = (
+    r"(?i)messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
+    r"message order|\bmessages\b"
 )
-_IMAGE_WORDS = re.compile(r"image|vision|multi-?modal|visual", re.I)
-_IMAGE_REFUSAL = re.compile(
-    r"not (?:a )?multi-?modal|does(?: not|n't) support|not supported|unsupported|"
-    r"no endpoints? found|not enabled|cannot|can't|not allowed|invalid|not accept",
-    re.I,
+_IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual"
+_IMAGE_REFUSAL = (
+    r"(?i)not (?:a )?multi-?modal|does(?: not|n't) support|not supported|unsupported|"
+    r"no endpoints? found|not enabled|cannot|can't|not allowed|invalid|not accept"
 )
-_OPAQUE_SERVER_ERROR = re.compile(r"^\W*(?:HTTP \d+:\s*)?internal server error\W*$", re.I)
-_REPLACEMENT = re.compile(r"\buse\s+['\"`]?([A-Za-z_][\w.]*)['\"`]?\s+instead", re.I)
-_LOC = re.compile(r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]""")
+_OPAQUE_SERVER_ERROR = r"(?i)^\W*(?:HTTP \d+:\s*)?internal server error\W*$"
+_REPLACEMENT = r"(?i)\buse\s+['\"`]?([A-Za-z_][\w.]*)['\"`]?\s+instead"
+_LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
 _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted)|not supported|unsupported|must|is invalid|(?:is|are) unknown)"  # noqa: E501
 # Capability phrases that name keys without spelling them.
-_CAPABILITIES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"tool[ _-]?(?:use|calling|choice)|function[ _-]?calling", re.I), _TOOL_KEYS),
+_CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"(?i)tool[ _-]?(?:use|calling|choice)|function[ _-]?calling", _TOOL_KEYS),
     (
-        re.compile(r"response[ _-]?format|json[ _-]?mode|structured output", re.I),
+        r"(?i)response[ _-]?format|json[ _-]?mode|structured output",
         ("response_format",),
     ),
-    (re.compile(r"\blog[ _-]?probs\b", re.I), ("logprobs", "top_logprobs")),
+    (r"(?i)\blog[ _-]?probs\b", ("logprobs", "top_logprobs")),
 )
 
 
@@ -257,10 +256,10 @@ def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy
     """The optional body keys the error names, in body order."""
     droppable = [key for key in body if key not in policy.kept]
     text = _texts(error)
-    named = {m.group(1).split(".")[0] for m in _LOC.finditer(text)}
+    named = {m.group(1).split(".")[0] for m in re.finditer(_LOC, text)}
     named.update(key for key in droppable if _is_named(key, text))
     for pattern, keys in _CAPABILITIES:
-        if pattern.search(text):
+        if re.search(pattern, text):
             named.update(keys)
     return [key for key in droppable if key in named]
 
@@ -278,7 +277,7 @@ def too_long(error: ErrorInfo, text: str | None = None) -> bool:
     the error's strings, when the caller has them already)."""
     if (error.code or "").lower() == "context_length_exceeded":
         return True
-    return _SIZE.search(_texts(error) if text is None else text) is not None
+    return re.search(_SIZE, _texts(error) if text is None else text) is not None
 
 
 def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> Verdict:
@@ -291,15 +290,15 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
     status = error.status
     text = _texts(error)
     code = (error.code or "").lower()
-    if status in (401, 402, 403) or code in _ACCOUNT_CODES or _ACCOUNT.search(text):
+    if status in (401, 402, 403) or code in _ACCOUNT_CODES or re.search(_ACCOUNT, text):
         return Verdict("surface", "the account is refused: no body can change that")
     if too_long(error, text):
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
-    if code == "content_filter" or _CONTENT_POLICY.search(text):
+    if code == "content_filter" or re.search(_CONTENT_POLICY, text):
         return Verdict("surface", "the content policy refused the prompt")
-    if _MISSING_MODEL.search(text) and not _IMAGE_WORDS.search(text):
+    if re.search(_MISSING_MODEL, text) and not re.search(_IMAGE_WORDS, text):
         return Verdict("surface", "the model does not exist for this endpoint")
-    if status in _TRANSIENT_STATUSES or code in _TRANSIENT_CODES or _TRANSIENT.search(text):
+    if status in _TRANSIENT_STATUSES or code in _TRANSIENT_CODES or re.search(_TRANSIENT, text):
         return Verdict("backoff", "rate limited or overloaded", delay=error.retry_after)
 
     param = _param_key(error.param)
@@ -313,7 +312,7 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
             named.insert(0, param)
         if named:
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
-        if _CONVERSATION.search(text):
+        if re.search(_CONVERSATION, text):
             return Verdict("surface", "the rejection is about the conversation itself")
         if _static_qualifies(error, policy):
             return Verdict("static", "nothing is named, and the status says the body is at fault")
@@ -324,16 +323,16 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
 
 def _refuses_images(text: str) -> bool:
     return any(
-        _IMAGE_REFUSAL.search(sentence)
+        re.search(_IMAGE_REFUSAL, sentence)
         for sentence in re.split(r"(?<=[.!?])\s+|\n", text)
-        if _IMAGE_WORDS.search(sentence)
+        if re.search(_IMAGE_WORDS, sentence)
     )
 
 
 def _rename(text: str, named: list[str], body: Mapping[str, Any]) -> dict[str, str]:
     if len(named) != 1:
         return {}
-    match = _REPLACEMENT.search(text)
+    match = re.search(_REPLACEMENT, text)
     if match is None or match.group(1) in body or match.group(1) == named[0]:
         return {}
     return {named[0]: match.group(1)}
@@ -345,7 +344,7 @@ def _static_qualifies(error: ErrorInfo, policy: RecoveryPolicy) -> bool:
         return True
     if status == 502 and policy.degrade_on_bad_gateway:
         return True
-    opaque = _OPAQUE_SERVER_ERROR.match(error.message) is not None
+    opaque = re.match(_OPAQUE_SERVER_ERROR, error.message) is not None
     return status >= 500 and policy.degrade_on_opaque_server_error and opaque
 
 

@@ -14,7 +14,6 @@ the source gives it text (and headers to the two header helpers).
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import re
@@ -238,6 +237,8 @@ def _wait_in(message: str) -> float | None:
 def _plain_text(text: str) -> str:
     """HTML reduced to its words (a gateway's error page), whitespace collapsed."""
     if "<" in text and ">" in text:
+        import html  # here: only an HTML error page needs it (~2 ms of `import rxllm`)
+
         text = html.unescape(_TAG.sub(" ", _without_scripts(text)))
     return _bounded(_SPACES.sub(" ", text).strip())
 

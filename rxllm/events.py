@@ -1,7 +1,5 @@
 """The normalized event vocabulary: every provider's stream ends up as these."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
@@ -60,7 +58,7 @@ _MAX_FIELDS_SETS = 64
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     _defaults: ClassVar[dict[str, Any]] = {}
     _factories: ClassVar[dict[str, Callable[[], Any]]] = {}
@@ -135,7 +133,7 @@ class Usage(_Frozen):
         cache_read_tokens: int = 0,
         cache_write_tokens: int = 0,
         cost_usd: float | None = None,
-    ) -> Usage:
+    ) -> "Usage":
         """Build a usage whose total is consistent with its parts (no validation cost).
         Counts come from the wire, so each is made a whole, finite, non-negative number
         (a float, `inf`, a bool or a string from a hostile body counts as 0 or is cut)."""
@@ -336,7 +334,7 @@ Event: TypeAlias = Annotated[
     | Cancelled,
     Field(discriminator="type"),
 ]
-EventAdapter: TypeAdapter[Event] = TypeAdapter(Event)
+EventAdapter: TypeAdapter[Event] = TypeAdapter(Event, config=ConfigDict(defer_build=True))
 
 TERMINAL_TYPES = (Done, Failed, Cancelled)
 TERMINAL_TYPE_SET: frozenset[type] = frozenset(TERMINAL_TYPES)

@@ -3,8 +3,6 @@
 Validated (this is where data enters from a user); providers turn it into wire bodies.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
@@ -27,6 +25,11 @@ __all__ = [
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# Empty defaults are plain values: pydantic copies a mutable default for each object,
+# and `default_factory=list` costs `import rxllm` ~3 ms (pydantic inspects the factory's
+# signature, and a builtin's is read by compiling the tokenizer's patterns).
 
 
 class TextPart(_Frozen):
@@ -59,7 +62,7 @@ class ToolCall(_Frozen):
 
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = {}
     signature: str | None = None
     """The provider's opaque signature of the call, sent back as it came
     (`ToolRequest.to_call()` keeps it)."""
@@ -74,8 +77,8 @@ class Message(_Frozen):
     siblings, or validated from an OpenAI-style dict (`openai_message`)."""
 
     role: Literal["system", "user", "assistant", "tool"]
-    content: list[Part] = Field(default_factory=list)
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    content: list[Part] = []
+    tool_calls: list[ToolCall] = []
     tool_call_id: str | None = None
 
     @model_validator(mode="before")
@@ -84,17 +87,17 @@ class Message(_Frozen):
         return openai_message(data) if isinstance(data, Mapping) else data
 
     @classmethod
-    def system(cls, text: str) -> Message:
+    def system(cls, text: str) -> "Message":
         return cls(role="system", content=[TextPart(text=text)])
 
     @classmethod
-    def user(cls, text: str, images: list[str] | None = None) -> Message:
+    def user(cls, text: str, images: list[str] | None = None) -> "Message":
         parts: list[TextPart | ImagePart] = [TextPart(text=text)]
         parts += [ImagePart(url=url) for url in images or []]
         return cls(role="user", content=parts)
 
     @classmethod
-    def assistant(cls, text: str = "", tool_calls: list[ToolCall] | None = None) -> Message:
+    def assistant(cls, text: str = "", tool_calls: list[ToolCall] | None = None) -> "Message":
         return cls(
             role="assistant",
             content=[TextPart(text=text)] if text else [],
@@ -102,7 +105,7 @@ class Message(_Frozen):
         )
 
     @classmethod
-    def tool(cls, call_id: str, content: str) -> Message:
+    def tool(cls, call_id: str, content: str) -> "Message":
         return cls(role="tool", content=[TextPart(text=content)], tool_call_id=call_id)
 
     @property
@@ -149,7 +152,7 @@ class ChatRequest(_Frozen):
     """`Message`s, or OpenAI-style dicts (`{"role": "user", "content": "hi"}`, an
     assistant's `tool_calls`, a tool result's `tool_call_id`, content parts of type
     `text` and `image_url`), validated into `Message`s."""
-    tools: list[Tool] = Field(default_factory=list)
+    tools: list[Tool] = []
     temperature: float | None = Field(default=None, ge=0)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
@@ -160,7 +163,7 @@ class ChatRequest(_Frozen):
     seed: int | None = None
     presence_penalty: float | None = None
     frequency_penalty: float | None = None
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = {}
     """Any other provider parameter, passed through as body keys under the wire's own
     names (`{"reasoning_effort": "low"}`, `{"top_k": 40}`). They add keys, never
     override what the wire writes from the request (model, messages, stream, tools,

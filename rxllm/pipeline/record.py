@@ -47,7 +47,7 @@ class _Attempt:
             self.status, self.error = error.status, error.message
 
     def build(self, now: float) -> Attempt:
-        return Attempt(
+        return Attempt.make(
             number=self.number,
             provider=self.provider,
             dropped=self.dropped,
@@ -124,7 +124,7 @@ class RecordBuilder:
         if terminal is None:
             raise RuntimeError("the stream completed without a terminal event")
         now = time.monotonic()
-        return StreamRecord(
+        return StreamRecord.make(
             provider=terminal.provider,
             requested_model=self.requested_model,
             model=terminal.model if isinstance(terminal, Done) else None,

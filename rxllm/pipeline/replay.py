@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from reactivex import Observable
-from reactivex import operators as ops
 
 from rxllm.degradation import classify
 from rxllm.events import Event, Failed
@@ -50,6 +49,9 @@ def replay(
     another wire than `provider`'s (`rxllm.pipeline.sniff`), the error's message says
     which provider the bytes look like: the usual sign of a wrong `provider`.
     """
+    # here: RxPY's operator module costs `import rxllm` ~4 ms, and only a replay needs it
+    from reactivex import operators as ops
+
     wire = wire_for(provider)
     chunks = as_chunks(data)
     source = replay_source(chunks, provider=provider, max_line_bytes=max_line_bytes)
