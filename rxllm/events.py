@@ -52,6 +52,7 @@ ErrorKind: TypeAlias = Literal[
 
 
 _set = object.__setattr__
+_new = object.__new__
 
 # Call sites name their fields in a few fixed orders; past this many, sets are not shared.
 _MAX_FIELDS_SETS = 64
@@ -91,9 +92,10 @@ class _Frozen(BaseModel):
         obj = object.__new__(cls)
         fields = cls._defaults.copy()  # copy and update: a third cheaper than {**a, **b}
         fields.update(values)
-        for name, factory in cls._factories.items():
-            if name not in values:
-                fields[name] = factory()
+        if cls._factories:
+            for name, factory in cls._factories.items():
+                if name not in values:
+                    fields[name] = factory()
         _set(obj, "__dict__", fields)
         # One fields set per combination of names, shared: pydantic changes it only on
         # assignment (refused: frozen) and copies it before `model_copy` updates it. A
@@ -203,6 +205,21 @@ class _Event(_Frozen):
 class TextDelta(_Event):
     type: Literal["text"] = "text"
     text: str
+
+    @classmethod
+    def of(cls, provider: str, attempt: int, text: str) -> Self:
+        """`make(provider=..., attempt=..., text=...)` at half its cost: the event every
+        token of a streamed answer builds."""
+        obj = _new(cls)
+        fields = {"provider": provider, "attempt": attempt, "type": "text", "text": text}
+        _set(obj, "__dict__", fields)
+        _set(obj, "__pydantic_fields_set__", _TEXT_FIELDS_SET)
+        _set(obj, "__pydantic_extra__", None)
+        _set(obj, "__pydantic_private__", None)
+        return obj
+
+
+_TEXT_FIELDS_SET = {"provider", "attempt", "text"}  # shared, as `make` shares its sets
 
 
 class ReasoningDelta(_Event):

@@ -129,3 +129,12 @@ def test_events_built_on_the_hot_path_share_their_fields_set_safely() -> None:
     with pytest.raises(pydantic.ValidationError):
         a.text = "x"  # type: ignore[misc]
     assert b.model_fields_set == {"provider", "attempt", "text"}
+
+
+def test_text_delta_of_is_make_at_a_lower_cost() -> None:
+    built = rxllm.TextDelta.of("openai", 2, "hé")
+    made = rxllm.TextDelta.make(provider="openai", attempt=2, text="hé")
+    assert built == made
+    assert built.model_fields_set == made.model_fields_set == {"provider", "attempt", "text"}
+    assert list(built.__dict__) == list(made.__dict__)
+    assert built.model_dump_json() == made.model_dump_json()

@@ -71,6 +71,7 @@ class _Settle(abc.DisposableBase):
         "_draining",
         "_last",
         "_observer",
+        "_provider",
         "_scheduler",
         "_settled",
         "_stopped",
@@ -90,7 +91,8 @@ class _Settle(abc.DisposableBase):
         self._settled = False
         self._draining = False
         self._stopped = False  # the source is unsubscribed (or must be, once attached)
-        self._last = (provider, 1)  # who a truncation error names
+        self._provider = provider
+        self._last: Event | None = None  # who a truncation error names
         self._upstream: abc.DisposableBase | None = None
         self._drain_timer: Timer | None = None
 
@@ -123,7 +125,7 @@ class _Settle(abc.DisposableBase):
                 "dropped a late {} event after the terminal event", event.type
             )
             return
-        self._last = (event.provider, event.attempt)
+        self._last = event
         if isinstance(event, TERMINAL_TYPES):
             self._settled = True
             try:
@@ -142,7 +144,9 @@ class _Settle(abc.DisposableBase):
             self._unsubscribe()
             return
         if not self._settled:
-            provider, attempt = self._last
+            last = self._last
+            provider = self._provider if last is None else last.provider
+            attempt = 1 if last is None else last.attempt
             self.on_next(
                 failed(
                     provider,

@@ -111,7 +111,7 @@ class Normalizer(ABC):
     # -- emitting helpers -------------------------------------------------------------
 
     def text(self, text: str) -> None:
-        self.emit(TextDelta.make(provider=self.provider, attempt=self.attempt, text=text))
+        self.emit(TextDelta.of(self.provider, self.attempt, text))
 
     def reasoning(
         self, text: str = "", signature: str | None = None, redacted: bool = False
