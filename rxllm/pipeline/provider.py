@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -216,56 +217,7 @@ class Provider:
                 "rxllm.ChatRequest(model=..., messages=[rxllm.Message.user(...)])"
             )
         body = self.wire.build_body(request)
-        first = self.http_request(request, body)
-
-        def turn(first_attempt: int) -> Observable[Event]:
-            def subscribe(
-                observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-            ) -> abc.DisposableBase:  # `defer`, without a wrapper per stream
-                return forward(attempts(first_attempt), observer, scheduler)
-
-            return Operator(subscribe)
-
-        def attempts(first_attempt: int) -> Observable[Event]:
-            plan = RetryPlan(body, self.wire.recovery, self.options.max_attempts)
-            number = first_attempt
-            requests = {id(body): first}  # each body JSON-encoded once (plan.sent keeps it)
-
-            def encoded(sent_body: dict[str, Any]) -> HttpRequest:
-                found = requests.get(id(sent_body))
-                if found is None:
-                    found = requests[id(sent_body)] = self.http_request(request, sent_body)
-                return found
-
-            def decide(failure: Failed, committed: bool) -> Failed | Switch:
-                nonlocal number
-                step = None if committed else plan.after(failure.error)
-                if step is None:
-                    verdict = plan.last_verdict if not committed else None
-                    verdict = verdict or classify(failure.error, body, plan.policy)
-                    return surfaced(self._hinted(failure), verdict)
-                number += 1
-                _log_retry(failure, step)
-                sent = encoded(step.body)
-                retry = Retry.make(
-                    provider=failure.provider,
-                    attempt=failure.attempt,
-                    reason=failure.error,
-                    next_attempt=number,
-                    next_provider=self.name,
-                    dropped=step.dropped,
-                    images_removed=step.images_removed,
-                    delay=step.delay,
-                )
-                return Switch(retry, self.attempt(sent, number), step.delay)
-
-            events = retry_before_commit(self.attempt(first, first_attempt), decide)
-            if self.options.max_events is not None:
-                events = cap_events(self.options.max_events)(events)
-            total = self.options.total_timeout
-            return deadlines(total=total, provider=self.name)(events) if total else events
-
-        return turn
+        return _Turn(self, request, body, self.http_request(request, body))
 
     def _hinted(self, failure: Failed) -> Failed:
         """The error with the wire's hint at its likely cause, if it has one."""
@@ -308,6 +260,87 @@ class Provider:
 # After the terminal event, the rest of the body (`[DONE]`, the chunked end) is read
 # for up to this long, so its connection goes back to the pool instead of being closed.
 DRAIN_SECONDS = 2.0
+
+
+class _Turn:
+    """`Provider.prepare`'s result: one request, encoded once, whose attempts start
+    again from its full body at each subscription."""
+
+    __slots__ = ("_body", "_first", "_provider", "_request")
+
+    def __init__(
+        self, provider: Provider, request: ChatRequest, body: dict[str, Any], first: HttpRequest
+    ) -> None:
+        self._provider = provider
+        self._request = request
+        self._body = body
+        self._first = first
+
+    def __call__(self, first_attempt: int) -> Observable[Event]:
+        return Operator(functools.partial(self._subscribe, first_attempt))
+
+    def _subscribe(
+        self,
+        first_attempt: int,
+        observer: abc.ObserverBase[Event],
+        scheduler: abc.SchedulerBase | None = None,
+    ) -> abc.DisposableBase:  # `defer`, without a wrapper per stream
+        return forward(_Attempts(self, first_attempt).events(), observer, scheduler)
+
+
+class _Attempts:
+    """One subscription of a turn: its retry plan, the number of its next attempt, and
+    each body it sent, JSON-encoded once."""
+
+    __slots__ = ("_number", "_plan", "_requests", "_turn")
+
+    def __init__(self, turn: _Turn, first_attempt: int) -> None:
+        provider = turn._provider
+        self._turn = turn
+        self._number = first_attempt
+        self._plan = RetryPlan(turn._body, provider.wire.recovery, provider.options.max_attempts)
+        self._requests = {id(turn._body): turn._first}  # plan.sent keeps each body alive
+
+    def events(self) -> Observable[Event]:
+        turn = self._turn
+        provider, options = turn._provider, turn._provider.options
+        events = retry_before_commit(provider.attempt(turn._first, self._number), self.decide)
+        if options.max_events is not None:
+            events = cap_events(options.max_events)(events)
+        if options.total_timeout:
+            events = deadlines(total=options.total_timeout, provider=provider.name)(events)
+        return events
+
+    def _encoded(self, sent_body: dict[str, Any]) -> HttpRequest:
+        found = self._requests.get(id(sent_body))
+        if found is None:
+            turn = self._turn
+            found = turn._provider.http_request(turn._request, sent_body)
+            self._requests[id(sent_body)] = found
+        return found
+
+    def decide(self, failure: Failed, committed: bool) -> Failed | Switch:
+        turn, plan = self._turn, self._plan
+        provider = turn._provider
+        step = None if committed else plan.after(failure.error)
+        if step is None:
+            verdict = plan.last_verdict if not committed else None
+            verdict = verdict or classify(failure.error, turn._body, plan.policy)
+            return surfaced(provider._hinted(failure), verdict)
+        self._number += 1
+        _log_retry(failure, step)
+        sent = self._encoded(step.body)
+        retry = Retry.make(
+            provider=failure.provider,
+            attempt=failure.attempt,
+            reason=failure.error,
+            next_attempt=self._number,
+            next_provider=provider.name,
+            dropped=step.dropped,
+            images_removed=step.images_removed,
+            delay=step.delay,
+        )
+        return Switch(retry, provider.attempt(sent, self._number), step.delay)
 
 
 def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Observable[Event]:
