@@ -8,7 +8,9 @@ and on output for a tool call it has not seen; its `finishReason` enum has no
 
 `UIMessageEncoder` is the pure fold, one event in, the parts to send out; it holds
 everything a message needs to stay consistent (open blocks, block ids, seen calls),
-so earlier events can be folded through it unsent (a resume) and the ids repeat.
+so earlier events can be folded through it unsent (a resume) and the ids repeat:
+`fold_json` does that from the log's stored JSON, without building an event or a part
+for the deltas that make up most of a turn.
 `ui_message_stream` drives it over a live Observable or an async iterable, adding
 `[DONE]`, `id:` lines for log entries and keep-alive comments.
 """
@@ -18,11 +20,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
 from loguru import logger
+from pydantic_core import from_json
 from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
@@ -32,6 +35,7 @@ from rxllm.events import (
     Done,
     ErrorInfo,
     Event,
+    EventAdapter,
     Failed,
     ReasoningDelta,
     Refusal,
@@ -235,6 +239,59 @@ class UIMessageEncoder:
         if self.finished and not was_finished:
             data += DONE_FRAME
         return _with_id(data, entry_id)
+
+    def fold(self, event: Event) -> None:
+        """Take in `event` unsent (the client has its frames already): the state
+        `parts(event)` leaves, without building the parts of a delta into the open
+        block of its kind."""
+        if isinstance(event, TextDelta | Refusal):
+            continued = self._continue_block(event.type, event.text, None, False)
+        elif isinstance(event, ReasoningDelta):
+            continued = self._continue_block(
+                "reasoning", event.text, event.signature, event.redacted
+            )
+        else:
+            continued = False
+        if not continued:
+            self.parts(event)
+
+    def fold_json(self, events: Iterable[bytes | str]) -> None:
+        """Take in events unsent from their JSON as a log stores it (a resume's entries
+        up to its cursor): the state `parts` of each leaves. A delta into the open
+        block of its kind, most of a turn, is only read as a dict for its type and
+        text, never validated into an event (about a third of the cost); anything
+        else is validated and folded in full, so a bad entry raises as it always did."""
+        for data in events:
+            try:
+                fields = from_json(data, cache_strings=False)
+            except ValueError:
+                fields = None
+            if type(fields) is dict and self._continue_block(
+                fields.get("type"),
+                fields.get("text"),
+                fields.get("signature"),
+                fields.get("redacted", False),
+            ):
+                continue
+            self.parts(EventAdapter.validate_json(data))
+
+    def _continue_block(
+        self, kind: object, text: object, signature: object, redacted: object
+    ) -> bool:
+        """Fold a delta that continues the open block of its kind, and say so: such a
+        delta changes nothing but the held half character (`_delta`). False for
+        anything else, which the caller folds in full."""
+        if self._block is None or kind != self._block or type(text) is not str:
+            return False
+        if kind == "reasoning" and (
+            signature is not None
+            or redacted is not False
+            or self._signature is not None
+            or self._redacted
+        ):
+            return False  # a signature or a redaction ends the block (see `_reasoning`)
+        self._delta(text)
+        return True
 
     def close(self, error_text: str = STREAM_CUT) -> list[Part]:
         """End a message whose source stopped without a terminal event, as an error
@@ -603,6 +660,7 @@ async def ui_message_stream(
     after: str | None = None,
     error_text: Callable[[ErrorInfo], str] = _error_message,
     retries: bool = False,
+    encoder: UIMessageEncoder | None = None,
 ) -> AsyncGenerator[bytes, None]:
     """The UI message stream of one assistant message, as SSE bytes to write to the
     response (with `UI_MESSAGE_STREAM_HEADERS`); ends after `data: [DONE]`.
@@ -617,8 +675,13 @@ async def ui_message_stream(
     event, or breaks, still ends the message (an `error` part; a break is re-raised
     after it, its exception never sent). `error_text` and `retries`: see
     `UIMessageEncoder`.
+
+    `encoder` continues a message whose start the client has: an encoder that
+    folded it (`fold_json` of a log's entries through the cursor, the cheap way to
+    resume; then `message_id`, `error_text` and `retries` are the encoder's own).
     """
-    encoder = UIMessageEncoder(message_id, error_text=error_text, retries=retries)
+    if encoder is None:
+        encoder = UIMessageEncoder(message_id, error_text=error_text, retries=retries)
     cursor = entry_position(after) if after is not None else None
     inbox = _Inbox()
     subscription: abc.DisposableBase | None = None
@@ -643,7 +706,7 @@ async def ui_message_stream(
                 if isinstance(item, tuple):
                     entry_id, event = item
                     if cursor is not None and entry_position(entry_id) <= cursor:
-                        encoder.parts(event)  # the client has these frames already
+                        encoder.fold(event)  # the client has these frames already
                         continue
                     chunks.append(encoder.frames(event, entry_id))
                 else:
