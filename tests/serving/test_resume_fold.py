@@ -5,6 +5,8 @@ after that entry: over every real capture, hand-made mixes and random sequences.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -278,3 +280,31 @@ def test_a_bad_entry_raises_as_validation_does() -> None:
     opened.fold_json(stored([text("a")]))
     with pytest.raises(ValidationError):  # not a string: no shortcut, full validation
         opened.fold_json([b'{"provider": "p", "type": "text", "text": 3}'])
+
+
+async def test_a_source_that_loses_a_cancel_still_lets_the_response_end() -> None:
+    """Python 3.11's `asyncio.wait_for` swallows a cancel that meets a finished send
+    (redis-py sends so): the pump must still stop once the response has ended."""
+
+    class Deaf:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def __aiter__(self) -> Deaf:
+            return self
+
+        async def __anext__(self) -> Event:
+            self.calls += 1
+            if self.calls == 1:
+                return text("a")
+            with contextlib.suppress(asyncio.CancelledError):  # lost, as wait_for loses it
+                await asyncio.sleep(3600)
+            return text("b")
+
+    source = Deaf()
+    stream = ui_message_stream(source)
+    async with asyncio.timeout(5):
+        assert b"text-delta" in await anext(stream)
+        await asyncio.sleep(0)  # the pump waits for its second item
+        await stream.aclose()
+    assert source.calls == 2  # it stopped at the item after the lost cancel
