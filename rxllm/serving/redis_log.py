@@ -59,6 +59,9 @@ CURSOR = re.compile(r"0|[0-9]{1,20}-[0-9]{1,20}")
 # this often, so a dead producer's turn ends within lease + 3 s.
 PAGE = 512
 MAX_BLOCK_MS = 3_000
+# A resume's first page is small: its first frame waits for no more entries than the
+# UI stream takes at once (64), then pages are full.
+FIRST_PAGE = 64
 # The heartbeat renews the lease at this fraction of it (10 s lease: every 3 s).
 RENEW_FRACTION = 0.3
 # Events in one EVALSHA at most: a script blocks Redis while it runs.
@@ -288,8 +291,9 @@ class RedisLog:
         turn = await self._turn(sid, after)
         log = self.keys(sid)[0]
         last = "-" if after == "0" else f"({after}"
+        count = FIRST_PAGE
         while True:
-            page = await self._read_page(log, last, "+")
+            page = await self._read_page(log, last, "+", count)
             for raw_id, fields in page:
                 entry_id = raw_id.decode()
                 if not entry_id.startswith(turn):
@@ -299,8 +303,9 @@ class RedisLog:
                 if type(event) in TERMINAL_TYPE_SET:
                     return
                 last = f"({entry_id}"
-            if len(page) < PAGE:
+            if len(page) < count:
                 break
+            count = PAGE
         position = "0-0" if last == "-" else last[1:]
         finished = await self._check_stall(sid)
         while True:
@@ -366,10 +371,10 @@ class RedisLog:
         # Every id of this turn starts so: another start is the next turn's.
         return f"{int(start_ms)}-"
 
-    async def _read_page(self, log: str, low: str, high: str) -> list[list[Any]]:
-        """Up to `PAGE` entries of `log` from `low` to `high` (XRANGE bounds), as Redis
+    async def _read_page(self, log: str, low: str, high: str, count: int = PAGE) -> list[list[Any]]:
+        """Up to `count` entries of `log` from `low` to `high` (XRANGE bounds), as Redis
         sends them: `[id, [b"e", event JSON]]` (`e` is an entry's only field)."""
-        reply: Any = await self._reader.xrange(log, low, high, count=PAGE)
+        reply: Any = await self._reader.xrange(log, low, high, count=count)
         page: list[list[Any]] = reply
         return page
 

@@ -410,14 +410,27 @@ async def test_a_lagging_reader_never_mixes_two_turns(log: RedisLog) -> None:
     assert kinds(await collect(live)) == ["text", "done"]
 
 
-async def test_history_pages_the_stored_json_through_a_cursor(log: RedisLog) -> None:
-    name = sid()
+async def long_log(log: RedisLog, name: str) -> list[Entry]:
+    """A turn of 1,100 text entries and its terminal: more than two pages."""
     source: Subject[Event] = Subject()
     live = await log.start(name, source)
-    for i in range(1100):  # more than two pages
+    for i in range(1100):
         source.on_next(TextDelta.make(provider="p", text=f"word {i} "))
     source.on_next(Done.make(provider="p", stop_reason="stop"))
-    entries = await collect(live)
+    return await collect(live)
+
+
+async def test_resume_pages_through_a_long_log(log: RedisLog) -> None:
+    name = sid()
+    entries = await long_log(log, name)
+    assert await collect(log.resume(name)) == entries
+    for cut in (0, 63, 64, 100, 575, 576, 1099):  # the first page is 64, then 512
+        assert await collect(log.resume(name, after=entries[cut][0])) == entries[cut + 1 :]
+
+
+async def test_history_pages_the_stored_json_through_a_cursor(log: RedisLog) -> None:
+    name = sid()
+    entries = await long_log(log, name)
     stored = [event.model_dump_json().encode() for _, event in entries]
     for cut in (0, 1, 510, 511, 512, 1023, 1024, len(entries) - 1):
         pages = [page async for page in log.history(name, through=entries[cut][0])]
