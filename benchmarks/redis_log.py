@@ -241,20 +241,23 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
             "frame_after": lambda: first_frame(ui_message_stream(log.resume("big"), after=middle)),
         }
 
-        async def first_resumed() -> dict[str, list[float]]:
+        async def first_resumed() -> tuple[dict[str, list[float]], dict[str, int]]:
             """The first entry of `resume(sid)`; the first frame of a resume from the
             middle (half the log folded unsent) as the HTTP resume does it, and
             through `ui_message_stream(log.resume(sid), after=...)`, which folds every
             entry as an event. One measure at a time: each pays for its own garbage
             (a collection is paid by whoever allocates when it is due)."""
             samples: dict[str, list[float]] = {}
+            full: dict[str, int] = {}  # full collections during each: what moves the p99
             for name, measure in measures.items():
                 samples[name] = []
+                before = gc.get_stats()[2]["collections"]
                 for _ in range(repeat):
                     t0 = time.perf_counter()
                     await measure()
                     samples[name].append(time.perf_counter() - t0)
-            return samples
+                full[name] = gc.get_stats()[2]["collections"] - before
+            return samples, full
 
         # The tail of these is CPython's full collection, which walks every live
         # object of the process (tens of thousands after importing aiohttp, pydantic,
@@ -330,8 +333,8 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
     gc.unfreeze()
 
     return {
-        **_resume_figures(frozen),
-        "without_gc_freeze": _resume_figures(plain),
+        **_resume_figures(*frozen),
+        "without_gc_freeze": _resume_figures(*plain),
         "follow_p50_ms": statistics.median(delays) * 1e3,
         "follow_p99_ms": p99(delays) * 1e3,
         "cancel_to_upstream_closed_p50_ms": statistics.median(cancels) * 1e3,
@@ -341,7 +344,7 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
     }
 
 
-def _resume_figures(samples: dict[str, list[float]]) -> dict[str, float]:
+def _resume_figures(samples: dict[str, list[float]], full: dict[str, int]) -> dict[str, float]:
     names = {
         "entry": "first_resumed_entry",
         "frame": "first_resumed_frame_from_middle",
@@ -351,6 +354,7 @@ def _resume_figures(samples: dict[str, list[float]]) -> dict[str, float]:
     for key, name in names.items():
         figures[f"{name}_p50_ms"] = statistics.median(samples[key]) * 1e3
         figures[f"{name}_p99_ms"] = p99(samples[key]) * 1e3
+        figures[f"{name}_full_collections"] = full[key]
     return figures
 
 
