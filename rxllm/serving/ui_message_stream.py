@@ -260,7 +260,9 @@ class UIMessageEncoder:
         up to its cursor): the state `parts` of each leaves. A delta into the open
         block of its kind, most of a turn, is only read as a dict for its type and
         text, never validated into an event (about a third of the cost); anything
-        else is validated and folded in full, so a bad entry raises as it always did."""
+        else is validated and folded in full, and raises as validation does. (The
+        other fields of such a delta go unchecked: the producer wrote them from a
+        valid event.)"""
         for data in events:
             try:
                 fields = from_json(data, cache_strings=False)
