@@ -9,8 +9,11 @@ Starts its own redis-server (Debian's `redis-server` on PATH) on a free loopback
 - live latency added: p99 of (upstream emit -> live entry) with the log, minus the p99
   of the same feed through rxllm's own async bridge without one.
 - on a 2,000-event log: first resumed entry p99 (`resume(sid)`), and first frame of a
-  resume from the middle through `ui_message_stream` (the first half folds unsent,
-  as the HTTP resume does), in a process that froze its start-up heap with
+  resume from the middle as the HTTP resume does it (`history` through the cursor
+  folded by `UIMessageEncoder.fold_json`, then `ui_message_stream` of the entries
+  after it), beside the same through `ui_message_stream(resume(sid), after=...)`,
+  which folds every entry as an event (`..._folding_events`); in a process that
+  froze its start-up heap with
   `gc.freeze()` as a server should (docs/serving.md), and beside them the same
   without it (`without_gc_freeze`: CPython's full collections, 30-40 ms each over the
   ~70,000 objects the imports leave, are most of the tail); then, frozen, follow p99
@@ -36,7 +39,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -48,7 +51,7 @@ from reactivex.subject import Subject
 
 from rxllm.events import Done, Event, TextDelta
 from rxllm.pipeline.aiter import EventStream
-from rxllm.serving import RedisLog, ui_message_stream
+from rxllm.serving import RedisLog, UIMessageEncoder, ui_message_stream
 
 __all__ = ["main", "run"]
 
@@ -212,33 +215,59 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
         assert info is not None
         middle = f"{info.start_ms}-{size // 2}"
 
-        async def first_resumed() -> tuple[list[float], list[float]]:
-            """The first entry of `resume(sid)`, and the first frame of a resume from
-            the middle (half the log folds through the encoder unsent)."""
-            first: list[float] = []
-            frames: list[float] = []
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                entries = log.resume("big")
-                await anext(entries)
-                first.append(time.perf_counter() - t0)
-                await entries.aclose()
-                t0 = time.perf_counter()
-                stream = ui_message_stream(log.resume("big"), after=middle)
-                await anext(stream)
-                frames.append(time.perf_counter() - t0)
-                await stream.aclose()
-            return first, frames
+        async def folded_resume() -> AsyncGenerator[bytes, None]:
+            """The HTTP resume (examples/serving): fold the stored JSON through the
+            cursor, then stream the entries after it."""
+            encoder = UIMessageEncoder()
+            async for page in log.history("big", through=middle):
+                encoder.fold_json(page)
+            return ui_message_stream(log.resume("big", after=middle), encoder=encoder)
+
+        async def first_entry() -> None:
+            entries = log.resume("big")
+            await anext(entries)
+            await entries.aclose()
+
+        async def first_frame(stream: AsyncGenerator[bytes, None]) -> None:
+            await anext(stream)
+            await stream.aclose()
+
+        async def first_folded_frame() -> None:
+            await first_frame(await folded_resume())
+
+        measures: dict[str, Callable[[], Awaitable[None]]] = {
+            "entry": first_entry,
+            "frame": first_folded_frame,
+            "frame_after": lambda: first_frame(ui_message_stream(log.resume("big"), after=middle)),
+        }
+
+        async def first_resumed() -> tuple[dict[str, list[float]], dict[str, int]]:
+            """The first entry of `resume(sid)`; the first frame of a resume from the
+            middle (half the log folded unsent) as the HTTP resume does it, and
+            through `ui_message_stream(log.resume(sid), after=...)`, which folds every
+            entry as an event. One measure at a time: each pays for its own garbage
+            (a collection is paid by whoever allocates when it is due)."""
+            samples: dict[str, list[float]] = {}
+            full: dict[str, int] = {}  # full collections during each: what moves the p99
+            for name, measure in measures.items():
+                samples[name] = []
+                before = gc.get_stats()[2]["collections"]
+                for _ in range(repeat):
+                    t0 = time.perf_counter()
+                    await measure()
+                    samples[name].append(time.perf_counter() - t0)
+                full[name] = gc.get_stats()[2]["collections"] - before
+            return samples, full
 
         # The tail of these is CPython's full collection, which walks every live
         # object of the process (tens of thousands after importing aiohttp, pydantic,
         # redis): measured as is, then as a server that froze its start-up heap
         # (`gc.freeze()`, as examples/serving does and docs/serving.md advises).
         # The rest of the run is that server: frozen until the end of this function.
-        plain_first, plain_frames = await first_resumed()
+        plain = await first_resumed()
         gc.collect()
         gc.freeze()
-        first, frames = await first_resumed()
+        frozen = await first_resumed()
 
         # follow: a follower at the tail of a running stream
         subject = Subject()
@@ -304,16 +333,8 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
     gc.unfreeze()
 
     return {
-        "first_resumed_entry_p50_ms": statistics.median(first) * 1e3,
-        "first_resumed_entry_p99_ms": p99(first) * 1e3,
-        "first_resumed_frame_from_middle_p50_ms": statistics.median(frames) * 1e3,
-        "first_resumed_frame_from_middle_p99_ms": p99(frames) * 1e3,
-        "without_gc_freeze": {
-            "first_resumed_entry_p50_ms": statistics.median(plain_first) * 1e3,
-            "first_resumed_entry_p99_ms": p99(plain_first) * 1e3,
-            "first_resumed_frame_from_middle_p50_ms": statistics.median(plain_frames) * 1e3,
-            "first_resumed_frame_from_middle_p99_ms": p99(plain_frames) * 1e3,
-        },
+        **_resume_figures(*frozen),
+        "without_gc_freeze": _resume_figures(*plain),
         "follow_p50_ms": statistics.median(delays) * 1e3,
         "follow_p99_ms": p99(delays) * 1e3,
         "cancel_to_upstream_closed_p50_ms": statistics.median(cancels) * 1e3,
@@ -321,6 +342,20 @@ async def resume_costs(url: str, size: int, repeat: int, pace: float) -> dict[st
         "dead_producer_to_terminal_s": dead,
         "dead_producer_bound_s": 1.0 + 1.0,  # lease 1 s + the follower's block (<= lease)
     }
+
+
+def _resume_figures(samples: dict[str, list[float]], full: dict[str, int]) -> dict[str, float]:
+    names = {
+        "entry": "first_resumed_entry",
+        "frame": "first_resumed_frame_from_middle",
+        "frame_after": "first_resumed_frame_from_middle_folding_events",
+    }
+    figures: dict[str, float] = {}
+    for key, name in names.items():
+        figures[f"{name}_p50_ms"] = statistics.median(samples[key]) * 1e3
+        figures[f"{name}_p99_ms"] = p99(samples[key]) * 1e3
+        figures[f"{name}_full_collections"] = full[key]
+    return figures
 
 
 async def run(events: int, size: int, repeat: int, pace: float) -> dict[str, Any]:

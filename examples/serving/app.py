@@ -19,14 +19,20 @@ import asyncio
 import contextlib
 import gc
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
 import rxllm
-from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, RedisLog, UnknownStream, ui_message_stream
+from rxllm.serving import (
+    UI_MESSAGE_STREAM_HEADERS,
+    RedisLog,
+    UIMessageEncoder,
+    UnknownStream,
+    ui_message_stream,
+)
 from rxllm.serving.redis_log import CursorGone, StreamRunning, check_cursor, check_sid
 
 __all__ = ["make_app", "main"]
@@ -132,22 +138,17 @@ async def resume(request: web.Request) -> web.StreamResponse:
         return web.Response(status=204)  # useChat would add the parts a second time
     if after != "0" and cursor < (info.start_ms, 0):
         raise web.HTTPGone(text=f"cursor {after} is before the first entry")
-    # From the start, so the encoder folds what the client has (same block ids); only
-    # what follows the cursor is sent.
-    entries = log.resume(sid, after="0")
+    # The encoder folds what the client has from the stored JSON, page by page (the
+    # same block ids, nothing sent), then streams what follows the cursor.
+    encoder = UIMessageEncoder(info.message_id)
     try:
-        first = await anext(entries)
-    except (UnknownStream, StopAsyncIteration):
+        async for page in log.history(sid, through=after):
+            encoder.fold_json(page)
+    except UnknownStream:
         return web.Response(status=204)
     except CursorGone as exc:
         raise web.HTTPGone(text=str(exc)) from None
-
-    async def chained() -> AsyncIterator[Any]:
-        yield first
-        async for entry in entries:
-            yield entry
-
-    frames = ui_message_stream(chained(), message_id=info.message_id, after=after)
+    frames = ui_message_stream(log.resume(sid, after=after), encoder=encoder)
     return await _send(request, frames)
 
 

@@ -5,12 +5,22 @@ so it is imported when first asked for (`from rxllm.serving import RedisLog`).""
 
 from typing import TYPE_CHECKING, Any
 
-from rxllm.serving.ui_message_stream import UI_MESSAGE_STREAM_HEADERS, ui_message_stream
+from rxllm.serving.ui_message_stream import (
+    UI_MESSAGE_STREAM_HEADERS,
+    UIMessageEncoder,
+    ui_message_stream,
+)
 
 if TYPE_CHECKING:
     from rxllm.serving.redis_log import RedisLog, UnknownStream
 
-__all__ = ["UI_MESSAGE_STREAM_HEADERS", "RedisLog", "UnknownStream", "ui_message_stream"]
+__all__ = [
+    "UI_MESSAGE_STREAM_HEADERS",
+    "RedisLog",
+    "UIMessageEncoder",
+    "UnknownStream",
+    "ui_message_stream",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -59,6 +59,9 @@ CURSOR = re.compile(r"0|[0-9]{1,20}-[0-9]{1,20}")
 # this often, so a dead producer's turn ends within lease + 3 s.
 PAGE = 512
 MAX_BLOCK_MS = 3_000
+# A resume's first page is small: its first frame waits for no more entries than the
+# UI stream takes at once (64), then pages are full.
+FIRST_PAGE = 64
 # The heartbeat renews the lease at this fraction of it (10 s lease: every 3 s).
 RENEW_FRACTION = 0.3
 # Events in one EVALSHA at most: a script blocks Redis while it runs.
@@ -111,6 +114,10 @@ def _id(raw: bytes | str) -> tuple[int, int]:
     text = raw.decode() if isinstance(raw, bytes) else raw
     ms, seq = text.split("-")
     return (int(ms), int(seq))
+
+
+def _as_sent(response: Any, **kwargs: Any) -> Any:
+    return response
 
 
 def _text(value: Any) -> str | None:
@@ -209,6 +216,11 @@ class RedisLog:
             url, max_connections=max_connections, timeout=None, socket_connect_timeout=2.0
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        # XRANGE as Redis sends it, a list per entry: redis-py's reply callback makes a
+        # tuple and a dict of each more, which the garbage collector then walks (a
+        # resume reads thousands). A second client on the same pool keeps `redis` as is.
+        self._reader = aioredis.Redis(connection_pool=pool)
+        self._reader.set_response_callback("XRANGE", _as_sent)
         self._register = self.redis.register_script(REGISTER)
         self._append = self.redis.register_script(APPEND)
         self._terminate = self.redis.register_script(TERMINATE)
@@ -276,34 +288,24 @@ class RedisLog:
         by its next turn while this reader lagged; a cursor before the first entry
         raises `CursorGone` (never a partial replay)."""
         check_sid(sid)
-        cursor = check_cursor(after)
-        log, meta, _, _ = self.keys(sid)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hget(meta, "start_ms")
-            pipe.xrange(log, count=1)
-            start_ms, first = await pipe.execute()
-        if start_ms is None:
-            raise UnknownStream(sid)
-        # The log's first entry is `<start_ms>-0`; anything else was trimmed away.
-        oldest = _id(first[0][0]) if first else (int(start_ms), 0)
-        if (after == "0" and oldest != (int(start_ms), 0)) or (after != "0" and cursor < oldest):
-            raise CursorGone(sid, after)
-        # Every id of this turn starts so: another start is the next turn's.
-        turn = f"{int(start_ms)}-"
+        turn = await self._turn(sid, after)
+        log = self.keys(sid)[0]
         last = "-" if after == "0" else f"({after}"
+        count = FIRST_PAGE
         while True:
-            page: Any = await self.redis.xrange(log, min=last, count=PAGE)
+            page = await self._read_page(log, last, "+", count)
             for raw_id, fields in page:
                 entry_id = raw_id.decode()
                 if not entry_id.startswith(turn):
                     raise UnknownStream(sid)
-                event = EventAdapter.validate_json(fields[b"e"])
+                event = EventAdapter.validate_json(fields[1])
                 yield entry_id, event
                 if type(event) in TERMINAL_TYPE_SET:
                     return
                 last = f"({entry_id}"
-            if len(page) < PAGE:
+            if len(page) < count:
                 break
+            count = PAGE
         position = "0-0" if last == "-" else last[1:]
         finished = await self._check_stall(sid)
         while True:
@@ -323,6 +325,58 @@ class RedisLog:
                 yield position, event
                 if type(event) in TERMINAL_TYPE_SET:
                     return
+
+    async def history(self, sid: str, through: str) -> AsyncGenerator[list[bytes], None]:
+        """The stored JSON of the events from the first entry through `through`, a page
+        (up to 512) at a time: what a resume after `through` folds unsent, read
+        without making an event of each (`UIMessageEncoder.fold_json`). `"0"` yields
+        nothing, but checks, as `resume` does, that the stream is known
+        (`UnknownStream`) and its log whole (`CursorGone`)."""
+        check_sid(sid)
+        turn = await self._turn(sid, through, whole=True)
+        if through == "0":
+            return
+        log = self.keys(sid)[0]
+        last = "-"
+        while True:
+            page = await self._read_page(log, last, through)
+            if not page:
+                return
+            # Ids only grow and an older turn's log is deleted with it, so a page
+            # whose last id is this turn's holds nothing else.
+            last_id = page[-1][0].decode()
+            if not last_id.startswith(turn):
+                raise UnknownStream(sid)
+            yield [fields[1] for _, fields in page]
+            if len(page) < PAGE:
+                return
+            last = f"({last_id}"
+
+    async def _turn(self, sid: str, after: str, *, whole: bool = False) -> str:
+        """The id prefix of the stream's turn, `<start_ms>-`, once its log is known to
+        hold every entry after `after` (`whole`: every entry)."""
+        cursor = check_cursor(after)
+        log, meta, _, _ = self.keys(sid)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(meta, "start_ms")
+            pipe.xrange(log, count=1)
+            start_ms, first = await pipe.execute()
+        if start_ms is None:
+            raise UnknownStream(sid)
+        # The log's first entry is `<start_ms>-0`; anything else was trimmed away.
+        oldest = _id(first[0][0]) if first else (int(start_ms), 0)
+        trimmed = oldest != (int(start_ms), 0)
+        if ((whole or after == "0") and trimmed) or (after != "0" and cursor < oldest):
+            raise CursorGone(sid, after)
+        # Every id of this turn starts so: another start is the next turn's.
+        return f"{int(start_ms)}-"
+
+    async def _read_page(self, log: str, low: str, high: str, count: int = PAGE) -> list[list[Any]]:
+        """Up to `count` entries of `log` from `low` to `high` (XRANGE bounds), as Redis
+        sends them: `[id, [b"e", event JSON]]` (`e` is an entry's only field)."""
+        reply: Any = await self._reader.xrange(log, low, high, count=count)
+        page: list[list[Any]] = reply
+        return page
 
     async def _check_stall(self, sid: str) -> bool:
         """Whether the stream is finished. A running stream whose lease is gone has a

@@ -20,7 +20,7 @@ from reactivex.subject import Subject
 import rxllm
 from rxllm.events import Done, Event, TextDelta
 from rxllm.local import LocalServer
-from rxllm.serving import RedisLog, UnknownStream
+from rxllm.serving import RedisLog, UIMessageEncoder, UnknownStream, ui_message_stream
 from rxllm.serving.redis_log import CursorGone, Entry, StreamRunning
 from tests.serving.redis_server import RedisServer, require_redis
 
@@ -408,3 +408,54 @@ async def test_a_lagging_reader_never_mixes_two_turns(log: RedisLog) -> None:
                 assert event.type == "text" and event.text == "one"  # never the next turn's
     second_turn.on_next(Done.make(provider="p", stop_reason="stop"))
     assert kinds(await collect(live)) == ["text", "done"]
+
+
+async def long_log(log: RedisLog, name: str) -> list[Entry]:
+    """A turn of 1,100 text entries and its terminal: more than two pages."""
+    source: Subject[Event] = Subject()
+    live = await log.start(name, source)
+    for i in range(1100):
+        source.on_next(TextDelta.make(provider="p", text=f"word {i} "))
+    source.on_next(Done.make(provider="p", stop_reason="stop"))
+    return await collect(live)
+
+
+async def test_resume_pages_through_a_long_log(log: RedisLog) -> None:
+    name = sid()
+    entries = await long_log(log, name)
+    assert await collect(log.resume(name)) == entries
+    for cut in (0, 63, 64, 100, 575, 576, 1099):  # the first page is 64, then 512
+        assert await collect(log.resume(name, after=entries[cut][0])) == entries[cut + 1 :]
+
+
+async def test_history_pages_the_stored_json_through_a_cursor(log: RedisLog) -> None:
+    name = sid()
+    entries = await long_log(log, name)
+    stored = [event.model_dump_json().encode() for _, event in entries]
+    for cut in (0, 1, 510, 511, 512, 1023, 1024, len(entries) - 1):
+        pages = [page async for page in log.history(name, through=entries[cut][0])]
+        assert all(0 < len(page) <= 512 for page in pages)
+        assert [data for page in pages for data in page] == stored[: cut + 1]
+    assert [page async for page in log.history(name, through="0")] == []
+    with pytest.raises(UnknownStream):
+        await anext(log.history(sid(), through="0"))
+    with pytest.raises(CursorGone):  # before the first entry: a previous turn's
+        await anext(log.history(name, through="1-0"))
+
+
+async def test_a_resume_folds_the_history_then_sends_exactly_the_rest(
+    log: RedisLog, local_server: LocalServer
+) -> None:
+    """The HTTP resume's shape: fold the stored JSON through the cursor, then stream
+    the entries after it; the bytes are the whole response's after that entry."""
+    name = sid()
+    entries = await collect(await log.start(name, upstream(local_server, "fault/weather")))
+    whole = b"".join([chunk async for chunk in ui_message_stream(log.resume(name))])
+    for cut in range(len(entries)):
+        after = entries[cut][0]
+        encoder = UIMessageEncoder()
+        async for page in log.history(name, through=after):
+            encoder.fold_json(page)
+        rest = ui_message_stream(log.resume(name, after=after), encoder=encoder)
+        mark = whole.index(b"\n\n", whole.index(b"id: " + after.encode())) + 2
+        assert b"".join([chunk async for chunk in rest]) == whole[mark:], cut
