@@ -149,16 +149,9 @@ def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
 
 
 @asynccontextmanager
-async def _session_for(
-    session: aiohttp.ClientSession | SessionPool | None, guard: SsrfGuard | None
-) -> AsyncIterator[aiohttp.ClientSession]:
-    """The given session, or the pool's, left open; else one of our own (guarded if
-    asked), closed after."""
-    if isinstance(session, SessionPool):
-        yield session.session()
-    elif session is not None:
-        yield session
-    elif guard is not None:
+async def _own_session(guard: SsrfGuard | None) -> AsyncIterator[aiohttp.ClientSession]:
+    """A session of the subscription's own (guarded if asked), closed after."""
+    if guard is not None:
         async with guard.session() as guarded:
             yield guarded
     else:
@@ -392,8 +385,14 @@ class _Transfer(abc.DisposableBase):
         provider, read_timeout = settings.provider, settings.read_timeout
         self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
         try:
-            async with _session_for(settings.session, settings.guard) as client:
-                await self._deliver(client)
+            session = settings.session
+            if isinstance(session, SessionPool):  # the pool's, left open
+                await self._deliver(session.session())
+            elif session is not None:  # the caller's, left open
+                await self._deliver(session)
+            else:
+                async with _own_session(settings.guard) as client:
+                    await self._deliver(client)
         except asyncio.CancelledError:
             if not self._stalled or self._disposed:
                 logger.bind(provider=provider, attempt=settings.attempt).debug(
