@@ -35,7 +35,8 @@ from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 from redis.exceptions import RedisError
 
-from rxllm.events import TERMINAL_TYPE_SET, Cancelled, Event, EventAdapter, failed
+from rxllm.events import TERMINAL_TYPE_SET, Cancelled, Event, failed
+from rxllm.serving.event_json import dump_event, load_event
 from rxllm.serving.redis_scripts import APPEND, CANCEL, REGISTER, RENEW, TERMINATE
 
 __all__ = [
@@ -298,7 +299,7 @@ class RedisLog:
                 entry_id = raw_id.decode()
                 if not entry_id.startswith(turn):
                     raise UnknownStream(sid)
-                event = EventAdapter.validate_json(fields[1])
+                event = load_event(fields[1])
                 yield entry_id, event
                 if type(event) in TERMINAL_TYPE_SET:
                     return
@@ -321,7 +322,7 @@ class RedisLog:
                 position = raw_id.decode()
                 if not position.startswith(turn):
                     raise UnknownStream(sid)
-                event = EventAdapter.validate_json(fields[b"e"])
+                event = load_event(fields[b"e"])
                 yield position, event
                 if type(event) in TERMINAL_TYPE_SET:
                     return
@@ -393,7 +394,7 @@ class RedisLog:
         log, meta, lease, _ = self.keys(sid)
         reply = await self._terminate(
             keys=[log, meta, lease],
-            args=[state, event.model_dump_json(), self.retention_ms, token, at],
+            args=[state, dump_event(event), self.retention_ms, token, at],
         )
         return _text(reply[0]) or ""
 
@@ -598,7 +599,7 @@ class _Producer:
         args: list[Any] = [self.token, self.log.max_events, self.log.ttl_ms]
         for eid, event in body:
             args.append(eid)
-            args.append(event.model_dump_json())
+            args.append(dump_event(event))
         outcome = await self.send(body, args, (last, entry_id) if terminal else None)
         if outcome in ("fenced", "over"):
             logger.bind(sid=self.sid).warning("lost the stream to another writer ({})", outcome)
@@ -650,7 +651,7 @@ class _Producer:
             event, at = terminal
             reply = await self.log._terminate(
                 keys=keys,
-                args=[event.type, event.model_dump_json(), self.log.retention_ms, self.token, at],
+                args=[event.type, dump_event(event), self.log.retention_ms, self.token, at],
             )
             outcome = _text(reply[0]) or ""
             return "ok" if outcome == "won" else outcome

@@ -35,7 +35,6 @@ from rxllm.events import (
     Done,
     ErrorInfo,
     Event,
-    EventAdapter,
     Failed,
     ReasoningDelta,
     Refusal,
@@ -47,6 +46,7 @@ from rxllm.events import (
     ToolStart,
     UsageUpdate,
 )
+from rxllm.serving.event_json import json_or_none, load_event
 
 __all__ = [
     "DONE_FRAME",
@@ -267,7 +267,7 @@ class UIMessageEncoder:
             try:
                 fields = from_json(data, cache_strings=False)
             except ValueError:
-                fields = None
+                fields = json_or_none(data)  # a lone surrogate's escape, or not JSON
             if type(fields) is dict and self._continue_block(
                 fields.get("type"),
                 fields.get("text"),
@@ -275,7 +275,7 @@ class UIMessageEncoder:
                 fields.get("redacted", False),
             ):
                 continue
-            self.parts(EventAdapter.validate_json(data))
+            self.parts(load_event(data))
 
     def _continue_block(
         self, kind: object, text: object, signature: object, redacted: object

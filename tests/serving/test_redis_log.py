@@ -18,11 +18,13 @@ import redis.asyncio as aioredis
 from reactivex.subject import Subject
 
 import rxllm
-from rxllm.events import Done, Event, TextDelta
+from rxllm.events import Done, ErrorInfo, Event, Failed, TextDelta, ToolRequest
 from rxllm.local import LocalServer
 from rxllm.serving import RedisLog, UIMessageEncoder, UnknownStream, ui_message_stream
+from rxllm.serving.event_json import load_event
 from rxllm.serving.redis_log import CursorGone, Entry, StreamRunning
 from tests.serving.redis_server import RedisServer, require_redis
+from tests.serving.support import read_sse
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -459,3 +461,87 @@ async def test_a_resume_folds_the_history_then_sends_exactly_the_rest(
         rest = ui_message_stream(log.resume(name, after=after), encoder=encoder)
         mark = whole.index(b"\n\n", whole.index(b"id: " + after.encode())) + 2
         assert b"".join([chunk async for chunk in rest]) == whole[mark:], cut
+
+
+# --- lone surrogates: half a character in an event ------------------------------------
+
+EMOJI = "\U0001f600"
+SURROGATE_TURNS: dict[str, list[Event]] = {
+    # A provider split the emoji's UTF-16 pair across two deltas: two lone halves.
+    "split_pair": [
+        TextDelta.make(provider="p", text="smile \ud83d"),
+        TextDelta.make(provider="p", text="\ude00!"),
+        Done.make(provider="p", stop_reason="stop"),
+    ],
+    # Halves never paired: a low one alone, a high one the block never completes, one
+    # in a tool's arguments (not a delta: the fold validates it in full) and in the
+    # terminal (written by TERMINATE).
+    "never_paired": [
+        TextDelta.make(provider="p", text="a\udc00b"),
+        TextDelta.make(provider="p", text="c\ud83d"),
+        ToolRequest(provider="p", call_id="c1", name="f", index=0, arguments={"k": "x\ud800"}),
+        Failed(provider="p", error=ErrorInfo(kind="http", message="half \ud83d", provider="p")),
+    ],
+}
+
+
+async def produce(log: RedisLog, name: str, events: list[Event]) -> list[Entry]:
+    """The live entries of `events`, each given time to reach the writer before the
+    next: the events after one it fails to write are those a broken live response loses."""
+    source: Subject[Event] = Subject()
+    live = await log.start(name, source)
+    for event in events:
+        source.on_next(event)
+        await asyncio.sleep(0.01)
+    return await collect(live)
+
+
+async def entries_of(items: list[Entry]) -> AsyncIterator[Entry]:
+    for item in items:
+        yield item
+
+
+@pytest.mark.parametrize("turn", list(SURROGATE_TURNS))
+async def test_a_lone_surrogate_is_logged_and_read_back_as_it_was(
+    log: RedisLog, raw: aioredis.Redis, turn: str
+) -> None:
+    events = SURROGATE_TURNS[turn]
+    name = sid()
+    live = await produce(log, name, events)
+    assert [event for _, event in live] == events  # the live response is whole
+    assert await log.state(name) == events[-1].type
+    assert await raw.xlen(log.keys(name)[0]) == len(events)
+    assert await collect(log.resume(name)) == live  # the halves as they were
+    for cut in range(len(live)):
+        assert await collect(log.resume(name, after=live[cut][0])) == live[cut + 1 :]
+    stored = [data for page in [p async for p in log.history(name, live[-1][0])] for data in page]
+    assert [load_event(data) for data in stored] == events
+
+
+@pytest.mark.parametrize("turn", list(SURROGATE_TURNS))
+async def test_a_resume_sends_what_the_live_response_sent_around_a_lone_surrogate(
+    log: RedisLog, turn: str
+) -> None:
+    """The frames of the live entries, of a resume from the start, and of a resume
+    after each entry (history folded by fold_json, or every entry folded as an event)
+    are the same bytes: the pair joined into its character, a lone half as U+FFFD."""
+    name = sid()
+    live = await produce(log, name, SURROGATE_TURNS[turn])
+    whole = b"".join([chunk async for chunk in ui_message_stream(entries_of(live))])
+    stream = read_sse(whole)  # strict UTF-8
+    if turn == "split_pair":
+        assert stream.text() == f"smile {EMOJI}!"
+    else:
+        assert stream.text() == "a\ufffdbc\ufffd"
+        assert stream.of("tool-input-available")[0]["input"] == {"k": "x\ufffd"}
+        assert stream.of("error")[0]["errorText"] == "half \ufffd"
+    assert b"".join([chunk async for chunk in ui_message_stream(log.resume(name))]) == whole
+    for entry_id, _ in live:
+        mark = whole.index(b"\n\n", whole.index(b"id: " + entry_id.encode())) + 2
+        encoder = UIMessageEncoder()
+        async for page in log.history(name, through=entry_id):
+            encoder.fold_json(page)
+        rest = ui_message_stream(log.resume(name, after=entry_id), encoder=encoder)
+        assert b"".join([chunk async for chunk in rest]) == whole[mark:], entry_id
+        folding = ui_message_stream(log.resume(name), after=entry_id)
+        assert b"".join([chunk async for chunk in folding]) == whole[mark:], entry_id
