@@ -38,8 +38,10 @@ _WRAPPERS = (
 
 
 def _live(types: tuple[type, ...]) -> Counter[str]:
+    """Objects of exactly these types (a stream's consumer end is a scheduler by
+    subclass, `rxllm.sources.job.Driver`: one per stream by design, not a wrapper)."""
     gc.collect()
-    return Counter(type(o).__name__ for o in gc.get_objects() if isinstance(o, types))
+    return Counter(type(o).__name__ for o in gc.get_objects() if type(o) in types)
 
 
 async def _paused_stream(serve: Serve) -> tuple[str, asyncio.Event]:

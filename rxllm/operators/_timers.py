@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from reactivex import abc
-from reactivex.scheduler.eventloop import AsyncIOScheduler
+from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 
 __all__ = ["Timer", "after", "loop_scheduler"]
 
@@ -42,9 +42,8 @@ def after(
     clock: abc.SchedulerBase, seconds: float, callback: Callable[..., Any], *args: Any
 ) -> Timer:
     """Call `callback(*args)` in `seconds` on `clock`; `.cancel()` stops it."""
-    if (
-        type(clock) is AsyncIOScheduler
-    ):  # not its thread-safe subclass: that one is for other threads
+    # Not the thread-safe subclass: that one is for other threads.
+    if isinstance(clock, AsyncIOScheduler) and not isinstance(clock, AsyncIOThreadSafeScheduler):
         return clock._loop.call_later(seconds, callback, *args)
 
     def action(_: abc.SchedulerBase, __: Any = None) -> None:

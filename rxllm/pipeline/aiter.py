@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from types import TracebackType
 
 from reactivex import Observable, abc
@@ -11,18 +10,23 @@ from reactivex import Observable, abc
 from rxllm.events import Event
 from rxllm.operators._link import attach
 from rxllm.operators._timers import loop_scheduler
+from rxllm.sources.job import Driver
 
 __all__ = ["EventStream"]
 
 
-class _Sink:
-    """What the running pipeline holds on to. Kept apart from `EventStream` so that
-    the pipeline never keeps the iterator alive: dropping the iterator must hang up."""
+class _Sink(Driver):
+    """What the running pipeline holds on to: the queue its events go to, and, for a
+    stream that drives its own source, the scheduler the source's coroutine is handed
+    to. Kept apart from `EventStream` so that the pipeline never keeps the iterator
+    alive: dropping the iterator must hang up."""
 
-    __slots__ = ("completed", "error", "queue", "waiter")
-
-    def __init__(self) -> None:
-        self.queue: deque[Event] = deque()
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop)
+        # A list read from `head` on, emptied once read: no storage kept between
+        # events (a deque keeps a 64-slot block per stream).
+        self.queue: list[Event] = []
+        self.head = 0
         self.waiter: asyncio.Future[None] | None = None
         self.completed = False
         self.error: Exception | None = None
@@ -35,12 +39,24 @@ class _Sink:
         self.queue.append(event)
         self.wake()
 
+    def pop(self) -> Event:
+        queue, head = self.queue, self.head
+        event = queue[head]
+        head += 1
+        if head == len(queue):
+            queue.clear()
+            head = 0
+        self.head = head
+        return event
+
     def on_error(self, error: Exception) -> None:
         self.error = error
+        self.close()
         self.wake()
 
     def on_completed(self) -> None:
         self.completed = True
+        self.close()  # what the source still does (its drain) needs no consumer
         self.wake()
 
 
@@ -48,7 +64,12 @@ class EventStream:
     """Iterates an Observable[Event] from async code.
 
     Subscribes on the first `__anext__`, inside the running loop. Events are produced
-    on the same loop, so they are queued without a task hop.
+    on the same loop, so they are queued without a task hop. With `drive`, the
+    stream's HTTP source runs in the consumer's own task, stepped whenever the queue
+    is empty (`rxllm.sources.job`): one task per stream. That is for rxllm's own
+    pipelines (`astream()`), in which whatever emits while the source waits (a
+    deadline, a cancel signal) also disposes the source, which wakes the consumer;
+    an Observable of any other making runs its sources in tasks of their own.
 
     Hanging up (disposing the subscription, which closes the HTTP response) happens
     when the `async with` block is left, however (`break`, `return`, an exception), on
@@ -58,9 +79,10 @@ class EventStream:
     it keeps it alive), so `async with` is the way that does not depend on that.
     """
 
-    def __init__(self, events: Observable[Event]) -> None:
+    def __init__(self, events: Observable[Event], *, drive: bool = False) -> None:
         self._events = events
-        self._sink = _Sink()
+        self._drive = drive
+        self._sink: _Sink | None = None
         self._subscription: abc.DisposableBase | None = None
         self._closed = False
 
@@ -69,25 +91,33 @@ class EventStream:
 
     async def __anext__(self) -> Event:
         sink = self._sink
-        if self._subscription is None and not self._closed:
-            scheduler = loop_scheduler(asyncio.get_running_loop())
-            self._subscription = attach(self._events, sink, scheduler)
-        while not sink.queue:
+        if sink is None:
+            loop = asyncio.get_running_loop()
+            sink = self._sink = _Sink(loop)
+            if not self._closed:
+                scheduler = sink if self._drive else loop_scheduler(loop)
+                self._subscription = attach(self._events, sink, scheduler)
+        while not sink.queue:  # emptied when read to its end
             if sink.error is not None:
                 error, sink.error = sink.error, None
                 await self.aclose()
                 raise error
             if sink.completed or self._closed:
                 raise StopAsyncIteration
-            sink.waiter = asyncio.get_running_loop().create_future()
             try:
-                await sink.waiter
+                job = sink.job
+                if job is not None and job.driven:
+                    await job.advance()  # the source's next step, in this task
+                    continue
+                sink.waiter = sink._loop.create_future()
+                try:
+                    await sink.waiter
+                finally:
+                    sink.waiter = None
             except asyncio.CancelledError:
                 await self.aclose()
                 raise
-            finally:
-                sink.waiter = None
-        return sink.queue.popleft()
+        return sink.pop()
 
     async def aclose(self) -> None:
         """Stop the stream: unsubscribe, closing the HTTP response. Idempotent."""
@@ -95,10 +125,15 @@ class EventStream:
 
     def _hang_up(self) -> None:
         self._closed = True
-        self._sink.queue.clear()
+        sink = self._sink
+        if sink is not None:
+            sink.queue.clear()
+            sink.head = 0
         if self._subscription is not None:
             subscription, self._subscription = self._subscription, None
             subscription.dispose()
+        if sink is not None and not sink._loop.is_closed():
+            sink.close()  # what the source still has to do, it does in its own task
 
     def __del__(self) -> None:
         # `break` out of `async for` drops the iterator without calling `aclose()`; the

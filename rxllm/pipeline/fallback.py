@@ -102,7 +102,7 @@ class Fallback:
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
         """`async with fallback.astream(request) as events: async for event in events:`;
         leaving the `async with` block hangs up (see `EventStream`)."""
-        return EventStream(self.stream(request, cancel=cancel))
+        return EventStream(self.stream(request, cancel=cancel), drive=True)
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:
         """Stream the turn to its end and return its record (`record.provider` is the

@@ -238,7 +238,7 @@ class Provider:
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
         """`async with provider.astream(request) as events: async for event in events:`;
         leaving the `async with` block hangs up (see `EventStream`)."""
-        return EventStream(self.stream(request, cancel=cancel))
+        return EventStream(self.stream(request, cancel=cancel), drive=True)
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:
         """Stream the turn to its end and return its record."""

@@ -1,10 +1,12 @@
 """The aiohttp source: one POST per subscription, its SSE body as raw chunks.
 
-Each subscription runs one asyncio task on the running loop. Disposing the
-subscription closes the response and cancels the task at once, so the server sees
-the disconnect. Failures of the transport become one `Failed` item, never `on_error`.
-Redirects are followed here, by hand (`rxllm.sources.redirects`), and a guarded
-source (`rxllm.sources.guard`) checks every hop before connecting.
+Each subscription runs one coroutine on the running loop: stepped by the consumer
+when it subscribed with a `Driver` (`astream`: one task per stream), else in a task of
+its own (`rxllm.sources.job`). Disposing the subscription closes the response and
+cancels the coroutine at once, so the server sees the disconnect. Failures of the
+transport become one `Failed` item, never `on_error`. Redirects are followed here, by
+hand (`rxllm.sources.redirects`), and a guarded source (`rxllm.sources.guard`) checks
+every hop before connecting.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from rxllm.events import ErrorKind, failed
 from rxllm.fragments import SourceItem
 from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
+from rxllm.sources.job import Job, start
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.raw import ChunkReader
 from rxllm.sources.redirects import REDIRECTS, next_hop
@@ -224,25 +227,25 @@ def http_source(
     def subscribe(
         observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        return _Transfer(settings, observer, _loop_of(scheduler))
+        return _Transfer(settings, observer, _loop_of(scheduler), scheduler)
 
     return Operator(subscribe)
 
 
 class _Transfer(abc.DisposableBase):
-    """One subscription: its task, its response and the read watchdog. One object with
+    """One subscription: its job, its response and the read watchdog. One object with
     slots rather than closures over a dozen variables, since a server keeps one per
     stream in flight and the garbage collector walks every one of them."""
 
     __slots__ = (
         "_disposed",
+        "_job",
         "_loop",
         "_observer",
         "_progress",
         "_response",
         "_settings",
         "_stalled",
-        "_task",
         "_watchdog",
     )
 
@@ -251,6 +254,7 @@ class _Transfer(abc.DisposableBase):
         settings: _Settings,
         observer: abc.ObserverBase[SourceItem],
         loop: asyncio.AbstractEventLoop,
+        scheduler: abc.SchedulerBase | None,
     ) -> None:
         self._settings = settings
         self._observer = observer
@@ -260,13 +264,13 @@ class _Transfer(abc.DisposableBase):
         self._progress = 0  # the response's headers, then each read: what the watchdog sees
         self._stalled = False
         self._watchdog: asyncio.TimerHandle | None = None
-        self._task: asyncio.Task[None] | None = None
-        # asyncio objects belong to their loop's thread: from another thread, the task
+        self._job: Job | None = None
+        # asyncio objects belong to their loop's thread: from another thread, the job
         # is started and stopped through the loop's thread-safe door.
         if _running_loop() is loop:
-            self._start()
+            self._start(scheduler)
         else:
-            loop.call_soon_threadsafe(self._start)
+            loop.call_soon_threadsafe(self._start, scheduler)
 
     def _fail(
         self,
@@ -349,7 +353,10 @@ class _Transfer(abc.DisposableBase):
         received = 0
         tap = raw_tap.get()
         content = resp.content
-        while data := await content.readany():  # iter_any's loop, without its coroutine per read
+        while True:  # iter_any's loop, without its coroutine per read
+            data = await content.readany()
+            if not data:
+                break
             if tap is not None:
                 tap(provider, attempt, data)
             received += len(data)
@@ -358,6 +365,7 @@ class _Transfer(abc.DisposableBase):
                 self._fail("limit", f"the response exceeds max_response_bytes ({limit})")
                 return
             problem = reader.feed(data)
+            del data  # not held while waiting: a read behind a busy loop joins a backlog
             if self._disposed:
                 return
             if problem is not None:
@@ -369,16 +377,19 @@ class _Transfer(abc.DisposableBase):
 
     def _watch(self, seen: int) -> None:
         """`read_timeout` without a byte: one timer per period, not one per read, so
-        a silence is noticed after `read_timeout` seconds and before twice that."""
-        task = self._task
-        if task is None or task.done():
+        a silence is noticed after `read_timeout` seconds and before twice that. Only
+        a wait for the network counts: a consumer that has not asked for more (the
+        job not waiting) or has asked again (a new wait) is progress."""
+        job = self._job
+        if job is None or job.finished:
             return
-        if self._progress != seen:
+        mark = self._progress + job.parks
+        if mark != seen or not job.parked:
             read_timeout = self._settings.read_timeout
-            self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
+            self._watchdog = self._loop.call_later(read_timeout, self._watch, mark)
             return
         self._stalled = True
-        task.cancel()
+        job.cancel()
 
     async def _run(self) -> None:
         settings = self._settings
@@ -399,7 +410,6 @@ class _Transfer(abc.DisposableBase):
                     "http source cancelled"
                 )
                 raise
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]
             self._fail(
                 "stalled", f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s"
             )
@@ -428,9 +438,10 @@ class _Transfer(abc.DisposableBase):
                 self._watchdog.cancel()
         self._observer.on_completed()
 
-    def _start(self) -> None:
+    def _start(self, scheduler: abc.SchedulerBase | None) -> None:
         if not self._disposed:
-            self._task = self._loop.create_task(self._run())
+            self._job = Job(self._run(), self._loop)
+            start(self._job, scheduler)
 
     def _hang_up(self) -> None:
         if self._disposed:
@@ -438,9 +449,8 @@ class _Transfer(abc.DisposableBase):
         self._disposed = True
         if self._response is not None:
             self._response.close()  # drop the connection now, not at the task's next step
-        task = self._task
-        if task is not None and asyncio.current_task() is not task:
-            task.cancel()
+        if self._job is not None:
+            self._job.cancel()
 
     def dispose(self) -> None:
         if _running_loop() is self._loop:

@@ -32,15 +32,18 @@ class ChunkReader:
         self._provider = provider
         self._attempt = attempt
         self._decoder = SseDecoder(max_line_bytes)
-        self._head = b""
+        self._head: bytes | None = b""  # the body's start, for "not an SSE stream"
 
     def feed(self, data: bytes) -> Failed | None:
-        if len(self._head) < _SNIPPET_BYTES:
-            self._head += data[: _SNIPPET_BYTES - len(self._head)]
+        head = self._head
+        if head is not None and len(head) < _SNIPPET_BYTES:
+            self._head = head + data[: _SNIPPET_BYTES - len(head)]
         try:
             events = self._decoder.feed(data)
         except SseLineTooLong as exc:
             return self._failure("limit", str(exc))
+        if events:
+            self._head = None  # an SSE stream after all: no snippet to show, none kept
         sink, provider, attempt = self._sink, self._provider, self._attempt
         for ev in events:
             sink.on_next(RawChunk(provider, attempt, ev.event, ev.data))
@@ -51,7 +54,7 @@ class ChunkReader:
             self._sink.on_next(RawChunk(self._provider, self._attempt, ev.event, ev.data))
         decoder = self._decoder
         if decoder.bytes and not decoder.events and not decoder.comments:
-            snippet = self._head.decode("utf-8", "replace").strip()
+            snippet = (self._head or b"").decode("utf-8", "replace").strip()
             return self._failure("protocol", f"the response body is not an SSE stream: {snippet!r}")
         return None
 
