@@ -80,7 +80,7 @@ class EventStream:
     """
 
     def __init__(self, events: Observable[Event], *, drive: bool = False) -> None:
-        self._events = events
+        self._events: Observable[Event] | None = events
         self._drive = drive
         self._sink: _Sink | None = None
         self._subscription: abc.DisposableBase | None = None
@@ -94,9 +94,10 @@ class EventStream:
         if sink is None:
             loop = asyncio.get_running_loop()
             sink = self._sink = _Sink(loop)
-            if not self._closed:
+            events, self._events = self._events, None  # what runs keeps what it needs
+            if not self._closed and events is not None:
                 scheduler = sink if self._drive else loop_scheduler(loop)
-                self._subscription = attach(self._events, sink, scheduler)
+                self._subscription = attach(events, sink, scheduler)
         while not sink.queue:  # emptied when read to its end
             if sink.error is not None:
                 error, sink.error = sink.error, None

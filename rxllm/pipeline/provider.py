@@ -299,7 +299,8 @@ class _Attempts:
         self._turn = turn
         self._number = first_attempt
         self._plan = RetryPlan(turn._body, provider.wire.recovery, provider.options.max_attempts)
-        self._requests = {id(turn._body): turn._first}  # plan.sent keeps each body alive
+        # Bodies encoded after the first, for a retry (plan.sent keeps each body alive).
+        self._requests: dict[int, HttpRequest] | None = None
 
     def events(self) -> Observable[Event]:
         turn = self._turn
@@ -312,11 +313,15 @@ class _Attempts:
         return events
 
     def _encoded(self, sent_body: dict[str, Any]) -> HttpRequest:
-        found = self._requests.get(id(sent_body))
+        turn = self._turn
+        if sent_body is turn._body:
+            return turn._first
+        requests = self._requests
+        if requests is None:
+            requests = self._requests = {}
+        found = requests.get(id(sent_body))
         if found is None:
-            turn = self._turn
-            found = turn._provider.http_request(turn._request, sent_body)
-            self._requests[id(sent_body)] = found
+            found = requests[id(sent_body)] = turn._provider.http_request(turn._request, sent_body)
         return found
 
     def decide(self, failure: Failed, committed: bool) -> Failed | Switch:

@@ -114,9 +114,6 @@ class Job:
         job's `cancel()`) reaches the coroutine alone."""
         waiting = self._waiting
         if self._started and not self._must_cancel and (waiting is None or not waiting.done()):
-            task = asyncio.current_task()
-            assert task is not None
-            cancelling = task.cancelling()
             self.parked = True
             self.parks += 1
             try:
@@ -125,10 +122,11 @@ class Job:
                 raise
             except BaseException as exc:  # what the wait raised, as a task hands it over
                 self.parked = False
+                ours = self.cancelled  # `cancel()` cancelled the future
                 self._step(exc)
                 self._hand_over()
-                if isinstance(exc, asyncio.CancelledError) and task.cancelling() > cancelling:
-                    raise
+                if isinstance(exc, asyncio.CancelledError) and not ours and _cancelling():
+                    raise  # the caller was cancelled (a timeout in the source undoes its own)
                 return
             finally:
                 self.parked = False
@@ -167,6 +165,11 @@ class Job:
         if self._owner == _HANDING_OVER or self.cancelled:
             self._owner = _DRIVEN
             self.spawn()
+
+
+def _cancelling() -> int:
+    task = asyncio.current_task()
+    return 0 if task is None else task.cancelling()
 
 
 class Driver(AsyncIOScheduler):
