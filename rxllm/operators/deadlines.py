@@ -12,6 +12,7 @@ from reactivex.scheduler import TimeoutScheduler
 from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after, loop_scheduler
+from rxllm.sources.job import consumer_waits
 
 __all__ = ["deadlines"]
 
@@ -127,9 +128,7 @@ class _Watch(abc.DisposableBase):
         if total is not None:
             self._whole = after(clock, total, self._expire, "total_timeout", total)
         if self._first_event is not None:
-            self._watch = after(
-                clock, self._first_event, self._expire, "first_event_timeout", self._first_event
-            )
+            self._watch = after(clock, self._first_event, self._first_event_fired)
         elif self._idle is not None:
             self._arm_idle()
         upstream = attach(source, self, scheduler)
@@ -151,11 +150,20 @@ class _Watch(abc.DisposableBase):
             self._watch.cancel()  # the first-event timer, replaced
         self._watch = after(self._clock, self._idle, self._idle_fired, self._outputs)
 
+    def _first_event_fired(self) -> None:
+        assert self._first_event is not None
+        if self._stopped:
+            return
+        if not consumer_waits(self._clock):  # the source has not been asked to read
+            self._watch = after(self._clock, self._first_event, self._first_event_fired)
+            return
+        self._expire("first_event_timeout", self._first_event)
+
     def _idle_fired(self, seen: int) -> None:
         if self._stopped:
             return
-        if self._outputs != seen:
-            self._arm_idle()  # output came meanwhile: a full period from now
+        if self._outputs != seen or not consumer_waits(self._clock):
+            self._arm_idle()  # output came meanwhile, or nobody asked for it: a full period
         else:
             assert self._idle is not None
             self._expire("idle_timeout", self._idle)

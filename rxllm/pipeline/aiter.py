@@ -71,6 +71,12 @@ class EventStream:
     deadline, a cancel signal) also disposes the source, which wakes the consumer;
     an Observable of any other making runs its sources in tasks of their own.
 
+    A driven source reads when the consumer asks, as an HTTP client's stream does: a
+    consumer that pauses leaves the rest in the socket's buffers, and its pause is
+    not the provider's silence (`read_timeout`, `idle_timeout` and
+    `first_event_timeout` count only while it waits), though `total_timeout` counts
+    the whole turn.
+
     Hanging up (disposing the subscription, which closes the HTTP response) happens
     when the `async with` block is left, however (`break`, `return`, an exception), on
     `aclose()`, when the stream ends, or when the iterator is dropped. Python does not

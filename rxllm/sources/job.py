@@ -28,7 +28,7 @@ from typing import Any
 
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
-__all__ = ["Driver", "Job"]
+__all__ = ["Driver", "Job", "consumer_waits", "start"]
 
 # Who steps a job.
 _DRIVEN = 0  # a consumer, through `advance()`
@@ -190,6 +190,12 @@ class Driver(AsyncIOScheduler):
     def wake(self) -> None:
         """Called when a job is there to drive: the consumer may be waiting for one."""
 
+    @property
+    def consumer_waits(self) -> bool:
+        """Whether the consumer is waiting on its source now (or the source runs alone)."""
+        job = self.job
+        return job is None or not job.driven or job.parked
+
     def start(self, job: Job) -> None:
         current = self.job
         if self._closed or (current is not None and current.driven and not current.cancelled):
@@ -215,3 +221,11 @@ def start(job: Job, scheduler: object) -> None:
         scheduler.start(job)
     else:
         job.spawn()
+
+
+def consumer_waits(scheduler: object) -> bool:
+    """Whether a silence now is the provider's: always, unless the stream's consumer
+    steps its source (a `Driver`) and has not asked for more. A deadline on silence
+    (`read_timeout`, `idle_timeout`, `first_event_timeout`) counts only that time; a
+    total deadline counts the whole turn, however the consumer paces it."""
+    return not isinstance(scheduler, Driver) or scheduler.consumer_waits

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from aiohttp import web
 
 import rxllm
@@ -218,7 +219,8 @@ def _source_tasks() -> list[asyncio.Task[Any]]:
     return [t for t in asyncio.all_tasks() if "Job." in t.get_coro().__qualname__]
 
 
-async def test_a_slow_consumer_is_not_a_stalled_provider(serve: Serve) -> None:
+@pytest.mark.parametrize("deadline", ["read_timeout", "idle_timeout"])
+async def test_a_slow_consumer_is_not_a_stalled_provider(serve: Serve, deadline: str) -> None:
     """The source reads only when the consumer asks: time the consumer spends
     elsewhere is not the provider's silence. A real silence still stalls."""
     silent = asyncio.Event()
@@ -236,19 +238,17 @@ async def test_a_slow_consumer_is_not_a_stalled_provider(serve: Serve) -> None:
 
     base_url = await serve(handler)
     request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
-    async with rxllm.provider(
-        "openai", api_key="sk-test", base_url=base_url, read_timeout=0.05
-    ) as provider:
+    options = {deadline: 0.05}
+    async with rxllm.provider("openai", api_key="k", base_url=base_url, **options) as provider:
         slow: list[str] = []
         async for event in provider.astream(request):
             slow.append(event.type)
             await asyncio.sleep(0.2)  # four read timeouts per event
         assert slow[-1] == "done"
     silent_url = base_url.replace("/v1", "/silent/v1")
-    async with rxllm.provider(
-        "openai", api_key="sk-test", base_url=silent_url, read_timeout=0.05
-    ) as provider:
+    async with rxllm.provider("openai", api_key="k", base_url=silent_url, **options) as provider:
         last = [event async for event in provider.astream(request)][-1]
     silent.set()
     assert isinstance(last, rxllm.Failed)
     assert last.error.kind == "stalled"
+    assert deadline in last.error.message
