@@ -144,3 +144,17 @@ def test_the_sse_decoder_reads_what_the_spec_says_however_the_bytes_are_cut(
     pieces = data.draw(splits(body), label="pieces")
     assert decode(pieces) == expected
     assert decode([bytes([b]) for b in body]) == expected
+
+
+@settings(max_examples=examples(300))
+@given(stream=sse_streams())
+def test_the_sse_decoder_reads_events_the_same_when_each_comes_in_a_read_of_its_own(
+    stream: tuple[bytes, list[SseEvent]],
+) -> None:
+    """A paced server's reads end where its events do: the decoder's shortcut for a
+    read of exactly one `data` line and its blank line gives what the lines give."""
+    body, expected = stream
+    reads = [part + b"\n\n" for part in body.split(b"\n\n")]
+    reads[-1] = reads[-1][:-2]
+    assert b"".join(reads) == body
+    assert decode(reads) == expected

@@ -119,3 +119,36 @@ def test_every_capture_decodes_the_same_in_any_chunking() -> None:
         assert whole, path
         for seed in range(3):
             assert decode(*rechunk(body, seed, max_size=7)) == whole, (path, seed)
+
+
+def test_a_read_of_one_data_line_decodes_as_its_lines_do() -> None:
+    """The decoder's shortcut for `data: ...\\n\\n` in a read of its own, beside
+    what the general path makes of the same bytes cut in two."""
+    reads = [
+        b": keepalive\n\n",
+        b"id: 7\nretry: 10\n\n",  # kept for the events after
+        b'data: {"a": 1}\n\n',
+        b"data:no space\n\n",
+        b"data:  two spaces\n\n",
+        b"data: \n\n",
+        b"data: caf\xc3\n\n",  # a character cut short: replaced, not raised
+        b"event: named\n\n",  # a field without data: nothing to dispatch
+        b"data: after a CR\r",
+        b"\n\n",
+        b"data: x\r\n\r\n",
+    ]
+    shortcut, general = SseDecoder(), SseDecoder()
+    got = [event for read in reads for event in shortcut.feed(read)]
+    cut = [event for read in reads for half in (read[:1], read[1:]) for event in general.feed(half)]
+    assert got == cut
+    assert [(e.data, e.id, e.retry) for e in got] == [
+        ('{"a": 1}', "7", 10),
+        ("no space", "7", 10),
+        (" two spaces", "7", 10),
+        ("", "7", 10),
+        ("caf\ufffd", "7", 10),
+        ("after a CR", "7", 10),
+        ("x", "7", 10),
+    ]
+    assert shortcut.events == general.events == 7
+    assert shortcut.bytes == general.bytes == sum(map(len, reads))
