@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
@@ -152,8 +152,8 @@ def attach(
             raise
         link_.on_error(error)
         return link_
-    if not isinstance(upstream, abc.DisposableBase):  # a dispose function, or None
-        upstream = Disposable(upstream)
+    if getattr(upstream, "dispose", None) is None:  # a dispose function, or None
+        upstream = Disposable(cast("Callable[[], None] | None", upstream))
     if link_.on_next is _ignore:  # it ended, or was disposed, while subscribing
         upstream.dispose()
     else:

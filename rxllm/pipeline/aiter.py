@@ -85,6 +85,8 @@ class EventStream:
     it keeps it alive), so `async with` is the way that does not depend on that.
     """
 
+    __slots__ = ("__weakref__", "_closed", "_drive", "_events", "_sink", "_subscription")
+
     def __init__(self, events: Observable[Event], *, drive: bool = False) -> None:
         self._events: Observable[Event] | None = events
         self._drive = drive

@@ -302,13 +302,16 @@ class _Transfer(abc.DisposableBase):
         for hops in itertools.count():
             if settings.guard is not None:
                 settings.guard.check(url)
-            async with client.post(
+            # Awaited, then entered: `async with client.post(...)` would keep the
+            # request's finished coroutine (~1 KB) for as long as the body streams.
+            resp = await client.post(
                 url,
                 data=request.body,
                 headers=headers,
                 timeout=settings.timeout,
                 allow_redirects=False,
-            ) as resp:
+            )
+            async with resp:
                 self._response = resp
                 self._progress += 1
                 location = resp.headers.get(aiohttp.hdrs.LOCATION)
