@@ -37,3 +37,18 @@ async def test_an_exception_out_of_the_block_hangs_up(local_server: LocalServer)
     await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
     with pytest.raises(StopAsyncIteration):
         await events.__anext__()
+
+
+async def test_an_iterator_dropped_in_another_thread_hangs_up_on_its_loop(
+    local_server: LocalServer,
+) -> None:
+    """The source runs in the consumer's task: dropped elsewhere, the stream hands what
+    is left of it to its loop, which unwinds it there."""
+    p = rxllm.provider("local", base_url=local_server.url)
+    held = [p.astream(HANG)]
+    first = await anext(held[0])
+    assert first.provider == "local"
+    await asyncio.to_thread(held.clear)  # the last reference goes in that thread
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
+    assert local_server.disconnects == 1
+    await p.aclose()

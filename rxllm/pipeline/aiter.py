@@ -10,7 +10,7 @@ from reactivex import Observable, abc
 from rxllm.events import Event
 from rxllm.operators._link import attach
 from rxllm.operators._timers import loop_scheduler
-from rxllm.sources.job import Driver
+from rxllm.sources.job import Driver, running_loop
 
 __all__ = ["EventStream"]
 
@@ -141,8 +141,12 @@ class EventStream:
         if self._subscription is not None:
             subscription, self._subscription = self._subscription, None
             subscription.dispose()
-        if sink is not None and not sink._loop.is_closed():
-            sink.close()  # what the source still has to do, it does in its own task
+        if sink is not None:  # what the source still has to do, it does in its own task
+            loop = sink._loop
+            if running_loop() is loop:
+                sink.close()
+            elif not loop.is_closed():  # dropped in another thread, or with the loop stopped
+                loop.call_soon_threadsafe(sink.close)
 
     def __del__(self) -> None:
         # `break` out of `async for` drops the iterator without calling `aclose()`; the

@@ -33,7 +33,7 @@ from rxllm.events import ErrorKind, failed
 from rxllm.fragments import SourceItem
 from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
-from rxllm.sources.job import Job, start
+from rxllm.sources.job import Job, running_loop, start
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.raw import ChunkReader
 from rxllm.sources.redirects import REDIRECTS, next_hop
@@ -129,13 +129,6 @@ raw_tap: ContextVar[RawTap | None] = ContextVar("rxllm_raw_tap", default=None)
 it arrived, before decoding (`rxllm stream --raw` keeps them for a bug report). A
 context variable, so the hot path pays one lookup per response and no option exists
 that every layer would have to pass down."""
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
@@ -267,7 +260,7 @@ class _Transfer(abc.DisposableBase):
         self._job: Job | None = None
         # asyncio objects belong to their loop's thread: from another thread, the job
         # is started and stopped through the loop's thread-safe door.
-        if _running_loop() is loop:
+        if running_loop() is loop:
             self._start(scheduler)
         else:
             loop.call_soon_threadsafe(self._start, scheduler)
@@ -456,7 +449,7 @@ class _Transfer(abc.DisposableBase):
             self._job.cancel()
 
     def dispose(self) -> None:
-        if _running_loop() is self._loop:
+        if running_loop() is self._loop:
             self._hang_up()
         elif not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._hang_up)

@@ -28,7 +28,16 @@ from typing import Any
 
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
-__all__ = ["Driver", "Job", "consumer_waits", "start"]
+__all__ = ["Driver", "Job", "consumer_waits", "running_loop", "start"]
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The loop running in this thread, if any."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
 
 # Who steps a job.
 _DRIVEN = 0  # a consumer, through `advance()`
