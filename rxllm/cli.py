@@ -39,6 +39,7 @@ from rxllm.events import (
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
+from rxllm.serving.event_json import dump_event
 from rxllm.sources.http import raw_tap
 
 __all__ = ["main"]
@@ -109,10 +110,11 @@ class Printer:
         self.mid_line = False
         self.live: str | None = None  # the kind of live text being printed (text, ...)
         self.style = ""
+        self.half = ""  # a UTF-16 high surrogate ending a delta: its pair may come next
 
     def __call__(self, event: Event) -> None:
-        if self.as_json:
-            self.out.write(event.model_dump_json() + "\n")
+        if self.as_json:  # a lone surrogate as its JSON escape: model_dump_json refuses it
+            self.out.write(dump_event(event) + "\n")
             self.out.flush()
             return
         if isinstance(event, TextDelta | ReasoningDelta | Refusal):
@@ -121,7 +123,7 @@ class Printer:
                 self._paint("" if event.type == "text" else event.type)
                 self.out.write("" if event.type == "text" else f"[{event.type}] ")
                 self.live = event.type
-            self.out.write(event.text)
+            self.out.write(self._printable(event.text))
             self.mid_line = True
             self.out.flush()
             return
@@ -167,7 +169,18 @@ class Printer:
             self.out.write(RESET + style if self.style else style)
             self.style = style
 
+    def _printable(self, text: str) -> str:
+        """`text` as a terminal can take it: a provider's UTF-16 pair split across two
+        deltas joined, a half never paired replaced by U+FFFD (stdout refuses both)."""
+        text, self.half = self.half + text, ""
+        if text and "\ud800" <= text[-1] <= "\udbff":
+            text, self.half = text[:-1], text[-1]
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
     def _newline(self) -> None:
+        if self.half:  # the live text ended on half a pair
+            self.out.write("\ufffd")
+            self.half = ""
         if self.mid_line:
             self.out.write("\n")
             self.mid_line = False

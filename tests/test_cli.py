@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import signal
 import subprocess
@@ -274,3 +275,27 @@ def test_live_text_kinds_each_get_one_mark() -> None:
     assert out.getvalue() == (
         "[reasoning] Thinking.\n[refusal] I can't help.\nSorry.\n[done] stop (raw None)\n"
     )
+
+
+def test_a_utf16_pair_split_across_deltas_prints_as_one_character() -> None:
+    """A provider may cut a surrogate pair between deltas (JSON `"\\ud83d"`, then
+    `"\\ude00"`): the printer joins it, and replaces a half never paired, where
+    writing it would raise; `--json` keeps each half as its escape."""
+    events = (
+        TextDelta(provider="p", text="a\ud83d"),
+        TextDelta(provider="p", text="\ude00b"),
+        TextDelta(provider="p", text="c\ud83d"),
+        Done(provider="p", stop_reason="stop"),
+    )
+    out = io.StringIO()
+    printer = Printer(out, as_json=False)
+    for event in events:
+        printer(event)
+    assert out.getvalue() == "a\U0001f600bc\ufffd\n[done] stop (raw None)\n"
+    out.getvalue().encode("utf-8")  # what stdout must be able to write
+    lines = io.StringIO()
+    as_json = Printer(lines, as_json=True)
+    for event in events:
+        as_json(event)
+    texts = [json.loads(line).get("text") for line in lines.getvalue().splitlines()]
+    assert texts == ["a\ud83d", "\ude00b", "c\ud83d", None]
