@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import rxllm
 from rxllm.events import Event
 from rxllm.providers import PROVIDER_NAMES
-from tests.support import CAPTURES
+from tests.support import CAPTURES, NO_CAPTURES
 
 __all__ = [
     "BODIES",
@@ -49,8 +49,7 @@ def examples(n: int) -> int:
 BODIES: list[Path] = sorted(CAPTURES.glob("*/*.sse")) if CAPTURES.is_dir() else []
 needs_captures = pytest.mark.skipif(
     not BODIES,
-    reason=f"the real captures are not beside the project ({CAPTURES}); "
-    "CI has them, a plain clone does not (set RXLLM_CAPTURES to point at them)",
+    reason=NO_CAPTURES,
 )
 
 

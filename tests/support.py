@@ -23,12 +23,19 @@ CAPTURES = Path(
 )
 
 
+REJECTIONS = Path(
+    os.environ.get("RXLLM_REJECTIONS")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "rejections"
+)
+"""Real rejection bodies from OpenAI-compatible endpoints, beside the captures."""
+
 HAVE_CAPTURES = CAPTURES.is_dir()
 NO_CAPTURES = (
-    f"needs the real provider captures, which are not beside the project ({CAPTURES}): "
-    "CI has them; in a plain clone, put the shared folder beside the project or set "
-    "RXLLM_CAPTURES"
+    "needs the real provider recordings (captures and rejection bodies), which are not "
+    f"beside the project ({CAPTURES.parent}): CI has them; in a plain clone, put the "
+    "shared folder beside the project or set RXLLM_CAPTURES and RXLLM_REJECTIONS"
 )
+"""The one reason every test that needs the shared recordings skips with."""
 needs_captures = pytest.mark.skipif(not HAVE_CAPTURES, reason=NO_CAPTURES)
 """For a test that reads the captures without a parameter per capture."""
 

@@ -19,10 +19,10 @@ from rxllm.error_body import (
     request_id_of,
     retry_after_of,
 )
+from tests.support import NO_CAPTURES, REJECTIONS
 
 # Real rejection bodies collected by the team (see its INDEX.md); a user's clone has
 # no ../shared, so the table test is skipped there.
-REJECTIONS = Path(__file__).parent.parent.parent / "shared" / "rejections"
 CASES = sorted(REJECTIONS.glob("*.json")) if REJECTIONS.is_dir() else []
 
 
@@ -47,7 +47,7 @@ def _structured_param(body: str) -> str | None:
     return param if isinstance(param, str) else None
 
 
-@pytest.mark.skipif(not CASES, reason=f"no shared rejection bodies at {REJECTIONS}")
+@pytest.mark.skipif(not CASES, reason=NO_CAPTURES)
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_every_real_rejection_reads(path: Path) -> None:
     case = json.loads(path.read_text())
@@ -64,7 +64,7 @@ def test_every_real_rejection_reads(path: Path) -> None:
     assert parsed.retry_after == wait
 
 
-@pytest.mark.skipif(not CASES, reason=f"no shared rejection bodies at {REJECTIONS}")
+@pytest.mark.skipif(not CASES, reason=NO_CAPTURES)
 def test_groq_names_its_wait_in_the_body() -> None:
     case = json.loads((REJECTIONS / "groq__429_tpm_try_again_in_seconds.json").read_text())
     parsed = parse_error_body(_case_body(case))

@@ -37,6 +37,7 @@ from rxllm.local.script import ANSWER, PARALLEL_CALLS, WEATHER_CALL
 from rxllm.providers import PROVIDER_NAMES, wire_for
 from rxllm.sources.sse import SseDecoder, SseEvent, SseLineTooLong
 from tests.hypothesis_support import BODIES, examples, json_values, outcome, wire_of
+from tests.support import NO_CAPTURES
 
 # -- inputs ---------------------------------------------------------------------------
 
@@ -209,7 +210,7 @@ def test_arbitrary_bytes_end_once(provider: str, data: bytes, cuts: list[int]) -
     fuzz_outcome(pieces(data, cuts), provider)
 
 
-@pytest.mark.skipif(not BODIES, reason="the real captures are not beside the project")
+@pytest.mark.skipif(not BODIES, reason=NO_CAPTURES)
 @pytest.mark.parametrize("provider", PROVIDER_NAMES)
 @settings(max_examples=examples(12))
 @given(data=st.data())

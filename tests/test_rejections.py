@@ -9,7 +9,6 @@ the case's `expected.action` says (see ../shared/rejections/INDEX.md).
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -21,17 +20,10 @@ from aiohttp import web
 
 import rxllm
 from rxllm.degradation import image_notice
+from tests.support import NO_CAPTURES, REJECTIONS
 
-REJECTIONS = Path(
-    os.environ.get("RXLLM_REJECTIONS")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "rejections"
-)
 CASES = sorted(REJECTIONS.glob("*.json")) if REJECTIONS.is_dir() else []
-pytestmark = pytest.mark.skipif(
-    not CASES,
-    reason=f"the real rejection bodies are not beside the project ({REJECTIONS}); "
-    "CI has them, a plain clone does not",
-)
+pytestmark = pytest.mark.skipif(not CASES, reason=NO_CAPTURES)
 
 OK_STREAM = (
     b"".join(
