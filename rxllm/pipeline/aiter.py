@@ -73,9 +73,9 @@ class EventStream:
 
     A driven source reads when the consumer asks, as an HTTP client's stream does: a
     consumer that pauses leaves the rest in the socket's buffers, and its pause is
-    not the provider's silence (`read_timeout`, `idle_timeout` and
-    `first_event_timeout` count only while it waits), though `total_timeout` counts
-    the whole turn.
+    never taken for the provider's silence (`read_timeout`, `idle_timeout` and
+    `first_event_timeout` fire only while it waits, for a period in which nothing
+    came), though `total_timeout` counts the whole turn.
 
     Hanging up (disposing the subscription, which closes the HTTP response) happens
     when the `async with` block is left, however (`break`, `return`, an exception), on

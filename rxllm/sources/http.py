@@ -373,16 +373,15 @@ class _Transfer(abc.DisposableBase):
 
     def _watch(self, seen: int) -> None:
         """`read_timeout` without a byte: one timer per period, not one per read, so
-        a silence is noticed after `read_timeout` seconds and before twice that. Only
-        a wait for the network counts: a consumer that has not asked for more (the
-        job not waiting) or has asked again (a new wait) is progress."""
+        a silence is noticed after `read_timeout` seconds and before twice that. A
+        consumer that has not asked for more (the job not waiting) is not a silence:
+        see `rxllm.sources.job.consumer_waits`."""
         job = self._job
         if job is None or job.finished:
             return
-        mark = self._progress + job.parks
-        if mark != seen or not job.parked:
+        if self._progress != seen or not job.parked:
             read_timeout = self._settings.read_timeout
-            self._watchdog = self._loop.call_later(read_timeout, self._watch, mark)
+            self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
             return
         self._stalled = True
         job.cancel()

@@ -46,9 +46,8 @@ _OWN_TASK = 2
 
 
 class Job:
-    """One coroutine and its state between steps. `parks` counts the waits that
-    found the awaited future not done yet: a watchdog compares it to tell a wait for
-    the network from a consumer that has not asked for more."""
+    """One coroutine and its state between steps. `parked` tells a wait for the
+    network from a consumer that has not asked for more."""
 
     __slots__ = (
         "_coro",
@@ -60,7 +59,6 @@ class Job:
         "cancelled",
         "finished",
         "parked",
-        "parks",
         "running",
     )
 
@@ -75,10 +73,6 @@ class Job:
         self.finished = False
         self.running = False  # inside `coro.send`
         self.parked = False  # a task waits on `_waiting` for it
-        self.parks = 0
-
-    def done(self) -> bool:
-        return self.finished
 
     def cancel(self) -> None:
         """`Task.cancel()`: the coroutine gets `CancelledError` at its wait. Called from
@@ -124,7 +118,6 @@ class Job:
         waiting = self._waiting
         if self._started and not self._must_cancel and (waiting is None or not waiting.done()):
             self.parked = True
-            self.parks += 1
             try:
                 yield waiting  # the task waits on it (None: one loop iteration, `sleep(0)`)
             except GeneratorExit:
@@ -235,6 +228,9 @@ def start(job: Job, scheduler: object) -> None:
 def consumer_waits(scheduler: object) -> bool:
     """Whether a silence now is the provider's: always, unless the stream's consumer
     steps its source (a `Driver`) and has not asked for more. A deadline on silence
-    (`read_timeout`, `idle_timeout`, `first_event_timeout`) counts only that time; a
-    total deadline counts the whole turn, however the consumer paces it."""
+    (`read_timeout`, `idle_timeout`, `first_event_timeout`) fires only then: what the
+    provider sent while the consumer was away is read when it asks again, so a
+    period with nothing read and the consumer waiting at its end is the provider's
+    silence, never the consumer's pause. A total deadline counts the whole turn,
+    however the consumer paces it."""
     return not isinstance(scheduler, Driver) or scheduler.consumer_waits
