@@ -43,6 +43,12 @@ How the wire is read (decisions, each tested in tests/providers/test_google.py):
   uri once per turn, since a later chunk may repeat the metadata. `cited_text` stays
   empty: a `groundingSupports` segment is the answer's own text that the source
   supports, not text quoted from the source.
+- `citationMetadata` sources (recitation: Gemini API `citationSources[]` {uri,
+  license}, Vertex `citations[]` {uri, title}) with a `uri` are `citation` events too,
+  under the same once-per-uri rule; their index range is again the answer's own text.
+- A part no event carries (`inlineData`, `fileData`, a thought image, a part type
+  newer than this module) is logged at debug by its keys, never its data; the parts
+  around it are read as usual.
 - Usage: the latest `usageMetadata` with token counts wins and is emitted once,
   before `done`. input = prompt - cached + toolUsePrompt (code execution and search
   results the model read, which Gemini bills as input, so the total matches its
@@ -100,6 +106,9 @@ FINISH_REASONS: dict[str, StopReason] = {
     "IMAGE_RECITATION": "content_filter",
     "MODEL_ARMOR": "content_filter",
 }
+
+# The keys of a part that are read whatever else it holds: any other key is content.
+_TEXT_KEYS = frozenset({"text", "thought", "thoughtSignature"})
 
 # `promptFeedback.blockReason` values that mean "not blocked" (proto enum defaults).
 _NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPECIFIED"})
@@ -311,6 +320,10 @@ class GeminiNormalizer(Normalizer):
         grounding = candidate.get("groundingMetadata")
         if grounding and not self.settled:
             self._grounding(grounding)
+        recited = candidate.get("citationMetadata")
+        if recited and not self.settled:
+            for source in recited.get("citationSources") or recited.get("citations") or ():
+                self._cite(source.get("uri"), source.get("title"))
         finish = candidate.get("finishReason")
         if finish:
             self.finish = finish
@@ -326,6 +339,8 @@ class GeminiNormalizer(Normalizer):
         if part.get("thought"):
             if text or signature:
                 self.reasoning(text or "", signature)
+            if part.keys() - _TEXT_KEYS:  # a thought image: no event carries it
+                self._unread(part)
             return
         if signature:
             self.reasoning("", signature)
@@ -348,16 +363,28 @@ class GeminiNormalizer(Normalizer):
                 call_id = f"code_execution_{self.code_calls - 1}"
             content = {key: result[key] for key in ("outcome", "output") if key in result}
             self.server_tool_result(call_id, "code_execution", content)
+            return
+        if part.keys() - _TEXT_KEYS:
+            self._unread(part)
+
+    def _unread(self, part: dict[str, Any]) -> None:
+        """A part no event carries: logged by its keys (its data may be a whole image)."""
+        logger.bind(provider=self.provider, attempt=self.attempt).debug(
+            "no event carries a part with keys {}", sorted(part)
+        )
 
     def _grounding(self, grounding: dict[str, Any]) -> None:
         """Grounding sources as citations, each uri once per turn."""
         for source in grounding.get("groundingChunks") or ():
             for kind in ("web", "retrievedContext", "maps"):
                 ref = source.get(kind)
-                uri = ref.get("uri") if isinstance(ref, dict) else None
-                if uri and uri not in self.cited:
-                    self.cited.add(uri)
-                    self.citation(uri, ref.get("title") or None)
+                if isinstance(ref, dict):
+                    self._cite(ref.get("uri"), ref.get("title"))
+
+    def _cite(self, uri: Any, title: Any) -> None:
+        if uri and uri not in self.cited:
+            self.cited.add(uri)
+            self.citation(uri, title or None)
 
     def _call(self, part: dict[str, Any]) -> None:
         call = part["functionCall"]

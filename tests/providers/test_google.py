@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from loguru import logger
 
 import rxllm
 from rxllm.errors import ConfigError
@@ -464,6 +465,64 @@ def test_grounding_chunks_are_citations_once_per_turn() -> None:
         "text", "citation", "citation", "text", "citation", "done"
     ]  # fmt: skip
     assert summarize(events).text == "Spain won Euro 2024. Again."
+
+
+def test_citation_metadata_sources_are_citations() -> None:
+    """Made by hand from ai.google.dev/api/rest/v1beta/CitationMetadata (citationSources[]
+    {startIndex, endIndex, uri, license}) and Vertex's Candidate.citationMetadata
+    (citations[] {startIndex, endIndex, uri, title, license})."""
+    gemini = chunk({"text": "def quicksort(xs):"})
+    gemini["candidates"][0]["citationMetadata"] = {
+        "citationSources": [
+            {"startIndex": 0, "endIndex": 17, "uri": "https://github.com/a/b", "license": "mit"},
+            {"startIndex": 4, "endIndex": 9},  # no uri: nothing to cite
+        ]
+    }
+    vertex = chunk({"text": " ..."}, finish="RECITATION")
+    vertex["candidates"][0]["citationMetadata"] = {
+        "citations": [
+            {"startIndex": 0, "endIndex": 17, "uri": "https://github.com/a/b"},  # again
+            {"endIndex": 4, "uri": "https://en.wikipedia.org/wiki/Q", "title": "Q"},
+        ]
+    }
+    events = run(gemini, vertex)
+    cites = [(ev.url, ev.title, ev.cited_text) for ev in events if isinstance(ev, Citation)]
+    assert cites == [
+        ("https://github.com/a/b", None, None),
+        ("https://en.wikipedia.org/wiki/Q", "Q", None),
+    ]
+    assert [ev.type for ev in events] == ["text", "citation", "text", "citation", "done"]
+    assert summarize(events).stop_reason == "content_filter"
+
+
+def test_parts_no_event_carries_are_logged_and_the_rest_is_read() -> None:
+    """Made by hand from ai.google.dev/api/caching#Part (inlineData {mimeType, data},
+    fileData {mimeType, fileUri}), a thought image, and a part type not known yet."""
+    messages: list[str] = []
+    sink = logger.add(lambda m: messages.append(m.record["message"]), level="DEBUG")
+    logger.enable("rxllm")
+    try:
+        events = run(
+            chunk(
+                {"text": "Here: "},
+                {"inlineData": {"mimeType": "image/png", "data": PNG}, "thought": True},
+                {"inlineData": {"mimeType": "image/png", "data": PNG}, "thoughtSignature": "s"},
+                {"fileData": {"mimeType": "image/png", "fileUri": "https://x/y.png"}},
+                {"futurePart": {"x": 1}},
+                {"text": "done."},
+                finish="STOP",
+            )
+        )
+    finally:
+        logger.disable("rxllm")
+        logger.remove(sink)
+    assert summarize(events).text == "Here: done."
+    assert summarize(events).signatures == ["s"]
+    unread = [m for m in messages if m.startswith("no event carries a part")]
+    assert len(unread) == 2 * 4  # every part, in the whole and in the re-chunked replay
+    assert "'inlineData'" in unread[0] and "'fileData'" in unread[2]
+    assert "'futurePart'" in unread[3]
+    assert all(PNG not in m for m in messages)
 
 
 @pytest.mark.parametrize(
