@@ -31,19 +31,22 @@ Output items, by type (the decisions of this module):
   item type for the others (`mcp_approval_request` keeps the MCP tool's `name` in the
   arguments). call_id: the item's `call_id`, else its `id` (an approval is answered by
   `approval_request_id` = that id). Streamed custom-tool input deltas are not used: the
-  done item's `input` is authoritative.
+  done item's `input` is authoritative. A `shell_call` whose `environment` is a hosted
+  container (any type but `local`) is run by OpenAI: a provider-run item (below).
 - Items the provider runs itself (`SERVER_ITEMS`: `web_search_call`, `file_search_call`,
   `code_interpreter_call`, `mcp_call`, `mcp_list_tools`, `image_generation_call`, a
-  server-executed `tool_search_call`) are never `tool_request`s: `server_tool_call` at
-  `output_item.added` (or at `.done` when no added was seen), name = the item type,
-  arguments = the input fields the item carries at that moment (`action`, `queries`,
-  `code`, `container_id`, `server_label`, `name`, `arguments` parsed; empty values left
-  out: OpenAI often fills them in only at `.done`); then `server_tool_result` at
-  `output_item.done` with content = the whole done item minus `id` and `type` (its
-  `status`, `results`, `outputs`, `output`, `error`, `tools`, `result`, and the final
-  input such as a web search's `action`). A `tool_search_output` item is the result
-  of a server tool search. Progress events (`response.web_search_call.searching`, ...)
-  add nothing and are logged at debug.
+  server-executed `tool_search_call`, a hosted `shell_call`) are never `tool_request`s:
+  `server_tool_call` at `output_item.added` (or at `.done` when no added was seen),
+  name = the item type, arguments = the input fields the item carries at that moment
+  (`action`, `queries`, `code`, `container_id`, `server_label`, `name`, `arguments`
+  parsed; empty values left out: OpenAI often fills them in only at `.done`); then
+  `server_tool_result` at `output_item.done` with content = the whole done item minus
+  `id` and `type` (its `status`, `results`, `outputs`, `output`, `error`, `tools`,
+  `result`, and the final input such as a web search's `action`). A
+  `tool_search_output` item is the result of a server tool search, a
+  `shell_call_output` item that of a hosted shell call (a local shell's output is the
+  client's, never in a response's output). Progress events
+  (`response.web_search_call.searching`, ...) add nothing and are logged at debug.
 - `url_citation` annotations become `citation` events (url, title, and cited_text
   when the annotation's `start_index`/`end_index` fall inside the text of its part),
   from `response.output_text.annotation.added` or from the message's `output_text`
@@ -143,6 +146,8 @@ SERVER_INPUT_FIELDS = (
     "arguments",
 )
 _NOT_ARGUMENTS = frozenset({"id", "type", "status", "call_id"})
+# Output items that carry the result of a provider-run call -> that call's item type.
+SERVER_OUTPUTS = {"tool_search_output": "tool_search_call", "shell_call_output": "shell_call"}
 
 
 def _parsed(value: Any) -> Any:
@@ -180,6 +185,10 @@ def server_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
 def item_kind(item: dict[str, Any]) -> str | None:
     """`client`, `server` or None (another item) for an output item."""
     kind = item.get("type")
+    if kind == "shell_call":  # run in a hosted container unless its environment is local
+        environment = item.get("environment")
+        if isinstance(environment, dict) and environment.get("type") not in (None, "local"):
+            return "server"
     if kind in CLIENT_ITEMS:
         return "client"
     if kind in SERVER_ITEMS:
@@ -488,10 +497,10 @@ class ResponsesNormalizer(Normalizer):
                 self.reasoning("", signature=blob)
         elif kind == "message":
             self._message_done(index, item)
-        elif kind == "tool_search_output":
+        elif kind in SERVER_OUTPUTS:
             call_id = item.get("call_id") or item.get("id") or f"call_{index}"
             content = {k: v for k, v in item.items() if k not in ("id", "type")}
-            self.server_tool_result(call_id, "tool_search_call", content)
+            self.server_tool_result(call_id, SERVER_OUTPUTS[kind], content)
         else:
             acts = item_kind(item)
             if acts == "client":
@@ -608,10 +617,13 @@ class ResponsesNormalizer(Normalizer):
 
     def _error(self, payload: dict[str, Any]) -> None:
         # OpenAI documents the fields at the top level; some servers nest them in `error`.
+        # At the top level `type` is the event's (`error`), never an error code.
         nested = payload.get("error")
         error = nested if isinstance(nested, dict) else payload
+        code = _code_of(nested) if isinstance(nested, dict) else text_or_none(payload.get("code"))
         message = str(error.get("message") or "the server reported an error")
-        self.fail("stream_error", message, code=_code_of(error), raw=json.dumps(error))
+        param = text_or_none(error.get("param"))
+        self.fail("stream_error", message, code=code, param=param, raw=json.dumps(error))
 
 
 class OpenAIResponses(WireProtocol):

@@ -1106,3 +1106,71 @@ def test_a_text_part_done_without_deltas_or_item_done_is_still_the_text() -> Non
         "text": "Hi",
     }
     assert summarize(replay(wire(CREATED, done_, completed()), P)).text == "Hi"
+
+
+# -- hosted shell and the `error` event's structured fields (made by hand from the
+# -- openai-python / openai-java Responses types; no capture holds these shapes) ----------
+
+
+def test_a_hosted_shell_call_is_a_server_tool_not_a_request() -> None:
+    # openai-java ResponseFunctionShellToolCall.environment / openai-python shell_call_output:
+    # a shell_call run in a hosted container comes back with OpenAI's shell_call_output.
+    first = {
+        "type": "shell_call",
+        "id": "sh_1",
+        "call_id": "call_sh",
+        "status": "in_progress",
+        "action": {"commands": [], "timeout_ms": None, "max_output_length": None},
+        "environment": {"type": "container_reference", "container_id": "cntr_1"},
+    }
+    last = {**first, "status": "completed", "action": {**first["action"], "commands": ["uname"]}}
+    output = {
+        "type": "shell_call_output",
+        "id": "sho_1",
+        "call_id": "call_sh",
+        "max_output_length": None,
+        "output": [
+            {"outcome": {"type": "exit", "exit_code": 0}, "stdout": "Linux\n", "stderr": ""}
+        ],
+    }
+    events = replay(
+        wire(
+            CREATED,
+            added(0, first),
+            item_done(0, last),
+            added(1, {**output, "output": []}),
+            item_done(1, output),
+            text("Linux"),
+            completed(),
+        ),
+        P,
+    )
+    assert not [ev for ev in events if isinstance(ev, ToolStart | ToolRequest)]
+    calls = [(ev.call_id, ev.name) for ev in events if isinstance(ev, ServerToolCall)]
+    results = [ev for ev in events if isinstance(ev, ServerToolResult)]
+    assert calls == [("call_sh", "shell_call")]
+    assert [(ev.call_id, ev.name) for ev in results] == [("call_sh", "shell_call")] * 2
+    assert results[-1].content["output"] == output["output"]
+    assert summarize(events).stop_reason == "stop"
+
+
+def test_a_local_shell_call_is_still_a_request() -> None:
+    local = {**SHELL, "environment": {"type": "local"}}
+    events = replay(wire(CREATED, added(0, local), item_done(0, local), completed()), P)
+    assert summarize(events).tool_calls == [
+        ("call_sh", "shell_call", {"action": SHELL["action"], "environment": {"type": "local"}})
+    ]
+
+
+def test_the_error_event_keeps_param_and_invents_no_code() -> None:
+    # openai-python ResponseErrorEvent: `code` and `param` are optional, at the top level.
+    event = {
+        "type": "error",
+        "code": None,
+        "message": "Unsupported parameter: 'temperature'",
+        "param": "temperature",
+        "sequence_number": 1,
+    }
+    events = replay(wire(CREATED, event), P)
+    assert isinstance(events[-1], Failed)
+    assert (events[-1].error.code, events[-1].error.param) == (None, "temperature")
