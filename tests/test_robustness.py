@@ -87,3 +87,38 @@ def test_damaged_captures_end_once_with_a_clear_event(provider: str) -> None:
 )
 def test_hostile_bodies_end_once(provider: str, body: bytes) -> None:
     outcome(body, provider)
+
+
+def _data(*payloads: str) -> bytes:
+    return b"".join(b"data: " + p.encode() + b"\n\n" for p in payloads)
+
+
+@pytest.mark.parametrize(
+    ("provider", "body"),
+    [
+        (  # tool-call arguments as a number: the accumulator once raised on_error
+            "openai",
+            _data(
+                '{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c",'
+                '"type":"function","function":{"name":"f","arguments":5}}]}}]}'
+            ),
+        ),
+        ("openai", _data('{"choices":[{"index":0,"delta":{"reasoning_content":7}}]}')),
+        ("openai", _data('{"choices":[{"index":0,"delta":{"refusal":["no"]}}]}')),
+        (
+            "openai-responses",
+            _data(
+                '{"type":"response.output_text.delta","item_id":"m","output_index":0,'
+                '"content_index":0,"delta":5}'
+            ),
+        ),
+        ("google", _data('{"candidates":[{"index":0,"content":{"parts":[{"text":5}]}}]}')),
+    ],
+)
+def test_a_wire_string_of_another_type_is_a_protocol_error(provider: str, body: bytes) -> None:
+    """Events are built unvalidated on the hot path: a number where the wire sends text
+    must end the turn as a chunk that cannot be read, not reach the user as an event
+    holding a number, nor break the stream with on_error."""
+    events = outcome(body, provider)
+    assert events[-1].type == "error" and events[-1].error.kind == "protocol"
+    assert all(isinstance(getattr(e, "text", ""), str) for e in events)

@@ -15,10 +15,11 @@ Decisions, where the wire leaves a choice:
 - Usage: `message_start`'s counts merged with `message_delta`'s (the later count of a
   field wins; Anthropic's delta counts are cumulative) and emitted once, at
   `message_delta`. `input_tokens` is already the uncached input; cache reads and
-  writes are reported apart. Anthropic does not split out thinking tokens:
-  `reasoning_tokens` stays 0 and `output_tokens` includes thinking.
+  writes are reported apart. `output_tokens` includes thinking; the thinking share,
+  where sent (`output_tokens_details.thinking_tokens`), is `reasoning_tokens`.
 - The stop reason of `message_delta` is held until `message_stop`; a body that ends
-  without `message_stop` is truncated, even after a `message_delta`.
+  without `message_stop` is truncated, even after a `message_delta`. A refusal's
+  `stop_details.explanation` is a `refusal` event, at once (its category is logged).
 - `message_delta` ends the content: a client `tool_use` block still open then (cut by
   `max_tokens` before its `content_block_stop`) is ended with the fragments it got,
   so its arguments are judged at once and never completed or invented.
@@ -164,6 +165,7 @@ class AnthropicNormalizer(Normalizer):
         self.server_names: dict[str, str] = {}  # server call id -> tool name
         self.counts: dict[str, int] = {}
         self.stop: str | None = None
+        self.refusal_text: str | None = None  # a refusal explanation already emitted
         self.usage_sent = False
 
     def on_chunk(self, chunk: RawChunk) -> None:
@@ -201,13 +203,13 @@ class AnthropicNormalizer(Normalizer):
             if text:
                 self.text(text)
         elif kind == "input_json_delta":
+            partial = delta["partial_json"]
             block = self.tools.get(index)
             if block is None:
                 server = self.servers.get(index)
                 if server is not None:
-                    server.fragments.append(delta["partial_json"])
+                    server.fragments.append(partial)
                 return
-            partial = delta["partial_json"]
             if partial:
                 block.got_args = True
                 self.tool_args(index, partial)
@@ -321,11 +323,14 @@ class AnthropicNormalizer(Normalizer):
             if isinstance(block, dict):
                 self._block_start(index, block)
                 self._block_stop(index)
+        self._stop_details(message.get("stop_details"))
 
     def _message_delta(self, payload: dict[str, Any]) -> None:
-        stop = (payload.get("delta") or {}).get("stop_reason")
+        delta = payload.get("delta") or {}
+        stop = delta.get("stop_reason")
         if stop:
             self.stop = stop
+        self._stop_details(delta.get("stop_details"))
         self._count(payload.get("usage"))
         if self.counts:
             self._send_usage()
@@ -341,6 +346,18 @@ class AnthropicNormalizer(Normalizer):
             )
         self.servers.clear()
 
+    def _stop_details(self, details: Any) -> None:
+        """A refusal's `stop_details`: its explanation is the refusal's text."""
+        if not isinstance(details, dict):
+            return
+        explanation = details.get("explanation")
+        if isinstance(explanation, str) and explanation and explanation != self.refusal_text:
+            self.refusal_text = explanation  # a message_delta may repeat message_start's
+            self.refusal(explanation)
+        logger.bind(provider=self.provider, attempt=self.attempt).debug(
+            "stop details: {} (category {})", details.get("type"), details.get("category")
+        )
+
     def _count(self, usage: dict[str, Any] | None) -> None:
         if not usage:
             return
@@ -349,6 +366,9 @@ class AnthropicNormalizer(Normalizer):
             value = usage.get(wire)
             if isinstance(value, int):
                 counts[ours] = value
+        details = usage.get("output_tokens_details")
+        if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int):
+            counts["reasoning_tokens"] = details["thinking_tokens"]
 
     def _send_usage(self) -> None:
         self.usage_sent = True

@@ -69,6 +69,10 @@ def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReas
     return table.get(raw, "other")
 
 
+def _not_a_string(what: str, value: object) -> TypeError:
+    return TypeError(f"{what} is {type(value).__name__}, not a string")
+
+
 class Normalizer(ABC):
     """Reads one attempt's raw chunks and emits fragments. One instance per attempt, so
     its state never outlives the stream it belongs to.
@@ -110,12 +114,22 @@ class Normalizer(ABC):
 
     # -- emitting helpers -------------------------------------------------------------
 
+    # These build events without validation (the hot path): a wire value that is not a
+    # string is caught here, for every wire, as a chunk that cannot be read (a `protocol`
+    # error), never an event holding a number.
+
     def text(self, text: str) -> None:
+        if text.__class__ is not str:
+            raise _not_a_string("a text delta", text)
         self.emit(TextDelta.of(self.provider, self.attempt, text))
 
     def reasoning(
         self, text: str = "", signature: str | None = None, redacted: bool = False
     ) -> None:
+        if text.__class__ is not str:
+            raise _not_a_string("a reasoning delta", text)
+        if signature is not None and signature.__class__ is not str:
+            raise _not_a_string("a reasoning signature", signature)
         self.emit(
             ReasoningDelta.make(
                 provider=self.provider,
@@ -139,12 +153,16 @@ class Normalizer(ABC):
         )
 
     def tool_args(self, index: int, delta: str) -> None:
+        if delta.__class__ is not str:
+            raise _not_a_string("a tool-argument fragment", delta)
         self.emit(ToolArgs(index, delta))
 
     def tool_end(self, index: int, arguments: str | None = None) -> None:
         self.emit(ToolEnd(index, arguments))
 
     def refusal(self, text: str) -> None:
+        if text.__class__ is not str:
+            raise _not_a_string("a refusal delta", text)
         self.emit(Refusal.make(provider=self.provider, attempt=self.attempt, text=text))
 
     def citation(self, url: str, title: str | None = None, cited_text: str | None = None) -> None:

@@ -1202,3 +1202,75 @@ def test_pause_turn_after_a_server_tool_is_pause() -> None:
     terminal = events[-1]
     assert isinstance(terminal, Done)
     assert (terminal.stop_reason, terminal.raw_stop_reason) == ("pause", "pause_turn")
+
+
+def test_thinking_tokens_are_the_reasoning_share_of_output() -> None:
+    """Made by hand from the Claude Platform release notes and the Messages API usage
+    reference: `usage.output_tokens_details.thinking_tokens` on the final
+    `message_delta` is the thinking share of `output_tokens`, never added to it."""
+    thinking = block_start(0, {"type": "thinking", "thinking": "", "signature": ""})
+    think = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "thinking_delta", "thinking": "27 * 453 = 12231"},
+    }
+    final = {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": 200, "output_tokens_details": {"thinking_tokens": 150}},
+    }
+    events = replay(
+        sse(START, thinking, think, block_stop(0), *text_block(1, "12,231"), final, STOP), PROVIDER
+    )
+    usage = summarize(events).usage
+    assert usage is not None
+    assert (usage.output_tokens, usage.reasoning_tokens) == (200, 150)
+    assert usage.total_tokens == 10 + 200 + 100 + 7
+
+
+def test_refusal_stop_details_explanation_is_a_refusal_event() -> None:
+    """Made by hand from the Messages API reference (`message_delta`'s
+    `delta.stop_details`, a RefusalStopDetails): the explanation is a `refusal`, kept
+    apart from the text streamed before the classifier stopped the turn."""
+    explanation = "This request was declined under the cyber policy."
+    final = {
+        "type": "message_delta",
+        "delta": {
+            "stop_reason": "refusal",
+            "stop_sequence": None,
+            "stop_details": {"type": "refusal", "category": "cyber", "explanation": explanation},
+        },
+        "usage": {"output_tokens": 3},
+    }
+    events = replay(sse(START, *text_block(0, "Hello.."), final, STOP), PROVIDER)
+    assert [e.type for e in events] == ["text", "refusal", "usage", "done"]
+    got = summarize(events)
+    assert (got.text, got.refusal) == ("Hello..", explanation)
+    assert (got.stop_reason, got.raw_stop_reason) == ("content_filter", "refusal")
+
+
+@pytest.mark.parametrize(
+    "delta",
+    [
+        {"type": "text_delta", "text": 5},
+        {"type": "input_json_delta", "partial_json": 5},
+        {"type": "thinking_delta", "thinking": ["x"]},
+        {"type": "signature_delta", "signature": 5},
+    ],
+)
+def test_a_delta_whose_text_is_not_a_string_is_a_protocol_error(delta: dict[str, Any]) -> None:
+    """Made by hand from the streaming docs' delta shapes, with a non-string value: a
+    clear `protocol` error, never a typed event holding a number nor an `on_error`."""
+    body = sse(
+        START,
+        tool_block(0, input={}),
+        {"type": "content_block_delta", "index": 0, "delta": delta},
+        block_stop(0),
+        delta_of("tool_use"),
+        STOP,
+    )
+    events = replay(body, PROVIDER)
+    assert [e.type for e in events] == ["tool_start", "error"]
+    terminal = events[-1]
+    assert isinstance(terminal, Failed)
+    assert terminal.error.kind == "protocol"
