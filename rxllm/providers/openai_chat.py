@@ -19,9 +19,14 @@ one dict lookup:
   the plain field beside it repeats it and is not read again.
 - `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
   inner text chunks are reasoning).
-- tool calls without `index` (Mistral), or whole in one delta (Ollama, Groq, xAI).
+- tool calls without `index` (Mistral), or whole in one delta (Ollama, Groq, xAI); a
+  call whose name comes in a later delta than its first (vercel/ai#14722, vmlx's
+  `name: ""` opener) starts when its name does, with the arguments held until then;
+  `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text.
 - an `error` object inside a data chunk (OpenRouter) and `event: error` frames (Groq):
   the stream ends with `error(kind="stream_error")`, after any usage the chunk carried.
+  OpenRouter's `finish_reason: "error"` (beside that object, or alone) is a failure too:
+  it ends no tool call, so nothing of a failed turn is dispatched.
 - chunks without a served model (Azure's prompt-filter chunk has `model: ""`) and
   chunks without choices; a duplicate finish chunk (OpenRouter) is ignored.
 - no finish reason at all (Snowflake): `[DONE]` ends the turn.
@@ -224,6 +229,15 @@ def _arguments_of(raw: Any) -> dict[str, Any]:
     return {"arguments": raw}
 
 
+def _arguments_text(arguments: Any) -> str:
+    """A call's `arguments` sent as a JSON object rather than its text (TGI and
+    llama.cpp have sent it so): the object's JSON text. Anything else is not a call's
+    arguments."""
+    if isinstance(arguments, dict):
+        return json.dumps(arguments, ensure_ascii=False)
+    raise ValueError(f"tool call arguments must be a JSON string, got {type(arguments).__name__}")
+
+
 def _status_of(error: dict[str, Any]) -> int | None:
     """The HTTP status an in-stream error names: Groq's `status_code`, OpenRouter's
     numeric `code`."""
@@ -247,6 +261,8 @@ class ChatNormalizer(Normalizer):
         self.calls: dict[Any, int] = {}  # the wire's key of a call -> our index
         self.call_ids: dict[int, str] = {}
         self.last_call: int | None = None
+        # calls whose name has not come yet: index -> [whether the id came, arguments]
+        self.unnamed: dict[int, list[Any]] = {}
         self.think: ThinkTagSplitter | None = None
         self.content: Callable[[str], None] = self.text
         if options.think_tags:
@@ -347,8 +363,11 @@ class ChatNormalizer(Normalizer):
         finish = choice.get("finish_reason")
         if finish and self.finish is None:
             self.finish = finish if isinstance(finish, str) else json.dumps(finish)
-            for index in self.call_ids:  # a finish ends every call: dispatch them now
-                self.tool_end(index)
+            if finish != "error":  # OpenRouter's failed turn: its calls are not complete
+                if self.unnamed:
+                    self._release_unnamed()
+                for index in self.call_ids:  # a finish ends every call: dispatch them now
+                    self.tool_end(index)
 
     def _annotations(self, annotations: list[dict[str, Any]]) -> None:
         """`url_citation` annotations as citations, each once per turn."""
@@ -438,13 +457,15 @@ class ChatNormalizer(Normalizer):
         key = call.get("index")
         call_id = call.get("id")
         function = call.get("function") or {}
+        name = function.get("name")
         if key is not None:
             index = self.calls.get(key)
             if (
                 index is not None
                 and call_id
+                and name
                 and call_id != self.call_ids[index]
-                and function.get("name")
+                and index not in self.unnamed
             ):
                 # A new id and name on a known index is a new call (Ollama has sent
                 # every parallel call as index 0); a new id alone is not (some servers
@@ -460,11 +481,47 @@ class ChatNormalizer(Normalizer):
             index = len(self.call_ids)
             self.calls[key if key is not None else ("no-index", index)] = index
             self.call_ids[index] = call_id or f"call_{index}"
-            self.tool_start(self.call_ids[index], function.get("name") or "", index)
+            if name:
+                self.tool_start(self.call_ids[index], name, index)
+            else:  # its name comes in a later delta: the call starts then
+                self.unnamed[index] = [bool(call_id), []]
+        elif self.unnamed and index in self.unnamed:
+            self._name_call(index, call_id, name)
         self.last_call = index
         arguments = function.get("arguments")
         if arguments:
-            self.tool_args(index, arguments)
+            if arguments.__class__ is not str:
+                arguments = _arguments_text(arguments)
+            held = self.unnamed.get(index) if self.unnamed else None
+            if held is not None:
+                held[1].append(arguments)
+            else:
+                self.tool_args(index, arguments)
+
+    def _name_call(self, index: int, call_id: str | None, name: str | None) -> None:
+        """A later delta of a call not started yet: its id if none came, and its name,
+        which starts it with the arguments held so far."""
+        held = self.unnamed[index]
+        if call_id and not held[0]:
+            held[0] = True
+            self.call_ids[index] = call_id
+        if name:
+            del self.unnamed[index]
+            self.tool_start(self.call_ids[index], name, index)
+            for piece in held[1]:
+                self.tool_args(index, piece)
+
+    def _release_unnamed(self) -> None:
+        """The turn ended with calls that never named their tool: they start as they
+        are, with no name, rather than be dropped."""
+        for index in list(self.unnamed):
+            pieces = self.unnamed.pop(index)[1]
+            logger.bind(provider=self.provider, attempt=self.attempt).warning(
+                "tool call {} ended without a name", self.call_ids[index]
+            )
+            self.tool_start(self.call_ids[index], "", index)
+            for piece in pieces:
+                self.tool_args(index, piece)
 
     def _error(self, error: Any) -> None:
         """An error chunk after `200 OK` (TGI's validation string, llama.cpp's context
@@ -486,9 +543,13 @@ class ChatNormalizer(Normalizer):
     def _settle(self) -> None:
         if self.think is not None:
             self.think.flush()
-        if self.finish is not None:
+        if self.finish == "error":  # OpenRouter's finish of a failed turn, no error object
+            self.fail("stream_error", f"{self.provider} ended the turn with finish_reason 'error'")
+        elif self.finish is not None:
             self.done(stop_reason_of(self.finish, FINISH_REASONS), self.finish)
         else:  # [DONE] with no finish reason (Snowflake never sends one)
+            if self.unnamed:
+                self._release_unnamed()
             self.done("tool_use" if self.calls else "stop")
 
 

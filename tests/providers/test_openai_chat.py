@@ -520,6 +520,51 @@ def test_a_call_whose_arguments_stayed_empty_at_the_finish_has_no_parameters() -
     assert events[-1].type == "done" and events[-1].stop_reason == "tool_use"
 
 
+def test_a_call_whose_name_comes_in_a_later_delta_starts_with_its_name() -> None:
+    """Made by hand from vercel/ai#14722 (id and arguments first, the name in a later
+    delta) and vmlx#244 (an opener with `name: ""`, the name on the next delta)."""
+    later = _sse(
+        _chunk({"role": "assistant", "content": ""}),
+        _chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "call_123", "function": {"arguments": '{"command": '}}
+                ]
+            }
+        ),
+        _chunk({"tool_calls": [{"index": 0, "function": {"name": "bash"}}]}),
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"ls -la"}'}}]}),
+        _chunk({}, "tool_calls"),
+    )
+    events = replay_every_way(later, "openai")
+    assert kinds(events) == ["tool_start", "tool_request", "done"]
+    assert summarize(events).tool_calls == [("call_123", "bash", {"command": "ls -la"})]
+    opener = {"index": 0, "id": "call_x", "type": "function"}
+    empty_name = _sse(
+        _chunk({"tool_calls": [{**opener, "function": {"name": "", "arguments": ""}}]}),
+        _chunk({"tool_calls": [{**opener, "function": {"name": "bash", "arguments": "{}"}}]}),
+        _chunk({}, "tool_calls"),
+    )
+    assert summarize(replay(empty_name, "openai")).tool_calls == [("call_x", "bash", {})]
+
+
+def test_arguments_sent_as_an_object_are_that_object() -> None:
+    """Made by hand from llama.cpp#20198 and text-generation-inference#2136: servers
+    that send `function.arguments` as a JSON object, not its text. Anything else there
+    is a protocol error, never an exception."""
+    call = {"index": 0, "id": "call_1", "type": "function"}
+    data = _sse(
+        _chunk({"tool_calls": [{**call, "function": {"name": "f", "arguments": {"x": "é"}}}]}),
+        _chunk({}, "tool_calls"),
+    )
+    assert summarize(replay(data, "llamacpp")).tool_calls == [("call_1", "f", {"x": "é"})]
+    broken = _sse(
+        _chunk({"tool_calls": [{**call, "function": {"name": "f", "arguments": [1]}}]}),
+        _chunk({}, "tool_calls"),
+    )
+    assert summarize(replay(broken, "llamacpp")).error_kind == "protocol"
+
+
 # ------------------------------------------------- citations and provider-run tools
 # Made by hand from the docs: OpenRouter's web search annotations
 # (openrouter.ai/docs/features/web-search: `annotations` of type `url_citation` with

@@ -576,6 +576,42 @@ def test_duplicate_finish_chunks_end_the_turn_once() -> None:
     assert summarize(events).raw_stop_reason == "length"
 
 
+def test_openrouter_finish_reason_error_fails_the_turn_and_dispatches_no_call() -> None:
+    # openrouter.ai/docs/api/reference/streaming, "Handling errors during streaming".
+    failure = {
+        "id": "cmpl-abc123",
+        "object": "chat.completion.chunk",
+        "created": 1234567890,
+        "model": "gpt-3.5-turbo",
+        "provider": "openai",
+        "error": {"code": "server_error", "message": "Provider disconnected unexpectedly"},
+        "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}],
+    }
+    call = {"index": 0, "id": "call_1", "type": "function"}
+    data = _sse(
+        _delta({"content": "Checking."}),
+        _delta({"tool_calls": [{**call, "function": {"name": "f", "arguments": '{"a": 1}'}}]}),
+        failure,
+        done=False,
+    )
+    events = replay(data, "openrouter")
+    # the call's arguments were complete JSON, but the turn failed: never dispatched
+    assert kinds(events) == ["text", "tool_start", "error"]
+    error = events[-1]
+    assert isinstance(error, Failed)
+    assert (error.error.kind, error.error.message, error.error.code) == (
+        "stream_error",
+        "Provider disconnected unexpectedly",
+        "server_error",
+    )
+    # the finish reason alone, no error object: a failure still, not a `done`
+    alone = replay(
+        _sse(_delta({"content": "Half"}), _delta({"content": ""}, "error")), "openrouter"
+    )
+    assert kinds(alone) == ["text", "error"]
+    assert summarize(alone).error_kind == "stream_error"
+
+
 # ------------------------------------------------------------------------- presets
 
 PRESETS: dict[str, tuple[str, str | None, bool]] = {
