@@ -331,6 +331,11 @@ class AnthropicNormalizer(Normalizer):
         if stop:
             self.stop = stop
         self._stop_details(delta.get("stop_details"))
+        container = delta.get("container")
+        if container:  # the code execution tool's container: no event carries it
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "code execution container: {}", container
+            )
         self._count(payload.get("usage"))
         if self.counts:
             self._send_usage()

@@ -48,7 +48,8 @@ How the wire is read (decisions, each tested in tests/providers/test_google.py):
   under the same once-per-uri rule; their index range is again the answer's own text.
 - A part no event carries (`inlineData`, `fileData`, a thought image, a part type
   newer than this module) is logged at debug by its keys, never its data; the parts
-  around it are read as usual.
+  around it are read as usual. So are candidate and grounding fields no event carries
+  (`urlContextMetadata`, `webSearchQueries`, `searchEntryPoint`), each once per turn.
 - Usage: the latest `usageMetadata` with token counts wins and is emitted once,
   before `done`. input = prompt - cached + toolUsePrompt (code execution and search
   results the model read, which Gemini bills as input, so the total matches its
@@ -109,6 +110,24 @@ FINISH_REASONS: dict[str, StopReason] = {
 
 # The keys of a part that are read whatever else it holds: any other key is content.
 _TEXT_KEYS = frozenset({"text", "thought", "thoughtSignature"})
+# Candidate and grounding fields read here, or scores that are no event; any other
+# field (`urlContextMetadata`, a grounding's `webSearchQueries`, `searchEntryPoint`...)
+# is logged at debug, once per turn.
+_CANDIDATE_KEYS = frozenset(
+    {
+        "content",
+        "groundingMetadata",
+        "citationMetadata",
+        "finishReason",
+        "finishMessage",
+        "index",
+        "safetyRatings",
+        "avgLogprobs",
+        "logprobsResult",
+        "tokenCount",
+    }
+)
+_GROUNDING_KEYS = frozenset({"groundingChunks", "groundingSupports"})
 
 # `promptFeedback.blockReason` values that mean "not blocked" (proto enum defaults).
 _NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPECIFIED"})
@@ -247,6 +266,7 @@ class GeminiNormalizer(Normalizer):
         self.code_calls = 0  # code_execution calls in the turn, for ids the wire omits
         self.code_call_id: str | None = None  # the latest one, which a result answers
         self.cited: set[str] = set()  # grounding uris already emitted
+        self.unread_fields: set[str] = set()  # fields no event carries, logged once
 
     def on_chunk(self, chunk: RawChunk) -> None:
         # Vertex sends `usageMetadata: {"trafficType": ...}` alone on the chunks before
@@ -332,6 +352,8 @@ class GeminiNormalizer(Normalizer):
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
                     "finish {}: {}", finish, message
                 )
+        if candidate.keys() - _CANDIDATE_KEYS:
+            self._unread_fields(candidate.keys() - _CANDIDATE_KEYS, "candidate")
 
     def _part(self, part: dict[str, Any]) -> None:
         signature = part.get("thoughtSignature")
@@ -380,6 +402,18 @@ class GeminiNormalizer(Normalizer):
                 ref = source.get(kind)
                 if isinstance(ref, dict):
                     self._cite(ref.get("uri"), ref.get("title"))
+        if grounding.keys() - _GROUNDING_KEYS:
+            self._unread_fields(grounding.keys() - _GROUNDING_KEYS, "grounding")
+
+    def _unread_fields(self, fields: set[str], where: str) -> None:
+        """Fields no event carries, logged by name (a search entry point is a page of
+        HTML), each once per turn."""
+        new = fields - self.unread_fields
+        if new:
+            self.unread_fields |= new
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "no event carries the {} fields {}", where, sorted(new)
+            )
 
     def _cite(self, uri: Any, title: Any) -> None:
         if uri and uri not in self.cited:
@@ -431,7 +465,7 @@ class GeminiNormalizer(Normalizer):
 
     def _error(self, error: Any) -> None:
         if isinstance(error, dict):
-            message = str(error.get("message") or error)
+            message = str(error.get("message") or "the server reported an error")
             code, status_name = error.get("code"), error.get("status")
         else:
             message, code, status_name = str(error), None, None

@@ -6,8 +6,9 @@ text in `instructions`. Response: events whose JSON `type` names them
 (`response.output_text.delta`, `response.function_call_arguments.delta`, ...). The
 `event:` line repeats the type on OpenAI's wire but not on OpenRouter's, so only the
 JSON `type` is read. The stream ends with `response.completed`, `response.incomplete`
-or `response.failed` (an `error` event may come first); there is no `[DONE]`, though
-OpenRouter sends one after the terminal event.
+or `response.failed` (an `error` event may come first; the usage a failed response
+carries is emitted before its error); there is no `[DONE]`, though OpenRouter sends one
+after the terminal event.
 
 Output items, by type (the decisions of this module):
 
@@ -611,6 +612,9 @@ class ResponsesNormalizer(Normalizer):
 
     def _failed(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
+        usage = response.get("usage")
+        if usage:  # what the failed turn cost; held back, then dropped, if nothing came
+            self.usage(responses_usage(usage))
         error = response.get("error") or {}
         message = str(error.get("message") or "the response failed")
         self.fail("stream_error", message, code=_code_of(error), raw=json.dumps(error))

@@ -613,6 +613,53 @@ def test_error_object_is_a_stream_error() -> None:
     assert end.error.raw is not None and json.loads(end.error.raw) == error
 
 
+def test_an_error_without_a_message_says_so_in_words() -> None:
+    end = terminal(run({"error": {"code": 503}}))
+    assert isinstance(end, Failed) and end.error.status == 503
+    assert end.error.message == "the server reported an error"  # not the dict's repr
+    assert end.error.raw == '{"code": 503}'
+
+
+def test_fields_no_event_carries_are_logged_once_per_turn() -> None:
+    """Made by hand from ai.google.dev/gemini-api/docs/google-search (groundingMetadata:
+    webSearchQueries, searchEntryPoint.renderedContent, groundingChunks) and
+    .../url-context (urlContextMetadata.urlMetadata)."""
+    grounding = {
+        "webSearchQueries": ["who won euro 2024"],
+        "searchEntryPoint": {"renderedContent": "<style>...</style><div>...</div>"},
+        "groundingChunks": [{"web": {"uri": "https://uefa.com/x", "title": "uefa.com"}}],
+    }
+    url_context = {
+        "urlMetadata": [
+            {
+                "retrievedUrl": "https://uefa.com/x",
+                "urlRetrievalStatus": "URL_RETRIEVAL_STATUS_SUCCESS",
+            }
+        ]
+    }
+    first = chunk({"text": "Spain won."})
+    last = chunk({"text": " Again."}, finish="STOP")
+    for payload in (first, last):
+        payload["candidates"][0]["groundingMetadata"] = grounding
+        payload["candidates"][0]["urlContextMetadata"] = url_context
+    messages: list[str] = []
+    sink = logger.add(lambda m: messages.append(m.record["message"]), level="DEBUG")
+    logger.enable("rxllm")
+    try:
+        events = replay(sse(first, last), "google")
+    finally:
+        logger.disable("rxllm")
+        logger.remove(sink)
+    assert summarize(events).text == "Spain won. Again."
+    assert [e.type for e in events].count("citation") == 1
+    unread = [m for m in messages if m.startswith("no event carries the")]
+    assert unread == [
+        "no event carries the grounding fields ['searchEntryPoint', 'webSearchQueries']",
+        "no event carries the candidate fields ['urlContextMetadata']",
+    ]
+    assert all("<style>" not in m for m in messages)
+
+
 def test_a_bad_request_error_is_not_retryable() -> None:
     error = {"code": 400, "message": "Bad.", "status": "INVALID_ARGUMENT"}
     end = terminal(run({"error": error}))

@@ -310,6 +310,25 @@ def test_response_failed_alone() -> None:
     assert events[0].error.retryable
 
 
+def test_response_failed_keeps_the_usage_of_what_was_said() -> None:
+    """openai-python's Response: a failed response still carries its `usage`. After
+    output it is the turn's cost; before any, a rejection's usage is dropped as ever."""
+    usage = {"input_tokens": 9, "output_tokens": 4, "total_tokens": 13}
+    failure = {
+        "type": "response.failed",
+        "response": {
+            "status": "failed",
+            "error": {"code": "server_error", "message": "oops"},
+            "usage": usage,
+        },
+    }
+    events = replay(wire(CREATED, text("Hel"), failure), P)
+    assert [e.type for e in events] == ["text", "usage", "error"]
+    assert usage_of(summarize(events)) == (9, 0, 4, 0, 0, 13)
+    alone = replay(wire(CREATED, failure), P)
+    assert [e.type for e in alone] == ["error"] and alone[0].error.retryable
+
+
 def test_a_bare_error_object_without_type_is_a_stream_error() -> None:
     bare = b'data: {"error": {"message": "upstream died", "code": "server_error"}}\n\n'
     events = replay(wire(CREATED, text("a")) + bare, P)
