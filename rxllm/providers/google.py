@@ -40,7 +40,8 @@ How the wire is read (decisions, each tested in tests/providers/test_google.py):
   part. Neither part is text: the answer's text is only what the model wrote.
 - `groundingMetadata.groundingChunks[]` (Google Search grounding: `web`; Vertex:
   `retrievedContext`, `maps`) with a `uri` are `citation` events (url, title), each
-  uri once per turn, since a later chunk may repeat the metadata. `cited_text` stays
+  uri once per turn, since a later chunk may repeat the metadata (read even in a chunk
+  after the finish reason, whose parts are ignored). `cited_text` stays
   empty: a `groundingSupports` segment is the answer's own text that the source
   supports, not text quoted from the source.
 - `citationMetadata` sources (recitation: Gemini API `citationSources[]` {uri,
@@ -287,10 +288,14 @@ class GeminiNormalizer(Normalizer):
         if usage and ("totalTokenCount" in usage or "promptTokenCount" in usage):
             self.usage_raw = usage
         if self.finish is not None:
-            if payload.get("candidates"):
-                logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                    "ignored candidate parts after the finish reason {}", self.finish
-                )
+            for candidate in payload.get("candidates") or ():
+                if candidate.get("index", 0) == 0:
+                    self._sources(candidate)  # late metadata: each uri is cited once
+                    if candidate.get("content"):
+                        logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                            "ignored candidate parts after the finish reason {}", self.finish
+                        )
+                    break
             return
         feedback = payload.get("promptFeedback")
         if feedback:
@@ -337,13 +342,8 @@ class GeminiNormalizer(Normalizer):
                 if self.settled:
                     return
                 self._call(part)
-        grounding = candidate.get("groundingMetadata")
-        if grounding and not self.settled:
-            self._grounding(grounding)
-        recited = candidate.get("citationMetadata")
-        if recited and not self.settled:
-            for source in recited.get("citationSources") or recited.get("citations") or ():
-                self._cite(source.get("uri"), source.get("title"))
+        if not self.settled:
+            self._sources(candidate)
         finish = candidate.get("finishReason")
         if finish:
             self.finish = finish
@@ -394,6 +394,16 @@ class GeminiNormalizer(Normalizer):
         logger.bind(provider=self.provider, attempt=self.attempt).debug(
             "no event carries a part with keys {}", sorted(part)
         )
+
+    def _sources(self, candidate: dict[str, Any]) -> None:
+        """A candidate's grounding and recitation sources as citations."""
+        grounding = candidate.get("groundingMetadata")
+        if grounding:
+            self._grounding(grounding)
+        recited = candidate.get("citationMetadata")
+        if recited:
+            for source in recited.get("citationSources") or recited.get("citations") or ():
+                self._cite(source.get("uri"), source.get("title"))
 
     def _grounding(self, grounding: dict[str, Any]) -> None:
         """Grounding sources as citations, each uri once per turn."""

@@ -613,6 +613,28 @@ def test_error_object_is_a_stream_error() -> None:
     assert end.error.raw is not None and json.loads(end.error.raw) == error
 
 
+def test_grounding_after_the_finish_chunk_is_still_cited() -> None:
+    """Grounding sent in a chunk of its own after the finish reason (a candidate with
+    only groundingMetadata, as litellm#29167 saw mid-stream): its sources are cited;
+    parts after the finish are still ignored."""
+    late = {
+        "candidates": [
+            {
+                "index": 0,
+                "content": {"parts": [{"text": "ignored"}], "role": "model"},
+                "groundingMetadata": {
+                    "groundingChunks": [{"web": {"uri": "https://uefa.com/x", "title": "UEFA"}}]
+                },
+            }
+        ]
+    }
+    events = run(chunk({"text": "Spain won."}, finish="STOP"), late)
+    got = summarize(events)
+    assert got.text == "Spain won." and got.stop_reason == "stop"
+    cites = [(e.url, e.title) for e in events if isinstance(e, Citation)]
+    assert cites == [("https://uefa.com/x", "UEFA")]
+
+
 def test_an_error_without_a_message_says_so_in_words() -> None:
     end = terminal(run({"error": {"code": 503}}))
     assert isinstance(end, Failed) and end.error.status == 503
