@@ -3,7 +3,8 @@
 A rejection before anything was committed is read once, by `classify`, into one of:
 
 - `surface`: the rejection is about the account (401, 402, 403, quota, billing), the
-  size (context length), content policy, a missing model, or the conversation itself
+  size (context length), content policy, a missing model (its words, or a structured
+  code such as `model_not_available`), or the conversation itself
   (a role, the message order, content inside a message). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
   bare 5xx on a direct endpoint, a connection that failed). It is sent again, no
@@ -14,13 +15,16 @@ A rejection before anything was committed is read once, by `classify`, into one 
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`),
   an identifier that is no English word (`max_tokens`), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
-  "temperature is not supported"). So "stop" in an unrelated sentence never drops
-  `stop`. Capability phrases name keys too ("tool use" names `tools`). Where the
+  "temperature is not supported"), or the server's camelCase of it (`frequencyPenalty`).
+  So "stop" in an unrelated sentence never drops `stop`, nor does a key the provider
+  only suggests ("did you mean 'stop'?"). Capability phrases name keys too ("tool use"
+  names `tools`, "does not support thinking" the reasoning switches). Where the
   provider names a replacement ("Use 'max_completion_tokens' instead") the value
   moves to it. Every named key goes in one retry.
 - `images`: the body has images and the error says image input is refused ("is not a
   multimodal model", "image input is not supported", "No endpoints found that support
-  image input"). Each message's images become one notice (`image_notice`).
+  image input", "At most 1 image(s) may be provided"). Each message's images become one
+  notice (`image_notice`).
 - `static`: nothing is named, but the status says the body may be at fault (400/422
   with no other explanation; a 502 where OpenRouter uses it for an upstream that
   cannot serve the body; NVIDIA's opaque 5xx). The static list is tried lazily, one
@@ -161,7 +165,20 @@ _SIZE = (
 _CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)"
 _MISSING_MODEL = (
     r"(?i)\bmodel\b[^.]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
-    r"(?:unknown|invalid|no such) model|model[_ ]not[_ ]found"
+    r"(?:unknown|invalid|no such) model|model[_ ]not[_ ]found|"
+    # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
+    # the model (at most its name between), not a parameter "not supported with this model",
+    # nor a capability the model lacks ("... is not supported for tool calling").
+    r"\bmodel(?:\s+\S+)?\s+(?:is|are) not supported\b(?!\s+(?:for|with)\b)"
+)
+# A structured code that says the model, or the endpoint or deployment serving it, is not
+# there: `model_not_available`, `model_not_supported`, `dedicated_endpoint_not_running`,
+# Azure's `DeploymentNotFound`, `invalid_model`. Read from the code, not the prose, so that
+# no sentence about a parameter "with this model" reads as one.
+_MISSING_MODEL_CODE = (
+    r"(?i)^(?:\w+_)?(?:model|endpoint|deployment)_?(?:not_?\w+|unavailable|unsupported|"
+    r"invalid|unknown|deprecated|decommissioned|disabled)$|"
+    r"^(?:invalid|unknown|unsupported|unavailable)_(?:model|endpoint|deployment)$"
 )
 _TRANSIENT = (
     r"(?i)rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
@@ -193,22 +210,45 @@ _CONVERSATION = (
 _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual"
 _IMAGE_REFUSAL = (
     r"(?i)not (?:a )?multi-?modal|does(?: not|n't) support|not supported|unsupported|"
-    r"no endpoints? found|not enabled|cannot|can't|not allowed|invalid|not accept"
+    r"no endpoints? found|not enabled|cannot|can't|not allowed|invalid|not accept|"
+    # a limit on their number ("At most 1 image(s) may be provided in one request"): the
+    # one image action there is removes them all, rather than surface the turn
+    r"\bat most \d+|\btoo many\b|\bmore than \d+"
 )
 _OPAQUE_SERVER_ERROR = r"(?i)^\W*(?:HTTP \d+:\s*)?internal server error\W*$"
 _REPLACEMENT = r"(?i)\buse\s+['\"`]?([A-Za-z_][\w.]*)['\"`]?\s+instead"
+# Where a provider suggests a key ("did you mean 'stop'?", "Use 'max_completion_tokens'
+# instead", "has moved to 'reasoning.effort'"), the suggested key is not the refused one:
+# these clauses are read for a rename, never for names to drop.
+_SUGGESTION = (
+    r"(?i)\bdid you mean\s+['\"`]?[A-Za-z_][\w.]*['\"`]?|"
+    r"\buse\s+['\"`]?[A-Za-z_][\w.]*['\"`]?\s+instead|"
+    r"\bmoved to\s+['\"`]?[A-Za-z_][\w.]*['\"`]?"
+)
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
 _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted)|not supported|unsupported|must|is invalid|(?:is|are) unknown)"  # noqa: E501
 # Capability phrases that name keys without spelling them.
+_REASONING_KEYS = ("reasoning_effort", "reasoning", "thinking", "think", "enable_thinking")
 _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (r"(?i)tool[ _-]?(?:use|calling|choice)|function[ _-]?calling", _TOOL_KEYS),
+    # "tool choice" in prose is the capability; `tool_choice` spelled as the key names
+    # that one key (a refused value), and is found by `_is_named`.
+    (r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice)|function[ _-]?calling", _TOOL_KEYS),
     (
         r"(?i)response[ _-]?format|json[ _-]?mode|structured output",
         ("response_format",),
     ),
     (r"(?i)\blog[ _-]?probs\b", ("logprobs", "top_logprobs")),
+    # Reasoning is switched on by a key the error rarely spells ("\"llama3.1:8b\" does not
+    # support thinking" for `reasoning_effort`): a refusal right next to the word names
+    # the switches; the word alone ("while reasoning is active") names nothing.
+    (
+        r"(?i)(?:does(?: not|n't)|do(?: not|n't)) support\W+"
+        r"(?:\w+\W+){0,2}?(?:thinking|reasoning)\b|"
+        r"\b(?:thinking|reasoning)(?: mode)? (?:is|are) not (?:supported|enabled|available)",
+        _REASONING_KEYS,
+    ),
 )
 
 
@@ -243,6 +283,11 @@ def _is_named(key: str, text: str) -> bool:
     k = re.escape(key)
     if re.search(rf"['\"`]{k}['\"`]", text):
         return True
+    if "_" in key.strip("_"):  # `frequency_penalty` written as the server's `frequencyPenalty`
+        head, *rest = key.split("_")
+        camel = re.escape(head + "".join(part[:1].upper() + part[1:] for part in rest))
+        if re.search(rf"(?<![\w.-]){camel}(?![\w-])", text):
+            return True
     if not key.isalpha():  # max_tokens, top_p, n_probs: identifiers, not prose
         return re.search(rf"(?<![\w.-]){k}(?![\w-])", text) is not None
     cue = (
@@ -255,7 +300,7 @@ def _is_named(key: str, text: str) -> bool:
 def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> list[str]:
     """The optional body keys the error names, in body order."""
     droppable = [key for key in body if key not in policy.kept]
-    text = _texts(error)
+    text = re.sub(_SUGGESTION, " ", _texts(error))
     named = {m.group(1).split(".")[0] for m in re.finditer(_LOC, text)}
     named.update(key for key in droppable if _is_named(key, text))
     for pattern, keys in _CAPABILITIES:
@@ -296,7 +341,8 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
     if code == "content_filter" or re.search(_CONTENT_POLICY, text):
         return Verdict("surface", "the content policy refused the prompt")
-    if re.search(_MISSING_MODEL, text) and not re.search(_IMAGE_WORDS, text):
+    missing = re.search(_MISSING_MODEL_CODE, code) or re.search(_MISSING_MODEL, text)
+    if missing and not re.search(_IMAGE_WORDS, text):
         return Verdict("surface", "the model does not exist for this endpoint")
     if status in _TRANSIENT_STATUSES or code in _TRANSIENT_CODES or re.search(_TRANSIENT, text):
         return Verdict("backoff", "rate limited or overloaded", delay=error.retry_after)

@@ -45,8 +45,18 @@ REQUEST_ID_HEADERS = ("x-request-id", "request-id", "x-goog-request-id")
 
 # "Please try again in 5.289s" (OpenAI, Groq), "in 20ms", Groq's Go durations
 # "in 1m2.639999999s" / "in 7m12.864s", and Gemini's "Please retry in 17.14s".
-_TRY_AGAIN = re.compile(r"(?:try again|retry) in\s+((?:\d+(?:\.\d+)?(?:h|ms|m|s))+)", re.IGNORECASE)
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+# The wait in words as well: Azure's "Please retry after 86400 seconds", "Try again in 30
+# seconds", "retry after 500 milliseconds".
+_TRY_AGAIN = re.compile(
+    r"(?:try again|retry) (?:in|after)\s+("
+    r"(?:\d+(?:\.\d+)?(?:h|ms|m|s)(?![a-z]))+|"
+    r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?)\b)",
+    re.IGNORECASE,
+)
+_DURATION_PART = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|ms|milliseconds?|minutes?|mins?|m|seconds?|secs?|s)",
+    re.IGNORECASE,
+)
 _DURATION_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 # Google's RetryInfo.retryDelay is a protobuf Duration in JSON: "30s", "3.5s".
 _PROTO_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
@@ -229,9 +239,17 @@ def _wait_in(message: str) -> float | None:
     if match is None:
         return None
     return sum(
-        float(amount) * _DURATION_SECONDS[unit]
-        for amount, unit in _DURATION_PART.findall(match.group(1))
+        float(amount) * _DURATION_SECONDS[_unit(word)]
+        for amount, word in _DURATION_PART.findall(match.group(1))
     )
+
+
+def _unit(word: str) -> str:
+    """`h`, `m`, `s` or `ms` for a unit as written (`seconds`, `mins`, `ms`, `h`)."""
+    word = word.lower()
+    if word == "ms" or word.startswith("milli"):
+        return "ms"
+    return word[0]
 
 
 def _plain_text(text: str) -> str:

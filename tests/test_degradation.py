@@ -1,12 +1,14 @@
 """The degradation policy as a table: pure functions, no network.
 
-The error texts here are made by hand in the shapes the providers document (the real
-bodies are replayed in tests/test_rejections.py)."""
+Most error texts here are made by hand in the shapes the providers document (the shared
+real bodies are replayed in tests/test_rejections.py); the last section reads real
+bodies from public threads that the shared cases do not hold, each as the HTTP source
+would (`parse_error_body`, the whole body as `raw`)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -20,6 +22,7 @@ from rxllm.degradation import (
     remove_images,
     static_bodies,
 )
+from rxllm.error_body import parse_error_body
 from rxllm.events import ErrorInfo
 
 FAMILY = RecoveryPolicy(degrade=True)
@@ -46,7 +49,7 @@ def rejection(
     message: str, status: int | None = 400, param: str | None = None, **fields: Any
 ) -> ErrorInfo:
     raw = json.dumps({"error": {"message": message, "param": param}})
-    kind = "stream_error" if status is None else "rejected"
+    kind: Literal["stream_error", "rejected"] = "stream_error" if status is None else "rejected"
     return ErrorInfo(
         kind=kind, message=message, status=status, provider="p", raw=raw, param=param, **fields
     )
@@ -251,3 +254,187 @@ def test_backoff_honours_retry_after_within_bounds() -> None:
     assert MAX_BACKOFF_RETRIES == 2
     patient = RetryPlan(body(), FAMILY)
     assert patient.after(rejection("slow down", 429, retry_after=3600)) is None
+
+
+# -- real bodies the shared cases do not hold ---------------------------------------------
+
+
+def received(text: str, status: int) -> ErrorInfo:
+    """An HTTP rejection as `rxllm.sources.http` builds it from the body it read."""
+    parsed = parse_error_body(text)
+    return ErrorInfo(
+        kind="rejected" if status < 500 else "http",
+        message=f"HTTP {status}: {parsed.message}",
+        status=status,
+        provider="p",
+        raw=text,
+        param=parsed.param,
+        code=parsed.code,
+        retry_after=parsed.retry_after,
+    )
+
+
+TOOL = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "present", "dropped"),
+    [
+        # A key offered as a suggestion ("did you mean 'stop'?") is not the refused one.
+        # https://github.com/fanenr/chatbot/issues/21
+        (
+            '{"error":{"message":"property \'store\' is unsupported, did you mean \'stop\'?",'
+            '"type":"invalid_request_error"}}',
+            400,
+            {"store": True, "stop": ["\n\n"]},
+            ("store",),
+        ),
+        # xAI writes the body's snake_case key in camelCase.
+        # https://github.com/BerriAI/litellm/issues/14056
+        (
+            '{"code":"Client specified an invalid argument",'
+            '"error":"Argument not supported on this model: frequencyPenalty"}',
+            400,
+            {"frequency_penalty": 0.5, "presence_penalty": 0.1},
+            ("frequency_penalty",),
+        ),
+        # https://github.com/neavo/LinguaGacha/issues/771
+        (
+            '"Model grok-4.20-0309-non-reasoning does not support parameter reasoningEffort."',
+            400,
+            {"reasoning_effort": "low"},
+            ("reasoning_effort",),
+        ),
+        # `tool_choice` spelled as the key refuses its value, not tool use: tools stay.
+        # https://github.com/zed-industries/zed/issues/36094
+        (
+            '{"error":{"message":"No endpoints found that support the provided \'tool_choice\' '
+            "value. To learn more about provider routing, visit: "
+            'https://openrouter.ai/docs/provider-routing","code":404}}',
+            404,
+            {"tools": TOOL, "tool_choice": "required"},
+            ("tool_choice",),
+        ),
+        # https://github.com/deepseek-ai/awesome-deepseek-integration/issues/598
+        (
+            '{"error":{"message":"deepseek-reasoner does not support this tool_choice",'
+            '"type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+            400,
+            {"tools": TOOL, "tool_choice": "required"},
+            ("tool_choice",),
+        ),
+        # Thinking refused names the keys that switch it on, though none is spelled.
+        # https://github.com/Gitlawb/openclaude/issues/1371
+        (
+            '{"error":{"message":"\\"llama3.1:8b\\" does not support thinking",'
+            '"type":"invalid_request_error","param":null,"code":null}}',
+            400,
+            {"reasoning_effort": "high", "temperature": 0.2},
+            ("reasoning_effort",),
+        ),
+    ],
+    ids=[
+        "groq-did-you-mean",
+        "xai-camelcase",
+        "xai-camelcase-in-json-string",
+        "openrouter-tool_choice-value",
+        "deepseek-this-tool_choice",
+        "ollama-thinking",
+    ],
+)
+def test_real_bodies_name_exactly_the_refused_keys(
+    text: str, status: int, present: dict[str, Any], dropped: tuple[str, ...]
+) -> None:
+    verdict = classify(received(text, status), body(seed=1, user="u", **present), FAMILY)
+    assert verdict.action == "drop" and verdict.drop == dropped, verdict
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A structured code that says the model (or its endpoint) is not there.
+        # https://github.com/HeyPuter/puter/issues/3168
+        '{"id":"okkMWqL-2kFHot-a023f60e9b77ff7e","error":{"message":"Unable to access '
+        "non-serverless model mistralai/Mistral-Small-24B-Instruct-2501. Please visit "
+        "https://api.together.ai/models/mistralai/Mistral-Small-24B-Instruct-2501 to create "
+        'and start a new dedicated endpoint for the model.","type":"invalid_request_error",'
+        '"param":null,"code":"model_not_available"}}',
+        # https://github.com/HeyPuter/puter/issues/3168
+        '{"id":"okkMWzu-2kFHot-a023f611fd50ff7e","error":{"message":"The dedicated endpoint '
+        "for mistralai/Mixtral-8x22B-Instruct-v0.1 is not running. Please visit "
+        'https://api.together.ai/models to start the endpoint.","type":"invalid_request_error",'
+        '"param":null,"code":"dedicated_endpoint_not_running"}}',
+        # https://github.com/Ivy-Interactive/Ivy-Tendril/issues/1403
+        '{"type":"error","status":400,"error":{"type":"invalid_request_error","message":'
+        "\"The 'gpt-5' model is not supported when using Codex with a ChatGPT account.\"}}",
+    ],
+    ids=["together-model_not_available", "together-endpoint-not-running", "codex-model"],
+)
+def test_real_bodies_about_the_model_never_degrade(text: str) -> None:
+    sent = body(temperature=0.2, seed=1, tools=TOOL)
+    verdict = classify(received(text, 400), sent, FAMILY)
+    assert verdict.action == "surface" and "model" in verdict.why
+    assert RetryPlan(sent, FAMILY).after(received(text, 400)) is None
+
+
+def test_a_limit_on_the_number_of_images_removes_them() -> None:
+    # https://github.com/vllm-project/vllm/issues/17757
+    text = (
+        '{"object":"error","message":"At most 1 image(s) may be provided in one request.",'
+        '"type":"BadRequestError","param":null,"code":400}'
+    )
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}
+    sent = body(messages=[{"role": "user", "content": [image, image]}])
+    step = RetryPlan(sent, FAMILY).after(received(text, 400))
+    assert step is not None and step.verdict.action == "images" and step.images_removed == 2
+
+
+def test_a_wait_named_in_words_is_honoured() -> None:
+    # https://github.com/jasonacox/TinyLLM/issues/17
+    text = (
+        '{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation '
+        "under Azure OpenAI API version 2023-05-15 have exceeded token rate limit of your "
+        "current AIServices S0 pricing tier. Please retry after 86400 seconds. Please contact "
+        'Azure support service if you would like to further increase the default rate limit."}}'
+    )
+    error = received(text, 429)
+    verdict = classify(error, body(), FAMILY)
+    assert verdict.action == "backoff" and verdict.delay == 86400
+    assert RetryPlan(body(), FAMILY).after(error) is None  # a day: surfaced, not retried
+
+
+@pytest.mark.parametrize(
+    ("text", "present", "dropped"),
+    [
+        # Guards, true before and after: "tool choice" in prose is still tool use.
+        # https://github.com/langchain4j/langchain4j/issues/3475
+        (
+            '{"object":"error","message":"\\"auto\\" tool choice requires '
+            '--enable-auto-tool-choice and --tool-call-parser to be set",'
+            '"type":"BadRequestError","param":null,"code":400}',
+            {"tools": TOOL, "tool_choice": "auto"},
+            ("tools", "tool_choice"),
+        ),
+        # A parameter refused "with this model" is not a missing model.
+        # https://github.com/web-infra-dev/midscene/issues/259 (message; OpenAI's envelope)
+        (
+            '{"error":{"message":"Invalid parameter: \'response_format\' of type \'json_schema\' '
+            "is not supported with this model. Learn more about supported models at the "
+            'Structured Outputs guide: https://platform.openai.com/docs/guides/structured-outputs",'
+            '"type":"invalid_request_error","param":"response_format","code":null}}',
+            {"response_format": {"type": "json_schema"}},
+            ("response_format",),
+        ),
+        # A capability the model lacks is not a missing model (made by hand).
+        (
+            '{"error":{"message":"The model is not supported for tool calling.",'
+            '"type":"invalid_request_error","param":null,"code":null}}',
+            {"tools": TOOL},
+            ("tools",),
+        ),
+    ],
+    ids=["vllm-tool-choice-prose", "openai-with-this-model", "model-not-supported-for-tools"],
+)
+def test_real_bodies_guards(text: str, present: dict[str, Any], dropped: tuple[str, ...]) -> None:
+    verdict = classify(received(text, 400), body(seed=1, **present), FAMILY)
+    assert verdict.action == "drop" and verdict.drop == dropped, verdict

@@ -171,6 +171,28 @@ HAND_MADE: list[tuple[str, str, ErrorBody]] = [
             retry_after=90.0,
         ),
     ),
+    (
+        # https://github.com/jasonacox/TinyLLM/issues/17 (Azure's body inside LiteLLM's error)
+        "Azure's wait in words",
+        '{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation '
+        "under Azure OpenAI API version 2023-05-15 have exceeded token rate limit of your "
+        "current AIServices S0 pricing tier. Please retry after 86400 seconds. Please contact "
+        'Azure support service if you would like to further increase the default rate limit."}}',
+        ErrorBody(
+            "Requests to the ChatCompletions_Create Operation under Azure OpenAI API version "
+            "2023-05-15 have exceeded token rate limit of your current AIServices S0 pricing "
+            "tier. Please retry after 86400 seconds. Please contact Azure support service if "
+            "you would like to further increase the default rate limit.",
+            code="429",
+            retry_after=86400.0,
+        ),
+    ),
+    (
+        # https://github.com/Azure-Samples/azure-search-openai-demo/issues/177 (the words shown)
+        "a wait in words, as plain text",
+        "Rate limit is exceeded. Try again in 30 seconds.",
+        ErrorBody("Rate limit is exceeded. Try again in 30 seconds.", retry_after=30.0),
+    ),
     ("an empty body", "", ErrorBody("(empty body)")),
 ]
 
