@@ -2,7 +2,14 @@
 
 Request: `POST {base}/messages` with `x-api-key`, `anthropic-version: 2023-06-01` and
 `stream: true`; `max_tokens` is mandatory. System messages go to the top-level
-`system`; tool results travel as `tool_result` blocks of a user message.
+`system`; tool results travel as `tool_result` blocks of a user message. What the API
+refuses and rxllm can send without losing anything is sent its way: text that is empty
+or only whitespace is left out ("text content blocks must contain non-whitespace
+text"); a call id outside `^[a-zA-Z0-9_-]+$`, or one an earlier call of the
+conversation already used (ids other providers made, such as `functions.f:0` or
+Gemini's per-turn `f_0`), is rewritten in its `tool_use` and its results alike, as
+tool_use ids must be unique; a tool schema without a top-level `type` gets
+`"type": "object"`, which `input_schema` requires.
 
 Response: `message_start` (model, input usage), then per content block
 `content_block_start` / `content_block_delta`s / `content_block_stop` (the block's
@@ -64,6 +71,7 @@ Decisions, where the wire leaves a choice:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -405,16 +413,48 @@ def _image(part: ImagePart) -> dict[str, Any]:
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
-    """Text and image parts as content blocks; empty text is left out (the API
-    rejects empty text blocks)."""
+    """Text and image parts as content blocks; text that is empty or only whitespace
+    is left out (the API rejects it: "text content blocks must contain non-whitespace
+    text")."""
     blocks: list[dict[str, Any]] = []
     for part in message.content:
         if isinstance(part, TextPart):
-            if part.text:
+            if part.text.strip():
                 blocks.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
             blocks.append(_image(part))
     return blocks
+
+
+# What the API accepts as a tool_use id (and so as a tool_result's tool_use_id).
+_TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_NOT_ID = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+class _CallIds:
+    """Call ids as the API accepts them: `^[a-zA-Z0-9_-]+$` and unique in the
+    conversation. A valid id seen for the first time is kept; any other is rewritten
+    (invalid characters to `_`, then `_2`, `_3`... until unused), and the results that
+    follow take the id of the latest call that had theirs."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+        self.latest: dict[str, str] = {}
+
+    def call(self, call_id: str) -> str:
+        base = call_id if _TOOL_ID.fullmatch(call_id) else _NOT_ID.sub("_", call_id) or "toolu"
+        wire, n = base, 1
+        while wire in self.used:
+            n += 1
+            wire = f"{base}_{n}"
+        self.used.add(wire)
+        self.latest[call_id] = wire
+        return wire
+
+    def result(self, call_id: str | None) -> str | None:
+        if call_id is None:
+            return None
+        return self.latest.get(call_id) or _NOT_ID.sub("_", call_id)
 
 
 def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
@@ -422,10 +462,14 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
     share one user message, as the API expects after a turn with parallel calls."""
     system: list[str] = []
     out: list[dict[str, Any]] = []
+    ids = _CallIds()
     results: list[dict[str, Any]] | None = None  # the open tool-result user message
     for message in messages:
         if message.role == "tool":
-            result: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id}
+            result: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": ids.result(message.tool_call_id),
+            }
             result["content"] = _blocks(message) if message.images else message.text
             if results is None:
                 results = []
@@ -434,13 +478,18 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
             continue
         results = None
         if message.role == "system":
-            if message.text:
+            if message.text.strip():
                 system.append(message.text)
             continue
         blocks = _blocks(message)
         if message.role == "assistant":
             blocks += [
-                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+                {
+                    "type": "tool_use",
+                    "id": ids.call(call.id),
+                    "name": call.name,
+                    "input": call.arguments,
+                }
                 for call in message.tool_calls
             ]
         if blocks:
@@ -499,7 +548,10 @@ class Anthropic(WireProtocol):
                 {
                     "name": tool.name,
                     **({"description": tool.description} if tool.description else {}),
-                    "input_schema": tool.parameters,
+                    # `input_schema.type` is required ("Field required" without it).
+                    "input_schema": tool.parameters
+                    if "type" in tool.parameters
+                    else {"type": "object", **tool.parameters},
                 }
                 for tool in request.tools
             ]

@@ -727,6 +727,89 @@ def test_build_body_several_system_messages_and_tool_results_not_merged_across_t
     ]
 
 
+def test_build_body_leaves_out_whitespace_only_text() -> None:
+    # API: "messages: text content blocks must contain non-whitespace text" (400).
+    Message = rxllm.Message
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[
+            Message.system("Be brief."),
+            Message.system(" \n"),
+            Message.user("go"),
+            Message.assistant("\n\n", tool_calls=[rxllm.ToolCall(id="toolu_1", name="f")]),
+            Message.tool("toolu_1", "done"),
+            Message.user("  "),
+            Message.user(" and now? "),
+        ],
+    )
+    body = Anthropic().build_body(request)
+    assert body["system"] == "Be brief."
+    assert body["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "go"}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "done"}],
+        },
+        {"role": "user", "content": [{"type": "text", "text": " and now? "}]},
+    ]
+
+
+def test_build_body_call_ids_match_the_pattern_and_stay_unique() -> None:
+    # API: "tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'" and
+    # "`tool_use` ids must be unique" (400), for ids other providers made.
+    Message, ToolCall = rxllm.Message, rxllm.ToolCall
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[
+            Message.user("go"),
+            Message.assistant(
+                tool_calls=[
+                    ToolCall(id="functions.search:0", name="search", arguments={"q": "a"}),
+                    ToolCall(id="now_0", name="now"),
+                ]
+            ),
+            Message.tool("functions.search:0", "a!"),
+            Message.tool("now_0", "noon"),
+            Message.assistant(tool_calls=[ToolCall(id="now_0", name="now")]),
+            Message.tool("now_0", "one"),
+        ],
+    )
+    messages = Anthropic().build_body(request)["messages"]
+    assert [block["id"] for block in messages[1]["content"]] == ["functions_search_0", "now_0"]
+    assert messages[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "functions_search_0", "content": "a!"},
+        {"type": "tool_result", "tool_use_id": "now_0", "content": "noon"},
+    ]
+    assert messages[3]["content"] == [
+        {"type": "tool_use", "id": "now_0_2", "name": "now", "input": {}}
+    ]
+    assert messages[4]["content"] == [
+        {"type": "tool_result", "tool_use_id": "now_0_2", "content": "one"}
+    ]
+
+
+def test_build_body_tool_schema_without_type_is_an_object() -> None:
+    # API: "tools.N.custom.input_schema.type: Field required" (ToolParam.input_schema).
+    properties = {"q": {"type": "string"}}
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[rxllm.Message.user("hi")],
+        tools=[
+            rxllm.Tool(name="bare", parameters={}),
+            rxllm.Tool(name="search", parameters={"properties": properties}),
+        ],
+    )
+    tools = Anthropic().build_body(request)["tools"]
+    assert [tool["input_schema"] for tool in tools] == [
+        {"type": "object"},
+        {"type": "object", "properties": properties},
+    ]
+
+
 # -- over real HTTP, against the local server ---------------------------------------
 
 
