@@ -72,7 +72,7 @@ import json
 import mimetypes
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any, ClassVar
@@ -539,9 +539,26 @@ def gemini_body_params(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[
     `generationConfig` dict is merged in; anything else passes through at the top
     level (`safetySettings`, `toolConfig`, `cachedContent`, ...), as in every wire.
     Keys the wire writes itself are refused before this (`Google.request_keys`).
+
+    Raises:
+        ConfigError: one setting given twice (a sampling field or param and the same
+            key in a `generationConfig` dict, or two spellings of it): one would be
+            lost.
     """
     config: dict[str, Any] = {}
     extra: dict[str, Any] = {}
+    given: dict[str, str] = {}  # setting (camelCase) -> where it was given
+
+    def put(target: str, value: Any, where: str) -> None:
+        setting = _camel(target)
+        if setting in given:
+            raise ConfigError(
+                f"generationConfig.{setting} is set twice, as {given[setting]!r} and "
+                f"{where!r}: keep one"
+            )
+        given[setting] = where
+        config[target] = value
+
     for key, value in params.items():
         if key in ("generationConfig", "generation_config"):
             if not isinstance(value, dict):
@@ -549,19 +566,20 @@ def gemini_body_params(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[
                     f"params {key!r} must be an object of generation settings, "
                     f"got {type(value).__name__}"
                 )
-            config.update(value)
+            for name, setting in value.items():
+                put(name, setting, f"{key}.{name}")
             continue
         target = _ALIASES.get(key) or (key if key in _GENERATION_CONFIG else _camel(key))
         if target in _GENERATION_CONFIG:
             if target == "stopSequences" and isinstance(value, str):
                 value = [value]
-            config[target] = value
+            put(target, value, key)
         else:
             extra[key] = value
     return config, extra
 
 
-def _parts(content: list[Part]) -> list[dict[str, Any]]:
+def _parts(content: Sequence[Part]) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for part in content:
         if isinstance(part, TextPart):
@@ -598,11 +616,15 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
     earlier assistant call with its id (Gemini matches results by name and order, and
     no call id is sent: Vertex refuses `id` and ids rxllm synthesized mean nothing to
     Gemini); consecutive results share one `user` content, as parallel calls need.
+    Images in a tool result follow the turn's function responses as parts of their
+    own: nested in `functionResponse.parts` they are refused by models before Gemini 3
+    ("Multimodal function responses are not supported for this model").
     """
     names: dict[str, str] = {}
     contents: list[dict[str, Any]] = []
     system: list[str] = []
     results: list[dict[str, Any]] | None = None  # the parts of the open tool-result turn
+    answered = 0  # function responses in it, which come before its images
     for message in messages:
         role = message.role
         if role == "system":
@@ -621,10 +643,11 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
                 "functionResponse": {"name": name, "response": _function_response(message.text)}
             }
             if results is None:
-                results = [part]
+                results, answered = [], 0
                 contents.append({"role": "user", "parts": results})
-            else:
-                results.append(part)
+            results.insert(answered, part)
+            answered += 1
+            results += _parts(message.images)
             continue
         results = None
         parts = _parts(message.content)

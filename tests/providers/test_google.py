@@ -860,6 +860,50 @@ def test_body_params_into_generation_config_or_top_level() -> None:
     assert "model" not in body and "stream" not in body
 
 
+def test_body_images_of_a_tool_result_follow_the_function_responses() -> None:
+    # Part is a union (functionResponse | inlineData | fileData); nested
+    # functionResponse.parts are Gemini 3 only ("Multimodal function responses are not
+    # supported for this model"), so the images are parts of the same user turn.
+    calls = [ToolCall(id="c1", name="screenshot"), ToolCall(id="c2", name="get_time")]
+    shot = Message(
+        role="tool",
+        tool_call_id="c1",
+        content=[TextPart(text="the page"), ImagePart(url=f"data:image/png;base64,{PNG}")],
+    )
+    body = body_of(
+        messages=[
+            Message.user("Look"),
+            Message.assistant(tool_calls=calls),
+            shot,
+            Message.tool("c2", "12:00"),
+        ]
+    )
+    assert body["contents"][2] == {
+        "role": "user",
+        "parts": [
+            {"functionResponse": {"name": "screenshot", "response": {"output": "the page"}}},
+            {"functionResponse": {"name": "get_time", "response": {"output": "12:00"}}},
+            {"inlineData": {"mimeType": "image/png", "data": PNG}},
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("field", "params"),
+    [
+        ({"temperature": 0.2}, {"generationConfig": {"temperature": 0.9}}),
+        ({}, {"topK": 40, "generation_config": {"topK": 7}}),
+        ({"max_tokens": 64}, {"generationConfig": {"max_output_tokens": 128}}),
+    ],
+)
+def test_body_a_generation_setting_given_twice_is_refused(
+    field: dict[str, Any], params: dict[str, Any]
+) -> None:
+    # GenerationConfig holds one value per field: the other would be lost unsaid.
+    with pytest.raises(ConfigError, match="set twice"):
+        body_of(params=params, **field)
+
+
 @pytest.mark.parametrize(
     ("model", "path"),
     [
