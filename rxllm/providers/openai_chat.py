@@ -53,7 +53,10 @@ reasoning format to get `reasoning_content` instead, which is read as reasoning.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -62,6 +65,7 @@ from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload
+from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of, text_or_none
@@ -75,6 +79,7 @@ __all__ = [
     "OpenAIChat",
     "chat_messages",
     "openai_usage",
+    "short_call_id",
 ]
 
 FINISH_REASONS: dict[str, StopReason] = {
@@ -141,6 +146,17 @@ class ChatOptions:
     extra_headers: dict[str, str] = field(default_factory=dict)
     """Headers every request of this endpoint carries."""
 
+    short_tool_call_ids: bool = False
+    """Send tool call ids as 9 characters of `[a-zA-Z0-9]`. Mistral rejects any other
+    ("Tool call id was call_abc but must be a-z, A-Z, 0-9, with a length of 9."), so
+    the ids of calls made elsewhere (a fallback, a history begun on another provider)
+    are mapped: an id already of that form is kept, any other becomes 9 base-62
+    characters of its SHA-256, the same for the call and for its result."""
+
+    sampling_renames: dict[str, str] = field(default_factory=dict)
+    """`ChatRequest` sampling fields this endpoint names otherwise (Mistral's
+    `random_seed` for `seed`: its strict validation rejects `seed`)."""
+
 
 def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> Usage:
     """Normalize an OpenAI-style usage object: cached input apart, reasoning counted once.
@@ -181,26 +197,55 @@ def _content(message: Message) -> str | list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for part in message.content:
         if isinstance(part, TextPart):
-            parts.append({"type": "text", "text": part.text})
+            # An empty text part beside an image (`Message.user("", images=[...])`) says
+            # nothing, and endpoints that route to Anthropic reject it ("text content
+            # blocks must be non-empty"); the Responses wire leaves it out alike.
+            if part.text:
+                parts.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
             parts.append({"type": "image_url", "image_url": {"url": part.url}})
     return parts
 
 
-def chat_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Messages in the Chat Completions shape."""
+_NINE_ALNUM = re.compile(r"[a-zA-Z0-9]{9}")
+_BASE62 = string.digits + string.ascii_letters
+
+
+def short_call_id(call_id: str) -> str:
+    """A tool call id as 9 characters of `[a-zA-Z0-9]` (`ChatOptions.short_tool_call_ids`):
+    kept if it is one already, else derived from its SHA-256 (the same id, the same
+    result, so a call and its tool message still match)."""
+    if _NINE_ALNUM.fullmatch(call_id):
+        return call_id
+    n = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
+    chars = []
+    for _ in range(9):
+        n, r = divmod(n, 62)
+        chars.append(_BASE62[r])
+    return "".join(chars)
+
+
+def chat_messages(messages: list[Message], short_ids: bool = False) -> list[dict[str, Any]]:
+    """Messages in the Chat Completions shape (`short_ids`: tool call ids through
+    `short_call_id`)."""
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "tool":
-            out.append(
-                {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.text}
-            )
+            call_id = message.tool_call_id
+            if short_ids and call_id is not None:
+                call_id = short_call_id(call_id)
+            out.append({"role": "tool", "tool_call_id": call_id, "content": message.text})
         elif message.role == "assistant":
+            if not message.text and not message.tool_calls:
+                # Nothing to send: `content: null` is valid only beside tool calls (the
+                # assistant message's schema), so an empty turn is left out, as in the
+                # Responses wire.
+                continue
             entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
             if message.tool_calls:
                 entry["tool_calls"] = [
                     {
-                        "id": call.id,
+                        "id": short_call_id(call.id) if short_ids else call.id,
                         "type": "function",
                         "function": {"name": call.name, "arguments": call.arguments_json},
                     }
@@ -598,7 +643,7 @@ class OpenAIChat(WireProtocol):
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": chat_messages(request.messages),
+            "messages": chat_messages(request.messages, self.options.short_tool_call_ids),
             "stream": True,
         }
         if self.options.stream_usage:
@@ -616,6 +661,18 @@ class OpenAIChat(WireProtocol):
                 for tool in request.tools
             ]
         return body
+
+    def sampling_params(self, request: ChatRequest) -> dict[str, Any]:
+        params = super().sampling_params(request)
+        for name, key in self.options.sampling_renames.items():
+            if name in params:
+                if key in request.params:
+                    raise ConfigError(
+                        f"{name} is set twice, as ChatRequest.{name} and in params[{key!r}]: "
+                        "keep one"
+                    )
+                params[key] = params.pop(name)
+        return params
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ChatNormalizer:
         return ChatNormalizer(emit, provider, attempt, self.options)

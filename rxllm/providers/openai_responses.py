@@ -296,7 +296,9 @@ def responses_input(
             items.append({"type": "message", "role": "user", "content": _input_text(message)})
         elif role == "assistant":
             if message.text:
-                content = [{"type": "output_text", "text": message.text}]
+                # `annotations` is required in an `output_text` part (strict validators,
+                # vLLM and Azure's, reject the part without it; OpenAI's tolerates that).
+                content = [{"type": "output_text", "text": message.text, "annotations": []}]
                 items.append({"type": "message", "role": "assistant", "content": content})
             for call in message.tool_calls:
                 item = _call_item(call, custom_tools)

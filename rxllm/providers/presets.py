@@ -110,12 +110,17 @@ def groq() -> OpenAIChat:
 
 def mistral() -> OpenAIChat:
     """Mistral: content as typed chunk lists and index-less tool calls (read by the core);
-    usage comes unasked, so no `stream_options`."""
+    usage comes unasked, so no `stream_options`. It validates bodies strictly: tool call
+    ids of 9 alphanumerics only, and the seed named `random_seed`."""
     return OpenAIChat(
         "mistral",
         "https://api.mistral.ai/v1",
         "MISTRAL_API_KEY",
-        options=ChatOptions(stream_usage=False),
+        options=ChatOptions(
+            stream_usage=False,
+            short_tool_call_ids=True,
+            sampling_renames={"seed": "random_seed"},
+        ),
     )
 
 

@@ -281,6 +281,27 @@ def test_body_assistant_with_only_tool_calls_has_null_content() -> None:
     }
 
 
+def test_body_leaves_out_an_empty_assistant_turn() -> None:
+    # openai-python chat_completion_assistant_message_param.py: content "Required unless
+    # `tool_calls` or `function_call` is specified"; `null` alone is rejected.
+    messages = [Message.user("hi"), Message.assistant(""), Message.user("still there?")]
+    body = OpenAIChat().build_body(ChatRequest(model="m", messages=messages))
+    assert body["messages"] == [
+        {"role": "user", "content": "hi"},
+        {"role": "user", "content": "still there?"},
+    ]
+
+
+def test_body_an_image_with_empty_text_sends_no_empty_text_part() -> None:
+    # chat_completion_content_part_text_param.py: a text part carries text; empty ones
+    # are rejected by Anthropic-routed endpoints ("text content blocks must be non-empty").
+    message = Message.user("", images=["https://example.com/a.png"])
+    body = OpenAIChat().build_body(ChatRequest(model="m", messages=[message]))
+    assert body["messages"][0]["content"] == [
+        {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}
+    ]
+
+
 def test_params_override_the_defaults() -> None:
     body = OpenAIChat().build_body(
         _request(params={"stream_options": {"include_usage": False}, "n": 1})

@@ -9,6 +9,7 @@ terminal are the values read from the capture's bytes.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from rxllm.events import Failed, ReasoningDelta
 from rxllm.providers import wire_for
 from rxllm.providers.openai_chat import ChatOptions, OpenAIChat
 from rxllm.providers.think_tags import ThinkTagSplitter
-from rxllm.request import ChatRequest, Message
+from rxllm.request import ChatRequest, Message, ToolCall
 from tests.support import (
     Expect,
     capture,
@@ -636,7 +637,9 @@ PRESETS: dict[str, tuple[str, str | None, bool]] = {
 OPTIONS: dict[str, ChatOptions] = {
     "azure-openai": ChatOptions(api_key_header="api-key"),
     "groq": ChatOptions(nested_usage="x_groq"),
-    "mistral": ChatOptions(stream_usage=False),
+    "mistral": ChatOptions(
+        stream_usage=False, short_tool_call_ids=True, sampling_renames={"seed": "random_seed"}
+    ),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True),
 }
@@ -696,3 +699,38 @@ def test_mistral_body_has_no_stream_options() -> None:
     request = ChatRequest(model="mistral-small-latest", messages=[Message.user("hi")])
     assert "stream_options" not in wire_for("mistral").build_body(request)
     assert wire_for("groq").build_body(request)["stream_options"] == {"include_usage": True}
+
+
+def test_mistral_tool_call_ids_are_nine_alphanumerics_for_the_call_and_its_result() -> None:
+    # Mistral's 400: "Tool call id was call_x but must be a-z, A-Z, 0-9, with a length of 9."
+    calls = [
+        ToolCall(id="call_9f3kQ2xZ", name="f", arguments={"a": 1}),  # from OpenAI (a fallback)
+        ToolCall(id="aB3xK9mP2", name="g"),  # Mistral's own: kept
+    ]
+    messages = [
+        Message.user("hi"),
+        Message.assistant(tool_calls=calls),
+        Message.tool("call_9f3kQ2xZ", "1"),
+        Message.tool("aB3xK9mP2", "2"),
+    ]
+    request = ChatRequest(model="mistral-small-latest", messages=messages)
+    sent = wire_for("mistral").build_body(request)["messages"]
+    first, second = (call["id"] for call in sent[1]["tool_calls"])
+    assert re.fullmatch(r"[a-zA-Z0-9]{9}", first) and second == "aB3xK9mP2"
+    assert [sent[2]["tool_call_id"], sent[3]["tool_call_id"]] == [first, second]
+    assert wire_for("mistral").build_body(request)["messages"] == sent  # the same every time
+    # every other endpoint sends the ids as they came
+    assert wire_for("openai").build_body(request)["messages"][1]["tool_calls"][0]["id"] == (
+        "call_9f3kQ2xZ"
+    )
+
+
+def test_mistral_sends_the_seed_as_random_seed() -> None:
+    # Mistral's ChatCompletionRequest names it `random_seed`; `seed` is extra_forbidden (422).
+    request = ChatRequest(model="mistral-small-latest", messages=[Message.user("hi")], seed=7)
+    body = wire_for("mistral").build_body(request)
+    assert body["random_seed"] == 7 and "seed" not in body
+    assert wire_for("openai").build_body(request)["seed"] == 7
+    twice = request.model_copy(update={"params": {"random_seed": 8}})
+    with pytest.raises(rxllm.ConfigError, match="set twice"):
+        wire_for("mistral").build_body(twice)

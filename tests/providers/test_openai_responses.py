@@ -477,7 +477,7 @@ def test_build_body_maps_the_whole_conversation() -> None:
         {
             "type": "message",
             "role": "assistant",
-            "content": [{"type": "output_text", "text": "Checking."}],
+            "content": [{"type": "output_text", "text": "Checking.", "annotations": []}],
         },
         {
             "type": "function_call",
@@ -521,6 +521,23 @@ def test_build_body_minimal_and_data_url_images() -> None:
             "content": [{"type": "input_image", "image_url": image, "detail": "auto"}],
         }
     ]
+
+
+def test_assistant_text_goes_back_as_output_text_with_its_annotations() -> None:
+    # openai-python responses/response_output_text_param.py: `annotations` is Required.
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[
+            rxllm.Message.user("hi"),
+            rxllm.Message.assistant("Hello."),
+            rxllm.Message.user("?"),
+        ],
+    )
+    assert OpenAIResponses().build_body(request)["input"][1] == {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Hello.", "annotations": []}],
+    }
 
 
 def test_params_add_keys_but_never_the_instructions() -> None:
