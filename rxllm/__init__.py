@@ -42,7 +42,7 @@ from rxllm.events import (
     UsageUpdate,
 )
 from rxllm.pipeline import EventStream, Fallback, Provider, fallback, provider, replay
-from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
+from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolCall
 
 # A library stays quiet unless its user asks (loguru's advice): logger.enable("rxllm").
 logger.disable("rxllm")
@@ -77,6 +77,7 @@ __all__ = [
     "ProviderError",
     "RateLimitError",
     "ReasoningDelta",
+    "ReasoningPart",
     "Refusal",
     "Retry",
     "RxllmError",

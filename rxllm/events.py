@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from rxllm.errors import error_for
-from rxllm.request import ToolCall
+from rxllm.request import Message, ReasoningPart, ToolCall
 
 __all__ = [
     "Attempt",
@@ -406,6 +406,10 @@ class StreamRecord(_Frozen):
     model: str | None = None
     text: str = ""
     reasoning: str = ""
+    reasoning_parts: list[ReasoningPart] = Field(default_factory=list)
+    """The reasoning as the provider delimited it: each block with the signature that
+    closed it (Anthropic's thinking and redacted thinking, a Responses reasoning item),
+    for `to_message()`."""
     refusal: str = ""
     """What the model said in declining, apart from `text`."""
     tool_calls: list[ToolRequest] = Field(default_factory=list)
@@ -422,6 +426,16 @@ class StreamRecord(_Frozen):
     def ok(self) -> bool:
         """Whether the turn ended in `done` (not `error`, not `cancelled`)."""
         return isinstance(self.terminal, Done)
+
+    def to_message(self) -> Message:
+        """This turn as the assistant's message in the next request's history: its
+        signed reasoning, its text, its tool calls (each with its signature). An agent
+        loop appends it, then one `Message.tool(...)` per call."""
+        return Message.assistant(
+            self.text,
+            tool_calls=[call.to_call() for call in self.tool_calls],
+            reasoning=self.reasoning_parts,
+        )
 
     def raise_for_error(self) -> Self:
         """Raise the turn's error as a `rxllm.ProviderError` subclass (`RateLimitError`,

@@ -16,6 +16,7 @@ __all__ = [
     "Message",
     "MessageLike",
     "Part",
+    "ReasoningPart",
     "TextPart",
     "Tool",
     "ToolCall",
@@ -54,7 +55,20 @@ class ImagePart(_Frozen):
         return media_type, data
 
 
-Part = Annotated[TextPart | ImagePart, Field(discriminator="type")]
+class ReasoningPart(_Frozen):
+    """Reasoning the assistant did, sent back in the conversation history with the
+    provider's opaque `signature` (Anthropic refuses a thinking turn's tool calls sent
+    back without its signed thinking blocks; a `redacted` block is its signature
+    alone). `StreamRecord.to_message()` keeps them; a wire that takes no reasoning
+    back leaves them out, as does Anthropic for a part without a signature."""
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str = ""
+    signature: str | None = None
+    redacted: bool = False
+
+
+Part = Annotated[TextPart | ImagePart | ReasoningPart, Field(discriminator="type")]
 
 
 class ToolCall(_Frozen):
@@ -92,17 +106,23 @@ class Message(_Frozen):
 
     @classmethod
     def user(cls, text: str, images: list[str] | None = None) -> "Message":
-        parts: list[TextPart | ImagePart] = [TextPart(text=text)]
+        parts: list[Part] = [TextPart(text=text)]
         parts += [ImagePart(url=url) for url in images or []]
         return cls(role="user", content=parts)
 
     @classmethod
-    def assistant(cls, text: str = "", tool_calls: list[ToolCall] | None = None) -> "Message":
-        return cls(
-            role="assistant",
-            content=[TextPart(text=text)] if text else [],
-            tool_calls=tool_calls or [],
-        )
+    def assistant(
+        cls,
+        text: str = "",
+        tool_calls: list[ToolCall] | None = None,
+        reasoning: list[ReasoningPart] | None = None,
+    ) -> "Message":
+        """The assistant's turn: its reasoning (signed, for the providers that take it
+        back) first, then its text and tool calls."""
+        parts: list[Part] = list(reasoning or [])
+        if text:
+            parts.append(TextPart(text=text))
+        return cls(role="assistant", content=parts, tool_calls=tool_calls or [])
 
     @classmethod
     def tool(cls, call_id: str, content: str) -> "Message":

@@ -80,6 +80,22 @@ async def test_an_agent_loop_ends(local_server: LocalServer, wire: str) -> None:
     assert "21" in record.text and record.terminal.stop_reason == "stop"
 
 
+@pytest.mark.parametrize("wire", WIRES)
+async def test_an_agent_loop_with_to_message(local_server: LocalServer, wire: str) -> None:
+    """`record.to_message()` is the assistant's turn for the history on every wire: its
+    reasoning (sent back where the wire takes it), text and calls."""
+    p = provider(local_server, wire)
+    messages = [rxllm.Message.user("What's the weather in Paris?")]
+    first = await p.complete(ask(messages, [WEATHER]))
+    (call,) = first.tool_calls
+    turn = first.to_message()
+    assert turn.tool_calls == [call.to_call()] and turn.text == first.text
+    messages += [turn, rxllm.Message.tool(call.call_id, '{"temperature": 21}')]
+    record = await p.complete(ask(messages, [WEATHER]))
+    assert record.terminal.type == "done" and record.tool_calls == []
+    assert "21" in record.text
+
+
 def test_the_asked_tool_is_the_one_whose_name_the_user_says() -> None:
     tools: dict[str, Any] = {"get_stock_price": {}, "getWeather": {}, "send_email": {}}
     assert asked_tool("stock price of ACME?", tools) == "get_stock_price"

@@ -422,3 +422,20 @@ async def test_a_consumer_exception_ends_the_span_in_error(local_server: LocalSe
     assert dict(span.attributes or {})["error.type"] == "LookupError"
     assert [e.name for e in span.events][-1] == "rxllm.attempt"
     assert any(e.name == "exception" for e in span.events)
+
+
+def test_reasoning_sent_back_is_a_reasoning_part_of_the_input() -> None:
+    """The conventions' ReasoningPart {type: reasoning, content}: its text; the signature,
+    an opaque blob, stays out of the span."""
+    from rxllm.operators.telemetry import _input_messages
+
+    turn = rxllm.Message.assistant(
+        "Checking.", reasoning=[rxllm.ReasoningPart(text="think", signature="SIG")]
+    )
+    attrs = _input_messages([rxllm.Message.user("go"), turn])
+    [_, assistant] = json.loads(str(attrs["gen_ai.input.messages"]))
+    assert assistant["parts"] == [
+        {"type": "reasoning", "content": "think"},
+        {"type": "text", "content": "Checking."},
+    ]
+    assert "SIG" not in str(attrs)

@@ -28,7 +28,7 @@ from rxllm.events import (
     Usage,
     UsageUpdate,
 )
-from rxllm.request import SAMPLING_FIELDS, ChatRequest, ImagePart, Message, TextPart
+from rxllm.request import SAMPLING_FIELDS, ChatRequest, ImagePart, Message, Part, TextPart
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import Histogram, MeterProvider
@@ -589,9 +589,11 @@ def _input_messages(messages: list[Message]) -> dict[str, AttributeValue]:
     return attributes
 
 
-def _part(part: TextPart | ImagePart) -> dict[str, Any]:
+def _part(part: Part) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "content": part.text}
+    if not isinstance(part, ImagePart):  # reasoning sent back: its text (no signature)
+        return {"type": "reasoning", "content": part.text}
     inline = part.inline
     if inline is not None:  # the bytes would swamp a span: their type only
         return {"type": "blob", "modality": "image", "mime_type": inline[0]}

@@ -25,6 +25,7 @@ from rxllm.events import (
     UsageUpdate,
     commits,
 )
+from rxllm.request import ReasoningPart
 
 __all__ = ["RecordBuilder"]
 
@@ -75,6 +76,8 @@ class RecordBuilder:
         self.first_event: float | None = None
         self.text: list[str] = []
         self.reasoning: list[str] = []
+        self.reasoning_parts: list[ReasoningPart] = []
+        self.open_reasoning: list[str] = []  # the block a signature has not closed yet
         self.tool_calls: list[ToolRequest] = []
         self.refusal: list[str] = []
         self.citations: list[Citation] = []
@@ -99,6 +102,7 @@ class RecordBuilder:
             self.text.append(event.text)
         elif isinstance(event, ReasoningDelta):
             self.reasoning.append(event.text)
+            self._reasoning_part(event)
         elif isinstance(event, ToolRequest):
             self.tool_calls.append(event)
         elif isinstance(event, Refusal):
@@ -119,17 +123,38 @@ class RecordBuilder:
             self.terminal = event
             attempt.end(event.error if isinstance(event, Failed) else None)
 
+    def _reasoning_part(self, event: ReasoningDelta) -> None:
+        """A signature closes the block its deltas opened; a redacted block is its
+        signature alone."""
+        if event.redacted:
+            self._close_reasoning(None)
+            self.reasoning_parts.append(
+                ReasoningPart(text=event.text, signature=event.signature, redacted=True)
+            )
+            return
+        self.open_reasoning.append(event.text)
+        if event.signature is not None:
+            self._close_reasoning(event.signature)
+
+    def _close_reasoning(self, signature: str | None) -> None:
+        text = "".join(self.open_reasoning)
+        self.open_reasoning.clear()
+        if text or signature is not None:
+            self.reasoning_parts.append(ReasoningPart(text=text, signature=signature))
+
     def build(self) -> StreamRecord:
         terminal = self.terminal
         if terminal is None:
             raise RuntimeError("the stream completed without a terminal event")
         now = time.monotonic()
+        self._close_reasoning(None)  # a block no signature closed (plain reasoning text)
         return StreamRecord.make(
             provider=terminal.provider,
             requested_model=self.requested_model,
             model=terminal.model if isinstance(terminal, Done) else None,
             text="".join(self.text),
             reasoning="".join(self.reasoning),
+            reasoning_parts=self.reasoning_parts,
             refusal="".join(self.refusal),
             tool_calls=self.tool_calls,
             citations=self.citations,

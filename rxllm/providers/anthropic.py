@@ -2,7 +2,9 @@
 
 Request: `POST {base}/messages` with `x-api-key`, `anthropic-version: 2023-06-01` and
 `stream: true`; `max_tokens` is mandatory. System messages go to the top-level
-`system`; tool results travel as `tool_result` blocks of a user message. What the API
+`system`; tool results travel as `tool_result` blocks of a user message, and an
+assistant turn's signed reasoning (`ReasoningPart`s) as its first `thinking` and
+`redacted_thinking` blocks. What the API
 refuses and rxllm can send without losing anything is sent its way: text that is empty
 or only whitespace is left out ("text content blocks must contain non-whitespace
 text"); a call id outside `^[a-zA-Z0-9_-]+$`, or one an earlier call of the
@@ -87,7 +89,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.request import ChatRequest, ImagePart, Message, TextPart
+from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart
 
 __all__ = ["Anthropic", "AnthropicNormalizer", "anthropic_messages"]
 
@@ -426,6 +428,22 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
     return blocks
 
 
+def _thinking(message: Message) -> list[dict[str, Any]]:
+    """An assistant turn's signed reasoning as its first blocks (with thinking on, the
+    API refuses a turn of tool calls sent back without them). A part without a signature
+    cannot be sent: the API would refuse it."""
+    blocks: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ReasoningPart) and part.signature:
+            if part.redacted:
+                blocks.append({"type": "redacted_thinking", "data": part.signature})
+            else:
+                blocks.append(
+                    {"type": "thinking", "thinking": part.text, "signature": part.signature}
+                )
+    return blocks
+
+
 # What the API accepts as a tool_use id (and so as a tool_result's tool_use_id).
 _TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
 _NOT_ID = re.compile(r"[^a-zA-Z0-9_-]")
@@ -483,6 +501,7 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
             continue
         blocks = _blocks(message)
         if message.role == "assistant":
+            blocks = _thinking(message) + blocks
             blocks += [
                 {
                     "type": "tool_use",

@@ -26,6 +26,7 @@ from rxllm.events import (
 )
 from rxllm.local import LocalServer
 from rxllm.local.script import FAULTS, Reasoning, Say, ToolUse
+from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers.anthropic import DEFAULT_MAX_TOKENS, Anthropic
 from tests.support import capture, captures_of, needs_captures, rechunk, replay, summarize
 
@@ -570,6 +571,88 @@ def test_signature_and_redacted_thinking_events() -> None:
     ]
 
 
+def test_a_record_keeps_each_thinking_block_with_its_signature() -> None:
+    """The record groups reasoning as the wire delimited it (a signature closes a
+    block), so `to_message()` can send each block back whole."""
+
+    def thinking(index: int, *deltas: dict[str, Any]) -> list[dict[str, Any]]:
+        start = {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "thinking"},
+        }
+        return [
+            start,
+            *({"type": "content_block_delta", "index": index, "delta": d} for d in deltas),
+            block_stop(index),
+        ]
+
+    redacted = {
+        "type": "content_block_start",
+        "index": 1,
+        "content_block": {"type": "redacted_thinking", "data": "BLOB"},
+    }
+    body = sse(
+        START,
+        *thinking(
+            0,
+            {"type": "thinking_delta", "thinking": "a"},
+            {"type": "thinking_delta", "thinking": "b"},
+            {"type": "signature_delta", "signature": "S1"},
+        ),
+        redacted,
+        block_stop(1),
+        *thinking(
+            2,
+            {"type": "thinking_delta", "thinking": "c"},
+            {"type": "signature_delta", "signature": "S2"},
+        ),
+        *text_block(3, "Hi."),
+        delta_of("end_turn"),
+        STOP,
+    )
+    builder = RecordBuilder(PROVIDER, "m")
+    for event in replay(body, PROVIDER):
+        builder.add(event)
+    record = builder.build()
+    assert record.reasoning == "abc"
+    assert record.reasoning_parts == [
+        rxllm.ReasoningPart(text="ab", signature="S1"),
+        rxllm.ReasoningPart(signature="BLOB", redacted=True),
+        rxllm.ReasoningPart(text="c", signature="S2"),
+    ]
+    message = record.to_message()
+    assert message.role == "assistant" and message.text == "Hi."
+    assert message.content[:3] == record.reasoning_parts
+
+
+def test_build_body_sends_signed_reasoning_first_and_leaves_out_unsigned() -> None:
+    """anthropic-sdk-python ThinkingBlockParam {thinking, signature} and
+    RedactedThinkingBlockParam {data}: with thinking on, an assistant turn sent back
+    must start with them; a thinking block cannot be sent without its signature."""
+    assistant = rxllm.Message(
+        role="assistant",
+        content=[
+            rxllm.TextPart(text="Checking."),
+            rxllm.ReasoningPart(text="plain reasoning, never signed"),
+            rxllm.ReasoningPart(text="think", signature="SIG"),
+            rxllm.ReasoningPart(signature="BLOB", redacted=True),
+        ],
+        tool_calls=[rxllm.ToolCall(id="toolu_1", name="f")],
+    )
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[rxllm.Message.user("go"), assistant, rxllm.Message.tool("toolu_1", "ok")],
+    )
+    body = Anthropic().build_body(request)
+    assert body["messages"][1]["content"] == [
+        {"type": "thinking", "thinking": "think", "signature": "SIG"},
+        {"type": "redacted_thinking", "data": "BLOB"},
+        {"type": "text", "text": "Checking."},
+        {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+    ]
+
+
 def test_not_json_is_a_protocol_error() -> None:
     terminal = replay(b"event: message_start\ndata: {nope\n\n", PROVIDER)[-1]
     assert isinstance(terminal, Failed)
@@ -867,6 +950,35 @@ async def test_http_tool_call_with_fragmented_arguments(local_server: LocalServe
     assert isinstance(call, ToolUse)
     assert len(call.arguments) > 3 * WEATHER_CALL.fragment  # sent in several fragments
     assert local_server.requests[-1]["tools"][0]["input_schema"]["type"] == "object"
+
+
+async def test_http_tool_loop_sends_the_signed_thinking_back(local_server: LocalServer) -> None:
+    """An agent loop with thinking: the next turn carries the assistant's turn back as
+    `record.to_message()` made it, its signed thinking block first (the API refuses
+    tool calls sent back without it when thinking is on)."""
+    p = anthropic(local_server)
+    first = ask("claude-local", "What's the weather in Paris?", tools=True)
+    record = await p.complete(first)
+    (part,) = record.reasoning_parts
+    assert part.text == "".join(s.text for s in WEATHER_CALL.steps if isinstance(s, Reasoning))
+    assert part.signature and not part.redacted
+    (call,) = record.tool_calls
+    history = [
+        *first.messages,
+        record.to_message(),
+        rxllm.Message.tool(call.call_id, '{"temperature": 21}'),
+    ]
+    await p.complete(rxllm.ChatRequest(model="claude-local", messages=history, tools=first.tools))
+    sent = local_server.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "user"]
+    assert sent[1]["content"] == [
+        {"type": "thinking", "thinking": part.text, "signature": part.signature},
+        {"type": "text", "text": "Let me check the weather."},
+        {"type": "tool_use", "id": call.call_id, "name": "get_weather", "input": call.arguments},
+    ]
+    assert sent[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": call.call_id, "content": '{"temperature": 21}'}
+    ]
 
 
 async def test_http_parallel_tool_calls(local_server: LocalServer) -> None:
