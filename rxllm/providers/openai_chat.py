@@ -70,7 +70,7 @@ from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of, text_or_none
 from rxllm.providers.think_tags import ThinkTagSplitter
-from rxllm.request import ChatRequest, ImagePart, Message, TextPart
+from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart
 
 __all__ = [
     "DEGRADES",
@@ -153,9 +153,19 @@ class ChatOptions:
     are mapped: an id already of that form is kept, any other becomes 9 base-62
     characters of its SHA-256, the same for the call and for its result."""
 
+    reasoning_with_tool_calls: bool = False
+    """An assistant turn with tool calls carries its reasoning back as
+    `reasoning_content` (the text of its `ReasoningPart`s). DeepSeek's thinking mode
+    requires it ("for turns that do perform tool calls, the reasoning_content must be
+    fully passed back to the API in all subsequent requests", else a 400); a turn
+    without calls needs none, and older reasoners that refused it made no calls."""
+
     sampling_renames: dict[str, str] = field(default_factory=dict)
     """`ChatRequest` sampling fields this endpoint names otherwise (Mistral's
     `random_seed` for `seed`: its strict validation rejects `seed`)."""
+
+
+_PLAIN = ChatOptions()
 
 
 def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> Usage:
@@ -225,9 +235,13 @@ def short_call_id(call_id: str) -> str:
     return "".join(chars)
 
 
-def chat_messages(messages: list[Message], short_ids: bool = False) -> list[dict[str, Any]]:
-    """Messages in the Chat Completions shape (`short_ids`: tool call ids through
-    `short_call_id`)."""
+def chat_messages(
+    messages: list[Message], options: ChatOptions | None = None
+) -> list[dict[str, Any]]:
+    """Messages in the Chat Completions shape, as the endpoint's `options` want them
+    (tool call ids through `short_call_id`, reasoning beside tool calls)."""
+    options = options or _PLAIN
+    short_ids = options.short_tool_call_ids
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "tool":
@@ -251,6 +265,12 @@ def chat_messages(messages: list[Message], short_ids: bool = False) -> list[dict
                     }
                     for call in message.tool_calls
                 ]
+                if options.reasoning_with_tool_calls:
+                    reasoning = "".join(
+                        part.text for part in message.content if isinstance(part, ReasoningPart)
+                    )
+                    if reasoning:
+                        entry["reasoning_content"] = reasoning
             out.append(entry)
         else:
             out.append({"role": message.role, "content": _content(message)})
@@ -643,7 +663,7 @@ class OpenAIChat(WireProtocol):
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": chat_messages(request.messages, self.options.short_tool_call_ids),
+            "messages": chat_messages(request.messages, self.options),
             "stream": True,
         }
         if self.options.stream_usage:

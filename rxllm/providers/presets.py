@@ -77,12 +77,15 @@ def nvidia() -> OpenAIChat:
 
 def deepseek() -> OpenAIChat:
     """DeepSeek: `reasoning_content`, `prompt_cache_hit_tokens`; read by the core.
-    `thinking` (its switch between reasoning and plain chat) is never dropped."""
+    `thinking` (its switch between reasoning and plain chat) is never dropped. A turn
+    with tool calls carries its reasoning back (thinking mode refuses a tool loop
+    without it: api-docs.deepseek.com/guides/thinking_mode)."""
     return OpenAIChat(
         "deepseek",
         "https://api.deepseek.com",
         "DEEPSEEK_API_KEY",
         recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
+        options=ChatOptions(reasoning_with_tool_calls=True),
     )
 
 

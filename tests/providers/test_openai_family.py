@@ -16,6 +16,7 @@ import pytest
 
 import rxllm
 from rxllm.events import Failed, ReasoningDelta
+from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
 from rxllm.providers.openai_chat import ChatOptions, OpenAIChat
 from rxllm.providers.think_tags import ThinkTagSplitter
@@ -640,6 +641,7 @@ OPTIONS: dict[str, ChatOptions] = {
     "mistral": ChatOptions(
         stream_usage=False, short_tool_call_ids=True, sampling_renames={"seed": "random_seed"}
     ),
+    "deepseek": ChatOptions(reasoning_with_tool_calls=True),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True),
 }
@@ -734,3 +736,45 @@ def test_mistral_sends_the_seed_as_random_seed() -> None:
     twice = request.model_copy(update={"params": {"random_seed": 8}})
     with pytest.raises(rxllm.ConfigError, match="set twice"):
         wire_for("mistral").build_body(twice)
+
+
+def test_deepseek_sends_the_reasoning_of_a_tool_turn_back() -> None:
+    """api-docs.deepseek.com/guides/thinking_mode: "for turns that do perform tool calls,
+    the reasoning_content must be fully passed back to the API in all subsequent
+    requests" (else a 400); a turn without calls needs none. Other presets send none."""
+    thought = rxllm.ReasoningPart(text="I need the weather. ")
+    history = [
+        Message.user("Weather in Paris?"),
+        Message.assistant(
+            "", tool_calls=[ToolCall(id="call_1", name="get_weather")], reasoning=[thought]
+        ),
+        Message.tool("call_1", '{"temperature": 21}'),
+        Message.assistant("It is 21 degrees.", reasoning=[rxllm.ReasoningPart(text="Easy.")]),
+        Message.user("Thanks."),
+    ]
+    request = ChatRequest(model="deepseek-v4-pro", messages=history)
+    sent = wire_for("deepseek").build_body(request)["messages"]
+    assert sent[1]["reasoning_content"] == "I need the weather. "
+    assert "reasoning_content" not in sent[3]
+    plain = wire_for("openai").build_body(request)["messages"]
+    assert all("reasoning_content" not in message for message in plain)
+
+
+@needs_captures
+def test_deepseek_tool_loop_from_a_capture_carries_its_reasoning() -> None:
+    """A recorded deepseek-reasoner tool call, folded into its record: `to_message()`
+    puts the reasoning where the next request sends it."""
+    builder = RecordBuilder("deepseek", "deepseek-reasoner")
+    for event in replay(capture("deepseek/reasoner_tool_call.sse"), "deepseek"):
+        builder.add(event)
+    record = builder.build()
+    assert record.reasoning and record.tool_calls
+    (call,) = record.tool_calls
+    history = [
+        Message.user("go"),
+        record.to_message(),
+        Message.tool(call.call_id, "{}"),
+    ]
+    sent = wire_for("deepseek").build_body(ChatRequest(model="m", messages=history))["messages"]
+    assert sent[1]["reasoning_content"] == record.reasoning
+    assert sent[1]["tool_calls"][0]["id"] == call.call_id
