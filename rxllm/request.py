@@ -4,10 +4,11 @@ Validated (this is where data enters from a user); providers turn it into wire b
 """
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "SAMPLING_FIELDS",
@@ -106,6 +107,8 @@ class Message(_Frozen):
 
     @classmethod
     def user(cls, text: str, images: list[str] | None = None) -> "Message":
+        if isinstance(images, str):  # a str is iterable: one image per character
+            raise TypeError(f"images must be a list of URLs: images=[{images!r}]")
         parts: list[Part] = [TextPart(text=text)]
         parts += [ImagePart(url=url) for url in images or []]
         return cls(role="user", content=parts)
@@ -139,8 +142,23 @@ class Message(_Frozen):
 
 class Tool(_Frozen):
     name: str = Field(min_length=1)
+    """Letters, digits, `_` and `-` (Gemini also takes `.` and `:`), at most 128
+    characters: what the providers take."""
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        if _TOOL_NAME.fullmatch(name) is None:
+            raise ValueError(
+                f"tool name {name!r} is not one a provider takes: letters, digits, '_' and "
+                "'-' (Gemini also '.' and ':'), at most 128 characters"
+            )
+        return name
+
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 
 MessageLike: TypeAlias = Message | Mapping[str, Any]
@@ -173,7 +191,7 @@ class ChatRequest(_Frozen):
     assistant's `tool_calls`, a tool result's `tool_call_id`, content parts of type
     `text` and `image_url`), validated into `Message`s."""
     tools: list[Tool] = []
-    temperature: float | None = Field(default=None, ge=0)
+    temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
     """The most tokens to generate (OpenAI chat `max_tokens`, Responses
@@ -181,8 +199,8 @@ class ChatRequest(_Frozen):
     stop: str | list[str] | None = None
     """Where to stop generating: one string or several (sent as a list)."""
     seed: int | None = None
-    presence_penalty: float | None = None
-    frequency_penalty: float | None = None
+    presence_penalty: float | None = Field(default=None, allow_inf_nan=False)
+    frequency_penalty: float | None = Field(default=None, allow_inf_nan=False)
     params: dict[str, Any] = {}
     """Any other provider parameter, passed through as body keys under the wire's own
     names (`{"reasoning_effort": "low"}`, `{"top_k": 40}`). They add keys, never

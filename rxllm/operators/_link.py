@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar, cast
+from typing import Any, Generic, NoReturn, Protocol, TypeVar, cast
 
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
@@ -46,6 +46,14 @@ class Operator(Observable[_T]):
     @functools.cached_property
     def lock(self) -> threading.RLock:  # type: ignore[override]
         return threading.RLock()
+
+    def __iter__(self) -> NoReturn:
+        # RxPY's `__getitem__` (slicing) would make `for event in observable` call it
+        # with 0, 1, 2... for ever: a loop that never ends instead of an error.
+        raise TypeError(
+            "an Observable is not iterable: subscribe to it (.subscribe(on_next, ...)), "
+            "or `async for event in provider.astream(request)`"
+        )
 
 
 def _ignore(_: Any) -> None:

@@ -116,8 +116,12 @@ class EventStream:
             try:
                 job = sink.job
                 if job is not None and job.driven:
+                    if job.parked:  # another task is stepping it
+                        raise _second_consumer()
                     await job.advance()  # the source's next step, in this task
                     continue
+                if sink.waiter is not None:
+                    raise _second_consumer()
                 sink.waiter = sink._loop.create_future()
                 try:
                     await sink.waiter
@@ -163,3 +167,11 @@ class EventStream:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _second_consumer() -> RuntimeError:
+    """As an async generator's "already running": one stream has one consumer."""
+    return RuntimeError(
+        "this EventStream is already waiting for its next event in another task: "
+        "one stream has one consumer (astream() again for another turn)"
+    )

@@ -36,6 +36,9 @@ class Fallback:
     """
 
     def __init__(self, providers: Sequence[Provider]) -> None:
+        if isinstance(providers, Provider | Fallback):
+            raise TypeError("fallback() takes a list of providers: rxllm.fallback([p1, p2])")
+        providers = list(providers or ())  # once: a generator is read here, and only here
         if not providers:
             raise ConfigError("fallback() needs at least one provider")
         for candidate in providers:
@@ -44,7 +47,7 @@ class Fallback:
                     f"fallback() takes providers (rxllm.provider(...)), "
                     f"got {type(candidate).__name__}"
                 )
-        self.providers = list(providers)
+        self.providers = providers
         self.name = self.providers[0].name
 
     def __repr__(self) -> str:

@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable, Sequence
 from ipaddress import ip_network
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import reactivex
@@ -40,7 +41,7 @@ from rxllm.providers import wire_for
 from rxllm.providers.base import Normalizer, WireProtocol
 from rxllm.request import ChatRequest
 from rxllm.sources.guard import SsrfGuard
-from rxllm.sources.http import HttpRequest, http_source
+from rxllm.sources.http import HttpRequest, http_source, redact
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
@@ -67,17 +68,17 @@ class ProviderOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    connect_timeout: float = Field(default=10.0, gt=0)
+    connect_timeout: float = Field(default=10.0, gt=0, allow_inf_nan=False)
     """Seconds to get a connection: waiting for the pool, DNS, TCP and TLS."""
-    first_event_timeout: float | None = Field(default=600.0, gt=0)
+    first_event_timeout: float | None = Field(default=600.0, gt=0, allow_inf_nan=False)
     """Seconds from sending a request to its first output (text, reasoning, a tool call,
     usage). Long: a reasoning model may think for minutes before saying anything."""
-    idle_timeout: float | None = Field(default=120.0, gt=0)
+    idle_timeout: float | None = Field(default=120.0, gt=0, allow_inf_nan=False)
     """Seconds without output once it has begun; keepalives and comments do not count
     as output, tool-argument fragments do."""
-    total_timeout: float | None = Field(default=None, gt=0)
+    total_timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Seconds for the whole turn, every attempt and backoff wait included."""
-    read_timeout: float = Field(default=300.0, gt=0)
+    read_timeout: float = Field(default=300.0, gt=0, allow_inf_nan=False)
     """Seconds without a byte from the server (keepalives included): the transport's
     own guard, under the deadlines above. Checked once per period, not re-armed per
     read, so a silence ends the attempt within twice this."""
@@ -111,6 +112,26 @@ class ProviderOptions(BaseModel):
     link-local, CGNAT, unique-local), or only these networks (`["10.1.2.0/24"]`). Cloud
     metadata addresses stay refused."""
 
+    @field_validator(
+        "connect_timeout",
+        "first_event_timeout",
+        "idle_timeout",
+        "total_timeout",
+        "read_timeout",
+        "max_line_bytes",
+        "max_tool_argument_bytes",
+        "max_response_bytes",
+        "max_events",
+        "max_attempts",
+        mode="before",
+    )
+    @classmethod
+    def _number(cls, value: Any) -> Any:
+        # pydantic would read "10" as 10 and True as 1: a number here is a number
+        if isinstance(value, str | bool):
+            raise ValueError(f"should be a number, got {type(value).__name__} {value!r}")
+        return value
+
     @field_validator("allow_private_network")
     @classmethod
     def _networks(cls, value: bool | tuple[str, ...]) -> bool | tuple[str, ...]:
@@ -142,6 +163,18 @@ class Provider:
         session: aiohttp.ClientSession | None = None,
         options: ProviderOptions | None = None,
     ) -> None:
+        if api_key is not None and not isinstance(api_key, str):
+            raise TypeError(f"api_key must be a str, got {type(api_key).__name__}")
+        if api_key and (api_key != api_key.strip() or not api_key.isprintable()):
+            # never shown: aiohttp's "Forbidden control character" mid-turn otherwise
+            raise ConfigError(
+                f"the API key of provider {wire.name!r} has whitespace at an end or a control "
+                "character in it (a newline read from a file?): strip it"
+            )
+        if session is not None and not isinstance(session, aiohttp.ClientSession):
+            raise TypeError(
+                f"session must be an aiohttp.ClientSession, got {type(session).__name__}"
+            )
         self.wire = wire
         self.name = wire.name
         self.base_url = base_url
@@ -163,15 +196,20 @@ class Provider:
         """The provider's own connections, reused across turns (none with a session
         passed in: that one is the caller's, used as is and never closed here)."""
 
-    def __repr__(self) -> str:  # never shows the key
-        return f"Provider({self.name!r}, base_url={self.base_url!r})"
+    def __repr__(self) -> str:  # never shows the key, even one written into the URL
+        base_url = redact(self.base_url, (self._api_key,) if self._api_key else ())
+        return f"Provider({self.name!r}, base_url={base_url!r})"
 
     def http_request(self, request: ChatRequest, body: dict[str, Any] | None = None) -> HttpRequest:
         """What would be sent for `request` (or `body` on its behalf), encoded once."""
         body = self.wire.build_body(request) if body is None else body
+        try:
+            encoded = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        except ValueError as exc:  # json.dumps would write NaN or Infinity: not JSON
+            raise ConfigError(f"the request cannot be sent as JSON: {exc}") from None
         return HttpRequest(
             url=self.wire.url(self.base_url, request),
-            body=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+            body=encoded,
             headers=self.wire.headers(self._api_key),
             secrets=(self._api_key,) if self._api_key else (),
         )
@@ -448,6 +486,10 @@ async def record_of(
 def _signal(cancel: asyncio.Event | Observable[Any]) -> Observable[Any]:
     if isinstance(cancel, Observable):
         return cancel
+    if not isinstance(cancel, asyncio.Event):  # a threading.Event's wait() would block the loop
+        raise TypeError(
+            f"cancel= takes an asyncio.Event or an Observable, got {type(cancel).__name__}"
+        )
     event = cancel
 
     def subscribe(observer: Any, scheduler: Any = None) -> Any:
@@ -495,6 +537,9 @@ def provider(
             base_url = shared_server_url()
     if not base_url:
         raise ConfigError(f"provider {name!r} needs base_url=... (the endpoint's base URL)")
-    if not base_url.startswith(("http://", "https://")):
-        raise ConfigError(f"base_url must be an http:// or https:// URL, got {base_url!r}")
+    if not isinstance(base_url, str):
+        raise TypeError(f"base_url must be a str, got {type(base_url).__name__}")
+    if not base_url.startswith(("http://", "https://")) or not urlsplit(base_url).hostname:
+        shown = redact(base_url, (api_key,) if isinstance(api_key, str) else ())
+        raise ConfigError(f"base_url must be an http:// or https:// URL with a host, got {shown!r}")
     return Provider(wire, api_key=api_key, base_url=base_url, session=session, options=settings)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 from reactivex import Observable
 
 from rxllm.degradation import classify
+from rxllm.errors import ConfigError
 from rxllm.events import Event, Failed
+from rxllm.operators._link import Operator, forward
 from rxllm.operators.retry_before_commit import retry_before_commit
 from rxllm.operators.settle_once import settle_once
 from rxllm.operators.track_commitment import track_commitment
@@ -53,6 +57,10 @@ def replay(
     from reactivex import operators as ops
 
     wire = wire_for(provider)
+    if isinstance(max_line_bytes, bool) or not isinstance(max_line_bytes, int):
+        raise TypeError(f"max_line_bytes must be an int, got {type(max_line_bytes).__name__}")
+    if max_line_bytes <= 0:
+        raise ConfigError(f"max_line_bytes must be greater than 0, got {max_line_bytes}")
     chunks = as_chunks(data)
     source = replay_source(chunks, provider=provider, max_line_bytes=max_line_bytes)
     events = events_of(source, wire, provider).pipe(track_commitment())
@@ -78,4 +86,5 @@ def replay(
         error = event.error.model_copy(update={"message": message})
         return event.model_copy(update={"error": error})
 
-    return retry_before_commit(events, surface).pipe(settle_once(provider), ops.map(hint))
+    settled = retry_before_commit(events, surface).pipe(settle_once(provider), ops.map(hint))
+    return Operator(functools.partial(forward, settled))  # rxllm's: `for` over it is an error
