@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from aiohttp import web
+from yarl import URL
 
 import rxllm
 from rxllm.errors import RxllmError
@@ -207,14 +209,78 @@ def describe_retry(event: Retry) -> str:
     )
 
 
+def _utf8(text: str) -> str:
+    """An argument as text. Bytes that are not UTF-8 reach Python as lone surrogates,
+    which no request body can carry: refused here, not by the JSON encoder mid-turn."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown: object = text
+        with contextlib.suppress(UnicodeEncodeError):  # the bytes as given, b'hi \xff'
+            shown = text.encode("utf-8", "surrogateescape")
+        raise argparse.ArgumentTypeError(f"not UTF-8 text: {shown!r}") from None
+    return text
+
+
 def _param(text: str) -> tuple[str, object]:
-    key, sep, value = text.partition("=")
+    key, sep, value = _utf8(text).partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+
+    def number(literal: str) -> float:
+        if not math.isfinite(parsed := float(literal)):  # 1e999, NaN, Infinity
+            raise argparse.ArgumentTypeError(
+                f"{key}={value}: JSON cannot carry {literal} (quoted, it is a string)"
+            )
+        return parsed
+
     try:
-        return key, json.loads(value)
-    except ValueError:
+        return key, json.loads(value, parse_float=number, parse_constant=number)
+    except RecursionError:
+        raise argparse.ArgumentTypeError(
+            f"{key}=...: the JSON value is nested too deeply"
+        ) from None
+    except ValueError as exc:
+        if value.lstrip().startswith(("{", "[")):  # meant as JSON: not sent as a string
+            raise argparse.ArgumentTypeError(
+                f"{key}={value[:80]}: not valid JSON ({exc}); "
+                f"""for the string, quote it: {key}='"{value[:80]}"'"""
+            ) from None
         return key, value  # a bare word is a string
+
+
+def _base_url(text: str) -> str:
+    """--base-url parsed as the transport will parse it, so a typo is said at once,
+    not raised from inside the stream."""
+    try:
+        url = URL(_utf8(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a URL: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise argparse.ArgumentTypeError(
+            f"expected an http:// or https:// URL with a host, got {text!r}"
+        )
+    return text
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free one), got {port}")
+    return port
+
+
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        raise argparse.ArgumentTypeError(f"expected seconds (0 or more), got {text!r}")
+    return seconds
 
 
 def summary_outcome(record: StreamRecord) -> str:
@@ -257,6 +323,17 @@ def _plotter(path: str | None) -> Callable[[Any, str], None] | None:
     return plot
 
 
+def _writable(path: str | None, flag: str) -> None:
+    """Say before the turn, not after it (its output spent), that `path` cannot be written."""
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{flag} {path}: is a directory")
+    if not target.parent.is_dir():
+        raise UsageError(f"{flag} {path}: no directory {str(target.parent)!r}")
+
+
 @contextlib.contextmanager
 def _raw_file(path: str | None) -> Iterator[None]:
     """With --raw, every byte of every streamed body goes to `path` as it arrived; an
@@ -284,6 +361,10 @@ def _raw_file(path: str | None) -> Iterator[None]:
 async def _stream(args: argparse.Namespace) -> int:
     name = args.provider
     wire = wire_for(name)
+    if not args.prompt.strip() and not args.images:
+        raise UsageError("the prompt is empty: pass the text to send")
+    if any(key == "model" for key, _ in args.params):
+        raise UsageError("--param model=...: the model is set with --model NAME")
     api_key = args.api_key or (os.environ.get(wire.api_key_env) if wire.api_key_env else None)
     if name != "local" and wire.requires_api_key and not api_key:
         if args.base_url:
@@ -294,6 +375,19 @@ async def _stream(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         name, api_key = "local", None
+    if name != "local" and not (args.base_url or wire.default_base_url):
+        raise UsageError(f"--provider {name} needs --base-url URL (the endpoint's base URL)")
+    if api_key and any(ord(c) < 32 or ord(c) == 127 for c in api_key):  # a pasted line end
+        source = "--api-key" if args.api_key else wire.api_key_env
+        raise UsageError(f"the API key from {source} holds a line break or control character")
+    authorization = api_key and "authorization" in {h.lower() for h in wire.headers(api_key)}
+    if authorization and args.base_url and "@" in URL(args.base_url).raw_authority:
+        raise UsageError(
+            "--base-url holds user:password@ and the key goes in the Authorization header "
+            "too: keep one"
+        )
+    for path, flag in ((args.record, "--record"), (args.plot, "--plot")):
+        _writable(path, flag)
     if name == "local" and not args.json:
         print("(streaming from rxllm's embedded local provider)", file=sys.stderr)
     plot = _plotter(args.plot)
@@ -321,6 +415,16 @@ async def _stream(args: argparse.Namespace) -> int:
                 builder.add(event)
         except asyncio.CancelledError:  # Ctrl-C: end the live line before saying so
             printer.end_line()
+            if args.record:  # what came is kept, ended as the user ended it
+                last = timed[-1][1] if timed else None
+                builder.add(
+                    Cancelled(
+                        provider=last.provider if last else provider.name,
+                        attempt=last.attempt if last else 1,
+                        reason="interrupted (Ctrl-C)",
+                    )
+                )
+                Path(args.record).write_text(builder.build().model_dump_json(indent=2) + "\n")
             raise
         finally:
             await events.aclose()
@@ -335,26 +439,49 @@ async def _stream(args: argparse.Namespace) -> int:
     return 0 if isinstance(record.terminal, Done) else 1
 
 
+MAX_REPLAY_BYTES = 256 * 1024 * 1024
+"""The most `rxllm replay` reads: a live response's `max_response_bytes`."""
+
+
+def _capture(name: str) -> bytes:
+    """The bytes of FILE (`-`: stdin), read once, so that sniffing and replaying see the
+    same bytes from a pipe too; a file past MAX_REPLAY_BYTES (`/dev/zero`) is refused."""
+    chunks: list[bytes] = []
+    size = 0
+    with contextlib.nullcontext(sys.stdin.buffer) if name == "-" else open(name, "rb") as file:
+        while chunk := file.read(1 << 20):
+            size += len(chunk)
+            if size > MAX_REPLAY_BYTES:
+                raise UsageError(
+                    f"{name} is larger than {MAX_REPLAY_BYTES >> 20} MiB: not a recorded response"
+                )
+            chunks.append(chunk)
+    if not size:
+        raise UsageError(f"{name} is empty: nothing to replay")
+    return b"".join(chunks)
+
+
 def _replay(args: argparse.Namespace) -> int:
     printer = Printer(sys.stdout, args.json, wants_color(sys.stdout))
     plot = _plotter(args.plot)
+    _writable(args.plot, "--plot")
     events: list[Event] = []
 
     def show(event: Event) -> None:
         events.append(event)
         printer(event)
 
-    path = Path(args.file)
+    data = _capture(args.file)
     provider = args.provider
     if provider is None:
-        with path.open("rb") as file:
-            provider = sniff_provider(file.read(MAX_BYTES))
+        provider = sniff_provider(data[:MAX_BYTES])
         if provider is None:
             raise UsageError(f"cannot tell which provider wrote {args.file}; pass --provider")
         print(f"rxllm: replaying as {provider} (read from its first events)", file=sys.stderr)
-    rxllm.replay(path, provider=provider).subscribe(show)
+    rxllm.replay(data, provider=provider).subscribe(show)
     if plot is not None and events:
-        plot(events, f"{path.name} replayed as {provider}")  # a replay has no clock: in order
+        title = "stdin" if args.file == "-" else Path(args.file).name
+        plot(events, f"{title} replayed as {provider}")  # a replay has no clock: in order
     return 0 if events and isinstance(events[-1], Done) else 1
 
 
@@ -443,7 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    stream.add_argument("prompt", nargs="?", default="What's the weather in Paris?")
+    stream.add_argument("prompt", nargs="?", type=_utf8, default="What's the weather in Paris?")
     stream.add_argument(
         "--provider",
         default="local",
@@ -451,8 +578,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="one of: " + ", ".join(PROVIDER_NAMES) + " (default: local)",
     )
-    stream.add_argument("--model", default=None, help="local: fault/NAME plays a fault")
-    stream.add_argument("--base-url", default=None)
+    stream.add_argument("--model", type=_utf8, default=None, help="local: fault/NAME plays a fault")
+    stream.add_argument("--base-url", type=_base_url, default=None)
     stream.add_argument(
         "--api-key", default=None, metavar="KEY", help="the key (default: the provider's env var)"
     )
@@ -473,7 +600,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="an extra body key (VALUE is JSON, or a plain string); repeatable",
     )
     stream.add_argument(
-        "--image", dest="images", action="append", default=[], help="an image URL to attach"
+        "--image",
+        dest="images",
+        action="append",
+        type=_utf8,
+        default=[],
+        help="an image URL to attach",
     )
     stream.add_argument("--record", metavar="FILE", help="save the StreamRecord as JSON")
     stream.add_argument(
@@ -484,7 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     replay = commands.add_parser("replay", help="print the normalized events of a capture")
-    replay.add_argument("file")
+    replay.add_argument("file", help="the recorded body (-: stdin)")
     replay.add_argument(
         "--provider",
         default=None,
@@ -499,8 +631,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the embedded local provider, logging requests")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument("--pace", type=float, default=0.02, help="seconds between frames")
+    serve.add_argument("--port", type=_port, default=8765)
+    serve.add_argument("--pace", type=_seconds, default=0.02, help="seconds between frames")
 
     bench = commands.add_parser(
         "bench", help="run the benchmarks against the raw floor (`rxllm bench -- --help`)"

@@ -299,3 +299,153 @@ def test_a_utf16_pair_split_across_deltas_prints_as_one_character() -> None:
         as_json(event)
     texts = [json.loads(line).get("text") for line in lines.getvalue().splitlines()]
     assert texts == ["a\ud83d", "\ude00b", "c\ud83d", None]
+
+
+def test_a_base_url_that_cannot_be_used_is_said_before_streaming() -> None:
+    for url, message in (
+        ("http://127.0.0.1:99999/v1", "Port out of range"),
+        ("http://[::1", "Invalid IPv6 URL"),
+        ("http://", "expected an http:// or https:// URL with a host"),
+        ("ftp://127.0.0.1/v1", "expected an http:// or https:// URL with a host"),
+    ):
+        result = run("stream", "hi", "--provider", "openai", "--api-key", "k", "--base-url", url)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"argument --base-url: {url!r} is not a URL" in result.stderr or (
+            f"got {url!r}" in result.stderr
+        )
+        assert message in result.stderr and result.stdout == ""
+    # user:password@ and a key that goes in the Authorization header: two credentials
+    url = "http://user:pw@127.0.0.1:9/v1"
+    both = run("stream", "hi", "--provider", "openai", "--api-key", "k", "--base-url", url)
+    assert both.returncode == 2 and "Traceback" not in both.stderr, both.stderr
+    assert "--base-url holds user:password@" in both.stderr
+    custom = run("stream", "hi", "--provider", "custom")
+    assert custom.returncode == 2
+    assert (
+        custom.stderr.strip()
+        == "rxllm: --provider custom needs --base-url URL (the endpoint's base URL)"
+    )
+
+
+def test_an_api_key_with_a_line_break_is_refused_without_printing_it() -> None:
+    from rxllm.local.server import shared_server_url
+
+    env = {**os.environ, "OPENAI_API_KEY": "sk-SECRET-KEY\r"}  # pasted from a CRLF file
+    result = run("stream", "hi", "--provider", "openai", "--base-url", shared_server_url(), env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip() == (
+        "rxllm: the API key from OPENAI_API_KEY holds a line break or control character"
+    )
+    result = run("stream", "hi", "--provider", "anthropic", "--api-key", "sk-SECRET-KEY\nx: y")
+    assert result.returncode == 2 and "from --api-key" in result.stderr
+    assert "SECRET" not in result.stdout + result.stderr
+
+
+def test_arguments_that_are_not_utf8_are_refused_by_name() -> None:
+    not_utf8 = os.fsdecode(b"hi \xff")  # as Python reads such bytes from argv
+    for args, name in (
+        ((not_utf8,), "prompt"),
+        (("hi", "--model", not_utf8), "--model"),
+        (("hi", "--param", f"user={not_utf8}"), "--param"),
+    ):
+        result = run("stream", *args)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"argument {name}: not UTF-8 text: b'" in result.stderr
+        assert result.stdout == ""
+
+
+def test_param_values_that_json_cannot_send_are_refused() -> None:
+    for param, message in (
+        ("temperature=NaN", "temperature=NaN: JSON cannot carry NaN"),
+        ("top_p=1e999", "top_p=1e999: JSON cannot carry 1e999"),
+        ("x=" + "[" * 100_000, "x=...: the JSON value is nested too deeply"),
+        (
+            'response_format={"type": json_object}',
+            'response_format={"type": json_object}: not valid JSON (Expecting value',
+        ),
+    ):
+        result = run("stream", "hi", "--no-tools", "--param", param)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"argument --param: {message}" in result.stderr and result.stdout == ""
+    # a bare word is still a string, JSON still JSON
+    assert run("stream", "hi", "--no-tools", "--param", "user=bob").returncode == 0
+
+
+def test_a_turn_that_cannot_be_kept_or_sent_is_refused_before_it_runs(tmp_path: Path) -> None:
+    for args, message in (
+        (("",), "rxllm: the prompt is empty: pass the text to send"),
+        (
+            ("hi", "--param", "model=gpt-x"),
+            "rxllm: --param model=...: the model is set with --model",
+        ),
+        (
+            ("hi", "--record", str(tmp_path / "no" / "r.json")),
+            f"rxllm: --record {tmp_path}/no/r.json: no directory",
+        ),
+        (("hi", "--plot", str(tmp_path)), f"rxllm: --plot {tmp_path}: is a directory"),
+    ):
+        result = run("stream", "--no-tools", *args)
+        assert result.returncode == 2, result.stderr
+        assert message in result.stderr and result.stdout == ""  # the turn never ran
+
+
+OPENAI_TURN = (
+    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+    b'"delta":{"role":"assistant","content":"Hi"},"finish_reason":null}]}\n\n'
+    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+    b'"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+)
+
+
+def test_replay_reads_stdin_and_a_pipe_once() -> None:
+    for name in ("-", "/dev/stdin"):  # the provider sniffed from the same bytes it replays
+        result = subprocess.run(
+            [*RXLLM, "replay", name, "--json"], input=OPENAI_TURN, capture_output=True, timeout=120
+        )
+        assert result.returncode == 0, result.stderr
+        events = [EventAdapter.validate_json(line) for line in result.stdout.splitlines()]
+        assert [e.type for e in events] == ["text", "done"]
+        assert isinstance(events[0], TextDelta) and events[0].text == "Hi"
+
+
+def test_replay_of_nothing_or_of_endless_bytes_is_a_usage_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.sse"
+    empty.write_bytes(b"")
+    for args in ((str(empty),), (str(empty), "--provider", "openai", "--json")):
+        result = run("replay", *args)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.strip() == f"rxllm: {empty} is empty: nothing to replay"
+    endless = run("replay", "/dev/zero", "--provider", "openai")
+    assert endless.returncode == 2 and "Traceback" not in endless.stderr, endless.stderr
+    assert (
+        endless.stderr.strip() == "rxllm: /dev/zero is larger than 256 MiB: not a recorded response"
+    )
+
+
+def test_serve_refuses_a_port_or_pace_out_of_range() -> None:
+    result = run("serve", "--port", "99999")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "argument --port: a port is 0 to 65535 (0: any free one), got 99999" in result.stderr
+    result = run("serve", "--pace", "-1")
+    assert (
+        result.returncode == 2 and "argument --pace: expected seconds (0 or more)" in result.stderr
+    )
+
+
+def test_ctrl_c_keeps_the_record_of_what_came(tmp_path: Path) -> None:
+    record_path = tmp_path / "r.json"
+    child = subprocess.Popen(
+        [*RXLLM, "stream", "--json", "--model", "fault/hang", "hi", "--record", str(record_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert child.stdout is not None
+    first = EventAdapter.validate_json(child.stdout.readline())
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130 and err.strip().splitlines()[-1] == "rxllm: cancelled"
+    record = StreamRecord.model_validate_json(record_path.read_text())
+    assert record.terminal.type == "cancelled" and record.terminal.reason == "interrupted (Ctrl-C)"
+    assert record.reasoning.startswith(getattr(first, "text", ""))
