@@ -216,3 +216,12 @@ def test_a_for_loop_over_a_stream_is_a_type_error_not_an_endless_loop() -> None:
     ):
         with pytest.raises(TypeError, match="an Observable is not iterable"):
             iter(observable)  # what `for` calls first (before, it made an endless iterator)
+
+
+def test_text_that_is_not_unicode_is_a_config_error_at_the_call() -> None:
+    # bytes that were not UTF-8, read with surrogateescape: a UnicodeEncodeError from
+    # inside stream() before
+    p = rxllm.provider("local", base_url=NOWHERE)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi \udcff")])
+    with pytest.raises(rxllm.ConfigError, match="the request holds text that is not Unicode"):
+        p.stream(request)

@@ -205,6 +205,11 @@ class Provider:
         body = self.wire.build_body(request) if body is None else body
         try:
             encoded = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate (bytes that were not UTF-8)
+            raise ConfigError(
+                f"the request holds text that is not Unicode ({exc.reason} at {exc.start}): "
+                "decode what you read as UTF-8 first"
+            ) from None
         except ValueError as exc:  # json.dumps would write NaN or Infinity: not JSON
             raise ConfigError(f"the request cannot be sent as JSON: {exc}") from None
         return HttpRequest(
