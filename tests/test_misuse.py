@@ -135,10 +135,9 @@ async def test_a_cancel_that_is_not_an_event_or_observable_is_a_type_error(cance
         rxllm.fallback([p]).astream(REQ, cancel=cancel)
 
 
-async def test_two_tasks_waiting_on_one_event_stream_is_a_runtime_error() -> None:
-    events = EventStream(reactivex.never())
-    first = asyncio.ensure_future(events.__anext__())
-    await asyncio.sleep(0)  # the first task now waits for an event
+async def second_consumer_is_refused(events: EventStream, first: asyncio.Future[Any]) -> None:
+    """With `first` waiting on `events`, a second task's wait is a RuntimeError and the
+    first waits on; both are then cancelled and the stream closed."""
     second = asyncio.ensure_future(events.__anext__())
     await asyncio.sleep(0)
     try:
@@ -151,6 +150,13 @@ async def test_two_tasks_waiting_on_one_event_stream_is_a_runtime_error() -> Non
         second.cancel()
         await asyncio.gather(first, second, return_exceptions=True)
         await events.aclose()
+
+
+async def test_two_tasks_waiting_on_one_event_stream_is_a_runtime_error() -> None:
+    events = EventStream(reactivex.never())
+    first = asyncio.ensure_future(events.__anext__())
+    await asyncio.sleep(0)  # the first task now waits for an event
+    await second_consumer_is_refused(events, first)
 
 
 async def test_two_tasks_on_one_driven_stream_is_a_runtime_error(local_server: Any) -> None:
@@ -162,19 +168,8 @@ async def test_two_tasks_on_one_driven_stream_is_a_runtime_error(local_server: A
         await asyncio.sleep(0.1)
         if not first.done():
             break
-    second = asyncio.ensure_future(events.__anext__())
-    await asyncio.sleep(0)
-    try:
-        assert second.done()
-        with pytest.raises(RuntimeError, match="already waiting for its next event"):
-            second.result()
-        assert not first.done()
-    finally:
-        first.cancel()
-        second.cancel()
-        await asyncio.gather(first, second, return_exceptions=True)
-        await events.aclose()
-        await p.aclose()
+    await second_consumer_is_refused(events, first)
+    await p.aclose()
 
 
 def test_fallback_reads_a_generator_of_providers() -> None:
