@@ -531,7 +531,7 @@ class Anthropic(WireProtocol):
     # lower (the key stays in the body either way, as a mandatory key must).
     param_defaults: ClassVar[frozenset[str]] = frozenset({"max_tokens"})
     # The Messages API has no seed or penalties.
-    sampling_keys: ClassVar[Mapping[str, str]] = {
+    sampling_keys: Mapping[str, str] = {
         "temperature": "temperature",
         "top_p": "top_p",
         "max_tokens": "max_tokens",

@@ -265,7 +265,7 @@ class WireProtocol(ABC):
     param_defaults: ClassVar[frozenset[str]] = frozenset()
     """Keys the wire writes only as a default that params may replace (Anthropic's
     `max_tokens`). Any other key the wire wrote for a request is refused in its params."""
-    sampling_keys: ClassVar[Mapping[str, str]] = {name: name for name in SAMPLING_FIELDS}
+    sampling_keys: Mapping[str, str] = {name: name for name in SAMPLING_FIELDS}
     """The body key of each `ChatRequest` sampling field (OpenAI's names by default);
     a field missing here is one this wire has no parameter for."""
 

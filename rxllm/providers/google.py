@@ -699,7 +699,7 @@ class Google(WireProtocol):
         "system_instruction": "it is the request's system messages (Message.system)",
     }
     # Every one is a generationConfig setting (`add_params` puts it there).
-    sampling_keys: ClassVar[Mapping[str, str]] = {
+    sampling_keys: Mapping[str, str] = {
         "temperature": "temperature",
         "top_p": "topP",
         "max_tokens": "maxOutputTokens",

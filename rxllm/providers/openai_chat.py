@@ -65,7 +65,6 @@ from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload
-from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of, text_or_none
@@ -641,6 +640,8 @@ class OpenAIChat(WireProtocol):
         self.api_key_env = api_key_env
         self.requires_api_key = requires_api_key
         self.options = options or ChatOptions()
+        if self.options.sampling_renames:  # the endpoint's own body keys
+            self.sampling_keys = {**self.sampling_keys, **self.options.sampling_renames}
 
     def __repr__(self) -> str:
         return f"OpenAIChat({self.name!r}, {self.default_base_url!r}, {self.options})"
@@ -681,18 +682,6 @@ class OpenAIChat(WireProtocol):
                 for tool in request.tools
             ]
         return body
-
-    def sampling_params(self, request: ChatRequest) -> dict[str, Any]:
-        params = super().sampling_params(request)
-        for name, key in self.options.sampling_renames.items():
-            if name in params:
-                if key in request.params:
-                    raise ConfigError(
-                        f"{name} is set twice, as ChatRequest.{name} and in params[{key!r}]: "
-                        "keep one"
-                    )
-                params[key] = params.pop(name)
-        return params
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ChatNormalizer:
         return ChatNormalizer(emit, provider, attempt, self.options)

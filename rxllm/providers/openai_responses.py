@@ -638,7 +638,7 @@ class OpenAIResponses(WireProtocol):
     # Never dropped by a degraded retry: without them the request says something else.
     recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"input", "instructions"}))
     # The Responses API has no stop sequences, seed or penalties.
-    sampling_keys: ClassVar[Mapping[str, str]] = {
+    sampling_keys: Mapping[str, str] = {
         "temperature": "temperature",
         "top_p": "top_p",
         "max_tokens": "max_output_tokens",
