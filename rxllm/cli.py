@@ -432,6 +432,14 @@ async def _stream(args: argparse.Namespace) -> int:
     record = builder.build()
     if not args.json:
         print(summary(record))
+    terminal = record.terminal
+    refused = isinstance(terminal, Failed) and terminal.error.kind == "policy"
+    if refused and not args.allow_private_network:  # the guard names the Python option
+        print(
+            "rxllm: --allow-private-network lets the SSRF guard reach loopback and "
+            "private addresses (cloud metadata addresses stay refused)",
+            file=sys.stderr,
+        )
     if args.record:
         Path(args.record).write_text(record.model_dump_json(indent=2) + "\n")
     if plot is not None:

@@ -118,6 +118,7 @@ def test_stream_to_a_custom_loopback_url_needs_the_opt_in() -> None:
     last = EventAdapter.validate_json(refused.stdout.splitlines()[-1])
     assert last.type == "error" and last.error.kind == "policy", refused.stdout
     assert "allow_private_network" in last.error.message
+    assert "--allow-private-network lets the SSRF guard reach" in refused.stderr
     allowed = run(*args, "--allow-private-network")
     assert allowed.returncode == 0, allowed.stderr
     assert EventAdapter.validate_json(allowed.stdout.splitlines()[-1]).type == "done"
