@@ -3,13 +3,15 @@
 A rejection before anything was committed is read once, by `classify`, into one of:
 
 - `surface`: the rejection is about the account (401, 402, 403, quota, billing), the
-  size (context length), content policy, a missing model (its words, or a structured
-  code such as `model_not_available`), or the conversation itself
-  (a role, the message order, content inside a message). No body can fix it.
+  size (context length, 413, a request larger than a whole per-minute allowance),
+  content policy, a missing model (its words, or a structured code such as
+  `model_not_available`), or the conversation itself (a role, the message order,
+  content inside a message). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
   bare 5xx on a direct endpoint, a connection that failed). It is sent again, no
   sooner than the `retry_after` the provider named; a wait longer than the policy's
-  `max_retry_after` surfaces instead of holding the turn.
+  `max_retry_after`, or than what is left of the turn's `total_timeout`, surfaces
+  instead of holding the turn.
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`),
@@ -31,6 +33,13 @@ A rejection before anything was committed is read once, by `classify`, into one 
   body per attempt: without `stream_options`, without each optional key alone,
   without images, without tools, mandatory keys only.
 
+Account words ("quota", "billing") decide only where nothing structured does: a
+rate-limit code (`rate_limit_exceeded`, Google's `RESOURCE_EXHAUSTED`) or a 429 that
+names its wait is a rate limit, whatever page its message links (Azure's per-minute
+429 points at "aka.ms/oai/quotaincrease", Gemini's says "You exceeded your current
+quota", Groq's links its billing page). An account code (`insufficient_quota`) or
+status (401, 402, 403) still outranks any wait.
+
 Degradation is declared per provider (`RecoveryPolicy`): the OpenAI-compatible family
 degrades; the other wires only back off. `model`, `messages`, `stream` and the
 provider's mandatory keys are never dropped. `RetryPlan` holds one turn's state: the
@@ -48,7 +57,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -160,8 +170,14 @@ _ACCOUNT_CODES = frozenset(
 )
 _SIZE = (
     r"(?i)context[ _-]?(?:length|size|window)|maximum context|too many (?:input )?tokens|"
-    r"reduce the length|prompt is too long|input is too long|exceeds? the (?:available|maximum)"
+    r"reduce the length|prompt is too long|input is too long|exceeds? the (?:available|maximum)|"
+    # Groq: a request bigger than the whole per-minute allowance, sent as 413 or 429 with
+    # `rate_limit_exceeded` ("Request too large for model ... please reduce your message
+    # size"): no wait makes it fit.
+    r"request too large|reduce your message size"
 )
+# RFC 9110 §15.5.14 Content Too Large (Anthropic's `request_too_large`, from Cloudflare).
+_TOO_LARGE_STATUS = 413
 _CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)"
 _MISSING_MODEL = (
     r"(?i)\bmodel\b[^.]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
@@ -202,7 +218,10 @@ _TRANSIENT_CODES = frozenset(
 _SERVER_TROUBLE_CODES = frozenset(
     {"server_error", "internal_error", "api_error", "timeout_error", "internal"}
 )
-_TRANSIENT_STATUSES = frozenset({408, 409, 429, 503, 529})
+# 408, 409, 429 and 5xx are what the OpenAI and Anthropic SDKs retry; 425 Too Early
+# (RFC 8470 §5.2) asks for the same request again, once it is not early data; 529 is
+# Anthropic's overload.
+_TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 503, 529})
 _CONVERSATION = (
     r"(?i)messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
     r"message order|\bmessages\b"
@@ -335,16 +354,23 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
     status = error.status
     text = _texts(error)
     code = (error.code or "").lower()
-    if status in (401, 402, 403) or code in _ACCOUNT_CODES or re.search(_ACCOUNT, text):
+    # Structure before words: a rate-limit code, or a transient status that names its
+    # wait, is a rate limit even when its message links a quota or billing page.
+    rate_limited = code in _TRANSIENT_CODES or (
+        status in _TRANSIENT_STATUSES and error.retry_after is not None
+    )
+    if status in (401, 402, 403) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
-    if too_long(error, text):
+    if not rate_limited and re.search(_ACCOUNT, text):
+        return Verdict("surface", "the account is refused: no body can change that")
+    if status == _TOO_LARGE_STATUS or too_long(error, text):
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
     if code == "content_filter" or re.search(_CONTENT_POLICY, text):
         return Verdict("surface", "the content policy refused the prompt")
     missing = re.search(_MISSING_MODEL_CODE, code) or re.search(_MISSING_MODEL, text)
     if missing and not re.search(_IMAGE_WORDS, text):
         return Verdict("surface", "the model does not exist for this endpoint")
-    if status in _TRANSIENT_STATUSES or code in _TRANSIENT_CODES or re.search(_TRANSIENT, text):
+    if rate_limited or status in _TRANSIENT_STATUSES or re.search(_TRANSIENT, text):
         return Verdict("backoff", "rate limited or overloaded", delay=error.retry_after)
 
     param = _param_key(error.param)
@@ -468,12 +494,27 @@ class NextBody:
 
 class RetryPlan:
     """One turn's retries: give it each rejection before commitment, get the next body
-    or None (surface the rejection)."""
+    or None (surface the rejection).
 
-    def __init__(self, body: Body, policy: RecoveryPolicy, max_attempts: int = 5) -> None:
+    With `total_timeout`, the plan knows the turn's deadline (counted from the plan's
+    creation, which is the turn's subscription, on `clock`): a backoff whose wait would
+    end at or after it is no retry, and the rejection surfaces at once, still
+    `retryable`, rather than the deadline expiring during a wait for nothing."""
+
+    def __init__(
+        self,
+        body: Body,
+        policy: RecoveryPolicy,
+        max_attempts: int = 5,
+        total_timeout: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.full = body
         self.policy = policy
         self.max_attempts = max_attempts
+        self._clock = clock
+        self.deadline = None if total_timeout is None else clock() + total_timeout
+        """When the turn's `total_timeout` expires, on `clock`; None without one."""
         self.current = body
         self.sent: list[Body] = [body]
         self.targeted = 0
@@ -502,6 +543,8 @@ class RetryPlan:
                 delay = verdict.delay
             else:
                 delay = BACKOFF_BASE_SECONDS * 2**self.backoffs
+            if self.deadline is not None and self._clock() + delay >= self.deadline:
+                return None  # the retry could not start before the turn's deadline
             self.backoffs += 1
             return self._next(self.current, verdict, delay)
         if verdict.action in ("drop", "images"):

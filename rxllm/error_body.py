@@ -7,9 +7,14 @@ NVIDIA's NIM send the fields at the top with a numeric `code`; Mistral's `messag
 be FastAPI's validation object; NVIDIA's cloud functions answer RFC 7807 problem
 details; TGI sends `{"error": "text", "error_type": ...}`; OpenRouter keeps the
 upstream's words in `metadata.raw`; Anthropic nests `{type, message}` under `error`;
-gateways answer HTML. The recovery layer needs the same four facts from all of them,
-so this pure module reads every shape into one `ErrorBody`. It knows nothing of HTTP:
-the source gives it text (and headers to the two header helpers).
+gateways answer HTML. The recovery layer needs the same facts from all of them, so
+this pure module reads every shape into one `ErrorBody`. It knows nothing of HTTP: the
+source gives it text (and headers to the header helpers).
+
+A wait, wherever it is written, is a number of seconds from 0 to `MAX_WAIT_SECONDS`:
+what is negative, not a number or not a date is no wait at all; what is longer (a
+`Retry-After` of 10^14, an HTTP-date in the year 9999) is reported as the bound, so that
+no caller sleeps for an absurd time or overflows a timer.
 """
 
 from __future__ import annotations
@@ -19,18 +24,22 @@ import math
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 __all__ = [
     "ErrorBody",
     "MAX_MESSAGE_CHARS",
+    "MAX_WAIT_SECONDS",
     "REQUEST_ID_HEADERS",
     "parse_error_body",
     "parse_error_payload",
+    "rate_limit_reset_of",
     "request_id_of",
     "retry_after_of",
+    "wait_of",
 ]
 
 # A message is for people and for the degradation matcher: long enough for a pydantic
@@ -38,10 +47,25 @@ __all__ = [
 # The whole body stays in `ErrorInfo.raw`.
 MAX_MESSAGE_CHARS = 2000
 
-# Where providers put their request id: OpenAI and most compatible servers
-# `x-request-id`, Anthropic `request-id`, Google `x-goog-request-id` (seen in client
-# code reading Gemini responses, not in Google's docs).
-REQUEST_ID_HEADERS = ("x-request-id", "request-id", "x-goog-request-id")
+# Where providers put their request id, most specific first: OpenAI and most compatible
+# servers `x-request-id`, Anthropic `request-id` (docs.claude.com/en/api/errors), Azure
+# OpenAI's API Management gateway `apim-request-id` (also on the 429s the gateway writes
+# itself) and Azure's `x-ms-request-id`, Google `x-goog-request-id` (seen in client code
+# reading Gemini responses, not in Google's docs), and OpenRouter's `x-generation-id`,
+# the id its `/generation` endpoint and its support look a turn up by.
+REQUEST_ID_HEADERS = (
+    "x-request-id",
+    "request-id",
+    "apim-request-id",
+    "x-ms-request-id",
+    "x-goog-request-id",
+    "x-generation-id",
+)
+
+MAX_WAIT_SECONDS = 86400.0
+"""The longest wait reported: a day, the longest real providers name (Azure's daily
+quota: "Please retry after 86400 seconds"). Any wait past a retry policy's patience
+surfaces alike; the bound only keeps a hostile or broken value from being believed."""
 
 # "Please try again in 5.289s" (OpenAI, Groq), "in 20ms", Groq's Go durations
 # "in 1m2.639999999s" / "in 7m12.864s", and Gemini's "Please retry in 17.14s".
@@ -60,6 +84,16 @@ _DURATION_PART = re.compile(
 _DURATION_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 # Google's RetryInfo.retryDelay is a protobuf Duration in JSON: "30s", "3.5s".
 _PROTO_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+# RFC 9110 §10.2.3: `delay-seconds = 1*DIGIT` (a fraction tolerated, as Azure and the
+# local server write one); no sign, exponent, underscore or non-ASCII digit.
+_DELAY_SECONDS = re.compile(r"\s*(\d+(?:\.\d+)?)\s*", re.ASCII)
+# OpenAI's and Groq's `x-ratelimit-reset-*`: a Go duration ("6m0s", "1s", "20ms",
+# "2m59.56s"); Azure writes whole seconds.
+_GO_DURATION = re.compile(r"\s*((?:\d+(?:\.\d+)?(?:h|ms|m|s))+)\s*", re.ASCII)
+# A rate limit's reset header, and the header that says whether that limit is spent:
+# OpenAI, Azure and Groq `x-ratelimit-reset-<limit>` / `x-ratelimit-remaining-<limit>`;
+# Anthropic `anthropic-ratelimit-<limit>-reset` / `anthropic-ratelimit-<limit>-remaining`.
+_RESET_HEADER = re.compile(r"^(?:x-ratelimit-reset-(?P<x>.+)|anthropic-ratelimit-(?P<a>.+)-reset)$")
 _TAG = re.compile(r"<[^>]*>")
 _SCRIPT_START = re.compile(r"<(script|style)\b", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
@@ -76,6 +110,9 @@ class ErrorBody:
     """The provider's string code, else its error type; numeric codes are statuses."""
     retry_after: float | None = None
     """Seconds the body asks to wait (a sentence or Google's RetryInfo)."""
+    request_id: str | None = None
+    """The request id the body carries (Anthropic's top-level `request_id`, Google's
+    `RequestInfo` detail), for when no header says it."""
 
 
 def parse_error_body(text: str) -> ErrorBody:
@@ -88,9 +125,7 @@ def parse_error_body(text: str) -> ErrorBody:
         except (ValueError, RecursionError):  # not JSON, or nested past reading
             pass
         else:
-            if parsed.message:
-                return parsed
-            return ErrorBody(_bounded(stripped), parsed.param, parsed.code, parsed.retry_after)
+            return parsed if parsed.message else replace(parsed, message=_bounded(stripped))
     message = _plain_text(stripped)
     if not message:
         message = "(no readable text in the body)" if stripped else "(empty body)"
@@ -115,7 +150,13 @@ def parse_error_payload(payload: Any) -> ErrorBody:
         )
     fields: dict[str, Any] = error if isinstance(error, dict) else payload
     message = _message_of(fields)
-    retry_after = _retry_delay(fields.get("details"))
+    details = fields.get("details")
+    retry_after = _retry_delay(details)
+    request_id = (
+        _string(payload.get("request_id"))
+        or _string(fields.get("request_id"))
+        or _detail_request_id(details)
+    )
     code = _code_of(fields)
     upstream = _upstream_of(fields)
     if upstream is not None:  # OpenRouter: the upstream's words are the useful ones
@@ -125,27 +166,103 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     message = _bounded(message)
     if retry_after is None:
         retry_after = _wait_in(message)
-    return ErrorBody(message, _string(fields.get("param")), code, retry_after)
+    return ErrorBody(message, _string(fields.get("param")), code, retry_after, request_id)
+
+
+def wait_of(headers: Mapping[str, str], body: ErrorBody) -> float | None:
+    """The wait a rejection names, most explicit first: `retry-after-ms`/`Retry-After`
+    (the provider's answer to this request), the body's words or RetryInfo, then the
+    reset of a rate limit the headers show spent (`rate_limit_reset_of`)."""
+    wait = retry_after_of(headers)
+    if wait is None:
+        wait = body.retry_after
+    return rate_limit_reset_of(headers) if wait is None else wait
 
 
 def retry_after_of(headers: Mapping[str, str]) -> float | None:
     """Seconds to wait from `retry-after-ms` (OpenAI, Azure; the more precise, so first)
     or `Retry-After` (seconds or an HTTP date, RFC 9110)."""
     lowered = {name.lower(): value for name, value in headers.items()}
-    milliseconds = _number(lowered.get("retry-after-ms"))
+    milliseconds = _delay_seconds(lowered.get("retry-after-ms"))
     if milliseconds is not None:
-        return milliseconds / 1000
+        return _wait(milliseconds / 1000)
     value = lowered.get("retry-after")
     if value is None:
         return None
-    seconds = _number(value)
+    seconds = _delay_seconds(value)
     if seconds is not None:
-        return seconds
+        return _wait(seconds)
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return _until(when)
+
+
+def rate_limit_reset_of(headers: Mapping[str, str]) -> float | None:
+    """Seconds until the latest reset among the rate limits the headers show spent
+    (remaining `0`), or None when none is.
+
+    A reset header comes with every response and says when a window refills, not that
+    the client must wait ("reset-requests is not the amount of time you have to wait"):
+    only the limit that is at 0 is what a 429 waits for, and when several are, the last
+    one to refill (the rule anthropic-sdk-typescript#357 asks for). Read after
+    `Retry-After` and the body's words, which answer this very request."""
+    lowered = {name.lower(): value for name, value in headers.items()}
+    waits: list[float] = []
+    for name, value in lowered.items():
+        match = _RESET_HEADER.match(name)
+        if match is None:
+            continue
+        limit = match["x"]
+        if limit is not None:
+            remaining = lowered.get(f"x-ratelimit-remaining-{limit}")
+            wait = _duration(value)
+        else:
+            remaining = lowered.get(f"anthropic-ratelimit-{match['a']}-remaining")
+            wait = _until_rfc3339(value)
+        if wait is not None and _delay_seconds(remaining) == 0:
+            waits.append(wait)
+    return max(waits, default=None)
+
+
+def _wait(seconds: float) -> float | None:
+    """A wait as reported: None for what is no wait (negative, NaN), bounded above."""
+    if math.isnan(seconds) or seconds < 0:
+        return None
+    return min(seconds, MAX_WAIT_SECONDS)
+
+
+def _until(when: datetime) -> float | None:
+    """Seconds from now until `when`; a time without a zone is UTC (an HTTP-date is
+    always GMT, RFC 9110 §5.6.7, and `-0000` parses without one)."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    try:
+        return _wait(max(0.0, when.timestamp() - time.time()))
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _until_rfc3339(value: str) -> float | None:
+    try:
+        return _until(datetime.fromisoformat(value.strip()))
+    except ValueError:
+        return None
+
+
+def _duration(value: str) -> float | None:
+    """A Go duration ("6m0s", "20ms") or whole seconds, as seconds."""
+    seconds = _delay_seconds(value)
+    if seconds is not None:
+        return _wait(seconds)
+    match = _GO_DURATION.fullmatch(value)
+    return None if match is None else _seconds_in(match.group(1))
+
+
+def _delay_seconds(value: str | None) -> float | None:
+    match = _DELAY_SECONDS.fullmatch(value) if value is not None else None
+    return float(match.group(1)) if match is not None else None
 
 
 def request_id_of(headers: Mapping[str, str]) -> str | None:
@@ -216,9 +333,7 @@ def _upstream_of(fields: dict[str, Any]) -> ErrorBody | None:
         return None
     provider = _string(metadata.get("provider_name"))
     if provider:
-        return ErrorBody(
-            f"{provider}: {upstream.message}", code=upstream.code, retry_after=upstream.retry_after
-        )
+        return replace(upstream, message=f"{provider}: {upstream.message}")
     return upstream
 
 
@@ -230,17 +345,36 @@ def _retry_delay(details: Any) -> float | None:
         if isinstance(detail, dict) and isinstance(detail.get("retryDelay"), str):
             match = _PROTO_DURATION.match(detail["retryDelay"])
             if match:
-                return float(match.group(1))
+                return _wait(float(match.group(1)))
     return None
+
+
+def _detail_request_id(details: Any) -> str | None:
+    """Google's `google.rpc.RequestInfo` detail: `{"requestId": "..."}`."""
+    if not isinstance(details, list):
+        return None
+    return next(
+        (
+            detail["requestId"]
+            for detail in details
+            if isinstance(detail, dict) and _string(detail.get("requestId"))
+        ),
+        None,
+    )
 
 
 def _wait_in(message: str) -> float | None:
     match = _TRY_AGAIN.search(message)
-    if match is None:
-        return None
-    return sum(
-        float(amount) * _DURATION_SECONDS[_unit(word)]
-        for amount, word in _DURATION_PART.findall(match.group(1))
+    return None if match is None else _seconds_in(match.group(1))
+
+
+def _seconds_in(duration: str) -> float | None:
+    """A duration as written ("1m2.5s", "20ms", "30 seconds"), as a wait."""
+    return _wait(
+        sum(
+            float(amount) * _DURATION_SECONDS[_unit(word)]
+            for amount, word in _DURATION_PART.findall(duration)
+        )
     )
 
 
@@ -287,13 +421,3 @@ def _bounded(text: str) -> str:
 
 def _string(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
-
-
-def _number(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        number = float(value.strip())
-    except ValueError:
-        return None
-    return number if math.isfinite(number) and number >= 0 else None

@@ -438,3 +438,135 @@ def test_a_wait_named_in_words_is_honoured() -> None:
 def test_real_bodies_guards(text: str, present: dict[str, Any], dropped: tuple[str, ...]) -> None:
     verdict = classify(received(text, 400), body(seed=1, **present), FAMILY)
     assert verdict.action == "drop" and verdict.drop == dropped, verdict
+
+
+# -- rate limits worded like account trouble, sizes worded like rate limits ----------------
+
+AZURE_429 = (
+    # https://github.com/jasonacox/TinyLLM/issues/17 and the Azure docs' 429: a per-minute
+    # limit whose words link a quota page
+    '{"error":{"code":"429","message":"Requests to the ChatCompletions_Create Operation '
+    "under Azure OpenAI API version 2024-08-01-preview have exceeded token rate limit of "
+    "your current AIServices S0 pricing tier. Please retry after 6 seconds. Please go here: "
+    "https://aka.ms/oai/quotaincrease if you would like to further increase the default "
+    'rate limit."}}'
+)
+GEMINI_429 = json.dumps(
+    # https://github.com/RooCodeInc/Roo-Code/issues/3883: a per-minute free-tier limit
+    {
+        "error": {
+            "code": 429,
+            "message": "You exceeded your current quota, please check your plan and billing "
+            "details. For more information on this error, head to: "
+            "https://ai.google.dev/gemini-api/docs/rate-limits.",
+            "status": "RESOURCE_EXHAUSTED",
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                    "violations": [
+                        {"quotaId": "GenerateContentInputTokensPerModelPerMinute-FreeTier"}
+                    ],
+                },
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "26s"},
+            ],
+        }
+    }
+)
+GEMINI_429_NO_WAIT = (
+    # https://github.com/google/generative-ai-docs/issues/438
+    '{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).",'
+    '"status":"RESOURCE_EXHAUSTED"}}'
+)
+GROQ_TPD = (
+    # https://github.com/Aider-AI/aider/issues/3265 (the shape); Groq links its billing page
+    '{"error":{"message":"Rate limit reached for model `llama-3.3-70b-versatile` in '
+    "organization `org_x` service tier `on_demand` on tokens per day (TPD): Limit 100000, "
+    "Used 99000, Requested 1500. Please try again in 9m45.6s. Need more tokens? Upgrade to "
+    'Dev Tier today at https://console.groq.com/settings/billing","type":"tokens",'
+    '"code":"rate_limit_exceeded"}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "delay"),
+    [(AZURE_429, 6.0), (GEMINI_429, 26.0), (GEMINI_429_NO_WAIT, None), (GROQ_TPD, 585.6)],
+    ids=["azure", "gemini", "gemini-no-wait", "groq-tpd"],
+)
+@pytest.mark.parametrize("policy", [FAMILY, NO_DEGRADATION], ids=["family", "no-degradation"])
+def test_a_rate_limit_worded_like_quota_backs_off(
+    text: str, delay: float | None, policy: RecoveryPolicy
+) -> None:
+    """Quota and billing words decide only where nothing structured does: a rate-limit
+    code (RESOURCE_EXHAUSTED, rate_limit_exceeded) or a 429 that names its wait is a rate
+    limit, whatever page its message links."""
+    verdict = classify(received(text, 429), body(), policy)
+    assert (verdict.action, verdict.delay) == ("backoff", delay)
+
+
+def test_an_account_code_still_outranks_a_named_wait() -> None:
+    quota = rejection(
+        "You exceeded your current quota, please check your plan and billing details.",
+        429,
+        code="insufficient_quota",
+        retry_after=20.0,
+    )
+    assert classify(quota, body(), FAMILY).action == "surface"
+    # words alone, no code, no wait: the account (a 429 of an old compatible server)
+    assert classify(rejection("You exceeded your current quota", 429), body(), FAMILY).action == (
+        "surface"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        # A request bigger than the whole per-minute allowance never fits by waiting
+        # (Groq's words as public client tests quote them; 413 and 429 alike).
+        (
+            '{"error":{"message":"Request too large for model `openai/gpt-oss-120b` in '
+            "organization `org_x` service tier `on_demand` on tokens per minute (TPM): Limit "
+            "8000, Requested 20976, please reduce your message size and try again. Need more "
+            'tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing",'
+            '"type":"tokens","code":"rate_limit_exceeded"}}',
+            413,
+        ),
+        (
+            '{"error":{"message":"Request too large for model `qwen/qwen3-32b` in organization '
+            "`org_x` service tier `on_demand` on output tokens per minute (OTPM): Limit 1000, "
+            'Requested 1456.","type":"tokens","code":"rate_limit_exceeded"}}',
+            429,
+        ),
+        # docs.claude.com/en/api/errors: 413 request_too_large, from Cloudflare
+        (
+            '{"type":"error","error":{"type":"request_too_large",'
+            '"message":"Request exceeds the maximum allowed number of bytes."}}',
+            413,
+        ),
+    ],
+)
+def test_a_request_too_large_for_any_wait_surfaces(text: str, status: int) -> None:
+    for policy in (FAMILY, NO_DEGRADATION):
+        assert classify(received(text, status), body(), policy).action == "surface"
+
+
+def test_too_early_is_retried() -> None:
+    # RFC 8470 §5.2: 425 says the server would not risk a replay of early data; the
+    # same request, sent again, is fine.
+    assert classify(rejection("Too Early", 425), body(), NO_DEGRADATION).action == "backoff"
+
+
+def test_a_wait_past_the_turn_deadline_surfaces_at_once() -> None:
+    """`total_timeout` bounds the whole turn: a backoff that would end after it is no
+    retry at all, and the rejection (still retryable) surfaces now, not the deadline."""
+    now = [100.0]
+    plan = RetryPlan(body(), FAMILY, max_attempts=5, total_timeout=10, clock=lambda: now[0])
+    limited = rejection("Rate limit reached", 429, code="rate_limit_exceeded", retry_after=30)
+    assert plan.after(limited) is None
+    assert plan.last_verdict is not None and plan.last_verdict.action == "backoff"
+    step = plan.after(rejection("Rate limit reached", 429, retry_after=4))
+    assert step is not None and step.delay == 4
+    now[0] = 107.0  # 3 s left: the next named 4 s wait does not fit, nor does 2 s of backoff
+    assert plan.after(rejection("Rate limit reached", 429, retry_after=4)) is None
+    assert RetryPlan(body(), FAMILY, total_timeout=None).after(limited) is not None
+    no_wait = RetryPlan(body(), FAMILY, total_timeout=0.2, clock=lambda: 0.0)
+    assert no_wait.after(rejection("Overloaded", 529)) is None  # base backoff 0.5 s > 0.2 s

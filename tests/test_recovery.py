@@ -108,6 +108,8 @@ async def test_an_error_after_text_was_committed_surfaces(local_server: LocalSer
     assert not any(isinstance(e, rxllm.Retry) for e in events)
     terminal = one_terminal(events)
     assert terminal.type == "error" and "overloaded" in terminal.error.message
+    # never retried once committed, yet the user learns the same request may succeed later
+    assert terminal.error.retryable
     text = "".join(e.text for e in events if isinstance(e, rxllm.TextDelta))
     assert text.count("Hello from rxllm") == 1
 
@@ -158,7 +160,7 @@ async def test_targeted_retries_are_capped(serve: Any) -> None:
         return web.json_response({"error": error}, status=400)
 
     url = await serve(name_the_first_extra_key)
-    knobs = {f"knob_{i}": i for i in range(6)}
+    knobs: dict[str, Any] = {f"knob_{i}": i for i in range(6)}
     rec = await rxllm.provider(
         "custom", base_url=url, allow_private_network=True, max_attempts=10
     ).complete(ask("m", **knobs))

@@ -3,8 +3,8 @@
 A rejection is chosen by model `fault/<name>` and plays only while its trigger holds
 in the request body: a client that degrades its request (drops the parameter, the
 images, the tools) gets the normal scripted answer on its retry, exactly as from an
-endpoint that refused one feature. `overloaded` and `rate_limited` refuse every
-odd-numbered request instead (a per-server count), so a client that waits and sends
+endpoint that refused one feature. `overloaded`, `rate_limited` and `quota_worded_429`
+refuse every odd-numbered request instead (a per-server count), so a client that waits and sends
 the same body again succeeds. The texts follow the shapes collected in
 `../shared/rejections` (OpenAI, vLLM, Ollama, NVIDIA, OpenRouter, TGI, Groq,
 Anthropic); they are written here, not copied.
@@ -21,6 +21,7 @@ Anthropic); they are written here, not copied.
 | `error_after_200` | 200, one TGI error event about `top_p` | `top_p` is sent |
 | `overloaded` | 503 + `Retry-After: 0.05` (Anthropic route: 529) | odd-numbered requests |
 | `rate_limited` | 429, Groq "Please try again in 0.05s" | odd-numbered requests |
+| `quota_worded_429` | 429, a rate limit in quota words (below) | odd-numbered requests |
 | `context_length` | 400, `context_length_exceeded`, param `messages` | always |
 | `bad_key` | 401, `invalid_api_key` | always |
 | `quota` | 429, `insufficient_quota` | always |
@@ -41,6 +42,7 @@ Body = dict[str, Any]
 # short enough for a test suite.
 WAIT_SECONDS = 0.05
 ANTHROPIC_PATH = "/v1/messages"
+GOOGLE_PATH = "/v1beta/models/{model}:streamGenerateContent"
 # Image parts in the chat, Anthropic and Responses wires.
 IMAGE_PART_TYPES = frozenset({"image_url", "image", "input_image"})
 
@@ -153,6 +155,41 @@ def _rate_limited(body: Body, route: str) -> Refusal:
     return _json(429, {"error": error})
 
 
+def _quota_worded_429(body: Body, route: str) -> Refusal:
+    """A per-minute rate limit whose words speak of quota and billing (Azure links its
+    quota page, Gemini's free tier says "You exceeded your current quota"), with the
+    wait it names: the words must not make a rate limit an account refusal."""
+    if route == GOOGLE_PATH:
+        details = [
+            {
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [{"quotaId": "GenerateContentInputTokensPerModelPerMinute"}],
+            },
+            {
+                "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                "retryDelay": f"{WAIT_SECONDS:g}s",
+            },
+        ]
+        error = {
+            "code": 429,
+            "message": "You exceeded your current quota, please check your plan and billing "
+            "details. For more information on this error, head to: "
+            "https://ai.google.dev/gemini-api/docs/rate-limits.",
+            "status": "RESOURCE_EXHAUSTED",
+            "details": details,
+        }
+        return _json(429, {"error": error})
+    message = (
+        "Requests to the ChatCompletions_Create Operation under Azure OpenAI API version "
+        "2024-10-21 have exceeded token rate limit of your current OpenAI S0 pricing tier. "
+        "Please retry after 1 second. Please go here: https://aka.ms/oai/quotaincrease if "
+        "you would like to further increase the default rate limit."
+    )
+    # Azure sends the precise wait in milliseconds beside the whole seconds of its words.
+    headers = {"retry-after-ms": f"{WAIT_SECONDS * 1000:g}", "retry-after": "1"}
+    return _json(429, {"error": {"code": "429", "message": message}}, headers)
+
+
 def _openrouter_502(body: Body, route: str) -> Refusal:
     metadata = {
         "raw": "error code: 502",  # an upstream gateway page, nothing named
@@ -218,6 +255,7 @@ REJECTIONS: dict[str, Rejection] = {
     "error_after_200": Rejection(_sends("top_p"), _tgi_top_p),
     "overloaded": Rejection(_always, _overloaded, alternate=True),
     "rate_limited": Rejection(_always, _rate_limited, alternate=True),
+    "quota_worded_429": Rejection(_always, _quota_worded_429, alternate=True),
     "context_length": Rejection(
         _always,
         lambda body, route: _openai(

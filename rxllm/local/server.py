@@ -6,8 +6,8 @@ scripted stream faults (`FAULTS`), HTTP-level faults (`HTTP_FAULTS`), and reject
 as real endpoints word them (`rxllm.local.rejections.REJECTIONS`: `reject_param`,
 `reject_two_params`, `reject_max_tokens`, `reject_images`, `reject_tools`,
 `nvidia_opaque_500`, `openrouter_502`, `error_after_200`, `overloaded`,
-`rate_limited`, `context_length`, `bad_key`, `quota`), each played only while its
-trigger holds in the request body. Every error response carries an `x-request-id`.
+`rate_limited`, `quota_worded_429`, `context_length`, `bad_key`, `quota`), each played
+only while its trigger holds in the request body. Every error response carries an `x-request-id`.
 It records what it received and whether clients hung up, so tests can check both ends.
 The redirect faults (`redirect_private`, `redirect_other_origin`, `redirect_loop`)
 answer 307; the other origin is a second loopback server, started on first use, that

@@ -341,7 +341,10 @@ class _Attempts:
         provider = turn._provider
         self._turn = turn
         self._number = first_attempt
-        self._plan = RetryPlan(turn._body, provider.wire.recovery, provider.options.max_attempts)
+        options = provider.options
+        self._plan = RetryPlan(
+            turn._body, provider.wire.recovery, options.max_attempts, options.total_timeout
+        )
         # Bodies encoded after the first, for a retry (plan.sent keeps each body alive).
         self._requests: dict[int, HttpRequest] | None = None
 

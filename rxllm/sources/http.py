@@ -27,9 +27,9 @@ from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 from yarl import URL
 
-from rxllm.error_body import parse_error_body, request_id_of, retry_after_of
+from rxllm.error_body import parse_error_body, request_id_of, wait_of
 from rxllm.errors import ConfigError
-from rxllm.events import ErrorKind, failed
+from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import SourceItem
 from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
@@ -232,6 +232,7 @@ class _Transfer(abc.DisposableBase):
 
     __slots__ = (
         "_disposed",
+        "_headers",
         "_job",
         "_loop",
         "_observer",
@@ -253,6 +254,9 @@ class _Transfer(abc.DisposableBase):
         self._observer = observer
         self._loop = loop
         self._response: aiohttp.ClientResponse | None = None
+        self._headers: Mapping[str, str] | None = None
+        """The last response's headers: its request id is read only if a failure
+        needs it, so a stream that succeeds pays nothing for it."""
         self._disposed = False
         self._progress = 0  # the response's headers, then each read: what the watchdog sees
         self._stalled = False
@@ -275,6 +279,8 @@ class _Transfer(abc.DisposableBase):
     ) -> None:
         settings = self._settings
         secrets = settings.request.secrets
+        if fields.get("request_id") is None and self._headers is not None:
+            fields["request_id"] = request_id_of(self._headers)
         self._observer.on_next(
             failed(
                 settings.provider,
@@ -287,12 +293,22 @@ class _Transfer(abc.DisposableBase):
             )
         )
 
+    def _identified(self, problem: Failed) -> Failed:
+        """A failure the body reader found (not SSE, a line too long), with the
+        response's request id: a support ticket about a broken 200 needs it too."""
+        request_id = request_id_of(self._headers) if self._headers is not None else None
+        if request_id is None or problem.error.request_id is not None:
+            return problem
+        error = problem.error.model_copy(update={"request_id": request_id})
+        return problem.model_copy(update={"error": error})
+
     async def _deliver(self, client: aiohttp.ClientSession) -> None:
         settings = self._settings
         request = settings.request
         url = URL(request.url)
         headers = dict(request.headers)
         for hops in itertools.count():
+            self._headers = None  # a hop that fails says nothing of the previous one's id
             if settings.guard is not None:
                 settings.guard.check(url)
             # Awaited, then entered: `async with client.post(...)` would keep the
@@ -306,6 +322,7 @@ class _Transfer(abc.DisposableBase):
             )
             async with resp:
                 self._response = resp
+                self._headers = resp.headers
                 self._progress += 1
                 location = resp.headers.get(aiohttp.hdrs.LOCATION)
                 if resp.status in REDIRECTS and location is not None:
@@ -331,7 +348,6 @@ class _Transfer(abc.DisposableBase):
             data = await read_error_body(resp, timeout=settings.read_timeout)
             text = data.decode("utf-8", "replace")
             body = parse_error_body(text)
-            retry_after = retry_after_of(resp.headers)
             self._fail(
                 "rejected" if 400 <= resp.status < 500 else "http",
                 status_message(resp.status, body.message, resp.url, secrets),
@@ -339,8 +355,8 @@ class _Transfer(abc.DisposableBase):
                 raw=text,
                 param=body.param,
                 code=body.code,
-                retry_after=body.retry_after if retry_after is None else retry_after,
-                request_id=request_id_of(resp.headers),
+                retry_after=wait_of(resp.headers, body),
+                request_id=request_id_of(resp.headers) or body.request_id,
             )
             return
         provider, attempt = settings.provider, settings.attempt
@@ -365,11 +381,11 @@ class _Transfer(abc.DisposableBase):
             if self._disposed:
                 return
             if problem is not None:
-                self._observer.on_next(problem)
+                self._observer.on_next(self._identified(problem))
                 return
         problem = reader.close()
         if problem is not None:
-            self._observer.on_next(problem)
+            self._observer.on_next(self._identified(problem))
 
     def _watch(self, seen: int) -> None:
         """`read_timeout` without a byte: one timer per period, not one per read, so
