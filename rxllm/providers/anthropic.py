@@ -80,6 +80,7 @@ from typing import Any, ClassVar
 from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
+from rxllm.error_body import parse_error_payload
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
@@ -396,12 +397,15 @@ class AnthropicNormalizer(Normalizer):
             message = str(error.get("message") or kind)
         else:
             kind, message = "error", str(error if error is not None else payload)
+        body = parse_error_payload(payload)  # the wait and the `request_id`, as over HTTP
         self.fail(
             "stream_error",
             f"{message} ({kind})",
             status=ERROR_STATUSES.get(kind),
             code=kind,
             raw=json.dumps(payload, ensure_ascii=False),
+            retry_after=body.retry_after,
+            request_id=body.request_id,
         )
 
 

@@ -81,6 +81,7 @@ from urllib.parse import quote, urlsplit
 from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
+from rxllm.error_body import parse_error_payload
 from rxllm.errors import ConfigError
 from rxllm.events import ErrorInfo, StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
@@ -480,12 +481,15 @@ class GeminiNormalizer(Normalizer):
         else:
             message, code, status_name = str(error), None, None
         status = code if isinstance(code, int) and 400 <= code < 600 else None
+        body = parse_error_payload({"error": error})  # RetryInfo, RequestInfo: as over HTTP
         self.fail(
             "stream_error",
             message,
             status=status,
             code=status_name if isinstance(status_name, str) else None,
             raw=json.dumps(error),
+            retry_after=body.retry_after,
+            request_id=body.request_id,
         )
 
 

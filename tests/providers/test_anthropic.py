@@ -535,6 +535,21 @@ def test_error_kinds(kind: str, retryable: bool) -> None:
     assert "boom" in terminal.error.message
 
 
+def test_an_error_event_keeps_its_request_id_and_wait() -> None:
+    """docs.claude.com/en/api/errors: an error body carries `request_id`, mid-stream too."""
+    error = {
+        "type": "error",
+        "error": {"type": "rate_limit_error", "message": "Please try again in 2s"},
+        "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy",
+    }
+    terminal = replay(sse(START, error), PROVIDER)[-1]
+    assert isinstance(terminal, Failed)
+    assert (terminal.error.request_id, terminal.error.retry_after) == (
+        "req_011CSHoEeqs5C35K2UUqR7Fy",
+        2.0,
+    )
+
+
 def test_signature_and_redacted_thinking_events() -> None:
     thinking = {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking"}}
     sig = {

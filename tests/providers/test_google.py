@@ -613,6 +613,22 @@ def test_error_object_is_a_stream_error() -> None:
     assert end.error.raw is not None and json.loads(end.error.raw) == error
 
 
+def test_an_error_object_keeps_its_retry_info_and_request_id() -> None:
+    """google.rpc details in an error chunk mean what they mean in an HTTP body."""
+    error = {
+        "code": 429,
+        "message": "Resource has been exhausted (e.g. check quota).",
+        "status": "RESOURCE_EXHAUSTED",
+        "details": [
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "26s"},
+            {"@type": "type.googleapis.com/google.rpc.RequestInfo", "requestId": "abc123"},
+        ],
+    }
+    end = terminal(run({"error": error}))
+    assert isinstance(end, Failed)
+    assert (end.error.retry_after, end.error.request_id) == (26.0, "abc123")
+
+
 def test_grounding_after_the_finish_chunk_is_still_cited() -> None:
     """Grounding sent in a chunk of its own after the finish reason (a candidate with
     only groundingMetadata, as litellm#29167 saw mid-stream): its sources are cited;
