@@ -64,7 +64,6 @@ async def test_keepalives_alone_expire_the_first_event_deadline(streaming: Any) 
         rec = await p.complete(ask())
     error = rec.terminal.error
     assert error.kind == "stalled" and error.message.startswith("first_event_timeout expired")
-    assert rec.duration < 1.5
 
 
 async def test_keepalives_after_output_expire_the_idle_deadline(
@@ -107,18 +106,3 @@ async def test_the_total_deadline_covers_the_whole_turn() -> None:
     assert rec.terminal.type == "error" and rec.terminal.error.kind == "stalled"
     assert rec.terminal.error.message.startswith("total_timeout expired")
     assert rec.reasoning  # what came before the deadline is kept
-
-
-async def test_the_total_deadline_cuts_a_backoff_wait_short(local_server: LocalServer) -> None:
-    async def always_rate_limited(request: web.Request) -> web.Response:
-        error = {"message": "Rate limit reached", "code": "rate_limit_exceeded"}
-        return web.json_response({"error": error}, status=429, headers={"Retry-After": "20"})
-
-    local_server.app.router._frozen = False  # test-only route on the running server
-    local_server.app.router.add_post("/limited/chat/completions", always_rate_limited)
-    base = local_server.root + "/limited"
-    p = rxllm.provider("custom", base_url=base, total_timeout=0.3, allow_private_network=True)
-    async with asyncio.timeout(3):
-        events = [e async for e in p.astream(ask())]
-    assert [e.type for e in events] == ["retry", "error"]
-    assert events[-1].error.message.startswith("total_timeout expired")

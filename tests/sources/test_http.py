@@ -154,9 +154,8 @@ async def test_an_error_body_that_stops_arriving_ends_at_the_read_timeout(serve:
         return response
 
     url = await serve(handler)
-    started = asyncio.get_running_loop().time()
     items = await collect(http_source(HttpRequest(url, b"{}"), provider="p", read_timeout=0.3))
-    assert asyncio.get_running_loop().time() - started < 2
+    assert not release.is_set()  # ended by the read timeout, not by the body's end
     assert isinstance(items[0], Failed)
     error = items[0].error
     assert (error.kind, error.message, error.param) == ("rejected", "HTTP 400: bad request", "seed")
