@@ -227,6 +227,10 @@ class ReasoningDelta(_Event):
     text: str = ""
     signature: str | None = None
     redacted: bool = False
+    details: dict[str, Any] | None = None
+    """The block's own fields beyond its text and signature (`ReasoningPart.details`),
+    on the delta that ends the block: a Responses reasoning item's, an OpenRouter
+    reasoning detail's. A delta with a signature or details closes its block."""
 
 
 class ToolStart(_Event):
@@ -407,9 +411,9 @@ class StreamRecord(_Frozen):
     text: str = ""
     reasoning: str = ""
     reasoning_parts: list[ReasoningPart] = Field(default_factory=list)
-    """The reasoning as the provider delimited it: each block with the signature that
-    closed it (Anthropic's thinking and redacted thinking, a Responses reasoning item),
-    for `to_message()`."""
+    """The reasoning as the provider delimited it: each block with the signature and
+    details that closed it (Anthropic's thinking and redacted thinking, a Responses
+    reasoning item, an OpenRouter reasoning detail), for `to_message()`."""
     refusal: str = ""
     """What the model said in declining, apart from `text`."""
     tool_calls: list[ToolRequest] = Field(default_factory=list)

@@ -61,12 +61,21 @@ class ReasoningPart(_Frozen):
     provider's opaque `signature` (Anthropic refuses a thinking turn's tool calls sent
     back without its signed thinking blocks; a `redacted` block is its signature
     alone). `StreamRecord.to_message()` keeps them; a wire that takes no reasoning
-    back leaves them out, as does Anthropic for a part without a signature."""
+    back leaves them out, as does Anthropic for a part without a signature, the
+    Responses wire for a part that is not one of its reasoning items and OpenRouter
+    for a part that is not one of its reasoning details."""
 
     type: Literal["reasoning"] = "reasoning"
     text: str = ""
     signature: str | None = None
     redacted: bool = False
+    details: dict[str, Any] | None = None
+    """The block's own fields beyond its text and signature, as the provider sent them,
+    so that its wire takes the block back as it came: a Responses reasoning item
+    (`type: "reasoning"`, its `id` and `summary` parts; its `encrypted_content` is the
+    signature) or an OpenRouter reasoning detail (`type: "reasoning.text"`, ...,
+    `id`, `format`, `index`; its text, summary or data is `text` or `signature`).
+    None for reasoning that came as text and a signature alone."""
 
 
 Part = Annotated[TextPart | ImagePart | ReasoningPart, Field(discriminator="type")]

@@ -19,6 +19,7 @@ the turn is this module's scripted answer.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Iterator
@@ -39,6 +40,7 @@ __all__ = [
     "Prompt",
     "asked_tool",
     "pieces",
+    "sealed",
     "sample_arguments",
     "words",
     "script_for",
@@ -141,6 +143,13 @@ def _said(step: Step) -> str:
 
 def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
+
+
+def sealed(text: str) -> str:
+    """A stand-in for a provider's encrypted or signed reasoning (OpenAI's
+    `encrypted_content`, Anthropic's signature): opaque to the client, stable, so a
+    test can tell that it came back unchanged."""
+    return "rxllm-local:" + base64.urlsafe_b64encode(text.encode()).decode()
 
 
 def pieces(text: str, size: int) -> Iterator[str]:

@@ -3,7 +3,15 @@
 Beyond text and calls it sends what the chat family adds: `delta.refusal`, OpenRouter's
 `url_citation` annotations after the text they cite, and Groq's `executed_tools` for a
 tool the provider runs (first with its arguments, then with its output). The chat wire
-has no pause: a paused script stops."""
+has no pause: a paused script stops.
+
+Reasoning is `delta.reasoning_content`, unless the request carries OpenRouter's
+`reasoning` parameter: then it is OpenRouter's `delta.reasoning` with
+`delta.reasoning_details` (openrouter.ai/docs, Reasoning Tokens), as an upstream
+reasoned: for an `openai/...` model, `reasoning.summary` fragments then one
+`reasoning.encrypted` detail with the item's id (`openai-responses-v1`); for any other
+model, `reasoning.text` fragments then the signature in a last fragment
+(`anthropic-claude-v1`), as the openrouter captures show."""
 
 from __future__ import annotations
 
@@ -21,6 +29,7 @@ from rxllm.local.script import (
     ServerTool,
     ToolUse,
     pieces,
+    sealed,
     words,
 )
 
@@ -81,8 +90,13 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
 
     yield chunk({"role": "assistant", "content": ""})
     call_index = 0
+    details = 0  # OpenRouter's reasoning details so far: the next one's index
     for position, step in enumerate(script.steps):
-        if isinstance(step, Reasoning):
+        if isinstance(step, Reasoning) and "reasoning" in body:
+            for delta in _reasoning_details(step.text, said(step.text), model, details):
+                yield chunk(delta)
+            details += 2 if model.startswith("openai/") else 1
+        elif isinstance(step, Reasoning):
             for word in said(step.text):
                 yield chunk({"reasoning_content": word})
         elif isinstance(step, Say):
@@ -136,6 +150,33 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     yield _frame("[DONE]")
     if script.late_text is not None:
         yield chunk({"content": script.late_text})
+
+
+def _reasoning_details(
+    text: str, fragments: Iterator[str], model: str, index: int
+) -> Iterator[dict[str, Any]]:
+    """One reasoning step as OpenRouter streams it (module docstring): the plain
+    `reasoning` beside each detail fragment that carries text."""
+    if model.startswith("openai/"):
+        form = "openai-responses-v1"
+        for piece in fragments:
+            summary = {"type": "reasoning.summary", "summary": piece, "format": form}
+            yield {"reasoning": piece, "reasoning_details": [{**summary, "index": index}]}
+        encrypted = {
+            "type": "reasoning.encrypted",
+            "data": sealed(text),
+            "id": f"rs_local_{index + 1}",
+            "format": form,
+            "index": index + 1,
+        }
+        yield {"reasoning_details": [encrypted]}
+        return
+    form = "anthropic-claude-v1"
+    for piece in fragments:
+        fragment = {"type": "reasoning.text", "text": piece, "format": form, "index": index}
+        yield {"reasoning": piece, "reasoning_details": [fragment]}
+    signed = {"type": "reasoning.text", "signature": sealed(text), "format": form, "index": index}
+    yield {"reasoning_details": [signed]}
 
 
 def _annotation(text: str, cite: Cite) -> dict[str, Any]:

@@ -9,7 +9,6 @@ progress events. A `whole` script sends each item only as its `output_item.done`
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -24,6 +23,7 @@ from rxllm.local.script import (
     ServerTool,
     ToolUse,
     pieces,
+    sealed,
     words,
 )
 
@@ -83,7 +83,7 @@ Events = list[tuple[str, dict[str, Any]]]
 def _reasoning(step: Reasoning, at: dict[str, Any], encrypted: bool) -> tuple[Events, Any]:
     item: dict[str, Any] = {"id": at["item_id"], "type": "reasoning", "summary": []}
     if encrypted:
-        item["encrypted_content"] = _sealed(step.text)
+        item["encrypted_content"] = sealed(step.text)
     where = {**at, "summary_index": 0}
     part = {"type": "summary_text", "text": step.text}
     events: Events = [
@@ -304,8 +304,3 @@ _PREFIX: dict[type, str] = {
     ToolUse: "fc",
     ServerTool: "ws",
 }
-
-
-def _sealed(text: str) -> str:
-    """A stand-in for OpenAI's encrypted reasoning: opaque to the client, stable."""
-    return "rxllm-local:" + base64.urlsafe_b64encode(text.encode()).decode()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from rxllm.events import (
     Attempt,
@@ -124,30 +125,39 @@ class RecordBuilder:
             attempt.end(event.error if isinstance(event, Failed) else None)
 
     def _reasoning_part(self, event: ReasoningDelta) -> None:
-        """A signature closes the block its deltas opened; a redacted block is its
-        signature alone."""
+        """A signature or details close the block its deltas opened; a redacted block
+        is its signature alone."""
         if event.redacted:
-            self._close_reasoning(None)
+            self._close_reasoning()
             self.reasoning_parts.append(
-                ReasoningPart(text=event.text, signature=event.signature, redacted=True)
+                ReasoningPart(
+                    text=event.text,
+                    signature=event.signature,
+                    redacted=True,
+                    details=event.details,
+                )
             )
             return
         self.open_reasoning.append(event.text)
-        if event.signature is not None:
-            self._close_reasoning(event.signature)
+        if event.signature is not None or event.details is not None:
+            self._close_reasoning(event.signature, event.details)
 
-    def _close_reasoning(self, signature: str | None) -> None:
+    def _close_reasoning(
+        self, signature: str | None = None, details: dict[str, Any] | None = None
+    ) -> None:
         text = "".join(self.open_reasoning)
         self.open_reasoning.clear()
-        if text or signature is not None:
-            self.reasoning_parts.append(ReasoningPart(text=text, signature=signature))
+        if text or signature is not None or details is not None:
+            self.reasoning_parts.append(
+                ReasoningPart(text=text, signature=signature, details=details)
+            )
 
     def build(self) -> StreamRecord:
         terminal = self.terminal
         if terminal is None:
             raise RuntimeError("the stream completed without a terminal event")
         now = time.monotonic()
-        self._close_reasoning(None)  # a block no signature closed (plain reasoning text)
+        self._close_reasoning()  # a block nothing closed (plain reasoning text)
         return StreamRecord.make(
             provider=terminal.provider,
             requested_model=self.requested_model,

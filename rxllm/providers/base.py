@@ -124,7 +124,11 @@ class Normalizer(ABC):
         self.emit(TextDelta.of(self.provider, self.attempt, text))
 
     def reasoning(
-        self, text: str = "", signature: str | None = None, redacted: bool = False
+        self,
+        text: str = "",
+        signature: str | None = None,
+        redacted: bool = False,
+        details: dict[str, Any] | None = None,
     ) -> None:
         if text.__class__ is not str:
             raise _not_a_string("a reasoning delta", text)
@@ -137,6 +141,7 @@ class Normalizer(ABC):
                 text=text,
                 signature=signature,
                 redacted=redacted,
+                details=details,
             )
         )
 

@@ -1,8 +1,9 @@
 """OpenAI Responses streaming: typed output items and one JSON event per SSE event.
 
 Request: `POST {base}/responses` with `stream: true`; the conversation goes in `input`
-as typed items (messages, `function_call`, `function_call_output`), leading system
-text in `instructions`. Response: events whose JSON `type` names them
+as typed items (messages, `function_call`, `function_call_output`, and an assistant
+turn's `reasoning` items first, each as it came), leading system text in
+`instructions`. Response: events whose JSON `type` names them
 (`response.output_text.delta`, `response.function_call_arguments.delta`, ...). The
 `event:` line repeats the type on OpenAI's wire but not on OpenRouter's, so only the
 JSON `type` is read. The stream ends with `response.completed`, `response.incomplete`
@@ -18,7 +19,9 @@ Output items, by type (the decisions of this module):
   emitted again.
 - `reasoning`: summary (or reasoning text) deltas as they come; an item that had none
   arrived whole: its `summary` texts (else its `content` texts) are emitted at its
-  `output_item.done`.
+  `output_item.done`. That item ends with one more delta: its `encrypted_content` as
+  the signature, its other fields (`id`, `summary`, ...) as `details`, which the
+  request builder sends back as the item.
 - `function_call`: a `tool_request` (below). A call seen only at its `output_item.done`
   is started and ended there.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
@@ -74,7 +77,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.request import ChatRequest, ImagePart, Message, TextPart, ToolCall
+from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 
 __all__ = [
     "CLIENT_ITEMS",
@@ -274,14 +277,34 @@ def _answer_item(kind: str, call_id: str | None, text: str) -> dict[str, Any]:
     return {**fields, "type": ANSWER_ITEMS[kind], "call_id": call_id}
 
 
+def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
+    """A reasoning part that came from a Responses reasoning item, as that item: its
+    own fields (`id`, `summary`, ...) and its signature as `encrypted_content`. Any
+    other part is not one: the API takes an item only by its `id`. Without `store`
+    the API keeps nothing to look the id up in ("Items are not persisted when `store`
+    is set to false ... remove this item from your input"), so an item without its
+    encrypted content is left out then."""
+    details = part.details
+    if not details or details.get("type") != "reasoning" or not details.get("id"):
+        return None
+    if part.signature is None and not stored:
+        return None
+    item = {"summary": [], **details}  # `summary` is required, even when empty
+    if part.signature is not None:
+        item["encrypted_content"] = part.signature
+    return item
+
+
 def responses_input(
-    messages: list[Message], custom_tools: frozenset[str] = frozenset()
+    messages: list[Message], custom_tools: frozenset[str] = frozenset(), stored: bool = True
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """(instructions, input items) of a conversation: the leading system messages
     become `instructions`; a system message later on stays in place as an item. A call
     that came from an item asking the client to act goes back as that item, and its
     tool message as the item answering it (`custom_tools`: the names of the custom
-    tools offered, whose calls are `custom_tool_call`s)."""
+    tools offered, whose calls are `custom_tool_call`s). An assistant turn's reasoning
+    items go back first, so that a reasoning model keeps its reasoning across tool
+    calls (`stored`: whether the request lets the API store its items, `store`)."""
     leading: list[str] = []
     items: list[dict[str, Any]] = []
     kinds: dict[str, str] = {}  # call id -> the item type that carried the call
@@ -295,6 +318,14 @@ def responses_input(
         elif role == "user":
             items.append({"type": "message", "role": "user", "content": _input_text(message)})
         elif role == "assistant":
+            if message.text or message.tool_calls:
+                # Before the message and calls they led to: the API refuses a reasoning
+                # item "without its required following item".
+                for part in message.content:
+                    if isinstance(part, ReasoningPart):
+                        reasoning = _reasoning_item(part, stored)
+                        if reasoning is not None:
+                            items.append(reasoning)
             if message.text:
                 # `annotations` is required in an `output_text` part (strict validators,
                 # vLLM and Azure's, reject the part without it; OpenAI's tolerates that).
@@ -323,13 +354,16 @@ class ResponsesNormalizer(Normalizer):
     `output_item.added` and ends at `function_call_arguments.done`, whose full text is
     authoritative, or at its `output_item.done`, whichever comes first. Encrypted
     reasoning is kept as a signature, taken from the item's `output_item.done` (OpenAI
-    re-encrypts it there) or else from its `output_item.added`.
+    re-encrypts it there) or else from its `output_item.added`; the delta that carries
+    it ends the item, with the item's other fields as `details` (its `id` above all),
+    so that the item goes back in the next request's input as it came.
     """
 
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
         self.calls: dict[int, bool] = {}  # output_index -> ended
-        self.pending_signatures: dict[int, str] = {}  # reasoning output_index -> blob
+        # reasoning items added and not yet done: output_index -> the added item
+        self.reasoning_items: dict[int, dict[str, Any]] = {}
         self.reasoning_part: tuple[int, int] | None = None  # (output_index, part) of the last
         self.reasoned: set[int] = set()  # reasoning output_index that had deltas
         self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools started
@@ -469,9 +503,7 @@ class ResponsesNormalizer(Normalizer):
         if kind == "function_call":
             self._start_call(index, item)
         elif kind == "reasoning":
-            blob = item.get("encrypted_content")
-            if blob:
-                self.pending_signatures[index] = blob
+            self.reasoning_items[index] = item
         else:
             acts = item_kind(item)
             if acts == "client":
@@ -494,10 +526,9 @@ class ResponsesNormalizer(Normalizer):
                     text = part.get("text") if isinstance(part, dict) else None
                     if isinstance(text, str):
                         self._reasoning_delta({"output_index": index, "delta": text}, position)
-            pending = self.pending_signatures.pop(index, None)
-            blob = item.get("encrypted_content") or pending
-            if blob:
-                self.reasoning("", signature=blob)
+            added = self.reasoning_items.pop(index, None) or {}
+            blob = item.get("encrypted_content") or added.get("encrypted_content")
+            self._end_reasoning({**added, **item}, blob)  # the done item is authoritative
         elif kind == "message":
             self._message_done(index, item)
         elif kind in SERVER_OUTPUTS:
@@ -593,10 +624,19 @@ class ResponsesNormalizer(Normalizer):
     def _created(self, payload: dict[str, Any]) -> None:
         self._response(payload)
 
+    def _end_reasoning(self, item: dict[str, Any], blob: Any) -> None:
+        """The delta that ends a reasoning item: its encrypted content as the signature,
+        its other fields as details. The API wants the item back by its `id` (with its
+        encrypted content when nothing is stored), so an item is kept even when it
+        showed no text."""
+        details = {key: value for key, value in item.items() if key != "encrypted_content"}
+        self.reasoning(signature=blob or None, details=details)
+
     def _finish(self, response: dict[str, Any]) -> None:
-        for index in sorted(self.pending_signatures):  # reasoning items never marked done
-            self.reasoning("", signature=self.pending_signatures[index])
-        self.pending_signatures.clear()
+        for index in sorted(self.reasoning_items):  # reasoning items never marked done
+            item = self.reasoning_items[index]
+            self._end_reasoning(item, item.get("encrypted_content"))
+        self.reasoning_items.clear()
         usage = response.get("usage")
         if usage:
             self.usage(responses_usage(usage))
@@ -677,7 +717,8 @@ class OpenAIResponses(WireProtocol):
         custom = frozenset(
             str(t.get("name")) for t in offered if isinstance(t, dict) and t.get("type") == "custom"
         )
-        instructions, items = responses_input(request.messages, custom)
+        stored = request.params.get("store") is not False  # the API stores by default
+        instructions, items = responses_input(request.messages, custom, stored)
         body: dict[str, Any] = {"model": request.model, "input": items, "stream": True}
         if instructions is not None:
             body["instructions"] = instructions

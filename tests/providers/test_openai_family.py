@@ -642,6 +642,7 @@ OPTIONS: dict[str, ChatOptions] = {
         stream_usage=False, short_tool_call_ids=True, sampling_renames={"seed": "random_seed"}
     ),
     "deepseek": ChatOptions(reasoning_with_tool_calls=True),
+    "openrouter": ChatOptions(reasoning_details=True),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True),
 }
