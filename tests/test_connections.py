@@ -108,3 +108,69 @@ async def test_the_pool_does_not_cap_concurrent_streams(local_server: LocalServe
         assert p._pool is not None
         connector = p._pool.session().connector
         assert connector is not None and connector.limit == 0
+
+
+async def test_a_rejected_turn_gives_its_connection_back(local_server: LocalServer) -> None:
+    """The error body is read to its end, so a 4xx does not cost a connection."""
+    async with rxllm.provider("local", base_url=local_server.url) as p:
+        for _ in range(3):
+            rec = await p.complete(ASK.model_copy(update={"model": "fault/bad_key"}))
+            assert rec.terminal.type == "error" and rec.terminal.error.status == 401
+    assert len(local_server.connections) == 1
+
+
+@pytest.fixture
+def local_server_url() -> str:
+    return shared_server_url(pace=0)
+
+
+def test_a_provider_outlives_its_event_loops(local_server_url: str) -> None:
+    """Two `asyncio.run` calls, then a third to close: each loop gets its own pooled
+    session, the first closed with its loop; nothing hangs or names the wrong loop."""
+    p = rxllm.provider("local", base_url=local_server_url)
+
+    async def turn() -> str:
+        rec = await asyncio.wait_for(p.complete(ASK), 10)
+        return rec.terminal.type
+
+    assert asyncio.run(turn()) == "done"
+    assert asyncio.run(turn()) == "done"
+    asyncio.run(p.aclose())
+    assert p._pool is not None and not p._pool._entries
+
+
+async def test_cancelling_while_waiting_for_the_answer_closes_the_connection() -> None:
+    """A server that accepts and never answers: leaving the stream closes the socket
+    at once (the server reads EOF) and the pool keeps nothing half-open."""
+    eof = asyncio.Event()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.read(65536):
+            pass
+        eof.set()
+        writer.close()
+
+    server = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with rxllm.provider(
+            "openai", api_key="k", base_url=f"http://127.0.0.1:{port}/v1"
+        ) as p:
+
+            async def consume() -> None:
+                async for _event in p.astream(ASK):
+                    pass
+
+            task = asyncio.create_task(consume())
+            await asyncio.sleep(0.2)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await asyncio.wait_for(eof.wait(), timeout=2)
+            assert p._pool is not None
+            connector = p._pool.session().connector
+            assert connector is not None
+            assert not connector._acquired
+    finally:
+        server.close()
+        await server.wait_closed()

@@ -100,3 +100,63 @@ def test_the_repr_of_the_http_request_hides_the_key() -> None:
     local = rxllm.provider("local", api_key=KEY, base_url="http://127.0.0.1:9/v1")
     sent = local.http_request(request("m"))
     assert KEY not in repr(sent) and KEY not in str(sent)
+
+
+@pytest.mark.parametrize("status", [301, 307])
+async def test_a_location_that_quotes_the_key_shows_it_nowhere(
+    logs: list[str], status: int
+) -> None:
+    """An endpoint that echoes the key into a redirect: in the path, the query and
+    the userinfo. Each is refused or followed; the key shows in no error and no log."""
+    seen: list[str] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        seen.append(str(request.rel_url))
+        if request.path == "/v1/chat/completions":
+            key = request.headers["Authorization"].removeprefix("Bearer ")
+            target = f"/moved/{key}/chat?key={key}"
+            return web.Response(status=status, headers={"Location": target})
+        return web.json_response({"error": {"message": f"no such key {KEY}"}}, status=404)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+    try:
+        async with rxllm.provider("openai", api_key=KEY, base_url=url) as provider:
+            events, shown = await turn(provider, request("m"))
+    finally:
+        await runner.cleanup()
+    assert events[-1].type == "error"
+    assert len(seen) == (2 if status == 307 else 1)  # the 307 was followed, same origin
+    assert "[redacted]" in events[-1].error.message
+    assert KEY not in shown
+    if status == 307:
+        assert any("following a 307 redirect" in line for line in logs)
+    assert not [line for line in logs if KEY in line]
+
+
+@pytest.mark.parametrize(("name", "key"), [("ollama", "ollama"), ("vllm", "EMPTY")])
+async def test_a_placeholder_key_leaves_the_providers_advice_whole(name: str, key: str) -> None:
+    advice = f"model 'llama3' not found, try pulling it first with: ollama pull llama3 ({key})"
+
+    async def handler(request: web.Request) -> web.Response:
+        return web.json_response({"error": {"message": advice}}, status=404)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+    try:
+        async with rxllm.provider(name, api_key=key, base_url=url) as provider:
+            rec = await provider.complete(request("llama3"))
+    finally:
+        await runner.cleanup()
+    assert rec.terminal.type == "error"
+    assert advice in rec.terminal.error.message and "[redacted]" not in (
+        rec.terminal.error.raw or ""
+    )

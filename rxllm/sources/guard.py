@@ -20,6 +20,13 @@ refused. `allow_private_network` opts in to the private network (RFC 1918, loopb
 link-local, CGNAT, unique-local): `True` for all of it, or a list of networks for only
 those. Addresses that are never a server (unspecified, multicast, reserved,
 documentation, benchmarking) and the cloud metadata endpoints stay refused even then.
+IPv6 is public only inside 2000::/3, the one block IANA allocates as global unicast
+(Python 3.11's registry calls `fe00::1` and `::ffff:0:7f00:1` global).
+
+A URL's host that aiohttp's connector takes for an address (digits and dots, or a
+colon) is connected to as written, without asking any resolver, so the guard accepts
+it only in canonical form: `127.0.0.1.` is a DNS name to the system and `127.1` is
+parsed by the platform, either of them behind the guard's back.
 """
 
 from __future__ import annotations
@@ -48,16 +55,21 @@ Network = IPv4Network | IPv6Network
 ALLOWED_SCHEMES = frozenset({"http", "https"})
 
 # Instance metadata services hand out cloud credentials to whoever asks from inside:
-# AWS (IPv4, IPv6 and the ECS task endpoint), GCP and Azure (169.254.169.254), Oracle
-# (192.0.0.192), Alibaba (100.100.100.200). Refused even with `allow_private_network`.
+# AWS (IPv4, IPv6, the ECS task endpoint and the EKS Pod Identity agent at
+# 169.254.170.23 / fd00:ec2::23), GCP and Azure (169.254.169.254), Azure's WireServer
+# (168.63.129.16: a public-looking address that answers inside every VNet with the VM's
+# goal state and extension settings), Oracle (192.0.0.192), Alibaba (100.100.100.200).
+# Refused even with `allow_private_network`.
 METADATA_ADDRESSES: frozenset[IPAddress] = frozenset(
     ip_address(a)
     for a in (
         "169.254.169.254",
         "169.254.170.2",
+        "169.254.170.23",
         "169.254.169.253",
         "fd00:ec2::254",
         "fd00:ec2::23",
+        "168.63.129.16",
         "192.0.0.192",
         "100.100.100.200",
     )
@@ -105,6 +117,17 @@ _V6_TABLE: tuple[tuple[IPv6Network, str, bool], ...] = tuple(
     )
 )
 _NAT64 = IPv6Network("64:ff9b::/96")
+_LOCAL_NAT64 = IPv6Network("64:ff9b:1::/48")
+# RFC 6052 section 2.2: where an IPv4 address sits in a NAT64 address, by the prefix
+# length the operator chose, as (first bit, bit count) pieces (bits 64-71 stay zero).
+# A local-use prefix (RFC 8215) is the /48 itself or any longer prefix inside it.
+_NAT64_LAYOUTS: tuple[tuple[tuple[int, int], ...], ...] = (
+    ((48, 16), (72, 16)),  # /48
+    ((56, 8), (72, 24)),  # /56
+    ((72, 32),),  # /64
+    ((96, 32),),  # /96
+)
+_GLOBAL_UNICAST = IPv6Network("2000::/3")
 
 
 def check_address(
@@ -142,15 +165,33 @@ def _classify(address: IPAddress) -> tuple[str | None, bool]:
             if reason is None:
                 return None, False
             return f"the {form} form of {v4}, {reason}", private
+        if address in _LOCAL_NAT64:
+            # Which layout the translator uses is its operator's choice: a metadata
+            # address in any of them stays closed when the private network is opened.
+            for v4 in _local_nat64_candidates(address):
+                if v4 in METADATA_ADDRESSES:
+                    return f"the local-use NAT64 form of {v4}, a cloud metadata address", False
         table: Iterable[tuple[Network, str, bool]] = _V6_TABLE
     else:
         table = _V4_TABLE
     for net, reason, private in table:
         if address in net:
             return reason, private
+    if isinstance(address, IPv6Address) and address not in _GLOBAL_UNICAST:
+        return "outside global unicast (2000::/3): reserved or unallocated", False
     if not address.is_global:  # whatever else Python's registry knows is not public
         return "not globally reachable", False
     return None, False
+
+
+def _local_nat64_candidates(address: IPv6Address) -> Iterable[IPv4Address]:
+    """The IPv4 address each RFC 6052 layout would read out of `address`."""
+    value = int(address)
+    for layout in _NAT64_LAYOUTS:
+        v4 = 0
+        for first, count in layout:
+            v4 = (v4 << count) | ((value >> (128 - first - count)) & ((1 << count) - 1))
+        yield IPv4Address(v4)
 
 
 def _embedded_ipv4(address: IPv6Address) -> tuple[str, IPv4Address] | None:
@@ -193,19 +234,52 @@ def _ip_literal(host: str) -> IPAddress | None:
     return None
 
 
+def _connector_takes_as_address(host: str) -> bool:
+    """Whether aiohttp's connector connects to `host` as written, without asking the
+    resolver it was given: its `is_ip_address` rule (3.14), which also covers the
+    stricter patterns of older versions (digits and dots, or a colon)."""
+    return ":" in host or host.replace(".", "").isdigit()
+
+
+def _host_refusal(host: str, allow: bool | Sequence[str]) -> tuple[str, bool] | None:
+    """Why a URL's host is refused before any lookup, and whether allowing the private
+    network would open it; None for a name (the resolver checks what it resolves to)
+    or an allowed address written canonically."""
+    literal = _ip_literal(host)
+    if literal is not None:
+        reason = check_address(literal, allow_private_network=allow)
+        if reason is not None:
+            return reason, check_address(literal, allow_private_network=True) is None
+    if not _connector_takes_as_address(host):
+        return None
+    try:
+        ip_address(host)
+    except ValueError:
+        pass
+    else:
+        return None
+    # Connected to as written, the host would be parsed (or looked up) by the system,
+    # not by the guard: the connection would not be pinned to what was checked.
+    if literal is not None:
+        return f"{host} is a legacy spelling of {literal}: write the address as {literal}", False
+    return (
+        f"{host} is not an IP address, yet a client connects to it as one, leaving the "
+        "lookup to the system, unchecked: write the address or the name without it"
+    ), False
+
+
 def check_url(url: str | URL, *, allow_private_network: bool | Sequence[str] = False) -> str | None:
     """Why `url` may not be fetched before any lookup, or None: its scheme, and its
-    host when that is an IP literal (a name is checked by `GuardedResolver`)."""
+    host when that is an IP literal, or what a client would take for one without
+    being one in canonical form (a name is checked by `GuardedResolver`)."""
     parsed = URL(url) if isinstance(url, str) else url
     if parsed.scheme not in ALLOWED_SCHEMES:
         return f"only http and https URLs may be fetched, not {parsed.scheme or 'none'!r}"
     host = parsed.raw_host
     if not host:
         return "the URL names no host"
-    literal = _ip_literal(host)
-    if literal is None:
-        return None
-    return check_address(literal, allow_private_network=allow_private_network)
+    refusal = _host_refusal(host, allow_private_network)
+    return None if refusal is None else refusal[0]
 
 
 class AddressRefused(Exception):
@@ -264,9 +338,10 @@ class SsrfGuard:
         if url.scheme not in ALLOWED_SCHEMES or not url.raw_host:
             reason = check_url(url)
             raise AddressRefused(str(url.with_query(None)), reason or "not an http(s) URL")
-        literal = _ip_literal(url.raw_host)
-        if literal is not None:
-            _refuse(url.raw_host, literal, self.allow_private_network)
+        refusal = _host_refusal(url.raw_host, self.allow_private_network)
+        if refusal is not None:
+            reason, openable = refusal
+            raise AddressRefused(url.raw_host, reason, openable=openable)
 
     def open(self) -> tuple[aiohttp.ClientSession, GuardedResolver | None]:
         """A new session whose every connection goes through the guard, and the resolver

@@ -49,8 +49,10 @@ class SessionPool:
         loop = asyncio.get_running_loop()
         entry = self._entries.get(loop)
         if entry is None or entry.session.closed:
-            for stale in [other for other in self._entries if other.is_closed()]:
-                del self._entries[stale]  # closed with its loop
+            # Other threads' loops add and drop their entries meanwhile: walk a copy
+            # (`list()` of a dict is one step under the GIL), drop what is still there.
+            for stale in [other for other in list(self._entries) if other.is_closed()]:
+                self._entries.pop(stale, None)  # closed with its loop
             if self.guard is not None:
                 session, resolver = self.guard.open()
             else:
@@ -63,7 +65,8 @@ class SessionPool:
         """Close every connection: this loop's now, other loops' on their own loop."""
         current = asyncio.get_running_loop()
         entries = list(self._entries.items())
-        self._entries.clear()
+        for loop, _ in entries:  # not clear(): an entry another thread adds now stays
+            self._entries.pop(loop, None)
         for loop, entry in entries:
             if loop is current:
                 await entry.keeper.aclose()

@@ -17,13 +17,18 @@ source sends with `allow_redirects=False` and asks `next_hop` what to do:
   even if a later hop comes back.
 - A hop from https to http is refused: the body (and any credential) would cross the
   network in clear text.
+- A location with credentials in it (`https://user:pass@host/`) is refused: they are
+  not the caller's, aiohttp would send them as Basic auth (to the same origin it
+  cannot even combine them with the caller's `Authorization`), and a URL is no place
+  for a secret anyway.
 - Guarded providers check every hop with the SSRF guard too (`rxllm.sources.guard`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from yarl import URL
 
@@ -57,7 +62,8 @@ class Hop:
     """The next request of a redirect chain."""
 
     url: URL
-    headers: dict[str, str]
+    headers: dict[str, str] = field(repr=False)
+    """Never in the repr: on the same origin they carry the key."""
     cross_origin: bool
 
 
@@ -67,13 +73,20 @@ def origin(url: URL) -> tuple[str, str, int | None]:
 
 
 def without_credentials(headers: Mapping[str, str], secrets: tuple[str, ...]) -> dict[str, str]:
-    """`headers` without any that carries a credential: by name, or by holding a secret."""
+    """`headers` without any that carries a credential: by name, or by holding a secret
+    as a whole token (`Token <key>`), so that a placeholder key such as `x` does not
+    take `Accept: text/event-stream` with it."""
+    holds = [_token(secret) for secret in secrets if secret]
     return {
         name: value
         for name, value in headers.items()
-        if name.lower() not in CREDENTIAL_HEADERS
-        and not any(secret and secret in value for secret in secrets)
+        if name.lower() not in CREDENTIAL_HEADERS and not any(p.search(value) for p in holds)
     }
+
+
+def _token(secret: str) -> re.Pattern[str]:
+    """`secret` standing alone: not inside a longer word (the rule `redact` follows)."""
+    return re.compile(rf"(?<![\w-]){re.escape(secret)}(?![\w-])")
 
 
 def next_hop(
@@ -101,6 +114,9 @@ def next_hop(
         return f"the endpoint redirected ({status}) to {target}, which is not an http(s) URL"
     if current.scheme == "https" and target.scheme == "http":
         return f"the endpoint redirected ({status}) from https to http ({target})"
+    if target.raw_user is not None or target.raw_password is not None:
+        shown = target.with_user(None)
+        return f"the endpoint redirected ({status}) to {shown} with credentials in the URL"
     cross = origin(target) != origin(current)
     next_headers = without_credentials(headers, secrets) if cross else dict(headers)
     return Hop(target, next_headers, cross)

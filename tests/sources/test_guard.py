@@ -345,3 +345,63 @@ def test_the_guard_checks_a_url_object() -> None:
     with pytest.raises(AddressRefused, match="only http and https"):
         SsrfGuard().check(URL("ftp://example.com/x"))
     SsrfGuard().check(URL("https://api.example.com/v1"))  # a name: for the resolver
+
+
+class RebindingResolver(FakeResolver):
+    """Answers the checked address first, then a private one: DNS rebinding."""
+
+    def __init__(self, first: str, then: str) -> None:
+        super().__init__({})
+        self.answers = [first, then]
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        self.table[host] = [self.answers[min(len(self.asked), 1)]]
+        return await super().resolve(host, port, family)
+
+
+async def test_the_connection_goes_to_the_checked_answer_and_a_rebound_one_is_refused(
+    local_server: LocalServer, no_outside_connections: list[Any]
+) -> None:
+    """One lookup per resolution, none at connect (the socket goes to what was checked);
+    aiohttp's DNS cache holds only checked answers; the next real lookup is checked again."""
+    rebinding = RebindingResolver("127.0.0.1", "10.0.0.1")
+    guard = SsrfGuard(allow_private_network=("127.0.0.1/32",), resolver=rebinding)
+    url = f"http://llm.rebind.test:{local_server.port}/v1/chat/completions"
+    body = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": true}'
+    close = {"Connection": "close"}  # a new connection each time, not a pooled one
+    async with guard.session() as session:
+        for _ in range(2):  # the second connects from the DNS cache: no lookup at all
+            async with session.post(url, data=body, headers=close) as response:
+                assert response.status == 200
+                await response.read()
+        assert rebinding.asked == ["llm.rebind.test"]
+        assert session.connector is not None
+        session.connector.clear_dns_cache()  # type: ignore[attr-defined]
+        with pytest.raises(AddressRefused, match=r"10\.0\.0\.1 is private"):
+            await session.post(url, data=body, headers=close)
+    assert rebinding.asked == ["llm.rebind.test"] * 2
+    assert {address[0] for address in no_outside_connections} == {"127.0.0.1"}
+    assert len(local_server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://evil@127.0.0.1/v1", "loopback"),  # the host is after the @
+        ("http://evil.com:80@127.0.0.1/v1", "loopback"),
+        ("http://127.0.0.1#@evil.com/v1", "loopback"),  # the rest is a fragment
+        # fullwidth digits and ideographic full stops, which IDNA maps to ASCII
+        ("http://\uff11\uff12\uff17.\uff10.\uff10.\uff11/v1", "loopback"),
+        ("http://127\u30020\u30020\u30021/v1", "loopback"),
+        ("HTTP://127.0.0.1/v1", "loopback"),
+        ("http://[::ffff:169.254.169.254]/", "cloud metadata"),
+        ("http://[fd00:ec2::254%25eth0]/", "cloud metadata"),
+        ("http://0xa9fea9fe/", "cloud metadata"),
+        ("http://169.254.43518/", "cloud metadata"),
+    ],
+)
+def test_tricky_spellings_are_seen_through(url: str, reason: str) -> None:
+    refusal = check_url(url, allow_private_network=reason == "cloud metadata")
+    assert refusal is not None and reason in refusal, refusal
