@@ -380,12 +380,6 @@ async def _stream(args: argparse.Namespace) -> int:
     if api_key and any(ord(c) < 32 or ord(c) == 127 for c in api_key):  # a pasted line end
         source = "--api-key" if args.api_key else wire.api_key_env
         raise UsageError(f"the API key from {source} holds a line break or control character")
-    authorization = api_key and "authorization" in {h.lower() for h in wire.headers(api_key)}
-    if authorization and args.base_url and "@" in URL(args.base_url).raw_authority:
-        raise UsageError(
-            "--base-url holds user:password@ and the key goes in the Authorization header "
-            "too: keep one"
-        )
     for path, flag in ((args.record, "--record"), (args.plot, "--plot")):
         _writable(path, flag)
     if name == "local" and not args.json:

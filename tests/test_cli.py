@@ -319,7 +319,7 @@ def test_a_base_url_that_cannot_be_used_is_said_before_streaming() -> None:
     url = "http://user:pw@127.0.0.1:9/v1"
     both = run("stream", "hi", "--provider", "openai", "--api-key", "k", "--base-url", url)
     assert both.returncode == 2 and "Traceback" not in both.stderr, both.stderr
-    assert "--base-url holds user:password@" in both.stderr
+    assert "rxllm: base_url holds user:password@" in both.stderr
     custom = run("stream", "hi", "--provider", "custom")
     assert custom.returncode == 2
     assert (

@@ -52,6 +52,28 @@ def test_a_base_url_without_a_host_is_a_config_error() -> None:
         rxllm.provider("custom", api_key=KEY, base_url="http://")
 
 
+@pytest.mark.parametrize(
+    ("base_url", "said"),
+    [
+        ("http://127.0.0.1:99999/v1", "Port out of range"),
+        ("http://[::1/v1", "Invalid IPv6 URL"),
+        ("http://127.0.0.1\\@evil.com/v1", "backslash"),
+    ],
+)
+def test_a_base_url_the_transport_cannot_parse_is_a_config_error(base_url: str, said: str) -> None:
+    # was accepted, then `complete()` raised aiohttp's ValueError through on_error
+    with pytest.raises(rxllm.ConfigError, match=f"base_url is not a URL .*{said}"):
+        rxllm.provider("custom", api_key=KEY, base_url=base_url)
+
+
+def test_credentials_in_the_base_url_beside_a_bearer_key_are_a_config_error() -> None:
+    # aiohttp refuses to send URL credentials and an Authorization header together
+    with pytest.raises(rxllm.ConfigError, match="user:password@ and the API key"):
+        rxllm.provider("custom", api_key=KEY, base_url="http://user:pw@example.com/v1")
+    # without a key, the URL's credentials are the endpoint's Basic auth
+    assert rxllm.provider("custom", base_url="http://user:pw@example.com/v1")
+
+
 def test_a_key_written_into_the_base_url_never_shows() -> None:
     p = rxllm.provider("custom", api_key=KEY, base_url=f"https://example.com/v1?key={KEY}")
     assert KEY not in repr(p)

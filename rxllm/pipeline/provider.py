@@ -9,7 +9,6 @@ import os
 from collections.abc import Callable, Sequence
 from ipaddress import ip_network
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 import reactivex
@@ -17,6 +16,7 @@ from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
+from yarl import URL
 
 from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
 from rxllm.errors import ConfigError
@@ -547,7 +547,22 @@ def provider(
         raise ConfigError(f"provider {name!r} needs base_url=... (the endpoint's base URL)")
     if not isinstance(base_url, str):
         raise TypeError(f"base_url must be a str, got {type(base_url).__name__}")
-    if not base_url.startswith(("http://", "https://")) or not urlsplit(base_url).hostname:
-        shown = redact(base_url, (api_key,) if isinstance(api_key, str) else ())
-        raise ConfigError(f"base_url must be an http:// or https:// URL with a host, got {shown!r}")
+    _check_base_url(base_url, wire, api_key)
     return Provider(wire, api_key=api_key, base_url=base_url, session=session, options=settings)
+
+
+def _check_base_url(base_url: str, wire: WireProtocol, api_key: str | None) -> None:
+    """Refuse at the call what aiohttp would raise from inside every turn."""
+    shown = redact(base_url, (api_key,) if isinstance(api_key, str) else ())
+    try:
+        url = URL(base_url)  # parsed as the transport parses it: port, IPv6, backslash
+    except ValueError as exc:
+        raise ConfigError(f"base_url is not a URL ({exc}): {shown!r}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError(f"base_url must be an http:// or https:// URL with a host, got {shown!r}")
+    bearer = api_key and "authorization" in {name.lower() for name in wire.headers(api_key)}
+    if bearer and url.raw_user is not None:  # aiohttp would refuse every request
+        raise ConfigError(
+            "base_url holds user:password@ and the API key goes in the Authorization "
+            "header too: keep one"
+        )
