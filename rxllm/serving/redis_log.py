@@ -56,6 +56,8 @@ Entry: TypeAlias = tuple[str, Event]
 
 SID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 CURSOR = re.compile(r"0|[0-9]{1,20}-[0-9]{1,20}")
+# Each half of a Redis stream id is an unsigned 64-bit number: Redis refuses more.
+MAX_ID_PART = 2**64 - 1
 # XRANGE page size and the longest XREAD BLOCK: a follower checks the lease at least
 # this often, so a dead producer's turn ends within lease + 3 s.
 PAGE = 512
@@ -87,10 +89,15 @@ class StreamRunning(RuntimeError):
 
 
 class CursorGone(LookupError):
-    """The cursor is before the log's first entry: a replay from it would miss events."""
+    """The cursor names no entry of the stream's log: before its first entry (a previous
+    turn's, or trimmed away: a replay from it would miss events), or another turn's, or
+    after the end of a finished log."""
 
     def __init__(self, sid: str, after: str) -> None:
-        super().__init__(f"cursor {after!r} is before the first entry of stream {sid!r}")
+        super().__init__(
+            f"cursor {after!r} names no entry of stream {sid!r} (another turn's, trimmed "
+            "away, or never written)"
+        )
         self.sid = sid
         self.after = after
 
@@ -107,8 +114,10 @@ def check_cursor(after: str) -> tuple[int, int]:
         raise ValueError(f"bad cursor {after!r}: expected '0' or a log id '<ms>-<seq>'")
     if after == "0":
         return (0, 0)
-    ms, seq = after.split("-")
-    return (int(ms), int(seq))
+    ms, seq = (int(part) for part in after.split("-"))
+    if ms > MAX_ID_PART or seq > MAX_ID_PART:
+        raise ValueError(f"bad cursor {after!r}: each part of a log id is at most 2**64 - 1")
+    return (ms, seq)
 
 
 def _id(raw: bytes | str) -> tuple[int, int]:
@@ -137,10 +146,11 @@ _STATE_OF: dict[str, State] = {"done": "done", "error": "error", "cancelled": "c
 
 
 class Live:
-    """The producer's entries as they happen: the live response. It ends once the
-    terminal is in the log (or the log was dropped), so a resume after it finds the
-    stream finished. Leaving it early (`aclose`, `break`) is a disconnect, never a
-    stop: the producer goes on."""
+    """The producer's entries as they happen: the live response, for one reader (a
+    second concurrent one raises `RuntimeError`; `resume` serves any number). It ends
+    once the terminal is in the log (or the log was dropped), so a resume after it
+    finds the stream finished. Leaving it early (`aclose`, `break`) is a disconnect,
+    never a stop: the producer goes on."""
 
     def __init__(self, sid: str) -> None:
         self.sid = sid
@@ -170,6 +180,13 @@ class Live:
         while not self._queue:
             if self._ended or self._closed:
                 raise StopAsyncIteration
+            if self._waiter is not None:
+                # One wake-up slot: a second reader would leave one of the two waiting
+                # forever. Another reader follows the log instead.
+                raise RuntimeError(
+                    f"the live entries of stream {self.sid!r} have one reader: "
+                    "read the log with resume() for another"
+                )
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
@@ -246,6 +263,12 @@ class RedisLog:
         registered, with the live entries. A finished stream of the same id is
         replaced (a chat's next turn); a running one raises `StreamRunning`."""
         check_sid(sid)
+        if not isinstance(events, Observable):
+            # Checked before registering: a failure after it would hold the stream.
+            raise TypeError(
+                f"events must be an Observable of events (provider.stream(...)), "
+                f"not {type(events).__name__}"
+            )
         if self._closed:
             raise RuntimeError("this RedisLog is closed")
         if sid in self._producers:
@@ -286,8 +309,8 @@ class RedisLog:
     async def resume(self, sid: str, after: str = "0") -> AsyncGenerator[Entry, None]:
         """The entries after `after` (`"0"`: all), then the new ones as they come, to
         the terminal. An unknown stream raises `UnknownStream`, as does one replaced
-        by its next turn while this reader lagged; a cursor before the first entry
-        raises `CursorGone` (never a partial replay)."""
+        by its next turn while this reader lagged; a cursor before the first entry or
+        of another turn raises `CursorGone` (never a partial replay)."""
         check_sid(sid)
         turn = await self._turn(sid, after)
         log = self.keys(sid)[0]
@@ -308,6 +331,64 @@ class RedisLog:
                 break
             count = PAGE
         position = "0-0" if last == "-" else last[1:]
+        async with contextlib.aclosing(self._follow(sid, log, turn, position)) as batches:
+            async for batch in batches:
+                for entry_id, data in batch:
+                    event = load_event(data)
+                    yield entry_id, event
+                    if type(event) in TERMINAL_TYPE_SET:
+                        return
+
+    async def history(self, sid: str, through: str) -> AsyncGenerator[list[bytes], None]:
+        """The stored JSON of the events from the first entry through `through`, a page
+        (up to 512) at a time: what a resume after `through` folds unsent, read
+        without making an event of each (`UIMessageEncoder.fold_json`). A cursor the
+        log has not reached yet (the live response names an entry before it is
+        stored) is waited for, as `resume` follows; one after the end of a finished
+        log raises `CursorGone`. `"0"` yields nothing, but checks, as `resume` does,
+        that the stream is known (`UnknownStream`) and its log whole (`CursorGone`)."""
+        check_sid(sid)
+        turn = await self._turn(sid, through, whole=True)
+        if through == "0":
+            return
+        target = check_cursor(through)
+        log = self.keys(sid)[0]
+        last = "-"
+        while True:
+            page = await self._read_page(log, last, through)
+            if not page:
+                break
+            # Ids only grow and an older turn's log is deleted with it, so a page
+            # whose last id is this turn's holds nothing else.
+            last_id = page[-1][0].decode()
+            if not last_id.startswith(turn):
+                raise UnknownStream(sid)
+            yield [fields[1] for _, fields in page]
+            if _id(last_id) >= target:
+                return
+            last = f"({last_id}"
+            if len(page) < PAGE:
+                break
+        # The live response names an entry as it happens and the writer stores it a
+        # moment later (up to half a lease while Redis stalls), so a client's cursor
+        # may be ahead of the log: wait for the log to reach it, as a follower does.
+        # Folding only what is stored would leave the encoder behind the client.
+        position = "0-0" if last == "-" else last[1:]
+        async with contextlib.aclosing(self._follow(sid, log, turn, position)) as batches:
+            async for batch in batches:
+                through_cursor = [data for entry_id, data in batch if _id(entry_id) <= target]
+                if through_cursor:
+                    yield through_cursor
+                if _id(batch[-1][0]) >= target:
+                    return
+        raise CursorGone(sid, through)  # the log ended before the cursor
+
+    async def _follow(
+        self, sid: str, log: str, turn: str, position: str
+    ) -> AsyncGenerator[list[tuple[str, bytes]], None]:
+        """The entries after `position` as they are written, `(id, event JSON)`, a batch
+        per `XREAD BLOCK`, checking the lease between blocks; ends once the stream is
+        finished and nothing is left to read (a reader stops at the terminal itself)."""
         finished = await self._check_stall(sid)
         while True:
             # Once the state is final its terminal is in the log: read without blocking.
@@ -315,43 +396,16 @@ class RedisLog:
             reply: Any = await self.redis.xread({log: position}, count=PAGE, block=block)
             if not reply:
                 if finished:
-                    return  # the terminal is at or before the cursor
+                    return
                 finished = await self._check_stall(sid)
                 continue
+            batch = []
             for raw_id, fields in reply[0][1]:
                 position = raw_id.decode()
                 if not position.startswith(turn):
                     raise UnknownStream(sid)
-                event = load_event(fields[b"e"])
-                yield position, event
-                if type(event) in TERMINAL_TYPE_SET:
-                    return
-
-    async def history(self, sid: str, through: str) -> AsyncGenerator[list[bytes], None]:
-        """The stored JSON of the events from the first entry through `through`, a page
-        (up to 512) at a time: what a resume after `through` folds unsent, read
-        without making an event of each (`UIMessageEncoder.fold_json`). `"0"` yields
-        nothing, but checks, as `resume` does, that the stream is known
-        (`UnknownStream`) and its log whole (`CursorGone`)."""
-        check_sid(sid)
-        turn = await self._turn(sid, through, whole=True)
-        if through == "0":
-            return
-        log = self.keys(sid)[0]
-        last = "-"
-        while True:
-            page = await self._read_page(log, last, through)
-            if not page:
-                return
-            # Ids only grow and an older turn's log is deleted with it, so a page
-            # whose last id is this turn's holds nothing else.
-            last_id = page[-1][0].decode()
-            if not last_id.startswith(turn):
-                raise UnknownStream(sid)
-            yield [fields[1] for _, fields in page]
-            if len(page) < PAGE:
-                return
-            last = f"({last_id}"
+                batch.append((position, fields[b"e"]))
+            yield batch
 
     async def _turn(self, sid: str, after: str, *, whole: bool = False) -> str:
         """The id prefix of the stream's turn, `<start_ms>-`, once its log is known to
@@ -367,7 +421,10 @@ class RedisLog:
         # The log's first entry is `<start_ms>-0`; anything else was trimmed away.
         oldest = _id(first[0][0]) if first else (int(start_ms), 0)
         trimmed = oldest != (int(start_ms), 0)
-        if ((whole or after == "0") and trimmed) or (after != "0" and cursor < oldest):
+        if (whole or after == "0") and trimmed:
+            raise CursorGone(sid, after)
+        # A cursor of this turn is `<start_ms>-<seq>`: a later `ms` names no entry here.
+        if after != "0" and (cursor < oldest or cursor[0] != int(start_ms)):
             raise CursorGone(sid, after)
         # Every id of this turn starts so: another start is the next turn's.
         return f"{int(start_ms)}-"
@@ -454,7 +511,8 @@ class RedisLog:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
-        await self.redis.aclose()
+        # The clients were given the pool, so closing them leaves its connections open.
+        await self.redis.connection_pool.disconnect()
 
     async def __aenter__(self) -> RedisLog:
         return self

@@ -42,8 +42,21 @@ APPEND = """
 -- Fenced on the lease: a producer that lost it never writes again.
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 'fenced' end
 if redis.call('HGET', KEYS[2], 'state') ~= 'running' then return 'over' end
+-- A batch whose answer was lost (the connection broke after Redis ran it) is sent
+-- again: its entries already in the log are skipped (XADD refuses an id at or below
+-- the last one, and the batch would fail on every retry).
+local top_ms, top_seq = -1, -1
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last > 0 then
+  local ms, seq = string.match(last[1][1], '^(%d+)-(%d+)$')
+  top_ms, top_seq = tonumber(ms), tonumber(seq)
+end
 for i = 4, #ARGV, 2 do
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], ARGV[i], 'e', ARGV[i + 1])
+  local ms, seq = string.match(ARGV[i], '^(%d+)-(%d+)$')
+  ms, seq = tonumber(ms), tonumber(seq)
+  if ms > top_ms or (ms == top_ms and seq > top_seq) then
+    redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], ARGV[i], 'e', ARGV[i + 1])
+  end
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])

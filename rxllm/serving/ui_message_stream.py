@@ -1,10 +1,12 @@
 """rxllm events as the Vercel AI SDK's UI message stream (SSE), for `useChat` and friends.
 
-Field names and rules follow the `ai` package (5.x and 6.x): its chunk schema in
-`packages/ai/src/ui-message-stream/ui-message-chunks.ts` and the way
+Field names and rules follow the `ai` package (5.0.92 and later, 6.x): its chunk
+schema in `packages/ai/src/ui-message-stream/ui-message-chunks.ts` and the way
 `processUIMessageStream` reads them. The client throws on a delta before its start
 and on output for a tool call it has not seen; its `finishReason` enum has no
-`pause` (and 6.x no `unknown`). Everything here is built so none of that is sent.
+`pause` (and 6.x no `unknown`); until 5.0.2xx, and in 6.0.0, the schema is strict, so
+a key it does not list refuses the chunk (before 5.0.92, `finish` has no
+`finishReason`). Everything here is built so none of that is sent.
 
 `UIMessageEncoder` is the pure fold, one event in, the parts to send out; it holds
 everything a message needs to stay consistent (open blocks, block ids, seen calls),
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Mapping
 from types import MappingProxyType
@@ -102,7 +105,20 @@ def _error_message(info: ErrorInfo) -> str:
     return info.message
 
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def _finite(value: Any) -> Any:
+    """`value` with NaN and the infinities as None. Python's JSON reads and writes them
+    (`NaN`), JSON does not: a browser's `JSON.parse` refuses the frame, and the client
+    the whole stream. `null` is what the SDK's own server, `JSON.stringify`, writes."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _frame_bytes(text: str) -> bytes:
@@ -115,8 +131,13 @@ def _frame_bytes(text: str) -> bytes:
 
 
 def encode_frame(part: Part) -> bytes:
-    """`data: <compact JSON>\\n\\n`, always valid UTF-8."""
-    return b"data: " + _frame_bytes(_dumps(part)) + b"\n\n"
+    """`data: <compact JSON>\\n\\n`, always valid UTF-8 and valid JSON (a non-finite
+    number, which a provider's body may hold, is `null`)."""
+    try:
+        text = _dumps(part)
+    except ValueError:  # NaN or an infinity: rare, so the walk is paid only then
+        text = _dumps(_finite(part))
+    return b"data: " + _frame_bytes(text) + b"\n\n"
 
 
 def entry_position(entry_id: str) -> tuple[int, int]:
@@ -558,7 +579,10 @@ class UIMessageEncoder:
 
     def _cancelled(self, event: Cancelled, out: list[Part]) -> None:
         self._end_block(out)
-        out.append({"type": "abort", "reason": event.reason})
+        # `abort` takes a `reason` only in later 6.x: 5.x until 5.0.2xx and 6.0.0 check
+        # chunks with strict schemas, which refuse the key, and so the whole stream.
+        meta = {"rxllm": {"cancel_reason": event.reason}}
+        out += ({"type": "message-metadata", "messageMetadata": meta}, {"type": "abort"})
         self.finished = True
 
 

@@ -22,7 +22,11 @@ from rxllm.serving import ui_message_stream
 
 # `finishReason`s that both `ai` 5.x and 6.x accept (6.x dropped `unknown`).
 FINISH_REASONS = {"stop", "length", "content-filter", "tool-calls", "error", "other"}
-# Every chunk type the `ai` package's schema knows, with the keys each must carry.
+# Every chunk type the `ai` package's schema knows: the keys each must carry, then the
+# optional ones. Until 5.0.2xx, and in 6.0.0, the schema is a union of `strictObject`s:
+# a key not listed refuses the chunk, and with it the whole stream. These are the keys
+# of `ai@5.0.92` (the first whose `finish` takes a `finishReason`), which 6.0.0 accepts
+# too; later versions read unknown keys, so what passes here passes there.
 REQUIRED = {
     "start": (),
     "start-step": (),
@@ -43,6 +47,26 @@ REQUIRED = {
     "finish": (),
     "abort": (),
 }
+OPTIONAL = {
+    "start": ("messageId", "messageMetadata"),
+    "text-start": ("providerMetadata",),
+    "text-delta": ("providerMetadata",),
+    "text-end": ("providerMetadata",),
+    "reasoning-start": ("providerMetadata",),
+    "reasoning-delta": ("providerMetadata",),
+    "reasoning-end": ("providerMetadata",),
+    "tool-input-start": ("providerExecuted", "dynamic"),
+    "tool-input-available": ("providerExecuted", "providerMetadata", "dynamic"),
+    "tool-input-error": ("providerExecuted", "providerMetadata", "dynamic"),
+    "tool-output-available": ("providerExecuted", "dynamic", "preliminary"),
+    "source-url": ("title", "providerMetadata"),
+    "finish": ("finishReason", "messageMetadata"),
+}
+DATA_KEYS = {"type", "id", "data", "transient"}
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON: a browser's JSON.parse refuses the frame")
 
 
 @dataclass(frozen=True)
@@ -52,7 +76,8 @@ class Frame:
 
     @property
     def part(self) -> dict[str, Any]:
-        part: dict[str, Any] = json.loads(self.data)
+        # As strict as a browser's JSON.parse: no NaN or Infinity (Python reads them).
+        part: dict[str, Any] = json.loads(self.data, parse_constant=_no_constant)
         return part
 
 
@@ -114,11 +139,16 @@ def check_rules(stream: Stream) -> None:
     for part in parts:
         kind = part["type"]
         if kind.startswith("data-"):
-            assert "data" in part, part
+            assert "data" in part and set(part) <= DATA_KEYS, part
             continue
         assert kind in REQUIRED, part
         for key in REQUIRED[kind]:
             assert key in part, (key, part)
+        allowed = {"type", *REQUIRED[kind], *OPTIONAL.get(kind, ())}
+        assert set(part) <= allowed, (set(part) - allowed, part)  # a strict schema refuses it
+        if "providerMetadata" in part:  # a record of provider name -> record of JSON values
+            meta = part["providerMetadata"]
+            assert isinstance(meta, dict) and all(isinstance(v, dict) for v in meta.values())
         if kind in ("text-start", "reasoning-start"):
             assert part["id"] not in started, part  # ids are never reused
             started.add(part["id"])

@@ -159,7 +159,8 @@ async def test_cancel(app: App, paced_server: LocalServer) -> None:
             assert (await response.json())["cancelled"] is True
         stream = read_sse(head + await read_all(live))
     check_rules(stream)
-    assert stream.parts[-1] == {"type": "abort", "reason": "user"}
+    assert stream.parts[-1] == {"type": "abort"}
+    assert stream.parts[-2]["messageMetadata"] == {"rxllm": {"cancel_reason": "user"}}
     async with asyncio.timeout(5):
         await paced_server.disconnected.wait()  # the upstream was closed
     await until_state(app, name, "cancelled")

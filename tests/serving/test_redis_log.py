@@ -23,6 +23,7 @@ from rxllm.local import LocalServer
 from rxllm.serving import RedisLog, UIMessageEncoder, UnknownStream, ui_message_stream
 from rxllm.serving.event_json import load_event
 from rxllm.serving.redis_log import CursorGone, Entry, StreamRunning
+from tests.serving.redis_proxy import ReplyCutter
 from tests.serving.redis_server import RedisServer, require_redis
 from tests.serving.support import read_sse
 
@@ -88,6 +89,24 @@ async def test_follow_while_running_sees_what_live_sees(
     live = [first, *await collect(live_entries)]
     assert await following == live[1:]
     assert kinds(live)[-1] == "done" and "tool_request" in kinds(live)
+
+
+async def test_a_second_reader_of_the_live_entries_is_an_error_not_a_hang(log: RedisLog) -> None:
+    """The live entries have one reader (the live response); another reads the log
+    (`resume`). A second concurrent reader used to take the first one's wake-up slot,
+    and one of the two waited forever."""
+    source: Subject[Event] = Subject()
+    live = await log.start(sid(), source)
+    first = asyncio.create_task(anext(live))
+    await asyncio.sleep(0)  # the first reader waits
+    with pytest.raises(RuntimeError, match="one reader"):
+        async with asyncio.timeout(5):
+            await anext(live)
+    source.on_next(TextDelta.make(provider="p", text="x"))
+    source.on_next(Done.make(provider="p", stop_reason="stop"))
+    async with asyncio.timeout(5):
+        assert (await first)[1].type == "text"
+        assert kinds(await collect(live)) == ["done"]
 
 
 async def test_a_disconnect_is_not_a_stop(log: RedisLog, paced_server: LocalServer) -> None:
@@ -335,6 +354,35 @@ async def test_a_redis_failure_never_breaks_the_live_response(
     assert entries[-1][1].type == "done" and "tool_request" in kinds(entries)
 
 
+async def test_a_batch_whose_reply_was_lost_is_sent_again_without_harm(
+    redis_url: str, prefix: str
+) -> None:
+    """The connection breaks after Redis ran a batch, before its answer arrived: the
+    batch is sent again, and entries already in the log are not added twice (XADD
+    refuses an id at or below the last: the log was dropped, and the turn, which ended
+    well, read back as `stalled` once its lease expired)."""
+    port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
+    async with (
+        ReplyCutter(port).running() as cutter,
+        RedisLog(cutter.url, prefix=prefix, lease_ms=2000) as log,
+    ):
+        name = sid()
+        source: Subject[Event] = Subject()
+        live = await log.start(name, source)
+        source.on_next(TextDelta.make(provider="p", text="the scripts are loaded now"))
+        await asyncio.sleep(0.2)
+        cutter.cut_reply_to(b"reply-lost")
+        source.on_next(TextDelta.make(provider="p", text="reply-lost"))
+        await asyncio.sleep(0.2)
+        source.on_next(TextDelta.make(provider="p", text="after"))
+        source.on_next(Done.make(provider="p", stop_reason="stop"))
+        entries = await collect(live)
+        assert cutter.cuts == 1
+        assert await log.state(name) == "done"
+        assert await collect(log.resume(name)) == entries
+        assert kinds(entries) == ["text", "text", "text", "done"]
+
+
 async def test_the_log_never_exceeds_max_events(
     redis_url: str, prefix: str, local_server: LocalServer, raw: aioredis.Redis
 ) -> None:
@@ -372,6 +420,55 @@ async def test_bad_input(log: RedisLog, local_server: LocalServer) -> None:
             await anext(log.resume(name, after=cursor))
     with pytest.raises(CursorGone):
         await anext(log.resume(name, after="1-0"))  # before the first entry
+
+
+async def test_a_cursor_past_64_bits_is_a_bad_cursor_not_a_redis_error(
+    log: RedisLog, local_server: LocalServer
+) -> None:
+    """The regex takes 20 digits a side; Redis refuses more than 2**64 - 1 with an
+    `Invalid stream ID` from deep inside the read."""
+    name = sid()
+    await collect(await log.start(name, upstream(local_server)))
+    for cursor in (f"{2**64}-0", f"1-{2**64}", "99999999999999999999-0"):
+        with pytest.raises(ValueError, match="bad cursor"):
+            await anext(log.resume(name, after=cursor))
+        with pytest.raises(ValueError, match="bad cursor"):
+            await anext(log.history(name, through=cursor))
+    with pytest.raises(CursorGone):  # the largest id is a cursor, of no entry here
+        await anext(log.resume(name, after=f"{2**64 - 1}-0"))
+
+
+async def test_start_refuses_what_is_not_an_observable_before_registering(
+    log: RedisLog, local_server: LocalServer
+) -> None:
+    """An async iterable or a list is a TypeError at once, and leaves nothing behind:
+    it used to fail after the registration, so the stream stayed `running` (this
+    process answered StreamRunning to every later start) and `aclose` raised."""
+    name = sid()
+    for wrong in ([TextDelta.make(provider="p", text="x")], entries_of([])):
+        with pytest.raises(TypeError, match="Observable"):
+            await log.start(name, wrong)  # type: ignore[arg-type]
+    assert await log.state(name) is None
+    assert kinds(await collect(await log.start(name, upstream(local_server))))[-1] == "done"
+
+
+async def test_aclose_closes_its_connections(
+    redis_url: str, prefix: str, raw: aioredis.Redis
+) -> None:
+    """The clients share a pool they were given, and a client leaves a pool it was
+    given open: the connections stayed until the garbage collector found them."""
+    before = len(await raw.client_list())
+    log = RedisLog(redis_url, prefix=prefix)
+    source: Subject[Event] = Subject()
+    live = await log.start(sid(), source)
+    source.on_next(TextDelta.make(provider="p", text="x"))
+    source.on_next(Done.make(provider="p", stop_reason="stop"))
+    await collect(live)
+    assert len(await raw.client_list()) > before
+    await log.aclose()
+    async with asyncio.timeout(5):
+        while len(await raw.client_list()) != before:
+            await asyncio.sleep(0.01)
 
 
 async def test_a_running_stream_cannot_be_started_twice_but_a_finished_one_is_replaced(
@@ -461,6 +558,72 @@ async def test_a_resume_folds_the_history_then_sends_exactly_the_rest(
         rest = ui_message_stream(log.resume(name, after=after), encoder=encoder)
         mark = whole.index(b"\n\n", whole.index(b"id: " + after.encode())) + 2
         assert b"".join([chunk async for chunk in rest]) == whole[mark:], cut
+
+
+async def test_a_resume_from_a_cursor_the_log_has_not_stored_yet(
+    log: RedisLog, raw: aioredis.Redis
+) -> None:
+    """The live response names an entry as it happens; the writer stores it a moment
+    later, longer while Redis stalls. A client that reconnects meanwhile (to another
+    process) holds a cursor ahead of the log: `history` waits for the log to reach
+    it, so the encoder folds every entry the client has. Folding only what was stored
+    left it behind: here it still had block `t1` open and sent `three` into it, a
+    block the client had closed (the `ai` client throws on that)."""
+    name = sid()
+    source: Subject[Event] = Subject()
+    live = await log.start(name, source)
+    source.on_next(TextDelta.make(provider="p", text="one"))
+    async with asyncio.timeout(5):
+        while await raw.xlen(log.keys(name)[0]) < 1:
+            await asyncio.sleep(0.01)
+    await raw.execute_command("CLIENT", "PAUSE", "300", "WRITE")  # Redis stalls writes
+    source.on_next(ToolRequest.make(provider="p", call_id="c", name="f", index=0, arguments={}))
+    source.on_next(TextDelta.make(provider="p", text="two"))  # opens block t2
+    seen = [await anext(live) for _ in range(3)]
+    cursor = seen[-1][0]
+    assert await raw.xlen(log.keys(name)[0]) == 1  # the client is ahead of the log
+
+    encoder = UIMessageEncoder()
+    async for page in log.history(name, through=cursor):
+        encoder.fold_json(page)
+    source.on_next(TextDelta.make(provider="p", text="three"))
+    source.on_next(Done.make(provider="p", stop_reason="stop"))
+    rest = ui_message_stream(log.resume(name, after=cursor), encoder=encoder)
+    got = b"".join([chunk async for chunk in rest])
+    await collect(live)
+    whole = b"".join([chunk async for chunk in ui_message_stream(log.resume(name))])
+    mark = whole.index(b"\n\n", whole.index(b"id: " + cursor.encode())) + 2
+    assert got == whole[mark:]
+    assert b'"id":"t2","delta":"three"' in got
+
+
+async def test_a_cursor_that_names_no_entry_of_the_turn_is_gone(log: RedisLog) -> None:
+    """Every id of a turn is `<start_ms>-<seq>`. A cursor with a later `ms` is no
+    entry of this turn (resume waited for the turn to end and then sent nothing, no
+    terminal); one past the end of a finished log is none either (history now waits
+    for a cursor ahead of the log, so it must know when none will come)."""
+    name = sid()
+    source: Subject[Event] = Subject()
+    live = await log.start(name, source)
+    source.on_next(TextDelta.make(provider="p", text="one"))
+    first = await anext(live)
+    start_ms = int(first[0].split("-")[0])
+    later_turn = f"{start_ms + 1}-0"
+    async with asyncio.timeout(5):  # not a wait for the turn's end
+        with pytest.raises(CursorGone):
+            await anext(log.resume(name, after=later_turn))
+        with pytest.raises(CursorGone):
+            await anext(log.history(name, through=later_turn))
+    source.on_next(Done.make(provider="p", stop_reason="stop"))
+    entries = [first, *await collect(live)]
+    past_the_end = f"{start_ms}-{len(entries) + 5}"
+    with pytest.raises(CursorGone):
+        async with asyncio.timeout(10):
+            [page async for page in log.history(name, through=past_the_end)]
+    # the terminal itself is a cursor like any other: nothing follows it
+    assert await collect(log.resume(name, after=entries[-1][0])) == []
+    pages = [page async for page in log.history(name, through=entries[-1][0])]
+    assert sum(len(page) for page in pages) == len(entries)
 
 
 # --- lone surrogates: half a character in an event ------------------------------------

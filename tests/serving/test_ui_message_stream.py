@@ -29,6 +29,7 @@ from rxllm.events import (
     Failed,
     ReasoningDelta,
     Refusal,
+    Retry,
     ServerToolCall,
     ServerToolResult,
     TextDelta,
@@ -338,13 +339,26 @@ async def test_cancelled_aborts_after_keepalives(local_server: LocalServer) -> N
     stream = read_sse(b"".join(got))
     check_rules(stream)
     assert stream.comments == ["keep-alive", "keep-alive"]
-    assert stream.parts[-1] == {"type": "abort", "reason": "user"}
+    assert stream.parts[-1] == {"type": "abort"}
+    assert stream.parts[-2]["messageMetadata"] == {"rxllm": {"cancel_reason": "user"}}
     await asyncio.wait_for(local_server.disconnected.wait(), timeout=5)
 
 
 async def test_cancelled_ends_open_blocks_first() -> None:
     stream = await encode([text("a"), Cancelled(provider=P, reason="user")])
-    assert stream.types[-2:] == ["text-end", "abort"]
+    assert stream.types[-3:] == ["text-end", "message-metadata", "abort"]
+
+
+async def test_cancel_reason_rides_in_metadata_as_strict_clients_refuse_it_on_abort() -> None:
+    """`ai` 5.0.x (until 5.0.2xx) and 6.0.0 validate chunks with `z.strictObject`, and
+    their `abort` has no `reason`: `{"type":"abort","reason":...}` fails the whole stream
+    there. The reason goes to the message's metadata, which every version takes."""
+    stream = await encode([text("a"), Cancelled(provider=P, reason="user")])
+    check_rules(stream)  # the strict schemas' keys
+    assert stream.parts[-2:] == [
+        {"type": "message-metadata", "messageMetadata": {"rxllm": {"cancel_reason": "user"}}},
+        {"type": "abort"},
+    ]
 
 
 # --- ids --------------------------------------------------------------------------------
@@ -411,6 +425,43 @@ async def test_unpaired_surrogates_become_replacement_characters() -> None:
     stream = await encode(events)  # read_sse decodes strictly: the bytes are UTF-8
     assert stream.text() == "a\ufffdbc\ufffd"
     assert stream.of("tool-input-available")[0]["input"] == {"k": "x\ufffd"}
+
+
+async def test_line_breaks_in_what_the_model_says_never_break_the_framing() -> None:
+    """SSE splits lines at CR, LF and CRLF (not at U+2028, U+2029 or NEL, which
+    JSON.parse takes raw): a model's text holding them, or holding a whole fake frame,
+    stays inside its JSON string."""
+    tricky = "a\rb\nc\r\nd\u2028e\u2029f\x85g\x00h\n\ndata: [DONE]\n\n: x\nid: 9\n"
+    stream = await encode([text(tricky), Citation(provider=P, url="u", title=tricky), done()])
+    check_rules(stream)
+    assert b"\r" not in stream.raw
+    assert all(line.startswith(b"data: {") for line in stream.raw.split(b"\n\n")[:-2])
+    assert stream.text() == tricky and stream.of("source-url")[0]["title"] == tricky
+    assert [f.data for f in stream.frames].count("[DONE]") == 1
+
+
+async def test_non_finite_numbers_are_null_as_json_stringify_writes_them() -> None:
+    """Python's JSON reads `NaN` and `Infinity` in a provider's body (tool arguments, a
+    server tool's result) and writes them back; they are not JSON, a browser's
+    JSON.parse refuses the frame, and the client the whole stream. They go as `null`,
+    as the SDK's own server (`JSON.stringify`) writes them."""
+    nan, inf = float("nan"), float("inf")
+    reason = ErrorInfo(kind="rejected", message="no", provider=P)
+    events: list[Event] = [
+        ToolRequest(provider=P, call_id="c", name="f", index=0, arguments={"x": nan, "y": [inf]}),
+        ServerToolCall(provider=P, call_id="s", name="code", arguments={"z": -inf}),
+        ServerToolResult(provider=P, call_id="s", name="code", content={"v": (1.5, nan)}),
+        UsageUpdate(provider=P, usage=Usage.make(cost_usd=nan)),
+        Retry(provider=P, reason=reason, next_attempt=2, next_provider=P, delay=inf),
+        done(),
+    ]
+    stream = await encode(events, retries=True)  # read_sse parses as strictly as JSON.parse
+    check_rules(stream)
+    assert stream.of("tool-input-available")[0]["input"] == {"x": None, "y": [None]}
+    assert stream.of("tool-input-available")[1]["input"] == {"z": None}
+    assert stream.of("tool-output-available")[0]["output"] == {"v": [1.5, None]}
+    assert stream.of("message-metadata")[0]["messageMetadata"]["rxllm"]["usage"]["cost_usd"] is None
+    assert stream.of("data-rxllm-retry")[0]["data"]["delay"] is None
 
 
 async def test_a_result_without_its_call_gets_the_call() -> None:

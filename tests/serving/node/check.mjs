@@ -1,4 +1,6 @@
-// Reads rxllm's UI message streams with the `ai` package's own client, 5.x and 6.x.
+// Reads rxllm's UI message streams with the `ai` package's own client, 5.x and 6.x:
+// the current ones, and 5.0.92 and 6.0.0, whose chunk schemas are strict (a key they do
+// not list refuses the chunk).
 //
 // stdin: {"inputs": [{"name": str, "body": str}]}, each body the SSE bytes rxllm wrote.
 // stdout: {"headers": {version: headers}, "results": [{version, name, errors, chunks, message}]}
@@ -9,7 +11,7 @@
 // and throws on chunks out of order (a delta before its start, output for an unknown
 // tool call). Any error is reported; none is expected.
 
-const VERSIONS = ["ai5", "ai6"];
+const VERSIONS = ["ai5-strict", "ai5", "ai6-strict", "ai6"];
 
 async function readStdin() {
   const pieces = [];
