@@ -52,6 +52,57 @@ async def record(p: rxllm.Provider, req: rxllm.ChatRequest) -> str:
 """
 
 
+COMPOSED_CODE = """
+from reactivex import Observable
+from reactivex import operators as ops
+from reactivex.subject import Subject
+
+import rxllm
+from rxllm.operators import (
+    cancel_on,
+    cap_events,
+    deadlines,
+    dedupe_overlap,
+    of_type,
+    settle_once,
+    speaker_guard,
+    texts,
+    tool_requests,
+)
+
+
+def app(events: Observable[rxllm.Event], stop: Subject[None]) -> None:
+    patient: Observable[rxllm.Event] = events.pipe(ops.timeout(600.0))
+    bounded: Observable[rxllm.Event] = patient.pipe(
+        cap_events(1000),
+        cancel_on(stop, "openai"),
+        deadlines(idle=30.0, total=120.0),
+        settle_once("openai"),
+        speaker_guard(["Bob"]),
+        dedupe_overlap(),
+        ops.share(),
+    )
+    first_words: Observable[list[str]] = bounded.pipe(
+        texts(), ops.take(30), ops.buffer_with_count(3)
+    )
+    calls: Observable[rxllm.ToolRequest] = bounded.pipe(ops.take_until(stop), tool_requests())
+    usage = bounded.pipe(of_type(rxllm.UsageUpdate), ops.publish())
+    timed = bounded.pipe(deadlines(first_event=5.0), texts())
+    reveal_type(usage)
+    reveal_type(timed)
+    wrong: Observable[str] = events.pipe(cap_events(10))  # type: ignore[arg-type]
+    cap_events("10")  # type: ignore[arg-type]
+    deadlines(idle="5")  # type: ignore[arg-type]
+    calls.subscribe(lambda call: print(call.name, call.arguments))
+    first_words.subscribe(lambda words: print(" ".join(words)))
+    usage.subscribe(lambda update: print(update.usage.input_tokens + 1))
+    print(wrong)
+"""
+"""rxllm's operators composed with RxPY's, before and after them, as a user types it:
+every factory is `Callable[[Observable[A]], Observable[B]]`, so `pipe` infers each
+step's type."""
+
+
 def installed(site: Path) -> None:
     """rxllm's files as setuptools installs them (package data included), into `site`."""
     build = site.parent / "build"
@@ -120,3 +171,17 @@ def test_users_type_check_against_rxllm_and_keep_event_types(
     assert "Observable[rxllm.events.TextDelta | rxllm.events.ReasoningDelta" in guarded
     assert guarded.endswith('rxllm.events.Cancelled]"')  # every event kind, still
     assert guarded_words.endswith('Observable[str]"')
+
+
+def test_rxllm_and_rxpy_operators_compose_with_their_types(
+    user_python: Path, tmp_path: Path
+) -> None:
+    """(RxPY's own `ops.timeout()` inside a longer `pipe` is a case mypy cannot infer,
+    with or without rxllm: it is piped alone here.)"""
+    out = mypy(user_python, COMPOSED_CODE, tmp_path)
+    # No error: strict mode also reports each `type: ignore` above as unused if the
+    # wrong use it marks had type-checked.
+    assert "error:" not in out, out
+    usage, timed = (line for line in out.splitlines() if "Revealed type" in line)
+    assert usage.endswith('ConnectableObservable[rxllm.events.UsageUpdate]"')
+    assert timed.endswith('Observable[str]"')

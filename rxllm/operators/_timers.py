@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from reactivex import abc
+from reactivex.scheduler import TimeoutScheduler
 from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 
-__all__ = ["Timer", "after", "loop_scheduler"]
+__all__ = ["Timer", "after", "default_clock", "loop_scheduler"]
 
 
 class Timer(Protocol):
@@ -64,3 +65,14 @@ def loop_scheduler(loop: asyncio.AbstractEventLoop) -> AsyncIOScheduler:
     if scheduler is None:
         scheduler = _SCHEDULERS[loop] = AsyncIOScheduler(loop)
     return scheduler
+
+
+def default_clock() -> abc.SchedulerBase:
+    """Where a wait runs when subscribed without a scheduler: on the running loop, from
+    async code (RxPY's TimeoutScheduler would start a thread per timer, one per stream,
+    and its CurrentThreadScheduler would block the loop for the wait); on RxPY's
+    TimeoutScheduler outside a loop, as RxPY's own time operators do."""
+    try:
+        return loop_scheduler(asyncio.get_running_loop())
+    except RuntimeError:
+        return TimeoutScheduler.singleton()

@@ -10,6 +10,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import Cancelled, Done, Event, Failed, ToolRequest, ToolStart, failed
 from rxllm.fragments import Fragment, ToolArgs, ToolEnd
+from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
 
 __all__ = ["accumulate_tool_arguments"]
@@ -48,7 +49,13 @@ def accumulate_tool_arguments(
         max_argument_bytes: the most JSON text one call may stream (counted in
             characters, which JSON from providers keeps ASCII); more ends the stream
             with `error(kind="limit")` naming the call, instead of buffering without end.
+            None: no limit.
+
+    Raises:
+        TypeError, ValueError: `max_argument_bytes` is not None or an `int`, 0 or more.
     """
+    if max_argument_bytes is not None:
+        check_count("max_argument_bytes", max_argument_bytes, 0)
 
     def _accumulate(source: Observable[Fragment]) -> Observable[Event]:
         def subscribe(

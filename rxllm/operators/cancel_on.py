@@ -8,7 +8,8 @@ from typing import Any
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SingleAssignmentDisposable
 
-from rxllm.events import Cancelled, Event
+from rxllm.events import Cancelled, Event, Retry
+from rxllm.operators._args import check_observable, check_str
 from rxllm.operators._link import Operator, link
 
 __all__ = ["cancel_on"]
@@ -27,13 +28,24 @@ def cancel_on(
         cancel_on(signal)
         result:  -t-t-cancelled|
 
-    An exception the observer raises on `cancelled` goes to its `on_error`.
+    An exception the observer raises on `cancelled` goes to its `on_error`. As with
+    RxPY's `take_until`, a signal that completes without an item cancels nothing, and
+    a signal that fails ends the stream with its error on `on_error` (a bug, not a
+    provider failure), unsubscribing the source.
 
     Args:
         signal: any observable; its first item cancels.
-        provider: named on the event when the source has emitted nothing yet.
+        provider: named on the event when the source has emitted nothing yet. After
+            that, the event names the last event's provider and attempt, or, after a
+            `retry`, the attempt it announced (the one the cancel cut).
         reason: the `cancelled` event's reason.
+
+    Raises:
+        TypeError: `signal` is not an Observable, or `provider` or `reason` not a `str`.
     """
+    check_observable("signal", signal)
+    check_str("provider", provider)
+    check_str("reason", reason)
 
     def _cancel_on(source: Observable[Event]) -> Observable[Event]:
         def subscribe(
@@ -46,7 +58,11 @@ def cancel_on(
 
             def on_next(event: Event) -> None:
                 nonlocal last
-                last = (event.provider, event.attempt)
+                if type(event) is Retry:  # a cancel from now on cuts the announced attempt
+                    assert isinstance(event, Retry)
+                    last = (event.next_provider, event.next_attempt)
+                else:
+                    last = (event.provider, event.attempt)
                 observer.on_next(event)
 
             def on_signal(_: Any) -> None:
@@ -66,13 +82,22 @@ def cancel_on(
                     return
                 observer.on_completed()
 
+            def on_signal_error(error: Exception) -> None:
+                nonlocal stopped
+                if stopped:
+                    return
+                stopped = True
+                upstream.dispose()
+                watcher.dispose()
+                observer.on_error(error)
+
             def on_done() -> None:
                 nonlocal stopped
                 stopped = True
                 watcher.dispose()
                 observer.on_completed()
 
-            watcher.disposable = link(signal, on_signal, scheduler=scheduler)
+            watcher.disposable = link(signal, on_signal, on_signal_error, scheduler=scheduler)
             if not stopped:
                 upstream.disposable = link(source, on_next, observer.on_error, on_done, scheduler)
             return CompositeDisposable(upstream, watcher)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from reactivex import Observable, abc
 
 from rxllm.events import TERMINAL_TYPE_SET, Event, failed
+from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
 
 __all__ = ["cap_events"]
@@ -27,9 +28,17 @@ def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
     Deadlines stop a stream that says nothing; this stops one that never stops
     talking (a server looping on tiny deltas), before it fills memory or a UI.
 
+    The source is unsubscribed before the limit error is emitted, so an exception the
+    observer raises on that error goes to its `on_error`. Each subscription counts
+    from zero.
+
     Args:
-        limit: the most non-terminal events one turn may emit.
+        limit: the most non-terminal events one turn may emit (an `int`, 0 or more).
+
+    Raises:
+        TypeError, ValueError: `limit` is not an `int`, or is negative.
     """
+    check_count("limit", limit, 0)
 
     def _cap_events(source: Observable[Event]) -> Observable[Event]:
         def subscribe(
@@ -70,9 +79,15 @@ class _Cap(abc.DisposableBase):
             if self._count > limit:
                 self.dispose()
                 message = f"the turn emitted more than max_events ({limit}) events"
-                self._observer.on_next(
-                    failed(event.provider, "limit", message, attempt=event.attempt)
-                )
+                try:
+                    self._observer.on_next(
+                        failed(event.provider, "limit", message, attempt=event.attempt)
+                    )
+                except Exception as exc:
+                    # The source is unsubscribed: it cannot report what the observer
+                    # raised on the event that ends the stream. Its `on_error` does.
+                    self._observer.on_error(exc)
+                    return
                 self._observer.on_completed()
                 return
         self._observer.on_next(event)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
-from reactivex.scheduler import TimeoutScheduler
 
 from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
+from rxllm.operators._args import check_count, check_scheduler, check_seconds, check_str
 from rxllm.operators._link import Operator, attach
-from rxllm.operators._timers import Timer, after, loop_scheduler
+from rxllm.operators._timers import Timer, after, default_clock
 from rxllm.sources.job import consumer_waits
 
 __all__ = ["deadlines"]
@@ -20,20 +19,12 @@ _T = TypeVar("_T")
 _TERMINALS = TERMINAL_TYPE_SET
 
 
-def _default_clock() -> abc.SchedulerBase:
-    """The running loop's, when subscribed without a scheduler from async code: RxPY's
-    TimeoutScheduler would start a thread per timer, one per stream."""
-    try:
-        return loop_scheduler(asyncio.get_running_loop())
-    except RuntimeError:
-        return TimeoutScheduler.singleton()
-
-
 def deadlines(
     *,
     first_event: float | None = None,
     idle: float | None = None,
     total: float | None = None,
+    elapsed: float = 0.0,
     provider: str = "unknown",
     attempt: int = 1,
     scheduler: abc.SchedulerBase | None = None,
@@ -50,7 +41,9 @@ def deadlines(
     - `first_event`: seconds from subscription to the first output.
     - `idle`: seconds without output after that (or from subscription, without
       `first_event`).
-    - `total`: seconds from subscription to the terminal event, whatever comes.
+    - `total`: seconds from subscription to the terminal event, whatever comes; with
+      `elapsed`, seconds of the turn already spent before this subscription (a
+      fallback's earlier providers), it fires `total - elapsed` after subscription.
 
     Output is anything but a terminal or `retry` event: text, reasoning, a tool start,
     a tool-argument fragment (a long tool call is not a stall), usage. A keepalive never
@@ -62,22 +55,40 @@ def deadlines(
     full period. So a stall is reported no sooner than `idle` seconds after the last
     output, and no later than twice that.
 
+    An exception the observer raises on the `stalled` error goes to its `on_error`:
+    the error comes from a timer, and the source is already unsubscribed.
+
     Args:
-        first_event, idle, total: the deadlines in seconds; None turns one off.
+        first_event, idle, total: the deadlines in seconds (finite, above zero); None
+            turns one off.
+        elapsed: seconds of `total` already spent (zero or more, less than `total`).
         provider, attempt: named on the error (a `retry` event passing names the
             next attempt instead).
         scheduler: where the timers run (default: the subscription's; without one,
             the running event loop, or RxPY's TimeoutScheduler outside a loop).
+
+    Raises:
+        TypeError, ValueError: an argument of the wrong type, or a deadline of zero,
+            below zero, or not finite.
     """
+    for name, seconds in (("first_event", first_event), ("idle", idle), ("total", total)):
+        if seconds is not None:
+            check_seconds(name, seconds)
+    check_seconds("elapsed", elapsed, zero=True)
+    if total is not None and elapsed >= total:
+        raise ValueError(f"elapsed ({elapsed:g} s) must be less than total ({total:g} s)")
+    check_str("provider", provider)
+    check_count("attempt", attempt, 1)
+    check_scheduler("scheduler", scheduler)
 
     def _deadlines(source: Observable[_T]) -> Observable[_T | Failed]:
         def subscribe(
             observer: abc.ObserverBase[_T | Failed],
             scheduler_: abc.SchedulerBase | None = None,
         ) -> abc.DisposableBase:
-            clock = scheduler or scheduler_ or _default_clock()
+            clock = scheduler or scheduler_ or default_clock()
             watch = _Watch(observer, clock, first_event, idle, provider, attempt)
-            watch.start(source, scheduler_, total)
+            watch.start(source, scheduler_, total, elapsed)
             return watch
 
         return Operator(subscribe)
@@ -122,11 +133,15 @@ class _Watch(abc.DisposableBase):
         self._whole: Timer | None = None  # the total timer
 
     def start(
-        self, source: Observable[Any], scheduler: abc.SchedulerBase | None, total: float | None
+        self,
+        source: Observable[Any],
+        scheduler: abc.SchedulerBase | None,
+        total: float | None,
+        elapsed: float,
     ) -> None:
         clock = self._clock
         if total is not None:
-            self._whole = after(clock, total, self._expire, "total_timeout", total)
+            self._whole = after(clock, total - elapsed, self._expire, "total_timeout", total)
         if self._first_event is not None:
             self._watch = after(clock, self._first_event, self._first_event_fired)
         elif self._idle is not None:
@@ -173,16 +188,22 @@ class _Watch(abc.DisposableBase):
             return
         self.dispose()
         provider, attempt = self._last
-        self._observer.on_next(
-            failed(
-                provider,
-                "stalled",
-                f"{which} expired: no output from {provider} for {seconds:g} s"
-                if which != "total_timeout"
-                else f"total_timeout expired: the turn took more than {seconds:g} s",
-                attempt=attempt,
+        try:
+            self._observer.on_next(
+                failed(
+                    provider,
+                    "stalled",
+                    f"{which} expired: no output from {provider} for {seconds:g} s"
+                    if which != "total_timeout"
+                    else f"total_timeout expired: the turn took more than {seconds:g} s",
+                    attempt=attempt,
+                )
             )
-        )
+        except Exception as exc:
+            # Raised in a timer, with the source unsubscribed: neither can report what
+            # the observer raised on the event that ends its stream. Its `on_error` does.
+            self._observer.on_error(exc)
+            return
         self._observer.on_completed()
 
     def on_next(self, item: Any) -> None:

@@ -9,6 +9,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TextDelta
+from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, link
 
 __all__ = ["MIN_OVERLAP", "OVERLAP_WINDOW", "dedupe_overlap", "longest_overlap"]
@@ -50,9 +51,13 @@ def dedupe_overlap(
     Returns:
         An operator on events (`Observable[Event]`) or on the pipeline's fragments:
         every item that is not text passes through as it is.
+
+    Raises:
+        TypeError, ValueError: a bound that is not an `int`, a `min_overlap` below 1,
+            or a `window` shorter than `min_overlap`.
     """
-    if min_overlap < 1:
-        raise ValueError(f"min_overlap must be at least 1, got {min_overlap}")
+    check_count("min_overlap", min_overlap, 1)
+    check_count("window", window, 1)
     if window < min_overlap:
         raise ValueError(f"window ({window}) must be at least min_overlap ({min_overlap})")
 

@@ -10,6 +10,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import Failed, failed
 from rxllm.fragments import ChunkNormalizer, Emit, Fragment, RawChunk, SourceItem
+from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
 
 __all__ = ["normalize"]
@@ -52,7 +53,11 @@ def normalize(
 
     Args:
         make_normalizer: builds the normalizer, given where to emit.
+
+    Raises:
+        TypeError: `make_normalizer` is not callable.
     """
+    check_callable("make_normalizer", make_normalizer)
 
     def _normalize(source: Observable[SourceItem]) -> Observable[Fragment]:
         def subscribe(

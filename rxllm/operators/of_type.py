@@ -26,11 +26,19 @@ def of_type(cls: type[_T]) -> Callable[[Observable[object]], Observable[_T]]:
     fields need no narrowing downstream. Errors and completion pass through.
 
     Args:
-        cls: the class to keep (`rxllm.ToolRequest`, `rxllm.UsageUpdate`, ...).
+        cls: the class to keep (`rxllm.ToolRequest`, `rxllm.UsageUpdate`, ...); at
+            run time, anything `isinstance` takes (a tuple, `A | B`) works too.
 
     Returns:
         An operator from any items to those of `cls`.
+
+    Raises:
+        TypeError: `cls` is not a class (`None`, a string, a parametrized generic).
     """
+    try:
+        isinstance(None, cls)
+    except TypeError:
+        raise TypeError(f"of_type needs a class, got {cls!r}") from None
 
     def _of_type(source: Observable[object]) -> Observable[_T]:
         def subscribe(

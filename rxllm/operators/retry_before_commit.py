@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -9,8 +10,9 @@ from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
 
 from rxllm.events import Event, Failed, Retry, commits
+from rxllm.operators._args import check_callable, check_observable
 from rxllm.operators._link import Operator, attach
-from rxllm.operators._timers import Timer, after
+from rxllm.operators._timers import Timer, after, default_clock
 
 __all__ = ["Decide", "Switch", "retry_before_commit"]
 
@@ -43,16 +45,24 @@ def retry_before_commit(first: Observable[Event], decide: Decide) -> Observable[
     RxPY's `catch` shape: one slot holds the current attempt (as a `SerialDisposable`), so switching
     disposes the failed one (closing its HTTP response) and disposing the result
     disposes whichever attempt or scheduled wait is current. The first attempt is
-    subscribed at once; the next one is scheduled on the subscription's scheduler,
-    never subscribed inside the failing callback, so a chain of retries never grows
-    the stack. Only `decide` is guarded;
+    subscribed at once; the `retry` event is emitted, then the next attempt is
+    scheduled on the subscription's scheduler, never subscribed inside the failing
+    callback, so a chain of retries never grows the stack. Subscribed without a
+    scheduler, it starts from the running event loop (outside one: RxPY's trampoline,
+    or its TimeoutScheduler for a wait), never by sleeping the thread. Only `decide`
+    is guarded;
     `on_error` passes through untouched: it is a bug or the consumer's own exception,
     never a reason to retry.
 
     Args:
         first: the first attempt (cold).
         decide: the policy, called once per failed attempt.
+
+    Raises:
+        TypeError: `first` is not an Observable, or `decide` not callable.
     """
+    check_observable("first", first)
+    check_callable("decide", decide)
 
     def subscribe(
         observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
@@ -105,18 +115,41 @@ class _Retrying(abc.DisposableBase):
         if isinstance(outcome, Failed):
             observer.on_next(outcome)
             return
-        # Close the failed attempt now; start the next one from the scheduler.
-        clock = self._scheduler or CurrentThreadScheduler.singleton()
-        self._replace(after(clock, outcome.delay, self.run, outcome.events))
+        self._replace(None)  # close the failed attempt now
         try:
             observer.on_next(outcome.retry)
         except Exception as error:  # the consumer's: the failed attempt is gone
             self.dispose()
             observer.on_error(error)
+            return
+        if self._disposed:  # the consumer left on the `retry` event
+            return
+        clock = self._scheduler or _clock_without_scheduler(outcome.delay)
+        wait = after(clock, outcome.delay, self.run, outcome.events)
+        if self._current is None:  # not started already by a clock that ran it at once
+            self._replace(wait)
 
     def dispose(self) -> None:
         self._disposed = True
         self._replace(None)
+
+
+def _clock_without_scheduler(delay: float) -> abc.SchedulerBase:
+    """Where the next attempt starts when subscribed without a scheduler: on the running
+    event loop (a later callback, never a sleep); outside a loop, RxPY's trampoline for
+    no wait (it queues the attempt behind the running one, or runs it now when none
+    runs), and its TimeoutScheduler for a wait (the trampoline would sleep the thread)."""
+    if delay <= 0 and not _in_loop():
+        return CurrentThreadScheduler.singleton()
+    return default_clock()
+
+
+def _in_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class _Attempt:

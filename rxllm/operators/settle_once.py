@@ -8,6 +8,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TERMINAL_TYPES, Cancelled, Event, failed
+from rxllm.operators._args import check_seconds, check_str
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after
 
@@ -45,8 +46,15 @@ def settle_once(
 
     Args:
         provider: named on the truncation error when the source emitted nothing.
-        drain: seconds the source may take to end after the terminal event.
+        drain: seconds the source may take to end after the terminal event (finite,
+            0 or more).
+
+    Raises:
+        TypeError, ValueError: `provider` is not a `str`, or `drain` not a finite
+            number of seconds, 0 or more.
     """
+    check_str("provider", provider)
+    check_seconds("drain", drain, zero=True)
 
     def _settle_once(source: Observable[Event]) -> Observable[Event]:
         def subscribe(

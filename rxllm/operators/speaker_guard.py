@@ -10,6 +10,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import TextDelta
+from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, link
 
 __all__ = ["DEFAULT_SPEAKERS", "SPEAKER_HOLD", "speaker_guard"]
@@ -59,17 +60,28 @@ def speaker_guard(
     lives in each subscription: every stream and every retry starts clean.
 
     Args:
-        names: the speaker names; by default `DEFAULT_SPEAKERS`.
+        names: the speaker names (a list, even of one: `["Bob"]`); by default
+            `DEFAULT_SPEAKERS`.
         hold: the most characters held back at once; every marker must fit in it.
 
     Returns:
         An operator on events (`Observable[Event]`) or on the pipeline's fragments:
         every item that is not text passes through as it is.
+
+    Raises:
+        TypeError, ValueError: `names` is a `str` (a sequence of one-letter names),
+            empty, or holds a name that is not a one-line `str` without backticks;
+            `hold` is not an `int`, or too short for a marker.
     """
+    if isinstance(names, str):
+        raise TypeError(f"names must be a list of names, e.g. [{names!r}], not a str")
+    check_count("hold", hold, 1)
     speakers = tuple(DEFAULT_SPEAKERS if names is None else names)
     if not speakers:
         raise ValueError("speaker_guard needs at least one speaker name")
     for name in speakers:
+        if not isinstance(name, str):
+            raise TypeError(f"a speaker name must be a str, got {type(name).__name__}")
         if not name or any(char in name for char in "\r\n`"):
             raise ValueError(
                 f"a speaker name must be non-empty, on one line, without backticks: {name!r}"

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import reactivex
 from reactivex.testing.marbles import marbles_testing
 
@@ -135,3 +136,11 @@ def test_arguments_at_the_limit_pass() -> None:
         results = start(cold("-s-m-n-e-D-|", EVENTS).pipe(accumulate_tool_arguments(8)))
     types = [r.value.value.type for r in results if r.value.kind == "N"]
     assert types == ["tool_start", "tool_request", "done"]
+
+
+@pytest.mark.parametrize("limit", [-1, "64", 1.5, True])
+def test_bad_limits_are_refused_at_the_call(limit: Any) -> None:
+    """`-1` made every argument fragment a limit error; the others raised at the first
+    fragment."""
+    with pytest.raises((TypeError, ValueError), match="max_argument_bytes"):
+        accumulate_tool_arguments(limit)

@@ -4,12 +4,13 @@ import asyncio
 import threading
 from typing import Any
 
+import pytest
 import reactivex
 from reactivex.testing import ReactiveTest, TestScheduler
 
 from rxllm.events import Failed
 from rxllm.operators import deadlines
-from tests.operators.marbles import EVENTS, P
+from tests.operators.marbles import BOOM, EVENTS, P, raise_on
 
 on_next, on_completed = ReactiveTest.on_next, ReactiveTest.on_completed
 
@@ -89,3 +90,76 @@ async def test_without_a_scheduler_the_timers_run_on_the_running_loop() -> None:
     assert threading.active_count() == threads
     await asyncio.wait_for(done.wait(), timeout=2)
     assert [e.error.kind for e in got] == ["stalled"]
+
+
+def test_a_consumer_exception_on_the_stall_error_reaches_on_error() -> None:
+    """The error is emitted from a timer, with the source already unsubscribed: what the
+    observer raises on it goes to its `on_error` (it went to the scheduler: the test's
+    `start`, or the event loop's "Exception in callback" log, and the observer never
+    heard of it)."""
+    scheduler = TestScheduler()
+    source = scheduler.create_cold_observable(on_next(10, EVENTS["a"]))
+    results = scheduler.start(
+        lambda: source.pipe(deadlines(provider=P, idle=20), raise_on("error"))
+    )
+    assert results.messages == [on_next(210, EVENTS["a"]), ReactiveTest.on_error(240, BOOM)]
+    assert source.subscriptions == [ReactiveTest.subscribe(200, 240)]
+
+
+def test_no_timer_is_left_armed_after_dispose() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_cold_observable(on_next(10, EVENTS["a"]))
+    scheduler.start(
+        lambda: source.pipe(deadlines(provider=P, first_event=500, idle=300, total=700)),
+        disposed=300,
+    )
+    assert [item for item, _ in scheduler._queue.items if not item.is_cancelled()] == []
+
+
+def test_each_subscription_has_its_own_timers() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_cold_observable(on_next(10, EVENTS["a"]))
+    stalls = source.pipe(deadlines(provider=P, idle=20))
+    first, second = scheduler.create_observer(), scheduler.create_observer()
+    scheduler.schedule_absolute(100, lambda s, _: stalls.subscribe(first, scheduler=s))
+    scheduler.schedule_absolute(130, lambda s, _: stalls.subscribe(second, scheduler=s))
+    scheduler.start()
+    assert [m.time for m in first.messages] == [110, 140, 140]
+    assert [m.time for m in second.messages] == [140, 170, 170]
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"idle": -1},
+        {"idle": 0},
+        {"first_event": "5"},
+        {"total": float("nan")},
+        {"total": float("inf")},
+        {"idle": True},
+        {"idle": 1, "scheduler": 1},
+        {"idle": 1, "provider": None},
+        {"idle": 1, "attempt": 0},
+    ],
+)
+def test_bad_deadlines_are_refused_at_the_call(limits: dict[str, Any]) -> None:
+    """They failed at subscription or in a timer (a `str`), or expired at once (0, a
+    negative number): a deadline is a finite number of seconds above zero, as the
+    provider options `*_timeout` are."""
+    with pytest.raises((TypeError, ValueError), match=list(limits)[-1]):
+        deadlines(**limits)
+
+
+def test_elapsed_time_shortens_the_total_deadline_and_the_message_names_the_total() -> None:
+    """A turn that began before this subscription (a fallback's later provider) has
+    what is left of its total."""
+    messages, _ = run([on_next(10, EVENTS["a"]), on_next(500, EVENTS["b"])], total=100, elapsed=60)
+    time, message = stalled(messages)
+    assert time == 240
+    assert message == "total_timeout expired: the turn took more than 100 s"
+
+
+@pytest.mark.parametrize(("total", "elapsed"), [(10, 10), (10, 11), (10, -1)])
+def test_an_elapsed_time_not_below_the_total_is_refused(total: float, elapsed: float) -> None:
+    with pytest.raises(ValueError, match="elapsed"):
+        deadlines(total=total, elapsed=elapsed)

@@ -200,3 +200,19 @@ def test_worst_case_chunks() -> None:
     tail = "a" * OVERLAP_WINDOW
     chunk = "a" * (OVERLAP_WINDOW - 1) + "b" + "a" * 100_000
     assert longest_overlap(tail, chunk) == OVERLAP_WINDOW - 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"window": 100.0}, "window"),
+        ({"min_overlap": 8.5}, "min_overlap"),
+        ({"min_overlap": None}, "min_overlap"),
+        ({"window": True}, "window"),
+    ],
+)
+def test_bounds_that_are_not_ints_are_refused(kwargs: dict[str, Any], match: str) -> None:
+    """`dedupe_overlap(window=100.0)` was accepted, and raised at the first text chunk
+    (a slice index must be an int)."""
+    with pytest.raises(TypeError, match=match):
+        dedupe_overlap(**kwargs)

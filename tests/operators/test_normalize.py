@@ -114,3 +114,8 @@ def test_a_bug_in_the_normalizer_end_is_on_error_too() -> None:
     source = reactivex.from_iterable([delta("a")])
     source.pipe(normalize(lambda emit: Broken(emit, P))).subscribe(on_error=errors.append)
     assert [str(e) for e in errors] == ["normalizer bug"]
+
+
+def test_a_normalizer_factory_that_is_not_callable_is_refused_at_the_call() -> None:
+    with pytest.raises(TypeError, match="make_normalizer"):
+        normalize(None)  # type: ignore[arg-type]

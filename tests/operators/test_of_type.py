@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from reactivex.testing.marbles import marbles_testing
 
 from rxllm.events import Done, TextDelta, ToolStart, UsageUpdate
@@ -30,3 +33,16 @@ def test_errors_pass_through() -> None:
     with marbles_testing() as (start, cold, _hot, exp):
         results = start(cold("-a-u-#", EVENTS).pipe(of_type(UsageUpdate)))
         assert results == exp("---u-#", EVENTS)
+
+
+@pytest.mark.parametrize("cls", [None, "text", list[int]])
+def test_what_is_not_a_class_is_refused_at_the_call(cls: Any) -> None:
+    """It was accepted, and raised `isinstance() arg 2 must be a type` at each item."""
+    with pytest.raises(TypeError, match="of_type"):
+        of_type(cls)
+
+
+def test_a_union_of_classes_is_a_class_test() -> None:
+    with marbles_testing() as (start, cold, _hot, exp):
+        results = start(cold("-a-s-u-d-|", EVENTS).pipe(of_type(TextDelta | Done)))  # type: ignore[arg-type]
+        assert results == exp("-a-----d-|", EVENTS)

@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import pytest
 import reactivex
+from reactivex import abc
+from reactivex import operators as ops
+from reactivex.subject import Subject
 from reactivex.testing import ReactiveTest, TestScheduler
 
 from rxllm.events import Event, Failed, Retry
@@ -127,3 +132,85 @@ def test_a_long_chain_of_retries_does_not_grow_the_stack() -> None:
     events: list[Event] = []
     retry_before_commit(reactivex.of(EVENTS["x"]), decide).subscribe(events.append)
     assert sum(isinstance(e, Retry) for e in events) == 3000 and events[-1] == EVENTS["x"]
+
+
+def test_without_a_scheduler_a_failure_that_arrives_later_switches_to_the_next_attempt() -> None:
+    """Subscribed with no scheduler (`p.stream(req).subscribe(print)` in async code),
+    a failure arrives outside any RxPY trampoline, as an HTTP response read on the loop
+    does: the next attempt was subscribed at once inside the wait's scheduling, then
+    disposed as the "old" attempt, and the turn hung with no terminal event."""
+    first: Subject[Event] = Subject()
+    second: Subject[Event] = Subject()
+
+    def decide(failure: Failed, committed: bool) -> Failed | Switch:
+        return Switch(announce(failure), second)
+
+    got: list[Any] = []
+    retry_before_commit(first, decide).subscribe(got.append, got.append, lambda: got.append("|"))
+    first.on_next(EVENTS["x"])
+    assert first.observers == [] and len(second.observers) == 1
+    second.on_next(EVENTS["a"])
+    second.on_next(EVENTS["d"])
+    second.on_completed()
+    assert isinstance(got[0], Retry) and got[1:] == [EVENTS["a"], EVENTS["d"], "|"]
+
+
+def test_the_retry_event_comes_before_the_next_attempt_even_when_it_starts_at_once() -> None:
+    first: Subject[Event] = Subject()
+
+    def decide(failure: Failed, committed: bool) -> Failed | Switch:
+        return Switch(announce(failure), reactivex.of(EVENTS["a"], EVENTS["d"]))
+
+    got: list[Any] = []
+    retry_before_commit(first, decide).subscribe(got.append, got.append, lambda: got.append("|"))
+    first.on_next(EVENTS["x"])
+    assert [getattr(e, "type", e) for e in got] == ["retry", "text", "done", "|"]
+
+
+async def test_without_a_scheduler_a_wait_runs_on_the_loop_without_blocking_it() -> None:
+    """The wait before the next attempt ran on RxPY's CurrentThreadScheduler, which
+    sleeps the thread ("Do not schedule blocking work!"): in async code, the event loop
+    stopped for the whole `Retry-After`. It runs on the loop's timer now."""
+    first: Subject[Event] = Subject()
+    calling = False
+    subscribed_while_calling: list[bool] = []
+
+    def second(observer: abc.ObserverBase[Event], _: abc.SchedulerBase | None = None) -> Any:
+        subscribed_while_calling.append(calling)
+        observer.on_next(EVENTS["a"])
+        observer.on_next(EVENTS["d"])
+        observer.on_completed()
+
+    def decide(failure: Failed, committed: bool) -> Failed | Switch:
+        return Switch(announce(failure, 0.01), reactivex.create(second), delay=0.01)
+
+    got: list[Any] = []
+    done = asyncio.Event()
+    retry_before_commit(first, decide).subscribe(got.append, got.append, done.set)
+    calling = True
+    first.on_next(EVENTS["x"])
+    calling = False
+    await asyncio.wait_for(done.wait(), timeout=2)
+    assert subscribed_while_calling == [False]
+    assert [getattr(e, "type", e) for e in got] == ["retry", "text", "done"]
+
+
+def test_disposing_on_the_retry_event_starts_no_next_attempt() -> None:
+    scheduler = TestScheduler()
+    first = scheduler.create_cold_observable(on_next(10, EVENTS["x"]))
+    second = scheduler.create_cold_observable(on_next(10, EVENTS["a"]), on_completed(20))
+
+    def decide(failure: Failed, committed: bool) -> Failed | Switch:
+        return Switch(announce(failure), second)
+
+    results = scheduler.start(lambda: retry_before_commit(first, decide).pipe(ops.take(1)))
+    assert [m.value.kind for m in results.messages] == ["N", "C"]
+    assert second.subscriptions == []
+
+
+@pytest.mark.parametrize(
+    ("args", "match"), [((None, lambda f, c: f), "first"), ((reactivex.empty(), None), "decide")]
+)
+def test_bad_arguments_are_refused_at_the_call(args: tuple[Any, ...], match: str) -> None:
+    with pytest.raises(TypeError, match=match):
+        retry_before_commit(*args)

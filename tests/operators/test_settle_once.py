@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import reactivex
+from reactivex import operators as ops
 from reactivex.testing import ReactiveTest, TestScheduler
 from reactivex.testing.marbles import marbles_testing
 
@@ -86,3 +88,38 @@ def test_a_consumer_exception_on_another_event_is_reported_by_the_source() -> No
     source = reporting([EVENTS["a"], EVENTS["d"]])
     source.pipe(settle_once(P), raise_on("text")).subscribe(on_error=errors.append)
     assert errors == [BOOM]
+
+
+def test_each_subscription_settles_on_its_own() -> None:
+    with marbles_testing() as (start, cold, _hot, _exp):
+        results = start(cold("-a-d-a|", EVENTS).pipe(settle_once(P), ops.repeat(2)))
+    on_next, on_completed = ReactiveTest.on_next, ReactiveTest.on_completed
+    assert results == [
+        *(on_next(201, EVENTS["a"]), on_next(203, EVENTS["d"])),
+        *(on_next(204, EVENTS["a"]), on_next(206, EVENTS["d"]), on_completed(206)),
+    ]
+
+
+def test_disposing_before_the_terminal_leaves_no_drain_timer() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_cold_observable(ReactiveTest.on_next(10, EVENTS["a"]))
+    scheduler.start(lambda: source.pipe(settle_once(P, drain=50)), disposed=300)
+    assert source.subscriptions == [ReactiveTest.subscribe(200, 300)]
+    assert [item for item, _ in scheduler._queue.items if not item.is_cancelled()] == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"drain": None}, "drain"),
+        ({"drain": "2"}, "drain"),
+        ({"drain": -1}, "drain"),
+        ({"drain": float("nan")}, "drain"),
+        ({"provider": None}, "provider"),
+    ],
+)
+def test_bad_arguments_are_refused_at_the_call(kwargs: dict[str, Any], match: str) -> None:
+    """`settle_once(drain=None)` was accepted and raised at the terminal event, after
+    emitting it: the stream never completed."""
+    with pytest.raises((TypeError, ValueError), match=match):
+        settle_once(**kwargs)

@@ -266,3 +266,16 @@ def test_errors_pass_through() -> None:
     errors: list[Exception] = []
     reactivex.throw(RuntimeError("bug")).pipe(speaker_guard()).subscribe(on_error=errors.append)
     assert [str(e) for e in errors] == ["bug"]
+
+
+def test_a_single_name_given_as_a_string_is_refused() -> None:
+    """A `str` is a sequence of one-letter names: `speaker_guard("Bob")` guarded "\\nB:",
+    "\\no:" and "\\nb:", never "\\nBob:"."""
+    with pytest.raises(TypeError, match=r"\['Bob'\]"):
+        speaker_guard("Bob")
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [({"names": [1]}, "name"), ({"hold": "32"}, "hold")])
+def test_arguments_of_the_wrong_type_are_refused(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(TypeError, match=match):
+        speaker_guard(**kwargs)
