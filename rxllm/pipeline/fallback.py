@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import reactivex
@@ -16,7 +18,22 @@ from rxllm.pipeline.aiter import EventStream
 from rxllm.pipeline.provider import Cancel, Provider, Turn, record_of, settled, traced
 from rxllm.request import ChatRequest
 
-__all__ = ["Fallback", "fallback"]
+__all__ = ["Entry", "Fallback", "fallback"]
+
+Entry = Provider | tuple[Provider, str]
+"""A provider, asked for the request's model, or `(provider, model)`: that provider
+asked for `model` instead (each vendor names its models its own way)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Leg:
+    """One provider's part of a fallback turn, prepared at the call."""
+
+    name: str
+    turn: Turn
+    request: ChatRequest
+    """The request as this provider gets it (its own model, when one was given)."""
+    total_timeout: float | None
 
 
 class Fallback:
@@ -29,78 +46,83 @@ class Fallback:
     not continue it. Attempts are numbered across providers, and every event names
     the provider that produced it.
 
-    Like pydantic-ai's `FallbackModel`, a provider that cannot express the request
-    (a `ConfigError` building its body) is skipped at the call; unlike it, any error
-    before commitment moves on (there is no partial output to lose), and the user's
-    own exceptions never do.
+    A fallback turn is one turn: each provider's `total_timeout` counts from the
+    turn's start, every provider before it included, so a provider that starts late
+    gets what is left of it, and one whose `total_timeout` has already passed is not
+    started. `max_attempts` stays each provider's own.
+
+    An entry `(provider, model)` asks that provider for `model` instead of the
+    request's (`record.requested_model` is the one asked of the provider that ended
+    the turn). A provider that cannot express the request (a `ConfigError` building
+    its body) is skipped at the call (logged); when none can, the `ConfigError` names
+    each one's reason. Any error before commitment moves on (there is no partial
+    output to lose); the user's own exceptions never do.
     """
 
-    def __init__(self, providers: Sequence[Provider]) -> None:
+    def __init__(self, providers: Iterable[Entry]) -> None:
         if isinstance(providers, Provider | Fallback):
             raise TypeError("fallback() takes a list of providers: rxllm.fallback([p1, p2])")
-        providers = list(providers or ())  # once: a generator is read here, and only here
-        if not providers:
+        if _is_pair(providers):
+            raise TypeError(
+                "fallback() takes a list of providers: put the (provider, model) pair in "
+                "one: rxllm.fallback([(p1, 'model'), p2])"
+            )
+        entries = list(providers or ())  # once: a generator is read here, and only here
+        if not entries:
             raise ConfigError("fallback() needs at least one provider")
-        for candidate in providers:
-            if not isinstance(candidate, Provider):
-                raise TypeError(
-                    f"fallback() takes providers (rxllm.provider(...)), "
-                    f"got {type(candidate).__name__}"
-                )
-        self.providers = providers
+        self.providers: list[Provider] = []
+        self.models: list[str | None] = []
+        """The model each provider is asked for; None: the request's."""
+        for entry in entries:
+            candidate, model = _entry(entry)
+            self.providers.append(candidate)
+            self.models.append(model)
         self.name = self.providers[0].name
 
     def __repr__(self) -> str:
-        return f"Fallback({self.providers!r})"
+        shown = [
+            p if model is None else (p, model)
+            for p, model in zip(self.providers, self.models, strict=True)
+        ]
+        return f"Fallback({shown!r})"
 
-    def _prepare(self, request: ChatRequest) -> list[tuple[str, Turn]]:
+    def _prepare(self, request: ChatRequest) -> list[_Leg]:
         """Each provider's turn for `request`, built now (bodies included), skipping
         the providers that cannot express it."""
-        turns: list[tuple[str, Turn]] = []
+        legs: list[_Leg] = []
         problems: list[str] = []
-        for candidate in self.providers:
+        for candidate, model in zip(self.providers, self.models, strict=True):
+            asked = request
+            if model is not None and isinstance(request, ChatRequest):
+                asked = request.model_copy(update={"model": model})
             try:
-                turns.append((candidate.name, candidate.prepare(request)))
+                turn = candidate.prepare(asked)
             except ConfigError as exc:
                 problems.append(f"{candidate.name}: {exc}")
                 logger.bind(provider=candidate.name).info("fallback skips {}: {}", candidate, exc)
-        if not turns:
+                continue
+            legs.append(_Leg(candidate.name, turn, asked, candidate.options.total_timeout))
+        if not legs:
             raise ConfigError("no provider can express this request: " + "; ".join(problems))
-        return turns
+        return legs
 
     def stream(self, request: ChatRequest, *, cancel: Cancel = None) -> Observable[Event]:
         """A cold Observable of one turn's events across the providers; exactly one
         terminal event ends it."""
-        turns = self._prepare(request)
+        return self._stream(self._prepare(request), cancel)
 
+    def _stream(
+        self,
+        legs: list[_Leg],
+        cancel: Cancel,
+        on_leg: Callable[[_Leg], None] | None = None,
+    ) -> Observable[Event]:
         def subscribe_turn(_: Any) -> Observable[Event]:
-            remaining = iter(turns[1:])
+            return _Run(legs, on_leg).events()
 
-            def decide(failure: Failed, committed: bool) -> Failed | Switch:
-                following = None if committed else next(remaining, None)
-                if following is None:
-                    return failure
-                name, turn = following
-                number = failure.attempt + 1
-                logger.bind(provider=failure.provider, attempt=failure.attempt).info(
-                    "{} failed before anything was committed ({}); falling back to {}",
-                    failure.provider,
-                    failure.error.message,
-                    name,
-                )
-                retry = Retry.make(
-                    provider=failure.provider,
-                    attempt=failure.attempt,
-                    reason=failure.error,
-                    next_attempt=number,
-                    next_provider=name,
-                )
-                return Switch(retry, turn(number))
-
-            return retry_before_commit(turns[0][1](1), decide)
-
-        events = settled(reactivex.defer(subscribe_turn), turns[0][0], cancel)
-        return traced(events, request, self.providers, turns[0][0])
+        first = legs[0]
+        events = settled(reactivex.defer(subscribe_turn), first.name, cancel)
+        return traced(events, first.request, self.providers, first.name)
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
         """`async with fallback.astream(request) as events: async for event in events:`;
@@ -108,9 +130,17 @@ class Fallback:
         return EventStream(self.stream(request, cancel=cancel), drive=True)
 
     async def complete(self, request: ChatRequest, *, cancel: Cancel = None) -> StreamRecord:
-        """Stream the turn to its end and return its record (`record.provider` is the
-        provider that produced the output)."""
-        return await record_of(self.stream(request, cancel=cancel), self.name, request.model)
+        """Stream the turn to its end and return its record: `record.provider` is the
+        provider that produced the output, `record.requested_model` the model that
+        provider was asked for."""
+        legs = self._prepare(request)
+        started: list[_Leg] = []
+        events = self._stream(legs, cancel, started.append)
+        record = await record_of(events, self.name, legs[0].request.model)
+        asked = (started[-1] if started else legs[0]).request.model
+        if record.requested_model != asked:
+            record = record.model_copy(update={"requested_model": asked})
+        return record
 
     async def aclose(self) -> None:
         """Close every provider."""
@@ -124,6 +154,98 @@ class Fallback:
         await self.aclose()
 
 
-def fallback(providers: Sequence[Provider]) -> Fallback:
-    """`rxllm.fallback([p1, p2])`: p2 only if p1's turn failed before committing."""
+def fallback(providers: Iterable[Entry]) -> Fallback:
+    """`rxllm.fallback([p1, p2])`: p2 only if p1's turn failed before committing.
+
+    An entry may be `(provider, model)`, to ask that provider for its own model:
+    `rxllm.fallback([(openai, "gpt-4.1-mini"), (anthropic, "claude-sonnet-4-5")])`."""
     return Fallback(providers)
+
+
+def _is_pair(value: object) -> bool:
+    return (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], Provider)
+        and isinstance(value[1], str)
+    )
+
+
+def _entry(entry: object) -> tuple[Provider, str | None]:
+    """A provider and the model it is asked for (None: the request's), or a TypeError
+    saying what an entry may be."""
+    if isinstance(entry, Provider):
+        return entry, None
+    if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], Provider):
+        model = entry[1]
+        if not isinstance(model, str):
+            raise TypeError(
+                f"fallback() takes (provider, model) with the model's name, got "
+                f"{type(model).__name__} {model!r} for {entry[0]!r}"
+            )
+        if not model.strip():
+            raise ConfigError(f"fallback(): the model for {entry[0]!r} is empty")
+        return entry[0], model
+    raise TypeError(
+        f"fallback() takes providers (rxllm.provider(...)) or (provider, model) pairs, "
+        f"got {type(entry).__name__}"
+    )
+
+
+class _Run:
+    """One subscription of a fallback turn: when it started, the provider serving it,
+    and the providers still to try."""
+
+    __slots__ = ("_legs", "_next", "_on_leg", "_started")
+
+    def __init__(self, legs: list[_Leg], on_leg: Callable[[_Leg], None] | None) -> None:
+        self._legs = legs
+        self._on_leg = on_leg
+        self._next = 1  # the index of the next leg to try
+        self._started = time.monotonic()
+
+    def events(self) -> Observable[Event]:
+        first = self._start(self._legs[0], 1, 0.0)
+        return retry_before_commit(first, self.decide)
+
+    def _start(self, leg: _Leg, number: int, elapsed: float) -> Observable[Event]:
+        """The leg's turn from attempt `number`, `elapsed` seconds into the turn."""
+        if self._on_leg is not None:
+            self._on_leg(leg)
+        return leg.turn(number, elapsed)
+
+    def _following(self) -> tuple[_Leg, float] | None:
+        """The next provider whose `total_timeout` has not passed yet, if any, and the
+        seconds the turn has taken."""
+        while self._next < len(self._legs):
+            leg = self._legs[self._next]
+            self._next += 1
+            total = leg.total_timeout
+            elapsed = time.monotonic() - self._started
+            if total is None or elapsed < total:
+                return leg, elapsed
+            logger.bind(provider=leg.name).info(
+                "fallback skips {}: its total_timeout ({:g} s) has passed", leg.name, total
+            )
+        return None
+
+    def decide(self, failure: Failed, committed: bool) -> Failed | Switch:
+        following = None if committed else self._following()
+        if following is None:
+            return failure
+        leg, elapsed = following
+        number = failure.attempt + 1
+        logger.bind(provider=failure.provider, attempt=failure.attempt).info(
+            "{} failed before anything was committed ({}); falling back to {}",
+            failure.provider,
+            failure.error.message,
+            leg.name,
+        )
+        retry = Retry.make(
+            provider=failure.provider,
+            attempt=failure.attempt,
+            reason=failure.error,
+            next_attempt=number,
+            next_provider=leg.name,
+        )
+        return Switch(retry, self._start(leg, number, elapsed))

@@ -58,8 +58,6 @@ __all__ = [
 ]
 
 Cancel = asyncio.Event | Observable[Any] | None
-Turn = Callable[[int], Observable[Event]]
-"""One turn's events (every attempt, unsettled), given the number of its first attempt."""
 FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
 
 
@@ -260,7 +258,7 @@ class Provider:
                 "rxllm.ChatRequest(model=..., messages=[rxllm.Message.user(...)])"
             )
         body = self.wire.build_body(request)
-        return _Turn(self, request, body, self.http_request(request, body))
+        return Turn(self, request, body, self.http_request(request, body))
 
     def _hinted(self, failure: Failed) -> Failed:
         """The error with the wire's hint at its likely cause, if it has one."""
@@ -305,9 +303,10 @@ class Provider:
 DRAIN_SECONDS = 2.0
 
 
-class _Turn:
+class Turn:
     """`Provider.prepare`'s result: one request, encoded once, whose attempts start
-    again from its full body at each subscription."""
+    again from its full body at each subscription. Called with the number of its first
+    attempt, it is that turn's events (every attempt, unsettled)."""
 
     __slots__ = ("_body", "_first", "_provider", "_request")
 
@@ -319,32 +318,38 @@ class _Turn:
         self._body = body
         self._first = first
 
-    def __call__(self, first_attempt: int) -> Observable[Event]:
-        return Operator(functools.partial(self._subscribe, first_attempt))
+    def __call__(self, first_attempt: int, elapsed: float = 0.0) -> Observable[Event]:
+        """`elapsed`: seconds of the provider's `total_timeout` already spent when
+        this turn starts (a fallback's later provider gets what is left of the whole
+        turn's); what is left bounds the backoff waits as well."""
+        return Operator(functools.partial(self._subscribe, first_attempt, elapsed))
 
     def _subscribe(
         self,
         first_attempt: int,
+        elapsed: float,
         observer: abc.ObserverBase[Event],
         scheduler: abc.SchedulerBase | None = None,
     ) -> abc.DisposableBase:  # `defer`, without a wrapper per stream
-        return forward(_Attempts(self, first_attempt).events(), observer, scheduler)
+        attempts = _Attempts(self, first_attempt, elapsed)
+        return forward(attempts.events(), observer, scheduler)
 
 
 class _Attempts:
     """One subscription of a turn: its retry plan, the number of its next attempt, and
     each body it sent, JSON-encoded once."""
 
-    __slots__ = ("_number", "_plan", "_requests", "_turn")
+    __slots__ = ("_elapsed", "_number", "_plan", "_requests", "_turn")
 
-    def __init__(self, turn: _Turn, first_attempt: int) -> None:
+    def __init__(self, turn: Turn, first_attempt: int, elapsed: float) -> None:
         provider = turn._provider
         self._turn = turn
         self._number = first_attempt
+        self._elapsed = elapsed
         options = provider.options
-        self._plan = RetryPlan(
-            turn._body, provider.wire.recovery, options.max_attempts, options.total_timeout
-        )
+        total = options.total_timeout
+        time_left = None if total is None else total - elapsed
+        self._plan = RetryPlan(turn._body, provider.wire.recovery, options.max_attempts, time_left)
         # Bodies encoded after the first, for a retry (plan.sent keeps each body alive).
         self._requests: dict[int, HttpRequest] | None = None
 
@@ -355,7 +360,12 @@ class _Attempts:
         if options.max_events is not None:
             events = cap_events(options.max_events)(events)
         if options.total_timeout:
-            events = deadlines(total=options.total_timeout, provider=provider.name)(events)
+            events = deadlines(
+                total=options.total_timeout,
+                elapsed=self._elapsed,
+                provider=provider.name,
+                attempt=self._number,
+            )(events)
         return events
 
     def _encoded(self, sent_body: dict[str, Any]) -> HttpRequest:

@@ -57,7 +57,9 @@ class _Attempt:
             status=self.status,
             error=self.error,
             committed=self.committed,
-            duration=(self.ended if self.ended is not None else now) - self.started,
+            # never below zero: an attempt a retry announces starts after the backoff
+            # wait, and a turn cancelled during that wait ends before it began
+            duration=max((self.ended if self.ended is not None else now) - self.started, 0.0),
         )
 
 
