@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from reactivex import Observable, abc
 
@@ -14,6 +15,15 @@ from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
 
 __all__ = ["accumulate_tool_arguments"]
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+# `json.loads` reads NaN and Infinity, which JSON has not: arguments holding one would
+# reach the tool, and break whatever writes them as JSON again (a browser refuses them).
+_JSON = json.JSONDecoder(parse_constant=_not_json)
 
 
 @dataclass(slots=True)
@@ -91,9 +101,12 @@ class _Calls:
             # (DESIGN.md), whatever the wire (a Gemini call with no `args`, an OpenAI
             # argument string still empty at the finish). Still open when the turn
             # ended with nothing: cut off, missing.
-            parsed = json.loads(text) if text.strip() else ({} if ended else None)
+            parsed = _JSON.decode(text) if text.strip() else ({} if ended else None)
         except json.JSONDecodeError as exc:
             reason = f"not valid JSON ({exc.msg} at {exc.pos} of {len(text)} chars)"
+            parsed = None
+        except ValueError as exc:  # NaN or an infinity
+            reason = f"not valid JSON ({exc})"
             parsed = None
         except RecursionError:
             reason = "JSON nested too deep to read"

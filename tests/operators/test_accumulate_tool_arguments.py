@@ -81,6 +81,15 @@ def test_json_that_is_not_an_object_is_malformed() -> None:
     assert out[-1].type == "error" and "JSON list" in out[-1].error.message
 
 
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(value: str) -> None:
+    # json.loads reads them; JSON has no such values, and a browser refuses them
+    out = run(EVENTS["s"], ToolArgs(0, f'{{"x": {value}}}'), EVENTS["D"])
+    assert [e.type for e in out] == ["tool_start", "error"]
+    assert out[-1].error.kind == "malformed_tool_arguments"
+    assert f"{value} is not a JSON value" in out[-1].error.message
+
+
 def test_authoritative_final_text_replaces_the_pieces() -> None:
     out = run(EVENTS["s"], ToolArgs(0, '{"x": 9'), ToolEnd(0, '{"x": 1}'), EVENTS["D"])
     assert out[1] == request("call_1", "f", 0, {"x": 1})
