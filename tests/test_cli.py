@@ -450,3 +450,10 @@ def test_ctrl_c_keeps_the_record_of_what_came(tmp_path: Path) -> None:
     record = StreamRecord.model_validate_json(record_path.read_text())
     assert record.terminal.type == "cancelled" and record.terminal.reason == "interrupted (Ctrl-C)"
     assert record.reasoning.startswith(getattr(first, "text", ""))
+
+
+def test_python_dash_m_rxllm_is_the_command() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "rxllm", "--version"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0 and result.stdout.startswith("rxllm "), result.stderr
