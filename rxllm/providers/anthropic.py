@@ -53,7 +53,10 @@ Decisions, where the wire leaves a choice:
   editor code execution, tool search, MCP) is one `server_tool_result` when it starts,
   since it arrives whole: call id = its `tool_use_id`, name = the matching call's
   name (or, with no call seen, its type without `_tool_result`), content = its
-  `content` JSON as sent.
+  `content` JSON as sent. The other tools report a failure inside `content`
+  (`web_search_tool_result_error`, ...); an MCP result says it beside it, as
+  `is_error`, so a failed MCP result's content is `{"is_error": true, "content": ...}`,
+  never one that reads like the tool's output.
 - Citations: each `citations_delta` (and each entry of a whole text block's
   `citations`) is one `citation`, in wire order, repeats included.
   `web_search_result_location` gives `url`, `title` and `cited_text`;
@@ -64,6 +67,13 @@ Decisions, where the wire leaves a choice:
 - Thinking: `thinking_delta` is reasoning text; `signature_delta` is a reasoning event
   with empty text and the signature; a `redacted_thinking` block is one reasoning
   event with empty text, its opaque `data` as signature, and `redacted=True`.
+- A `fallback` block (a model that declined gave way to another mid-turn) makes the
+  model it names in `to` the turn's served model (`done.model`).
+- Fields no event carries are logged at debug with their values, never dropped
+  unsaid: a message's or `message_delta`'s `stop_sequence` (the sequence that matched),
+  `container`, `context_management` (the edits applied) and any newer field; usage
+  fields beyond the token counts (`cache_creation`'s 5m/1h split, `server_tool_use`
+  request counts, `service_tier`).
 - An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
   for (`overloaded_error` 529, `api_error` 500) and the type as its code, so the
   recovery policy reads it as it reads the same HTTP error. Unknown event, block and delta
@@ -133,6 +143,15 @@ _USAGE_FIELDS = (
     ("cache_read_input_tokens", "cache_read_tokens"),
     ("cache_creation_input_tokens", "cache_write_tokens"),
 )
+
+# Fields read beside the usage counts, and the message and message_delta fields read;
+# any other field is logged (`AnthropicNormalizer._unread`).
+_USAGE_READ = frozenset({wire for wire, _ in _USAGE_FIELDS} | {"output_tokens_details"})
+_MESSAGE_READ = frozenset(
+    {"id", "type", "role", "model", "content", "stop_reason", "usage", "stop_details"}
+)
+_MESSAGE_DELTA_READ = frozenset({"type", "delta", "usage"})
+_DELTA_READ = frozenset({"stop_reason", "stop_details"})
 
 # Block kinds the normalizer reads; any other kind is logged and skipped.
 _TEXT, _THINKING, _TOOL = "text", "thinking", "tool_use"
@@ -262,7 +281,18 @@ class AnthropicNormalizer(Normalizer):
         elif isinstance(kind, str) and kind.endswith(_RESULT):
             call_id = block.get("tool_use_id") or ""
             name = self.server_names.get(call_id) or kind[: -len(_RESULT)]
-            self.server_tool_result(call_id, name, block.get("content"))
+            content = block.get("content")
+            if block.get("is_error") is True:  # an MCP failure, said beside its content
+                content = {"is_error": True, "content": content}
+            self.server_tool_result(call_id, name, content)
+        elif kind == "fallback":
+            served = block.get("to")
+            model = served.get("model") if isinstance(served, dict) else None
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "model fallback: {!r} gave way to {!r}", block.get("from"), served
+            )
+            if isinstance(model, str) and model:
+                self.model = model
         else:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "skipped an unknown Anthropic block: {}", kind
@@ -335,6 +365,7 @@ class AnthropicNormalizer(Normalizer):
                 self._block_start(index, block)
                 self._block_stop(index)
         self._stop_details(message.get("stop_details"))
+        self._unread("message_start", message, _MESSAGE_READ)
 
     def _message_delta(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta") or {}
@@ -342,11 +373,8 @@ class AnthropicNormalizer(Normalizer):
         if stop:
             self.stop = stop
         self._stop_details(delta.get("stop_details"))
-        container = delta.get("container")
-        if container:  # the code execution tool's container: no event carries it
-            logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "code execution container: {}", container
-            )
+        self._unread("message_delta", payload, _MESSAGE_DELTA_READ)
+        self._unread("message_delta", delta, _DELTA_READ)
         self._count(payload.get("usage"))
         if self.counts:
             self._send_usage()
@@ -374,9 +402,19 @@ class AnthropicNormalizer(Normalizer):
             "stop details: {} (category {})", details.get("type"), details.get("category")
         )
 
+    def _unread(self, where: str, fields: dict[str, Any], read: frozenset[str]) -> None:
+        """Fields no event carries, with their values (a stop sequence, a container,
+        context management edits, usage breakdowns): at most a few per turn."""
+        for key, value in fields.items():
+            if key not in read and value is not None:
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "no event carries the {} field {}: {!r}", where, key, value
+                )
+
     def _count(self, usage: dict[str, Any] | None) -> None:
         if not usage:
             return
+        self._unread("usage", usage, _USAGE_READ)
         counts = self.counts
         for wire, ours in _USAGE_FIELDS:
             value = usage.get(wire)

@@ -17,11 +17,15 @@ Output items, by type (the decisions of this module):
   whole: its text is emitted at its `response.output_text.done` (`refusal.done`), or
   else at the message's `output_item.done`, once; a part that had deltas is never
   emitted again.
-- `reasoning`: summary (or reasoning text) deltas as they come; an item that had none
-  arrived whole: its `summary` texts (else its `content` texts) are emitted at its
-  `output_item.done`. That item ends with one more delta: its `encrypted_content` as
-  the signature, its other fields (`id`, `summary`, ...) as `details`, which the
-  request builder sends back as the item.
+- `reasoning`: summary (and reasoning text) deltas as they come, each part apart from
+  the one before (summary part 0 and reasoning-text part 0 are two parts); a part that
+  had no deltas arrived whole: its text is emitted at its own `.done` event
+  (`reasoning_summary_text.done`, `reasoning_summary_part.done`,
+  `reasoning_text.done`), once. An item that had no part at all arrived whole: its
+  `summary` texts (else its `content` texts) are emitted at its `output_item.done`.
+  That item ends with one more delta: its `encrypted_content` as the signature, its
+  other fields (`id`, `summary`, ...) as `details`, which the request builder sends
+  back as the item.
 - `function_call`: a `tool_request` (below). A call seen only at its `output_item.done`
   is started and ended there.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
@@ -57,6 +61,9 @@ Output items, by type (the decisions of this module):
   parts at `output_item.done`, each once (keyed by output item, part, url and range).
   Other annotation types (`file_citation`, `container_file_citation`, `file_path`)
   have no event and are logged at debug.
+- `sequence_number` counts the events of a response from 0: a number that is not the
+  one after the last (an event lost or repeated on the way) is logged at debug; the
+  events that did arrive are read as they are.
 """
 
 from __future__ import annotations
@@ -110,9 +117,6 @@ _IGNORED = frozenset(
         "response.custom_tool_call_input.delta",  # the done item's `input` is authoritative
         "response.custom_tool_call_input.done",
         "response.reasoning_summary_part.added",
-        "response.reasoning_summary_part.done",
-        "response.reasoning_summary_text.done",
-        "response.reasoning_text.done",
     }
 )
 
@@ -364,8 +368,11 @@ class ResponsesNormalizer(Normalizer):
         self.calls: dict[int, bool] = {}  # output_index -> ended
         # reasoning items added and not yet done: output_index -> the added item
         self.reasoning_items: dict[int, dict[str, Any]] = {}
-        self.reasoning_part: tuple[int, int] | None = None  # (output_index, part) of the last
-        self.reasoned: set[int] = set()  # reasoning output_index that had deltas
+        # (output_index, "summary" or "text", part index) of the last reasoning part shown
+        self.reasoning_part: tuple[int, str, int] | None = None
+        self.reasoned: set[int] = set()  # reasoning output_index that showed a part
+        self.reasoned_parts: set[tuple[int, str, int]] = set()  # the parts shown
+        self.sequence: int | None = None  # the last sequence_number
         self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools started
         # Text of each (output_index, content_index) part that had deltas, for citations'
         # cited_text and to know which parts of a done message were already streamed.
@@ -376,6 +383,9 @@ class ResponsesNormalizer(Normalizer):
             "response.refusal.delta": self._refusal,
             "response.reasoning_summary_text.delta": self._reasoning_summary,
             "response.reasoning_text.delta": self._reasoning_text,
+            "response.reasoning_summary_text.done": self._reasoning_summary_done,
+            "response.reasoning_summary_part.done": self._reasoning_summary_part_done,
+            "response.reasoning_text.done": self._reasoning_text_done,
             "response.function_call_arguments.delta": self._arguments_delta,
             "response.function_call_arguments.done": self._arguments_done,
             "response.output_text.done": self._text_done,
@@ -398,6 +408,18 @@ class ResponsesNormalizer(Normalizer):
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         kind = payload.get("type")
+        number = payload.get("sequence_number")
+        if number.__class__ is int:
+            if self.sequence is not None and number != self.sequence + 1:
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "sequence_number {} after {}: {}",
+                    number,
+                    self.sequence,
+                    f"{number - self.sequence - 1} event(s) missing"
+                    if number > self.sequence
+                    else "an event repeated or out of order",
+                )
+            self.sequence = number
         handler = self.handlers.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(payload)
@@ -477,17 +499,36 @@ class ResponsesNormalizer(Normalizer):
         self.citation(url, title if isinstance(title, str) else None, cited)
 
     def _reasoning_summary(self, payload: dict[str, Any]) -> None:
-        self._reasoning_delta(payload, payload.get("summary_index", 0))
+        key = (payload.get("output_index", 0), "summary", payload.get("summary_index", 0))
+        self._reasoning_delta(key, payload.get("delta"))
 
     def _reasoning_text(self, payload: dict[str, Any]) -> None:
-        self._reasoning_delta(payload, payload.get("content_index", 0))
+        key = (payload.get("output_index", 0), "text", payload.get("content_index", 0))
+        self._reasoning_delta(key, payload.get("delta"))
 
-    def _reasoning_delta(self, payload: dict[str, Any], part: int) -> None:
-        delta = payload.get("delta")
+    def _reasoning_summary_done(self, payload: dict[str, Any]) -> None:
+        key = (payload.get("output_index", 0), "summary", payload.get("summary_index", 0))
+        self._reasoning_part_done(key, payload.get("text"))
+
+    def _reasoning_summary_part_done(self, payload: dict[str, Any]) -> None:
+        part = payload.get("part")
+        key = (payload.get("output_index", 0), "summary", payload.get("summary_index", 0))
+        self._reasoning_part_done(key, part.get("text") if isinstance(part, dict) else None)
+
+    def _reasoning_text_done(self, payload: dict[str, Any]) -> None:
+        key = (payload.get("output_index", 0), "text", payload.get("content_index", 0))
+        self._reasoning_part_done(key, payload.get("text"))
+
+    def _reasoning_part_done(self, key: tuple[int, str, int], whole: Any) -> None:
+        """A part's `.done` events repeat its deltas; a part that had none arrived whole."""
+        if key not in self.reasoned_parts and isinstance(whole, str):
+            self._reasoning_delta(key, whole)
+
+    def _reasoning_delta(self, key: tuple[int, str, int], delta: Any) -> None:
         if not delta:
             return
-        key = (payload.get("output_index", 0), part)
         self.reasoned.add(key[0])
+        self.reasoned_parts.add(key)
         if key != self.reasoning_part:
             if self.reasoning_part is not None:
                 delta = REASONING_PART_SEPARATOR + delta
@@ -521,11 +562,12 @@ class ResponsesNormalizer(Normalizer):
             self._end_call(index, item.get("arguments"))
         elif kind == "reasoning":
             if index not in self.reasoned:  # it arrived whole: its summary, else its text
-                parts = item.get("summary") or item.get("content") or ()
-                for position, part in enumerate(parts):
+                summary = item.get("summary")
+                shown, parts = ("summary", summary) if summary else ("text", item.get("content"))
+                for position, part in enumerate(parts or ()):
                     text = part.get("text") if isinstance(part, dict) else None
                     if isinstance(text, str):
-                        self._reasoning_delta({"output_index": index, "delta": text}, position)
+                        self._reasoning_delta((index, shown, position), text)
             added = self.reasoning_items.pop(index, None) or {}
             blob = item.get("encrypted_content") or added.get("encrypted_content")
             self._end_reasoning({**added, **item}, blob)  # the done item is authoritative

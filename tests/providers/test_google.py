@@ -535,7 +535,7 @@ def test_parts_no_event_carries_are_logged_and_the_rest_is_read() -> None:
         ("BLOCKLIST", "content_filter"),
         ("PROHIBITED_CONTENT", "content_filter"),
         ("SPII", "content_filter"),
-        ("MALFORMED_FUNCTION_CALL", "other"),
+        ("OTHER", "other"),
         ("SOMETHING_NEW", "other"),
     ],
 )
