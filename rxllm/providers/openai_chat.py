@@ -4,8 +4,12 @@ Request: `POST {base}/chat/completions` with `stream: true` and
 `stream_options.include_usage`. Response: `data:` chunks of `chat.completion.chunk`,
 ending in `data: [DONE]`. Tool calls stream keyed by `index`: id and name only on the
 first delta, arguments as JSON text fragments. The finish reason arrives before the
-usage chunk (whose `choices` is empty), so the finish is held until usage, `[DONE]` or
-the end of the body.
+usage chunk (whose `choices` is empty), so the finish is held until usage that comes
+after the finish's own chunk, `[DONE]` or the end of the body: usage on the finish
+chunk is not always the last (vLLM's `continuous_usage_stats` puts usage on every
+chunk, then sends the final usage chunk, the only one with the cached tokens); the
+latest usage wins. `[DONE]` ends the turn even when no finish reason came (Snowflake
+sends none).
 
 Every OpenAI-compatible endpoint is this module with a few declared options
 (`ChatOptions`), never a copy of the loop. What the compatible endpoints add without
@@ -22,22 +26,30 @@ one dict lookup:
   fields (`type`, `id`, `format`, `index`) as `details`, so that the record keeps it
   whole and OpenRouter gets it back as it came (`ChatOptions.reasoning_details`).
 - `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
-  inner text chunks are reasoning).
+  inner text chunks are reasoning; a `tool_reference` with a URL is a citation; a
+  `reference`, whose ids point into sources the client sent, is logged).
 - tool calls without `index` (Mistral), or whole in one delta (Ollama, Groq, xAI); a
   call whose name comes in a later delta than its first (vercel/ai#14722, vmlx's
   `name: ""` opener) starts when its name does, with the arguments held until then;
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text.
-- an `error` object inside a data chunk (OpenRouter) and `event: error` frames (Groq):
-  the stream ends with `error(kind="stream_error")`, after any usage the chunk carried.
-  OpenRouter's `finish_reason: "error"` (beside that object, or alone) is a failure too:
-  it ends no tool call, so nothing of a failed turn is dispatched.
+  OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
+- an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp), `event: error`
+  frames (Groq) and the `error` string of an endpoint's extension object (Groq's
+  `x_groq`): the stream ends with `error(kind="stream_error")`, after any usage the
+  chunk carried. A finish reason that says the turn failed (`FAILED_FINISHES`:
+  OpenRouter's and Mistral's `error`, vLLM's `abort`, Z.ai's `network_error`,
+  DeepSeek's `insufficient_system_resource`) is a failure too: it ends no tool call,
+  so nothing of a failed turn is dispatched.
+- a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
+  sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963).
 - chunks without a served model (Azure's prompt-filter chunk has `model: ""`) and
   chunks without choices; a duplicate finish chunk (OpenRouter) is ignored.
-- no finish reason at all (Snowflake): `[DONE]` ends the turn.
 - `annotations` of type `url_citation` (OpenRouter's web search, OpenAI's search
   models: `{url, title, content}`), on the delta or on a whole `message`, are
   `citation` events (`content` is the cited text); the same annotation repeated on a
-  later chunk or on the message comes out once.
+  later chunk or on the message comes out once. So are the top-level source lists:
+  `citations` (URLs: xAI in its last chunk, Perplexity on every chunk) and Perplexity's
+  `search_results` (`{title, url, date}`), each URL once.
 - Groq's `executed_tools` (compound models' built-in search, code execution,
   browsing: `{index?, type, arguments, output}`, on the delta or the message) are
   tools the provider ran: `server_tool_call` named after `type`, its `arguments` JSON
@@ -47,7 +59,12 @@ one dict lookup:
   `index`, else by its position; the call id is `{type}_{n}`, `n` counting them.
 
 Only choice 0 is read: `n > 1` is not one stream. Other choices are ignored, with a
-warning logged once per stream (the n3 capture: choices 1 and 2 are not events).
+warning logged once per stream (the n3 capture: choices 1 and 2 are not events). Any
+other field of a chunk, a choice or a delta that is neither read nor known to say
+nothing an event could carry (`_CHUNK_KEYS`, `_CHOICE_KEYS`, `_DELTA_KEYS`: ids,
+timings, padding, echoes) is logged at debug, once per stream: Azure's
+`content_filter_results`, OpenRouter's generated `images`, Perplexity's
+`related_questions`, whatever an endpoint adds next.
 
 llama.cpp serving gpt-oss without a reasoning parser streams raw Harmony tokens
 (`<|channel|>analysis<|message|>...<|start|>assistant<|channel|>final<|message|>...`)
@@ -57,6 +74,7 @@ reasoning format to get `reasoning_content` instead, which is read as reasoning.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -98,7 +116,20 @@ FINISH_REASONS: dict[str, StopReason] = {
     "tool_use": "tool_use",
     "content_filter": "content_filter",
     "sensitive": "content_filter",  # Z.ai: output blocked by its safety review
+    # Z.ai, after Anthropic: the context window is full (anomalyco/opencode#18813)
+    "model_context_window_exceeded": "length",
 }
+
+FAILED_FINISHES = frozenset(
+    {
+        "error",  # OpenRouter (beside an error object, or alone), Mistral
+        "abort",  # vLLM: the engine aborted the request, then `[DONE]` (vllm#57082)
+        "network_error",  # Z.ai: "model inference exception" (docs.bigmodel.cn)
+        "insufficient_system_resource",  # DeepSeek: interrupted for lack of resources
+    }
+)
+"""Finish reasons that end a turn that failed: the turn is an error, and none of its
+calls is dispatched, however complete their arguments look."""
 
 DEGRADES = RecoveryPolicy(degrade=True)
 """The family's policy: a rejection before commitment is retried with a degraded body
@@ -136,10 +167,12 @@ class ChatOptions:
     """Send the key raw in this header instead of `Authorization: Bearer <key>`. Azure
     OpenAI authenticates API keys with an `api-key` header."""
 
-    nested_usage: str | None = None
-    """A top-level object whose `usage` stands in when the chunk has no `usage` of its
-    own. Groq documents usage under `x_groq.usage` on the last chunk (newer responses
-    repeat it at the top level too: the groq capture)."""
+    extension: str | None = None
+    """A top-level object where the endpoint puts what OpenAI's chunk has no field for:
+    its `usage` stands in when the chunk has no `usage` of its own, and its `error` (a
+    string) ends the stream. Groq's `x_groq` (groq-python's `XGroq`): usage on the last
+    chunk (newer responses repeat it at the top level too: the groq capture), and
+    "an error string indicating why a stream was stopped early"."""
 
     think_tags: bool = False
     """Split `<think>...</think>` at the start of `content` into reasoning. Together
@@ -185,8 +218,12 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
 
     Reads the field's dialects too: DeepSeek's `prompt_cache_hit_tokens`, Together's
     top-level `cached_tokens`, OpenRouter's `prompt_tokens_details.cache_write_tokens`
-    and `cost` (USD), xAI's `cost_in_usd_ticks`. `prompt_tokens` counts cache reads and
-    writes everywhere in this family, so both are taken out of `input_tokens`.
+    and `cost` (USD), xAI's `cost_in_usd_ticks`, Perplexity's `cost` object (its
+    `total_cost`). `prompt_tokens` counts cache reads and writes everywhere in this
+    family, so both are taken out of `input_tokens`. A BYOK request through OpenRouter
+    (`is_byok`) was charged twice: its `cost` is OpenRouter's fee, and
+    `cost_details.upstream_inference_cost` what the provider billed to the user's own
+    key (openrouter.ai/docs, Usage Accounting); the turn's cost is their sum.
     """
     prompt = raw.get("prompt_tokens") or 0
     completion = raw.get("completion_tokens") or 0
@@ -200,9 +237,15 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     cache_write = prompt_details.get("cache_write_tokens") or 0
     reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0
     cost = raw.get("cost")
+    if isinstance(cost, dict):  # Perplexity: the cost's parts and their total
+        cost = cost.get("total_cost")
     if not isinstance(cost, int | float):
         ticks = raw.get("cost_in_usd_ticks")
         cost = ticks * _USD_PER_TICK if isinstance(ticks, int | float) else None
+    elif raw.get("is_byok") is True:
+        upstream = (raw.get("cost_details") or {}).get("upstream_inference_cost")
+        if isinstance(upstream, int | float):
+            cost += upstream
     return Usage.of(
         input_tokens=max(prompt - cached - cache_write, 0),
         output_tokens=completion if reasoning_in_completion else completion + reasoning,
@@ -363,6 +406,76 @@ def _status_of(error: dict[str, Any]) -> int | None:
     return None
 
 
+# The keys of a chunk, of a choice and of a delta that every one of them may carry: read
+# on each (`usage`, `delta`, `content`...), or saying nothing an event could carry (ids,
+# timing, the route taken, padding, echoes of the request, the same text again). A key
+# outside them is read where it is sent (`_*_READ_WHEN_SENT`), or has no event and is
+# logged at debug, once per stream.
+_CHUNK_KEYS = frozenset(
+    {
+        "id",
+        "object",
+        "created",
+        "model",
+        "choices",
+        "usage",
+        "system_fingerprint",
+        "service_tier",
+        "obfuscation",  # OpenAI's padding
+        "provider",  # OpenRouter: the upstream that served
+        "timings",  # llama.cpp: speeds
+        "__verbose",  # llama.cpp with `verbose`: the whole completion again
+        "prompt_token_ids",  # vLLM's echo of the prompt (the vllm capture)
+        "prompt_text",
+    }
+)
+_CHUNK_READ_WHEN_SENT = frozenset({"error", "citations", "search_results"})
+
+
+@functools.cache
+def _read_when_sent(extension: str | None) -> frozenset[str]:
+    """The chunk keys read only where sent, with the endpoint's extension object."""
+    return _CHUNK_READ_WHEN_SENT | {extension} if extension else _CHUNK_READ_WHEN_SENT
+
+
+_CHOICE_KEYS = frozenset(
+    {
+        "index",
+        "delta",
+        "finish_reason",
+        "logprobs",
+        "native_finish_reason",  # OpenRouter: the upstream's own word for the finish
+        "stop_reason",  # vLLM: the stop token id or string behind the finish
+        "token_ids",  # vLLM
+        "seed",  # Together
+    }
+)
+_DELTA_KEYS = frozenset(
+    {
+        "role",
+        "content",
+        "reasoning_content",
+        "reasoning",
+        "reasoning_details",
+        "refusal",
+        "tool_calls",
+        "channel",  # Groq: the Harmony channel of the reasoning beside it
+        "token_id",  # Together
+    }
+)
+_CHOICE_READ_WHEN_SENT = frozenset({"message"})
+_DELTA_READ_WHEN_SENT = frozenset({"function_call", "annotations", "executed_tools"})
+# The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
+# turn, as that API allows.
+_FUNCTION_CALL = "function_call"
+
+
+def _short(value: Any) -> str:
+    """A value as a log shows it: its repr, cut to a line."""
+    text = repr(value)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
 class ChatNormalizer(Normalizer):
     """Chat completion chunks -> fragments. Only choice 0 is read (n > 1 is not a
     single stream); other choices are ignored, with a warning once per stream."""
@@ -383,11 +496,26 @@ class ChatNormalizer(Normalizer):
         if options.think_tags:
             self.think = ThinkTagSplitter(self.text, self.reasoning)
             self.content = self.think.feed
-        self._nested_usage = options.nested_usage
+        self._extension = options.extension
         self._reasoning_in_completion = options.reasoning_in_completion
         self.cited: set[tuple[str, str | None, str | None]] = set()
+        self.cited_urls: set[str] | None = None  # made at the first citation
+        # The keys known in this stream, each unread one logged once, then known: a
+        # superset test in C per chunk while nothing new comes. Shared until a stream
+        # meets a key of its own (copied then: no set per stream otherwise). Keys read
+        # only when sent (sources, errors, `message`, annotations...) are never known: a
+        # chunk that has one fails the test, and what it carries is read.
+        self.chunk_keys = _CHUNK_KEYS
+        self.choice_keys = _CHOICE_KEYS
+        self.delta_keys = _DELTA_KEYS
+        self.read_when_sent = _read_when_sent(options.extension)
+        self.unread: set[str] | None = None  # sources without a URL, logged once
         self.server_tools: dict[Any, tuple[str, str, bool]] = {}  # key -> id, name, result
         self.warned_choices = False
+        self.legacy_beside = False  # a `function_call` beside `tool_calls` was logged
+        # The usage last reported: endpoints that send usage on every chunk (vLLM's
+        # continuous usage stats, Perplexity) repeat it unchanged.
+        self.last_usage: dict[str, Any] | None = None
         # The OpenRouter reasoning detail being streamed: its (type, index), its own
         # fields, and whether it said anything yet.
         self.detail_key: tuple[Any, Any] | None = None
@@ -415,6 +543,7 @@ class ChatNormalizer(Normalizer):
             self.model = model
             if self.response_id is None:
                 self.response_id = text_or_none(payload.get("id"))
+        finished = self.finish is not None  # before this chunk
         choices = payload.get("choices")
         if choices:
             for choice in choices:
@@ -427,15 +556,45 @@ class ChatNormalizer(Normalizer):
                         choice.get("index"),
                     )
         usage = payload.get("usage")
-        if not usage and self._nested_usage:
-            usage = (payload.get(self._nested_usage) or {}).get("usage")
-        if usage:
+        error: Any = None
+        if not self.chunk_keys.issuperset(payload):  # most chunks have nothing more
+            nested_usage, error = self._beside_choices(payload)
+            if not usage:
+                usage = nested_usage
+        if usage and usage != self.last_usage:  # the same numbers again say nothing new
+            self.last_usage = usage
             self.usage(openai_usage(usage, self._reasoning_in_completion))
-        error = payload.get("error")
         if error or chunk.event == "error":
             self._error(error if error is not None else payload)
-        elif usage and self.finish is not None:
+        elif usage and finished:
+            # Usage after the finish's own chunk: the turn is over. Usage on the finish
+            # chunk may not be the last word (vLLM's continuous usage stats: the final
+            # usage chunk follows, with the cached tokens), so that one waits for the
+            # next chunk, `[DONE]` or the end of the body.
             self._settle()
+
+    def _beside_choices(self, payload: dict[str, Any]) -> tuple[Any, Any]:
+        """What a chunk carries beside its choices, its usage and the keys of every
+        chunk: top-level source lists, an error, the endpoint's extension object, and
+        fields that have no event (each logged once, then known). Returns the usage
+        the extension holds and the error, if any."""
+        sources = payload.get("search_results")  # before `citations`: it has titles
+        if sources.__class__ is list:
+            self._sources(sources)
+        sources = payload.get("citations")
+        if sources.__class__ is list:
+            self._sources(sources)
+        error = payload.get("error")
+        usage = None
+        extension = payload.get(self._extension) if self._extension else None
+        if extension.__class__ is dict:
+            usage = extension.get("usage")
+            if error is None:
+                error = extension.get("error")
+        for key in payload:
+            if key not in self.chunk_keys and key not in self.read_when_sent:
+                self.chunk_keys = self._unread("chunk", key, self.chunk_keys)
+        return usage, error
 
     def end(self) -> None:
         if self.finish is not None:
@@ -468,30 +627,53 @@ class ChatNormalizer(Normalizer):
             if tool_calls:
                 for call in tool_calls:
                     self._tool_call(call)
-            annotations = delta.get("annotations")
-            if annotations:
-                self._annotations(annotations)
-            executed = delta.get("executed_tools")
-            if executed:
-                self._executed_tools(executed)
+            if not self.delta_keys.issuperset(delta):  # most deltas have nothing more
+                self._delta_rest(delta, bool(tool_calls))
+        if not self.choice_keys.issuperset(choice):  # most choices have nothing more
+            self._choice_rest(choice)
+        finish = choice.get("finish_reason")
+        if finish and self.finish is None:
+            if self.detail is not None:
+                self._end_detail()
+            self.finish = finish if isinstance(finish, str) else json.dumps(finish)
+            if self.finish not in FAILED_FINISHES:  # a failed turn's calls are not complete
+                if self.unnamed:
+                    self._release_unnamed()
+                for index in self.call_ids:  # a finish ends every call: dispatch them now
+                    self.tool_end(index)
+
+    def _delta_rest(self, delta: dict[str, Any], beside_tool_calls: bool) -> None:
+        """What a delta carries beside reasoning, content, a refusal and tool calls:
+        OpenAI's deprecated `function_call`, `annotations`, Groq's `executed_tools`,
+        and fields that have no event (each logged once, then known)."""
+        function_call = delta.get("function_call")
+        if function_call:
+            self._function_call(function_call, beside_tool_calls)
+        annotations = delta.get("annotations")
+        if annotations:
+            self._annotations(annotations)
+        executed = delta.get("executed_tools")
+        if executed:
+            self._executed_tools(executed)
+        for key in delta:
+            if key not in self.delta_keys and key not in _DELTA_READ_WHEN_SENT:
+                self.delta_keys = self._unread("delta", key, self.delta_keys)
+
+    def _choice_rest(self, choice: dict[str, Any]) -> None:
+        """What a choice carries beside its delta and finish: a whole `message` (only
+        what deltas cannot repeat is read from it: annotations, executed tools), and
+        fields that have no event (each logged once, then known)."""
         message = choice.get("message")
-        if message:  # a whole message in a chunk: only what deltas cannot repeat
+        if message:
             annotations = message.get("annotations")
             if annotations:
                 self._annotations(annotations)
             executed = message.get("executed_tools")
             if executed:
                 self._executed_tools(executed)
-        finish = choice.get("finish_reason")
-        if finish and self.finish is None:
-            if self.detail is not None:
-                self._end_detail()
-            self.finish = finish if isinstance(finish, str) else json.dumps(finish)
-            if finish != "error":  # OpenRouter's failed turn: its calls are not complete
-                if self.unnamed:
-                    self._release_unnamed()
-                for index in self.call_ids:  # a finish ends every call: dispatch them now
-                    self.tool_end(index)
+        for key in choice:
+            if key not in self.choice_keys and key not in _CHOICE_READ_WHEN_SENT:
+                self.choice_keys = self._unread("choice", key, self.choice_keys)
 
     def _annotations(self, annotations: list[dict[str, Any]]) -> None:
         """`url_citation` annotations as citations, each once per turn."""
@@ -508,7 +690,52 @@ class ChatNormalizer(Normalizer):
             key = (url, cited.get("title") or None, cited.get("content") or None)
             if key not in self.cited:
                 self.cited.add(key)
+                self._cited_urls().add(url)
                 self.citation(*key)
+
+    def _sources(self, sources: list[Any]) -> None:
+        """Top-level source lists, each URL cited once per turn, however often the list
+        is repeated: xAI's `citations` (URLs, in the last chunk), Perplexity's
+        `citations` and `search_results` (`{title, url, date}`), on every chunk."""
+        for source in sources:
+            if source.__class__ is dict:
+                url = text_or_none(source.get("url"))
+                title = text_or_none(source.get("title"))
+            else:
+                url, title = text_or_none(source), None
+            if url is not None:
+                self._cite_url(url, title)
+                continue
+            shown = _short(source)
+            unread = self.unread
+            if unread is None:
+                unread = self.unread = set()
+            if shown not in unread:
+                unread.add(shown)
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "source {} has no URL to cite", shown
+                )
+
+    def _unread(self, where: str, key: str, known: frozenset[str]) -> frozenset[str]:
+        """A field with no event: logged at debug; returns the keys known from now on,
+        so it is logged once per stream."""
+        logger.bind(provider=self.provider, attempt=self.attempt).debug(
+            "{} field {!r} has no event: not read", where, key
+        )
+        return known | {key}
+
+    def _cited_urls(self) -> set[str]:
+        urls = self.cited_urls
+        if urls is None:
+            urls = self.cited_urls = set()
+        return urls
+
+    def _cite_url(self, url: str, title: str | None) -> None:
+        """A source cited once per turn, however often the endpoint repeats it."""
+        urls = self._cited_urls()
+        if url not in urls:
+            urls.add(url)
+            self.citation(url, title)
 
     def _executed_tools(self, executed: list[dict[str, Any]]) -> None:
         """Groq's built-in tools: a call when first seen, a result once it has output."""
@@ -588,7 +815,8 @@ class ChatNormalizer(Normalizer):
 
     def _content_parts(self, parts: list[dict[str, Any]]) -> None:
         """Mistral's content as a list of typed chunks: `text`, and `thinking` whose
-        own chunks (text) are reasoning."""
+        own text chunks are reasoning; any other chunk, inside `thinking` or not, goes
+        to `_content_part`."""
         for part in parts:
             kind = part.get("type")
             if kind == "text":
@@ -602,9 +830,28 @@ class ChatNormalizer(Normalizer):
                         self.reasoning(thinking)
                     continue
                 for inner in thinking or ():
-                    text = inner.get("text") if inner.get("type") == "text" else None
-                    if text:
-                        self.reasoning(text)
+                    if inner.get("type") == "text":
+                        text = inner.get("text")
+                        if text:
+                            self.reasoning(text)
+                    else:
+                        self._content_part(inner)
+            else:
+                self._content_part(part)
+
+    def _content_part(self, part: dict[str, Any]) -> None:
+        """A content chunk that is neither text nor thinking. Mistral's `tool_reference`
+        (a source a built-in tool found: `{tool, title, url}`) is a citation when it has
+        a URL, once per URL. Anything else has no event and is logged: a `reference`
+        (`reference_ids` into sources the client sent with its tool results: no URL
+        here to cite), an image, a chunk type not known yet."""
+        url = text_or_none(part.get("url")) if part.get("type") == "tool_reference" else None
+        if url is None:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "content chunk {} has no event", _short(part)
+            )
+        else:
+            self._cite_url(url, text_or_none(part.get("title")))
 
     def _tool_call(self, call: dict[str, Any]) -> None:
         key = call.get("index")
@@ -650,6 +897,19 @@ class ChatNormalizer(Normalizer):
                 held[1].append(arguments)
             else:
                 self.tool_args(index, arguments)
+
+    def _function_call(self, function_call: dict[str, Any], beside_tool_calls: bool) -> None:
+        """OpenAI's deprecated `delta.function_call` (`functions` in the request): one
+        call per turn, `{name, arguments}` streamed like a tool call's `function`. Beside
+        `tool_calls` it would be the same call said twice: `tool_calls` is read."""
+        if beside_tool_calls or (self.calls and _FUNCTION_CALL not in self.calls):
+            if not self.legacy_beside:
+                self.legacy_beside = True
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "delta.function_call beside tool_calls not read: {}", _short(function_call)
+                )
+            return
+        self._tool_call({"index": _FUNCTION_CALL, "function": function_call})
 
     def _name_call(self, index: int, call_id: str | None, name: str | None) -> None:
         """A later delta of a call not started yet: its id if none came, and its name,
@@ -698,10 +958,16 @@ class ChatNormalizer(Normalizer):
             self._end_detail()
         if self.think is not None:
             self.think.flush()
-        if self.finish == "error":  # OpenRouter's finish of a failed turn, no error object
-            self.fail("stream_error", f"{self.provider} ended the turn with finish_reason 'error'")
-        elif self.finish is not None:
-            self.done(stop_reason_of(self.finish, FINISH_REASONS), self.finish)
+        finish = self.finish
+        if finish in FAILED_FINISHES:  # no error object came (it would have ended it)
+            self.fail(
+                "stream_error", f"{self.provider} ended the turn with finish_reason {finish!r}"
+            )
+        elif finish is not None:
+            stop = stop_reason_of(finish, FINISH_REASONS)
+            # A natural end after calls is an end to run them: Ollama said "stop" after
+            # its calls, and so has OpenAI's gpt-4o (both in ollama#7963).
+            self.done("tool_use" if stop == "stop" and self.calls else stop, finish)
         else:  # [DONE] with no finish reason (Snowflake never sends one)
             if self.unnamed:
                 self._release_unnamed()

@@ -105,12 +105,13 @@ def azure_openai() -> OpenAIChat:
 
 
 def groq() -> OpenAIChat:
-    """Groq: usage also under `x_groq.usage`; `event: error` frames read by the core."""
+    """Groq: usage also under `x_groq.usage`, and `x_groq.error` when it stops a stream
+    early; `event: error` frames and `executed_tools` read by the core."""
     return OpenAIChat(
         "groq",
         "https://api.groq.com/openai/v1",
         "GROQ_API_KEY",
-        options=ChatOptions(nested_usage="x_groq"),
+        options=ChatOptions(extension="x_groq"),
     )
 
 

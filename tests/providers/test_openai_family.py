@@ -637,7 +637,7 @@ PRESETS: dict[str, tuple[str, str | None, bool]] = {
 
 OPTIONS: dict[str, ChatOptions] = {
     "azure-openai": ChatOptions(api_key_header="api-key"),
-    "groq": ChatOptions(nested_usage="x_groq"),
+    "groq": ChatOptions(extension="x_groq"),
     "mistral": ChatOptions(
         stream_usage=False, short_tool_call_ids=True, sampling_renames={"seed": "random_seed"}
     ),
