@@ -210,6 +210,12 @@ _TRANSIENT_CODES = frozenset(
         "unavailable",  # Google's status names
         "resource_exhausted",
         "deadline_exceeded",
+        # failed finishes of a streamed turn (the chat wire's code): the server's
+        # trouble, not the body's (vLLM aborted it, Z.ai's inference failed, DeepSeek
+        # ran out of resources)
+        "abort",
+        "network_error",
+        "insufficient_system_resource",
     }
 )
 # Codes of "the server's trouble": weaker than the above, since some servers give every

@@ -187,3 +187,26 @@ async def test_a_failure_after_200_keeps_the_response_request_id(
     rec = await custom(url, max_attempts=1, **options).complete(ask())
     error = rec.terminal.error  # type: ignore[union-attr]
     assert error.kind == kind and error.request_id == "req_200"
+
+
+async def test_a_failed_finish_before_any_output_is_sent_again_unchanged(serve: Serve) -> None:
+    """vLLM's `abort` (or Z.ai's `network_error`) before a word was said: the server's
+    trouble, so the same body again, not a degraded one (the static list)."""
+    bodies: list[dict[str, Any]] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        bodies.append(await request.json())
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        finish = "abort" if len(bodies) == 1 else "stop"
+        content = "" if len(bodies) == 1 else "ok"
+        chunk = {"id": "c", "model": "m", "choices": [
+            {"index": 0, "delta": {"content": content}, "finish_reason": finish}
+        ]}  # fmt: skip
+        await response.write(f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode())
+        return response
+
+    rec = await custom(await serve(handler)).complete(ask())
+    assert rec.terminal.type == "done" and rec.text == "ok"
+    assert len(bodies) == 2 and bodies[0] == bodies[1]
+    assert rec.attempts[0].error is not None and "'abort'" in rec.attempts[0].error

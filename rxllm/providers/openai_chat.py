@@ -961,7 +961,9 @@ class ChatNormalizer(Normalizer):
         finish = self.finish
         if finish in FAILED_FINISHES:  # no error object came (it would have ended it)
             self.fail(
-                "stream_error", f"{self.provider} ended the turn with finish_reason {finish!r}"
+                "stream_error",
+                f"{self.provider} ended the turn with finish_reason {finish!r}",
+                code=finish,
             )
         elif finish is not None:
             stop = stop_reason_of(finish, FINISH_REASONS)
