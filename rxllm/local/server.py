@@ -33,7 +33,16 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from rxllm.local.rejections import REJECTIONS, Refusal, refusal_for
-from rxllm.local.script import FAULTS, HTTP_FAULTS, Prompt, Script, script_for
+from rxllm.local.script import (
+    FAULTS,
+    HTTP_FAULTS,
+    Prompt,
+    Reasoning,
+    Say,
+    Script,
+    script_for,
+    words,
+)
 
 if TYPE_CHECKING:
     from rxllm.pipeline.provider import Provider
@@ -78,14 +87,22 @@ class LocalServer:
         host: str = "127.0.0.1",
         port: int = 0,
         turns: Iterable[Turn] = (),
+        shutdown_timeout: float = 60.0,
     ) -> None:
         self.pace = pace
+        self.shutdown_timeout = shutdown_timeout
+        """Seconds `close()` lets the responses still streaming finish before it cuts
+        them (aiohttp's graceful shutdown; a `hang` never finishes by itself)."""
         self.turns = collections.deque(turns)
         """What the next requests get, one each, before the usual story: a `Script`, a
         fault's name, or a function of the `Prompt` returning a `Script`."""
         self.host = host
         self.port = port
         self.requests: list[dict[str, Any]] = []
+        self.turns_played = 0
+        """How many of `turns` requests have taken."""
+        self.in_flight = 0
+        """Requests being answered now (a response still streaming among them)."""
         self.connections: set[Any] = set()
         """The client ends (host, port) requests came from: one per TCP connection."""
         self.disconnects = 0
@@ -125,7 +142,7 @@ class LocalServer:
         return provider(wire, api_key="local", base_url=base, **options)
 
     async def start(self) -> LocalServer:
-        self._runner = web.AppRunner(self.app, access_log=None)
+        self._runner = self._runner_of(self.app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
@@ -134,6 +151,9 @@ class LocalServer:
         sockets = getattr(server, "sockets", None) or []
         self.port = sockets[0].getsockname()[1]
         return self
+
+    def _runner_of(self, app: web.Application) -> web.AppRunner:
+        return web.AppRunner(app, access_log=None, shutdown_timeout=self.shutdown_timeout)
 
     async def close(self) -> None:
         for runner in (self._runner, self._other_runner):
@@ -145,7 +165,7 @@ class LocalServer:
         """The root URL of the second server (same host, another port: another origin),
         started on first use."""
         if self._other_runner is None:
-            self._other_runner = web.AppRunner(self.other_app, access_log=None)
+            self._other_runner = self._runner_of(self.other_app)
             await self._other_runner.setup()
             await web.TCPSite(self._other_runner, self.host, 0).start()
             self._other_port = self._other_runner.addresses[0][1]
@@ -175,6 +195,13 @@ class LocalServer:
 
     def _handler(self, encoder: ModuleType) -> Any:
         async def handle(request: web.Request) -> web.StreamResponse:
+            self.in_flight += 1
+            try:
+                return await answer(request)
+            finally:
+                self.in_flight -= 1
+
+        async def answer(request: web.Request) -> web.StreamResponse:
             try:
                 body = await request.json()
             except ValueError:
@@ -186,6 +213,8 @@ class LocalServer:
                 self.connections.add(request.transport.get_extra_info("peername"))
             prompt = encoder.prompt_of(body)
             scripted = self.turns.popleft() if self.turns else None
+            if scripted is not None:
+                self.turns_played += 1
             if isinstance(scripted, str):  # a fault played as if the model had named it
                 prompt = replace(prompt, model=f"fault/{scripted}")
             model = prompt.model
@@ -202,18 +231,20 @@ class LocalServer:
                 known = sorted(FAULTS) + sorted(HTTP_FAULTS) + sorted(REJECTIONS)
                 message = f"unknown fault {fault!r}; known: {known}"
                 return _error_response(404, {"error": {"message": message}})
-            if isinstance(scripted, Script):
-                script = scripted
-            elif scripted is not None and not isinstance(scripted, str):
-                try:
-                    script = scripted(prompt)
-                except ValueError as exc:  # the script conflicts with the request: a
-                    # status no recovery retries, so the test sees the script's mistake
-                    error = {"message": f"scripted turn: {exc}", "type": "script_error"}
-                    return _error_response(404, {"error": error})
+            if scripted is None or isinstance(scripted, str):
+                frames: Iterable[bytes] = encoder.frames(script_for(prompt), body)
             else:
-                script = script_for(prompt)
-            return await self._stream(request, encoder.frames(script, body), self.pace)
+                try:  # rendered now, so that a broken script fails before the 200
+                    script = scripted if isinstance(scripted, Script) else scripted(prompt)
+                    frames = list(encoder.frames(script, body))
+                except Exception as exc:  # the script's mistake, or its conflict with the
+                    # request: a status no recovery retries (a 500 would be retried, and
+                    # the retry answered as usual), so the test sees what went wrong
+                    reason = exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+                    message = f"scripted turn {self.turns_played}: {reason}"
+                    error = {"message": message, "type": "script_error"}
+                    return _error_response(404, {"error": error})
+            return await self._stream(request, frames, self.pace)
 
         return handle
 
@@ -305,10 +336,17 @@ class LocalServer:
             say = next(i for i, f in enumerate(frames) if b"Hello" in f)
             frames[say] = frames[say].replace(b"Hello", b"Hel\xfflo", 1)
             return await self._stream(request, frames, 0)
-        # hang: a little output, then keepalive comments until the client hangs up
-        first = list(encoder.frames(FAULTS["answer"], body))[:2]
+        # hang: a little output (through the first word of the answer: the frames
+        # before it commit nothing on some wires), then keepalives until a hang-up
+        frames = list(encoder.frames(FAULTS["answer"], body))
+        word = json.dumps(next(words(_first_text(FAULTS["answer"])))).encode()
+        first = frames[: next(i for i, frame in enumerate(frames) if word in frame) + 1]
         keepalives = itertools.repeat(b": keepalive\n\n")
         return await self._stream(request, itertools.chain(first, keepalives), KEEPALIVE_SECONDS)
+
+
+def _first_text(script: Script) -> str:
+    return next(step.text for step in script.steps if isinstance(step, Reasoning | Say))
 
 
 def _with_request_id(headers: Mapping[str, str]) -> dict[str, str]:

@@ -16,7 +16,7 @@ from rxllm.operators.track_commitment import track_commitment
 from rxllm.pipeline.provider import events_of, surfaced
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
 from rxllm.providers import WireProtocol, wire_for
-from rxllm.sources.replay import ReplayData, as_chunks, replay_source
+from rxllm.sources.replay import ReplayData, read_recording, replay_source
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["replay", "wire_family"]
@@ -42,10 +42,16 @@ def replay(
     """The normalized events of a recorded stream body.
 
     `data` is bytes, text, a Path, or an iterable of bytes taken as the exact network
-    chunks. A one-line str that does not begin as SSE does (`data:`, `event:`, a `:`
-    comment) is a file's path, so `replay("capture.sse")` reads the file; one naming
-    no file is a `FileNotFoundError`. Emits synchronously on subscribe: no event loop
-    or network is needed.
+    chunks. A one-line str that does not begin as SSE or JSON does (`data:`, `event:`,
+    a `:` comment, `[`, `{`) is a file's path, so `replay("capture.sse")` reads the
+    file; one naming no file is a `FileNotFoundError`. Emits synchronously on
+    subscribe: no event loop or network is needed.
+
+    Besides an SSE body, a recording may be gzip-compressed, an HTTP response dump
+    (status line and headers first; a status that is not 2xx is that error), or JSON:
+    Gemini's array of chunks (`streamGenerateContent` without `alt=sse`) or one JSON
+    payload a line, each object replayed as one event (`rxllm.sources.replay`). What
+    is no recording of a stream ends in an error that says what it is.
     A recording cannot be sent again, so nothing is retried; an error still says, as
     a live one would, whether the provider's policy deems it `retryable`.
 
@@ -61,8 +67,8 @@ def replay(
         raise TypeError(f"max_line_bytes must be an int, got {type(max_line_bytes).__name__}")
     if max_line_bytes <= 0:
         raise ConfigError(f"max_line_bytes must be greater than 0, got {max_line_bytes}")
-    chunks = as_chunks(data)
-    source = replay_source(chunks, provider=provider, max_line_bytes=max_line_bytes)
+    recording = read_recording(data)
+    source = replay_source(recording, provider=provider, max_line_bytes=max_line_bytes)
     events = events_of(source, wire, provider).pipe(track_commitment())
 
     def surface(failure: Failed, _committed: bool) -> Failed:
@@ -72,7 +78,7 @@ def replay(
         if not isinstance(event, Failed):
             return event
         head = bytearray()
-        for chunk in chunks:
+        for chunk in recording.chunks:
             head += chunk[: MAX_BYTES - len(head)]
             if len(head) >= MAX_BYTES:
                 break

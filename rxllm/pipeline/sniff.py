@@ -17,6 +17,9 @@ The signs, first match wins, event by event:
 
 Events that say nothing (comments, `[DONE]`, keepalives, other errors) are skipped;
 after `MAX_EVENTS` data events or `MAX_BYTES` bytes without a sign, the answer is None.
+A recording is read as a replay reads it (`rxllm.sources.replay`): gzip is
+decompressed, an HTTP response dump's head set aside, and the values of a JSON body
+(Gemini's array, NDJSON) are its events.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from rxllm.sources.replay import json_documents, read_recording
 
 __all__ = ["MAX_BYTES", "MAX_EVENTS", "sniff_provider"]
 
@@ -44,8 +49,13 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _events(data: bytes) -> list[tuple[str, str]]:
-    """(event name, data) of the first data events of `data`, per the SSE framing."""
-    text = data[:MAX_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff")
+    """(event name, data) of the first data events of `data`, per the SSE framing, or
+    the first values of a JSON body."""
+    body = b"".join(read_recording(data[:MAX_BYTES], limit=MAX_BYTES).chunks)
+    text = body.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    if text.lstrip()[:1] in ("[", "{"):
+        documents, _ = json_documents(text, most=MAX_EVENTS)
+        return [("", document) for document in documents]
     events: list[tuple[str, str]] = []
     name, lines = "", list[str]()
     for line in _LINE_END.split(text):

@@ -1,40 +1,123 @@
-"""Recorded wire bytes as a source: the same decoder the HTTP source uses, fed from memory."""
+"""Recorded wire bytes as a source: the same decoder the HTTP source uses, fed from memory.
+
+A recording is usually the SSE body as it arrived. Other shapes real recordings take
+are read too, as the body they hold:
+
+- gzip-compressed (a saved file, or a body kept as it came off the wire);
+- an HTTP response dump (`curl -i`, a proxy's log): the status line and headers are
+  set aside, chunked framing is undone, and a status that is not 2xx is that error;
+- JSON instead of SSE: Gemini's `streamGenerateContent` without `alt=sse` answers one
+  JSON array of its chunks, and recorders keep a stream as one JSON payload a line
+  (NDJSON, as vercel/ai's `*.chunks.txt`): each object is replayed as one data event.
+
+What cannot be a recording of a stream ends the replay in an error that says what it
+is: an empty file, a whole response that was not streamed, Ollama's native NDJSON
+API, bytes that are not SSE, a recording cut in the middle of a line.
+"""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from rxllm.fragments import SourceItem
+from rxllm.error_body import parse_error_body, request_id_of, wait_of
+from rxllm.events import ErrorKind, Failed, failed
+from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.raw import ChunkReader
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["ReplayData", "as_chunks", "replay_source"]
+__all__ = [
+    "MAX_DECOMPRESSED_BYTES",
+    "Recording",
+    "ReplayData",
+    "as_chunks",
+    "json_documents",
+    "read_recording",
+    "replay_source",
+]
 
 ReplayData = bytes | str | Path | Iterable[bytes]
 
-# How an SSE body's first line begins (after an optional BOM): a field or a comment.
-_SSE_START = re.compile(r"\ufeff?(?:data|event|id|retry)?:")
+MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
+"""The most a compressed recording may expand to: what a live response may send
+(`max_response_bytes`' default), and no decompression bomb more."""
+
+# How a str body begins (after an optional BOM): an SSE field or comment, or JSON.
+_BODY_START = re.compile(r"\ufeff?\s*(?:(?:data|event|id|retry)?:|[\[{])")
+_BOM = b"\xef\xbb\xbf"
+_GZIP = b"\x1f\x8b"
+_STATUS_LINE = re.compile(rb"HTTP/\d(?:\.\d)? (\d{3})\b")
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
+# How much of a recording's start tells its shape (an HTTP head, gzip, JSON or SSE).
+_START_BYTES = 64 * 1024
+_OLLAMA_HINT = (
+    "the recording is Ollama's native API stream (NDJSON of /api/chat or /api/generate), "
+    "which rxllm does not speak: record Ollama's OpenAI-compatible endpoint instead "
+    "(provider='ollama', base URL http://localhost:11434/v1)"
+)
+# Keys of a whole response (a request sent without streaming) -> what it is.
+_WHOLE_RESPONSES = {
+    ("object", "chat.completion"): "an OpenAI chat completion",
+    ("object", "response"): "an OpenAI Responses API response",
+    ("type", "message"): "an Anthropic message",
+}
 
 
-def as_chunks(data: ReplayData) -> list[bytes]:
-    """The network chunks to replay: one for a whole body, the given ones for an iterable.
+@dataclass(frozen=True)
+class Recording:
+    """A recording, unwrapped: the network chunks of its body (decompressed, without an
+    HTTP head), the status and headers of a response dump, and, when it cannot be
+    replayed, why (an error kind and message)."""
 
-    A str is the body's text, unless it is one line that does not begin as SSE does
-    (with a field such as `data:`, or a `:` comment): that is a file's path.
+    chunks: list[bytes]
+    status: int | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    problem: tuple[ErrorKind, str] | None = None
+
+
+def read_recording(data: ReplayData, limit: int | None = None) -> Recording:
+    """`data` as a recording (see the module). The chunks are the given ones for a
+    plain body; a compressed body or a dump is read as one chunk, decompressed up to
+    `limit` bytes (`MAX_DECOMPRESSED_BYTES`).
 
     Raises:
         FileNotFoundError: a str read as a path that names no file.
+        TypeError: data of another type.
     """
+    limit = MAX_DECOMPRESSED_BYTES if limit is None else limit
+    chunks = _given(data)
+    start = _start_of(chunks)
+    if start.startswith(_GZIP):
+        body, problem = _gunzip(b"".join(chunks), limit)
+        if problem is not None:
+            return Recording([body], problem=problem)
+        chunks, start = [body], body[:_START_BYTES]
+    if _STATUS_LINE.match(start) is None:
+        return Recording(chunks)
+    return _response(b"".join(chunks), limit)
+
+
+def as_chunks(data: ReplayData) -> list[bytes]:
+    """The body's chunks to replay (`read_recording(data).chunks`)."""
+    return read_recording(data).chunks
+
+
+def _given(data: ReplayData) -> list[bytes]:
+    """The network chunks given: one for a whole body, the given ones for an iterable.
+    A str is the body's text, unless it is one line that does not begin as SSE or JSON
+    does (with a field such as `data:`, a `:` comment, `[` or `{`): that is a path."""
     if isinstance(data, Path):
         return [data.read_bytes()]
     if isinstance(data, str):
-        if data and _SSE_START.match(data) is None and not any(end in data for end in "\r\n"):
+        if data and _BODY_START.match(data) is None and not any(end in data for end in "\r\n"):
             return [_read_path(data)]
         return [data.encode("utf-8")]
     if isinstance(data, bytes | bytearray | memoryview):
@@ -61,8 +144,119 @@ def _read_path(path: str) -> bytes:
         ) from None
 
 
+def _start_of(chunks: list[bytes]) -> bytes:
+    start = bytearray()
+    for chunk in chunks:
+        start += chunk[: _START_BYTES - len(start)]
+        if len(start) >= _START_BYTES:
+            break
+    return bytes(start)
+
+
+def _gunzip(data: bytes, limit: int) -> tuple[bytes, tuple[ErrorKind, str] | None]:
+    """The decompressed bytes (every gzip member), at most `limit` of them. A cut
+    stream gives what it holds: the replay then says where the body ends."""
+    out = bytearray()
+    try:
+        while data:
+            inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            out += inflate.decompress(data, limit + 1 - len(out))
+            if len(out) > limit:
+                message = f"the gzip-compressed recording expands past {limit} bytes"
+                return bytes(out[:limit]), ("limit", message)
+            data = inflate.unused_data if inflate.eof else b""
+    except zlib.error as exc:
+        message = f"the recording looks gzip-compressed but does not decompress: {exc}"
+        return bytes(out), ("protocol", message)
+    return bytes(out), None
+
+
+def _response(dump: bytes, limit: int) -> Recording:
+    """An HTTP response dump's body, status and headers (after any 1xx responses)."""
+    status, headers = 0, dict[str, str]()
+    while (line := _STATUS_LINE.match(dump)) is not None:
+        end = _HEAD_END.search(dump)
+        head, dump = (dump, b"") if end is None else (dump[: end.start()], dump[end.end() :])
+        status = int(line[1])
+        lines = head.decode("latin-1").splitlines()[1:]
+        headers = {
+            name.strip().lower(): value.strip()
+            for name, _, value in (h.partition(":") for h in lines)
+        }
+        if not 100 <= status < 200:
+            break
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        dump = _dechunked(dump)
+    if dump.startswith(_GZIP):  # Content-Encoding: gzip, kept as it came
+        dump, problem = _gunzip(dump, limit)
+        return Recording([dump], status, headers, problem)
+    return Recording([dump], status, headers)
+
+
+def _dechunked(body: bytes) -> bytes:
+    """A chunked body's data; a body already de-chunked (`curl -i` keeps the header)
+    is returned as it is, and a cut one as far as it goes."""
+    parts: list[bytes] = []
+    at = 0
+    while (eol := body.find(b"\n", at)) >= 0:
+        try:
+            size = int(body[at:eol].split(b";")[0].strip(), 16)
+        except ValueError:
+            return body if at == 0 else b"".join(parts)
+        if size == 0:
+            break
+        start = eol + 1
+        parts.append(body[start : start + size])
+        at = start + size
+        at += 2 if body[at : at + 2] == b"\r\n" else 1
+    return b"".join(parts)
+
+
+def json_documents(
+    text: str, most: int | None = None
+) -> tuple[list[str], tuple[ErrorKind, str] | None]:
+    """The texts of the JSON values of a body that is a JSON array or a sequence of
+    JSON values (NDJSON), each as it was written, and why the JSON ends early, if it
+    does (`truncated`: a cut; `protocol`: text that is not JSON). `most` stops after
+    that many."""
+    decoder = json.JSONDecoder()
+    text = text.removeprefix("\ufeff")
+    array = text.lstrip().startswith("[")
+    at = text.index("[") + 1 if array else 0
+    documents: list[str] = []
+    while most is None or len(documents) < most:
+        at = _skip_space(text, at)
+        if at == len(text):
+            return documents, _cut(documents, array) if array else None
+        if array and text[at] == "]":
+            return documents, None
+        try:
+            _, end = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            rest = text[at:].rstrip()
+            if not rest.endswith("]") if array else "\n" not in rest:  # the last value
+                return documents, _cut(documents, array)
+            return documents, ("protocol", f"the recording's JSON breaks off: {rest[:60]!r}")
+        documents.append(text[at:end])
+        at = _skip_space(text, end)
+        if array and text[at : at + 1] == ",":
+            at += 1
+    return documents, None
+
+
+def _cut(documents: list[str], array: bool) -> tuple[ErrorKind, str]:
+    whole = f"{len(documents)} whole value{'' if len(documents) == 1 else 's'} before the cut"
+    return "truncated", f"the recording's JSON {'array ' if array else ''}is cut short: {whole}"
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
 def replay_source(
-    data: ReplayData,
+    data: ReplayData | Recording,
     *,
     provider: str,
     attempt: int = 1,
@@ -70,22 +264,136 @@ def replay_source(
 ) -> Observable[SourceItem]:
     """A cold Observable that decodes `data` synchronously on each subscription,
     keeping the given chunking (a body, str or Path is read as one chunk)."""
-    chunks = as_chunks(data)
+    recording = data if isinstance(data, Recording) else read_recording(data)
 
     def subscribe(
         observer: abc.ObserverBase[SourceItem], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        reader = ChunkReader(observer, provider, attempt, max_line_bytes)
-        for chunk in chunks:
-            problem = reader.feed(chunk)
-            if problem is not None:
-                observer.on_next(problem)
-                break
-        else:
-            problem = reader.close()
-            if problem is not None:
-                observer.on_next(problem)
+        problem = _Player(observer, provider, attempt, max_line_bytes).play(recording)
+        if problem is not None:
+            observer.on_next(problem)
         observer.on_completed()
         return Disposable()
 
     return reactivex.create(subscribe)
+
+
+@dataclass
+class _Player:
+    """Plays one recording into a sink; returns the failure that ends it, if any."""
+
+    sink: abc.ObserverBase[SourceItem]
+    provider: str
+    attempt: int
+    max_line_bytes: int
+
+    def play(self, recording: Recording) -> Failed | None:
+        if recording.problem is not None:
+            return self._failure(*recording.problem)
+        status = recording.status
+        if status is not None and not 200 <= status < 300:
+            return self._http_error(status, recording)
+        chunks = recording.chunks
+        start = _start_of(chunks).removeprefix(_BOM).lstrip()
+        if not start and sum(map(len, chunks)) <= _START_BYTES:
+            return self._failure("truncated", "the recording is empty: nothing to replay")
+        if start[:1] in (b"[", b"{"):
+            return self._play_json(b"".join(chunks).decode("utf-8", "replace"))
+        return self._play_sse(chunks)
+
+    def _play_sse(self, chunks: list[bytes]) -> Failed | None:
+        cut = _cut_line(chunks, self.max_line_bytes)
+        reader = ChunkReader(self.sink, self.provider, self.attempt, self.max_line_bytes)
+        for chunk in _without_tail(chunks, len(cut)):
+            problem = reader.feed(chunk)
+            if problem is not None:
+                return problem
+        problem = reader.close()
+        if problem is None and cut:
+            snippet = cut[:80].decode("utf-8", "replace")
+            message = f"the recording is cut in the middle of its last line: {snippet!r}..."
+            return self._failure("truncated", message)
+        return problem
+
+    def _play_json(self, text: str) -> Failed | None:
+        documents, ends_early = json_documents(text)
+        try:
+            first = json.loads(documents[0]) if documents else None
+        except RecursionError:  # read once by raw_decode, on a shallower stack
+            first = None
+        if documents and not isinstance(first, dict):
+            return self._failure("protocol", "the recording is JSON, but not of JSON objects")
+        if isinstance(first, dict):
+            if isinstance(first.get("done"), bool) and ("message" in first or "response" in first):
+                return self._failure("protocol", _OLLAMA_HINT)
+            for (key, value), what in _WHOLE_RESPONSES.items():
+                if first.get(key) == value:
+                    message = (
+                        f"the recording is a whole response, not streamed ({what}): rxllm "
+                        "replays streamed bodies, record a request sent with streaming on"
+                    )
+                    return self._failure("protocol", message)
+        for document in documents:
+            self.sink.on_next(RawChunk(self.provider, self.attempt, "message", document))
+        if ends_early is not None:
+            return self._failure(*ends_early)
+        return None
+
+    def _http_error(self, status: int, recording: Recording) -> Failed:
+        text = b"".join(recording.chunks).decode("utf-8", "replace")
+        body = parse_error_body(text)
+        headers = recording.headers
+        return failed(
+            self.provider,
+            "rejected" if 400 <= status < 500 else "http",
+            f"HTTP {status}: {body.message.removeprefix(f'{status}: ')}",
+            attempt=self.attempt,
+            status=status,
+            raw=text,
+            param=body.param,
+            code=body.code,
+            retry_after=wait_of(headers, body),
+            request_id=request_id_of(headers) or body.request_id,
+        )
+
+    def _failure(self, kind: ErrorKind, message: str) -> Failed:
+        return failed(self.provider, kind, message, attempt=self.attempt)
+
+
+def _cut_line(chunks: list[bytes], max_line_bytes: int) -> bytes:
+    """The recording's last line when it is a `data:` line cut short (no line end, and
+    its value is not JSON), else b"". A last line that is whole but lacks its line end
+    is kept: many recordings omit the final line break. A line past `max_line_bytes`
+    is left to the decoder, which refuses it."""
+    tail: list[bytes] = []
+    size = 0
+    for chunk in reversed(chunks):
+        end = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+        tail.append(chunk[end + 1 :])
+        size += len(tail[-1])
+        if end >= 0 or size > max_line_bytes:
+            break
+    if size > max_line_bytes:
+        return b""
+    line = b"".join(reversed(tail))
+    if not line.startswith(b"data:"):
+        return b""
+    value = line[5:].strip()
+    if not value or value == b"[DONE]":
+        return b""
+    try:
+        json.loads(value)
+    except (ValueError, RecursionError):
+        return line
+    return b""
+
+
+def _without_tail(chunks: list[bytes], size: int) -> list[bytes]:
+    kept = list(chunks)
+    while size:
+        last = kept.pop()
+        if len(last) > size:
+            kept.append(last[:-size])
+            break
+        size -= len(last)
+    return kept

@@ -1,0 +1,286 @@
+"""`rxllm.replay` and `rxllm replay` on recordings shaped unlike the captures: other
+line ends, a BOM, junk, HTTP response dumps, Gemini's JSON array, NDJSON, gzip, cuts,
+and files that are no recording at all. Each replays, or ends in an error that says
+what the file is; none hangs or raises a traceback."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rxllm.sources.replay
+from rxllm.events import Done, Event, Failed
+from rxllm.pipeline.sniff import sniff_provider
+from tests.support import CAPTURES, captures_of, needs_captures, rechunk, replay, summarize
+
+ALL = sorted(CAPTURES.glob("*/*.sse")) if CAPTURES.is_dir() else []
+GEMINI = captures_of("gemini") if CAPTURES.is_dir() else []
+WIRE_OF = {"anthropic": "anthropic", "gemini": "google", "openai-responses": "openai-responses"}
+RESPONSES_API = {"responses_api_reasoning_function_call.sse", "responses_api_reasoning_text.sse"}
+
+
+def wire_of(path: Path) -> str:
+    if path.name in RESPONSES_API:
+        return "openai-responses"
+    return WIRE_OF.get(path.parent.name, "openai")
+
+
+def payloads(sse: bytes) -> list[str]:
+    """The data of each event of an SSE body (`[DONE]` left out)."""
+    text = sse.decode().replace("\r\n", "\n")
+    data = [line[5:].strip() for line in text.split("\n") if line.startswith("data:")]
+    return [d for d in data if d and d != "[DONE]"]
+
+
+def end_of(events: list[Event]) -> Failed:
+    assert isinstance(events[-1], Failed), events[-1]
+    return events[-1]
+
+
+def lf(data: bytes) -> bytes:
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+OPENAI = CAPTURES / "openai" / "chat_text_usage.sse"
+ANTHROPIC = CAPTURES / "anthropic" / "tool_use_input_json_delta.sse"
+
+
+# -- line ends, BOM, junk ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_line_ends_and_a_bom_change_nothing(path: Path) -> None:
+    body = lf(path.read_bytes())
+    wire = wire_of(path)
+    expected = replay(body, wire)
+    for variant in (
+        body.replace(b"\n", b"\r\n"),
+        body.replace(b"\n", b"\r"),
+        b"\xef\xbb\xbf" + body,
+        b"\xef\xbb\xbf" + body.replace(b"\n", b"\r"),
+    ):
+        assert replay(variant, wire) == expected
+        assert sniff_provider(variant) == wire
+
+
+@needs_captures
+def test_junk_after_the_end_is_ignored() -> None:
+    body = OPENAI.read_bytes()
+    expected = replay(body, "openai")
+    for junk in (b"garbage\x00\x01", b"\n<html>502 Bad Gateway</html>\n", b"data: {cut"):
+        assert replay(body + junk, "openai") == expected
+
+
+# -- HTTP response dumps -------------------------------------------------------------
+
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nx-request-id: req_1\r\n\r\n"
+
+
+def chunked(body: bytes, size: int = 100) -> bytes:
+    pieces = [body[i : i + size] for i in range(0, len(body), size)]
+    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
+
+
+@needs_captures
+def test_an_http_response_dump_replays_its_body() -> None:
+    body = ANTHROPIC.read_bytes()
+    expected = replay(body, "anthropic")
+    chunked_head = HEAD.replace(b"\r\n\r\n", b"\r\nTransfer-Encoding: chunked\r\n\r\n")
+    for dump in (
+        HEAD + body,  # curl -i
+        b"HTTP/1.1 100 Continue\r\n\r\n" + HEAD + body,
+        b"HTTP/2 200\r\ncontent-type: text/event-stream\r\n\r\n" + body,
+        chunked_head + chunked(body),  # the bytes on the wire: chunk sizes between
+        HEAD.replace(b"\r\n", b"\n") + body,
+    ):
+        assert replay(dump, "anthropic") == expected
+        assert replay(rechunk(dump, 1, 64), "anthropic") == expected
+        assert sniff_provider(dump) == "anthropic"
+
+
+def test_an_http_error_dump_is_that_error() -> None:
+    dump = (
+        b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+        b"retry-after: 7\r\nx-request-id: req_42\r\n\r\n"
+        b'{"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}'
+    )
+    error = end_of(replay(dump, "openai")).error
+    assert error.status == 429 and error.kind == "rejected"
+    assert error.message == "HTTP 429: Rate limit reached"
+    assert error.retry_after == 7 and error.request_id == "req_42" and error.retryable
+    assert error.raw is not None and "rate_limit_error" in error.raw
+
+
+# -- JSON bodies: Gemini's array, NDJSON, a whole response ------------------------------
+
+
+@pytest.mark.parametrize("path", GEMINI, ids=lambda p: p.name)
+def test_gemini_json_array_replays_as_its_sse_does(path: Path) -> None:
+    """`streamGenerateContent` without `alt=sse` answers one JSON array of the chunks."""
+    sse = path.read_bytes()
+    chunks = [json.loads(p) for p in payloads(sse)]
+    expected = replay(sse, "google")
+    for array in (json.dumps(chunks, indent=2).encode(), json.dumps(chunks).encode()):
+        assert replay(array, "google") == expected
+        assert replay(rechunk(array, 2, 17), "google") == expected
+        assert sniff_provider(array) == "google"
+        assert (
+            replay(HEAD.replace(b"text/event-stream", b"application/json") + array, "google")[-1]
+            == (expected[-1])
+        )
+
+
+@needs_captures
+def test_a_cut_json_array_is_truncated() -> None:
+    chunks = [json.loads(p) for p in payloads((CAPTURES / "gemini" / "text.sse").read_bytes())]
+    array = json.dumps(chunks, indent=2).encode()
+    events = replay(array[: len(array) // 2], "google")
+    error = end_of(events).error
+    assert error.kind == "truncated" and "JSON array" in error.message
+    assert any(e.type == "text" for e in events)  # what came before the cut is kept
+
+
+@needs_captures
+def test_a_json_array_with_the_wrong_provider_names_the_right_one() -> None:
+    chunks = [json.loads(p) for p in payloads((CAPTURES / "gemini" / "text.sse").read_bytes())]
+    error = end_of(replay(json.dumps(chunks).encode(), "openai")).error
+    assert "look like the google wire" in error.message
+
+
+@needs_captures
+def test_ndjson_of_the_data_payloads_replays() -> None:
+    """One JSON payload a line: how recorders such as vercel/ai's `*.chunks.txt` keep a
+    stream (the captures marked RECON were rebuilt from such files)."""
+    sse = OPENAI.read_bytes()
+    ndjson = "\n".join(payloads(sse)).encode() + b"\n"
+    expected = summarize(replay(sse, "openai"))
+    assert summarize(replay(ndjson, "openai")) == expected
+    assert sniff_provider(ndjson) == "openai"
+
+
+OLLAMA_NATIVE = (
+    b'{"model":"llama3.2","created_at":"2024-07-01T00:00:00Z","message":{"role":"assistant",'
+    b'"content":"Hel"},"done":false}\n'
+    b'{"model":"llama3.2","created_at":"2024-07-01T00:00:01Z","message":{"role":"assistant",'
+    b'"content":"lo"},"done":true,"done_reason":"stop","eval_count":2}\n'
+)
+
+
+def test_ollama_native_ndjson_is_a_clear_error() -> None:
+    assert sniff_provider(OLLAMA_NATIVE) is None
+    for provider in ("openai", "ollama"):
+        error = end_of(replay(OLLAMA_NATIVE, provider)).error
+        assert error.kind == "protocol"
+        assert "Ollama's native API" in error.message and "/v1" in error.message
+
+
+def test_a_whole_response_that_was_not_streamed_is_a_clear_error() -> None:
+    whole = {
+        "openai": {"object": "chat.completion", "choices": [{"message": {"content": "hi"}}]},
+        "anthropic": {"type": "message", "role": "assistant", "content": []},
+        "openai-responses": {"object": "response", "status": "completed", "output": []},
+    }
+    for provider, body in whole.items():
+        error = end_of(replay(json.dumps(body).encode(), provider)).error
+        assert error.kind == "protocol" and "not streamed" in error.message, error.message
+
+
+# -- cut, empty, compressed, not a recording -------------------------------------------
+
+
+@needs_captures
+def test_a_recording_cut_mid_line_is_truncated_not_bad_json() -> None:
+    body = OPENAI.read_bytes()
+    middle = body.index(b'"content":"', len(body) // 2) + 14  # inside a data line
+    events = replay(body[:middle], "openai")
+    error = end_of(events).error
+    assert error.kind == "truncated" and "cut" in error.message, error.message
+    assert any(e.type == "text" for e in events)
+
+
+def test_empty_and_blank_recordings_say_so() -> None:
+    for blank in (b"", b"\n\n\r\n  \n", b"\xef\xbb\xbf"):
+        error = end_of(replay(blank, "openai")).error
+        assert "recording is empty" in error.message, (blank, error.message)
+
+
+def test_binary_bytes_and_comments_only() -> None:
+    error = end_of(replay(bytes(range(256)) * 4, "openai")).error
+    assert error.kind == "protocol" and "not an SSE stream" in error.message
+    error = end_of(replay(b": ping\n\n: ping\n\n", "anthropic")).error
+    assert error.kind == "truncated"
+
+
+@needs_captures
+def test_a_gzip_recording_is_read_decompressed() -> None:
+    body = ANTHROPIC.read_bytes()
+    packed = gzip.compress(body)
+    assert replay(packed, "anthropic") == replay(body, "anthropic")
+    assert replay(rechunk(packed, 3, 64), "anthropic") == replay(body, "anthropic")
+    assert sniff_provider(packed) == "anthropic"
+    assert sniff_provider(packed[: len(packed) // 2]) == "anthropic"  # the head says it
+    # and a dump of a response sent with Content-Encoding: gzip
+    dump = HEAD.replace(b"\r\n\r\n", b"\r\nContent-Encoding: gzip\r\n\r\n") + packed
+    assert replay(dump, "anthropic") == replay(body, "anthropic")
+
+
+def test_a_broken_or_enormous_gzip_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    error = end_of(replay(b"\x1f\x8b\x08\x00" + b"\xff" * 64, "openai")).error
+    assert error.kind == "protocol" and "gzip" in error.message
+    monkeypatch.setattr(rxllm.sources.replay, "MAX_DECOMPRESSED_BYTES", 1000)
+    error = end_of(replay(gzip.compress(b"data: {}\n\n" * 1000), "openai")).error
+    assert error.kind == "limit" and "gzip" in error.message
+
+
+# -- the command line ------------------------------------------------------------------
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rxllm", "replay", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@needs_captures
+def test_the_command_line_reads_arrays_gzip_and_dumps(tmp_path: Path) -> None:
+    chunks = [json.loads(p) for p in payloads((CAPTURES / "gemini" / "text.sse").read_bytes())]
+    files = {
+        "turn.json": (json.dumps(chunks, indent=2).encode(), "google"),
+        "turn.sse.gz": (gzip.compress(ANTHROPIC.read_bytes()), "anthropic"),
+        "turn.http": (HEAD + OPENAI.read_bytes(), "openai"),
+    }
+    for name, (data, wire) in files.items():
+        (tmp_path / name).write_bytes(data)
+        result = cli(str(tmp_path / name), "--json")
+        assert result.returncode == 0, result.stderr
+        assert f"replaying as {wire}" in result.stderr
+        assert isinstance(replay_last(result.stdout), Done)
+
+
+def replay_last(stdout: str) -> Event:
+    from rxllm.events import EventAdapter
+
+    return EventAdapter.validate_json(stdout.splitlines()[-1])
+
+
+def test_the_command_line_on_no_recording_at_all(tmp_path: Path) -> None:
+    cases = {
+        "ollama.ndjson": (OLLAMA_NATIVE, "Ollama's native API"),
+        "noise.bin": (bytes(range(256)), "not an SSE stream"),
+    }
+    for name, (data, says) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        sniffed = cli(str(path))  # nothing to tell the wire from: asks for --provider
+        assert sniffed.returncode == 2 and "pass --provider" in sniffed.stderr
+        result = cli(str(path), "--provider", "openai")
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert says in result.stdout
