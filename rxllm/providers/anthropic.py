@@ -188,6 +188,16 @@ class _ServerBlock:
 class AnthropicNormalizer(Normalizer):
     """Messages stream events -> fragments, one content block index at a time."""
 
+    __slots__ = (
+        "counts",
+        "refusal_text",
+        "server_names",
+        "servers",
+        "stop",
+        "tools",
+        "usage_sent",
+    )
+
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
         self.tools: dict[int, _ToolBlock] = {}  # open client tool_use blocks by index

@@ -81,6 +81,9 @@ class Normalizer(ABC):
     the helpers build events without validation, since they run once per chunk.
     """
 
+    # Slots: one instance per stream, so its attributes are not a dict per stream.
+    __slots__ = ("attempt", "emit", "model", "provider", "response_id", "settled")
+
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         self.emit = emit
         self.provider = provider

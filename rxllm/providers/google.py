@@ -279,6 +279,20 @@ class GeminiNormalizer(Normalizer):
     """Gemini chunks -> fragments. Only candidate 0 is read (candidateCount > 1 is not
     one stream); others are ignored, with a warning once per stream."""
 
+    __slots__ = (
+        "blocked",
+        "calls",
+        "cited",
+        "code_call_id",
+        "code_calls",
+        "finish",
+        "finish_message",
+        "open_call",
+        "unread_fields",
+        "usage_raw",
+        "warned_candidates",
+    )
+
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
         self.finish: str | None = None

@@ -480,6 +480,33 @@ class ChatNormalizer(Normalizer):
     """Chat completion chunks -> fragments. Only choice 0 is read (n > 1 is not a
     single stream); other choices are ignored, with a warning once per stream."""
 
+    __slots__ = (
+        "_extension",
+        "_reasoning_in_completion",
+        "call_ids",
+        "calls",
+        "choice_keys",
+        "chunk_keys",
+        "cited",
+        "cited_urls",
+        "content",
+        "delta_keys",
+        "detail",
+        "detail_key",
+        "detail_said",
+        "finish",
+        "last_call",
+        "last_usage",
+        "legacy_beside",
+        "options",
+        "read_when_sent",
+        "server_tools",
+        "think",
+        "unnamed",
+        "unread",
+        "warned_choices",
+    )
+
     def __init__(
         self, emit: Emit, provider: str, attempt: int = 1, options: ChatOptions | None = None
     ) -> None:
@@ -498,8 +525,9 @@ class ChatNormalizer(Normalizer):
             self.content = self.think.feed
         self._extension = options.extension
         self._reasoning_in_completion = options.reasoning_in_completion
-        self.cited: set[tuple[str, str | None, str | None]] = set()
-        self.cited_urls: set[str] | None = None  # made at the first citation
+        # Made at the first citation: most streams cite nothing.
+        self.cited: set[tuple[str, str | None, str | None]] | None = None
+        self.cited_urls: set[str] | None = None
         # The keys known in this stream, each unread one logged once, then known: a
         # superset test in C per chunk while nothing new comes. Shared until a stream
         # meets a key of its own (copied then: no set per stream otherwise). Keys read
@@ -688,8 +716,11 @@ class ChatNormalizer(Normalizer):
             if not url:
                 continue
             key = (url, cited.get("title") or None, cited.get("content") or None)
-            if key not in self.cited:
-                self.cited.add(key)
+            seen = self.cited
+            if seen is None:
+                seen = self.cited = set()
+            if key not in seen:
+                seen.add(key)
                 self._cited_urls().add(url)
                 self.citation(*key)
 

@@ -363,6 +363,19 @@ class ResponsesNormalizer(Normalizer):
     so that the item goes back in the next request's input as it came.
     """
 
+    __slots__ = (
+        "calls",
+        "cited",
+        "handlers",
+        "parts",
+        "reasoned",
+        "reasoned_parts",
+        "reasoning_items",
+        "reasoning_part",
+        "sequence",
+        "server_calls",
+    )
+
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
         self.calls: dict[int, bool] = {}  # output_index -> ended
