@@ -49,8 +49,9 @@ class RawChunk(NamedTuple):
     data: str
 
 
-SourceItem: TypeAlias = RawChunk | Failed
-"""What a source emits: raw chunks, or one `Failed` for a transport-level failure."""
+SourceItem: TypeAlias = RawChunk | Failed | Cancelled
+"""What a source emits: raw chunks, or one `Failed` for a transport-level failure, or
+one `Cancelled` when its provider was closed while it streamed."""
 
 
 @dataclass(slots=True, frozen=True)

@@ -62,6 +62,30 @@ async def test_aclose_closes_the_pool_and_the_provider_stays_usable(
     await p.aclose()
 
 
+async def test_aclose_ends_the_turns_still_streaming_with_cancelled(
+    local_server: LocalServer,
+) -> None:
+    """Closing a session does not wake a response waiting for bytes: the turn waited
+    for read_timeout (twice 5 s here, 600 s by default) and ended `stalled`."""
+    p = rxllm.provider("local", base_url=local_server.url, read_timeout=5)
+    async with p.astream(ASK.model_copy(update={"model": "fault/hang"})) as events:
+        seen = [event async for event in _until_first(events)]
+        closing = asyncio.ensure_future(p.aclose())
+        rest = [event async for event in events]  # a hang: only the cut can end it
+        await closing
+    assert seen and [e.type for e in rest][-1:] == ["cancelled"]
+    assert rest[-1].reason == "the provider was closed (aclose()) while the turn streamed"
+    await asyncio.wait_for(local_server.disconnected.wait(), timeout=2)
+    assert (await p.complete(ASK)).terminal.type == "done"  # usable after, as documented
+    await p.aclose()
+
+
+async def _until_first(events: Any) -> Any:
+    async for event in events:
+        yield event
+        return
+
+
 async def test_a_session_passed_in_is_used_and_left_open(local_server: LocalServer) -> None:
     async with aiohttp.ClientSession() as session:
         async with rxllm.provider("local", base_url=local_server.url, session=session) as p:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from loguru import logger
 from reactivex import Observable, abc
 
-from rxllm.events import Failed, failed
+from rxllm.events import Cancelled, Failed, failed
 from rxllm.fragments import ChunkNormalizer, Emit, Fragment, RawChunk, SourceItem
 from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
@@ -96,6 +96,10 @@ class _Feeding:
     def on_next(self, item: SourceItem) -> None:
         normalizer = self._normalizer
         if type(item) is not RawChunk:
+            if type(item) is Cancelled:  # its provider was closed mid-turn: the end
+                normalizer.settled = True
+                self._observer.on_next(item)
+                return
             assert isinstance(item, Failed)
             if item.error.kind in _CUT_OFF and not normalizer.settled:
                 # The connection failed mid-body: if the provider had already said the

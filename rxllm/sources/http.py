@@ -29,7 +29,7 @@ from yarl import URL
 
 from rxllm.error_body import parse_error_body, request_id_of, wait_of
 from rxllm.errors import ConfigError
-from rxllm.events import ErrorKind, Failed, failed
+from rxllm.events import Cancelled, ErrorKind, Failed, failed
 from rxllm.fragments import SourceItem
 from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
@@ -231,6 +231,7 @@ class _Transfer(abc.DisposableBase):
     stream in flight and the garbage collector walks every one of them."""
 
     __slots__ = (
+        "_cut",
         "_disposed",
         "_headers",
         "_job",
@@ -239,7 +240,6 @@ class _Transfer(abc.DisposableBase):
         "_progress",
         "_response",
         "_settings",
-        "_stalled",
         "_watchdog",
     )
 
@@ -259,7 +259,9 @@ class _Transfer(abc.DisposableBase):
         needs it, so a stream that succeeds pays nothing for it."""
         self._disposed = False
         self._progress = 0  # the response's headers, then each read: what the watchdog sees
-        self._stalled = False
+        self._cut: tuple[ErrorKind | None, str] | None = None
+        """Why the source itself ended its job: a failure's kind and message (the
+        read watchdog), or None and a reason (its provider closed: `cancelled`)."""
         self._watchdog: asyncio.TimerHandle | None = None
         self._job: Job | None = None
         # asyncio objects belong to their loop's thread: from another thread, the job
@@ -399,7 +401,26 @@ class _Transfer(abc.DisposableBase):
             read_timeout = self._settings.read_timeout
             self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
             return
-        self._stalled = True
+        read_timeout = self._settings.read_timeout
+        message = (
+            f"read_timeout expired: no bytes from {self._settings.provider} for {read_timeout:g} s"
+        )
+        self.cut("stalled", message)
+
+    def cut(self, kind: ErrorKind | None, message: str) -> None:
+        """End the transfer from outside its job, on its loop: the response closed, the
+        job cancelled, then `error(kind)` with `message`, or `cancelled` with it as the
+        reason when `kind` is None. A transfer that has ended already is left alone."""
+        if running_loop() is not self._loop:
+            if not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self.cut, kind, message)
+            return
+        job = self._job
+        if self._disposed or self._cut is not None or job is None or job.finished:
+            return
+        self._cut = (kind, message)
+        if self._response is not None:
+            self._response.close()
         job.cancel()
 
     async def _run(self) -> None:
@@ -409,21 +430,30 @@ class _Transfer(abc.DisposableBase):
         try:
             session = settings.session
             if isinstance(session, SessionPool):  # the pool's, left open
-                await self._deliver(session.session())
+                session.streaming.add(self)  # its `aclose()` cuts what streams
+                try:
+                    await self._deliver(session.session())
+                finally:
+                    session.streaming.discard(self)
             elif session is not None:  # the caller's, left open
                 await self._deliver(session)
             else:
                 async with _own_session(settings.guard) as client:
                     await self._deliver(client)
         except asyncio.CancelledError:
-            if not self._stalled or self._disposed:
+            cut = self._cut
+            if cut is None or self._disposed:
                 logger.bind(provider=provider, attempt=settings.attempt).debug(
                     "http source cancelled"
                 )
                 raise
-            self._fail(
-                "stalled", f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s"
-            )
+            kind, message = cut
+            if kind is None:
+                self._observer.on_next(
+                    Cancelled.make(provider=provider, attempt=settings.attempt, reason=message)
+                )
+            else:
+                self._fail(kind, message)
         except AddressRefused as exc:
             self._fail("policy", str(exc))
         except aiohttp.ConnectionTimeoutError:

@@ -7,13 +7,19 @@ import contextlib
 import weakref
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 
 from rxllm.sources.guard import GuardedResolver, SsrfGuard
 
 __all__ = ["SessionPool"]
+
+
+class Transfer(Protocol):
+    """A response streaming over the pool's session (`rxllm.sources.http`)."""
+
+    def cut(self, kind: None, message: str) -> None: ...
 
 
 @dataclass(slots=True)
@@ -33,6 +39,10 @@ class SessionPool:
     wait for the pool until `connect_timeout` failed it. A caller who wants a cap
     passes a session of its own.
 
+    `aclose()` with turns still streaming ends each of them with `cancelled` at once:
+    closing a session does not wake a response waiting for bytes, which would wait for
+    `read_timeout`.
+
     A provider used and forgotten without `aclose()` leaks nothing. A pool that is
     dropped closes its connections at once. A pool that outlives its loop (a provider
     kept in a global) is closed when the loop shuts down: each session is held open by
@@ -42,6 +52,9 @@ class SessionPool:
     def __init__(self, guard: SsrfGuard | None = None) -> None:
         self.guard = guard
         self._entries: dict[asyncio.AbstractEventLoop, _Entry] = {}
+        self.streaming: set[Transfer] = set()
+        """The responses streaming over the pool's sessions, which `aclose()` cuts (a
+        source adds itself while it streams)."""
         weakref.finalize(self, _close_now, self._entries)
 
     def session(self) -> aiohttp.ClientSession:
@@ -64,6 +77,8 @@ class SessionPool:
     async def aclose(self) -> None:
         """Close every connection: this loop's now, other loops' on their own loop."""
         current = asyncio.get_running_loop()
+        for transfer in list(self.streaming):  # each on its own loop
+            transfer.cut(None, "the provider was closed (aclose()) while the turn streamed")
         entries = list(self._entries.items())
         for loop, _ in entries:  # not clear(): an entry another thread adds now stays
             self._entries.pop(loop, None)
