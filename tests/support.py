@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import web
+from loguru import logger
 
 import rxllm
 from rxllm.events import Done, Event, Failed, ReasoningDelta, TextDelta, ToolRequest, UsageUpdate
@@ -225,3 +227,17 @@ def kinds(events: list[Event]) -> list[str]:
         if not (out and out[-1] == event.type and event.type in ("text", "reasoning")):
             out.append(event.type)
     return out
+
+
+@contextmanager
+def log_messages(level: str = "DEBUG") -> Iterator[list[str]]:
+    """rxllm's log messages at `level` and above while the block runs (rxllm's logging
+    is off by default: it is on for the block only)."""
+    messages: list[str] = []
+    sink = logger.add(lambda m: messages.append(m.record["message"]), level=level)
+    logger.enable("rxllm")
+    try:
+        yield messages
+    finally:
+        logger.disable("rxllm")
+        logger.remove(sink)

@@ -7,15 +7,12 @@ ids and values are made up. Every body is checked whatever the chunking."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from loguru import logger
 
 from rxllm.events import Citation, Done, Event, ServerToolCall, ServerToolResult, UsageUpdate
-from tests.support import replay_every_way, summarize
+from tests.support import log_messages, replay_every_way, summarize
 
 PROVIDER = "anthropic"
 
@@ -26,18 +23,6 @@ def sse(*payloads: dict[str, Any]) -> bytes:
 
 def run(*payloads: dict[str, Any]) -> list[Event]:
     return replay_every_way(sse(*payloads), PROVIDER)
-
-
-@contextmanager
-def debug_log() -> Iterator[list[str]]:
-    messages: list[str] = []
-    sink = logger.add(lambda m: messages.append(m.record["message"]), level="DEBUG")
-    logger.enable("rxllm")
-    try:
-        yield messages
-    finally:
-        logger.disable("rxllm")
-        logger.remove(sink)
 
 
 START = {
@@ -154,7 +139,7 @@ def test_fields_no_event_carries_are_logged_with_their_values() -> None:
     final["context_management"] = {
         "applied_edits": [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 2}]
     }
-    with debug_log() as messages:
+    with log_messages() as messages:
         events = run(first, *text(0, "Done"), final, STOP)
     got = summarize(events)
     assert (got.text, got.stop_reason, got.raw_stop_reason) == ("Done", "stop", "stop_sequence")
@@ -209,7 +194,7 @@ def test_every_citation_type_in_wire_order() -> None:
             "search_result_index": 0,
         },
     ]
-    with debug_log() as messages:
+    with log_messages() as messages:
         events = run(
             START,
             start(0, {"type": "text", "text": "", "citations": None}),
@@ -285,7 +270,7 @@ def test_stop_reasons_with_pings_anywhere(raw: str, stop_reason: str) -> None:
 def test_odd_and_future_blocks_are_logged_and_the_rest_is_read() -> None:
     """`container_upload`, `compaction` with its `compaction_delta`, and a block and a
     delta type newer than this module: logged, never a crash, never text."""
-    with debug_log() as messages:
+    with log_messages() as messages:
         events = run(
             START,
             start(0, {"type": "container_upload", "file_id": "file_1"}),

@@ -10,16 +10,13 @@ in order, usage counted once, nothing the provider said dropped without a trace.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from loguru import logger
 
 from rxllm.events import Citation, Done, Event, Failed, UsageUpdate
 from rxllm.providers.openai_chat import openai_usage
-from tests.support import kinds, replay, replay_every_way, summarize
+from tests.support import kinds, log_messages, replay, replay_every_way, summarize
 
 
 def _sse(*payloads: dict[str, Any] | str, done: bool = True) -> bytes:
@@ -50,18 +47,6 @@ def _usage(prompt: int, completion: int, **extra: Any) -> dict[str, Any]:
 
 def _last(events: list[Event]) -> Event:
     return events[-1]
-
-
-@contextmanager
-def _debug_log() -> Iterator[list[str]]:
-    messages: list[str] = []
-    sink = logger.add(lambda m: messages.append(m.record["message"]), level="DEBUG")
-    logger.enable("rxllm")
-    try:
-        yield messages
-    finally:
-        logger.disable("rxllm")
-        logger.remove(sink)
 
 
 # ------------------------------------------------------------------ how a turn ends
@@ -300,7 +285,7 @@ def test_mistral_reference_chunks() -> None:
         ]}),
         _chunk({}, "stop", usage=_usage(20, 9)),
     )  # fmt: skip
-    with _debug_log() as messages:
+    with log_messages() as messages:
         events = replay_every_way(data, "mistral")
     assert kinds(events) == ["reasoning", "citation", "text", "usage", "done"]
     summary = summarize(events)
@@ -327,7 +312,7 @@ def test_fields_without_an_event_are_logged_once_at_debug() -> None:
         _chunk({"images": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,"}}]}),
         _chunk({}, "stop", related_questions=["Why?"]),
     )  # fmt: skip
-    with _debug_log() as messages:
+    with log_messages() as messages:
         events = replay(data, "custom")
     assert kinds(events) == ["text", "done"]
     for field in ("prompt_filter_results", "content_filter_results", "images",

@@ -6,12 +6,9 @@ chunking."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from loguru import logger
 
 from rxllm.events import (
     Citation,
@@ -23,7 +20,7 @@ from rxllm.events import (
     ServerToolResult,
     ToolRequest,
 )
-from tests.support import replay_every_way, summarize
+from tests.support import log_messages, replay_every_way, summarize
 
 P = "openai-responses"
 
@@ -39,18 +36,6 @@ def wire(*payloads: dict[str, Any]) -> bytes:
 
 def run(*payloads: dict[str, Any]) -> list[Event]:
     return replay_every_way(wire(*payloads), P)
-
-
-@contextmanager
-def debug_log() -> Iterator[list[str]]:
-    messages: list[str] = []
-    sink = logger.add(lambda m: messages.append(m.record["message"]), level="DEBUG")
-    logger.enable("rxllm")
-    try:
-        yield messages
-    finally:
-        logger.disable("rxllm")
-        logger.remove(sink)
 
 
 RESPONSE = {"id": "resp_1", "object": "response", "model": "gpt-test", "output": []}
@@ -162,7 +147,7 @@ def test_a_sequence_number_gap_or_repeat_is_logged() -> None:
         {**COMPLETED, "sequence_number": 5},
     ]
     body = "".join(f"data: {json.dumps(p)}\n\n" for p in payloads).encode()
-    with debug_log() as messages:
+    with log_messages() as messages:
         events = replay_every_way(body, P)
     assert summarize(events).text == "ACD"
     assert "sequence_number 4 after 1: 2 event(s) missing" in messages
@@ -342,7 +327,7 @@ def test_annotation_types_without_an_event_are_logged() -> None:
         {"type": "container_file_citation", "container_id": "c", "file_id": "f", "filename": "o"},
         {"type": "file_path", "file_id": "file_2", "index": 3},
     ]
-    with debug_log() as messages:
+    with log_messages() as messages:
         events = run(
             CREATED,
             added(0, message),
@@ -399,7 +384,7 @@ def test_incomplete_reasons(reason: str | None, stop: str) -> None:
 
 
 def test_failed_and_an_unknown_event_type() -> None:
-    with debug_log() as messages:
+    with log_messages() as messages:
         events = run(
             CREATED,
             {"type": "response.teleport.started", "output_index": 0},
