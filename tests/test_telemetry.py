@@ -179,11 +179,15 @@ async def test_a_tool_turn_with_content_captured(local_server: LocalServer) -> N
     attrs = dict(captured.attributes or {})
     assert attrs["gen_ai.response.finish_reasons"] == ("tool_calls",)
     assert attrs["rxllm.stop_reason"] == "tool_use"
+    # The chat wire sends the system message in the history: it is recorded there
+    # (`gen_ai.system_instructions` is for instructions a wire sends apart).
     assert json.loads(str(attrs["gen_ai.input.messages"])) == [
-        {"role": "user", "parts": [{"type": "text", "content": "Weather in Paris?"}]}
+        {"role": "system", "parts": [{"type": "text", "content": "Be brief."}]},
+        {"role": "user", "parts": [{"type": "text", "content": "Weather in Paris?"}]},
     ]
-    assert json.loads(str(attrs["gen_ai.system_instructions"])) == [
-        {"type": "text", "content": "Be brief."}
+    assert "gen_ai.system_instructions" not in attrs
+    assert json.loads(str(attrs["gen_ai.tool.definitions"])) == [
+        {"type": "function", "name": "get_weather"}
     ]
     [message] = json.loads(str(attrs["gen_ai.output.messages"]))
     assert message["role"] == "assistant" and message["finish_reason"] == "tool_call"
@@ -328,10 +332,16 @@ def test_the_operator_passes_events_through_and_ends_its_span() -> None:
     assert attrs["gen_ai.provider.name"] == "openai" and attrs["gen_ai.response.model"] == "gpt-x"
 
 
+# Names semantic-conventions-genai defines that no package publishes yet: #440 renamed
+# `gen_ai.usage.cache_creation.input_tokens` (rxllm writes both names).
+UNRELEASED = {"gen_ai.usage.cache_write.input_tokens"}
+
+
 def test_attribute_and_metric_names_are_the_conventions() -> None:
     """Every `gen_ai.*`, `error.*`, `http.*` and `server.*` name rxllm writes is one the
-    `opentelemetry-semantic-conventions` package publishes (the package does not carry
-    bucket advice: those are checked above against the conventions' text)."""
+    `opentelemetry-semantic-conventions` package publishes, or one of the conventions'
+    renames not yet released (`UNRELEASED`) (the package does not carry bucket advice:
+    those are checked above against the conventions' text)."""
     module = importlib.import_module("rxllm.operators.telemetry")
     sources = (
         gen_ai_attributes,
@@ -352,7 +362,8 @@ def test_attribute_and_metric_names_are_the_conventions() -> None:
         if name.isupper() and isinstance(value, str) and not value.startswith("rxllm.")
     }
     ours |= set(module.REQUEST_PARAMS.values())
-    assert ours and ours <= published, ours - published
+    assert ours and ours <= published | UNRELEASED, ours - published - UNRELEASED
+    assert not UNRELEASED & published, "released now: move it out of UNRELEASED"
     assert len(ours) >= 25
     providers = {v.value for v in gen_ai_attributes.GenAiProviderNameValues}
     assert set(GENAI_PROVIDER_NAMES.values()) <= providers
@@ -419,9 +430,11 @@ async def test_a_consumer_exception_ends_the_span_in_error(local_server: LocalSe
     assert isinstance(await asyncio.wait_for(failure, 10), LookupError)
     span = the_span()
     assert span.status.status_code is StatusCode.ERROR
+    assert span.status.description == "the consumer's own bug"
     assert dict(span.attributes or {})["error.type"] == "LookupError"
+    # Not an `exception` span event: "Recording errors" does not recommend one.
     assert [e.name for e in span.events][-1] == "rxllm.attempt"
-    assert any(e.name == "exception" for e in span.events)
+    assert not any(e.name == "exception" for e in span.events)
 
 
 def test_reasoning_sent_back_is_a_reasoning_part_of_the_input() -> None:

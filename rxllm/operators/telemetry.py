@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from loguru import logger
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable, SingleAssignmentDisposable
 
@@ -23,15 +24,17 @@ from rxllm.events import (
     ReasoningDelta,
     Refusal,
     Retry,
+    ServerToolCall,
+    ServerToolResult,
     TextDelta,
     ToolRequest,
     Usage,
     UsageUpdate,
 )
-from rxllm.request import SAMPLING_FIELDS, ChatRequest, ImagePart, Message, Part, TextPart
+from rxllm.request import SAMPLING_FIELDS, ChatRequest, ImagePart, Message, Part, TextPart, Tool
 
 if TYPE_CHECKING:
-    from opentelemetry.metrics import Histogram, MeterProvider
+    from opentelemetry.metrics import Histogram, Meter, MeterProvider
     from opentelemetry.trace import Span, Tracer, TracerProvider
     from opentelemetry.util.types import AttributeValue
 
@@ -51,31 +54,52 @@ TIME_TO_FIRST_CHUNK = "gen_ai.response.time_to_first_chunk"
 INPUT_TOKENS = "gen_ai.usage.input_tokens"
 OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
 CACHE_READ_TOKENS = "gen_ai.usage.cache_read.input_tokens"
+# semantic-conventions-genai #440 renamed `cache_creation` to `cache_write`, in no
+# release yet: the released conventions, the Python semconv package and the contrib
+# instrumentations write the old name. rxllm writes both (the same count) until the
+# rename is released.
 CACHE_CREATION_TOKENS = "gen_ai.usage.cache_creation.input_tokens"
+CACHE_WRITE_TOKENS = "gen_ai.usage.cache_write.input_tokens"
 REASONING_TOKENS = "gen_ai.usage.reasoning.output_tokens"
 TOKEN_TYPE = "gen_ai.token.type"
 INPUT_MESSAGES = "gen_ai.input.messages"
 OUTPUT_MESSAGES = "gen_ai.output.messages"
 SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
+TOOL_DEFINITIONS = "gen_ai.tool.definitions"
+OUTPUT_TYPE = "gen_ai.output.type"
+CHOICE_COUNT = "gen_ai.request.choice.count"
 ERROR_TYPE = "error.type"
 SERVER_ADDRESS = "server.address"
 SERVER_PORT = "server.port"
 HTTP_STATUS = "http.response.status_code"
 
-# The request's sampling fields and params that the conventions name (`params` holds
-# the wire's own keys).
+# The request's sampling fields and params that the conventions name. `params` holds
+# the wire's own keys: OpenAI's and Anthropic's snake_case, Gemini's camelCase (at the
+# top of `params` or inside its `generationConfig`).
 REQUEST_PARAMS = {
     "temperature": "gen_ai.request.temperature",
     "top_p": "gen_ai.request.top_p",
+    "topP": "gen_ai.request.top_p",
     "top_k": "gen_ai.request.top_k",
+    "topK": "gen_ai.request.top_k",
     "max_tokens": "gen_ai.request.max_tokens",
     "max_completion_tokens": "gen_ai.request.max_tokens",
     "max_output_tokens": "gen_ai.request.max_tokens",
+    "maxOutputTokens": "gen_ai.request.max_tokens",
     "seed": "gen_ai.request.seed",
     "frequency_penalty": "gen_ai.request.frequency_penalty",
+    "frequencyPenalty": "gen_ai.request.frequency_penalty",
     "presence_penalty": "gen_ai.request.presence_penalty",
+    "presencePenalty": "gen_ai.request.presence_penalty",
     "stop": "gen_ai.request.stop_sequences",
+    "stop_sequences": "gen_ai.request.stop_sequences",
+    "stopSequences": "gen_ai.request.stop_sequences",
+    # Conditionally required "if available, in the request, and !=1".
+    "n": CHOICE_COUNT,
+    "candidate_count": CHOICE_COUNT,
+    "candidateCount": CHOICE_COUNT,
 }
+_STOP = frozenset({"stop", "stop_sequences", "stopSequences"})
 
 TOKEN_USAGE = "gen_ai.client.token.usage"
 OPERATION_DURATION = "gen_ai.client.operation.duration"
@@ -100,10 +124,31 @@ GENAI_PROVIDER_NAMES = {
     "xai": "x_ai",
 }
 """rxllm's provider names whose `gen_ai.provider.name` the conventions list; any other
-(openrouter, nvidia, vllm, local, ...) is reported under its rxllm name, as they allow."""
+(openrouter, nvidia, vllm, local, ...) is reported under its rxllm name, as they allow.
+The google wire pointed at Vertex AI (`*aiplatform.googleapis.com`) is `gcp.vertex_ai`."""
+
+# `gen_ai.operation.name` by rxllm provider: the registry's `generate_content` is
+# "Multimodal content generation operation such as Gemini Generate Content" (and what
+# the google-genai instrumentation reports); every other wire here is `chat`.
+_OPERATIONS = {"google": "generate_content"}
+
+# Where a wire sends system messages: the conventions want `gen_ai.system_instructions`
+# only for instructions sent apart from the chat history; those in it stay in
+# `gen_ai.input.messages` (OpenAI's chat wire and its family send them as messages).
+# Anthropic's `system` and Gemini's `systemInstruction` take them all; the Responses
+# wire sends the leading ones as `instructions` and keeps a later one in place.
+_SYSTEM_APART = {"anthropic": "all", "google": "all", "openai-responses": "leading"}
 
 # What is not an output chunk: the terminals, `retry`, and usage (accounting, not output).
 _NOT_CHUNKS: frozenset[type] = frozenset({Done, Failed, Cancelled, Retry, UsageUpdate})
+
+
+def _broken(exc: Exception) -> None:
+    """Telemetry failed (an SDK, processor, exporter or meter raised): the turn goes on
+    unchanged, without it."""
+    logger.opt(exception=exc).warning(
+        "telemetry failed ({}); the turn goes on without it", type(exc).__qualname__
+    )
 
 
 def require_otel() -> None:
@@ -128,8 +173,9 @@ def telemetry(
     servers: Mapping[str, str] | None = None,
 ) -> Callable[[Observable[Event]], Observable[Event]]:
     """Report each subscription (one turn, settled) as one OpenTelemetry span,
-    `chat {model}`, and the GenAI client metrics, as the GenAI semantic conventions
-    name them; the events pass through unchanged.
+    `{operation} {model}` (`chat`; `generate_content` on Gemini's wire), and the GenAI
+    client metrics, as the GenAI semantic conventions name them; the events pass
+    through unchanged.
 
     ::
 
@@ -138,24 +184,31 @@ def telemetry(
         result:  -r--t-t-u-done|
         span:    [chat m: attempt 1 (rejected) . commit . attempt 2 (done)]
 
-    The span covers every attempt and fallback: an event per attempt (its number,
-    provider, outcome, HTTP status, dropped keys, images removed, whether it
+    The span covers every attempt and fallback (the conventions' span is the logical
+    operation as the caller sees it, retries included): an event per attempt (its
+    number, provider, outcome, HTTP status, dropped keys, images removed, whether it
     committed) and one at the commitment point; at the end, the served model,
-    response id, finish reasons, token counts, time to first chunk, and `error.type`
-    (the `ErrorInfo.kind`) with an error status on failure. A cancelled turn, or a
-    consumer that disposes early, ends the span with `rxllm.outcome = "cancelled"`
-    and an unset status (the caller chose it; nothing failed), recording what was
-    seen. Per output chunk this costs a clock read and an append: the span and the
-    histograms are written at the start and the end of the turn only.
+    response id, finish reasons (`error` when no finish came), token counts, time to
+    first chunk, and `error.type` (the `ErrorInfo.kind`) with an error status on
+    failure. A cancelled turn, or a consumer that disposes early, ends the span with
+    `rxllm.outcome = "cancelled"` and an unset status (the caller chose it; nothing
+    failed), recording what was seen. Per output chunk this costs a clock read and an
+    append: the span and the histograms are written at the start and the end of the
+    turn only.
+
+    Telemetry never changes the stream: a tracer, span processor, exporter or meter
+    that raises is logged (a warning, when rxllm's logs are enabled) and the turn goes
+    on, its events and terminal unchanged.
 
     Message content (`gen_ai.input.messages`, `gen_ai.output.messages`,
-    `gen_ai.system_instructions`) is recorded only with `capture_content=True`; API
-    keys never reach this operator.
+    `gen_ai.system_instructions`, `gen_ai.tool.definitions`) is recorded only with
+    `capture_content=True`; API keys never reach this operator.
 
     Args:
         tracer_provider: defaults to the global one (`opentelemetry.trace`).
         meter_provider: defaults to the global one (`opentelemetry.metrics`).
-        capture_content: also record the messages sent and the answer.
+        capture_content: also record the messages sent, the tools offered and the
+            answer.
         request: the turn's request: model, params and (with capture_content) messages.
         provider: rxllm's name of the first provider, known before any event.
         servers: each provider's base URL by rxllm name, for `server.address`/`port`.
@@ -164,73 +217,51 @@ def telemetry(
         ConfigError: the OpenTelemetry API is not installed (`pip install 'rxllm[otel]'`).
     """
     require_otel()
-    from opentelemetry import metrics, trace
-
-    tracer = trace.get_tracer("rxllm", tracer_provider=tracer_provider)
-    meter = (meter_provider or metrics.get_meter_provider()).get_meter("rxllm")
-    instruments = _Instruments(
-        tracer=tracer,
-        duration=meter.create_histogram(
-            OPERATION_DURATION,
-            unit="s",
-            description="GenAI operation duration.",
-            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS,
-        ),
-        tokens=meter.create_histogram(
-            TOKEN_USAGE,
-            unit="{token}",
-            description="Number of input and output tokens used.",
-            explicit_bucket_boundaries_advisory=TOKEN_BUCKETS,
-        ),
-        first_chunk=meter.create_histogram(
-            TIME_TO_FIRST_CHUNK_METRIC,
-            unit="s",
-            description="Time to receive the first chunk of the response stream.",
-            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS,
-        ),
-        per_chunk=meter.create_histogram(
-            TIME_PER_OUTPUT_CHUNK,
-            unit="s",
-            description="Time per output chunk, after the first one.",
-            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS,
-        ),
-    )
+    instruments = _instruments(tracer_provider, meter_provider)
     endpoints = {name: _server(url) for name, url in (servers or {}).items()}
 
     def _telemetry(source: Observable[Event]) -> Observable[Event]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            turn = _Turn(instruments, request, provider, endpoints, capture_content)
+            try:
+                turn = _Turn(instruments, request, provider, endpoints, capture_content)
+            except Exception as exc:  # the turn runs untraced rather than not at all
+                _broken(exc)
+                return source.subscribe(observer, scheduler=scheduler)
             gaps = turn.gaps
             handle = turn.handle
+            collect = turn.collect
             last = 0.0
 
             def on_next(event: Event) -> None:
                 nonlocal last
-                if type(event) in _NOT_CHUNKS:
-                    handle(event)
-                else:  # the hot path: an output chunk
-                    now = time.monotonic()
-                    if last:
-                        gaps.append(now - last)
-                    else:
-                        turn.first_chunk(event, now)
-                    last = now
-                    if capture_content:
-                        turn.collect(event)
+                try:  # free in CPython 3.11+ unless something raises
+                    if type(event) in _NOT_CHUNKS:
+                        handle(event)
+                    else:  # the hot path: an output chunk
+                        now = time.monotonic()
+                        previous, last = last, now  # kept even if what follows raises
+                        if previous:
+                            gaps.append(now - previous)
+                        else:
+                            turn.first_chunk(event, now)
+                        if capture_content:
+                            collect(event)
+                except Exception as exc:
+                    _broken(exc)
                 try:
                     observer.on_next(event)
                 except BaseException as exc:  # the consumer's own: it still ends the span
-                    turn.fail(exc)
+                    turn.safely(turn.fail, exc)
                     raise
 
             def on_error(error: Exception) -> None:
-                turn.fail(error)
+                turn.safely(turn.fail, error)
                 observer.on_error(error)
 
             def on_completed() -> None:
-                turn.end()
+                turn.safely(turn.end)
                 observer.on_completed()
 
             upstream = SingleAssignmentDisposable()
@@ -240,13 +271,63 @@ def telemetry(
 
             def dispose() -> None:
                 upstream.dispose()  # hang up first: nothing more arrives
-                turn.end(cancelled="disposed by the consumer")
+                turn.safely(turn.end, None, "disposed by the consumer")
 
             return Disposable(dispose)
 
         return Observable(subscribe)
 
     return _telemetry
+
+
+def _instruments(
+    tracer_provider: TracerProvider | None, meter_provider: MeterProvider | None
+) -> _Instruments:
+    """The tracer and the four histograms; a provider that raises is replaced by the
+    API's no-op one (logged), so that asking for telemetry never breaks a stream."""
+    from opentelemetry import metrics, trace
+
+    tracer: Tracer
+    try:
+        tracer = trace.get_tracer("rxllm", tracer_provider=tracer_provider)
+    except Exception as exc:
+        _broken(exc)
+        tracer = trace.NoOpTracer()
+    try:
+        meter = (meter_provider or metrics.get_meter_provider()).get_meter("rxllm")
+        return _Instruments(tracer, *_histograms(meter))
+    except Exception as exc:
+        _broken(exc)
+        return _Instruments(tracer, *_histograms(metrics.NoOpMeter("rxllm")))
+
+
+def _histograms(meter: Meter) -> tuple[Histogram, Histogram, Histogram, Histogram]:
+    return (
+        meter.create_histogram(
+            OPERATION_DURATION,
+            unit="s",
+            description="GenAI operation duration.",
+            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS,
+        ),
+        meter.create_histogram(
+            TOKEN_USAGE,
+            unit="{token}",
+            description="Number of input and output tokens used.",
+            explicit_bucket_boundaries_advisory=TOKEN_BUCKETS,
+        ),
+        meter.create_histogram(
+            TIME_TO_FIRST_CHUNK_METRIC,
+            unit="s",
+            description="Time to receive the first chunk of the response stream.",
+            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS,
+        ),
+        meter.create_histogram(
+            TIME_PER_OUTPUT_CHUNK,
+            unit="s",
+            description="Time per output chunk, after the first one.",
+            explicit_bucket_boundaries_advisory=SECONDS_BUCKETS,
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +378,9 @@ class _Turn:
         self.reasoning: list[str] = []
         self.refusal: list[str] = []
         self.tool_calls: list[ToolRequest] = []
-        attributes: dict[str, AttributeValue] = {OPERATION: "chat", REQUEST_STREAM: True}
+        self.server_parts: list[dict[str, Any]] = []
+        self.operation = _OPERATIONS.get(provider or "", "chat")
+        attributes: dict[str, AttributeValue] = {OPERATION: self.operation, REQUEST_STREAM: True}
         if provider is not None:
             attributes.update(self._provider(provider))
         if request is not None:
@@ -307,15 +390,38 @@ class _Turn:
                 for name in SAMPLING_FIELDS
                 if getattr(request, name) is not None
             }
-            attributes.update(_request_params({**request.params, **typed}))
+            params = _flat_params(request.params)
+            attributes.update(_request_params({**params, **typed}))
+            output_type = _output_type(params)
+            if output_type is not None:
+                attributes[OUTPUT_TYPE] = output_type
             if capture_content:
-                attributes.update(_input_messages(request.messages))
-        from opentelemetry.trace import SpanKind
+                apart = _SYSTEM_APART.get(provider or "")
+                attributes.update(_input_messages(request.messages, system_apart=apart))
+                if request.tools:
+                    attributes[TOOL_DEFINITIONS] = _tool_definitions(request.tools)
+        from opentelemetry.trace import INVALID_SPAN, SpanKind
 
-        name = f"chat {request.model}" if request is not None else "chat"
-        self.span: Span = instruments.tracer.start_span(
-            name, kind=SpanKind.CLIENT, attributes=attributes
-        )
+        self.span: Span
+        try:
+            self.span = instruments.tracer.start_span(
+                self._name(), kind=SpanKind.CLIENT, attributes=attributes
+            )
+        except Exception as exc:  # a span processor's on_start raised: metrics still count
+            _broken(exc)
+            self.span = INVALID_SPAN
+
+    def _name(self) -> str:
+        """The conventions' span name, `{gen_ai.operation.name} {gen_ai.request.model}`."""
+        request = self.request
+        return f"{self.operation} {request.model}" if request is not None else self.operation
+
+    def safely(self, action: Callable[..., None], *args: Any) -> None:
+        """`action(*args)`, logging (never raising) what the telemetry pipeline raises."""
+        try:
+            action(*args)
+        except Exception as exc:
+            _broken(exc)
 
     # -- during the turn ---------------------------------------------------------------
 
@@ -352,6 +458,8 @@ class _Turn:
             self.refusal.append(event.text)
         elif type(event) is ToolRequest:
             self.tool_calls.append(event)
+        elif type(event) is ServerToolCall or type(event) is ServerToolResult:
+            self.server_parts.append(_server_part(event))
 
     def _commit(self, event: Event, now: float) -> None:
         attempt = self.attempt
@@ -375,7 +483,7 @@ class _Turn:
         attributes: dict[str, AttributeValue] = {
             "rxllm.attempt.number": number,
             "rxllm.attempt.provider": provider,
-            PROVIDER: GENAI_PROVIDER_NAMES.get(provider, provider),
+            PROVIDER: self._genai_name(provider),
             "rxllm.attempt.outcome": outcome,
             "rxllm.attempt.dropped": attempt.dropped,
             "rxllm.attempt.images_removed": attempt.images_removed,
@@ -392,14 +500,16 @@ class _Turn:
 
     def fail(self, exc: BaseException) -> None:
         """A bug or the consumer's own exception, not a provider failure (those are
-        `error` events): the span records it and ends in error."""
+        `error` events): the span ends in error, the exception's message as the status
+        description. Not as an `exception` span event: the conventions' "Recording
+        errors" does not recommend `Span.RecordException`."""
         if self.ended:
             return
         from opentelemetry.trace import Status, StatusCode
 
-        self.span.record_exception(exc)
-        self.span.set_status(Status(StatusCode.ERROR, type(exc).__qualname__))
-        self.end(exception=type(exc).__qualname__)
+        name = type(exc).__qualname__
+        self.span.set_status(Status(StatusCode.ERROR, str(exc) or name))
+        self.end(exception=name)
 
     def end(
         self,
@@ -419,48 +529,61 @@ class _Turn:
         attributes: dict[str, AttributeValue] = {}
         if provider is not None:
             attributes.update(self._provider(provider))
+        operation = _OPERATIONS.get(provider or "", "chat")
         error_type: str | None = exception
+        # A finish reason expected but not received (failed, cancelled, cut off) is
+        # reported as `error` rather than left out (semantic-conventions-genai #363).
+        finish = "error"
+        status: Status | None = None
         if type(terminal) is Done:
             outcome = "done"
-            attributes[FINISH_REASONS] = [terminal.raw_stop_reason or terminal.stop_reason]
+            finish = terminal.raw_stop_reason or terminal.stop_reason
             attributes["rxllm.stop_reason"] = terminal.stop_reason
             if terminal.model:
                 attributes[RESPONSE_MODEL] = terminal.model
             if terminal.response_id:
                 attributes[RESPONSE_ID] = terminal.response_id
-            self._end_attempt(number, provider or "unknown", outcome)
         elif type(terminal) is Failed:
             outcome = "error"
             error_type = terminal.error.kind
             if terminal.error.status is not None:
                 attributes[HTTP_STATUS] = terminal.error.status
-            self.span.set_status(Status(StatusCode.ERROR, terminal.error.message))
-            self._end_attempt(number, provider or "unknown", outcome, terminal.error)
+            status = Status(StatusCode.ERROR, terminal.error.message)
         elif type(terminal) is Cancelled or cancelled is not None:
             outcome = "cancelled"
-            reason = terminal.reason if type(terminal) is Cancelled else cancelled
-            self.span.add_event("rxllm.cancelled", {"rxllm.cancel.reason": reason or ""})
-            self._end_attempt(number, provider or "unknown", outcome)
         else:  # completed without a terminal (not settled), or an exception
             outcome = "error" if exception else "incomplete"
-            self._end_attempt(number, provider or "unknown", outcome)
+        attributes[FINISH_REASONS] = [finish]
         if error_type is not None:
             attributes[ERROR_TYPE] = error_type
         attributes["rxllm.outcome"] = outcome
-        attributes["rxllm.attempts"] = self.attempts
         if self.first is not None:
             attributes[TIME_TO_FIRST_CHUNK] = self.first - self.started
         usage = self.usage
         if usage is not None:
             attributes.update(_usage(usage))
-        if self.capture:
-            attributes[OUTPUT_MESSAGES] = self._output_messages(terminal)
-        self.span.set_attributes(attributes)
-        self.span.end()
-        metric_base: dict[str, AttributeValue] = {OPERATION: "chat"}
+        metric_base: dict[str, AttributeValue] = {OPERATION: operation}
         if self.request is not None:
             metric_base[REQUEST_MODEL] = self.request.model
-        self._record({**metric_base, **attributes}, error_type, outcome)
+        try:
+            span = self.span
+            if status is not None:
+                span.set_status(status)
+            if outcome == "cancelled":
+                reason = terminal.reason if type(terminal) is Cancelled else cancelled
+                span.add_event("rxllm.cancelled", {"rxllm.cancel.reason": reason or ""})
+            self._end_attempt(number, provider or "unknown", outcome, _error_of(terminal))
+            attributes["rxllm.attempts"] = self.attempts
+            if self.capture:
+                attributes[OUTPUT_MESSAGES] = self._output_messages(terminal)
+            if operation != self.operation:  # a fallback ended on another kind of wire
+                self.operation = operation
+                attributes[OPERATION] = operation
+                span.update_name(self._name())
+            span.set_attributes(attributes)
+            span.end()
+        finally:  # a span pipeline that raised still leaves the metrics recorded
+            self._record({**metric_base, **attributes}, error_type, outcome)
 
     def _record(
         self, span: Mapping[str, AttributeValue], error_type: str | None, outcome: str
@@ -488,9 +611,17 @@ class _Turn:
             for gap in self.gaps:
                 record(gap, required)
 
+    def _genai_name(self, provider: str) -> str:
+        """`gen_ai.provider.name` of an rxllm provider, as the conventions list them."""
+        if provider == "google":
+            endpoint = self.endpoints.get(provider)
+            if endpoint is not None and endpoint[0].endswith("aiplatform.googleapis.com"):
+                return "gcp.vertex_ai"
+        return GENAI_PROVIDER_NAMES.get(provider, provider)
+
     def _provider(self, provider: str) -> dict[str, AttributeValue]:
         attributes: dict[str, AttributeValue] = {
-            PROVIDER: GENAI_PROVIDER_NAMES.get(provider, provider),
+            PROVIDER: self._genai_name(provider),
             "rxllm.provider": provider,
         }
         endpoint = self.endpoints.get(provider)
@@ -506,6 +637,7 @@ class _Turn:
             parts.append({"type": "text", "content": "".join(self.text)})
         if self.refusal:
             parts.append({"type": "refusal", "content": "".join(self.refusal)})
+        parts.extend(self.server_parts)
         for call in self.tool_calls:
             parts.append(
                 {
@@ -515,12 +647,14 @@ class _Turn:
                     "arguments": call.arguments,
                 }
             )
+        # `finish_reason` is required by the released output schema (deprecated in
+        # favour of `gen_ai.response.finish_reasons` since): kept, with the same rule.
         if type(terminal) is Done:
             finish = _FINISH.get(terminal.stop_reason) or terminal.raw_stop_reason or "stop"
         else:
-            finish = "error" if type(terminal) is Failed else "cancelled"
+            finish = "error"
         message = {"role": "assistant", "parts": parts, "finish_reason": finish}
-        return json.dumps([message], ensure_ascii=False)
+        return json.dumps([message], ensure_ascii=False, default=str)
 
 
 # rxllm's stop reasons as the conventions' output message `finish_reason`.
@@ -528,9 +662,14 @@ _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter
            "tool_use": "tool_call"}  # fmt: skip
 
 
+def _error_of(terminal: Event | None) -> ErrorInfo | None:
+    return terminal.error if type(terminal) is Failed else None
+
+
 def _usage(usage: Usage) -> dict[str, AttributeValue]:
     """The conventions count cached input inside `input_tokens` (rxllm keeps it apart)
-    and reasoning inside `output_tokens` (as rxllm does)."""
+    and reasoning inside `output_tokens` (as rxllm does); a breakdown is written only
+    when not zero."""
     attributes: dict[str, AttributeValue] = {
         INPUT_TOKENS: usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens,
         OUTPUT_TOKENS: usage.output_tokens,
@@ -538,6 +677,7 @@ def _usage(usage: Usage) -> dict[str, AttributeValue]:
     if usage.cache_read_tokens:
         attributes[CACHE_READ_TOKENS] = usage.cache_read_tokens
     if usage.cache_write_tokens:
+        attributes[CACHE_WRITE_TOKENS] = usage.cache_write_tokens
         attributes[CACHE_CREATION_TOKENS] = usage.cache_write_tokens
     if usage.reasoning_tokens:
         attributes[REASONING_TOKENS] = usage.reasoning_tokens
@@ -546,28 +686,75 @@ def _usage(usage: Usage) -> dict[str, AttributeValue]:
     return attributes
 
 
+def _flat_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The request's params with Gemini's `generationConfig` settings lifted beside
+    the others (the wire puts them back there)."""
+    flat = dict(params)
+    for key in ("generationConfig", "generation_config"):
+        config = flat.pop(key, None)
+        if isinstance(config, Mapping):
+            flat.update(config)
+    return flat
+
+
 def _request_params(params: Mapping[str, Any]) -> dict[str, AttributeValue]:
     attributes: dict[str, AttributeValue] = {}
     for key, value in params.items():
         name = REQUEST_PARAMS.get(key)
         if name is None:
             continue
-        if key == "stop":
+        if key in _STOP:
             value = [value] if isinstance(value, str) else value
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
                 attributes[name] = value
-        elif isinstance(value, int | float) and not isinstance(value, bool):
-            attributes[name] = value
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        elif name != CHOICE_COUNT or (isinstance(value, int) and value != 1):
+            attributes[name] = value  # a choice count only when it is not the default 1
     return attributes
 
 
-def _input_messages(messages: list[Message]) -> dict[str, AttributeValue]:
-    """The conventions' JSON forms: system text apart, every other message with parts."""
+# The output format a request asks for, as `gen_ai.output.type` (text, json, image,
+# speech): OpenAI's `response_format` and the Responses `text.format` (a JSON object
+# or schema is `json`, as the openai-v2 instrumentation maps it), Anthropic's
+# `output_format`, Gemini's `responseMimeType` (as the google-genai one maps it).
+_JSON_FORMATS = frozenset({"json_object", "json_schema"})
+_MIME_TYPES = {"application/json": "json", "text/plain": "text"}
+
+
+def _output_type(params: Mapping[str, Any]) -> str | None:
+    text = params.get("text")
+    nested = text.get("format") if isinstance(text, Mapping) else None
+    for given in (params.get("response_format"), nested, params.get("output_format")):
+        kind = given.get("type") if isinstance(given, Mapping) else given
+        if isinstance(kind, str):
+            return "json" if kind in _JSON_FORMATS else kind
+    mime = params.get("responseMimeType", params.get("response_mime_type"))
+    if isinstance(mime, str):
+        return _MIME_TYPES.get(mime, mime)
+    return None
+
+
+def _tool_definitions(tools: list[Tool]) -> str:
+    """The conventions' tool definitions, required properties only: a description and
+    parameters "could be large, it's NOT RECOMMENDED to populate" them by default."""
+    definitions = [{"type": "function", "name": tool.name} for tool in tools]
+    return json.dumps(definitions, ensure_ascii=False)
+
+
+def _input_messages(
+    messages: list[Message], system_apart: str | None = None
+) -> dict[str, AttributeValue]:
+    """The conventions' JSON forms: system text the wire sends apart from the history
+    (`system_apart`: "all", or "leading" for the system messages before any other) as
+    `gen_ai.system_instructions`, every other message with its parts, in order."""
     system: list[dict[str, Any]] = []
     chat: list[dict[str, Any]] = []
     for message in messages:
         parts = [_part(part) for part in message.content]
-        if message.role == "system":
+        if message.role == "system" and (
+            system_apart == "all" or (system_apart == "leading" and not chat)
+        ):
             system.extend(parts)
             continue
         if message.role == "tool":
@@ -595,9 +782,30 @@ def _part(part: Part) -> dict[str, Any]:
     if not isinstance(part, ImagePart):  # reasoning sent back: its text (no signature)
         return {"type": "reasoning", "content": part.text}
     inline = part.inline
-    if inline is not None:  # the bytes would swamp a span: their type only
-        return {"type": "blob", "modality": "image", "mime_type": inline[0]}
+    if inline is not None:
+        # The bytes would swamp a span: left out as the conventions allow ("truncate
+        # properties ... preserving JSON structure"), `content` kept, as the schema
+        # requires it.
+        return {"type": "blob", "modality": "image", "mime_type": inline[0], "content": ""}
     return {"type": "uri", "modality": "image", "uri": part.url}
+
+
+def _server_part(event: ServerToolCall | ServerToolResult) -> dict[str, Any]:
+    """A provider-run tool's call or result, as the output schema's server tool parts."""
+    if isinstance(event, ServerToolCall):
+        details = {"type": event.name, "arguments": event.arguments}
+        return {
+            "type": "server_tool_call",
+            "id": event.call_id,
+            "name": event.name,
+            "server_tool_call": details,
+        }
+    result = {"type": event.name, "content": event.content}
+    return {
+        "type": "server_tool_call_response",
+        "id": event.call_id,
+        "server_tool_call_response": result,
+    }
 
 
 def _server(url: str) -> tuple[str, int] | None:

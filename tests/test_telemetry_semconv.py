@@ -1,0 +1,497 @@
+"""telemetry against the OpenTelemetry GenAI semantic conventions, clause by clause:
+each test names the clause it checks (semantic-conventions-genai `gen-ai-spans.md`,
+`gen-ai-metrics.md`, the registry and the message JSON schemas; the general
+`recording-errors.md`), and reads the span and the metrics back through the real SDK.
+These tests give the operator their own tracer and meter providers (the global ones
+belong to tests/test_telemetry.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from opentelemetry import metrics as metrics_api
+from opentelemetry.context import Context
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+from reactivex import Observable
+from reactivex.testing import ReactiveTest, TestScheduler
+
+import rxllm
+from rxllm.events import (
+    Cancelled,
+    Done,
+    ErrorInfo,
+    Event,
+    Failed,
+    ServerToolCall,
+    ServerToolResult,
+    TextDelta,
+    Usage,
+    UsageUpdate,
+)
+from rxllm.local import LocalServer
+from rxllm.operators import telemetry
+from rxllm.pipeline.provider import record_of
+
+on_next, on_completed = ReactiveTest.on_next, ReactiveTest.on_completed
+
+
+class Sdk:
+    """A tracer provider and a meter provider of the real SDK, read back in memory."""
+
+    def __init__(self, *processors: SpanProcessor) -> None:
+        self.exporter = InMemorySpanExporter()
+        self.tracer_provider = TracerProvider()
+        for processor in processors:
+            self.tracer_provider.add_span_processor(processor)
+        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.reader = InMemoryMetricReader()
+        self.meter_provider = MeterProvider(metric_readers=[self.reader])
+
+    def operator(self, **options: Any) -> Callable[[Observable[Event]], Observable[Event]]:
+        return telemetry(self.tracer_provider, self.meter_provider, **options)
+
+    def span(self) -> ReadableSpan:
+        [span] = self.exporter.get_finished_spans()
+        return span
+
+    def attributes(self) -> dict[str, Any]:
+        return dict(self.span().attributes or {})
+
+    def points(self) -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {}
+        data = self.reader.get_metrics_data()
+        for resource in data.resource_metrics if data else []:
+            for scope in resource.scope_metrics:
+                for metric in scope.metrics:
+                    for point in metric.data.data_points:
+                        found.setdefault(metric.name, []).append(dict(point.attributes or {}))
+        return found
+
+
+def replay(operator: Callable[[Observable[Event]], Observable[Event]], *events: Event) -> list[Any]:
+    """The events through `operator` on a test scheduler: the messages it emitted."""
+    scheduler = TestScheduler()
+    source = scheduler.create_hot_observable(
+        *(on_next(210 + 10 * i, event) for i, event in enumerate(events)),
+        on_completed(210 + 10 * len(events)),
+    )
+    return list(scheduler.start(lambda: source.pipe(operator)).messages)
+
+
+def expected(*events: Event) -> list[Any]:
+    return [
+        *(on_next(210 + 10 * i, event) for i, event in enumerate(events)),
+        on_completed(210 + 10 * len(events)),
+    ]
+
+
+def request(*messages: rxllm.Message, **fields: Any) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(
+        model="m-1", messages=list(messages) or [rxllm.Message.user("hi")], **fields
+    )
+
+
+TEXT = TextDelta.make(provider="openai", text="Hello")
+DONE = Done.make(provider="openai", stop_reason="stop", raw_stop_reason="stop", model="m-1")
+
+
+# -- robustness: telemetry never changes the stream nor raises into it -----------------
+
+
+class Raising(SpanProcessor):
+    """A span processor (a user's, or a vendor's) that raises where it is told to."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        if self.where == "start":
+            raise RuntimeError("processor broke on start")
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if self.where == "end":
+            raise RuntimeError("processor broke on end")
+
+
+class BrokenExporter(SpanExporter):
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        raise ConnectionError("collector unreachable")
+
+
+@pytest.mark.parametrize(
+    "processor",
+    [Raising("start"), Raising("end"), SimpleSpanProcessor(BrokenExporter())],
+    ids=["on_start", "on_end", "exporter"],
+)
+def test_a_broken_span_pipeline_changes_nothing_in_the_stream(processor: SpanProcessor) -> None:
+    """The SDK calls span processors without catching what they raise (its exporters
+    are caught by SimpleSpanProcessor): the turn's events, its terminal above all, must
+    still arrive, and the metrics still be recorded."""
+    sdk = Sdk(processor)
+    assert replay(sdk.operator(request=request()), TEXT, DONE) == expected(TEXT, DONE)
+    assert "gen_ai.client.operation.duration" in sdk.points()
+
+
+class _RaisingHistogram:
+    def record(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("meter broke on record")
+
+
+class _RaisingMeter:
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def create_histogram(self, *args: Any, **kwargs: Any) -> Any:
+        if self.where == "create":
+            raise RuntimeError("meter broke on create")
+        return _RaisingHistogram()
+
+
+class RaisingMeterProvider(metrics_api.MeterProvider):
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def get_meter(self, *args: Any, **kwargs: Any) -> Any:
+        if self.where == "get_meter":
+            raise RuntimeError("meter provider broke")
+        return _RaisingMeter(self.where)
+
+
+@pytest.mark.parametrize("where", ["get_meter", "create", "record"])
+def test_a_meter_provider_that_raises_changes_nothing_in_the_stream(where: str) -> None:
+    sdk = Sdk()
+    operator = telemetry(sdk.tracer_provider, RaisingMeterProvider(where), request=request())
+    assert replay(operator, TEXT, DONE) == expected(TEXT, DONE)
+    assert sdk.span().name == "chat m-1"  # the span does not depend on the metrics
+
+
+# -- the span: finish reasons, status, operation name ----------------------------------
+
+
+FAILED = Failed.make(
+    provider="openai",
+    error=ErrorInfo(kind="stream_error", message="overloaded", provider="openai"),
+)
+
+
+@pytest.mark.parametrize(
+    ("terminal", "status"),
+    [
+        (FAILED, StatusCode.ERROR),
+        (Cancelled.make(provider="openai"), StatusCode.UNSET),
+        (None, StatusCode.UNSET),  # completed without a terminal: not settled
+    ],
+    ids=["error", "cancelled", "no terminal"],
+)
+def test_a_turn_without_a_finish_reports_error_as_its_finish_reason(
+    terminal: Event | None, status: StatusCode
+) -> None:
+    """gen-ai-spans / client-inference, `gen_ai.response.finish_reasons`: "If a finish
+    reason was expected but not received, for example because generation failed, was
+    cancelled, or a stream ended before the final event, instrumentations SHOULD report
+    `error` for that position instead of omitting it." (semantic-conventions-genai #363)"""
+    sdk = Sdk()
+    events = [TEXT] if terminal is None else [TEXT, terminal]
+    replay(sdk.operator(request=request(), capture_content=True), *events)
+    attributes = sdk.attributes()
+    assert attributes["gen_ai.response.finish_reasons"] == ("error",)
+    assert sdk.span().status.status_code is status
+    [message] = json.loads(attributes["gen_ai.output.messages"])
+    assert message["finish_reason"] == "error"
+
+
+def test_gemini_generate_content_is_its_own_operation() -> None:
+    """The registry's well-known `gen_ai.operation.name` values: `chat` is "Chat
+    completion operation such as OpenAI Chat API", `generate_content` is "Multimodal
+    content generation operation such as Gemini Generate Content" (and it is what the
+    opentelemetry-instrumentation-google-genai package reports)."""
+    sdk = Sdk()
+    done = Done.make(provider="google", stop_reason="stop", raw_stop_reason="STOP")
+    replay(sdk.operator(request=request(), provider="google"), done)
+    span = sdk.span()
+    assert span.name == "generate_content m-1"
+    attributes = sdk.attributes()
+    assert attributes["gen_ai.operation.name"] == "generate_content"
+    assert attributes["gen_ai.provider.name"] == "gcp.gemini"
+    [duration] = sdk.points()["gen_ai.client.operation.duration"]
+    assert duration["gen_ai.operation.name"] == "generate_content"
+
+
+def test_a_fallback_that_ends_on_gemini_names_the_operation_that_served() -> None:
+    sdk = Sdk()
+    done = Done.make(provider="google", attempt=2, stop_reason="stop")
+    replay(sdk.operator(request=request(), provider="openai"), done)
+    assert sdk.span().name == "generate_content m-1"
+    assert sdk.attributes()["gen_ai.operation.name"] == "generate_content"
+
+
+async def test_a_gemini_turn_on_the_wire(local_server: LocalServer) -> None:
+    sdk = Sdk()
+    provider = local_server.provider("google")
+    req = rxllm.ChatRequest(model="local-model", messages=[rxllm.Message.user("hi")])
+    servers = {"google": local_server.root + "/v1beta"}
+    operator = sdk.operator(request=req, provider="google", servers=servers)
+    record = await record_of(provider.stream(req).pipe(operator), "google", req.model)
+    assert record.terminal.type == "done"
+    assert sdk.span().name == "generate_content local-model"
+
+
+def test_a_vertex_ai_endpoint_is_gcp_vertex_ai() -> None:
+    """`gcp.vertex_ai`: "Used when accessing the 'aiplatform.googleapis.com' endpoint";
+    `gcp.gemini` for 'generativelanguage.googleapis.com'."""
+    sdk = Sdk()
+    vertex = (
+        "https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/l/publishers/google"
+    )
+    done = Done.make(provider="google", stop_reason="stop")
+    replay(sdk.operator(request=request(), provider="google", servers={"google": vertex}), done)
+    attributes = sdk.attributes()
+    assert attributes["gen_ai.provider.name"] == "gcp.vertex_ai"
+    assert attributes["server.address"] == "us-central1-aiplatform.googleapis.com"
+
+
+def test_a_consumer_exception_is_not_recorded_as_a_span_event() -> None:
+    """recording-errors.md: "It is NOT RECOMMENDED to record the error via a span event,
+    for example, by using `Span.RecordException`"; the status description SHOULD carry
+    the additional information, "for example, an exception message"."""
+    sdk = Sdk()
+    scheduler = TestScheduler()
+    source: Observable[Event] = scheduler.create_hot_observable(
+        on_next(210, TEXT), on_next(220, DONE)
+    )
+
+    def boom(event: Event) -> None:
+        raise LookupError("the consumer's own bug")
+
+    source.pipe(sdk.operator(request=request())).subscribe(boom)
+    with pytest.raises(LookupError):  # RxPY's rule: it propagates (no on_error given)
+        scheduler.start()
+    span = sdk.span()
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.status.description == "the consumer's own bug"
+    assert dict(span.attributes or {})["error.type"] == "LookupError"
+    assert [e.name for e in span.events if e.name == "exception"] == []
+
+
+# -- request attributes -----------------------------------------------------------------
+
+
+def test_choice_count_and_output_type_from_the_request() -> None:
+    """`gen_ai.request.choice.count`: Conditionally Required "if available, in the
+    request, and !=1"; `gen_ai.output.type`: Conditionally Required "when applicable
+    and if the request includes an output format" (`json` for a JSON object or schema,
+    as the openai-v2 instrumentation maps `response_format`)."""
+    sdk = Sdk()
+    schema = {"type": "json_schema", "json_schema": {"name": "a", "schema": {}}}
+    replay(sdk.operator(request=request(params={"n": 3, "response_format": schema})), DONE)
+    attributes = sdk.attributes()
+    assert attributes["gen_ai.request.choice.count"] == 3
+    assert attributes["gen_ai.output.type"] == "json"
+
+    single = Sdk()
+    replay(single.operator(request=request(params={"n": 1})), DONE)
+    assert "gen_ai.request.choice.count" not in single.attributes()
+
+
+def test_gemini_generation_config_params_are_request_attributes() -> None:
+    """Gemini names its settings in camelCase inside `generationConfig` (the
+    google-genai instrumentation maps top_k, candidate_count, response_mime_type...)."""
+    sdk = Sdk()
+    config = {"topK": 40, "candidateCount": 2, "responseMimeType": "application/json"}
+    params = {"generationConfig": config, "topP": 0.5}
+    replay(sdk.operator(request=request(params=params), provider="google"), DONE)
+    attributes = sdk.attributes()
+    assert attributes["gen_ai.request.top_k"] == 40
+    assert attributes["gen_ai.request.top_p"] == 0.5
+    assert attributes["gen_ai.request.choice.count"] == 2
+    assert attributes["gen_ai.output.type"] == "json"
+
+
+def test_responses_text_format_is_the_output_type() -> None:
+    sdk = Sdk()
+    params = {"text": {"format": {"type": "json_object"}}}
+    replay(sdk.operator(request=request(params=params), provider="openai-responses"), DONE)
+    assert sdk.attributes()["gen_ai.output.type"] == "json"
+
+
+# -- content capture: where system text goes, the JSON schemas --------------------------
+
+
+SYSTEM_AND_USER = (rxllm.Message.system("Be brief."), rxllm.Message.user("hi"))
+
+
+def test_system_messages_of_a_chat_wire_stay_in_the_chat_history() -> None:
+    """`gen_ai.system_instructions` "SHOULD be used when the corresponding provider or
+    API allows to provide system instructions or messages separately from the chat
+    history. Instructions that are part of the chat history SHOULD be recorded in
+    `gen_ai.input.messages` attribute instead." OpenAI's chat wire sends them as
+    messages (and the openai-v2 instrumentation records them with role `system`)."""
+    sdk = Sdk()
+    replay(
+        sdk.operator(request=request(*SYSTEM_AND_USER), provider="openai", capture_content=True),
+        DONE,
+    )
+    attributes = sdk.attributes()
+    assert "gen_ai.system_instructions" not in attributes
+    assert json.loads(attributes["gen_ai.input.messages"]) == [
+        {"role": "system", "parts": [{"type": "text", "content": "Be brief."}]},
+        {"role": "user", "parts": [{"type": "text", "content": "hi"}]},
+    ]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "google", "openai-responses"])
+def test_system_text_a_wire_sends_apart_is_system_instructions(provider: str) -> None:
+    sdk = Sdk()
+    operator = sdk.operator(
+        request=request(*SYSTEM_AND_USER), provider=provider, capture_content=True
+    )
+    replay(operator, Done.make(provider=provider, stop_reason="stop"))
+    attributes = sdk.attributes()
+    assert json.loads(attributes["gen_ai.system_instructions"]) == [
+        {"type": "text", "content": "Be brief."}
+    ]
+    assert [m["role"] for m in json.loads(attributes["gen_ai.input.messages"])] == ["user"]
+
+
+def test_a_later_system_message_of_the_responses_wire_stays_in_place() -> None:
+    """The Responses wire sends the leading system text as `instructions` and a later
+    system message as an item of the input, where it was."""
+    sdk = Sdk()
+    messages = (*SYSTEM_AND_USER, rxllm.Message.system("Now in French."))
+    operator = sdk.operator(
+        request=request(*messages), provider="openai-responses", capture_content=True
+    )
+    replay(operator, DONE)
+    attributes = sdk.attributes()
+    assert json.loads(attributes["gen_ai.system_instructions"]) == [
+        {"type": "text", "content": "Be brief."}
+    ]
+    roles = [m["role"] for m in json.loads(attributes["gen_ai.input.messages"])]
+    assert roles == ["user", "system"]
+
+
+# The parts' required properties, as the conventions' JSON schemas list them
+# (model/gen-ai/gen-ai-input-messages.json and gen-ai-output-messages.json).
+REQUIRED = {
+    "text": {"content"},
+    "reasoning": {"content"},
+    "tool_call": {"name"},
+    "tool_call_response": {"response"},
+    "blob": {"modality", "content"},
+    "uri": {"modality", "uri"},
+    "server_tool_call": {"name", "server_tool_call"},
+    "server_tool_call_response": {"server_tool_call_response"},
+}
+
+
+def check_parts(messages: list[dict[str, Any]]) -> None:
+    for message in messages:
+        assert {"role", "parts"} <= set(message)
+        for part in message["parts"]:
+            missing = REQUIRED.get(part["type"], set()) - set(part)
+            assert not missing, (part, missing)
+
+
+def test_an_inline_image_is_a_blob_part_the_schema_accepts() -> None:
+    """BlobPart requires `type`, `modality` and `content`; the conventions allow an
+    instrumentation to truncate a property "preserving JSON structure": the bytes are
+    left out (an empty `content`), the part stays valid."""
+    sdk = Sdk()
+    image = "data:image/png;base64,iVBORw0KGgo="
+    user = rxllm.Message.user("what is it?", images=[image, "https://example.com/cat.png"])
+    replay(sdk.operator(request=request(user), capture_content=True), DONE)
+    [message] = json.loads(sdk.attributes()["gen_ai.input.messages"])
+    check_parts([message])
+    assert message["parts"][1:] == [
+        {"type": "blob", "modality": "image", "mime_type": "image/png", "content": ""},
+        {"type": "uri", "modality": "image", "uri": "https://example.com/cat.png"},
+    ]
+    assert "iVBORw0KGgo" not in json.dumps(sdk.attributes())
+
+
+def test_server_tool_calls_and_results_are_output_parts() -> None:
+    """ServerToolCallPart and ServerToolCallResponsePart of the output messages schema:
+    a provider-run tool is part of what the model returned."""
+    sdk = Sdk()
+    call = ServerToolCall.make(
+        provider="anthropic", call_id="srv_1", name="web_search", arguments={"query": "otters"}
+    )
+    result = ServerToolResult.make(
+        provider="anthropic", call_id="srv_1", name="web_search", content=[{"url": "u"}]
+    )
+    done = Done.make(provider="anthropic", stop_reason="stop", raw_stop_reason="end_turn")
+    replay(sdk.operator(request=request(), capture_content=True), call, result, done)
+    [message] = json.loads(sdk.attributes()["gen_ai.output.messages"])
+    check_parts([message])
+    assert message["parts"] == [
+        {
+            "type": "server_tool_call",
+            "id": "srv_1",
+            "name": "web_search",
+            "server_tool_call": {"type": "web_search", "arguments": {"query": "otters"}},
+        },
+        {
+            "type": "server_tool_call_response",
+            "id": "srv_1",
+            "server_tool_call_response": {"type": "web_search", "content": [{"url": "u"}]},
+        },
+    ]
+
+
+def test_tool_definitions_with_content_capture_only() -> None:
+    """`gen_ai.tool.definitions` (Opt-In, the tool definitions JSON schema): `type` and
+    `name` are required; the description and parameters "could be large, it's NOT
+    RECOMMENDED to populate non-required properties by default"."""
+    tool = rxllm.Tool(name="get_weather", description="Weather.", parameters={"type": "object"})
+    captured = Sdk()
+    replay(captured.operator(request=request(tools=[tool]), capture_content=True), DONE)
+    definitions = json.loads(captured.attributes()["gen_ai.tool.definitions"])
+    assert definitions == [{"type": "function", "name": "get_weather"}]
+
+    plain = Sdk()
+    replay(plain.operator(request=request(tools=[tool])), DONE)
+    assert "gen_ai.tool.definitions" not in plain.attributes()
+
+
+# -- usage -------------------------------------------------------------------------------
+
+
+def test_cache_writes_under_the_current_name_and_the_released_one() -> None:
+    """semantic-conventions-genai #440 renamed `gen_ai.usage.cache_creation.input_tokens`
+    to `gen_ai.usage.cache_write.input_tokens` (not yet in a release: the released
+    conventions, the Python semconv package and the contrib instrumentations still
+    write the old name). Both are written, with the same count."""
+    sdk = Sdk()
+    usage = Usage.of(input_tokens=10, output_tokens=5, cache_read_tokens=100, cache_write_tokens=40)
+    replay(
+        sdk.operator(request=request()), UsageUpdate.make(provider="anthropic", usage=usage), DONE
+    )
+    attributes = sdk.attributes()
+    assert attributes["gen_ai.usage.input_tokens"] == 150  # cached input included
+    assert attributes["gen_ai.usage.cache_read.input_tokens"] == 100
+    assert attributes["gen_ai.usage.cache_write.input_tokens"] == 40
+    assert attributes["gen_ai.usage.cache_creation.input_tokens"] == 40
+
+
+async def test_without_telemetry_no_operator_is_built(
+    local_server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Zero cost when off: a provider that did not ask for telemetry never builds the
+    operator (so nothing of OpenTelemetry runs per event)."""
+
+    def refuse(**options: Any) -> Any:
+        raise AssertionError("telemetry built for a provider that did not ask for it")
+
+    pipeline = sys.modules["rxllm.pipeline.provider"]  # the package's `provider` shadows it
+    monkeypatch.setattr(pipeline, "telemetry", refuse)
+    record = await local_server.provider("openai").complete(request())
+    assert record.terminal.type == "done"
