@@ -201,6 +201,13 @@ class _Event(_Frozen):
 
         return event_html(self)  # type: ignore[arg-type]
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's text/plain: `repr`, bounded (`rxllm.display.plain`): a provider's
+        10 MB of text or arguments nested 960 deep must not fill or crash a notebook."""
+        from rxllm.display import plain
+
+        printer.text(plain(self))
+
 
 class TextDelta(_Event):
     type: Literal["text"] = "text"
@@ -456,3 +463,9 @@ class StreamRecord(_Frozen):
         from rxllm.display import record_html
 
         return record_html(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's text/plain: `repr`, bounded (`rxllm.display.plain`)."""
+        from rxllm.display import plain
+
+        printer.text(plain(self))

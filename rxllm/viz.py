@@ -19,11 +19,14 @@ try:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a subprocess
+    if exc.name != "matplotlib" and not (exc.name or "").startswith("matplotlib."):
+        raise  # matplotlib is there and something it imports is not: say which
     raise ModuleNotFoundError(
         "rxllm.viz draws with matplotlib, which is not installed: pip install 'rxllm[viz]'",
         name="matplotlib",
     ) from exc
 
+from rxllm.display import visible
 from rxllm.events import Done, Event, Failed, StreamRecord, commits
 
 __all__ = ["LANES", "TimedEvent", "collect", "timeline"]
@@ -67,7 +70,8 @@ def timeline(
 
     `source` is a list of `(seconds, event)` pairs (from `collect`), plain events
     (drawn in order, x is the event number), or a `StreamRecord` (its attempts laid
-    end to end from their durations, its first output and its end).
+    end to end from their durations, its first output and its end). The title, and
+    whatever the events say, are drawn as written (`$` starts no mathtext).
     """
     if isinstance(source, StreamRecord):
         return _record_timeline(source, title)
@@ -110,7 +114,7 @@ def timeline(
     last_t, last = pairs[-1]
     if last.type in TERMINAL_COLORS:
         ax.annotate(
-            _terminal_text(last),
+            _literal(_terminal_text(last)),
             (last_t, row[last.type]),
             xytext=(-8, 8),
             ha="right",
@@ -119,7 +123,7 @@ def timeline(
         )
     ax.set_xlabel("seconds since the request" if timed else "event number")
     fig.legend(loc="outside right upper", fontsize="small")
-    ax.set_title(title or f"{last.provider}: {_terminal_text(last)}")
+    ax.set_title(_literal(title or f"{last.provider}: {_terminal_text(last)}"))
     return fig
 
 
@@ -167,7 +171,7 @@ def _record_timeline(record: StreamRecord, title: str | None) -> Figure:
         label=terminal.type,
     )
     ax.annotate(
-        _terminal_text(terminal),
+        _literal(_terminal_text(terminal)),
         (record.duration, 1),
         xytext=(-8, 8),
         ha="right",
@@ -176,7 +180,7 @@ def _record_timeline(record: StreamRecord, title: str | None) -> Figure:
     )
     ax.set_xlabel("seconds since the request")
     fig.legend(loc="outside right upper", fontsize="small")
-    ax.set_title(title or f"{record.provider}: {_terminal_text(terminal)}")
+    ax.set_title(_literal(title or f"{record.provider}: {_terminal_text(terminal)}"))
     return fig
 
 
@@ -195,7 +199,15 @@ def _attempt_span(ax: Axes, i: int, label: str, begin: float, end: float) -> Non
 
 
 def _label(key: tuple[int, str]) -> str:
-    return f"attempt {key[0]} ({key[1]})"
+    return _literal(f"attempt {key[0]} ({key[1]})")
+
+
+def _literal(text: str) -> str:
+    """Text for matplotlib to draw as written (a title, what an event says): hidden
+    characters shown and a split surrogate pair joined (`rxllm.display.visible`: a
+    lone surrogate cannot be laid out), every `$` escaped (text between two is
+    mathtext, and mathtext that does not parse raises when the figure is drawn)."""
+    return visible(text).replace("$", r"\$")
 
 
 def _terminal_text(event: Event) -> str:

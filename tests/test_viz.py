@@ -5,13 +5,16 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import warnings
 
 import matplotlib
 import pytest
+from matplotlib import cbook
 from matplotlib.figure import Figure
 
 import rxllm
 from rxllm import viz
+from rxllm.events import Attempt, failed
 from rxllm.local import LocalServer
 
 matplotlib.use("Agg")
@@ -96,3 +99,71 @@ def test_without_matplotlib_the_import_says_what_to_install() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 1
     assert "pip install 'rxllm[viz]'" in result.stderr.splitlines()[-1]
+
+
+def test_the_smallest_turns_draw() -> None:
+    done = rxllm.Done(provider="p", stop_reason="stop")
+    error = failed("p", "transport", "connection reset")
+    for source in (
+        [done],
+        [error],
+        [(0.0, error)],
+        [rxllm.TextDelta(provider="p", text="no terminal")],
+        rxllm.StreamRecord(provider="p", terminal=error),  # no attempt recorded
+        rxllm.StreamRecord(provider="p", terminal=rxllm.Cancelled(provider="p")),
+    ):
+        fig = viz.timeline(source)
+        assert png(fig).startswith(PNG_SIGNATURE)
+    assert viz.timeline([error]).axes[0].get_title() == "p: error (transport)"
+
+
+def test_a_very_long_stream_draws() -> None:
+    events: list[rxllm.Event] = [rxllm.TextDelta(provider="p", text="x")] * 50_000
+    fig = viz.timeline([*events, rxllm.Done(provider="p", stop_reason="length")])
+    assert lanes(fig) == ["text", "done"]
+    assert png(fig).startswith(PNG_SIGNATURE)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["cost $5 or $6", "$\\frac{$", "half \ud83d of it", "nul\x00 rlo\u202e", "a\\$b$"],
+)
+def test_what_an_event_says_is_drawn_as_written(name: str) -> None:
+    # Matplotlib reads text between two `$` as mathtext (an unparsable one raises when
+    # the figure is drawn) and cannot lay out a lone surrogate: text from events is
+    # drawn literally, hidden characters shown as their escapes.
+    events: list[rxllm.Event] = [
+        rxllm.TextDelta(provider=name, text="x"),
+        rxllm.Done(provider=name, stop_reason="stop"),
+    ]
+    fig = viz.timeline(events)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="Glyph")  # a NUL has no glyph to draw
+        assert png(fig).startswith(PNG_SIGNATURE)
+    record = rxllm.StreamRecord(
+        provider=name,
+        terminal=events[1],  # type: ignore[arg-type]
+        attempts=[Attempt(number=1, provider=name, duration=0.1)],
+        duration=0.1,
+    )
+    assert png(viz.timeline(record)).startswith(PNG_SIGNATURE)
+    if "$" in name:  # drawn as the text it is, `$` and all
+        assert drawn(fig.axes[0].title.get_text()) == f"{name}: done (stop)"
+        given = viz.timeline(events, title=f"{name}.sse replayed").axes[0].title
+        assert drawn(given.get_text()) == f"{name}.sse replayed"
+
+
+def drawn(text: str) -> str:
+    """What matplotlib draws of `text` when it is no mathtext (its `\\$` is a `$`)."""
+    assert not cbook.is_math_text(text), text
+    return text.replace(r"\$", "$")
+
+
+def test_a_broken_matplotlib_install_is_not_called_missing() -> None:
+    # matplotlib present but one of its own dependencies missing: installing the
+    # extra again would not help, and the message must not say it would.
+    code = "import sys; sys.modules['kiwisolver'] = None; import rxllm.viz"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 1
+    last = result.stderr.splitlines()[-1]
+    assert "kiwisolver" in last and "rxllm[viz]" not in last
