@@ -65,13 +65,19 @@ def cancel_on(
                     last = (event.provider, event.attempt)
                 observer.on_next(event)
 
-            def on_signal(_: Any) -> None:
+            def stop() -> bool:
+                """Unsubscribe the source and the signal, once; False if stopped."""
                 nonlocal stopped
                 if stopped:
-                    return
+                    return False
                 stopped = True
                 upstream.dispose()
                 watcher.dispose()
+                return True
+
+            def on_signal(_: Any) -> None:
+                if not stop():
+                    return
                 cancelled = Cancelled.make(provider=last[0], attempt=last[1], reason=reason)
                 try:
                     observer.on_next(cancelled)
@@ -83,13 +89,8 @@ def cancel_on(
                 observer.on_completed()
 
             def on_signal_error(error: Exception) -> None:
-                nonlocal stopped
-                if stopped:
-                    return
-                stopped = True
-                upstream.dispose()
-                watcher.dispose()
-                observer.on_error(error)
+                if stop():
+                    observer.on_error(error)
 
             def on_done() -> None:
                 nonlocal stopped
