@@ -267,11 +267,9 @@ class Scripted:
         return self._connect()
 
     async def close(self) -> None:
-        """Close the provider's connections and stop the server. A response still
-        streaming is cut, and its turn ends in an error; the provider's connections
-        then close with its event loop (a turn still reading from a pool being closed
-        would wait for its `read_timeout` instead of ending)."""
-        if self._provider is not None and not self.server.in_flight:
+        """Close the provider's connections and stop the server. A turn still
+        streaming ends at once, `cancelled` (`Provider.aclose()`)."""
+        if self._provider is not None:
             await self._provider.aclose()
         if self._halt():
             await asyncio.wrap_future(self._stopped)
