@@ -9,7 +9,7 @@ Plain slotted tuples and dataclasses, because one is built per network chunk.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol, TypeAlias
 
@@ -33,6 +33,7 @@ __all__ = [
     "Emit",
     "Fragment",
     "RawChunk",
+    "ResponseHeaders",
     "SourceItem",
     "ToolArgs",
     "ToolEnd",
@@ -49,9 +50,16 @@ class RawChunk(NamedTuple):
     data: str
 
 
-SourceItem: TypeAlias = RawChunk | Failed | Cancelled
-"""What a source emits: raw chunks, or one `Failed` for a transport-level failure, or
-one `Cancelled` when its provider was closed while it streamed."""
+class ResponseHeaders(NamedTuple):
+    """The headers of the response a source streams, before its first chunk: an error
+    the provider reports inside the body names the response's request id from them."""
+
+    headers: Mapping[str, str]
+
+
+SourceItem: TypeAlias = RawChunk | ResponseHeaders | Failed | Cancelled
+"""What a source emits: the response's headers, then raw chunks; or one `Failed` for a
+transport-level failure, or one `Cancelled` when its provider was closed mid-stream."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -100,6 +108,8 @@ class ChunkNormalizer(Protocol):
     attempt: int
     settled: bool
     """True once a terminal fragment was emitted: later chunks are ignored."""
+    response_headers: Mapping[str, str] | None
+    """The streamed response's headers, where the source has them (its request id)."""
 
     def feed(self, chunk: RawChunk) -> None: ...
 

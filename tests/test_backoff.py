@@ -189,6 +189,40 @@ async def test_a_failure_after_200_keeps_the_response_request_id(
     assert error.kind == kind and error.request_id == "req_200"
 
 
+_OVERLOADED = {"error": {"message": "Overloaded", "code": 529}}
+_RESPONSE_FAILED = {
+    "type": "response.failed",
+    "response": {"id": "resp_1", "status": "failed", "error": {"code": "server_error",
+                 "message": "The model failed mid-answer."}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("provider", "body"),
+    [
+        ("openrouter", TEXT + f"data: {json.dumps(_OVERLOADED)}\n\n".encode()),
+        (
+            "openai-responses",
+            b'event: response.output_text.delta\ndata: {"type": "response.output_text.delta",'
+            b' "output_index": 0, "content_index": 0, "delta": "Hi"}\n\n'
+            + f"event: response.failed\ndata: {json.dumps(_RESPONSE_FAILED)}\n\n".encode(),
+        ),
+    ],
+)
+async def test_an_error_inside_the_body_names_the_responses_request_id(
+    serve: Serve, provider: str, body: bytes
+) -> None:
+    """The provider's words after some output (OpenRouter's error chunk, Responses'
+    `response.failed`): the wire's error, with the id of the response it came in."""
+    url = await serve(_streaming_200(body))
+    p = rxllm.provider(provider, api_key=KEY, base_url=url, max_attempts=1)
+    rec = await p.complete(ask())
+    await p.aclose()
+    error = rec.terminal.error  # type: ignore[union-attr]
+    assert rec.text == "Hi" and error.kind == "stream_error", error
+    assert error.request_id == "req_200"
+
+
 async def test_a_failed_finish_before_any_output_is_sent_again_unchanged(serve: Serve) -> None:
     """vLLM's `abort` (or Z.ai's `network_error`) before a word was said: the server's
     trouble, so the same body again, not a degraded one (the static list)."""

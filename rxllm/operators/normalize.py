@@ -9,7 +9,14 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import Cancelled, Failed, failed
-from rxllm.fragments import ChunkNormalizer, Emit, Fragment, RawChunk, SourceItem
+from rxllm.fragments import (
+    ChunkNormalizer,
+    Emit,
+    Fragment,
+    RawChunk,
+    ResponseHeaders,
+    SourceItem,
+)
 from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
 
@@ -96,6 +103,9 @@ class _Feeding:
     def on_next(self, item: SourceItem) -> None:
         normalizer = self._normalizer
         if type(item) is not RawChunk:
+            if type(item) is ResponseHeaders:  # for the request id of an in-body error
+                normalizer.response_headers = item.headers
+                return
             if type(item) is Cancelled:  # its provider was closed mid-turn: the end
                 normalizer.settled = True
                 self._observer.on_next(item)

@@ -15,6 +15,7 @@ from loguru import logger
 from reactivex import Observable
 
 from rxllm.degradation import RecoveryPolicy
+from rxllm.error_body import request_id_of
 from rxllm.errors import ConfigError
 from rxllm.events import (
     Citation,
@@ -82,7 +83,15 @@ class Normalizer(ABC):
     """
 
     # Slots: one instance per stream, so its attributes are not a dict per stream.
-    __slots__ = ("attempt", "emit", "model", "provider", "response_id", "settled")
+    __slots__ = (
+        "attempt",
+        "emit",
+        "model",
+        "provider",
+        "response_headers",
+        "response_id",
+        "settled",
+    )
 
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         self.emit = emit
@@ -91,6 +100,9 @@ class Normalizer(ABC):
         self.model: str | None = None
         self.response_id: str | None = None
         self.settled = False
+        self.response_headers: Mapping[str, str] | None = None
+        """The response's headers, from the source: an error in the body names the
+        response's request id."""
 
     def feed(self, chunk: RawChunk) -> None:
         if self.settled:
@@ -237,6 +249,8 @@ class Normalizer(ABC):
         self.settled = True
         # A provider may send an error with an empty message; the event always says what.
         message = message.strip() or f"{self.provider} reported a {kind} without a message"
+        if fields.get("request_id") is None and self.response_headers is not None:
+            fields["request_id"] = request_id_of(self.response_headers)
         self.emit(
             failed(
                 self.provider,

@@ -30,7 +30,7 @@ from yarl import URL
 from rxllm.error_body import parse_error_body, request_id_of, wait_of
 from rxllm.errors import ConfigError
 from rxllm.events import Cancelled, ErrorKind, Failed, failed
-from rxllm.fragments import SourceItem
+from rxllm.fragments import ResponseHeaders, SourceItem
 from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
 from rxllm.sources.job import Job, running_loop, start
@@ -361,6 +361,7 @@ class _Transfer(abc.DisposableBase):
                 request_id=request_id_of(resp.headers) or body.request_id,
             )
             return
+        self._observer.on_next(ResponseHeaders(resp.headers))
         provider, attempt = settings.provider, settings.attempt
         reader = ChunkReader(self._observer, provider, attempt, settings.max_line_bytes)
         limit = settings.max_response_bytes

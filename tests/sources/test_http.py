@@ -12,6 +12,7 @@ from aiohttp import web
 
 from rxllm.error_body import MAX_MESSAGE_CHARS
 from rxllm.events import Failed
+from rxllm.fragments import ResponseHeaders
 from rxllm.sources import HttpRequest, RawChunk, SourceItem, http_source
 from rxllm.sources.http import MAX_ERROR_BODY_BYTES
 
@@ -19,11 +20,29 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 async def collect(source: Any) -> list[SourceItem]:
+    """What the source emitted after the response's headers (checked on their own)."""
     items: list[SourceItem] = []
     done = asyncio.get_running_loop().create_future()
     source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
     await asyncio.wait_for(done, timeout=10)
-    return items
+    return [item for item in items if not isinstance(item, ResponseHeaders)]
+
+
+async def test_the_headers_come_first_once(serve: Any) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"x-request-id": "req_7"})
+        await response.prepare(request)
+        await response.write(b"data: a\n\n")
+        return response
+
+    items: list[SourceItem] = []
+    done = asyncio.get_running_loop().create_future()
+    source = http_source(HttpRequest(await serve(handler), b"{}"), provider="p")
+    source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
+    await asyncio.wait_for(done, timeout=10)
+    assert isinstance(items[0], ResponseHeaders) and items[0].headers["X-Request-Id"] == "req_7"
+    assert not any(isinstance(item, ResponseHeaders) for item in items[1:])
+    assert isinstance(items[1], RawChunk)
 
 
 async def test_chunks_in_order_with_event_names(serve: Any) -> None:
