@@ -18,6 +18,8 @@ from reactivex import abc
 from reactivex.scheduler import TimeoutScheduler
 from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 
+from rxllm.sources.job import running_loop
+
 __all__ = ["Timer", "after", "default_clock", "loop_scheduler"]
 
 
@@ -72,7 +74,5 @@ def default_clock() -> abc.SchedulerBase:
     async code (RxPY's TimeoutScheduler would start a thread per timer, one per stream,
     and its CurrentThreadScheduler would block the loop for the wait); on RxPY's
     TimeoutScheduler outside a loop, as RxPY's own time operators do."""
-    try:
-        return loop_scheduler(asyncio.get_running_loop())
-    except RuntimeError:
-        return TimeoutScheduler.singleton()
+    loop = running_loop()
+    return TimeoutScheduler.singleton() if loop is None else loop_scheduler(loop)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,6 +12,7 @@ from rxllm.events import Event, Failed, Retry, commits
 from rxllm.operators._args import check_callable, check_observable
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after, default_clock
+from rxllm.sources.job import running_loop
 
 __all__ = ["Decide", "Switch", "retry_before_commit"]
 
@@ -139,17 +139,9 @@ def _clock_without_scheduler(delay: float) -> abc.SchedulerBase:
     event loop (a later callback, never a sleep); outside a loop, RxPY's trampoline for
     no wait (it queues the attempt behind the running one, or runs it now when none
     runs), and its TimeoutScheduler for a wait (the trampoline would sleep the thread)."""
-    if delay <= 0 and not _in_loop():
+    if delay <= 0 and running_loop() is None:
         return CurrentThreadScheduler.singleton()
     return default_clock()
-
-
-def _in_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 class _Attempt:
