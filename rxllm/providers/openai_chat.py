@@ -619,9 +619,7 @@ class ChatNormalizer(Normalizer):
             usage = extension.get("usage")
             if error is None:
                 error = extension.get("error")
-        for key in payload:
-            if key not in self.chunk_keys and key not in self.read_when_sent:
-                self.chunk_keys = self._unread("chunk", key, self.chunk_keys)
+        self.chunk_keys = self._unread("chunk", payload, self.chunk_keys, self.read_when_sent)
         return usage, error
 
     def end(self) -> None:
@@ -677,15 +675,8 @@ class ChatNormalizer(Normalizer):
         function_call = delta.get("function_call")
         if function_call:
             self._function_call(function_call, beside_tool_calls)
-        annotations = delta.get("annotations")
-        if annotations:
-            self._annotations(annotations)
-        executed = delta.get("executed_tools")
-        if executed:
-            self._executed_tools(executed)
-        for key in delta:
-            if key not in self.delta_keys and key not in _DELTA_READ_WHEN_SENT:
-                self.delta_keys = self._unread("delta", key, self.delta_keys)
+        self._sources_and_tools(delta)
+        self.delta_keys = self._unread("delta", delta, self.delta_keys, _DELTA_READ_WHEN_SENT)
 
     def _choice_rest(self, choice: dict[str, Any]) -> None:
         """What a choice carries beside its delta and finish: a whole `message` (only
@@ -693,15 +684,18 @@ class ChatNormalizer(Normalizer):
         fields that have no event (each logged once, then known)."""
         message = choice.get("message")
         if message:
-            annotations = message.get("annotations")
-            if annotations:
-                self._annotations(annotations)
-            executed = message.get("executed_tools")
-            if executed:
-                self._executed_tools(executed)
-        for key in choice:
-            if key not in self.choice_keys and key not in _CHOICE_READ_WHEN_SENT:
-                self.choice_keys = self._unread("choice", key, self.choice_keys)
+            self._sources_and_tools(message)
+        self.choice_keys = self._unread("choice", choice, self.choice_keys, _CHOICE_READ_WHEN_SENT)
+
+    def _sources_and_tools(self, holder: dict[str, Any]) -> None:
+        """What a delta or a whole message may carry beside its text: `annotations`
+        (citations) and Groq's `executed_tools`."""
+        annotations = holder.get("annotations")
+        if annotations:
+            self._annotations(annotations)
+        executed = holder.get("executed_tools")
+        if executed:
+            self._executed_tools(executed)
 
     def _annotations(self, annotations: list[dict[str, Any]]) -> None:
         """`url_citation` annotations as citations, each once per turn."""
@@ -747,13 +741,23 @@ class ChatNormalizer(Normalizer):
                     "source {} has no URL to cite", shown
                 )
 
-    def _unread(self, where: str, key: str, known: frozenset[str]) -> frozenset[str]:
-        """A field with no event: logged at debug; returns the keys known from now on,
-        so it is logged once per stream."""
-        logger.bind(provider=self.provider, attempt=self.attempt).debug(
-            "{} field {!r} has no event: not read", where, key
-        )
-        return known | {key}
+    def _unread(
+        self,
+        where: str,
+        fields: dict[str, Any],
+        known: frozenset[str],
+        read_when_sent: frozenset[str],
+    ) -> frozenset[str]:
+        """Each field of `fields` no event carries (neither known nor read where sent)
+        logged at debug; returns the keys known from now on, so that each is logged
+        once per stream."""
+        for key in fields:
+            if key not in known and key not in read_when_sent:
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "{} field {!r} has no event: not read", where, key
+                )
+                known = known | {key}
+        return known
 
     def _cited_urls(self) -> set[str]:
         urls = self.cited_urls
