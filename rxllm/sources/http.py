@@ -29,7 +29,7 @@ from yarl import URL
 
 from rxllm.error_body import parse_error_body, request_id_of, wait_of
 from rxllm.errors import ConfigError
-from rxllm.events import Cancelled, ErrorKind, Failed, failed
+from rxllm.events import Cancelled, ErrorKind, failed
 from rxllm.fragments import ResponseHeaders, SourceItem
 from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
@@ -295,15 +295,6 @@ class _Transfer(abc.DisposableBase):
             )
         )
 
-    def _identified(self, problem: Failed) -> Failed:
-        """A failure the body reader found (not SSE, a line too long), with the
-        response's request id: a support ticket about a broken 200 needs it too."""
-        request_id = request_id_of(self._headers) if self._headers is not None else None
-        if request_id is None or problem.error.request_id is not None:
-            return problem
-        error = problem.error.model_copy(update={"request_id": request_id})
-        return problem.model_copy(update={"error": error})
-
     async def _deliver(self, client: aiohttp.ClientSession) -> None:
         settings = self._settings
         request = settings.request
@@ -384,11 +375,11 @@ class _Transfer(abc.DisposableBase):
             if self._disposed:
                 return
             if problem is not None:
-                self._observer.on_next(self._identified(problem))
+                self._fail(problem.error.kind, problem.error.message)  # with the request id
                 return
         problem = reader.close()
         if problem is not None:
-            self._observer.on_next(self._identified(problem))
+            self._fail(problem.error.kind, problem.error.message)  # with the request id
 
     def _watch(self, seen: int) -> None:
         """`read_timeout` without a byte: one timer per period, not one per read, so
