@@ -56,6 +56,7 @@ _BOM = b"\xef\xbb\xbf"
 _GZIP = b"\x1f\x8b"
 _STATUS_LINE = re.compile(rb"HTTP/\d(?:\.\d)? (\d{3})\b")
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")
 # How much of a recording's start tells its shape (an HTTP head, gzip, JSON or SSE).
 _START_BYTES = 64 * 1024
 _OLLAMA_HINT = (
@@ -250,9 +251,10 @@ def _cut(documents: list[str], array: bool) -> tuple[ErrorKind, str]:
 
 
 def _skip_space(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t\r\n":
-        at += 1
-    return at
+    """Where the JSON whitespace from `at` ends."""
+    match = _JSON_SPACE.match(text, at)
+    assert match is not None  # `*` matches the empty string too
+    return match.end()
 
 
 def replay_source(
