@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import itertools
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -295,17 +294,20 @@ class _Transfer(abc.DisposableBase):
             )
         )
 
-    async def _deliver(self, client: aiohttp.ClientSession) -> None:
+    async def _respond(self, client: aiohttp.ClientSession) -> aiohttp.ClientResponse | None:
+        """The response to the request, its redirects followed (and each hop checked by
+        the guard); None once a hop was refused, which is reported."""
         settings = self._settings
         request = settings.request
         url = URL(request.url)
-        headers = dict(request.headers)
-        for hops in itertools.count():
+        headers = request.headers  # never changed here: a hop gets headers of its own
+        hops = 0
+        while True:
             self._headers = None  # a hop that fails says nothing of the previous one's id
             if settings.guard is not None:
                 settings.guard.check(url)
-            # Awaited, then entered: `async with client.post(...)` would keep the
-            # request's finished coroutine (~1 KB) for as long as the body streams.
+            # Awaited here, entered by the caller: `async with client.post(...)` would
+            # keep the request's finished coroutine (~1 KB) while the body streams.
             resp = await client.post(
                 url,
                 data=request.body,
@@ -313,73 +315,85 @@ class _Transfer(abc.DisposableBase):
                 timeout=settings.timeout,
                 allow_redirects=False,
             )
-            async with resp:
-                self._response = resp
-                self._headers = resp.headers
-                self._progress += 1
-                location = resp.headers.get(aiohttp.hdrs.LOCATION)
-                if resp.status in REDIRECTS and location is not None:
-                    hop = next_hop(url, resp.status, location, headers, request.secrets, hops)
-                    if isinstance(hop, str):
-                        self._fail("policy", hop, status=resp.status)
-                        return
-                    logger.bind(provider=settings.provider, attempt=settings.attempt).info(
-                        "following a {} redirect to {}{}",
-                        resp.status,
-                        redact(str(hop.url), request.secrets),
-                        " (another origin: credentials dropped)" if hop.cross_origin else "",
-                    )
-                    url, headers = hop.url, hop.headers
-                    continue
-                await self._read(resp)
-                return
-
-    async def _read(self, resp: aiohttp.ClientResponse) -> None:
-        settings = self._settings
-        if resp.status >= 300:
-            secrets = settings.request.secrets
-            data = await read_error_body(resp, timeout=settings.read_timeout)
-            text = data.decode("utf-8", "replace")
-            body = parse_error_body(text)
-            self._fail(
-                "rejected" if 400 <= resp.status < 500 else "http",
-                status_message(resp.status, body.message, resp.url, secrets),
-                status=resp.status,
-                raw=text,
-                param=body.param,
-                code=body.code,
-                retry_after=wait_of(resp.headers, body),
-                request_id=request_id_of(resp.headers) or body.request_id,
-            )
-            return
-        self._observer.on_next(ResponseHeaders(resp.headers))
-        provider, attempt = settings.provider, settings.attempt
-        reader = ChunkReader(self._observer, provider, attempt, settings.max_line_bytes)
-        limit = settings.max_response_bytes
-        received = 0
-        tap = raw_tap.get()
-        content = resp.content
-        while True:  # iter_any's loop, without its coroutine per read
-            data = await content.readany()
-            if not data:
-                break
-            if tap is not None:
-                tap(provider, attempt, data)
-            received += len(data)
+            self._response = resp
+            self._headers = resp.headers
             self._progress += 1
-            if limit is not None and received > limit:
-                self._fail("limit", f"the response exceeds max_response_bytes ({limit})")
+            location = resp.headers.get(aiohttp.hdrs.LOCATION)
+            if resp.status not in REDIRECTS or location is None:
+                return resp
+            async with resp:  # released: the next hop is another request
+                hop = next_hop(url, resp.status, location, headers, request.secrets, hops)
+            if isinstance(hop, str):
+                self._fail("policy", hop, status=resp.status)
+                return None
+            logger.bind(provider=settings.provider, attempt=settings.attempt).info(
+                "following a {} redirect to {}{}",
+                resp.status,
+                redact(str(hop.url), request.secrets),
+                " (another origin: credentials dropped)" if hop.cross_origin else "",
+            )
+            url, headers = hop.url, hop.headers
+            hops += 1
+
+    async def _transfer(self, client: aiohttp.ClientSession) -> None:
+        """Send the request, then read its body: a rejection's to its end, a stream's
+        as it arrives. The redirects are followed in `_respond`, whose frame (the URL,
+        the headers) is gone before the body streams."""
+        resp = await self._respond(client)
+        if resp is None:
+            return
+        async with resp:
+            if resp.status >= 300:
+                await self._reject(resp)
                 return
-            problem = reader.feed(data)
-            del data  # not held while waiting: a read behind a busy loop joins a backlog
-            if self._disposed:
-                return
+            settings = self._settings
+            self._observer.on_next(ResponseHeaders(resp.headers))
+            provider, attempt = settings.provider, settings.attempt
+            reader = ChunkReader(self._observer, provider, attempt, settings.max_line_bytes)
+            limit = settings.max_response_bytes
+            received = 0
+            tap = raw_tap.get()
+            content = resp.content
+            while True:  # iter_any's loop, without its coroutine per read
+                data = await content.readany()
+                if not data:
+                    break
+                if tap is not None:
+                    tap(provider, attempt, data)
+                received += len(data)
+                self._progress += 1
+                if limit is not None and received > limit:
+                    self._fail("limit", f"the response exceeds max_response_bytes ({limit})")
+                    return
+                problem = reader.feed(data)
+                del data  # not held while waiting: a read behind a busy loop joins a backlog
+                if self._disposed:
+                    return
+                if problem is not None:
+                    self._fail(problem.error.kind, problem.error.message)  # with the request id
+                    return
+            problem = reader.close()
             if problem is not None:
                 self._fail(problem.error.kind, problem.error.message)  # with the request id
-                return
-        problem = reader.close()
-        if problem is not None:
-            self._fail(problem.error.kind, problem.error.message)  # with the request id
+
+    async def _reject(self, resp: aiohttp.ClientResponse) -> None:
+        """A rejection (a status of 300 or more that is not a redirect followed): its
+        body read to its end, for the message and the structured fields."""
+        settings = self._settings
+        secrets = settings.request.secrets
+        data = await read_error_body(resp, timeout=settings.read_timeout)
+        text = data.decode("utf-8", "replace")
+        body = parse_error_body(text)
+        self._fail(
+            "rejected" if 400 <= resp.status < 500 else "http",
+            status_message(resp.status, body.message, resp.url, secrets),
+            status=resp.status,
+            raw=text,
+            param=body.param,
+            code=body.code,
+            retry_after=wait_of(resp.headers, body),
+            request_id=request_id_of(resp.headers) or body.request_id,
+        )
 
     def _watch(self, seen: int) -> None:
         """`read_timeout` without a byte: one timer per period, not one per read, so
@@ -424,14 +438,14 @@ class _Transfer(abc.DisposableBase):
             if isinstance(session, SessionPool):  # the pool's, left open
                 session.streaming.add(self)  # its `aclose()` cuts what streams
                 try:
-                    await self._deliver(session.session())
+                    await self._transfer(session.session())
                 finally:
                     session.streaming.discard(self)
             elif session is not None:  # the caller's, left open
-                await self._deliver(session)
+                await self._transfer(session)
             else:
                 async with _own_session(settings.guard) as client:
-                    await self._deliver(client)
+                    await self._transfer(client)
         except asyncio.CancelledError:
             cut = self._cut
             if cut is None or self._disposed:
