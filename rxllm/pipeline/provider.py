@@ -6,8 +6,9 @@ import asyncio
 import functools
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from ipaddress import ip_network
+from types import MappingProxyType
 from typing import Any
 
 import aiohttp
@@ -179,6 +180,8 @@ class Provider:
         self.session = session
         self.options = options = options or ProviderOptions()
         self._api_key = api_key
+        # Built once: every turn sends the same, and a server streams for many at once.
+        self._headers: Mapping[str, str] = MappingProxyType(wire.headers(api_key))
         if options.telemetry:
             require_otel()  # asked for at construction: a ConfigError now, not mid-turn
         guarded = wire.ssrf_guard_by_default if options.ssrf_guard is None else options.ssrf_guard
@@ -213,7 +216,7 @@ class Provider:
         return HttpRequest(
             url=self.wire.url(self.base_url, request),
             body=encoded,
-            headers=self.wire.headers(self._api_key),
+            headers=self._headers,
             secrets=(self._api_key,) if self._api_key else (),
         )
 
