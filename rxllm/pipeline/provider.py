@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from ipaddress import ip_network
+from time import monotonic
 from types import MappingProxyType
 from typing import Any
 
@@ -342,19 +343,33 @@ class _Attempts:
     """One subscription of a turn: its retry plan, the number of its next attempt, and
     each body it sent, JSON-encoded once."""
 
-    __slots__ = ("_elapsed", "_number", "_plan", "_requests", "_turn")
+    __slots__ = ("_elapsed", "_number", "_plan", "_requests", "_started", "_turn")
 
     def __init__(self, turn: Turn, first_attempt: int, elapsed: float) -> None:
-        provider = turn._provider
         self._turn = turn
         self._number = first_attempt
         self._elapsed = elapsed
-        options = provider.options
-        total = options.total_timeout
-        time_left = None if total is None else total - elapsed
-        self._plan = RetryPlan(turn._body, provider.wire.recovery, options.max_attempts, time_left)
+        # The retry plan is made at the first failure (most turns never need one); what
+        # is left of `total_timeout` then counts from here.
+        self._started = None if turn._provider.options.total_timeout is None else monotonic()
+        self._plan: RetryPlan | None = None
         # Bodies encoded after the first, for a retry (plan.sent keeps each body alive).
         self._requests: dict[int, HttpRequest] | None = None
+
+    def _retry_plan(self) -> RetryPlan:
+        plan = self._plan
+        if plan is None:
+            turn = self._turn
+            provider = turn._provider
+            options = provider.options
+            total, started = options.total_timeout, self._started
+            time_left = None
+            if total is not None and started is not None:
+                time_left = total - self._elapsed - (monotonic() - started)
+            plan = self._plan = RetryPlan(
+                turn._body, provider.wire.recovery, options.max_attempts, time_left
+            )
+        return plan
 
     def events(self) -> Observable[Event]:
         turn = self._turn
@@ -384,7 +399,7 @@ class _Attempts:
         return found
 
     def decide(self, failure: Failed, committed: bool) -> Failed | Switch:
-        turn, plan = self._turn, self._plan
+        turn, plan = self._turn, self._retry_plan()
         provider = turn._provider
         step = None if committed else plan.after(failure.error)
         if step is None:
