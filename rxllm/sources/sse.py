@@ -7,9 +7,13 @@ empty value; one space after the colon is removed. Lines are split on bytes firs
 decoded as UTF-8 afterwards, so a character split across network chunks is never
 broken. It knows nothing of HTTP: `sources.http` and `sources.replay` feed it.
 
-One deliberate leniency: a body that ends cleanly without its final line break or
+Two deliberate leniencies. A body that ends cleanly without its final line break or
 blank line still delivers its last event (some servers, and many stored recordings,
 omit them). A connection cut mid-body never reaches `close`: the source reports it.
+And a field named `error`, which the spec would ignore, reads as `event: error` with its
+value as a `data` line: llama.cpp's server wrote its mid-stream failures that way (see
+`_line`), and an ignored failure would end the turn as a success. Every other unknown
+field is ignored, as the spec says.
 """
 
 from __future__ import annotations
@@ -163,6 +167,15 @@ class SseDecoder:
                 self._last_id = value
         elif name == "retry" and value.isascii() and value.isdigit():
             self._retry = int(value)
+        elif name == "error":
+            # llama.cpp's server sent a failure after `200 OK` as `error: {"code": ...,
+            # "message": ..., "type": ...}` (examples/server/server.cpp by 2024, then
+            # tools/server/server.cpp's `server_sent_event(sink, "error", ...)`, until
+            # ggml-org/llama.cpp#16109 of 2025-09 made it `data: {"error": ...}`). Read
+            # as the `event: error` frame it means, so each wire's normalizer sees an
+            # error frame; here, with the other unknown fields, no `data` line pays it.
+            self._data.append(value)
+            self._event = "error"
 
     def _dispatch(self, out: list[SseEvent]) -> None:
         self._has_fields = False
