@@ -8,10 +8,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   `model_not_available`), or the conversation itself (a role, the message order,
   content inside a message). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
-  bare 5xx on a direct endpoint, a connection that failed). It is sent again, no
-  sooner than the `retry_after` the provider named; a wait longer than the policy's
-  `max_retry_after`, or than what is left of the turn's `total_timeout`, surfaces
-  instead of holding the turn.
+  bare 5xx on a direct endpoint, a connection that failed). It is sent again after the
+  `retry_after` the provider named, as given; when it named none (or 0), after an
+  exponential wait less a random share of up to a quarter (`backoff_wait`), so that
+  streams refused at one instant do not all come back at the next. A wait longer than
+  the policy's `max_retry_after`, or than what is left of the turn's `total_timeout`,
+  surfaces instead of holding the turn.
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`),
@@ -60,6 +62,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from random import random as _uniform
 from typing import Any, Literal, TypeAlias
 
 from rxllm.events import ErrorInfo
@@ -72,6 +75,7 @@ __all__ = [
     "RecoveryPolicy",
     "RetryPlan",
     "Verdict",
+    "backoff_wait",
     "classify",
     "count_images",
     "image_notice",
@@ -94,7 +98,16 @@ MAX_BACKOFF_RETRIES = 2
 """Identical retries after a transient failure (the OpenAI and Anthropic SDKs' default)."""
 
 BACKOFF_BASE_SECONDS = 0.5
-"""The first wait when the provider names none; doubled on each backoff."""
+"""The first wait when the provider names none; doubled on each backoff (the OpenAI and
+Anthropic SDKs' `INITIAL_RETRY_DELAY`)."""
+
+MAX_BACKOFF_SECONDS = 8.0
+"""The longest computed wait, before jitter (the SDKs' `MAX_RETRY_DELAY`)."""
+
+BACKOFF_JITTER = 0.25
+"""The largest share of a computed wait that jitter takes off: the SDKs wait
+`(1 - 0.25 * random())` of it, so a wait lies in 75 % to 100 % of the exponential one,
+never longer."""
 
 _TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
 
@@ -486,6 +499,17 @@ def static_bodies(body: Body, policy: RecoveryPolicy) -> Iterator[Body]:
 # -- one turn's plan ----------------------------------------------------------------
 
 
+def backoff_wait(backoffs: int, draw: float) -> float:
+    """The wait before an identical retry when the provider named none, after `backoffs`
+    earlier ones: `BACKOFF_BASE_SECONDS` doubled each time up to `MAX_BACKOFF_SECONDS`,
+    less `draw` (uniform in [0, 1)) times `BACKOFF_JITTER` of it. A draw outside [0, 1]
+    (or NaN) counts as 0: the wait stays within its bounds whatever supplies the draw."""
+    exponential = min(BACKOFF_BASE_SECONDS * 2.0 ** min(backoffs, 64), MAX_BACKOFF_SECONDS)
+    if not 0.0 <= draw <= 1.0:
+        draw = 0.0
+    return exponential * (1 - BACKOFF_JITTER * draw)
+
+
 @dataclass(frozen=True)
 class NextBody:
     """What the next attempt sends, and why."""
@@ -496,6 +520,8 @@ class NextBody:
     """Keys of the full body the next body no longer has."""
     images_removed: int
     delay: float
+    """Seconds to wait before the next attempt: the wait the provider named, or the
+    jittered `backoff_wait`; the wait actually used, and the `retry` event's `delay`."""
 
 
 class RetryPlan:
@@ -505,7 +531,10 @@ class RetryPlan:
     With `total_timeout`, the plan knows the turn's deadline (counted from the plan's
     creation, which is the turn's subscription, on `clock`): a backoff whose wait would
     end at or after it is no retry, and the rejection surfaces at once, still
-    `retryable`, rather than the deadline expiring during a wait for nothing."""
+    `retryable`, rather than the deadline expiring during a wait for nothing.
+
+    `random` draws the jitter of a computed backoff (uniform in [0, 1)); tests give
+    their own to know each wait exactly."""
 
     def __init__(
         self,
@@ -514,11 +543,13 @@ class RetryPlan:
         max_attempts: int = 5,
         total_timeout: float | None = None,
         clock: Callable[[], float] = time.monotonic,
+        random: Callable[[], float] = _uniform,
     ) -> None:
         self.full = body
         self.policy = policy
         self.max_attempts = max_attempts
         self._clock = clock
+        self._random = random
         self.deadline = None if total_timeout is None else clock() + total_timeout
         """When the turn's `total_timeout` expires, on `clock`; None without one."""
         self.current = body
@@ -543,12 +574,15 @@ class RetryPlan:
         if verdict.action == "backoff":
             if self.backoffs >= MAX_BACKOFF_RETRIES:
                 return None
-            if verdict.delay is not None:
-                if verdict.delay > self.policy.max_retry_after:
-                    return None
-                delay = verdict.delay
+            named = verdict.delay
+            if named is not None and named > self.policy.max_retry_after:
+                return None
+            if named is not None and named > 0:
+                delay = named  # the provider's answer to this request: as given, as the SDKs do
             else:
-                delay = BACKOFF_BASE_SECONDS * 2**self.backoffs
+                # None named, or 0 (a date already past): every stream refused at this
+                # instant would come back at the next one. The SDKs back off then too.
+                delay = backoff_wait(self.backoffs, self._random())
             if self.deadline is not None and self._clock() + delay >= self.deadline:
                 return None  # the retry could not start before the turn's deadline
             self.backoffs += 1

@@ -244,3 +244,15 @@ async def test_a_failed_finish_before_any_output_is_sent_again_unchanged(serve: 
     assert rec.terminal.type == "done" and rec.text == "ok"
     assert len(bodies) == 2 and bodies[0] == bodies[1]
     assert rec.attempts[0].error is not None and "'abort'" in rec.attempts[0].error
+
+
+async def test_the_retry_event_reports_the_jittered_wait(serve: Serve) -> None:
+    """A 429 that names no wait (no header, no words, no spent limit): the retry waits the
+    computed first backoff less its jitter, and the `retry` event says so (it said 0.5 s,
+    the wait every stream refused at that instant took)."""
+    handler, requests = _rate_limited({})
+    events = [e async for e in custom(await serve(handler)).astream(ask())]
+    retry = next(e for e in events if isinstance(e, rxllm.Retry))
+    assert retry.reason.retry_after is None
+    assert 0.375 <= retry.delay < 0.5  # 0.5 * (1 - 0.25 * random()); exactly 0.5 one in 2**53
+    assert events[-1].type == "done" and len(requests) == 2

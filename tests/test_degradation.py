@@ -8,6 +8,7 @@ would (`parse_error_body`, the whole body as `raw`)."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any, Literal
 
 import pytest
@@ -17,6 +18,7 @@ from rxllm.degradation import (
     MAX_TARGETED_RETRIES,
     RecoveryPolicy,
     RetryPlan,
+    backoff_wait,
     classify,
     image_notice,
     remove_images,
@@ -569,4 +571,94 @@ def test_a_wait_past_the_turn_deadline_surfaces_at_once() -> None:
     assert plan.after(rejection("Rate limit reached", 429, retry_after=4)) is None
     assert RetryPlan(body(), FAMILY, total_timeout=None).after(limited) is not None
     no_wait = RetryPlan(body(), FAMILY, total_timeout=0.2, clock=lambda: 0.0)
-    assert no_wait.after(rejection("Overloaded", 529)) is None  # base backoff 0.5 s > 0.2 s
+    assert no_wait.after(rejection("Overloaded", 529)) is None  # a first backoff > 0.375 s > 0.2 s
+
+
+# -- jittered backoff ------------------------------------------------------------------------
+
+
+def test_a_computed_backoff_is_jittered_within_the_sdks_bounds() -> None:
+    """No wait named: the exponential wait loses up to a quarter to jitter (the OpenAI and
+    Anthropic SDKs' `1 - 0.25 * random()`), so each wait lies in 75 % to 100 % of it."""
+    overloaded = rejection("Overloaded", 529)
+    for draw, first, second in [(0.0, 0.5, 1.0), (0.5, 0.4375, 0.875), (0.75, 0.40625, 0.8125)]:
+        plan = RetryPlan(body(), FAMILY, max_attempts=10, random=lambda d=draw: d)
+        steps = [plan.after(overloaded), plan.after(overloaded)]
+        assert [step.delay if step else None for step in steps] == [first, second]
+    almost_one = 1 - 2**-53  # the largest value `random.random()` returns
+    step = RetryPlan(body(), FAMILY, random=lambda: almost_one).after(overloaded)
+    assert step is not None and step.delay == 0.375  # the lower bound, once rounded
+
+
+def test_streams_refused_together_do_not_come_back_together() -> None:
+    """A thousand streams rate-limited at one instant: without jitter every retry fell on
+    the same 0.5 s. With it, the waits spread over [0.375, 0.5]."""
+    draws = random.Random(7)
+    overloaded = rejection("Rate limit reached", 429)
+    delays = [
+        step.delay
+        for _ in range(1000)
+        if (step := RetryPlan(body(), FAMILY, random=draws.random).after(overloaded))
+    ]
+    assert len(delays) == 1000 and all(0.375 <= delay <= 0.5 for delay in delays)
+    assert len(set(delays)) == 1000
+    assert max(delays) - min(delays) > 0.1
+
+
+def test_a_named_wait_is_honoured_as_given_without_a_draw() -> None:
+    """`Retry-After` (or the body's wait) is the provider's answer to this request: the
+    SDKs sleep exactly that long, and so does the plan."""
+    draws: list[float] = []
+
+    def draw() -> float:
+        draws.append(0.9)
+        return 0.9
+
+    plan = RetryPlan(body(), FAMILY, max_attempts=10, random=draw)
+    step = plan.after(rejection("Rate limit reached", 429, retry_after=1.5))
+    assert step is not None and step.delay == 1.5 and draws == []
+    step = plan.after(rejection("Rate limit reached", 429))  # none named: computed, jittered
+    assert step is not None and step.delay == 1.0 * (1 - 0.25 * 0.9) and draws == [0.9]
+
+
+def test_a_named_wait_of_zero_is_backed_off_with_jitter() -> None:
+    """A wait of 0 (a `Retry-After` date already past, a spent limit's reset that has come)
+    would send every stream refused together back at once: the SDKs honour only a named
+    wait above 0 and back off otherwise, and so does the plan."""
+    plan = RetryPlan(body(), FAMILY, random=lambda: 0.5)
+    step = plan.after(rejection("Rate limit reached", 429, retry_after=0.0))
+    assert step is not None and step.delay == 0.4375
+
+
+def test_the_deadline_is_checked_against_the_jittered_wait() -> None:
+    """The wait actually used decides whether the retry fits in the turn: 0.5 s does not
+    fit in 0.45 s, its jittered 0.4 s does."""
+    overloaded = rejection("Overloaded", 529)
+    late = RetryPlan(body(), FAMILY, total_timeout=0.45, clock=lambda: 0.0, random=lambda: 0.0)
+    assert late.after(overloaded) is None
+    fits = RetryPlan(body(), FAMILY, total_timeout=0.45, clock=lambda: 0.0, random=lambda: 0.8)
+    step = fits.after(overloaded)
+    assert step is not None and step.delay == 0.4
+
+
+@pytest.mark.parametrize("draw", [-1.0, 1.5, 1e308, float("nan"), float("inf")])
+def test_a_draw_outside_the_unit_interval_never_stretches_or_negates_the_wait(
+    draw: float,
+) -> None:
+    step = RetryPlan(body(), FAMILY, random=lambda: draw).after(rejection("Overloaded", 529))
+    assert step is not None and step.delay == 0.5
+
+
+def test_the_computed_wait_is_capped_before_jitter() -> None:
+    """The SDKs' `MAX_RETRY_DELAY`: however many backoffs a policy allows, no computed
+    wait exceeds 8 s."""
+    assert [backoff_wait(n, 0.0) for n in (0, 1, 2, 3, 4, 60, 5000)] == [
+        0.5,
+        1.0,
+        2.0,
+        4.0,
+        8.0,
+        8.0,
+        8.0,
+    ]
+    assert backoff_wait(4, 0.5) == 7.0
