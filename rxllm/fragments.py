@@ -5,13 +5,21 @@ them and emits `Fragment`s: events, plus tool-argument pieces that never reach t
 user (`accumulate_tool_arguments` turns them into `ToolRequest`s). Sources, providers
 and operators all import these types from here, and none of them from each other.
 Plain slotted tuples and dataclasses, because one is built per network chunk.
+
+One fact travels the other way, without an item: `hang_up` disposes a stream and
+learns which response that closed (its headers), so that an operator that ends a
+stream from a timer (a deadline) names the provider's request id as an error inside
+the body does; no stream pays anything for it until something hangs up.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol, TypeAlias
+
+from reactivex import abc
 
 from rxllm.events import (
     Cancelled,
@@ -37,6 +45,8 @@ __all__ = [
     "SourceItem",
     "ToolArgs",
     "ToolEnd",
+    "closing",
+    "hang_up",
 ]
 
 
@@ -109,8 +119,42 @@ class ChunkNormalizer(Protocol):
     settled: bool
     """True once a terminal fragment was emitted: later chunks are ignored."""
     response_headers: Mapping[str, str] | None
-    """The streamed response's headers, where the source has them (its request id)."""
+    """The streamed response's headers, where the source has them (its request id): for
+    an error inside the body, and for whoever hangs up on the stream (`hang_up`)."""
 
     def feed(self, chunk: RawChunk) -> None: ...
 
     def end(self) -> None: ...
+
+
+# The headers of the responses that a `hang_up` in progress has closed so far: set only
+# for the length of its `dispose()` call, which runs up the chain synchronously.
+_HANGING_UP: ContextVar[list[Mapping[str, str]] | None] = ContextVar(
+    "rxllm_hanging_up", default=None
+)
+
+
+def hang_up(subscription: abc.DisposableBase) -> Mapping[str, str] | None:
+    """Dispose `subscription`, and return the headers of the response that closed: the
+    one an operator upstream (`operators.normalize`) had when it was disposed.
+
+    None when no response had answered yet (a stall before the headers), when the
+    hang-up closed several (a merge of streams: naming one would mislead), or when
+    something in between disposes later than at once.
+    """
+    closed: list[Mapping[str, str]] = []
+    token = _HANGING_UP.set(closed)
+    try:
+        subscription.dispose()
+    finally:
+        _HANGING_UP.reset(token)
+    return closed[0] if len(closed) == 1 else None
+
+
+def closing(headers: Mapping[str, str] | None) -> None:
+    """Called by a stream that is being disposed with the headers of its response (None
+    if none came): a `hang_up` in progress takes them; any other dispose, nothing."""
+    if headers is not None:
+        closed = _HANGING_UP.get()
+        if closed is not None:
+            closed.append(headers)

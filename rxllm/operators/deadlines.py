@@ -7,7 +7,9 @@ from typing import Any, TypeVar
 
 from reactivex import Observable, abc
 
+from rxllm.error_body import request_id_of
 from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
+from rxllm.fragments import hang_up
 from rxllm.operators._args import check_count, check_scheduler, check_seconds, check_str
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after, default_clock
@@ -54,6 +56,11 @@ def deadlines(
     chunk): items only count, and when the timer fires after output it re-arms for a
     full period. So a stall is reported no sooner than `idle` seconds after the last
     output, and no later than twice that.
+
+    The error names the request id of the response it cuts off (`ErrorInfo.request_id`,
+    for a support ticket), when an operator upstream knew its headers and said so as it
+    was disposed (`operators.normalize` does: see `fragments.hang_up`); None when no
+    response had answered yet, or between attempts.
 
     An exception the observer raises on the `stalled` error goes to its `on_error`:
     the error comes from a timer, and the source is already unsubscribed.
@@ -186,7 +193,8 @@ class _Watch(abc.DisposableBase):
     def _expire(self, which: str, seconds: float) -> None:
         if self._stopped:
             return
-        self.dispose()
+        headers = hang_up(self)  # the response it cuts off, which names its request id
+        request_id = None if headers is None else request_id_of(headers)
         provider, attempt = self._last
         try:
             self._observer.on_next(
@@ -197,6 +205,7 @@ class _Watch(abc.DisposableBase):
                     if which != "total_timeout"
                     else f"total_timeout expired: the turn took more than {seconds:g} s",
                     attempt=attempt,
+                    request_id=request_id,
                 )
             )
         except Exception as exc:

@@ -16,6 +16,7 @@ from rxllm.fragments import (
     RawChunk,
     ResponseHeaders,
     SourceItem,
+    closing,
 )
 from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
@@ -52,6 +53,10 @@ def normalize(
     (a finish reason whose usage or `[DONE]` had not come yet), the turn is done, with
     what it had, not truncated.
 
+    The response's headers (a `ResponseHeaders` item, before the first chunk) are kept,
+    not emitted: an error in the body names the request id from them, and so does an
+    operator downstream that hangs up on the stream (`fragments.hang_up`: a deadline).
+
     Only the provider's code is guarded, as RxPY guards only a user's mapper: an
     exception raised downstream while a fragment is emitted (a consumer's `on_next`, an
     operator it composed) is never blamed on the provider. It propagates to the source,
@@ -71,17 +76,19 @@ def normalize(
             observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             feeding = _Feeding(observer, make_normalizer)
-            return attach(source, feeding, scheduler)
+            feeding.upstream = attach(source, feeding, scheduler)
+            return feeding
 
         return Operator(subscribe)
 
     return _normalize
 
 
-class _Feeding:
-    """One subscription: its normalizer, and whether an emit raised downstream."""
+class _Feeding(abc.DisposableBase):
+    """One subscription: its normalizer, whether an emit raised downstream, and its
+    upstream, whose disposal says which response closed (`fragments.hang_up`)."""
 
-    __slots__ = ("_downstream_raised", "_feed", "_normalizer", "_observer")
+    __slots__ = ("_downstream_raised", "_feed", "_normalizer", "_observer", "upstream")
 
     def __init__(
         self,
@@ -92,6 +99,7 @@ class _Feeding:
         self._downstream_raised = False  # an emit raised: the exception is not the provider's
         self._normalizer = make_normalizer(self._emit)
         self._feed = self._normalizer.feed
+        self.upstream: abc.DisposableBase | None = None
 
     def _emit(self, fragment: Fragment) -> None:
         try:  # free unless something raises (zero-cost exceptions, Python 3.11)
@@ -175,3 +183,11 @@ class _Feeding:
     def on_completed(self) -> None:
         if self._normalizer.settled or self._end():
             self._observer.on_completed()
+
+    def dispose(self) -> None:
+        upstream, self.upstream = self.upstream, None
+        if upstream is not None:
+            # Whoever hangs up (a deadline) learns the response it cut off, for its
+            # request id: handed over once, at the end, never per chunk.
+            closing(self._normalizer.response_headers)
+            upstream.dispose()
