@@ -12,6 +12,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from opentelemetry import metrics, trace
@@ -31,7 +32,8 @@ from rxllm.events import Done, TextDelta
 from rxllm.local import LocalServer
 from rxllm.operators import telemetry
 from rxllm.operators.telemetry import GENAI_PROVIDER_NAMES, SECONDS_BUCKETS, TOKEN_BUCKETS
-from rxllm.pipeline.provider import record_of
+from rxllm.pipeline.provider import ProviderOptions, record_of
+from rxllm.providers import wire_for
 from tests.support import CAPTURES, HAVE_CAPTURES, NO_CAPTURES
 
 KEY = "sk-telemetry-test-0123456789abcdefghijklmnop"
@@ -452,3 +454,115 @@ def test_reasoning_sent_back_is_a_reasoning_part_of_the_input() -> None:
         {"type": "text", "content": "Checking."},
     ]
     assert "SIG" not in str(attrs)
+
+
+# -- wire facts come from the provider's wire; same-name providers are told apart -------
+
+
+def renamed(server: LocalServer | str, wire: str, name: str, **options: Any) -> rxllm.Provider:
+    """A provider of `wire`'s protocol under another name (a gateway, a second endpoint),
+    `rxllm.Provider(wire, ...)`, on the local server (which speaks each wire) or a URL."""
+    protocol = wire_for(wire)
+    protocol.name = name
+    if isinstance(server, str):
+        base = server
+    else:
+        base = server.root + "/v1beta" if wire == "google" else server.url
+    settings = ProviderOptions(**options)
+    return rxllm.Provider(protocol, api_key=KEY, base_url=base, options=settings)
+
+
+def port_of(url: str) -> int:
+    port = urlsplit(url).port
+    assert port is not None
+    return port
+
+
+@pytest.mark.parametrize(
+    ("wire", "name", "operation"),
+    [("google", "gemini-eu", "generate_content"), ("openai", "google", "chat")],
+    ids=["gemini-wire-named-otherwise", "chat-wire-named-google"],
+)
+async def test_the_operation_is_the_wire_s_whatever_the_provider_s_name(
+    local_server: LocalServer, wire: str, name: str, operation: str
+) -> None:
+    """`rxllm.Provider(wire, ...)` under a name of the user's: a Gemini wire named
+    otherwise is still `generate_content`, an OpenAI-compatible endpoint named `google`
+    (Gemini's own OpenAI-compatible endpoint) still `chat`."""
+    provider = renamed(local_server, wire, name, telemetry=True)
+    record = await provider.complete(ask())
+    assert record.terminal.type == "done" and record.provider == name
+    span = the_span()
+    attrs = dict(span.attributes or {})
+    assert span.name == f"{operation} local-model"
+    assert (attrs["gen_ai.operation.name"], attrs["rxllm.provider"]) == (operation, name)
+    [(attributes, _)] = points()["gen_ai.client.operation.duration"]
+    assert attributes["gen_ai.operation.name"] == operation
+
+
+@pytest.mark.parametrize(
+    ("wire", "apart"),
+    [("anthropic", True), ("google", True), ("openai-responses", True), ("openai", False)],
+)
+async def test_system_text_is_recorded_where_the_wire_sends_it_whatever_the_name(
+    local_server: LocalServer, wire: str, apart: bool
+) -> None:
+    """`gen_ai.system_instructions` only for system text the wire sends apart from the
+    history: decided by the provider's wire, not by its name (`gateway` here; `anthropic`
+    for the chat wire)."""
+    name = "anthropic" if wire == "openai" else "gateway"
+    provider = renamed(local_server, wire, name)
+    request = ask()
+    operator = telemetry(capture_content=True, request=request, providers=[provider])
+    record = await record_of(provider.stream(request).pipe(operator), name, request.model)
+    assert record.terminal.type == "done"
+    attrs = dict(the_span().attributes or {})
+    roles = [m["role"] for m in json.loads(str(attrs["gen_ai.input.messages"]))]
+    if apart:
+        system = json.loads(str(attrs["gen_ai.system_instructions"]))
+        assert (system, roles) == ([{"type": "text", "content": "Be brief."}], ["user"])
+    else:
+        assert "gen_ai.system_instructions" not in attrs and roles == ["system", "user"]
+
+
+@pytest.mark.parametrize("served", [0, 1], ids=["the-first-serves", "the-second-serves"])
+async def test_same_name_providers_in_a_fallback_report_their_own_server(
+    local_server: LocalServer, served: int
+) -> None:
+    """Two providers named `local` on two servers: the span and its metrics name the
+    server of the one that served, and each attempt's event the server it went to."""
+    async with LocalServer(pace=0) as other:
+        first = rxllm.provider(
+            "local", api_key=KEY, base_url=local_server.url, max_attempts=1, telemetry=True
+        )
+        second = rxllm.provider("local", api_key=KEY, base_url=other.url, max_attempts=1)
+        entries: list[Any] = [first, second] if served == 0 else [(first, "fault/http_500"), second]
+        record = await rxllm.fallback(entries).complete(ask())
+    assert record.terminal.type == "done" and len(record.attempts) == served + 1
+    ports = [port_of(local_server.url), port_of(other.url)]
+    span = the_span()
+    attrs = dict(span.attributes or {})
+    assert attrs["server.port"] == ports[served] and attrs["rxllm.attempts"] == served + 1
+    attempts = events_named(span, "rxllm.attempt")
+    assert [a["server.port"] for a in attempts] == ports[: served + 1]
+    assert [a["server.address"] for a in attempts] == ["127.0.0.1"] * (served + 1)
+    [(attributes, _)] = points()["gen_ai.client.operation.duration"]
+    assert attributes["server.port"] == ports[served]
+
+
+async def test_same_name_providers_of_two_wires_in_a_fallback(local_server: LocalServer) -> None:
+    """Named alike, spoken apart: the chat-wire `gemini` fails, the Gemini-wire `gemini`
+    serves; the span reports the operation of the one that served."""
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    failing = renamed(dead, "openai", "gemini", max_attempts=1, telemetry=True)
+    serving = renamed(local_server, "google", "gemini")
+    record = await rxllm.fallback([failing, serving]).complete(ask())
+    assert record.terminal.type == "done" and record.provider == "gemini"
+    span = the_span()
+    assert span.name == "generate_content local-model"
+    attrs = dict(span.attributes or {})
+    assert attrs["gen_ai.operation.name"] == "generate_content"
+    outcomes = [a["rxllm.attempt.outcome"] for a in events_named(span, "rxllm.attempt")]
+    assert outcomes == ["rejected", "done"]

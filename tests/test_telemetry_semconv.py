@@ -31,6 +31,7 @@ from rxllm.events import (
     ErrorInfo,
     Event,
     Failed,
+    Retry,
     ServerToolCall,
     ServerToolResult,
     TextDelta,
@@ -243,6 +244,38 @@ async def test_a_gemini_turn_on_the_wire(local_server: LocalServer) -> None:
     record = await record_of(provider.stream(req).pipe(operator), "google", req.model)
     assert record.terminal.type == "done"
     assert sdk.span().name == "generate_content local-model"
+
+
+def test_same_name_providers_are_told_apart_by_the_attempts_they_sent() -> None:
+    """Two `openai` providers on two endpoints: `served_by` (attempt -> provider, as
+    rxllm's fallback gives it) says which one sent each attempt, so each attempt's event
+    and the span name the right server; a name alone would say the first's."""
+    first = rxllm.provider("openai", api_key="k", base_url="https://a.example/v1")
+    second = rxllm.provider("openai", api_key="k", base_url="https://b.example:8443/v1")
+    sdk = Sdk()
+    operator = sdk.operator(
+        request=request(),
+        providers=[first, second],
+        served_by=lambda attempt: first if attempt < 3 else second,
+    )
+    reason = ErrorInfo(kind="http", message="busy", provider="openai", status=503)
+    events = [
+        Retry.make(
+            provider="openai", attempt=n, reason=reason, next_attempt=n + 1, next_provider="openai"
+        )
+        for n in (1, 2)
+    ]
+    done = Done.make(provider="openai", attempt=3, stop_reason="stop")
+    replay(operator, *events, done)
+    attempts = [e.attributes or {} for e in sdk.span().events if e.name == "rxllm.attempt"]
+    servers = [(a["rxllm.attempt.number"], a["server.address"], a["server.port"]) for a in attempts]
+    assert servers == [(1, "a.example", 443), (2, "a.example", 443), (3, "b.example", 8443)]
+    attributes = sdk.attributes()
+    assert (attributes["server.address"], attributes["server.port"]) == ("b.example", 8443)
+
+    by_name = Sdk()  # without served_by: the first of that name
+    replay(by_name.operator(request=request(), providers=[first, second]), done)
+    assert by_name.attributes()["server.address"] == "a.example"
 
 
 def test_a_vertex_ai_endpoint_is_gcp_vertex_ai() -> None:

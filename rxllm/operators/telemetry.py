@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from opentelemetry.metrics import Histogram, Meter, MeterProvider
     from opentelemetry.trace import Span, Tracer, TracerProvider
     from opentelemetry.util.types import AttributeValue
+
+    from rxllm.pipeline.provider import Provider
 
 __all__ = ["GENAI_PROVIDER_NAMES", "require_otel", "telemetry"]
 
@@ -127,17 +129,11 @@ GENAI_PROVIDER_NAMES = {
 (openrouter, nvidia, vllm, local, ...) is reported under its rxllm name, as they allow.
 The google wire pointed at Vertex AI (`*aiplatform.googleapis.com`) is `gcp.vertex_ai`."""
 
-# `gen_ai.operation.name` by rxllm provider: the registry's `generate_content` is
-# "Multimodal content generation operation such as Gemini Generate Content" (and what
-# the google-genai instrumentation reports); every other wire here is `chat`.
-_OPERATIONS = {"google": "generate_content"}
-
-# Where a wire sends system messages: the conventions want `gen_ai.system_instructions`
-# only for instructions sent apart from the chat history; those in it stay in
-# `gen_ai.input.messages` (OpenAI's chat wire and its family send them as messages).
-# Anthropic's `system` and Gemini's `systemInstruction` take them all; the Responses
-# wire sends the leading ones as `instructions` and keeps a later one in place.
-_SYSTEM_APART = {"anthropic": "all", "google": "all", "openai-responses": "leading"}
+# The wire facts (`gen_ai.operation.name`, which system text goes apart) are each
+# wire's own (`WireProtocol.genai_operation`, `.system_apart`), read from the provider
+# that sent an attempt; a provider known only by its name is read as
+# `rxllm.provider(name)` builds it. Those of rxllm's names, once looked up:
+_NAMED_WIRES: dict[str, tuple[str, str]] = {}
 
 # What is not an output chunk: the terminals, `retry`, and usage (accounting, not output).
 _NOT_CHUNKS: frozenset[type] = frozenset({Done, Failed, Cancelled, Retry, UsageUpdate})
@@ -171,6 +167,8 @@ def telemetry(
     request: ChatRequest | None = None,
     provider: str | None = None,
     servers: Mapping[str, str] | None = None,
+    providers: Sequence[Provider] = (),
+    served_by: Callable[[int], Provider | None] | None = None,
 ) -> Callable[[Observable[Event]], Observable[Event]]:
     """Report each subscription (one turn, settled) as one OpenTelemetry span,
     `{operation} {model}` (`chat`; `generate_content` on Gemini's wire), and the GenAI
@@ -210,22 +208,35 @@ def telemetry(
         capture_content: also record the messages sent, the tools offered and the
             answer.
         request: the turn's request: model, params and (with capture_content) messages.
-        provider: rxllm's name of the first provider, known before any event.
-        servers: each provider's base URL by rxllm name, for `server.address`/`port`.
+        provider: rxllm's name of the first provider, known before any event (by
+            default, the first of `providers`).
+        servers: each provider's base URL by rxllm name, for `server.address`/`port`
+            (`providers` need none: each one's own is read).
+        providers: the providers that may serve the turn, in the order tried. The
+            provider that sent an attempt says what the span reports of it: its wire
+            the operation and which system text is sent apart from the history, its
+            base URL the server. A provider known only by its name (an event's, or
+            `provider`'s) is read as `rxllm.provider(name)` builds it, so a wire under
+            another name (`rxllm.Provider(wire, ...)`) needs to be given here.
+        served_by: which provider sent attempt n, for providers that share a name (two
+            `openai` endpoints in one fallback; rxllm's fallback says). Without it, an
+            event is taken to be from the first of `providers` with its name.
 
     Raises:
         ConfigError: the OpenTelemetry API is not installed (`pip install 'rxllm[otel]'`).
     """
     require_otel()
     instruments = _instruments(tracer_provider, meter_provider)
-    endpoints = {name: _server(url) for name, url in (servers or {}).items()}
+    senders = _Senders(providers, servers or {}, served_by)
+    if provider is None and providers:
+        provider = providers[0].name
 
     def _telemetry(source: Observable[Event]) -> Observable[Event]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             try:
-                turn = _Turn(instruments, request, provider, endpoints, capture_content)
+                turn = _Turn(instruments, request, provider, senders, capture_content)
             except Exception as exc:  # the turn runs untraced rather than not at all
                 _broken(exc)
                 return source.subscribe(observer, scheduler=scheduler)
@@ -339,6 +350,83 @@ class _Instruments:
     per_chunk: Histogram
 
 
+@dataclass(frozen=True, slots=True)
+class _Sender:
+    """A provider that sends attempts, as the span reports it, read once: its wire's
+    facts, and the conventions' provider attributes (`gen_ai.provider.name`,
+    `rxllm.provider`, the server)."""
+
+    name: str
+    operation: str
+    system_apart: str
+    attributes: Mapping[str, AttributeValue]
+
+
+def _sender(name: str, operation: str, system_apart: str, url: str | None) -> _Sender:
+    endpoint = None if url is None else _server(url)
+    genai_name = GENAI_PROVIDER_NAMES.get(name, name)
+    vertex = endpoint is not None and endpoint[0].endswith("aiplatform.googleapis.com")
+    if genai_name == "gcp.gemini" and vertex:  # the google provider pointed at Vertex AI
+        genai_name = "gcp.vertex_ai"
+    attributes: dict[str, AttributeValue] = {PROVIDER: genai_name, "rxllm.provider": name}
+    if endpoint is not None:
+        attributes[SERVER_ADDRESS], attributes[SERVER_PORT] = endpoint
+    return _Sender(name, operation, system_apart, attributes)
+
+
+def _sender_of(provider: Provider) -> _Sender:
+    wire = provider.wire
+    return _sender(provider.name, wire.genai_operation, wire.system_apart, provider.base_url)
+
+
+def _named_wire(name: str) -> tuple[str, str]:
+    """The wire facts of provider `name` as `rxllm.provider(name)` builds it; a name
+    rxllm does not know gets the base wire's (`chat`, system text in the history)."""
+    from rxllm.providers import PROVIDER_NAMES, WireProtocol, wire_for
+
+    if name not in PROVIDER_NAMES:
+        return WireProtocol.genai_operation, WireProtocol.system_apart
+    facts = _NAMED_WIRES.get(name)
+    if facts is None:
+        wire = wire_for(name)
+        facts = _NAMED_WIRES[name] = (wire.genai_operation, wire.system_apart)
+    return facts
+
+
+class _Senders:
+    """The provider that sent an attempt, told apart by more than its name: the
+    providers given, and `served_by` (attempt -> provider) where several share one."""
+
+    __slots__ = ("_by_name", "_given", "_served_by", "_servers")
+
+    def __init__(
+        self,
+        providers: Sequence[Provider],
+        servers: Mapping[str, str],
+        served_by: Callable[[int], Provider | None] | None,
+    ) -> None:
+        self._given = [(given, _sender_of(given)) for given in providers]
+        self._by_name: dict[str, _Sender] = {}
+        for _, sender in self._given:
+            self._by_name.setdefault(sender.name, sender)  # the first of a name
+        self._servers = servers
+        self._served_by = served_by
+
+    def get(self, name: str, attempt: int) -> _Sender:
+        """The provider `name` that sent attempt `attempt`."""
+        if self._served_by is not None:
+            provider = self._served_by(attempt)
+            if provider is not None and provider.name == name:
+                for given, sender in self._given:
+                    if given is provider:
+                        return sender
+                return _sender_of(provider)
+        found = self._by_name.get(name)
+        if found is None:
+            found = _sender(name, *_named_wire(name), self._servers.get(name))
+        return found
+
+
 @dataclass(slots=True)
 class _Attempt:
     """The attempt in progress, learned from the events (as `RecordBuilder` does)."""
@@ -359,12 +447,12 @@ class _Turn:
         instruments: _Instruments,
         request: ChatRequest | None,
         provider: str | None,
-        endpoints: Mapping[str, tuple[str, int] | None],
+        senders: _Senders,
         capture_content: bool,
     ) -> None:
         self.instruments = instruments
         self.request = request
-        self.endpoints = endpoints
+        self.senders = senders
         self.started = time.monotonic()
         self.attempt = _Attempt(1, provider, self.started)
         self.attempts = 0
@@ -379,10 +467,11 @@ class _Turn:
         self.refusal: list[str] = []
         self.tool_calls: list[ToolRequest] = []
         self.server_parts: list[dict[str, Any]] = []
-        self.operation = _OPERATIONS.get(provider or "", "chat")
+        first = None if provider is None else senders.get(provider, 1)
+        self.operation = "chat" if first is None else first.operation
         attributes: dict[str, AttributeValue] = {OPERATION: self.operation, REQUEST_STREAM: True}
-        if provider is not None:
-            attributes.update(self._provider(provider))
+        if first is not None:
+            attributes.update(first.attributes)
         if request is not None:
             attributes[REQUEST_MODEL] = request.model
             typed = {
@@ -396,7 +485,7 @@ class _Turn:
             if output_type is not None:
                 attributes[OUTPUT_TYPE] = output_type
             if capture_content:
-                apart = _SYSTEM_APART.get(provider or "")
+                apart = None if first is None else first.system_apart
                 attributes.update(_input_messages(request.messages, system_apart=apart))
                 if request.tools:
                     attributes[TOOL_DEFINITIONS] = _tool_definitions(request.tools)
@@ -480,16 +569,20 @@ class _Turn:
     ) -> None:
         attempt = self.attempt
         self.attempts += 1
+        sender = self.senders.get(provider, number).attributes
         attributes: dict[str, AttributeValue] = {
             "rxllm.attempt.number": number,
             "rxllm.attempt.provider": provider,
-            PROVIDER: self._genai_name(provider),
+            PROVIDER: sender[PROVIDER],
             "rxllm.attempt.outcome": outcome,
             "rxllm.attempt.dropped": attempt.dropped,
             "rxllm.attempt.images_removed": attempt.images_removed,
             "rxllm.attempt.committed": attempt.committed,
             "rxllm.attempt.duration": max(time.monotonic() - attempt.started, 0.0),
         }
+        if SERVER_ADDRESS in sender:  # where it went: same-name providers told apart
+            attributes[SERVER_ADDRESS] = sender[SERVER_ADDRESS]
+            attributes[SERVER_PORT] = sender[SERVER_PORT]
         if error is not None:
             attributes[ERROR_TYPE] = error.kind
             if error.status is not None:
@@ -527,9 +620,11 @@ class _Turn:
         number = terminal.attempt if terminal is not None else attempt.number
         provider = terminal.provider if terminal is not None else attempt.provider
         attributes: dict[str, AttributeValue] = {}
+        operation = "chat"
         if provider is not None:
-            attributes.update(self._provider(provider))
-        operation = _OPERATIONS.get(provider or "", "chat")
+            sender = self.senders.get(provider, number)
+            attributes.update(sender.attributes)
+            operation = sender.operation
         error_type: str | None = exception
         # A finish reason expected but not received (failed, cancelled, cut off) is
         # reported as `error` rather than left out (semantic-conventions-genai #363).
@@ -610,24 +705,6 @@ class _Turn:
             record = instruments.per_chunk.record
             for gap in self.gaps:
                 record(gap, required)
-
-    def _genai_name(self, provider: str) -> str:
-        """`gen_ai.provider.name` of an rxllm provider, as the conventions list them."""
-        if provider == "google":
-            endpoint = self.endpoints.get(provider)
-            if endpoint is not None and endpoint[0].endswith("aiplatform.googleapis.com"):
-                return "gcp.vertex_ai"
-        return GENAI_PROVIDER_NAMES.get(provider, provider)
-
-    def _provider(self, provider: str) -> dict[str, AttributeValue]:
-        attributes: dict[str, AttributeValue] = {
-            PROVIDER: self._genai_name(provider),
-            "rxllm.provider": provider,
-        }
-        endpoint = self.endpoints.get(provider)
-        if endpoint is not None:
-            attributes[SERVER_ADDRESS], attributes[SERVER_PORT] = endpoint
-        return attributes
 
     def _output_messages(self, terminal: Event | None) -> str:
         parts: list[dict[str, Any]] = []

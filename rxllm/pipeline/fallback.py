@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -14,8 +15,9 @@ from reactivex import Observable
 from rxllm.errors import ConfigError
 from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.operators.retry_before_commit import Switch, retry_before_commit
+from rxllm.operators.telemetry import telemetry
 from rxllm.pipeline.aiter import EventStream
-from rxllm.pipeline.provider import Cancel, Provider, Turn, record_of, settled, traced
+from rxllm.pipeline.provider import Cancel, Provider, Turn, record_of, settled
 from rxllm.request import ChatRequest
 
 __all__ = ["Entry", "Fallback", "fallback"]
@@ -30,6 +32,7 @@ class _Leg:
     """One provider's part of a fallback turn, prepared at the call."""
 
     name: str
+    provider: Provider
     turn: Turn
     request: ChatRequest
     """The request as this provider gets it (its own model, when one was given)."""
@@ -101,7 +104,9 @@ class Fallback:
                 problems.append(f"{candidate.name}: {exc}")
                 logger.bind(provider=candidate.name).info("fallback skips {}: {}", candidate, exc)
                 continue
-            legs.append(_Leg(candidate.name, turn, asked, candidate.options.total_timeout))
+            legs.append(
+                _Leg(candidate.name, candidate, turn, asked, candidate.options.total_timeout)
+            )
         if not legs:
             raise ConfigError("no provider can express this request: " + "; ".join(problems))
         return legs
@@ -117,12 +122,14 @@ class Fallback:
         cancel: Cancel,
         on_leg: Callable[[_Leg], None] | None = None,
     ) -> Observable[Event]:
+        first = legs[0]
+        if any(candidate.options.telemetry for candidate in self.providers):
+            return reactivex.defer(functools.partial(_traced, legs, cancel, on_leg))
+
         def subscribe_turn(_: Any) -> Observable[Event]:
             return _Run(legs, on_leg).events()
 
-        first = legs[0]
-        events = settled(reactivex.defer(subscribe_turn), first.name, cancel)
-        return traced(events, first.request, self.providers, first.name)
+        return settled(reactivex.defer(subscribe_turn), first.name, cancel)
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
         """`async with fallback.astream(request) as events: async for event in events:`;
@@ -162,6 +169,22 @@ def fallback(providers: Iterable[Entry]) -> Fallback:
     return Fallback(providers)
 
 
+def _traced(
+    legs: list[_Leg], cancel: Cancel, on_leg: Callable[[_Leg], None] | None, _: Any
+) -> Observable[Event]:
+    """One subscription of a fallback turn in one span (a provider asked for telemetry),
+    its telemetry told by the run which provider sent each attempt: providers may share
+    a name (two `openai` endpoints), not a wire nor a server."""
+    run = _Run(legs, on_leg)
+    first = legs[0]
+    operator = telemetry(
+        request=first.request,
+        providers=[leg.provider for leg in legs],
+        served_by=run.served_by,
+    )
+    return settled(run.events(), first.name, cancel).pipe(operator)
+
+
 def _is_pair(value: object) -> bool:
     return (
         isinstance(value, tuple)
@@ -196,13 +219,15 @@ class _Run:
     """One subscription of a fallback turn: when it started, the provider serving it,
     and the providers still to try."""
 
-    __slots__ = ("_legs", "_next", "_on_leg", "_started")
+    __slots__ = ("_legs", "_next", "_on_leg", "_senders", "_started")
 
     def __init__(self, legs: list[_Leg], on_leg: Callable[[_Leg], None] | None) -> None:
         self._legs = legs
         self._on_leg = on_leg
         self._next = 1  # the index of the next leg to try
         self._started = time.monotonic()
+        self._senders: list[tuple[int, Provider]] = []
+        """Each provider started, with the number of its first attempt, in order."""
 
     def events(self) -> Observable[Event]:
         first = self._start(self._legs[0], 1, 0.0)
@@ -212,7 +237,16 @@ class _Run:
         """The leg's turn from attempt `number`, `elapsed` seconds into the turn."""
         if self._on_leg is not None:
             self._on_leg(leg)
+        self._senders.append((number, leg.provider))
         return leg.turn(number, elapsed)
+
+    def served_by(self, attempt: int) -> Provider | None:
+        """The provider that sent attempt `attempt` (numbers run on across providers),
+        or None before any started."""
+        for first, sender in reversed(self._senders):
+            if first <= attempt:
+                return sender
+        return None
 
     def _following(self) -> tuple[_Leg, float] | None:
         """The next provider whose `total_timeout` has not passed yet, if any, and the

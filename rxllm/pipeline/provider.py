@@ -278,7 +278,7 @@ class Provider:
 
         The body is built and encoded here, once, so a request the provider cannot
         express is a `ConfigError` raised to the caller, not an event."""
-        return traced(settled(self.prepare(request)(1), self.name, cancel), request, [self])
+        return traced(settled(self.prepare(request)(1), self.name, cancel), request, self)
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
         """`async with provider.astream(request) as events: async for event in events:`;
@@ -431,18 +431,12 @@ def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Ob
 
 
 def traced(
-    events: Observable[Event],
-    request: ChatRequest,
-    providers: Sequence[Provider],
-    first: str | None = None,
+    events: Observable[Event], request: ChatRequest, provider: Provider
 ) -> Observable[Event]:
-    """The settled turn, in one span when a provider asked for it (`telemetry=True`);
-    `first` names the provider that starts (the first of `providers` by default)."""
-    if not any(p.options.telemetry for p in providers):
+    """The settled turn, in one span when the provider asked for it (`telemetry=True`)."""
+    if not provider.options.telemetry:
         return events
-    servers = {p.name: p.base_url for p in providers}
-    first = first or providers[0].name
-    return events.pipe(telemetry(request=request, provider=first, servers=servers))
+    return events.pipe(telemetry(request=request, providers=[provider]))
 
 
 def surfaced(failure: Failed, verdict: Verdict) -> Failed:

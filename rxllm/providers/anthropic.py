@@ -574,6 +574,7 @@ class Anthropic(WireProtocol):
     name = "anthropic"
     default_base_url = "https://api.anthropic.com/v1"
     api_key_env = "ANTHROPIC_API_KEY"
+    system_apart = "all"  # every system message goes in `system`
     recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"max_tokens"}))
     request_keys: ClassVar[Mapping[str, str]] = {
         **REQUEST_KEYS,

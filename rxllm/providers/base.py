@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from loguru import logger
 from reactivex import Observable
@@ -290,6 +290,14 @@ class WireProtocol(ABC):
     sampling_keys: Mapping[str, str] = {name: name for name in SAMPLING_FIELDS}
     """The body key of each `ChatRequest` sampling field (OpenAI's names by default);
     a field missing here is one this wire has no parameter for."""
+    genai_operation: str = "chat"
+    """The OpenTelemetry GenAI `gen_ai.operation.name` of a turn on this wire (the
+    registry's `chat`, or `generate_content` for Gemini's): what `telemetry` reports."""
+    system_apart: Literal["none", "leading", "all"] = "none"
+    """Which system messages this wire sends apart from the chat history (`none`: all
+    stay in it as messages; `leading`: those before any other message; `all`): those
+    are the GenAI conventions' `gen_ai.system_instructions`, the rest stay in
+    `gen_ai.input.messages`."""
 
     @property
     def mandatory_body_keys(self) -> frozenset[str]:

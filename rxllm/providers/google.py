@@ -758,6 +758,10 @@ class Google(WireProtocol):
 
     name = "google"
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
+    # The registry's "Multimodal content generation operation such as Gemini Generate
+    # Content" (and what the google-genai instrumentation reports).
+    genai_operation = "generate_content"
+    system_apart = "all"  # every system message goes in `systemInstruction`
     recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"contents"}))
     # Gemini reads both spellings of a field, so both are the wire's own.
     request_keys: ClassVar[Mapping[str, str]] = {

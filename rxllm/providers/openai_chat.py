@@ -1014,6 +1014,8 @@ class ChatNormalizer(Normalizer):
 class OpenAIChat(WireProtocol):
     """The OpenAI Chat Completions wire, for OpenAI and every compatible endpoint."""
 
+    genai_operation = "chat"
+    system_apart = "none"  # system messages are messages of the history
     # `stream_options` is only asked for usage; a user may ask for more (or less).
     param_defaults: ClassVar[frozenset[str]] = frozenset({"stream_options"})
 

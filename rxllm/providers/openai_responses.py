@@ -730,6 +730,8 @@ class ResponsesNormalizer(Normalizer):
 class OpenAIResponses(WireProtocol):
     """The OpenAI Responses wire, for OpenAI and the endpoints that speak it."""
 
+    # The leading system messages go in `instructions`; a later one stays an input item.
+    system_apart = "leading"
     # Never dropped by a degraded retry: without them the request says something else.
     recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"input", "instructions"}))
     # The Responses API has no stop sequences, seed or penalties.
