@@ -76,8 +76,11 @@ Decisions, where the wire leaves a choice:
   request counts, `service_tier`).
 - An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
   for (`overloaded_error` 529, `api_error` 500) and the type as its code, so the
-  recovery policy reads it as it reads the same HTTP error. Unknown event, block and delta
-  types are ignored with a debug log, so new wire features never break a stream.
+  recovery policy reads it as it reads the same HTTP error. An error payload without
+  Anthropic's `error.type` (a proxy's envelope, a bare string) is read as any error
+  body is (`Normalizer.stream_error`), and so is an `event: error` frame whose data is
+  not a JSON object, or is empty (`Normalizer.error_frame`). Unknown event, block and
+  delta types are ignored with a debug log, so new wire features never break a stream.
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ from rxllm.providers.base import (
     REQUEST_KEYS,
     Normalizer,
     WireProtocol,
+    status_in,
     stop_reason_of,
     text_or_none,
 )
@@ -439,19 +443,23 @@ class AnthropicNormalizer(Normalizer):
         self.usage(Usage.of(**self.counts))
 
     def _error(self, payload: dict[str, Any]) -> None:
+        raw = json.dumps(payload, ensure_ascii=False)
         error = payload.get("error")
-        if isinstance(error, dict):
-            kind = str(error.get("type") or "error")
-            message = str(error.get("message") or kind)
-        else:
-            kind, message = "error", str(error if error is not None else payload)
+        kind = text_or_none(error.get("type")) if isinstance(error, dict) else None
+        if kind is None or not isinstance(error, dict):
+            # Not Anthropic's `{"error": {"type", "message"}}`: a proxy's or another
+            # server's shape (Google's, a bare string), read as any error body is.
+            self.stream_error(payload, raw)
+            return
+        message = str(error.get("message") or kind)
         body = parse_error_payload(payload)  # the wait and the `request_id`, as over HTTP
         self.fail(
             "stream_error",
             f"{message} ({kind})",
-            status=ERROR_STATUSES.get(kind),
+            # The status the type stands for, else one the error names (a proxy's 5xx).
+            status=ERROR_STATUSES.get(kind) or status_in(error),
             code=kind,
-            raw=json.dumps(payload, ensure_ascii=False),
+            raw=raw,
             retry_after=body.retry_after,
             request_id=body.request_id,
         )

@@ -7,6 +7,7 @@ stream mechanics in `rxllm.operators`.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, TypeAlias
@@ -15,7 +16,12 @@ from loguru import logger
 from reactivex import Observable
 
 from rxllm.degradation import RecoveryPolicy
-from rxllm.error_body import request_id_of
+from rxllm.error_body import (
+    MAX_MESSAGE_CHARS,
+    parse_error_body,
+    parse_error_payload,
+    request_id_of,
+)
 from rxllm.errors import ConfigError
 from rxllm.events import (
     Citation,
@@ -41,6 +47,7 @@ __all__ = [
     "Normalizer",
     "RawOperator",
     "WireProtocol",
+    "status_in",
     "stop_reason_of",
     "text_or_none",
 ]
@@ -70,6 +77,16 @@ def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReas
     return table.get(raw, "other")
 
 
+def status_in(error: Mapping[str, Any]) -> int | None:
+    """The HTTP status an in-stream error names, if any: Groq's `status_code`, a numeric
+    `status`, or the numeric `code` of OpenRouter, vLLM, llama.cpp and Google."""
+    for key in ("status_code", "status", "code"):
+        value = error.get(key)
+        if value.__class__ is int and 400 <= value < 600:
+            return value
+    return None
+
+
 def _not_a_string(what: str, value: object) -> TypeError:
     return TypeError(f"{what} is {type(value).__name__}, not a string")
 
@@ -78,8 +95,10 @@ class Normalizer(ABC):
     """Reads one attempt's raw chunks and emits fragments. One instance per attempt, so
     its state never outlives the stream it belongs to.
 
-    Subclasses implement `on_chunk` (and `end`, for what the end of the body means);
-    the helpers build events without validation, since they run once per chunk.
+    Subclasses implement `on_chunk` (and `end`, for what the end of the body means;
+    `release`, where they hold output back); the helpers build events without
+    validation, since they run once per chunk. A frame labelled an error goes through
+    `error_frame`, which ends the turn in an error whatever the wire made of it.
     """
 
     # Slots: one instance per stream, so its attributes are not a dict per stream.
@@ -110,6 +129,9 @@ class Normalizer(ABC):
                 "ignored a chunk after the terminal event: {}", chunk.event
             )
             return
+        if chunk.event == "error":  # the one test every chunk pays for error frames
+            self.error_frame(chunk)
+            return
         data = chunk.data
         if not data or data.isspace():
             # An event with empty data (`data:` alone) carries nothing to lose: a
@@ -126,6 +148,11 @@ class Normalizer(ABC):
 
     def end(self) -> None:  # noqa: B027 - optional hook; the default is right for most
         """The body ended. By default nothing: no terminal seen means truncated."""
+
+    def release(self) -> None:  # noqa: B027 - optional hook; most wires hold nothing back
+        """Let out the output this wire holds back (the chat wire's think-tag splitter
+        holds what may be the start of a tag): called before `stream_error` ends the
+        turn, so that no text the provider sent before its error is lost."""
 
     # -- emitting helpers -------------------------------------------------------------
 
@@ -261,6 +288,62 @@ class Normalizer(ABC):
                 raw=raw,
                 **fields,
             )
+        )
+
+    # -- error frames -----------------------------------------------------------------
+
+    def error_frame(self, chunk: RawChunk) -> None:
+        """A frame the server labelled an error (`event: error`, or llama.cpp's `error:`
+        line, which the SSE decoder reads as one) always ends the turn in an error.
+
+        A JSON object is the wire's to read first (`on_chunk`), with its documented
+        shapes and what they stand for (Anthropic's `overloaded_error` is status 529).
+        Whatever that reading leaves unsettled (an object with no field the wire knows,
+        a bare message, JSON that is no object, no data at all) ends here, read by the
+        shared reader of error bodies: a frame labelled error is never dropped, even
+        after the turn looked complete. An object whose own `type` names one of the
+        wire's content events is read as that event first; one the wire cannot read
+        raises, as any chunk does (a `protocol` error)."""
+        data = chunk.data
+        try:
+            payload: Any = json.loads(data)
+        except (ValueError, RecursionError):  # plain words, nothing, or nested past reading
+            payload = None
+        if payload.__class__ is dict:
+            self.on_chunk(chunk)
+            if self.settled:
+                return
+        if not data.strip():
+            self.release()
+            self.fail("stream_error", f"{self.provider} sent an error event without data")
+            return
+        self.stream_error(payload, data)
+
+    def stream_error(self, payload: Any, raw: str) -> None:
+        """End the turn with `error(kind="stream_error")` read from an error payload of
+        any shape (any provider's envelope, a list, a string) by the reader of HTTP
+        error bodies (`rxllm.error_body`), so that the recovery policy sees the same
+        status, code, param and wait wherever the error came. `payload` is the decoded
+        error, or None for a frame that is not JSON, whose text is then read as an error
+        page is; `raw` is what the provider sent. What the wire holds back comes first."""
+        self.release()
+        body = parse_error_body(raw) if payload is None else parse_error_payload(payload)
+        message = body.message or raw.strip()[:MAX_MESSAGE_CHARS]  # no words: what it sent
+        status = None
+        if payload.__class__ is dict:  # a status in the envelope's `error`, else beside it
+            nested = payload.get("error")
+            if nested.__class__ is dict:
+                status = status_in(nested)
+            status = status or status_in(payload)
+        self.fail(
+            "stream_error",
+            message,
+            status=status,
+            raw=raw,
+            param=body.param,
+            code=body.code,
+            retry_after=body.retry_after,
+            request_id=body.request_id,
         )
 
 

@@ -74,7 +74,10 @@ test_google_shapes.py):
 - Only candidate 0 is read (`candidateCount` > 1 is not one stream): other candidates
   are ignored with a warning, once per stream.
 - An `error` object in a chunk is `error(kind="stream_error")`, its HTTP-like `code`
-  as the status and its status name (`UNAVAILABLE`) as the code.
+  as the status and its status name (`UNAVAILABLE`) as the code. An `event: error`
+  frame without one (a proxy's `{"message": ...}`, llama.cpp's `error:` line, a bare
+  message, no data) is never read as a chunk that says nothing: it is read as any error
+  body is (`Normalizer.error_frame`).
 """
 
 from __future__ import annotations

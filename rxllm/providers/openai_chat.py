@@ -34,12 +34,13 @@ one dict lookup:
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text.
   OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
 - an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp), `event: error`
-  frames (Groq) and the `error` string of an endpoint's extension object (Groq's
-  `x_groq`): the stream ends with `error(kind="stream_error")`, after any usage the
-  chunk carried. A finish reason that says the turn failed (`FAILED_FINISHES`:
-  OpenRouter's and Mistral's `error`, vLLM's `abort`, Z.ai's `network_error`,
-  DeepSeek's `insufficient_system_resource`) is a failure too: it ends no tool call,
-  so nothing of a failed turn is dispatched.
+  frames (Groq; in plain words, or with no data, `Normalizer.error_frame`) and the
+  `error` string of an endpoint's extension object (Groq's `x_groq`): the stream ends
+  with `error(kind="stream_error")`, after any usage the chunk carried and any text
+  the think-tag splitter held. A finish reason that says the turn failed
+  (`FAILED_FINISHES`: OpenRouter's and Mistral's `error`, vLLM's `abort`, Z.ai's
+  `network_error`, DeepSeek's `insufficient_system_resource`) is a failure too: it ends
+  no tool call, so nothing of a failed turn is dispatched.
 - a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
   sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963).
 - chunks without a served model (Azure's prompt-filter chunk has `model: ""`) and
@@ -86,7 +87,6 @@ from typing import Any, ClassVar
 from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
-from rxllm.error_body import parse_error_payload
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of, text_or_none
@@ -396,16 +396,6 @@ def _detail_fields(item: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in item.items() if name not in _DETAIL_CONTENT}
 
 
-def _status_of(error: dict[str, Any]) -> int | None:
-    """The HTTP status an in-stream error names: Groq's `status_code`, OpenRouter's
-    numeric `code`."""
-    for key in ("status_code", "status", "code"):
-        value = error.get(key)
-        if isinstance(value, int) and 400 <= value < 600:
-            return value
-    return None
-
-
 # The keys of a chunk, of a choice and of a delta that every one of them may carry: read
 # on each (`usage`, `delta`, `content`...), or saying nothing an event could carry (ids,
 # timing, the route taken, padding, echoes of the request, the same text again). A key
@@ -557,10 +547,7 @@ class ChatNormalizer(Normalizer):
             return
         try:  # json.loads without its wrapper: this is the hot path of every chunk
             payload, end = _scan_json(data, 0)
-        except StopIteration:
-            if chunk.event == "error":  # an error frame in plain words
-                self._error(data)
-                return
+        except StopIteration:  # (an error frame in plain words never comes here: `feed`)
             payload, end = json.loads(data), len(data)  # raises the usual JSONDecodeError
         if end != len(data):
             payload = json.loads(data)  # trailing whitespace passes; anything else raises
@@ -975,18 +962,11 @@ class ChatNormalizer(Normalizer):
         """An error chunk after `200 OK` (TGI's validation string, llama.cpp's context
         error object): read by the same parser as HTTP error bodies, so the recovery
         layer sees the same `param`, `code` and wait wherever the rejection came."""
+        self.stream_error(error, json.dumps(error, ensure_ascii=False))
+
+    def release(self) -> None:
         if self.think is not None:
-            self.think.flush()
-        body = parse_error_payload(error)
-        self.fail(
-            "stream_error",
-            body.message or str(error),
-            status=_status_of(error) if isinstance(error, dict) else None,
-            raw=json.dumps(error, ensure_ascii=False),
-            param=body.param,
-            code=body.code,
-            retry_after=body.retry_after,
-        )
+            self.think.flush()  # text held back before an error is still output
 
     def _settle(self) -> None:
         if self.detail is not None:  # [DONE] without a finish (Snowflake)

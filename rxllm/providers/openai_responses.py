@@ -9,7 +9,10 @@ turn's `reasoning` items first, each as it came), leading system text in
 JSON `type` is read. The stream ends with `response.completed`, `response.incomplete`
 or `response.failed` (an `error` event may come first; the usage a failed response
 carries is emitted before its error); there is no `[DONE]`, though OpenRouter sends one
-after the terminal event.
+after the terminal event. An `error` event (or a proxy's type-less `{"error": ...}`) is
+`error(kind="stream_error")`, its fields read at the top level or nested in `error`; an
+`event: error` frame this reading does not end (a payload with no type it knows, a bare
+message, no data) is read as any error body is (`Normalizer.error_frame`).
 
 Output items, by type (the decisions of this module):
 
@@ -75,12 +78,14 @@ from typing import Any, ClassVar
 from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
+from rxllm.error_body import parse_error_payload
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     REQUEST_KEYS,
     Normalizer,
     WireProtocol,
+    status_in,
     stop_reason_of,
     text_or_none,
 )
@@ -436,8 +441,8 @@ class ResponsesNormalizer(Normalizer):
         handler = self.handlers.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(payload)
-        elif kind is None and isinstance(payload.get("error"), dict):
-            self._error(payload)  # a proxy's bare `{"error": {...}}`
+        elif kind is None and payload.get("error") is not None:
+            self._error(payload)  # a proxy's bare `{"error": ...}`
         elif kind not in _IGNORED:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "ignored a Responses event of unknown type {!r}", kind
@@ -720,11 +725,25 @@ class ResponsesNormalizer(Normalizer):
         # OpenAI documents the fields at the top level; some servers nest them in `error`.
         # At the top level `type` is the event's (`error`), never an error code.
         nested = payload.get("error")
+        if nested is not None and not isinstance(nested, dict):
+            # Neither shape (a proxy's `{"error": "..."}`): read as any error body is.
+            self.stream_error(payload, json.dumps(payload))
+            return
         error = nested if isinstance(nested, dict) else payload
         code = _code_of(nested) if isinstance(nested, dict) else text_or_none(payload.get("code"))
         message = str(error.get("message") or "the server reported an error")
         param = text_or_none(error.get("param"))
-        self.fail("stream_error", message, code=code, param=param, raw=json.dumps(error))
+        body = parse_error_payload(error)  # the wait and the request id, as over HTTP
+        self.fail(
+            "stream_error",
+            message,
+            status=status_in(error),  # a proxy's numeric code
+            code=code,
+            param=param,
+            raw=json.dumps(error),
+            retry_after=body.retry_after,
+            request_id=body.request_id,
+        )
 
 
 class OpenAIResponses(WireProtocol):
