@@ -27,6 +27,9 @@ __all__ = ["DEFAULT_MAX_LINE_BYTES", "SseDecoder", "SseEvent", "SseLineTooLong"]
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 
 _BOM = b"\xef\xbb\xbf"
+# Line-end bytes as ints: `b"\r" in chunk` first tries its operand as an int, and the
+# error it raises and clears inside costs ten times the search (0.13 us a test).
+_CR, _LF = 0x0D, 0x0A
 
 
 class SseEvent(NamedTuple):
@@ -69,7 +72,7 @@ class SseDecoder:
             and not self._pending
             and not self._has_fields
             and not self._skip_lf
-            and b"\r" not in chunk
+            and _CR not in chunk
             and len(chunk) <= self.max_line_bytes
         ):
             # What the lines below make of it, without splitting it into lines.
@@ -81,7 +84,7 @@ class SseDecoder:
         self.bytes += len(chunk)
         if self._skip_lf and chunk:
             self._skip_lf = False
-            if chunk[0] == 0x0A:
+            if chunk[0] == _LF:
                 chunk = chunk[1:]
         if not self._started:
             head = b"".join(self._pending) + chunk
@@ -91,15 +94,15 @@ class SseDecoder:
             self._started = True
             self._pending, self._pending_size = [], 0
             chunk = head[3:] if head.startswith(_BOM) else head
-        if b"\n" not in chunk and b"\r" not in chunk:
+        if _LF not in chunk and _CR not in chunk:
             self._hold(chunk)
             return []
         if self._pending:
             chunk = b"".join(self._pending) + chunk
             self._pending, self._pending_size = [], 0
-        if chunk[-1] == 0x0D:
+        if chunk[-1] == _CR:
             self._skip_lf = True
-        if b"\r" in chunk:
+        if _CR in chunk:
             lines = chunk.splitlines(keepends=True)
             rest = b"" if lines[-1][-1] in b"\r\n" else lines.pop()
             text = b"".join(line.rstrip(b"\r\n") + b"\n" for line in lines).decode(
