@@ -19,8 +19,10 @@ from benchmarks.clients import (
     rxllm_otel_client,
     target,
 )
+from benchmarks.hot_path import feed_floor, feed_rxllm, frames_for
+from benchmarks.hot_path import main as hot_path_main
 from benchmarks.scale import main as scale_main
-from benchmarks.server import ARGUMENT_CHARS_PER_FRAGMENT, ServerProcess, stream_of
+from benchmarks.server import ARGUMENT_CHARS_PER_FRAGMENT, Scenario, ServerProcess, stream_of
 from benchmarks.telemetry import sdk
 
 CHUNKS = 200
@@ -137,3 +139,25 @@ def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str
     turns = report["import"]["first_turns"]["median_cpu_s"]
     assert set(turns) == {"import", "first_turn", "second_turn"}
     assert "concurrent streams" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("scenario", ["text", "tool"])
+def test_the_hot_path_feeds_the_whole_body_to_both(scenario: Scenario) -> None:
+    frames = frames_for(scenario, 50, also_built=150)
+    assert len(frames) == 50 + 4
+    assert feed_floor(frames)() == 50 + 3  # the role chunk, the deltas, finish, usage
+    events = feed_rxllm(frames)()
+    # text: a delta per frame, usage, done; tool: start, request, usage, done
+    assert events == (50 + 2 if scenario == "text" else 4)
+
+
+def test_the_hot_path_refuses_a_hollow_run() -> None:
+    cut = frames_for("text", 20)[:-3]  # no finish, usage or [DONE]: truncated
+    with pytest.raises(RuntimeError, match="did not end done"):
+        feed_rxllm(cut)()
+
+
+def test_the_hot_path_command_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert hot_path_main(["--events", "50", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "floor" in out and "rxllm" in out and "ratio" in out
