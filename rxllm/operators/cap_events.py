@@ -6,13 +6,11 @@ from collections.abc import Callable
 
 from reactivex import Observable, abc
 
-from rxllm.events import TERMINAL_TYPE_SET, Event, failed
+from rxllm.events import IS_TERMINAL, Event, failed
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
 
 __all__ = ["cap_events"]
-
-_TERMINALS = TERMINAL_TYPE_SET
 
 
 def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
@@ -74,7 +72,7 @@ class _Cap(abc.DisposableBase):
         limit = self._limit
         if self._count > limit:
             return
-        if type(event) not in _TERMINALS:
+        if not IS_TERMINAL[type(event)]:
             self._count += 1
             if self._count > limit:
                 self.dispose()

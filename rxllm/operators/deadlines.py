@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from reactivex import Observable, abc
 
 from rxllm.error_body import request_id_of
-from rxllm.events import TERMINAL_TYPE_SET, Failed, Retry, failed
+from rxllm.events import IS_TERMINAL, Failed, Retry, failed
 from rxllm.fragments import hang_up
 from rxllm.operators._args import check_count, check_scheduler, check_seconds, check_str
 from rxllm.operators._link import Operator, attach
@@ -18,7 +18,6 @@ from rxllm.sources.job import consumer_waits
 __all__ = ["deadlines"]
 
 _T = TypeVar("_T")
-_TERMINALS = TERMINAL_TYPE_SET
 
 
 def deadlines(
@@ -219,7 +218,7 @@ class _Watch(abc.DisposableBase):
         if self._stopped:
             return
         kind: type = type(item)  # a type test, not isinstance: this runs per chunk
-        if kind in _TERMINALS:
+        if IS_TERMINAL[kind]:
             self._stop_timers()
         elif kind is Retry:
             self._last = (item.next_provider, item.next_attempt)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from loguru import logger
 from reactivex import Observable, abc
 
-from rxllm.events import TERMINAL_TYPE_SET, Cancelled, Event, failed
+from rxllm.events import IS_TERMINAL, Cancelled, Event, failed
 from rxllm.operators._args import check_seconds, check_str
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after
@@ -134,7 +134,7 @@ class _Settle(abc.DisposableBase):
             )
             return
         self._last = event
-        if type(event) in TERMINAL_TYPE_SET:  # not isinstance: slow on pydantic (ABC) classes
+        if IS_TERMINAL[type(event)]:
             self._settled = True
             try:
                 self._observer.on_next(event)

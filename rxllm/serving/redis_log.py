@@ -35,7 +35,7 @@ from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 from redis.exceptions import RedisError
 
-from rxllm.events import TERMINAL_TYPE_SET, Cancelled, Event, failed
+from rxllm.events import IS_TERMINAL, Cancelled, Event, failed
 from rxllm.serving.event_json import dump_event, load_event
 from rxllm.serving.redis_scripts import APPEND, CANCEL, REGISTER, RENEW, TERMINATE
 
@@ -324,7 +324,7 @@ class RedisLog:
                     raise UnknownStream(sid)
                 event = load_event(fields[1])
                 yield entry_id, event
-                if type(event) in TERMINAL_TYPE_SET:
+                if IS_TERMINAL[type(event)]:
                     return
                 last = f"({entry_id}"
             if len(page) < count:
@@ -336,7 +336,7 @@ class RedisLog:
                 for entry_id, data in batch:
                     event = load_event(data)
                     yield entry_id, event
-                    if type(event) in TERMINAL_TYPE_SET:
+                    if IS_TERMINAL[type(event)]:
                         return
 
     async def history(self, sid: str, through: str) -> AsyncGenerator[list[bytes], None]:
@@ -577,7 +577,7 @@ class _Producer:
             logger.bind(sid=self.sid).debug("event after the terminal dropped: {}", event.type)
             return
         self.last = (event.provider, event.attempt)
-        if self.seq >= self.log.max_events - 1 and type(event) not in TERMINAL_TYPE_SET:
+        if self.seq >= self.log.max_events - 1 and not IS_TERMINAL[type(event)]:
             # One place left: the terminal. A live log is never trimmed.
             self.dispose()
             limit = f"the stream reached the log's max_events ({self.log.max_events})"
@@ -598,7 +598,7 @@ class _Producer:
             return
         entry = (f"{self.start_ms}-{self.seq}", event)
         self.seq += 1
-        if type(event) in TERMINAL_TYPE_SET:
+        if IS_TERMINAL[type(event)]:
             self.ended = True
         self.live._push(entry)
         if self.writing:
@@ -652,7 +652,7 @@ class _Producer:
 
     async def write(self, batch: Sequence[Entry]) -> None:
         entry_id, last = batch[-1]
-        terminal = type(last) in TERMINAL_TYPE_SET
+        terminal = IS_TERMINAL[type(last)]
         body = batch[:-1] if terminal else batch
         args: list[Any] = [self.token, self.log.max_events, self.log.ttl_ms]
         for eid, event in body:

@@ -8,7 +8,7 @@ from reactivex import operators as ops
 from reactivex.testing import ReactiveTest, TestScheduler
 from reactivex.testing.marbles import marbles_testing
 
-from rxllm.events import Failed
+from rxllm.events import Done, Failed, TextDelta, failed
 from rxllm.operators import settle_once
 from tests.operators.marbles import BOOM, EVENTS, P, raise_on, reporting
 
@@ -123,3 +123,27 @@ def test_bad_arguments_are_refused_at_the_call(kwargs: dict[str, Any], match: st
     emitting it: the stream never completed."""
     with pytest.raises((TypeError, ValueError), match=match):
         settle_once(**kwargs)
+
+
+class _MyDone(Done):
+    """A user's own terminal event class."""
+
+
+class _MyFailed(Failed):
+    pass
+
+
+@pytest.mark.parametrize(
+    "end",
+    [
+        _MyDone.make(provider=P, attempt=1, stop_reason="stop"),
+        _MyFailed.make(provider=P, attempt=1, error=failed(P, "stream_error", "boom").error),
+    ],
+    ids=["done", "error"],
+)
+def test_a_subclass_of_a_terminal_event_is_terminal(end: Done | Failed) -> None:
+    text = TextDelta.of(P, 1, "hi")
+    events: list[Any] = []
+    late = TextDelta.of(P, 1, "late")
+    reactivex.of(text, end, late).pipe(settle_once(P)).subscribe(events.append)
+    assert events == [text, end]  # one terminal, the subclass's; what came after dropped
