@@ -441,8 +441,8 @@ class ResponsesNormalizer(Normalizer):
         handler = self.handlers.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(payload)
-        elif kind is None and payload.get("error") is not None:
-            self._error(payload)  # a proxy's bare `{"error": ...}`
+        elif kind is None and payload.get("error"):
+            self._error(payload)  # a proxy's bare `{"error": ...}` (`false` says no error)
         elif kind not in _IGNORED:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "ignored a Responses event of unknown type {!r}", kind

@@ -294,3 +294,12 @@ async def test_an_error_frame_over_http_ends_the_record_in_an_error(
     assert record.text == "Hello"
     assert isinstance(record.terminal, Failed) and record.terminal.error == end.error
     assert len(record.attempts) == 1  # output was committed: nothing is retried
+
+
+@pytest.mark.parametrize("falsy", [False, None, "", 0, {}])
+def test_a_type_less_responses_chunk_whose_error_is_falsy_is_no_error(falsy: Any) -> None:
+    # Only an error that says something fails the turn: `{"error": false}` says none came.
+    body = HEAD["openai-responses"] + frames(None, {"error": falsy}) + TAIL["openai-responses"]
+    events = replay(body.encode(), "openai-responses")
+    assert isinstance(events[-1], Done)
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Hello"
