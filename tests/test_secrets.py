@@ -160,3 +160,15 @@ async def test_a_placeholder_key_leaves_the_providers_advice_whole(name: str, ke
     assert advice in rec.terminal.error.message and "[redacted]" not in (
         rec.terminal.error.raw or ""
     )
+
+
+def test_the_request_a_caller_gets_is_its_own_to_change_copy_and_pickle() -> None:
+    import copy
+    import pickle
+
+    provider = rxllm.provider("openai", api_key="sk-" + "k" * 40, base_url="http://127.0.0.1:9")
+    sent = provider.http_request(request("m"))
+    assert pickle.loads(pickle.dumps(sent)) == sent
+    assert copy.deepcopy(sent) == sent
+    sent.headers["X-Mine"] = "1"  # type: ignore[index]
+    assert "X-Mine" not in provider.http_request(request("m")).headers

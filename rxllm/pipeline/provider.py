@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import json
 import os
@@ -203,7 +204,14 @@ class Provider:
         return f"Provider({self.name!r}, base_url={base_url!r})"
 
     def http_request(self, request: ChatRequest, body: dict[str, Any] | None = None) -> HttpRequest:
-        """What would be sent for `request` (or `body` on its behalf), encoded once."""
+        """What would be sent for `request` (or `body` on its behalf), encoded once: the
+        caller's own copy (its headers a dict it may change, copy or pickle)."""
+        sent = self._to_send(request, body)
+        return dataclasses.replace(sent, headers=dict(sent.headers))
+
+    def _to_send(self, request: ChatRequest, body: dict[str, Any] | None = None) -> HttpRequest:
+        """`http_request` for the turns themselves: the provider's headers shared,
+        read-only, rather than a dict per turn."""
         body = self.wire.build_body(request) if body is None else body
         try:
             encoded = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -262,7 +270,7 @@ class Provider:
                 "rxllm.ChatRequest(model=..., messages=[rxllm.Message.user(...)])"
             )
         body = self.wire.build_body(request)
-        return Turn(self, request, body, self.http_request(request, body))
+        return Turn(self, request, body, self._to_send(request, body))
 
     def _hinted(self, failure: Failed) -> Failed:
         """The error with the wire's hint at its likely cause, if it has one."""
@@ -395,7 +403,7 @@ class _Attempts:
             requests = self._requests = {}
         found = requests.get(id(sent_body))
         if found is None:
-            found = requests[id(sent_body)] = turn._provider.http_request(turn._request, sent_body)
+            found = requests[id(sent_body)] = turn._provider._to_send(turn._request, sent_body)
         return found
 
     def decide(self, failure: Failed, committed: bool) -> Failed | Switch:
