@@ -8,7 +8,7 @@ event on the same frames: the lines split, `json.loads` of the `data:` line.
 
 - default: CPU microseconds per event, best and median of `--repeat` runs;
 - `--instructions`: instructions per event counted by `valgrind --tool=callgrind`,
-  which repeat to the instruction from run to run however busy the machine is (the
+  which repeat within a few tenths of a percent however busy the machine is (the
   garbage collector off, hash seed and address layout fixed). Each client runs twice
   in a child under valgrind, with N and 3N events, each run building both bodies, so
   what the two runs share (the import, building the bodies) cancels out.
