@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections import Counter
+from collections.abc import Coroutine
 from typing import Any
 
 import pytest
@@ -22,8 +23,10 @@ from reactivex.scheduler.eventloop import AsyncIOScheduler
 from reactivex.testing import TestScheduler
 
 import rxllm
+from rxllm.degradation import RetryPlan
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import after, loop_scheduler
+from rxllm.sources.http import _Transfer
 from tests.support import Serve
 
 # RxPY's wrappers, each with its own lock: rxllm's operators hold none per stream.
@@ -78,6 +81,33 @@ async def test_streams_in_flight_hold_no_rxpy_wrappers(serve: Serve, options: An
     await provider.aclose()
     assert in_flight == Counter()  # not one per stream, nor one per operator
     assert all(isinstance(event, rxllm.Done) for event in lasts)
+
+
+async def test_streams_in_flight_share_what_only_a_failure_or_a_redirect_needs(
+    serve: Serve,
+) -> None:
+    """No retry plan until a failure, no frame of the redirect loop while the body
+    streams, and no copy of the request headers per stream."""
+    base_url, go = await _paused_stream(serve)
+    provider = rxllm.provider("openai", api_key="sk-test-0123456789abcdef", base_url=base_url)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    streams = [provider.astream(request) for _ in range(20)]
+    for stream in streams:
+        await anext(stream)
+    gc.collect()
+    live = gc.get_objects()
+    plans = [o for o in live if type(o) is RetryPlan]
+    frames = Counter(o.__qualname__ for o in live if isinstance(o, Coroutine))
+    transfers = [o for o in live if type(o) is _Transfer]
+    headers = {id(transfer._settings.request.headers) for transfer in transfers}
+    go.set()
+    for stream in streams:
+        assert isinstance([event async for event in stream][-1], rxllm.Done)
+    await provider.aclose()
+    assert plans == []
+    assert frames["_Transfer._run"] == frames["_Transfer._transfer"] == 20
+    assert frames["_Transfer._respond"] == 0
+    assert len(transfers) == 20 and len(headers) == 1  # the provider's, shared by its turns
 
 
 async def test_the_request_is_sent_in_the_loop_iteration_that_subscribed(serve: Serve) -> None:
