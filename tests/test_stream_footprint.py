@@ -83,6 +83,16 @@ async def test_streams_in_flight_hold_no_rxpy_wrappers(serve: Serve, options: An
     assert all(isinstance(event, rxllm.Done) for event in lasts)
 
 
+def _footprint() -> tuple[Counter[str], set[_Transfer]]:
+    """Retry plans and the source's coroutines by name, and the HTTP transfers, alive
+    now (other tests' may be: what a test counts is the difference it makes)."""
+    gc.collect()
+    live = gc.get_objects()
+    counts = Counter(o.__qualname__ for o in live if isinstance(o, Coroutine))
+    counts["RetryPlan"] = sum(1 for o in live if type(o) is RetryPlan)
+    return counts, {o for o in live if type(o) is _Transfer}
+
+
 async def test_streams_in_flight_share_what_only_a_failure_or_a_redirect_needs(
     serve: Serve,
 ) -> None:
@@ -91,23 +101,22 @@ async def test_streams_in_flight_share_what_only_a_failure_or_a_redirect_needs(
     base_url, go = await _paused_stream(serve)
     provider = rxllm.provider("openai", api_key="sk-test-0123456789abcdef", base_url=base_url)
     request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    counts_before, transfers_before = _footprint()
     streams = [provider.astream(request) for _ in range(20)]
     for stream in streams:
         await anext(stream)
-    gc.collect()
-    live = gc.get_objects()
-    plans = [o for o in live if type(o) is RetryPlan]
-    frames = Counter(o.__qualname__ for o in live if isinstance(o, Coroutine))
-    transfers = [o for o in live if type(o) is _Transfer]
-    headers = {id(transfer._settings.request.headers) for transfer in transfers}
+    counts, transfers = _footprint()
+    in_flight = counts - counts_before
+    mine = transfers - transfers_before
+    headers = {id(transfer._settings.request.headers) for transfer in mine}
     go.set()
     for stream in streams:
         assert isinstance([event async for event in stream][-1], rxllm.Done)
     await provider.aclose()
-    assert plans == []
-    assert frames["_Transfer._run"] == frames["_Transfer._transfer"] == 20
-    assert frames["_Transfer._respond"] == 0
-    assert len(transfers) == 20 and len(headers) == 1  # the provider's, shared by its turns
+    assert in_flight["RetryPlan"] == 0
+    assert in_flight["_Transfer._run"] == in_flight["_Transfer._transfer"] == 20
+    assert in_flight["_Transfer._respond"] == 0
+    assert len(mine) == 20 and len(headers) == 1  # the provider's, shared by its turns
 
 
 async def test_the_request_is_sent_in_the_loop_iteration_that_subscribed(serve: Serve) -> None:
