@@ -165,46 +165,22 @@ SHAPES = {
 # The shapes each wire got wrong: a wrong terminal (`done`, `truncated`, `protocol`), or
 # an error whose message was not the provider's words (a dict's repr with "error" as
 # its code, an HTML page's markup).
+NOT_JSON_OBJECTS = ("html page", "json string", "json list", "no data")
+"""Shapes the chat wire got wrong too."""
+UNKNOWN_TO_THE_OTHERS = (
+    "bare message",
+    *NOT_JSON_OBJECTS,
+    "message only",
+    "detail only",
+    "other type",
+    "llama.cpp error line",
+)
+"""Shapes none of the other three wires read as an error of its own."""
 BROKEN: dict[str, tuple[str, ...]] = {
-    "anthropic": (
-        "bare message",
-        "html page",
-        "json string",
-        "json list",
-        "no data",
-        "message only",
-        "detail only",
-        "other type",
-        "error string",
-        "google envelope",
-        "responses event",
-        "llama.cpp error line",
-    ),
-    "google": (
-        "bare message",
-        "html page",
-        "json string",
-        "json list",
-        "no data",
-        "message only",
-        "detail only",
-        "other type",
-        "responses event",
-        "llama.cpp error line",
-    ),
-    "openai-responses": (
-        "bare message",
-        "html page",
-        "json string",
-        "json list",
-        "no data",
-        "message only",
-        "detail only",
-        "other type",
-        "error string",
-        "llama.cpp error line",
-    ),
-    "openai": ("html page", "json string", "json list", "no data"),
+    "anthropic": (*UNKNOWN_TO_THE_OTHERS, "error string", "google envelope", "responses event"),
+    "google": (*UNKNOWN_TO_THE_OTHERS, "responses event"),
+    "openai-responses": (*UNKNOWN_TO_THE_OTHERS, "error string"),
+    "openai": NOT_JSON_OBJECTS,
 }
 CASES = [(wire, shape) for wire in WIRES for shape in BROKEN[wire]]
 
