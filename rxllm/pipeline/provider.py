@@ -351,15 +351,16 @@ class _Attempts:
     """One subscription of a turn: its retry plan, the number of its next attempt, and
     each body it sent, JSON-encoded once."""
 
-    __slots__ = ("_elapsed", "_number", "_plan", "_requests", "_started", "_turn")
+    __slots__ = ("_deadline", "_elapsed", "_number", "_plan", "_requests", "_turn")
 
     def __init__(self, turn: Turn, first_attempt: int, elapsed: float) -> None:
         self._turn = turn
         self._number = first_attempt
         self._elapsed = elapsed
-        # The retry plan is made at the first failure (most turns never need one); what
-        # is left of `total_timeout` then counts from here.
-        self._started = None if turn._provider.options.total_timeout is None else monotonic()
+        # The retry plan is made at the first failure (most turns never need one), with
+        # what is left then of the deadline the subscription set.
+        total = turn._provider.options.total_timeout
+        self._deadline = None if total is None else monotonic() + total - elapsed
         self._plan: RetryPlan | None = None
         # Bodies encoded after the first, for a retry (plan.sent keeps each body alive).
         self._requests: dict[int, HttpRequest] | None = None
@@ -370,10 +371,8 @@ class _Attempts:
             turn = self._turn
             provider = turn._provider
             options = provider.options
-            total, started = options.total_timeout, self._started
-            time_left = None
-            if total is not None and started is not None:
-                time_left = total - self._elapsed - (monotonic() - started)
+            deadline = self._deadline
+            time_left = None if deadline is None else deadline - monotonic()
             plan = self._plan = RetryPlan(
                 turn._body, provider.wire.recovery, options.max_attempts, time_left
             )
