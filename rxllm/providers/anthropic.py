@@ -25,7 +25,11 @@ Decisions, where the wire leaves a choice:
   field wins; Anthropic's delta counts are cumulative) and emitted once, at
   `message_delta`. `input_tokens` is already the uncached input; cache reads and
   writes are reported apart. `output_tokens` includes thinking; the thinking share,
-  where sent (`output_tokens_details.thinking_tokens`), is `reasoning_tokens`.
+  where sent (`output_tokens_details.thinking_tokens`), is `reasoning_tokens`. The
+  top-level counts leave out compaction (the compaction docs: the billed total sums
+  `usage.iterations`), so each `compaction` iteration's counts are added to them (the
+  latest `iterations` list wins, like any count); other iterations are already in the
+  top level (`message`) or another model's (`advisor_message`), and only logged.
 - The stop reason of `message_delta` is held until `message_stop`; a body that ends
   without `message_stop` is truncated, even after a `message_delta`. A refusal's
   `stop_details.explanation` is a `refusal` event, at once (its category is logged).
@@ -80,7 +84,9 @@ Decisions, where the wire leaves a choice:
   Anthropic's `error.type` (a proxy's envelope, a bare string) is read as any error
   body is (`Normalizer.stream_error`), and so is an `event: error` frame whose data is
   not a JSON object, or is empty (`Normalizer.error_frame`). Unknown event, block and
-  delta types are ignored with a debug log, so new wire features never break a stream.
+  delta types are ignored with a debug log of their fields (a `compaction` block's
+  summary, a `container_upload`'s file id), so new wire features never break a stream;
+  so is an `input_json_delta` for a block that is no call.
 """
 
 from __future__ import annotations
@@ -117,6 +123,8 @@ STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "pause_turn": "pause",  # a long turn paused: send it back to continue
+    # `pause_after_compaction`: the summary is written; send the turn back to continue.
+    "compaction": "pause",
     "max_tokens": "length",
     # The context window filled up before max_tokens: output cut for lack of room.
     "model_context_window_exceeded": "length",
@@ -156,6 +164,7 @@ _MESSAGE_READ = frozenset(
 )
 _MESSAGE_DELTA_READ = frozenset({"type", "delta", "usage"})
 _DELTA_READ = frozenset({"stop_reason", "stop_details"})
+_TYPE_READ = frozenset({"type"})  # of a block or delta no event carries
 
 # Block kinds the normalizer reads; any other kind is logged and skipped.
 _TEXT, _THINKING, _TOOL = "text", "thinking", "tool_use"
@@ -193,6 +202,7 @@ class AnthropicNormalizer(Normalizer):
     """Messages stream events -> fragments, one content block index at a time."""
 
     __slots__ = (
+        "compacted",
         "counts",
         "refusal_text",
         "server_names",
@@ -208,6 +218,7 @@ class AnthropicNormalizer(Normalizer):
         self.servers: dict[int, _ServerBlock] = {}  # open server tool calls by index
         self.server_names: dict[str, str] = {}  # server call id -> tool name
         self.counts: dict[str, int] = {}
+        self.compacted: dict[str, int] = {}  # the compaction iterations' counts
         self.stop: str | None = None
         self.refusal_text: str | None = None  # a refusal explanation already emitted
         self.usage_sent = False
@@ -253,6 +264,12 @@ class AnthropicNormalizer(Normalizer):
                 server = self.servers.get(index)
                 if server is not None:
                     server.fragments.append(partial)
+                elif partial:
+                    logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                        "ignored an input_json_delta for block {}, which is no call: {!r}",
+                        index,
+                        partial,
+                    )
                 return
             if partial:
                 block.got_args = True
@@ -269,6 +286,7 @@ class AnthropicNormalizer(Normalizer):
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "ignored an unknown Anthropic delta: {}", kind
             )
+            self._unread(str(kind), delta, _TYPE_READ)
 
     def _block_start(self, index: int, block: dict[str, Any]) -> None:
         kind = block.get("type")
@@ -311,6 +329,7 @@ class AnthropicNormalizer(Normalizer):
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "skipped an unknown Anthropic block: {}", kind
             )
+            self._unread(f"{kind} block", block, _TYPE_READ)
 
     def _block_stop(self, index: int) -> None:
         block = self.tools.pop(index, None)
@@ -437,10 +456,25 @@ class AnthropicNormalizer(Normalizer):
         details = usage.get("output_tokens_details")
         if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int):
             counts["reasoning_tokens"] = details["thinking_tokens"]
+        iterations = usage.get("iterations")
+        if isinstance(iterations, list):
+            compacted: dict[str, int] = {}
+            self.compacted = compacted
+            for iteration in iterations:
+                if isinstance(iteration, dict) and iteration.get("type") == "compaction":
+                    for wire, ours in _USAGE_FIELDS:
+                        value = iteration.get(wire)
+                        if value.__class__ is int:
+                            compacted[ours] = compacted.get(ours, 0) + value
 
     def _send_usage(self) -> None:
         self.usage_sent = True
-        self.usage(Usage.of(**self.counts))
+        counts = self.counts
+        if self.compacted:  # compaction's counts, which the top-level ones leave out
+            counts = counts.copy()
+            for field, value in self.compacted.items():
+                counts[field] = counts.get(field, 0) + value
+        self.usage(Usage.of(**counts))
 
     def _error(self, payload: dict[str, Any]) -> None:
         raw = json.dumps(payload, ensure_ascii=False)
