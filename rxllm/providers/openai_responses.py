@@ -17,15 +17,16 @@ message, no data) is read as any error body is (`Normalizer.error_frame`).
 Output items, by type (the decisions of this module):
 
 - `message`: text and refusal deltas as they come. A part that had no deltas arrived
-  whole: its text is emitted at its `response.output_text.done` (`refusal.done`), or
-  else at the message's `output_item.done`, once; a part that had deltas is never
-  emitted again.
+  whole: its text is emitted at its `response.output_text.done` (`refusal.done`), its
+  `response.content_part.done`, or else at the message's `output_item.done`, once; a
+  part that had deltas is never emitted again.
 - `reasoning`: summary (and reasoning text) deltas as they come, each part apart from
   the one before (summary part 0 and reasoning-text part 0 are two parts); a part that
   had no deltas arrived whole: its text is emitted at its own `.done` event
   (`reasoning_summary_text.done`, `reasoning_summary_part.done`,
-  `reasoning_text.done`), once. An item that had no part at all arrived whole: its
-  `summary` texts (else its `content` texts) are emitted at its `output_item.done`.
+  `reasoning_text.done`, `content_part.done`), once. An item that had no part at all
+  arrived whole: its `summary` texts (else its `content` texts) are emitted at its
+  `output_item.done`.
   That item ends with one more delta: its `encrypted_content` as the signature, its
   other fields (`id`, `summary`, ...) as `details`, which the request builder sends
   back as the item.
@@ -64,6 +65,11 @@ Output items, by type (the decisions of this module):
   parts at `output_item.done`, each once (keyed by output item, part, url and range).
   Other annotation types (`file_citation`, `container_file_citation`, `file_path`)
   have no event and are logged at debug.
+- The terminal response (`response.completed`, `response.incomplete`) holds every
+  output item: one whose `output_item.done` never came (a server that streams only the
+  terminal response, an event lost on the way) is read there as its done event would
+  have been; one already done (by output index or by item id) is not read again, and a
+  call already started is left to the terminal to end, as any call not marked done.
 - `sequence_number` counts the events of a response from 0: a number that is not the
   one after the last (an event lost or repeated on the way) is logged at debug; the
   events that did arrive are read as they are.
@@ -118,7 +124,6 @@ _IGNORED = frozenset(
         "response.in_progress",
         "response.queued",
         "response.content_part.added",
-        "response.content_part.done",
         "response.custom_tool_call_input.delta",  # the done item's `input` is authoritative
         "response.custom_tool_call_input.done",
         "response.reasoning_summary_part.added",
@@ -371,6 +376,7 @@ class ResponsesNormalizer(Normalizer):
     __slots__ = (
         "calls",
         "cited",
+        "finished",
         "handlers",
         "parts",
         "reasoned",
@@ -396,6 +402,9 @@ class ResponsesNormalizer(Normalizer):
         # cited_text and to know which parts of a done message were already streamed.
         self.parts: dict[tuple[int, int], list[str]] = {}
         self.cited: set[tuple[Any, ...]] = set()
+        # The output_index and id of each item whose `output_item.done` was read: the
+        # terminal response's `output` repeats them, and only the others are new.
+        self.finished: set[int | str] = set()
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "response.output_text.delta": self._text,
             "response.refusal.delta": self._refusal,
@@ -408,6 +417,7 @@ class ResponsesNormalizer(Normalizer):
             "response.function_call_arguments.done": self._arguments_done,
             "response.output_text.done": self._text_done,
             "response.refusal.done": self._refusal_done,
+            "response.content_part.done": self._content_part_done,
             "response.output_text.annotation.added": self._annotation,
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
@@ -472,6 +482,23 @@ class ResponsesNormalizer(Normalizer):
 
     def _refusal_done(self, payload: dict[str, Any]) -> None:
         self._part_done(payload, payload.get("refusal"), self.refusal)
+
+    def _content_part_done(self, payload: dict[str, Any]) -> None:
+        """The part whole, as its own `.done` event gives it: once more what came before
+        (deltas, `output_text.done`), or the part itself if nothing did."""
+        part = payload.get("part")
+        if not isinstance(part, dict):
+            return
+        kind = part.get("type")
+        if kind == "output_text":
+            self._part_done(payload, part.get("text"), self.text)
+            for annotation in part.get("annotations") or ():
+                self._annotation({**payload, "annotation": annotation})
+        elif kind == "refusal":
+            self._part_done(payload, part.get("refusal"), self.refusal)
+        elif kind == "reasoning_text":
+            key = (payload.get("output_index", 0), "text", payload.get("content_index", 0))
+            self._reasoning_part_done(key, part.get("text"))
 
     def _part_done(self, payload: dict[str, Any], whole: Any, emit: Callable[[str], None]) -> None:
         """A part's `.done` repeats its deltas; a part that had none arrived whole."""
@@ -574,6 +601,9 @@ class ResponsesNormalizer(Normalizer):
         item = payload.get("item") or {}
         kind = item.get("type")
         index = payload.get("output_index", 0)
+        self.finished.add(index)
+        if isinstance(item.get("id"), str):
+            self.finished.add(item["id"])
         if kind == "function_call":
             if index not in self.calls:
                 self._start_call(index, item)
@@ -693,6 +723,17 @@ class ResponsesNormalizer(Normalizer):
         self.reasoning(signature=blob or None, details=details)
 
     def _finish(self, response: dict[str, Any]) -> None:
+        # The response's `output` holds every item; one whose `output_item.done` never
+        # came (a server that streams only the terminal response, an event lost on the
+        # way) is read now, as its done event would have been. A call already started
+        # is ended by the terminal itself, after the usage, as a call cut short must be.
+        output = response.get("output")
+        for position, item in enumerate(output if isinstance(output, list) else ()):
+            if not isinstance(item, dict) or position in self.finished or position in self.calls:
+                continue
+            item_id = item.get("id")
+            if not (isinstance(item_id, str) and item_id in self.finished):
+                self._item_done({"output_index": position, "item": item})
         for index in sorted(self.reasoning_items):  # reasoning items never marked done
             item = self.reasoning_items[index]
             self._end_reasoning(item, item.get("encrypted_content"))
@@ -718,8 +759,21 @@ class ResponsesNormalizer(Normalizer):
         if usage:  # what the failed turn cost; held back, then dropped, if nothing came
             self.usage(responses_usage(usage))
         error = response.get("error") or {}
+        if not isinstance(error, dict):  # neither shape: read as any error body is
+            self.stream_error(error, json.dumps(error))
+            return
         message = str(error.get("message") or "the response failed")
-        self.fail("stream_error", message, code=_code_of(error), raw=json.dumps(error))
+        body = parse_error_payload(error)  # the wait and the request id, as in `_error`
+        self.fail(
+            "stream_error",
+            message,
+            status=status_in(error),
+            code=_code_of(error),
+            param=text_or_none(error.get("param")),
+            raw=json.dumps(error),
+            retry_after=body.retry_after,
+            request_id=body.request_id,
+        )
 
     def _error(self, payload: dict[str, Any]) -> None:
         # OpenAI documents the fields at the top level; some servers nest them in `error`.
