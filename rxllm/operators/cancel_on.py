@@ -8,7 +8,7 @@ from typing import Any
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SingleAssignmentDisposable
 
-from rxllm.events import Cancelled, Event, Retry
+from rxllm.events import IS_TERMINAL, Cancelled, Event, Retry
 from rxllm.operators._args import check_observable, check_str
 from rxllm.operators._link import Operator, link
 
@@ -31,7 +31,10 @@ def cancel_on(
     An exception the observer raises on `cancelled` goes to its `on_error`. As with
     RxPY's `take_until`, a signal that completes without an item cancels nothing, and
     a signal that fails ends the stream with its error on `on_error` (a bug, not a
-    provider failure), unsubscribing the source.
+    provider failure), unsubscribing the source. Once the source's terminal event has
+    come, the signal is let go: a signal the observer fires while it handles that
+    event (a `Subject` it calls on `done`) cancels nothing, and the stream still has
+    exactly one terminal event.
 
     Args:
         signal: any observable; its first item cancels.
@@ -57,10 +60,15 @@ def cancel_on(
             stopped = False
 
             def on_next(event: Event) -> None:
-                nonlocal last
+                nonlocal last, stopped
                 if type(event) is Retry:  # a cancel from now on cuts the announced attempt
                     assert isinstance(event, Retry)
                     last = (event.next_provider, event.next_attempt)
+                elif IS_TERMINAL[type(event)]:
+                    # Settled: nothing is left to cancel, and a second terminal event
+                    # would break the stream's contract. The source completes on its own.
+                    stopped = True
+                    watcher.dispose()
                 else:
                     last = (event.provider, event.attempt)
                 observer.on_next(event)

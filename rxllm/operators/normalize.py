@@ -8,6 +8,7 @@ from collections.abc import Callable
 from loguru import logger
 from reactivex import Observable, abc
 
+from rxllm.error_body import request_id_of
 from rxllm.events import Cancelled, Failed, failed
 from rxllm.fragments import (
     ChunkNormalizer,
@@ -51,7 +52,8 @@ def normalize(
     through; the end of the source lets the normalizer decide what the end means, and
     so does a connection that fails mid-body: after the provider's completion signal
     (a finish reason whose usage or `[DONE]` had not come yet), the turn is done, with
-    what it had, not truncated.
+    what it had, not truncated. A body that ends with no terminal fragment at all ends
+    the attempt with `error(kind="truncated")`, naming it.
 
     The response's headers (a `ResponseHeaders` item, before the first chunk) are kept,
     not emitted: an error in the body names the request id from them, and so does an
@@ -181,8 +183,33 @@ class _Feeding(abc.DisposableBase):
         self._observer.on_error(error)
 
     def on_completed(self) -> None:
-        if self._normalizer.settled or self._end():
+        normalizer = self._normalizer
+        if normalizer.settled:
             self._observer.on_completed()
+            return
+        if not self._end():
+            return
+        if not normalizer.settled:
+            # The body ended without the provider's terminal marker. Said here, by the
+            # attempt it cut short, rather than once the turn is settled: before
+            # anything was committed, it is a failure the recovery policy may retry or
+            # a fallback move on from, as a connection reset there is.
+            normalizer.settled = True
+            headers = normalizer.response_headers
+            truncated = failed(
+                normalizer.provider,
+                "truncated",
+                f"the stream from {normalizer.provider} ended without its terminal marker",
+                attempt=normalizer.attempt,
+                retryable=True,
+                request_id=None if headers is None else request_id_of(headers),
+            )
+            try:
+                self._observer.on_next(truncated)
+            except Exception as exc:  # raised downstream: the source has ended (`_end`)
+                self._observer.on_error(exc)
+                return
+        self._observer.on_completed()
 
     def dispose(self) -> None:
         upstream, self.upstream = self.upstream, None

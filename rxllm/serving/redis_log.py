@@ -35,7 +35,7 @@ from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 from redis.exceptions import RedisError
 
-from rxllm.events import IS_TERMINAL, Cancelled, Event, failed
+from rxllm.events import IS_TERMINAL, Cancelled, Event, Retry, failed
 from rxllm.serving.event_json import dump_event, load_event
 from rxllm.serving.redis_scripts import APPEND, CANCEL, REGISTER, RENEW, TERMINATE
 
@@ -576,7 +576,11 @@ class _Producer:
         if self.ended:
             logger.bind(sid=self.sid).debug("event after the terminal dropped: {}", event.type)
             return
-        self.last = (event.provider, event.attempt)
+        if type(event) is Retry:  # a cancel from now on cuts the announced attempt
+            assert isinstance(event, Retry)
+            self.last = (event.next_provider, event.next_attempt)
+        else:
+            self.last = (event.provider, event.attempt)
         if self.seq >= self.log.max_events - 1 and not IS_TERMINAL[type(event)]:
             # One place left: the terminal. A live log is never trimmed.
             self.dispose()
@@ -587,11 +591,14 @@ class _Producer:
 
     def on_error(self, error: Exception) -> None:
         logger.bind(sid=self.sid).opt(exception=error).error("upstream raised")
-        self.emit(failed(self.last[0], "protocol", f"the upstream raised: {error!r}"))
+        provider, attempt = self.last
+        self.emit(failed(provider, "protocol", f"the upstream raised: {error!r}", attempt=attempt))
 
     def on_completed(self) -> None:
         if not self.ended:
-            self.emit(failed(self.last[0], "truncated", "the upstream ended without a terminal"))
+            provider, attempt = self.last
+            ended = "the upstream ended without a terminal"
+            self.emit(failed(provider, "truncated", ended, attempt=attempt))
 
     def emit(self, event: Event) -> None:
         if self.ended:

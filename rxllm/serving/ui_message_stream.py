@@ -178,6 +178,7 @@ class UIMessageEncoder:
         "_calls",
         "_counts",
         "_delta_prefix",
+        "_details",
         "_error_text",
         "_handlers",
         "_held",
@@ -208,6 +209,7 @@ class UIMessageEncoder:
         self._delta_prefix = b""  # the frame of a text delta in the open block, up to its text
         self._held = ""  # a high surrogate waiting for its pair
         self._signature: str | None = None
+        self._details: dict[str, Any] | None = None
         self._redacted = False
         self._counts = {"t": 0, "r": 0, "s": 0}
         self._pending: dict[str, str] = {}  # call id -> tool name, input not yet complete
@@ -269,7 +271,7 @@ class UIMessageEncoder:
             continued = self._continue_block(event.type, event.text, None, False)
         elif isinstance(event, ReasoningDelta):
             continued = self._continue_block(
-                "reasoning", event.text, event.signature, event.redacted
+                "reasoning", event.text, event.signature, event.redacted, event.details
             )
         else:
             continued = False
@@ -294,12 +296,18 @@ class UIMessageEncoder:
                 fields.get("text"),
                 fields.get("signature"),
                 fields.get("redacted", False),
+                fields.get("details"),
             ):
                 continue
             self.parts(load_event(data))
 
     def _continue_block(
-        self, kind: object, text: object, signature: object, redacted: object
+        self,
+        kind: object,
+        text: object,
+        signature: object,
+        redacted: object,
+        details: object = None,
     ) -> bool:
         """Fold a delta that continues the open block of its kind, and say so: such a
         delta changes nothing but the held half character (`_delta`). False for
@@ -309,10 +317,12 @@ class UIMessageEncoder:
         if kind == "reasoning" and (
             signature is not None
             or redacted is not False
+            or details is not None
             or self._signature is not None
+            or self._details is not None
             or self._redacted
         ):
-            return False  # a signature or a redaction ends the block (see `_reasoning`)
+            return False  # a signature, details or a redaction end the block (`_reasoning`)
         self._delta(text)
         return True
 
@@ -374,11 +384,13 @@ class UIMessageEncoder:
             meta: dict[str, Any] = {}
             if self._signature is not None:
                 meta["signature"] = self._signature
+            if self._details is not None:
+                meta["details"] = self._details
             if self._redacted:
                 meta["redacted"] = True
             if meta:
                 end["providerMetadata"] = {"rxllm": meta}
-            self._signature, self._redacted = None, False
+            self._signature, self._details, self._redacted = None, None, False
         else:
             end = {"type": "text-end", "id": block_id}
         out.append(end)
@@ -405,10 +417,14 @@ class UIMessageEncoder:
             out.append({"type": "text-delta", "id": block_id, "delta": delta})
 
     def _reasoning(self, event: ReasoningDelta, out: list[Part]) -> None:
-        # A signature closes a thinking block (Anthropic sends it last), and each
-        # redacted block is opaque data of its own: either way, a new block follows.
+        # A signature or details close a thinking block (Anthropic sends the signature
+        # last, a Responses item its fields), and each redacted block is opaque data of
+        # its own: either way, a new block follows.
         if self._block == "reasoning" and (
-            self._signature is not None or self._redacted or event.redacted
+            self._signature is not None
+            or self._details is not None
+            or self._redacted
+            or event.redacted
         ):
             self._end_block(out)
         if self._block != "reasoning":
@@ -417,6 +433,8 @@ class UIMessageEncoder:
         block_id = self._open("reasoning", out)
         if event.signature is not None:
             self._signature = event.signature
+        if event.details is not None:
+            self._details = event.details
         if event.redacted:  # encrypted: there is nothing to show
             return
         delta = self._delta(event.text)
