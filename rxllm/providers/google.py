@@ -4,13 +4,14 @@ Request: `POST {base}/models/{model}:streamGenerateContent?alt=sse` with the key
 `x-goog-api-key`; the model is in the URL, never in the body. Response: `data:` events
 (framed with `\\r\\n\\r\\n`, which the SSE decoder handles), each a whole
 `GenerateContentResponse`: `candidates[0].content.parts` (text, thought text,
-`functionCall`, `executableCode`, `codeExecutionResult`), a cumulative `usageMetadata`
-on most chunks, `modelVersion`, and a `finishReason` on the last candidate. There is
-no `[DONE]`: a finish reason (or a prompt block) is the terminal marker, and usage-only
-chunks may still follow it, so usage and `done` are emitted at the end of the body.
+`functionCall`, `executableCode`, `codeExecutionResult`, `toolCall`, `toolResponse`), a
+cumulative `usageMetadata` on most chunks, `modelVersion`, and a `finishReason` on the
+last candidate. There is no `[DONE]`: a finish reason (or a prompt block) is the
+terminal marker, and usage-only chunks may still follow it, so usage and `done` are
+emitted at the end of the body.
 
-How the wire is read (decisions, each tested in tests/providers/test_google.py and
-test_google_shapes.py):
+How the wire is read (decisions, each tested in tests/providers/test_google.py,
+test_google_shapes.py and test_probe_google.py):
 
 - Parts with `"thought": true` are reasoning; their `thoughtSignature` rides on the
   same event. A signature on any other part (text, a function call, an empty text
@@ -39,15 +40,25 @@ test_google_shapes.py):
   sends one on both parts), else `code_execution_{n}` (`n` counts code parts in the
   turn: stable across replays); a result without an `id` belongs to the latest code
   part. Neither part is text: the answer's text is only what the model wrote.
-- `groundingMetadata.groundingChunks[]` (Google Search grounding: `web`; Vertex:
-  `retrievedContext`, `maps`) with a `uri` are `citation` events (url, title), each
-  uri once per turn, since a later chunk may repeat the metadata (read even in a chunk
-  after the finish reason, whose parts are ignored). `cited_text` stays
-  empty: a `groundingSupports` segment is the answer's own text that the source
-  supports, not text quoted from the source.
+- So are the built-in tools Gemini 3 reports when asked to
+  (`toolConfig.includeServerSideToolInvocations`, ai.google.dev/gemini-api/docs/
+  tool-combination): a `toolCall` part {toolType, args, id} is `server_tool_call`
+  named after its `toolType` in lower case (`google_search_web`, `url_context`,
+  `google_maps`, `file_search`) with `args` as arguments; a `toolResponse` part
+  {toolType, response, id} is `server_tool_result` with `response` as content. Ids
+  as for code execution, counted per tool.
+- `groundingMetadata.groundingChunks[]` (Google Search grounding: `web`, and `image`
+  whose `sourceUri` is the page the image is on; Vertex: `retrievedContext`, `maps`)
+  with a `uri` are `citation` events (url, title), each uri once per turn, since a
+  later chunk may repeat the metadata (read even in a chunk after the finish reason,
+  whose parts are ignored). A chunk with no uri (a File Search document: a title and
+  a store) is logged at debug by its kind, once per turn. `cited_text` stays empty: a
+  `groundingSupports` segment is the answer's own text that the source supports, not
+  text quoted from the source.
 - `citationMetadata` sources (recitation: Gemini API `citationSources[]` {uri,
   license}, Vertex `citations[]` {uri, title}) with a `uri` are `citation` events too,
   under the same once-per-uri rule; their index range is again the answer's own text.
+  A source without a uri is logged at debug, as a grounding chunk without one is.
 - A part no event carries (`inlineData`, `fileData`, a thought image, a part type
   newer than this module) is logged at debug by its keys, never its data; the parts
   around it are read as usual. So are candidate and grounding fields no event carries
@@ -65,8 +76,10 @@ test_google_shapes.py):
   call the model made is invalid: the turn holds neither a call to dispatch nor an
   answer, so it ends in `error(kind="malformed_tool_arguments")` (code = the reason,
   message with the `finishMessage`, usage first), never a `done` an agent loop would
-  take for a final, empty answer. Any other `finishMessage` is logged at debug. Parts
-  after the finish are ignored.
+  take for a final, empty answer. MISSING_THOUGHT_SIGNATURE says the request was
+  faulty (history sent back without its thought signatures): it ends the same way in
+  `error(kind="rejected")`, as Gemini's 400 for it before streaming does. Any other
+  `finishMessage` is logged at debug. Parts after the finish are ignored.
 - `promptFeedback.blockReason` (other than the unspecified defaults) is terminal:
   `done("content_filter")` with the block reason as the raw stop reason (its
   `blockReasonMessage` logged at debug). It is the provider's answer, not a failure of
@@ -127,11 +140,14 @@ FINISH_REASONS: dict[str, StopReason] = {
 
 # Finish reasons that say the call the model made is invalid (google-genai FinishReason:
 # MALFORMED_FUNCTION_CALL "the function call generated by the model is invalid",
-# UNEXPECTED_TOOL_CALL "the tool call generated by the model is invalid"): the turn ends
-# in this error, not in `done`.
+# UNEXPECTED_TOOL_CALL "the tool call generated by the model is invalid"), or that the
+# request was (MISSING_THOUGHT_SIGNATURE "request has at least one thought signature
+# missing": the conversation sent back lost a signature, which Gemini 3 answers with a
+# 400 when it says so before streaming): the turn ends in this error, not in `done`.
 FAILED_FINISHES: dict[str, ErrorKind] = {
     "MALFORMED_FUNCTION_CALL": "malformed_tool_arguments",
     "UNEXPECTED_TOOL_CALL": "malformed_tool_arguments",
+    "MISSING_THOUGHT_SIGNATURE": "rejected",
 }
 
 # The keys of a part that are read whatever else it holds: any other key is content.
@@ -154,6 +170,10 @@ _CANDIDATE_KEYS = frozenset(
     }
 )
 _GROUNDING_KEYS = frozenset({"groundingChunks", "groundingSupports"})
+# Grounding chunk kinds (google-genai `GroundingChunk`) and the field naming the page
+# each cites: an `image` chunk (Google Search image results) cites the page the image
+# is on (`sourceUri`), not the image (`imageUri`), as Google's attribution asks.
+_GROUNDING_SOURCES = {"web": "uri", "retrievedContext": "uri", "maps": "uri", "image": "sourceUri"}
 
 # `promptFeedback.blockReason` values that mean "not blocked" (proto enum defaults).
 _NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPECIFIED"})
@@ -275,6 +295,13 @@ def _put(node: Any, segment: str | int, value: Any) -> None:
     node[segment] = value
 
 
+def _tool_name(tool: dict[str, Any]) -> str:
+    """The name of a built-in tool in a `toolCall` / `toolResponse` part: its `toolType`
+    in lower case (`GOOGLE_SEARCH_WEB` -> `google_search_web`, `URL_CONTEXT`,
+    `GOOGLE_MAPS`, `FILE_SEARCH`), near the request's own tool keys."""
+    return str(tool.get("toolType") or "server_tool").lower()
+
+
 # -- the normalizer -------------------------------------------------------------------
 
 
@@ -286,11 +313,11 @@ class GeminiNormalizer(Normalizer):
         "blocked",
         "calls",
         "cited",
-        "code_call_id",
-        "code_calls",
         "finish",
         "finish_message",
         "open_call",
+        "server_call_ids",
+        "server_calls",
         "unread_fields",
         "usage_raw",
         "warned_candidates",
@@ -305,10 +332,12 @@ class GeminiNormalizer(Normalizer):
         self.usage_raw: dict[str, Any] | None = None
         self.calls = 0
         self.open_call: _StreamedCall | None = None
-        self.code_calls = 0  # code_execution calls in the turn, for ids the wire omits
-        self.code_call_id: str | None = None  # the latest one, which a result answers
+        # Calls of each provider-run tool in the turn (for ids the wire omits), and the
+        # latest one's id, which a result without an id answers.
+        self.server_calls: dict[str, int] = {}
+        self.server_call_ids: dict[str, str] = {}
         self.cited: set[str] = set()  # grounding uris already emitted
-        self.unread_fields: set[str] = set()  # fields no event carries, logged once
+        self.unread_fields: set[str] = set()  # "where.field" no event carries, logged once
 
     def on_chunk(self, chunk: RawChunk) -> None:
         # Vertex sends `usageMetadata: {"trafficType": ...}` alone on the chunks before
@@ -369,7 +398,7 @@ class GeminiNormalizer(Normalizer):
     def end(self) -> None:
         finish = self.finish
         if finish is None:
-            return  # no finish reason: settle_once reports the stream truncated
+            return  # no finish reason: `normalize` reports the stream truncated
         call = self.open_call
         if call is not None:
             self.fail(
@@ -440,23 +469,43 @@ class GeminiNormalizer(Normalizer):
             return
         code = part.get("executableCode")
         if code is not None:
-            self.code_calls += 1
-            call_id = code.get("id") or f"code_execution_{self.code_calls - 1}"
-            self.code_call_id = call_id
             arguments = {"language": code.get("language"), "code": code.get("code") or ""}
-            self.server_tool_call(call_id, "code_execution", arguments)
+            self._server_call("code_execution", code.get("id"), arguments)
             return
         result = part.get("codeExecutionResult")
         if result is not None:
-            call_id = result.get("id") or self.code_call_id
-            if call_id is None:  # a result with no code before it: still shown
-                self.code_calls += 1
-                call_id = f"code_execution_{self.code_calls - 1}"
             content = {key: result[key] for key in ("outcome", "output") if key in result}
-            self.server_tool_result(call_id, "code_execution", content)
+            self._server_result("code_execution", result.get("id"), content)
+            return
+        tool = part.get("toolCall")  # a built-in tool's call (tool combination)
+        if tool is not None:
+            self._server_call(_tool_name(tool), tool.get("id"), tool.get("args") or {})
+            return
+        tool = part.get("toolResponse")
+        if tool is not None:
+            self._server_result(_tool_name(tool), tool.get("id"), tool.get("response") or {})
             return
         if part.keys() - _TEXT_KEYS:
             self._unread(part)
+
+    def _server_call(self, name: str, call_id: Any, arguments: dict[str, Any]) -> None:
+        """A call of a tool Gemini runs itself; its id is the wire's, else `{name}_{n}`
+        (`n` counts that tool's calls in the turn: stable across replays)."""
+        number = self.server_calls.get(name, 0)
+        self.server_calls[name] = number + 1
+        call_id = call_id or f"{name}_{number}"
+        self.server_call_ids[name] = call_id
+        self.server_tool_call(call_id, name, arguments)
+
+    def _server_result(self, name: str, call_id: Any, content: Any) -> None:
+        """That tool's result; without an id it answers the tool's latest call (or,
+        with no call before it, is still shown under an id of its own)."""
+        call_id = call_id or self.server_call_ids.get(name)
+        if call_id is None:
+            number = self.server_calls.get(name, 0)
+            self.server_calls[name] = number + 1
+            call_id = f"{name}_{number}"
+        self.server_tool_result(call_id, name, content)
 
     def _unread(self, part: dict[str, Any]) -> None:
         """A part no event carries: logged by its keys (its data may be a whole image)."""
@@ -472,24 +521,31 @@ class GeminiNormalizer(Normalizer):
         recited = candidate.get("citationMetadata")
         if recited:
             for source in recited.get("citationSources") or recited.get("citations") or ():
-                self._cite(source.get("uri"), source.get("title"))
+                if source.get("uri"):
+                    self._cite(source["uri"], source.get("title"))
+                else:  # a license, or only the range of the answer it covers
+                    self._unread_fields(set(source), "citation source without a uri")
 
     def _grounding(self, grounding: dict[str, Any]) -> None:
         """Grounding sources as citations, each uri once per turn."""
         for source in grounding.get("groundingChunks") or ():
-            for kind in ("web", "retrievedContext", "maps"):
+            cited = False
+            for kind, uri_key in _GROUNDING_SOURCES.items():
                 ref = source.get(kind)
-                if isinstance(ref, dict):
-                    self._cite(ref.get("uri"), ref.get("title"))
+                if isinstance(ref, dict) and ref.get(uri_key):
+                    self._cite(ref[uri_key], ref.get("title"))
+                    cited = True
+            if not cited:  # a File Search document, a kind newer than this module
+                self._unread_fields(set(source), "grounding chunk without a uri")
         if grounding.keys() - _GROUNDING_KEYS:
             self._unread_fields(grounding.keys() - _GROUNDING_KEYS, "grounding")
 
     def _unread_fields(self, fields: set[str], where: str) -> None:
         """Fields no event carries, logged by name (a search entry point is a page of
-        HTML), each once per turn."""
-        new = fields - self.unread_fields
+        HTML), each once per turn and place."""
+        new = {name for name in fields if f"{where}.{name}" not in self.unread_fields}
         if new:
-            self.unread_fields |= new
+            self.unread_fields.update(f"{where}.{name}" for name in new)
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "no event carries the {} fields {}", where, sorted(new)
             )
@@ -531,7 +587,11 @@ class GeminiNormalizer(Normalizer):
         elif open_call is None:
             if call.get("partialArgs"):
                 raise ValueError("partialArgs for a function call that never began")
-            return  # a stray terminator
+            if call:  # more than a stray `{}` terminator: a call that names no function
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "ignored a functionCall without a name, keys {}", sorted(call)
+                )
+            return
         partial_args = call.get("partialArgs")
         if partial_args:
             open_call.add(partial_args)
