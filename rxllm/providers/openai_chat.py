@@ -9,7 +9,7 @@ after the finish's own chunk, `[DONE]` or the end of the body: usage on the fini
 chunk is not always the last (vLLM's `continuous_usage_stats` puts usage on every
 chunk, then sends the final usage chunk, the only one with the cached tokens); the
 latest usage wins. `[DONE]` ends the turn even when no finish reason came (Snowflake
-sends none).
+sends none), and padded with whitespace too (`data: [DONE] `, as the SDKs read it).
 
 Every OpenAI-compatible endpoint is this module with a few declared options
 (`ChatOptions`), never a copy of the loop. What the compatible endpoints add without
@@ -33,7 +33,12 @@ one dict lookup:
   `name: ""` opener) starts when its name does, with the arguments held until then;
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text.
   OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
-- an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp), `event: error`
+  A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
+  is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
+  back in the history as a custom call when the request offers that custom tool.
+- an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp), a chunk that is
+  the error itself (`{"object": "error", "message", ...}`, vLLM's and Mistral's shape),
+  `event: error`
   frames (Groq; in plain words, or with no data, `Normalizer.error_frame`) and the
   `error` string of an endpoint's extension object (Groq's `x_groq`): the stream ends
   with `error(kind="stream_error")`, after any usage the chunk carried and any text
@@ -44,7 +49,10 @@ one dict lookup:
 - a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
   sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963).
 - chunks without a served model (Azure's prompt-filter chunk has `model: ""`) and
-  chunks without choices; a duplicate finish chunk (OpenRouter) is ignored.
+  chunks without choices; a duplicate finish chunk (OpenRouter) is ignored, except a
+  later `content_filter`, which overrules the finish held (Azure's asynchronous filter
+  judges the text after the model's own finish). A choice with a whole `message` and no
+  `delta` (a server that streams completions) is read as its delta.
 - `annotations` of type `url_citation` (OpenRouter's web search, OpenAI's search
   models: `{url, title, content}`), on the delta or on a whole `message`, are
   `citation` events (`content` is the cited text); the same annotation repeated on a
@@ -59,7 +67,8 @@ one dict lookup:
   `search_results` where sent) once it carries an output. An entry is known by its
   `index`, else by its position; the call id is `{type}_{n}`, `n` counting them.
 
-Only choice 0 is read: `n > 1` is not one stream. Other choices are ignored, with a
+Only choice 0 is read (a choice with no index, or `index: null`, is choice 0): `n > 1`
+is not one stream. Other choices are ignored, with a
 warning logged once per stream (the n3 capture: choices 1 and 2 are not events). Any
 other field of a chunk, a choice or a delta that is neither read nor known to say
 nothing an event could carry (`_CHUNK_KEYS`, `_CHOICE_KEYS`, `_DELTA_KEYS`: ids,
@@ -91,7 +100,7 @@ from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of, text_or_none
 from rxllm.providers.think_tags import ThinkTagSplitter
-from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart
+from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 
 __all__ = [
     "DEGRADES",
@@ -130,6 +139,10 @@ FAILED_FINISHES = frozenset(
 )
 """Finish reasons that end a turn that failed: the turn is an error, and none of its
 calls is dispatched, however complete their arguments look."""
+
+# A finish a later `content_filter` does not replace: a failed turn stays failed, and the
+# same verdict again (OpenRouter repeats its finish chunk) is no news.
+_NOT_OVERRULED_BY_FILTER = FAILED_FINISHES | {"content_filter"}
 
 DEGRADES = RecoveryPolicy(degrade=True)
 """The family's policy: a rejection before commitment is retried with a degraded body
@@ -291,10 +304,14 @@ def short_call_id(call_id: str) -> str:
 
 
 def chat_messages(
-    messages: list[Message], options: ChatOptions | None = None
+    messages: list[Message],
+    options: ChatOptions | None = None,
+    custom_tools: frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
     """Messages in the Chat Completions shape, as the endpoint's `options` want them
-    (tool call ids through `short_call_id`, reasoning beside tool calls)."""
+    (tool call ids through `short_call_id`, reasoning beside tool calls). A call of one
+    of `custom_tools` (the names of the custom tools offered) goes back as the custom
+    call it came as, its `input` the text it was given."""
     options = options or _PLAIN
     short_ids = options.short_tool_call_ids
     out: list[dict[str, Any]] = []
@@ -313,11 +330,9 @@ def chat_messages(
             entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
             if message.tool_calls:
                 entry["tool_calls"] = [
-                    {
-                        "id": short_call_id(call.id) if short_ids else call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments_json},
-                    }
+                    _call_entry(
+                        call, short_call_id(call.id) if short_ids else call.id, custom_tools
+                    )
                     for call in message.tool_calls
                 ]
                 if options.reasoning_with_tool_calls:
@@ -339,6 +354,30 @@ def chat_messages(
         else:
             out.append({"role": message.role, "content": _content(message)})
     return out
+
+
+def _call_entry(call: ToolCall, call_id: str, custom_tools: frozenset[str]) -> dict[str, Any]:
+    """A call of the history: a function's, or a custom tool's (`{"input": text}`, as
+    `ChatNormalizer` read it) as `{type: "custom", custom: {name, input}}`."""
+    text = call.arguments.get("input")
+    if call.name in custom_tools and isinstance(text, str):
+        return {"id": call_id, "type": "custom", "custom": {"name": call.name, "input": text}}
+    function = {"name": call.name, "arguments": call.arguments_json}
+    return {"id": call_id, "type": "function", "function": function}
+
+
+def _custom_tools(offered: Any) -> frozenset[str]:
+    """The names of the custom tools a request offers in its params (Chat Completions
+    nests each under `custom`: `{type: "custom", custom: {name, format}}`)."""
+    if not isinstance(offered, list):
+        return frozenset()
+    return frozenset(
+        str(tool["custom"].get("name"))
+        for tool in offered
+        if isinstance(tool, dict)
+        and tool.get("type") == "custom"
+        and isinstance(tool.get("custom"), dict)
+    )
 
 
 def _reasoning_detail(part: ReasoningPart) -> dict[str, Any] | None:
@@ -480,6 +519,7 @@ class ChatNormalizer(Normalizer):
         "cited",
         "cited_urls",
         "content",
+        "custom",
         "delta_keys",
         "detail",
         "detail_key",
@@ -508,6 +548,7 @@ class ChatNormalizer(Normalizer):
         self.last_call: int | None = None
         # calls whose name has not come yet: index -> [whether the id came, arguments]
         self.unnamed: dict[int, list[Any]] = {}
+        self.custom: set[int] | None = None  # custom tool calls whose input is open
         self.think: ThinkTagSplitter | None = None
         self.content: Callable[[str], None] = self.text
         if options.think_tags:
@@ -547,7 +588,13 @@ class ChatNormalizer(Normalizer):
             return
         try:  # json.loads without its wrapper: this is the hot path of every chunk
             payload, end = _scan_json(data, 0)
-        except StopIteration:  # (an error frame in plain words never comes here: `feed`)
+        except (StopIteration, ValueError):  # (an error frame in plain words: see `feed`)
+            if data.strip() == "[DONE]":
+                # Padded (`data: [DONE] `, `data:  [DONE]`: servers send both), as the
+                # SDKs read it (openai-python's `startswith("[DONE]")`), and as a chunk's
+                # JSON is read, whitespace around it passing.
+                self._settle()
+                return
             payload, end = json.loads(data), len(data)  # raises the usual JSONDecodeError
         if end != len(data):
             payload = json.loads(data)  # trailing whitespace passes; anything else raises
@@ -562,7 +609,9 @@ class ChatNormalizer(Normalizer):
         choices = payload.get("choices")
         if choices:
             for choice in choices:
-                if choice.get("index", 0) == 0:
+                # No index, or `index: null` (servers whose index is a nullable integer,
+                # Java's `Integer`, write it so): the one choice there is.
+                if (choice.get("index") or 0) == 0:
                     self._choice(choice)
                 elif not self.warned_choices:
                     self.warned_choices = True
@@ -600,6 +649,11 @@ class ChatNormalizer(Normalizer):
         if sources.__class__ is list:
             self._sources(sources)
         error = payload.get("error")
+        if error is None and "error" in (payload.get("object"), payload.get("type")):
+            # The chunk is the error, flat: the shape of vLLM's and Mistral's error
+            # bodies (`{"object": "error", "message", "type", "code"}`), sent in place
+            # of the next chunk; a gateway's `{"type": "error", "message"}` alike.
+            error = payload
         usage = None
         extension = payload.get(self._extension) if self._extension else None
         if extension.__class__ is dict:
@@ -618,42 +672,59 @@ class ChatNormalizer(Normalizer):
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")
         if delta:
-            details = delta.get("reasoning_details")
-            if details:
-                self._reasoning_details(details, delta)
-            else:
-                if self.detail is not None:  # other output: the detail is complete
-                    self._end_detail()
-                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-                if reasoning:
-                    self.reasoning(reasoning)
-            content = delta.get("content")
-            if content:
-                if content.__class__ is str:
-                    self.content(content)
-                else:
-                    self._content_parts(content)
-            refusal = delta.get("refusal")
-            if refusal:
-                self.refusal(refusal)
-            tool_calls = delta.get("tool_calls")
-            if tool_calls:
-                for call in tool_calls:
-                    self._tool_call(call)
-            if not self.delta_keys.issuperset(delta):  # most deltas have nothing more
-                self._delta_rest(delta, bool(tool_calls))
+            self._delta(delta)
         if not self.choice_keys.issuperset(choice):  # most choices have nothing more
             self._choice_rest(choice)
         finish = choice.get("finish_reason")
-        if finish and self.finish is None:
+        if not finish:
+            return
+        if self.finish is None:
             if self.detail is not None:
                 self._end_detail()
             self.finish = finish if isinstance(finish, str) else json.dumps(finish)
             if self.finish not in FAILED_FINISHES:  # a failed turn's calls are not complete
                 if self.unnamed:
                     self._release_unnamed()
+                if self.custom:
+                    self._close_custom()
                 for index in self.call_ids:  # a finish ends every call: dispatch them now
                     self.tool_end(index)
+        elif finish == "content_filter" and self.finish not in _NOT_OVERRULED_BY_FILTER:
+            # Azure's asynchronous filter checks the text behind the stream, in annotation
+            # chunks that go on after the model's own finish; a verdict that blocks comes
+            # as `content_filter` in one of them (learn.microsoft.com, Azure OpenAI
+            # "Content streaming"), and overrules the finish held so far.
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "finish_reason {!r} overruled by a later 'content_filter'", self.finish
+            )
+            self.finish = finish
+
+    def _delta(self, delta: dict[str, Any]) -> None:
+        """One delta of choice 0 (or a whole `message` sent where deltas are usual)."""
+        details = delta.get("reasoning_details")
+        if details:
+            self._reasoning_details(details, delta)
+        else:
+            if self.detail is not None:  # other output: the detail is complete
+                self._end_detail()
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if reasoning:
+                self.reasoning(reasoning)
+        content = delta.get("content")
+        if content:
+            if content.__class__ is str:
+                self.content(content)
+            else:
+                self._content_parts(content)
+        refusal = delta.get("refusal")
+        if refusal:
+            self.refusal(refusal)
+        tool_calls = delta.get("tool_calls")
+        if tool_calls:
+            for call in tool_calls:
+                self._tool_call(call)
+        if not self.delta_keys.issuperset(delta):  # most deltas have nothing more
+            self._delta_rest(delta, bool(tool_calls))
 
     def _delta_rest(self, delta: dict[str, Any], beside_tool_calls: bool) -> None:
         """What a delta carries beside reasoning, content, a refusal and tool calls:
@@ -666,12 +737,18 @@ class ChatNormalizer(Normalizer):
         self.delta_keys = self._unread("delta", delta, self.delta_keys, _DELTA_READ_WHEN_SENT)
 
     def _choice_rest(self, choice: dict[str, Any]) -> None:
-        """What a choice carries beside its delta and finish: a whole `message` (only
-        what deltas cannot repeat is read from it: annotations, executed tools), and
-        fields that have no event (each logged once, then known)."""
+        """What a choice carries beside its delta and finish: a whole `message`, and
+        fields that have no event (each logged once, then known). Beside a delta, its
+        text would repeat the deltas', so only what deltas cannot repeat is read from
+        it: annotations, executed tools. Without a delta it is the answer itself, whole
+        (servers that stream `message` instead of `delta`, Amm1rr/WebAI-to-API#55), and
+        is read as one delta: nothing it says is dropped."""
         message = choice.get("message")
         if message:
-            self._sources_and_tools(message)
+            if "delta" in choice:
+                self._sources_and_tools(message)
+            else:
+                self._delta(message)
         self.choice_keys = self._unread("choice", choice, self.choice_keys, _CHOICE_READ_WHEN_SENT)
 
     def _sources_and_tools(self, holder: dict[str, Any]) -> None:
@@ -878,7 +955,14 @@ class ChatNormalizer(Normalizer):
     def _tool_call(self, call: dict[str, Any]) -> None:
         key = call.get("index")
         call_id = call.get("id")
-        function = call.get("function") or {}
+        function = call.get("function")
+        custom = None
+        if not function:
+            custom = call.get("custom")
+            if custom.__class__ is dict and custom:  # a custom tool: its name, free text
+                function = custom
+            else:
+                function, custom = {}, None
         name = function.get("name")
         if key is not None:
             index = self.calls.get(key)
@@ -910,7 +994,10 @@ class ChatNormalizer(Normalizer):
         elif self.unnamed and index in self.unnamed:
             self._name_call(index, call_id, name)
         self.last_call = index
-        arguments = function.get("arguments")
+        if custom is None:
+            arguments = function.get("arguments")
+        else:
+            arguments = self._custom_input(index, custom.get("input"))
         if arguments:
             if arguments.__class__ is not str:
                 arguments = _arguments_text(arguments)
@@ -919,6 +1006,32 @@ class ChatNormalizer(Normalizer):
                 held[1].append(arguments)
             else:
                 self.tool_args(index, arguments)
+
+    def _custom_input(self, index: int, text: Any) -> str:
+        """A fragment of a custom tool's input (OpenAI's custom tools take free text, and
+        stream `{type: "custom", custom: {name, input}}`: openai/openai-python#2530) as
+        JSON text of `{"input": text}`, the arguments the Responses wire dispatches for
+        a `custom_tool_call`; `_close_custom` closes it when the call ends."""
+        if text is None:
+            text = ""
+        elif text.__class__ is not str:
+            raise ValueError(f"custom tool input must be a string, got {type(text).__name__}")
+        # ASCII escapes: a surrogate pair the wire split across two fragments (each a
+        # lone surrogate once decoded) joins again when the whole is read.
+        piece = json.dumps(text)[1:-1]
+        opened = self.custom
+        if opened is None:
+            opened = self.custom = set()
+        if index in opened:
+            return piece
+        opened.add(index)
+        return '{"input": "' + piece
+
+    def _close_custom(self) -> None:
+        """The turn ended: each custom tool's input is complete, its JSON closed."""
+        opened, self.custom = self.custom, None
+        for index in sorted(opened or ()):
+            self.tool_args(index, '"}')
 
     def _function_call(self, function_call: dict[str, Any], beside_tool_calls: bool) -> None:
         """OpenAI's deprecated `delta.function_call` (`functions` in the request): one
@@ -988,6 +1101,8 @@ class ChatNormalizer(Normalizer):
         else:  # [DONE] with no finish reason (Snowflake never sends one)
             if self.unnamed:
                 self._release_unnamed()
+            if self.custom:
+                self._close_custom()
             self.done("tool_use" if self.calls else "stop")
 
 
@@ -1040,7 +1155,9 @@ class OpenAIChat(WireProtocol):
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": chat_messages(request.messages, self.options),
+            "messages": chat_messages(
+                request.messages, self.options, _custom_tools(request.params.get("tools"))
+            ),
             "stream": True,
         }
         if self.options.stream_usage:
