@@ -6,7 +6,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   size (context length, 413, a request larger than a whole per-minute allowance),
   content policy, a missing model (its words, or a structured code such as
   `model_not_available`), or the conversation itself (a role, the message order,
-  content inside a message). No body can fix it.
+  content inside a message, a provider asking to "adjust your prompt"). No body can
+  fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
   bare 5xx on a direct endpoint, a connection that failed). It is sent again after the
   `retry_after` the provider named, as given; when it named none (or 0), after an
@@ -21,25 +22,30 @@ A rejection before anything was committed is read once, by `classify`, into one 
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported"), or the server's camelCase of it (`frequencyPenalty`).
   So "stop" in an unrelated sentence never drops `stop`, nor does a key the provider
-  only suggests ("did you mean 'stop'?"). Capability phrases name keys too ("tool use"
-  names `tools`, "does not support thinking" the reasoning switches). Where the
-  provider names a replacement ("Use 'max_completion_tokens' instead") the value
-  moves to it. Every named key goes in one retry.
+  only suggests ("did you mean 'stop'?"). Capability phrases name keys too, where
+  their sentence refuses them ("No endpoints found that support tool use" names
+  `tools`, "does not support thinking" the reasoning switches; "Tool use failed" names
+  nothing). A key that means nothing without a dropped one goes with it (`tool_choice`
+  with `tools`). Where the provider names a replacement ("Use 'max_completion_tokens'
+  instead") the value moves to it. Every named key goes in one retry.
 - `images`: the body has images and the error says image input is refused ("is not a
   multimodal model", "image input is not supported", "No endpoints found that support
-  image input", "At most 1 image(s) may be provided"). Each message's images become one
-  notice (`image_notice`).
-- `static`: nothing is named, but the status says the body may be at fault (400/422
-  with no other explanation; a 502 where OpenRouter uses it for an upstream that
-  cannot serve the body; NVIDIA's opaque 5xx). The static list is tried lazily, one
-  body per attempt: without `stream_options`, without each optional key alone,
-  without images, without tools, mandatory keys only.
+  image input", "At most 1 image(s) may be provided", "image_url is only supported by
+  certain models"), even where its `param` points inside `messages`. Each message's
+  images become one notice (`image_notice`).
+- `static`: nothing is named, but the status or the words say the body may be at fault
+  (400/422 with no other explanation; an error event with no status whose code is not
+  the server's trouble; "the requested parameters" at any 4xx; a 502 where OpenRouter
+  uses it for an upstream that cannot serve the body; NVIDIA's opaque 5xx). The static
+  list is tried lazily, one body per attempt: without `stream_options`, without each
+  optional key alone, without images, without tools, mandatory keys only.
 
 Account words ("quota", "billing") decide only where nothing structured does: a
 rate-limit code (`rate_limit_exceeded`, Google's `RESOURCE_EXHAUSTED`) or a 429 that
-names its wait is a rate limit, whatever page its message links (Azure's per-minute
-429 points at "aka.ms/oai/quotaincrease", Gemini's says "You exceeded your current
-quota", Groq's links its billing page). An account code (`insufficient_quota`) or
+names its wait or its window ("per minute") is a rate limit, whatever page its message
+links or code it sends (Azure's per-minute 429 points at "aka.ms/oai/quotaincrease",
+Gemini's says "You exceeded your current quota", Groq's links its billing page, and a
+per-minute code may say `quota`). An account code (`insufficient_quota`) or
 status (401, 402, 403) still outranks any wait.
 
 Degradation is declared per provider (`RecoveryPolicy`): the OpenAI-compatible family
@@ -182,8 +188,18 @@ _ACCOUNT_CODES = frozenset(
     }
 )
 _SIZE = (
-    r"(?i)context[ _-]?(?:length|size|window)|maximum context|too many (?:input )?tokens|"
+    # (tokens "processed" are a rate: Cerebras's 429 "Tokens per minute limit exceeded - too
+    # many tokens processed")
+    r"(?i)context[ _-]?(?:length|size|window)|maximum context|"
+    r"too many (?:input )?tokens(?!\s+(?:processed|used|consumed)\b)|"
     r"reduce the length|prompt is too long|input is too long|exceeds? the (?:available|maximum)|"
+    # xAI "maximum prompt length is 131072 but the request contains 136973 tokens", vLLM's
+    # "The decoder prompt (length 5301) is longer than the maximum model length of 4096", a
+    # "maximum supported sequence length"; TGI's limits on its `inputs`: "`inputs` tokens +
+    # `max_new_tokens` must be <= 2048", "`inputs` must have less than 4096 tokens"
+    r"maximum (?:\w+ )?(?:prompt|input|sequence|model) length|"
+    r"\b(?:prompt|input)s?\W*tokens?\b[^.\n]{0,60}?must be (?:<=|less|at most)|"
+    r"must have (?:less|fewer) than \d+ tokens|"
     # Groq: a request bigger than the whole per-minute allowance, sent as 413 or 429 with
     # `rate_limit_exceeded` ("Request too large for model ... please reduce your message
     # size"): no wait makes it fit.
@@ -191,10 +207,12 @@ _SIZE = (
 )
 # RFC 9110 §15.5.14 Content Too Large (Anthropic's `request_too_large`, from Cloudflare).
 _TOO_LARGE_STATUS = 413
-_CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)"
+# (OpenAI's `invalid_prompt`: "your prompt was flagged as potentially violating our usage
+# policy. Please try again with a different prompt")
+_CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)"
 _MISSING_MODEL = (
     r"(?i)\bmodel\b[^.]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
-    r"(?:unknown|invalid|no such) model|model[_ ]not[_ ]found|"
+    r"(?:unknown|invalid|no such|not an? (?:valid|known)) model|model[_ ]not[_ ]found|"
     # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
     # the model (at most its name between), not a parameter "not supported with this model",
     # nor a capability the model lacks ("... is not supported for tool calling").
@@ -211,8 +229,14 @@ _MISSING_MODEL_CODE = (
 )
 _TRANSIENT = (
     r"(?i)rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
-    r"server is busy"
+    # Groq's 498 `capacity_exceeded` ("Capacity temporarily exceeded for flex tier, please
+    # try again later"): the docs ask for backoff
+    r"capacity[ _-](?:\w+ )?exceeded|try again later|server is busy"
 )
+# A 429 that names the window it counts in ("Tokens per minute limit exceeded", "on
+# requests per min (RPM)") is a rate limit, whatever `quota` its code or `param` says: the
+# window passes. An exhausted balance names no window.
+_RATE_WINDOW = r"(?i)\bper (?:second|sec|minute|min|hour)\b|\b(?:[RT]P[SMH]|[IO]TPM)\b"
 _TRANSIENT_CODES = frozenset(
     {
         "rate_limit_exceeded",
@@ -243,17 +267,40 @@ _SERVER_TROUBLE_CODES = frozenset(
 _TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 503, 529})
 _CONVERSATION = (
     r"(?i)messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
-    r"message order|\bmessages\b"
+    r"message order|\bmessages\b|"
+    # the system turn itself (Gemma on Gemini: "Developer instruction is not enabled for
+    # models/gemma-3-27b-it")
+    r"\b(?:system|developer) (?:instructions?|prompts?)\b"
 )
 _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual"
+# An invalid image is refused (`invalid_image_url`, "Invalid image data"); a part of invalid
+# shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
 _IMAGE_REFUSAL = (
     r"(?i)not (?:a )?multi-?modal|does(?: not|n't) support|not supported|unsupported|"
-    r"no endpoints? found|not enabled|cannot|can't|not allowed|invalid|not accept|"
+    r"no endpoints? found|not enabled|cannot|can't|not allowed|not accept|"
+    r"invalid[ _-]?(?:image|vision|multi-?modal)|"
+    # OpenAI: "Invalid content type. image_url is only supported by certain models."
+    r"\bonly (?:supported|available|allowed)\b|"
+    # Ollama's 500 on a model without a projector: "this model is missing data required
+    # for image input"
+    r"\b(?:missing|lacks?|lacking)\b|"
     # a limit on their number ("At most 1 image(s) may be provided in one request"): the
     # one image action there is removes them all, rather than surface the turn
     r"\bat most \d+|\btoo many\b|\bmore than \d+"
 )
-_OPAQUE_SERVER_ERROR = r"(?i)^\W*(?:HTTP \d+:\s*)?internal server error\W*$"
+# Images refused only in some messages ("Image URLs are only allowed for messages with role
+# 'user'") are a rule of the conversation, not image input refused.
+_IMAGE_ROLE_RULE = r"(?i)\brole\b|\b(?:system|assistant|tool) messages?\b"
+# The parameters refused without a name, whatever the status: OpenRouter's 404 "No endpoints
+# found that can handle the requested parameters" (no upstream serves this body).
+_PARAMETERS_REFUSED = (
+    r"(?i)\b(?:requested|provided|supplied|given|unsupported) (?:parameters|params|arguments)\b"
+)
+# "Internal server error", or an RFC 7807 problem whose title and detail both say only
+# that ("Internal Server Error: Internal server error", as NVIDIA's cloud functions write).
+_OPAQUE_SERVER_ERROR = (
+    r"(?i)^\W*(?:HTTP \d+:\s*)?internal server error(?:\W+internal server error)*\W*$"
+)
 _REPLACEMENT = r"(?i)\buse\s+['\"`]?([A-Za-z_][\w.]*)['\"`]?\s+instead"
 # Where a provider suggests a key ("did you mean 'stop'?", "Use 'max_completion_tokens'
 # instead", "has moved to 'reasoning.effort'"), the suggested key is not the refused one:
@@ -287,6 +334,28 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"\b(?:thinking|reasoning)(?: mode)? (?:is|are) not (?:supported|enabled|available)",
         _REASONING_KEYS,
     ),
+)
+# A capability phrase names keys only where its sentence refuses it: "No endpoints found
+# that support tool use" does; Groq's `tool_use_failed` ("Tool use failed: JSON does not
+# match the expected schema for tool calls") says the model's call failed, and dropping
+# the tools would only hide the turn's purpose.
+_CAPABILITY_REFUSAL = (
+    r"(?i)\bnot (?:be )?(?:supported|enabled|available|allowed|permitted)|unsupported|"
+    r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
+    r"\bcannot\b|can't|\bdisabled\b"
+)
+# Keys that mean nothing without another go with it: OpenAI refuses a `tool_choice`
+# "only allowed when 'tools' are specified", and `top_logprobs` without `logprobs`.
+_DEPENDENTS: Mapping[str, tuple[str, ...]] = {
+    "tools": ("tool_choice", "parallel_tool_calls"),
+    "logprobs": ("top_logprobs",),
+}
+# The provider asks for another prompt (Groq's `tool_use_failed`: "Failed to call a
+# function. Please adjust your prompt."): the model's output failed, not the body, and
+# the error quotes that output (`failed_generation`), so its words name no key.
+_ADJUST_PROMPT = (
+    r"(?i)\b(?:adjust|modify|modifying|change|rephrase|revise|rewrite)\s+(?:your|the)\s+prompt\b|"
+    r"\b(?:a )?different prompt\b"
 )
 
 
@@ -342,9 +411,27 @@ def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy
     named = {m.group(1).split(".")[0] for m in re.finditer(_LOC, text)}
     named.update(key for key in droppable if _is_named(key, text))
     for pattern, keys in _CAPABILITIES:
-        if re.search(pattern, text):
+        if any(
+            re.search(_CAPABILITY_REFUSAL, sentence)
+            for sentence in _sentences(text)
+            if re.search(pattern, sentence)
+        ):
             named.update(keys)
     return [key for key in droppable if key in named]
+
+
+def _sentences(text: str) -> list[str]:
+    return re.split(r"(?<=[.!?])\s+|\n", text)
+
+
+def _with_dependents(
+    named: list[str], body: Mapping[str, Any], policy: RecoveryPolicy
+) -> list[str]:
+    """`named` and the keys of `body` that mean nothing without one of them."""
+    dependents = {dependent for key in named for dependent in _DEPENDENTS.get(key, ())}
+    return named + [
+        key for key in body if key in dependents and key not in named and key not in policy.kept
+    ]
 
 
 def _param_key(param: str | None) -> str | None:
@@ -375,8 +462,10 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
     code = (error.code or "").lower()
     # Structure before words: a rate-limit code, or a transient status that names its
     # wait, is a rate limit even when its message links a quota or billing page.
-    rate_limited = code in _TRANSIENT_CODES or (
-        status in _TRANSIENT_STATUSES and error.retry_after is not None
+    rate_limited = (
+        code in _TRANSIENT_CODES
+        or (status in _TRANSIENT_STATUSES and error.retry_after is not None)
+        or (status == 429 and re.search(_RATE_WINDOW, text) is not None)
     )
     if status in (401, 402, 403) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
@@ -384,7 +473,7 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
         return Verdict("surface", "the account is refused: no body can change that")
     if status == _TOO_LARGE_STATUS or too_long(error, text):
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
-    if code == "content_filter" or re.search(_CONTENT_POLICY, text):
+    if code == "content_filter" or (not rate_limited and re.search(_CONTENT_POLICY, text)):
         return Verdict("surface", "the content policy refused the prompt")
     missing = re.search(_MISSING_MODEL_CODE, code) or re.search(_MISSING_MODEL, text)
     if missing and not re.search(_IMAGE_WORDS, text):
@@ -392,21 +481,30 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
     if rate_limited or status in _TRANSIENT_STATUSES or re.search(_TRANSIENT, text):
         return Verdict("backoff", "rate limited or overloaded", delay=error.retry_after)
 
+    if (status is None or status < 500) and re.search(_ADJUST_PROMPT, text):
+        return Verdict("surface", "the provider asks for another prompt, not another body")
+
+    degrade = policy.degrade and (status is None or 400 <= status < 600)
+    # Before the structured `param`: OpenAI points its image refusal at the part
+    # ("messages.[0].content.[1].type"), inside the never-dropped `messages`.
+    if degrade and count_images(body, policy) and _refuses_images(text):
+        return Verdict("images", "the endpoint refuses image input")
     param = _param_key(error.param)
     if param is not None and param in policy.kept:
         return Verdict("surface", f"the rejection is about {error.param!r}, which is never dropped")
-    if policy.degrade and (status is None or 400 <= status < 600):
-        if count_images(body, policy) and _refuses_images(text):
-            return Verdict("images", "the endpoint refuses image input")
+    if degrade:
         named = named_keys(error, body, policy)
         if param is not None and param in body and param not in named:
             named.insert(0, param)
+        named = _with_dependents(named, body, policy)
         if named:
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
         if re.search(_CONVERSATION, text):
             return Verdict("surface", "the rejection is about the conversation itself")
         if _static_qualifies(error, policy):
-            return Verdict("static", "nothing is named, and the status says the body is at fault")
+            return Verdict(
+                "static", "nothing is named, and the status or the words say the body is at fault"
+            )
     if (status is not None and status >= 500) or code in _SERVER_TROUBLE_CODES:
         return Verdict("backoff", "a server error without detail", delay=error.retry_after)
     return Verdict("surface", "no policy covers this rejection")
@@ -415,8 +513,8 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
 def _refuses_images(text: str) -> bool:
     return any(
         re.search(_IMAGE_REFUSAL, sentence)
-        for sentence in re.split(r"(?<=[.!?])\s+|\n", text)
-        if re.search(_IMAGE_WORDS, sentence)
+        for sentence in _sentences(text)
+        if re.search(_IMAGE_WORDS, sentence) and not re.search(_IMAGE_ROLE_RULE, sentence)
     )
 
 
@@ -431,7 +529,14 @@ def _rename(text: str, named: list[str], body: Mapping[str, Any]) -> dict[str, s
 
 def _static_qualifies(error: ErrorInfo, policy: RecoveryPolicy) -> bool:
     status = error.status
-    if status is None or status in (400, 422):
+    if status is None:
+        # An error event that names no status: its code says whose fault it is, and a
+        # server's trouble (OpenAI's mid-stream `server_error`, "The server had an error
+        # while processing your request") is no reason to send less.
+        return (error.code or "").lower() not in _SERVER_TROUBLE_CODES
+    if status in (400, 422):
+        return True
+    if status < 500 and re.search(_PARAMETERS_REFUSED, _texts(error)):
         return True
     if status == 502 and policy.degrade_on_bad_gateway:
         return True

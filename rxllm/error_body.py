@@ -145,8 +145,11 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     error = payload.get("error")
     if isinstance(error, str):  # TGI: {"error": "...", "error_type": "validation"}
         message = _bounded(error)
+        wait = _wait_in(message)
         return ErrorBody(
-            message, code=_string(payload.get("error_type")), retry_after=_wait_in(message)
+            message,
+            code=_string(payload.get("error_type")),
+            retry_after=_estimated_time(payload) if wait is None else wait,
         )
     fields: dict[str, Any] = error if isinstance(error, dict) else payload
     message = _message_of(fields)
@@ -347,6 +350,15 @@ def _retry_delay(details: Any) -> float | None:
             if match:
                 return _wait(float(match.group(1)))
     return None
+
+
+def _estimated_time(payload: dict[str, Any]) -> float | None:
+    """Hugging Face's Inference API on a model still loading: 503 `{"error": "Model ... is
+    currently loading", "estimated_time": 20.0}`, the seconds until it should be ready."""
+    value = payload.get("estimated_time")
+    if value.__class__ not in (int, float):  # not a bool, not a string
+        return None
+    return _wait(float(value))
 
 
 def _detail_request_id(details: Any) -> str | None:
