@@ -256,3 +256,29 @@ async def test_the_retry_event_reports_the_jittered_wait(serve: Serve) -> None:
     assert retry.reason.retry_after is None
     assert 0.375 <= retry.delay < 0.5  # 0.5 * (1 - 0.25 * random()); exactly 0.5 one in 2**53
     assert events[-1].type == "done" and len(requests) == 2
+
+
+# -- a retry event says what the policy concluded ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "turn", "retryable"),
+    [
+        ("anthropic", "overloaded", True),  # 529: the same request later (a backoff)
+        ("local", "fault/reject_param", False),  # 400: only a degraded body succeeds
+    ],
+)
+async def test_a_retry_reason_is_retryable_as_the_policy_concluded(
+    provider: str, turn: str, retryable: bool
+) -> None:
+    """A `retry` event's reason read `retryable` off the wire error before the policy
+    saw it: an Anthropic 529, backed off and retried, said `False`, while the same
+    error surfaced (attempts spent) said `True`."""
+    async with LocalServer(pace=0, turns=[turn.removeprefix("fault/")]) as server:
+        p = server.provider(provider if provider == "anthropic" else "openai")
+        request = ask("rxllm-local" if provider == "anthropic" else turn, temperature=0.2)
+        events = [e async for e in p.astream(request)]
+        await p.aclose()
+    retry = next(e for e in events if isinstance(e, rxllm.Retry))
+    assert retry.reason.retryable is retryable, retry.reason
+    assert events[-1].type == "done"

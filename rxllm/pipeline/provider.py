@@ -416,10 +416,11 @@ class _Attempts:
         self._number += 1
         _log_retry(failure, step)
         sent = self._encoded(step.body)
+        absorbed = surfaced(failure, plan.last_verdict) if plan.last_verdict else failure
         retry = Retry.make(
             provider=failure.provider,
             attempt=failure.attempt,
-            reason=failure.error,
+            reason=absorbed.error,  # `retryable` as the policy concluded, as if surfaced
             next_attempt=self._number,
             next_provider=provider.name,
             dropped=step.dropped,
