@@ -28,7 +28,7 @@ from yarl import URL
 
 from rxllm.error_body import parse_error_body, request_id_of, wait_of
 from rxllm.errors import ConfigError
-from rxllm.events import Cancelled, ErrorKind, failed
+from rxllm.events import Cancelled, ErrorKind, Failed, failed
 from rxllm.fragments import ResponseHeaders, SourceItem
 from rxllm.operators._link import Operator
 from rxllm.sources.guard import AddressRefused, SsrfGuard
@@ -294,6 +294,20 @@ class _Transfer(abc.DisposableBase):
             )
         )
 
+    def _relay(self, problem: Failed) -> None:
+        """A failure the body's reader found, with every field it read (the words and
+        fields of an error body sent in place of the stream) and the request id."""
+        error = problem.error
+        self._fail(
+            error.kind,
+            error.message,
+            raw=error.raw,
+            param=error.param,
+            code=error.code,
+            retry_after=error.retry_after,
+            request_id=error.request_id,
+        )
+
     async def _respond(self, client: aiohttp.ClientSession) -> aiohttp.ClientResponse | None:
         """The response to the request, its redirects followed (and each hop checked by
         the guard); None once a hop was refused, which is reported."""
@@ -343,11 +357,13 @@ class _Transfer(abc.DisposableBase):
         if resp is None:
             return
         async with resp:
+            # First, a rejection's too: a deadline that cuts its body off still names
+            # the response's request id (`fragments.hang_up`).
+            self._observer.on_next(ResponseHeaders(resp.headers))
             if resp.status >= 300:
                 await self._reject(resp)
                 return
             settings = self._settings
-            self._observer.on_next(ResponseHeaders(resp.headers))
             provider, attempt = settings.provider, settings.attempt
             reader = ChunkReader(self._observer, provider, attempt, settings.max_line_bytes)
             limit = settings.max_response_bytes
@@ -370,11 +386,11 @@ class _Transfer(abc.DisposableBase):
                 if self._disposed:
                     return
                 if problem is not None:
-                    self._fail(problem.error.kind, problem.error.message)  # with the request id
+                    self._relay(problem)
                     return
             problem = reader.close()
             if problem is not None:
-                self._fail(problem.error.kind, problem.error.message)  # with the request id
+                self._relay(problem)
 
     async def _reject(self, resp: aiohttp.ClientResponse) -> None:
         """A rejection (a status of 300 or more that is not a redirect followed): its

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
 from reactivex import abc
 
+from rxllm.error_body import parse_error_payload
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES, SseDecoder, SseLineTooLong
 
-__all__ = ["ChunkReader"]
+__all__ = ["ChunkReader", "cut_short"]
 
 # How much of a body that is not SSE an error quotes back.
 _SNIPPET_BYTES = 300
+# How much of a body's start is kept until it shows itself SSE: a JSON error object in
+# place of the stream is read whole, as far as an error body is (`MAX_ERROR_BODY_BYTES`).
+_HEAD_BYTES = 64 * 1024
 
 
 # A NamedTuple's constructor is a Python function (a frame per call: twice the cost of
@@ -37,31 +43,100 @@ class ChunkReader:
         self._provider = provider
         self._attempt = attempt
         self._decoder = SseDecoder(max_line_bytes)
-        self._head: bytes | None = b""  # the body's start, for "not an SSE stream"
+        # The body's start, until it shows itself SSE: for "not an SSE stream", or the
+        # error object a server sent in place of the stream.
+        self._head: bytes | None = b""
 
     def feed(self, data: bytes) -> Failed | None:
         head = self._head
-        if head is not None and len(head) < _SNIPPET_BYTES:
-            self._head = head + data[: _SNIPPET_BYTES - len(head)]
+        if head is not None and len(head) < _HEAD_BYTES:
+            self._head = head + data[: _HEAD_BYTES - len(head)]
+        problem = None
         try:
             events = self._decoder.feed(data)
         except SseLineTooLong as exc:
-            return self._failure("limit", str(exc))
-        if events:
+            events, problem = exc.events, self._failure("limit", str(exc))
+        if events or self._decoder.comments:
             self._head = None  # an SSE stream after all: no snippet to show, none kept
         sink, provider, attempt = self._sink, self._provider, self._attempt
         for ev in events:
             sink.on_next(_new(RawChunk, (provider, attempt, ev.event, ev.data)))
-        return None
+        return problem
 
     def close(self) -> Failed | None:
-        for ev in self._decoder.close():
-            self._sink.on_next(RawChunk(self._provider, self._attempt, ev.event, ev.data))
         decoder = self._decoder
+        cut = decoder.unended_line()
+        if not cut_short(cut):
+            cut = b""
+        for ev in decoder.close(last_line=not cut):
+            self._sink.on_next(RawChunk(self._provider, self._attempt, ev.event, ev.data))
+        if cut:
+            snippet = cut[:80].decode("utf-8", "replace")
+            return self._failure(
+                "truncated", f"the body ends in the middle of its last line: {snippet!r}..."
+            )
         if decoder.bytes and not decoder.events and not decoder.comments:
-            snippet = (self._head or b"").decode("utf-8", "replace").strip()
+            text = (self._head or b"").decode("utf-8", "replace").strip().lstrip("\ufeff")
+            if not text:  # only line breaks (and a BOM): an SSE stream that said nothing
+                return None
+            error = _error_object(text)
+            if error is not None:
+                return self._rejection(error, text)
+            snippet = text[:_SNIPPET_BYTES]
             return self._failure("protocol", f"the response body is not an SSE stream: {snippet!r}")
         return None
 
+    def _rejection(self, error: object, text: str) -> Failed:
+        """A `200 OK` whose body is an error object, not the stream (gateways and
+        OpenAI-compatible servers that fail before streaming): that error, with its
+        words and fields, as if it had come as the stream's first event."""
+        body = parse_error_payload(error)
+        return failed(
+            self._provider,
+            "stream_error",
+            body.message,
+            attempt=self._attempt,
+            raw=text,
+            param=body.param,
+            code=body.code,
+            retry_after=body.retry_after,
+            request_id=body.request_id,
+        )
+
     def _failure(self, kind: ErrorKind, message: str) -> Failed:
         return failed(self._provider, kind, message, attempt=self._attempt)
+
+
+def _error_object(text: str) -> object | None:
+    """The JSON value `text` holds when it is an error envelope: an object (or, as
+    Google's OpenAI-compatible endpoint answers, a list of one) with an `error` member,
+    or vLLM's `{"object": "error", ...}`; else None."""
+    if text[:1] not in ("{", "["):
+        return None
+    payload: object
+    try:  # raw_decode: a body cut at the head's cap still reads as far as it goes
+        payload, _ = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):
+        return None
+    first = payload[0] if isinstance(payload, list) and payload else payload
+    if isinstance(first, dict) and ("error" in first or first.get("object") == "error"):
+        return payload
+    return None
+
+
+def cut_short(line: bytes) -> bool:
+    """Whether `line`, the last of a body and ended by no line break, is a `data:` line
+    cut in the middle: its value is not whole JSON (nor `[DONE]`). A whole last line
+    that lacks only its line break is not: many servers and recordings omit it. Without
+    this, a connection closed cleanly mid-line would hand the provider half a JSON value,
+    a `protocol` error, where the stream was truncated."""
+    if not line.startswith(b"data:"):
+        return False
+    value = line[5:].strip()
+    if not value or value == b"[DONE]":
+        return False
+    try:
+        json.loads(value)
+    except (ValueError, RecursionError):
+        return True
+    return False

@@ -31,7 +31,7 @@ from reactivex.disposable import Disposable
 from rxllm.error_body import parse_error_body, request_id_of, wait_of
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import RawChunk, SourceItem
-from rxllm.sources.raw import ChunkReader
+from rxllm.sources.raw import ChunkReader, cut_short
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
@@ -378,16 +378,7 @@ def _cut_line(chunks: list[bytes], max_line_bytes: int) -> bytes:
     if size > max_line_bytes:
         return b""
     line = b"".join(reversed(tail))
-    if not line.startswith(b"data:"):
-        return b""
-    value = line[5:].strip()
-    if not value or value == b"[DONE]":
-        return b""
-    try:
-        json.loads(value)
-    except (ValueError, RecursionError):
-        return line
-    return b""
+    return line if cut_short(line) else b""
 
 
 def _without_tail(chunks: list[bytes], size: int) -> list[bytes]:

@@ -9,7 +9,9 @@ broken. It knows nothing of HTTP: `sources.http` and `sources.replay` feed it.
 
 Two deliberate leniencies. A body that ends cleanly without its final line break or
 blank line still delivers its last event (some servers, and many stored recordings,
-omit them). A connection cut mid-body never reaches `close`: the source reports it.
+omit them); a last `data:` line that is not whole JSON is a cut, which the reader
+(`sources.raw.cut_short`) drops and reports as `truncated`. A connection cut mid-body
+never reaches `close`: the source reports it.
 And a field named `error`, which the spec would ignore, reads as `event: error` with its
 value as a `data` line: llama.cpp's server wrote its mid-stream failures that way (see
 `_line`), and an ignored failure would end the turn as a success. Every other unknown
@@ -45,7 +47,13 @@ class SseEvent(NamedTuple):
 
 
 class SseLineTooLong(ValueError):
-    """A line exceeded the decoder's cap: the body is not a sane event stream."""
+    """A line exceeded the decoder's cap: the body is not a sane event stream. `events`
+    are those the same `feed` completed before that line, which still count (had the
+    network split the bytes before the line, an earlier `feed` would have returned them)."""
+
+    def __init__(self, message: str, events: list[SseEvent] | None = None) -> None:
+        super().__init__(message)
+        self.events = events if events is not None else []
 
 
 class SseDecoder:
@@ -114,19 +122,25 @@ class SseDecoder:
         else:
             complete, _, rest = chunk.rpartition(b"\n")
             text = complete.decode("utf-8", "replace") + "\n"
+        out: list[SseEvent] = []
+        decoded = text[:-1].split("\n")
         if len(chunk) > self.max_line_bytes:
-            self._check_lines(text)
+            self._check_lines(chunk, decoded, out)
         if rest:
             self._hold(rest)
-        out: list[SseEvent] = []
-        for line in text[:-1].split("\n"):
+        for line in decoded:
             self._line(line, out)
         return out
 
-    def close(self) -> list[SseEvent]:
+    def unended_line(self) -> bytes:
+        """The last line fed so far that no line break has ended yet (b"" if none)."""
+        return b"".join(self._pending) if self._started else b""
+
+    def close(self, *, last_line: bool = True) -> list[SseEvent]:
         """End of body: its last line and last event count even without their line
-        break and blank line."""
-        rest = b"".join(self._pending)
+        break and blank line. `last_line=False` drops an unended last line (its
+        reader found it cut short); the event it belonged to still counts."""
+        rest = b"".join(self._pending) if last_line else b""
         self._pending, self._pending_size = [], 0
         if not self._started and rest.startswith(_BOM):
             rest = rest[len(_BOM) :]
@@ -146,12 +160,20 @@ class SseDecoder:
                 "line break: raise the provider option if the endpoint's lines are that long"
             )
 
-    def _check_lines(self, text: str) -> None:
-        longest = max(len(line.encode("utf-8")) for line in text.split("\n"))
-        if longest > self.max_line_bytes:
-            raise SseLineTooLong(
-                f"an SSE line of {longest} bytes exceeded max_line_bytes ({self.max_line_bytes})"
-            )
+    def _check_lines(self, chunk: bytes, lines: list[str], out: list[SseEvent]) -> None:
+        """Raise at the first line of `chunk` (its `lines`, decoded, and an unended
+        rest) past the cap, with the events of the lines before it."""
+        # Measured as bytes, before decoding: an invalid byte decodes to U+FFFD, which
+        # is three bytes long, and the line that was within the cap is not anymore.
+        for at, line in enumerate(chunk.splitlines()):
+            if len(line) > self.max_line_bytes:
+                for before in lines[:at]:
+                    self._line(before, out)
+                raise SseLineTooLong(
+                    f"an SSE line of {len(line)} bytes exceeded max_line_bytes "
+                    f"({self.max_line_bytes})",
+                    out,
+                )
 
     def _line(self, line: str, out: list[SseEvent]) -> None:
         if not line:
