@@ -91,9 +91,17 @@ _DELAY_SECONDS = re.compile(r"\s*(\d+(?:\.\d+)?)\s*", re.ASCII)
 # "2m59.56s"); Azure writes whole seconds.
 _GO_DURATION = re.compile(r"\s*((?:\d+(?:\.\d+)?(?:h|ms|m|s))+)\s*", re.ASCII)
 # A rate limit's reset header, and the header that says whether that limit is spent:
-# OpenAI, Azure and Groq `x-ratelimit-reset-<limit>` / `x-ratelimit-remaining-<limit>`;
-# Anthropic `anthropic-ratelimit-<limit>-reset` / `anthropic-ratelimit-<limit>-remaining`.
-_RESET_HEADER = re.compile(r"^(?:x-ratelimit-reset-(?P<x>.+)|anthropic-ratelimit-(?P<a>.+)-reset)$")
+# OpenAI, Azure and Groq `x-ratelimit-reset-<limit>` / `x-ratelimit-remaining-<limit>` (a
+# duration); OpenRouter's bare `x-ratelimit-reset` / `x-ratelimit-remaining` (a moment,
+# epoch milliseconds); Anthropic `anthropic-ratelimit-<limit>-reset` /
+# `anthropic-ratelimit-<limit>-remaining` (RFC 3339).
+_RESET_HEADER = re.compile(
+    r"^(?:x-ratelimit-reset(?P<x>-.+)?|anthropic-ratelimit-(?P<a>.+)-reset)$"
+)
+# A reset written as a number this large is a moment (Unix epoch seconds, or
+# milliseconds), not a duration: no window lasts 30 years.
+_EPOCH_SECONDS = 1e9
+_EPOCH_MILLISECONDS = 1e12
 _TAG = re.compile(r"<[^>]*>")
 _SCRIPT_START = re.compile(r"<(script|style)\b", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
@@ -169,6 +177,8 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     message = _bounded(message)
     if retry_after is None:
         retry_after = _wait_in(message)
+    if retry_after is None:
+        retry_after = _headers_wait(fields.get("metadata"))
     return ErrorBody(message, _string(fields.get("param")), code, retry_after, request_id)
 
 
@@ -217,10 +227,9 @@ def rate_limit_reset_of(headers: Mapping[str, str]) -> float | None:
         match = _RESET_HEADER.match(name)
         if match is None:
             continue
-        limit = match["x"]
-        if limit is not None:
-            remaining = lowered.get(f"x-ratelimit-remaining-{limit}")
-            wait = _duration(value)
+        if match["a"] is None:
+            remaining = lowered.get(f"x-ratelimit-remaining{match['x'] or ''}")
+            wait = _reset_in(value)
         else:
             remaining = lowered.get(f"anthropic-ratelimit-{match['a']}-remaining")
             wait = _until_rfc3339(value)
@@ -252,6 +261,16 @@ def _until_rfc3339(value: str) -> float | None:
         return _until(datetime.fromisoformat(value.strip()))
     except ValueError:
         return None
+
+
+def _reset_in(value: str) -> float | None:
+    """A rate limit's reset: a duration, or a moment as Unix epoch seconds or
+    milliseconds (OpenRouter's `X-RateLimit-Reset: 1741305600000`)."""
+    number = _delay_seconds(value)
+    if number is not None and number >= _EPOCH_SECONDS:
+        moment = number / 1000 if number >= _EPOCH_MILLISECONDS else number
+        return _wait(max(0.0, moment - time.time()))
+    return _duration(value)
 
 
 def _duration(value: str) -> float | None:
@@ -338,6 +357,17 @@ def _upstream_of(fields: dict[str, Any]) -> ErrorBody | None:
     if provider:
         return replace(upstream, message=f"{provider}: {upstream.message}")
     return upstream
+
+
+def _headers_wait(metadata: Any) -> float | None:
+    """The wait in headers a gateway copied into the body (OpenRouter's 429:
+    `metadata.headers` with `X-RateLimit-Remaining: 0` and `X-RateLimit-Reset`)."""
+    headers = metadata.get("headers") if isinstance(metadata, dict) else None
+    if not isinstance(headers, dict):
+        return None
+    strings = {str(name): str(value) for name, value in headers.items()}
+    wait = retry_after_of(strings)
+    return rate_limit_reset_of(strings) if wait is None else wait
 
 
 def _retry_delay(details: Any) -> float | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -62,19 +63,23 @@ async def test_gemini_free_tier_limit_is_retried_after_its_retry_info() -> None:
 # -- the reset of a spent limit is the wait ------------------------------------------------
 
 
+async def _short_stream(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await response.prepare(request)
+    await response.write(
+        b'data: {"choices":[{"index":0,"delta":{"content":"Hi"},'
+        b'"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    )
+    return response
+
+
 def _rate_limited(headers: dict[str, str]) -> Any:
     requests: list[int] = []
 
     async def handler(request: web.Request) -> web.StreamResponse:
         requests.append(1)
         if len(requests) > 1:  # the retry: a short valid stream
-            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-            await response.prepare(request)
-            await response.write(
-                b'data: {"choices":[{"index":0,"delta":{"content":"Hi"},'
-                b'"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
-            )
-            return response
+            return await _short_stream(request)
         error = {"message": "Rate limit reached for requests", "code": "rate_limit_exceeded"}
         return web.json_response({"error": error}, status=429, headers=headers)
 
@@ -113,6 +118,50 @@ async def test_a_reset_beyond_the_patience_surfaces_at_once(serve: Serve) -> Non
     error = rec.terminal.error  # type: ignore[union-attr]
     assert (error.status, error.retryable, error.retry_after) == (429, True, 360.0)
     assert error.request_id == "9da39506-6c13-4646-91eb-5e0f5cf0cc50"
+
+
+def _openrouter_limited(reset_in: float, in_body: bool) -> Any:
+    """OpenRouter's 429: `X-RateLimit-Reset` is the moment, in epoch milliseconds, the
+    window refills, in the response headers and again in `error.metadata.headers`."""
+    requests: list[int] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        requests.append(1)
+        if len(requests) > 1:
+            return await _short_stream(request)
+        limit = {
+            "X-RateLimit-Limit": "20",
+            "X-RateLimit-Remaining": "0",
+            "X-RateLimit-Reset": str(int((time.time() + reset_in) * 1000)),
+        }
+        error = {"message": "Rate limit exceeded: free-models-per-min. ", "code": 429}
+        if in_body:
+            error["metadata"] = {"headers": limit}
+        return web.json_response({"error": error}, status=429, headers={} if in_body else limit)
+
+    return handler, requests
+
+
+@pytest.mark.parametrize("in_body", [False, True], ids=["headers", "body"])
+async def test_openrouter_reset_moment_is_the_wait(serve: Serve, in_body: bool) -> None:
+    """A day's free limit spent: the window refills in hours, so the 429 surfaces at once
+    with that wait (rxllm backed off twice, blind, then surfaced with none)."""
+    handler, requests = _openrouter_limited(5 * 3600, in_body)
+    p = rxllm.provider("openrouter", api_key=KEY, base_url=await serve(handler))
+    rec = await p.complete(ask())
+    await p.aclose()
+    error = rec.terminal.error  # type: ignore[union-attr]
+    assert len(requests) == 1 and error.status == 429
+    assert error.retry_after == pytest.approx(5 * 3600, abs=5)
+
+
+async def test_openrouter_reset_moment_soon_is_waited_for(serve: Serve) -> None:
+    handler, requests = _openrouter_limited(0.05, in_body=True)
+    p = rxllm.provider("openrouter", api_key=KEY, base_url=await serve(handler))
+    events = [e async for e in p.astream(ask())]
+    await p.aclose()
+    retry = next(e for e in events if isinstance(e, rxllm.Retry))
+    assert 0 <= retry.delay <= 0.05 and events[-1].type == "done" and len(requests) == 2
 
 
 async def test_a_wait_longer_than_the_turn_surfaces_the_rejection(serve: Serve) -> None:
