@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.events import Cancelled, Done, Event, Failed, ToolRequest, ToolStart, failed
@@ -55,6 +56,16 @@ def accumulate_tool_arguments(
     completion signal is never dispatched. An error or a
     cancellation drops the calls still open.
 
+    A wire's contradictions are the provider's failure, never `on_error`: a start on
+    the index of a call still open (another call id: a repeat of the same start is
+    dropped) ends the earlier call there, judged as the end of the turn judges it
+    (dispatched if its arguments are a complete JSON object, else an error); an
+    argument fragment for a call already complete is `error(kind="protocol")` naming
+    the call, unless it is only whitespace, which JSON allows after a value and which
+    changes nothing (dropped, logged at debug). A fragment for an index that never
+    started is a normalizer's bug (each wire's normalizer starts a call before its
+    arguments), raised to `on_error`.
+
     Args:
         max_argument_bytes: the most JSON text one call may stream (counted in
             characters, which JSON from providers keeps ASCII); more ends the stream
@@ -82,19 +93,20 @@ def accumulate_tool_arguments(
 class _Calls:
     """One subscription: the calls still open, and whether a malformed one broke it."""
 
-    __slots__ = ("_broken", "_calls", "_max_argument_bytes", "_observer")
+    __slots__ = ("_broken", "_calls", "_ended", "_max_argument_bytes", "_observer")
 
     def __init__(self, observer: abc.ObserverBase[Event], max_argument_bytes: int | None) -> None:
         self._observer = observer
         self._max_argument_bytes = max_argument_bytes
         self._calls: dict[int, _Call] = {}
+        self._ended: dict[int, ToolStart] = {}  # the starts of the calls complete
         self._broken = False  # a malformed call ended the stream
 
     def _finish(self, index: int, arguments: str | None, ended: bool) -> bool:
         """Dispatch call `index`; `ended`: the provider marked it complete (its
         `ToolEnd`), rather than the turn ending while it was open."""
         call = self._calls.pop(index)
-        start = call.start
+        start = self._ended[index] = call.start
         text = arguments if arguments is not None else "".join(call.pieces)
         try:
             # Marked complete with no arguments at all: a call without parameters
@@ -153,7 +165,8 @@ class _Calls:
             assert isinstance(item, ToolArgs)
             call = calls.get(item.index)
             if call is None:
-                raise ValueError(f"arguments for tool call {item.index} before its start")
+                self._late_arguments(item)
+                return
             call.pieces.append(item.delta)
             call.size += len(item.delta)
             limit = self._max_argument_bytes
@@ -176,7 +189,10 @@ class _Calls:
                 self._broken = not self._finish(item.index, item.arguments, ended=True)
         elif kind is ToolStart:
             assert isinstance(item, ToolStart)
+            if not self._restart(item):
+                return
             calls[item.index] = _Call(item)
+            self._ended.pop(item.index, None)
             self._observer.on_next(item)
         elif kind is Done:
             for index in sorted(calls):
@@ -188,3 +204,45 @@ class _Calls:
             if kind is Failed or kind is Cancelled:
                 calls.clear()
             self._observer.on_next(item)  # type: ignore[arg-type]
+
+    def _restart(self, item: ToolStart) -> bool:
+        """A start on the index of a call still open: False if it is a repeat of that
+        call's start (dropped), or if the earlier call, which it ends, was malformed."""
+        call = self._calls.get(item.index)
+        if call is None:
+            return True
+        start = call.start
+        if item.call_id == start.call_id:
+            logger.bind(provider=item.provider, attempt=item.attempt).debug(
+                "tool call {!r} started again on index {}: the repeat is dropped",
+                item.call_id,
+                item.index,
+            )
+            return False
+        # Another call on its index: the earlier one's arguments have ended.
+        if self._finish(item.index, None, ended=False):
+            return True
+        self._broken = True
+        return False
+
+    def _late_arguments(self, item: ToolArgs) -> None:
+        start = self._ended.get(item.index)
+        if start is None:
+            raise ValueError(f"arguments for tool call {item.index} before its start")
+        if not item.delta.strip():
+            logger.bind(provider=start.provider, attempt=start.attempt).debug(
+                "whitespace after the arguments of tool call {!r}: dropped", start.call_id
+            )
+            return
+        self._broken = True
+        self._calls.clear()
+        self._observer.on_next(
+            failed(
+                start.provider,
+                "protocol",
+                f"arguments for tool call {start.call_id!r} ({start.name!r}) arrived "
+                "after the call was complete",
+                attempt=start.attempt,
+                raw=item.delta[:2000],
+            )
+        )

@@ -167,7 +167,9 @@ class UIMessageEncoder:
     - A delta ending in half a UTF-16 surrogate pair keeps that half for the next
       delta of its block; one left at the block's end is sent as U+FFFD.
     - `error_text(info)` is the only part of an error that is sent (default: its
-      `message`); `raw` never is.
+      `message`); `raw` never is, but the input text of the call a
+      `malformed_tool_arguments` error names: that call's `tool-input-error` input,
+      as the SDK's own server sends it.
     - `retries=True` sends each absorbed rejection as a transient `data-rxllm-retry`.
     - An event after the terminal is dropped and logged.
     """
@@ -574,10 +576,10 @@ class UIMessageEncoder:
         self.finished = True
 
     def _failed(self, event: Failed, out: list[Part]) -> None:
-        self._fail(self._error_text(event.error), out)
+        self._fail(self._error_text(event.error), out, event.error)
         self.finished = True
 
-    def _fail(self, error_text: str, out: list[Part]) -> None:
+    def _fail(self, error_text: str, out: list[Part], info: ErrorInfo | None = None) -> None:
         self._end_block(out)
         for call_id, name in self._pending.items():
             out.append(
@@ -585,7 +587,7 @@ class UIMessageEncoder:
                     "type": "tool-input-error",
                     "toolCallId": call_id,
                     "toolName": name,
-                    "input": None,
+                    "input": _input_text(info, call_id, name),
                     "errorText": error_text,
                 }
             )
@@ -602,6 +604,17 @@ class UIMessageEncoder:
         meta = {"rxllm": {"cancel_reason": event.reason}}
         out += ({"type": "message-metadata", "messageMetadata": meta}, {"type": "abort"})
         self.finished = True
+
+
+def _input_text(info: ErrorInfo | None, call_id: str, name: str) -> str | None:
+    """The input text of the call a `malformed_tool_arguments` error names (its `raw`),
+    as the SDK's own server sends an invalid call's input (the client keeps it as the
+    part's `rawInput`, and the next turn shows the model what it wrote); None for
+    every other call: its input never came. The error names its call in its message,
+    `tool call '<id>' ('<name>')` (DESIGN.md: naming provider, call id and tool)."""
+    if info is None or info.kind != "malformed_tool_arguments" or info.raw is None:
+        return None
+    return info.raw if f"tool call {call_id!r} ({name!r})" in info.message else None
 
 
 def _with_id(data: bytes, entry_id: str | None) -> bytes:
