@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+from aiohttp.http_exceptions import HttpProcessingError, PayloadEncodingError
 from loguru import logger
 from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
@@ -51,6 +52,22 @@ __all__ = [
 # An error body is read to its end, for its message and structured fields; a hostile
 # one must not be read whole (the biggest real ones, pydantic lists, are a few KB).
 MAX_ERROR_BODY_BYTES = 64 * 1024
+
+# What a read raises for a body whose framing broke: aiohttp wraps the parser's error
+# in `ClientPayloadError`, except its pure-Python parser (no C extension, or
+# AIOHTTP_NO_EXTENSIONS=1), which hands a bad chunk's `TransferEncodingError` as is.
+BROKEN_BODY = (aiohttp.ClientPayloadError, PayloadEncodingError)
+# How aiohttp's parser errors begin as text: the status its server would answer with.
+_PARSER_STATUS = re.compile(r"^\d{3}, message:")
+
+
+def _not_http(problem: BaseException | str) -> str:
+    """aiohttp's words for bytes that are not HTTP, on one line: without the pointer
+    under the bytes it quotes, nor the `400, message:` its server would answer with,
+    which reads as the provider's status (`ClientPayloadError` carries them as text)."""
+    text = problem.message if isinstance(problem, HttpProcessingError) else str(problem)
+    text = _PARSER_STATUS.sub("", text, count=1)
+    return " ".join(word for word in text.split() if word != "^")
 
 
 @dataclass(frozen=True)
@@ -116,10 +133,18 @@ async def read_error_body(
                     return b"".join(parts)
                 parts.append(part)
                 size += len(part)
-    except (aiohttp.ServerTimeoutError, TimeoutError, aiohttp.ClientPayloadError):
+    except (aiohttp.ServerTimeoutError, TimeoutError, *BROKEN_BODY):
         pass  # what arrived still names the rejection better than "stalled" would
     response.close()
     return b"".join(parts)
+
+
+def _retrieve(closed: asyncio.Future[None]) -> None:
+    """A connection's `closed` future, consumed: aiohttp sets a lost connection's error
+    on it only for whoever asked for it (`_Transfer._watch_connection`), and asyncio
+    would log an error nobody retrieved."""
+    if not closed.cancelled():
+        closed.exception()
 
 
 RawTap = Callable[[str, int, bytes], None]
@@ -230,6 +255,8 @@ class _Transfer(abc.DisposableBase):
     stream in flight and the garbage collector walks every one of them."""
 
     __slots__ = (
+        "_broken",
+        "_closed",
         "_cut",
         "_disposed",
         "_headers",
@@ -262,6 +289,8 @@ class _Transfer(abc.DisposableBase):
         """Why the source itself ended its job: a failure's kind and message (the
         read watchdog), or None and a reason (its provider closed: `cancelled`)."""
         self._watchdog: asyncio.TimerHandle | None = None
+        self._closed: asyncio.Future[None] | None = None  # the connection's, watched
+        self._broken: str | None = None  # why the body ended, when `_lost` ended it
         self._job: Job | None = None
         # asyncio objects belong to their loop's thread: from another thread, the job
         # is started and stopped through the loop's thread-safe door.
@@ -357,6 +386,7 @@ class _Transfer(abc.DisposableBase):
         if resp is None:
             return
         async with resp:
+            self._watch_connection(resp)
             # First, a rejection's too: a deadline that cuts its body off still names
             # the response's request id (`fragments.hang_up`).
             self._observer.on_next(ResponseHeaders(resp.headers))
@@ -388,6 +418,9 @@ class _Transfer(abc.DisposableBase):
                 if problem is not None:
                     self._relay(problem)
                     return
+            if self._broken is not None:
+                self._fail("truncated", self._broken)
+                return
             problem = reader.close()
             if problem is not None:
                 self._relay(problem)
@@ -410,6 +443,41 @@ class _Transfer(abc.DisposableBase):
             retry_after=wait_of(resp.headers, body),
             request_id=request_id_of(resp.headers) or body.request_id,
         )
+
+    def _watch_connection(self, resp: aiohttp.ClientResponse) -> None:
+        """Call `_lost` when the response's connection closes: one callback per
+        response, nothing per read."""
+        connection = resp.connection
+        if connection is None or connection.protocol is None:
+            return  # the body has ended and the connection gone back to the pool
+        closed = connection.protocol.closed
+        if closed is None:  # lost already, before anyone asked
+            self._lost()
+            return
+        closed.remove_done_callback(_retrieve)  # one per connection, whatever it carried
+        closed.add_done_callback(_retrieve)
+        closed.add_done_callback(self._lost)
+        self._closed = closed
+
+    def _lost(self, _closed: object = None) -> None:
+        """The connection closed. A body still open then would never end: aiohttp's
+        C parser hands a broken chunked encoding (a bad chunk-size line, a chunk longer
+        than it said) to the connection, which it closes, and never to the body, whose
+        `readany()` would wait out `read_timeout` and read as a silence. So the body is
+        ended here: what arrived is still read, then `error(kind="truncated")`."""
+        resp = self._response
+        if resp is None or self._disposed or self._cut is not None:
+            return
+        content, connection = resp.content, resp.connection
+        if content.is_eof() or content.exception() is not None or connection is None:
+            return  # it ended, or aiohttp told it why not
+        cause = connection.protocol.exception() if connection.protocol is not None else None
+        self._broken = (
+            f"the connection closed mid-stream: {_not_http(cause)}"
+            if cause is not None
+            else "the connection closed before the body ended"
+        )
+        content.feed_eof()
 
     def _watch(self, seen: int) -> None:
         """`read_timeout` without a byte: one timer per period, not one per read, so
@@ -488,8 +556,10 @@ class _Transfer(abc.DisposableBase):
             self._fail(
                 "stalled", f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s"
             )
-        except aiohttp.ClientPayloadError as exc:
-            self._fail("truncated", f"the connection closed mid-stream: {exc}")
+        except BROKEN_BODY as exc:
+            self._fail("truncated", f"the connection closed mid-stream: {_not_http(exc)}")
+        except aiohttp.ClientResponseError as exc:  # its head (or a body parsed with it)
+            self._fail("transport", f"the response is not valid HTTP: {_not_http(exc.message)}")
         except aiohttp.ClientError as exc:
             self._fail("transport", f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # a bug: surface it, as Rx does
@@ -499,6 +569,8 @@ class _Transfer(abc.DisposableBase):
             self._response = None
             if self._watchdog is not None:
                 self._watchdog.cancel()
+            if self._closed is not None:
+                self._closed.remove_done_callback(self._lost)
         self._observer.on_completed()
 
     def _start(self, scheduler: abc.SchedulerBase | None) -> None:

@@ -42,7 +42,7 @@ class ChunkReader:
         self._sink = sink
         self._provider = provider
         self._attempt = attempt
-        self._decoder = SseDecoder(max_line_bytes)
+        self._decoder = SseDecoder(max_line_bytes, provider=provider, attempt=attempt)
         # The body's start, until it shows itself SSE: for "not an SSE stream", or the
         # error object a server sent in place of the stream.
         self._head: bytes | None = b""

@@ -15,12 +15,14 @@ never reaches `close`: the source reports it.
 And a field named `error`, which the spec would ignore, reads as `event: error` with its
 value as a `data` line: llama.cpp's server wrote its mid-stream failures that way (see
 `_line`), and an ignored failure would end the turn as a success. Every other unknown
-field is ignored, as the spec says.
+field is ignored, as the spec says, and logged at debug (once per field name).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
+
+from loguru import logger
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "SseDecoder", "SseEvent", "SseLineTooLong"]
 
@@ -35,6 +37,11 @@ _CR, _LF, _SPACE = 0x0D, 0x0A, 0x20
 # A NamedTuple's constructor is a Python function (a frame per call: twice the cost of
 # `tuple.__new__` with the fields): the fast path builds its event without it.
 _new = tuple.__new__
+# An ignored line is logged once per field name, for so many names per stream and so
+# many characters: a body of made-up names (or of lines that are not SSE at all) must
+# grow neither a set nor the log as long as itself.
+_MAX_IGNORED_NAMES = 16
+_LOGGED_CHARS = 200
 
 
 class SseEvent(NamedTuple):
@@ -59,8 +66,13 @@ class SseLineTooLong(ValueError):
 class SseDecoder:
     """Feed bytes with `feed`, get the events they complete; call `close` at the end."""
 
-    def __init__(self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+    def __init__(
+        self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, *, provider: str = "", attempt: int = 1
+    ) -> None:
         self.max_line_bytes = max_line_bytes
+        self._provider = provider  # for the log of an ignored field only
+        self._attempt = attempt
+        self._ignored: set[str] | None = None  # field names logged as ignored
         self.events = 0
         self.comments = 0
         self.bytes = 0
@@ -193,6 +205,8 @@ class SseDecoder:
         elif name == "id":
             if "\0" not in value:
                 self._last_id = value
+            else:
+                self._ignore(name, value)
         elif name == "retry" and value.isascii() and value.isdigit():
             self._retry = int(value)
         elif name == "error":
@@ -204,6 +218,28 @@ class SseDecoder:
             # error frame; here, with the other unknown fields, no `data` line pays it.
             self._data.append(value)
             self._event = "error"
+        else:
+            self._ignore(name, value)
+
+    def _ignore(self, name: str, value: str) -> None:
+        """A line the spec ignores (a field it does not know, `Data` too, a `retry`
+        not all digits, an `id` with NUL): ignored, and logged at debug the first time
+        its field name comes, since nothing a provider says goes unseen."""
+        ignored = self._ignored
+        if ignored is None:
+            ignored = self._ignored = set()
+        name = name[:_LOGGED_CHARS]
+        if name in ignored or len(ignored) >= _MAX_IGNORED_NAMES:
+            return
+        ignored.add(name)
+        logger.bind(provider=self._provider, attempt=self._attempt).debug(
+            "ignored an SSE line of field {!r}, as the event-stream format says: {!r}{}",
+            name,
+            value[:_LOGGED_CHARS],
+            " (further field names are not logged)"
+            if len(ignored) == _MAX_IGNORED_NAMES
+            else " (logged once per field name)",
+        )
 
     def _dispatch(self, out: list[SseEvent]) -> None:
         self._has_fields = False
