@@ -414,6 +414,13 @@ def failed(
     return Failed.make(provider=provider, attempt=attempt, error=info)
 
 
+def named_call(call_id: str, name: str) -> str:
+    """How an error's message names the tool call it is about, `tool call '<id>'
+    ('<name>')`: every producer words it so, and the UI message stream finds the call
+    of a `malformed_tool_arguments` error by it (`ErrorInfo` has no call field)."""
+    return f"tool call {call_id!r} ({name!r})"
+
+
 def commits(event: object) -> bool:
     """Whether an event commits its attempt: output the user may already have seen.
     Everything but the terminal events and `retry` does."""

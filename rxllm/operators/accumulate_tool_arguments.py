@@ -10,7 +10,16 @@ from typing import Any
 from loguru import logger
 from reactivex import Observable, abc
 
-from rxllm.events import Cancelled, Done, Event, Failed, ToolRequest, ToolStart, failed
+from rxllm.events import (
+    Cancelled,
+    Done,
+    Event,
+    Failed,
+    ToolRequest,
+    ToolStart,
+    failed,
+    named_call,
+)
 from rxllm.fragments import Fragment, ToolArgs, ToolEnd
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
@@ -142,7 +151,7 @@ class _Calls:
             failed(
                 start.provider,
                 "malformed_tool_arguments",
-                f"arguments of tool call {start.call_id!r} ({start.name!r}) are "
+                f"arguments of {named_call(start.call_id, start.name)} are "
                 f"{reason}, not a JSON object",
                 attempt=start.attempt,
                 raw=text[:2000],
@@ -178,7 +187,7 @@ class _Calls:
                     failed(
                         start.provider,
                         "limit",
-                        f"the arguments of tool call {start.call_id!r} ({start.name!r}) "
+                        f"the arguments of {named_call(start.call_id, start.name)} "
                         f"exceed max_tool_argument_bytes ({limit})",
                         attempt=start.attempt,
                     )
@@ -240,7 +249,7 @@ class _Calls:
             failed(
                 start.provider,
                 "protocol",
-                f"arguments for tool call {start.call_id!r} ({start.name!r}) arrived "
+                f"arguments for {named_call(start.call_id, start.name)} arrived "
                 "after the call was complete",
                 attempt=start.attempt,
                 raw=item.delta[:2000],

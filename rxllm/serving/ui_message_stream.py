@@ -48,6 +48,7 @@ from rxllm.events import (
     ToolRequest,
     ToolStart,
     UsageUpdate,
+    named_call,
 )
 from rxllm.serving.event_json import json_or_none, load_event
 
@@ -614,7 +615,7 @@ def _input_text(info: ErrorInfo | None, call_id: str, name: str) -> str | None:
     `tool call '<id>' ('<name>')` (DESIGN.md: naming provider, call id and tool)."""
     if info is None or info.kind != "malformed_tool_arguments" or info.raw is None:
         return None
-    return info.raw if f"tool call {call_id!r} ({name!r})" in info.message else None
+    return info.raw if named_call(call_id, name) in info.message else None
 
 
 def _with_id(data: bytes, entry_id: str | None) -> bytes:
