@@ -17,7 +17,10 @@ test_google_shapes.py and test_probe_google.py):
   same event. A signature on any other part (text, a function call, an empty text
   part) comes out first as a reasoning event with empty text carrying it: Gemini puts
   the signature of the thoughts on the first part after them, so it closes the
-  reasoning that precedes that part.
+  reasoning that precedes that part. The signature of a text or thought part carries
+  that part's own fields as `details` (`{}`, `{"thought": true}`): they mark it as
+  Gemini's signature of the turn's text, which the request builder puts back on that
+  text (a function call's goes back with the call).
 - Inside one chunk, text-like parts come out before function calls (DESIGN.md: a
   chunk with both is split, text first). This is ordering inside the normalizer, not
   an operator: a chunk is already whole, so no state crosses chunks.
@@ -28,7 +31,10 @@ test_google_shapes.py and test_probe_google.py):
   Vertex sends such calls beside streamed `partialArgs` ones).
 - Vertex's streamed arguments (`willContinue` with `partialArgs` of `jsonPath` and a
   typed value, strings continued across parts) build one call per `functionCall`
-  that opened with a name; it ends at the first `functionCall` part without
+  that opened with a name, over the `args` that opening part may already carry:
+  partial arguments merge into them, a string begun there continued by its pieces
+  (as client accumulators of `partialArgs` do); `args` on a later part of the call
+  are logged at debug. The call ends at the first `functionCall` part without
   `willContinue` (the empty `{}` terminator, or a last `partialArgs` part). String
   pieces are joined once, at the end. A call still open when the turn finishes is
   `malformed_tool_arguments`; the provider said more was coming.
@@ -95,6 +101,7 @@ test_google_shapes.py and test_probe_google.py):
 
 from __future__ import annotations
 
+import copy
 import json
 import mimetypes
 import os
@@ -110,7 +117,7 @@ from loguru import logger
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload
 from rxllm.errors import ConfigError
-from rxllm.events import ErrorInfo, ErrorKind, StopReason, Usage
+from rxllm.events import ErrorInfo, ErrorKind, StopReason, Usage, named_call
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     REQUEST_KEYS,
@@ -119,7 +126,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.request import ChatRequest, ImagePart, Message, Part, TextPart
+from rxllm.request import ChatRequest, ImagePart, Message, Part, ReasoningPart, TextPart
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
 
@@ -232,18 +239,21 @@ def _json_path(path: str) -> PathKey:
 
 
 class _StreamedCall:
-    """One call whose arguments arrive as `partialArgs`: leaves by path, in order.
+    """One call whose arguments arrive as `partialArgs`: leaves by path, in order, over
+    the `args` its first part may already carry (`base`).
 
     A string leaf is a list of its pieces (a partial argument's value is always a
-    scalar, so a list can only be pieces); they are joined once, in `arguments`.
+    scalar, so a list can only be pieces); they are joined once, in `arguments`. A
+    string that starts in `base` is the first piece of its leaf: pieces continue it.
     """
 
-    __slots__ = ("call_id", "index", "leaves", "name")
+    __slots__ = ("base", "call_id", "index", "leaves", "name")
 
-    def __init__(self, index: int, call_id: str, name: str) -> None:
+    def __init__(self, index: int, call_id: str, name: str, base: dict[str, Any]) -> None:
         self.index = index
         self.call_id = call_id
         self.name = name
+        self.base = base
         self.leaves: dict[PathKey, Any] = {}
 
     def add(self, partial_args: list[dict[str, Any]]) -> None:
@@ -257,7 +267,10 @@ class _StreamedCall:
                 if isinstance(pieces, list):
                     pieces.append(arg["stringValue"])
                 else:
-                    leaves[path] = [arg["stringValue"]]
+                    start = None if path in leaves else _value_at(self.base, path)
+                    pieces = [start] if isinstance(start, str) else []
+                    pieces.append(arg["stringValue"])
+                    leaves[path] = pieces
             elif "numberValue" in arg:
                 leaves[path] = arg["numberValue"]
             elif "boolValue" in arg:
@@ -265,8 +278,11 @@ class _StreamedCall:
             elif "nullValue" in arg:
                 leaves[path] = None
 
+    def has_arguments(self) -> bool:
+        return bool(self.leaves or self.base)
+
     def arguments(self) -> dict[str, Any]:
-        root: dict[str, Any] = {}
+        root: dict[str, Any] = copy.deepcopy(self.base)
         for path, leaf in self.leaves.items():
             node: Any = root
             for segment, following in pairwise(path):
@@ -277,6 +293,15 @@ class _StreamedCall:
                 node = child
             _put(node, path[-1], "".join(leaf) if isinstance(leaf, list) else leaf)
         return root
+
+
+def _value_at(node: Any, path: PathKey) -> Any:
+    """The value at `path` inside `node`, or None where the path leads nowhere."""
+    for segment in path:
+        if not isinstance(node, dict | list):
+            return None
+        node = _child(node, segment)
+    return node
 
 
 def _child(node: Any, segment: str | int) -> Any:
@@ -293,6 +318,17 @@ def _put(node: Any, segment: str | int, value: Any) -> None:
     elif not isinstance(node, dict):
         raise TypeError(f"partialArgs path goes through a {type(node).__name__}")
     node[segment] = value
+
+
+def _text_part_details(part: dict[str, Any]) -> dict[str, Any] | None:
+    """The details of a signed text or thought part's reasoning delta: the part's own
+    fields beyond its text and signature (`{"thought": true}`, or none), which say that
+    the signature is Gemini's and belongs on text. None for any other part (a function
+    call's signature travels with the call; a code or built-in tool part, an image, is
+    not sent back)."""
+    if part.keys() - _TEXT_KEYS:
+        return None
+    return {"thought": True} if part.get("thought") else {}
 
 
 def _tool_name(tool: dict[str, Any]) -> str:
@@ -403,7 +439,7 @@ class GeminiNormalizer(Normalizer):
         if call is not None:
             self.fail(
                 "malformed_tool_arguments",
-                f"arguments of tool call {call.call_id!r} ({call.name!r}) were still "
+                f"arguments of {named_call(call.call_id, call.name)} were still "
                 f"streaming when the turn finished ({finish})",
             )
             return
@@ -456,14 +492,17 @@ class GeminiNormalizer(Normalizer):
     def _part(self, part: dict[str, Any]) -> None:
         signature = part.get("thoughtSignature")
         text = part.get("text")
+        # A text or thought part's signature goes back on the turn's text: its details
+        # (the part's own fields, `thought`) mark it as one (`gemini_contents`).
+        details = _text_part_details(part) if signature else None
         if part.get("thought"):
             if text or signature:
-                self.reasoning(text or "", signature)
+                self.reasoning(text or "", signature, details=details)
             if part.keys() - _TEXT_KEYS:  # a thought image: no event carries it
                 self._unread(part)
             return
         if signature:
-            self.reasoning("", signature)
+            self.reasoning("", signature, details=details)
         if text:
             self.text(text)
             return
@@ -566,7 +605,7 @@ class GeminiNormalizer(Normalizer):
             if open_call is not None:
                 self.fail(
                     "malformed_tool_arguments",
-                    f"arguments of tool call {open_call.call_id!r} ({open_call.name!r}) "
+                    f"arguments of {named_call(open_call.call_id, open_call.name)} "
                     f"were still streaming when tool call {name!r} began",
                 )
                 return
@@ -576,7 +615,12 @@ class GeminiNormalizer(Normalizer):
             self.tool_start(call_id, name, index, signature)
             partial_args = call.get("partialArgs")
             if call.get("willContinue") or partial_args:
-                open_call = self.open_call = _StreamedCall(index, call_id, name)
+                # The arguments known so far may come whole with the name: the
+                # partial ones add to them.
+                base = call.get("args")
+                if base is not None and not isinstance(base, dict):
+                    raise ValueError(f"functionCall args must be an object, got {base!r}")
+                open_call = self.open_call = _StreamedCall(index, call_id, name, base or {})
             elif "args" in call:
                 self.tool_args(index, json.dumps(call["args"], ensure_ascii=False))
                 self.tool_end(index)
@@ -592,12 +636,16 @@ class GeminiNormalizer(Normalizer):
                     "ignored a functionCall without a name, keys {}", sorted(call)
                 )
             return
+        elif call.get("args"):  # whole args on a later part: no rule says how they merge
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "ignored args on a continued part of tool call {!r}", open_call.call_id
+            )
         partial_args = call.get("partialArgs")
         if partial_args:
             open_call.add(partial_args)
         if not call.get("willContinue"):
             self.open_call = None
-            if open_call.leaves:
+            if open_call.has_arguments():
                 arguments = json.dumps(open_call.arguments(), ensure_ascii=False)
                 self.tool_args(open_call.index, arguments)
             self.tool_end(open_call.index)
@@ -740,6 +788,36 @@ def _function_response(content: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"output": content}
 
 
+def _sign_text(parts: list[dict[str, Any]], content: Sequence[Part]) -> None:
+    """Put the signature Gemini gave a model turn's text back on that text.
+
+    Google's thought-signatures guides ask for the signatures of earlier responses
+    back in later requests, so that the model keeps its reasoning context (a missing
+    one is a 400 only where it is required, on a function call). The normalizer marks
+    a text or thought part's signature with its part's details (`{}` or
+    `{"thought": true}`; no other wire's details are either); the record keeps the
+    turn's text as one part, so the last such signature (the one closing the thoughts
+    before the answer, or a stream's last, sent on an empty text part) goes on its last
+    text part. Thought text itself is not sent back, and a signature from another
+    provider is never sent to Gemini."""
+    signature = None
+    for part in content:
+        if (
+            isinstance(part, ReasoningPart)
+            and part.signature
+            and not part.redacted
+            and part.details is not None
+            and part.details.keys() <= {"thought"}
+        ):
+            signature = part.signature
+    if signature is None:
+        return
+    for entry in reversed(parts):
+        if "text" in entry:
+            entry["thoughtSignature"] = signature
+            return
+
+
 def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list[str]]:
     """(contents, system texts) of a conversation.
 
@@ -750,7 +828,8 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
     Gemini); consecutive results share one `user` content, as parallel calls need.
     Images in a tool result follow the turn's function responses as parts of their
     own: nested in `functionResponse.parts` they are refused by models before Gemini 3
-    ("Multimodal function responses are not supported for this model").
+    ("Multimodal function responses are not supported for this model"). A model turn's
+    text and calls go back with their thought signatures (`_sign_text`).
     """
     names: dict[str, str] = {}
     contents: list[dict[str, Any]] = []
@@ -784,6 +863,7 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
         results = None
         parts = _parts(message.content)
         if role == "assistant":
+            _sign_text(parts, message.content)
             for number, call in enumerate(message.tool_calls):
                 names[call.id] = call.name
                 entry: dict[str, Any] = {

@@ -31,7 +31,10 @@ Output items, by type (the decisions of this module):
   other fields (`id`, `summary`, ...) as `details`, which the request builder sends
   back as the item.
 - `function_call`: a `tool_request` (below). A call seen only at its `output_item.done`
-  is started and ended there.
+  is started and ended there. The arguments of the first done event
+  (`function_call_arguments.done`, `output_item.done`) are authoritative; an empty or
+  absent `arguments` there (a proxy's) leaves the streamed deltas as the arguments, and
+  an object sent in place of the JSON text is taken as its text.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
   `local_shell_call`, `apply_patch_call`, `custom_tool_call`, `mcp_approval_request`,
   and a `tool_search_call` whose `execution` is `client`) are `tool_request`s too, so an
@@ -42,8 +45,12 @@ Output items, by type (the decisions of this module):
   type recoverable: a `custom_tool_call`'s own `name` (a tool the client declared), the
   item type for the others (`mcp_approval_request` keeps the MCP tool's `name` in the
   arguments). call_id: the item's `call_id`, else its `id` (an approval is answered by
-  `approval_request_id` = that id). Streamed custom-tool input deltas are not used: the
-  done item's `input` is authoritative. A `shell_call` whose `environment` is a hosted
+  `approval_request_id` = that id). A custom tool call's input streams as text
+  (`custom_tool_call_input.delta`, whole at `.done`): the done item's `input` is
+  authoritative; a done item without one (a proxy's) takes the streamed input, and so
+  does a call whose done item never came, once its input is marked done or the
+  response completed (free text cannot say it was cut off, as a function call's JSON
+  does); otherwise the call is malformed. A `shell_call` whose `environment` is a hosted
   container (any type but `local`) is run by OpenAI: a provider-run item (below).
 - Items the provider runs itself (`SERVER_ITEMS`: `web_search_call`, `file_search_call`,
   `code_interpreter_call`, `mcp_call`, `mcp_list_tools`, `image_generation_call`, a
@@ -124,8 +131,6 @@ _IGNORED = frozenset(
         "response.in_progress",
         "response.queued",
         "response.content_part.added",
-        "response.custom_tool_call_input.delta",  # the done item's `input` is authoritative
-        "response.custom_tool_call_input.done",
         "response.reasoning_summary_part.added",
     }
 )
@@ -376,6 +381,8 @@ class ResponsesNormalizer(Normalizer):
     __slots__ = (
         "calls",
         "cited",
+        "custom_done",
+        "custom_inputs",
         "finished",
         "handlers",
         "parts",
@@ -390,6 +397,10 @@ class ResponsesNormalizer(Normalizer):
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
         self.calls: dict[int, bool] = {}  # output_index -> ended
+        # The input each custom tool call streamed (output_index -> its pieces, or the
+        # whole input of its `custom_tool_call_input.done`), and the calls that had one.
+        self.custom_inputs: dict[int, list[str]] = {}
+        self.custom_done: set[int] = set()
         # reasoning items added and not yet done: output_index -> the added item
         self.reasoning_items: dict[int, dict[str, Any]] = {}
         # (output_index, "summary" or "text", part index) of the last reasoning part shown
@@ -415,6 +426,8 @@ class ResponsesNormalizer(Normalizer):
             "response.reasoning_text.done": self._reasoning_text_done,
             "response.function_call_arguments.delta": self._arguments_delta,
             "response.function_call_arguments.done": self._arguments_done,
+            "response.custom_tool_call_input.delta": self._custom_input_delta,
+            "response.custom_tool_call_input.done": self._custom_input_done,
             "response.output_text.done": self._text_done,
             "response.refusal.done": self._refusal_done,
             "response.content_part.done": self._content_part_done,
@@ -630,7 +643,7 @@ class ResponsesNormalizer(Normalizer):
             if acts == "client":
                 if index not in self.calls:
                     self._start_call(index, item)
-                self._end_call(index, json.dumps(client_item_arguments(item)))
+                self._end_call(index, json.dumps(self._client_arguments(index, item)))
             elif acts == "server":
                 call_id = self.server_calls.get(index) or self._start_server_call(index, item)
                 content = {k: v for k, v in item.items() if k not in ("id", "type")}
@@ -679,12 +692,62 @@ class ResponsesNormalizer(Normalizer):
         kind = item.get("type")
         # A function or custom tool is named by the client; any other item by its type.
         named = kind in ("function_call", "custom_tool_call")
+        if kind == "custom_tool_call":
+            self.custom_inputs[index] = []
         self.tool_start(call_id, (item.get("name") or "") if named else str(kind), index)
 
-    def _end_call(self, index: int, arguments: str | None) -> None:
-        if self.calls.get(index) is False:
-            self.calls[index] = True
-            self.tool_end(index, arguments)
+    def _end_call(self, index: int, arguments: Any) -> None:
+        """End call `index` with the arguments its done event gives: authoritative,
+        unless empty or absent (a proxy's done event that leaves out what it streamed),
+        where the streamed deltas are the arguments. An object is taken as its JSON
+        text, as the chat wire takes one."""
+        if self.calls.get(index) is not False:
+            return
+        if arguments is not None and not isinstance(arguments, str):
+            if not isinstance(arguments, dict):
+                raise ValueError(
+                    f"tool call arguments must be a JSON string, got {type(arguments).__name__}"
+                )
+            arguments = json.dumps(arguments, ensure_ascii=False)
+        self.calls[index] = True
+        self.tool_end(index, arguments or None)
+
+    def _client_arguments(self, index: int, item: dict[str, Any]) -> dict[str, Any]:
+        """A client item's arguments; a custom tool call's done item without its
+        `input` (a proxy's) takes the input the call streamed."""
+        arguments = client_item_arguments(item)
+        streamed = self.custom_inputs.get(index)
+        if streamed and not item.get("input"):
+            arguments["input"] = "".join(streamed)
+        return arguments
+
+    def _custom_input(self, payload: dict[str, Any]) -> list[str] | None:
+        """The input pieces of the custom tool call the event is about; None (logged)
+        for one never started: its done item, whole, will say everything."""
+        index = payload.get("output_index", 0)
+        pieces = self.custom_inputs.get(index)
+        if pieces is None:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "custom tool input for output item {}, which is no custom tool call begun",
+                index,
+            )
+        return pieces
+
+    def _custom_input_delta(self, payload: dict[str, Any]) -> None:
+        delta = payload.get("delta")
+        pieces = self._custom_input(payload)
+        if pieces is not None and isinstance(delta, str) and delta:
+            pieces.append(delta)
+
+    def _custom_input_done(self, payload: dict[str, Any]) -> None:
+        """The whole input: authoritative over the deltas (unless empty after them)."""
+        whole = payload.get("input")
+        pieces = self._custom_input(payload)
+        if pieces is None:
+            return
+        if isinstance(whole, str) and (whole or not pieces):
+            pieces[:] = [whole]
+        self.custom_done.add(payload.get("output_index", 0))
 
     def _arguments_delta(self, payload: dict[str, Any]) -> None:
         index = payload.get("output_index", 0)
@@ -722,18 +785,28 @@ class ResponsesNormalizer(Normalizer):
         details = {key: value for key, value in item.items() if key != "encrypted_content"}
         self.reasoning(signature=blob or None, details=details)
 
-    def _finish(self, response: dict[str, Any]) -> None:
+    def _finish(self, response: dict[str, Any], complete: bool) -> None:
         # The response's `output` holds every item; one whose `output_item.done` never
         # came (a server that streams only the terminal response, an event lost on the
-        # way) is read now, as its done event would have been. A call already started
-        # is ended by the terminal itself, after the usage, as a call cut short must be.
+        # way) is read now, as its done event would have been. A function call already
+        # started is ended by the terminal itself, after the usage, as a call cut short
+        # must be: its streamed JSON says whether it is whole. A custom tool call's input
+        # is free text that cannot say so: a started one is read from a completed
+        # response's item, else ended with the input it streamed when that input was
+        # marked done or the response completed (`complete`); otherwise it is left open,
+        # cut off, for the terminal to end as malformed.
         output = response.get("output")
         for position, item in enumerate(output if isinstance(output, list) else ()):
-            if not isinstance(item, dict) or position in self.finished or position in self.calls:
+            if not isinstance(item, dict) or position in self.finished:
+                continue
+            if position in self.calls and not (complete and position in self.custom_inputs):
                 continue
             item_id = item.get("id")
             if not (isinstance(item_id, str) and item_id in self.finished):
                 self._item_done({"output_index": position, "item": item})
+        for index, pieces in self.custom_inputs.items():
+            if self.calls[index] is False and (index in self.custom_done or (complete and pieces)):
+                self._end_call(index, json.dumps({"input": "".join(pieces)}))
         for index in sorted(self.reasoning_items):  # reasoning items never marked done
             item = self.reasoning_items[index]
             self._end_reasoning(item, item.get("encrypted_content"))
@@ -744,12 +817,12 @@ class ResponsesNormalizer(Normalizer):
 
     def _completed(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
-        self._finish(response)
+        self._finish(response, complete=True)
         self.done("tool_use" if self.calls else "stop", response.get("status") or "completed")
 
     def _incomplete(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
-        self._finish(response)
+        self._finish(response, complete=False)
         reason = (response.get("incomplete_details") or {}).get("reason")
         self.done(stop_reason_of(reason, INCOMPLETE_REASONS), reason)
 
