@@ -1,17 +1,21 @@
 """Anthropic Messages streaming: named SSE events around indexed content blocks.
 
 Request: `POST {base}/messages` with `x-api-key`, `anthropic-version: 2023-06-01` and
-`stream: true`; `max_tokens` is mandatory. System messages go to the top-level
-`system`; tool results travel as `tool_result` blocks of a user message, and an
-assistant turn's signed reasoning (`ReasoningPart`s) as its first `thinking` and
-`redacted_thinking` blocks. What the API
+`stream: true`; `max_tokens` is mandatory (unset, rxllm writes 4096 plus any thinking
+budget in params). System messages go to the top-level `system`; tool results travel
+as `tool_result` blocks of a user message, and an assistant turn's signed reasoning
+(`ReasoningPart`s) as its first `thinking` and `redacted_thinking` blocks. What the API
 refuses and rxllm can send without losing anything is sent its way: text that is empty
 or only whitespace is left out ("text content blocks must contain non-whitespace
-text"); a call id outside `^[a-zA-Z0-9_-]+$`, or one an earlier call of the
-conversation already used (ids other providers made, such as `functions.f:0` or
-Gemini's per-turn `f_0`), is rewritten in its `tool_use` and its results alike, as
-tool_use ids must be unique; a tool schema without a top-level `type` gets
-`"type": "object"`, which `input_schema` requires.
+text"), as is the trailing whitespace of a final assistant message (a prefill: "final
+assistant content cannot end with trailing whitespace"); a call id outside
+`^[a-zA-Z0-9_-]+$`, or one an earlier call of the conversation already used (ids other
+providers made, such as `functions.f:0` or Gemini's per-turn `f_0`), is rewritten in
+its `tool_use` and its results alike, as tool_use ids must be unique; a tool schema
+without a top-level `type` gets `"type": "object"`, which `input_schema` requires; an
+inline image goes with the type its bytes have, whatever its data URL says. Signed
+reasoning from another wire (a part with `details`) is not sent: its signature is not
+Claude's. A 404 from a base URL without `/v1` (the Anthropic SDKs' form) says so.
 
 Response: `message_start` (model, input usage), then per content block
 `content_block_start` / `content_block_delta`s / `content_block_stop` (the block's
@@ -91,6 +95,7 @@ Decisions, where the wire leaves a choice:
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Mapping
@@ -100,7 +105,7 @@ from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload
-from rxllm.events import StopReason, Usage
+from rxllm.events import ErrorInfo, StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     REQUEST_KEYS,
@@ -118,6 +123,20 @@ API_VERSION = "2023-06-01"
 
 # Anthropic requires max_tokens; 4096 fits every current model's output limit.
 DEFAULT_MAX_TOKENS = 4096
+
+
+def _default_max_tokens(params: Mapping[str, Any]) -> int:
+    """The `max_tokens` written when the request sets none: `DEFAULT_MAX_TOKENS` for
+    the answer, plus the thinking budget where params enable extended thinking, since
+    thinking counts against `max_tokens` and the API refuses a `budget_tokens` that is
+    not below it (400 "`max_tokens` must be greater than `thinking.budget_tokens`"). A
+    `max_tokens` the user sets replaces this, as it is."""
+    thinking = params.get("thinking")
+    budget = thinking.get("budget_tokens") if isinstance(thinking, Mapping) else None
+    if budget.__class__ is int and budget > 0:
+        return DEFAULT_MAX_TOKENS + budget
+    return DEFAULT_MAX_TOKENS
+
 
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
@@ -503,9 +522,32 @@ def _image(part: ImagePart) -> dict[str, Any]:
     inline = part.inline
     if inline is not None:
         media_type, data = inline
+        # The API checks the type against the bytes ("The image was specified using the
+        # image/png media type, but the image appears to be a image/jpeg image"), where
+        # OpenAI's reads the bytes: a data URL that says another type, or `image/jpg`,
+        # goes with the type its bytes have.
+        media_type = _image_type(data) or media_type
         source = {"type": "base64", "media_type": media_type, "data": data}
         return {"type": "image", "source": source}
     return {"type": "image", "source": {"type": "url", "url": part.url}}
+
+
+def _image_type(data: str) -> str | None:
+    """The image type (of those the API takes) that base64 `data`'s first bytes say,
+    or None when they say none of them."""
+    try:
+        head = base64.b64decode(data[:16])
+    except ValueError:  # not base64 (binascii.Error is a ValueError)
+        return None
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
@@ -525,10 +567,12 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
 def _thinking(message: Message) -> list[dict[str, Any]]:
     """An assistant turn's signed reasoning as its first blocks (with thinking on, the
     API refuses a turn of tool calls sent back without them). A part without a signature
-    cannot be sent: the API would refuse it."""
+    cannot be sent: the API would refuse it. Nor can a part with `details`, which came
+    from another wire (a Responses reasoning item, an OpenRouter reasoning detail: a
+    history begun elsewhere): its signature is not Claude's, and the API checks it."""
     blocks: list[dict[str, Any]] = []
     for part in message.content:
-        if isinstance(part, ReasoningPart) and part.signature:
+        if isinstance(part, ReasoningPart) and part.signature and part.details is None:
             if part.redacted:
                 blocks.append({"type": "redacted_thinking", "data": part.signature})
             else:
@@ -571,7 +615,9 @@ class _CallIds:
 
 def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
     """(system texts, messages in the Messages API shape). Consecutive tool results
-    share one user message, as the API expects after a turn with parallel calls."""
+    share one user message, as the API expects after a turn with parallel calls. A
+    final assistant message (a prefill) has the trailing whitespace of its text
+    removed, which the API refuses there."""
     system: list[str] = []
     out: list[dict[str, Any]] = []
     ids = _CallIds()
@@ -607,6 +653,13 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
             ]
         if blocks:
             out.append({"role": message.role, "content": blocks})
+    if out and out[-1]["role"] == "assistant":
+        # A prefill: the API refuses one whose text ends in whitespace ("final assistant
+        # content cannot end with trailing whitespace"); `_blocks` left out text that was
+        # only whitespace, so the text stays.
+        last = out[-1]["content"][-1]
+        if last["type"] == "text":
+            last["text"] = last["text"].rstrip()
     return system, out
 
 
@@ -636,6 +689,17 @@ class Anthropic(WireProtocol):
     def url(self, base_url: str, request: ChatRequest) -> str:
         return base_url.rstrip("/") + "/messages"
 
+    def hint(self, error: ErrorInfo, base_url: str) -> str | None:
+        # The Messages API is `/v1/messages`; Anthropic's SDKs take a base URL without
+        # the version (`ANTHROPIC_BASE_URL=https://api.anthropic.com`), and that one 404s
+        # here with a bare "Not Found".
+        if error.status != 404 or base_url.rstrip("/").endswith("/v1"):
+            return None
+        return (
+            f"the Anthropic base URL ends with its version, /v1 ({self.default_base_url}): "
+            f"is base_url={base_url!r} missing it?"
+        )
+
     def headers(self, api_key: str | None) -> dict[str, str]:
         headers = {
             "anthropic-version": API_VERSION,
@@ -650,7 +714,7 @@ class Anthropic(WireProtocol):
         system, messages = anthropic_messages(request.messages)
         body: dict[str, Any] = {
             "model": request.model,
-            "max_tokens": DEFAULT_MAX_TOKENS,
+            "max_tokens": _default_max_tokens(request.params),
             "messages": messages,
         }
         if system:

@@ -118,7 +118,9 @@ def groq() -> OpenAIChat:
 def mistral() -> OpenAIChat:
     """Mistral: content as typed chunk lists and index-less tool calls (read by the core);
     usage comes unasked, so no `stream_options`. It validates bodies strictly: tool call
-    ids of 9 alphanumerics only, and the seed named `random_seed`."""
+    ids of 9 alphanumerics only, the seed named `random_seed`, and no user message right
+    after tool messages ("Unexpected role 'user' after role 'tool'", code 3230), so the
+    images of tool results are left out."""
     return OpenAIChat(
         "mistral",
         "https://api.mistral.ai/v1",
@@ -126,6 +128,7 @@ def mistral() -> OpenAIChat:
         options=ChatOptions(
             stream_usage=False,
             short_tool_call_ids=True,
+            images_after_tool_results=False,
             sampling_renames={"seed": "random_seed"},
         ),
     )

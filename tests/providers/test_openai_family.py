@@ -20,7 +20,7 @@ from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
 from rxllm.providers.openai_chat import ChatOptions, OpenAIChat
 from rxllm.providers.think_tags import ThinkTagSplitter
-from rxllm.request import ChatRequest, Message, ToolCall
+from rxllm.request import ChatRequest, ImagePart, Message, TextPart, ToolCall
 from tests.support import (
     Expect,
     capture,
@@ -639,7 +639,10 @@ OPTIONS: dict[str, ChatOptions] = {
     "azure-openai": ChatOptions(api_key_header="api-key"),
     "groq": ChatOptions(extension="x_groq"),
     "mistral": ChatOptions(
-        stream_usage=False, short_tool_call_ids=True, sampling_renames={"seed": "random_seed"}
+        stream_usage=False,
+        short_tool_call_ids=True,
+        images_after_tool_results=False,
+        sampling_renames={"seed": "random_seed"},
     ),
     "deepseek": ChatOptions(reasoning_with_tool_calls=True),
     "openrouter": ChatOptions(reasoning_details=True),
@@ -779,3 +782,21 @@ def test_deepseek_tool_loop_from_a_capture_carries_its_reasoning() -> None:
     sent = wire_for("deepseek").build_body(ChatRequest(model="m", messages=history))["messages"]
     assert sent[1]["reasoning_content"] == record.reasoning
     assert sent[1]["tool_calls"][0]["id"] == call.call_id
+
+
+def test_mistral_leaves_out_tool_result_images_rather_than_break_the_turn() -> None:
+    """Mistral refuses a user message right after tool messages (400, code 3230): the
+    images of a tool result are left out there, not sent after the results."""
+    history = [
+        Message.user("look"),
+        Message.assistant("", tool_calls=[ToolCall(id="abcdefghi", name="snap")]),
+        Message(
+            role="tool",
+            tool_call_id="abcdefghi",
+            content=[TextPart(text="done"), ImagePart(url="data:image/png;base64,iVBORw0KGgo=")],
+        ),
+    ]
+    body = wire_for("mistral").build_body(ChatRequest(model="m", messages=history))
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool"]
+    plain = wire_for("openai").build_body(ChatRequest(model="m", messages=history))
+    assert [m["role"] for m in plain["messages"]] == ["user", "assistant", "tool", "user"]
