@@ -282,10 +282,14 @@ def _call_item(call: ToolCall, custom_tools: frozenset[str]) -> dict[str, Any]:
     }
 
 
-def _answer_item(kind: str, call_id: str | None, text: str) -> dict[str, Any]:
+def _answer_item(kind: str, message: Message) -> dict[str, Any]:
     """A tool message as the item that answers a call of this `kind`: a JSON object's
     fields are the answer item's own (`output`, `status`, `approve`...), anything else
-    is its `output` text."""
+    is its `output` text. A function's or custom tool's result with images is a list of
+    `input_text` and `input_image` parts, which their `output` takes."""
+    call_id, text = message.tool_call_id, message.text
+    if kind in ("function_call", "custom_tool_call") and message.images:
+        return {"type": f"{kind}_output", "call_id": call_id, "output": _input_text(message)}
     if kind == "function_call":
         return {"type": "function_call_output", "call_id": call_id, "output": text}
     fields = _parsed(text)
@@ -356,7 +360,7 @@ def responses_input(
                 items.append(item)
         else:  # tool
             kind = kinds.get(message.tool_call_id or "", "function_call")
-            items.append(_answer_item(kind, message.tool_call_id, message.text))
+            items.append(_answer_item(kind, message))
     return ("\n\n".join(leading) if leading else None), items
 
 
@@ -907,7 +911,9 @@ class OpenAIResponses(WireProtocol):
         self.extra_headers = dict(extra_headers or {})
 
     def url(self, base_url: str, request: ChatRequest) -> str:
-        return base_url.rstrip("/") + "/responses"
+        # Before a query string (Azure's `?api-version=...`), as the chat wire does.
+        base, mark, query = base_url.partition("?")
+        return base.rstrip("/") + "/responses" + mark + query
 
     def headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}

@@ -458,3 +458,57 @@ async def test_anthropic_404_on_a_base_url_without_v1_says_what_to_check(serve: 
         assert error.status == 404
         assert ("missing it?" in error.message) is hinted, error.message
         assert "Not Found" in error.message
+
+
+# ------------------------------------- Responses: tool-result images, Azure's query
+
+_RESPONSES_ANSWER = "".join(
+    f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n"
+    for payload in (
+        {"type": "response.created", "response": {"id": "r", "output": []}},
+        {"type": "response.completed", "response": {"id": "r", "status": "completed"}},
+    )
+).encode()
+
+
+async def test_responses_tool_result_images_go_in_the_function_call_output(
+    serve: Serve,
+) -> None:
+    """`function_call_output.output` takes a list of `input_text` / `input_image` parts
+    (OpenAI's ResponseFunctionCallOutputItem); the image of a tool result was dropped,
+    the output its text alone."""
+    history = [
+        Message.user("look"),
+        Message.assistant("", tool_calls=[ToolCall(id="call_1", name="snap")]),
+        Message(
+            role="tool",
+            tool_call_id="call_1",
+            content=[TextPart(text="here"), ImagePart(url=_PNG)],
+        ),
+    ]
+    sent, _ = await _turn(
+        serve,
+        "openai-responses",
+        ChatRequest(model="m", messages=history),
+        **{"/responses": _RESPONSES_ANSWER},
+    )
+    (output,) = [item for item in sent["body"]["input"] if item["type"] == "function_call_output"]
+    assert output["call_id"] == "call_1"
+    assert output["output"] == [
+        {"type": "input_text", "text": "here"},
+        {"type": "input_image", "image_url": _PNG, "detail": "auto"},
+    ]
+
+
+async def test_responses_url_keeps_a_query_after_its_path(serve: Serve) -> None:
+    """Azure's Responses URL carries `?api-version=...` on the base URL: `/responses`
+    went after the query (`...?api-version=preview/responses`)."""
+    sent, _ = await _turn(
+        serve,
+        "openai-responses",
+        ChatRequest(model="m", messages=[Message.user("hi")]),
+        base_path="/openai/v1?api-version=preview",
+        **{"/responses": _RESPONSES_ANSWER},
+    )
+    assert sent["path"] == "/openai/v1/responses"
+    assert sent["query"] == {"api-version": "preview"}
