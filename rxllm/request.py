@@ -3,8 +3,10 @@
 Validated (this is where data enters from a user); providers turn it into wire bodies.
 """
 
+import base64
 import json
 import re
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
@@ -48,12 +50,16 @@ class ImagePart(_Frozen):
 
     @property
     def inline(self) -> tuple[str, str] | None:
-        """(media type, base64 data) for a data URL; None for a remote URL."""
-        if not self.url.startswith("data:"):
+        """(media type, base64 data) for a data URL; None for a remote URL. The scheme
+        is read in any case, and data without `;base64` (RFC 2397: percent-encoded
+        bytes) is encoded, since the wires that take inline images take base64."""
+        if self.url[:5].lower() != "data:":
             return None
         header, _, data = self.url[5:].partition(",")
-        media_type = header.split(";")[0] or self.media_type or "application/octet-stream"
-        return media_type, data
+        media_type, *flags = header.split(";")
+        if "base64" not in (flag.strip().lower() for flag in flags):
+            data = base64.b64encode(urllib.parse.unquote_to_bytes(data)).decode("ascii")
+        return media_type.strip() or self.media_type or "application/octet-stream", data
 
 
 class ReasoningPart(_Frozen):
@@ -74,8 +80,10 @@ class ReasoningPart(_Frozen):
     so that its wire takes the block back as it came: a Responses reasoning item
     (`type: "reasoning"`, its `id` and `summary` parts; its `encrypted_content` is the
     signature) or an OpenRouter reasoning detail (`type: "reasoning.text"`, ...,
-    `id`, `format`, `index`; its text, summary or data is `text` or `signature`).
-    None for reasoning that came as text and a signature alone."""
+    `id`, `format`, `index`; its text, summary or data is `text` or `signature`), or
+    a Gemini text or thought part (`{}`, `{"thought": true}`: its signature goes back
+    on the turn's text). None for reasoning that came as text and a signature alone
+    (Anthropic's thinking blocks, which are the only ones Anthropic takes back)."""
 
 
 Part = Annotated[TextPart | ImagePart | ReasoningPart, Field(discriminator="type")]

@@ -512,3 +512,27 @@ async def test_responses_url_keeps_a_query_after_its_path(serve: Serve) -> None:
     )
     assert sent["path"] == "/openai/v1/responses"
     assert sent["query"] == {"api-version": "preview"}
+
+
+# ------------------------------------- data URLs as RFC 2397 writes them
+
+_PNG_BYTES = base64.b64decode("iVBORw0KGgo=")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "DATA:image/png;base64,iVBORw0KGgo=",  # the scheme in another case
+        "data:image/png;BASE64,iVBORw0KGgo=",
+        "data:image/png," + "".join(f"%{byte:02X}" for byte in _PNG_BYTES),  # no ;base64
+    ],
+    ids=["upper-scheme", "upper-base64", "percent-encoded"],
+)
+async def test_anthropic_reads_every_form_of_a_data_url(serve: Serve, url: str) -> None:
+    """RFC 2397: the scheme has no case, and data without `;base64` is percent-encoded
+    bytes. `DATA:` went out as a remote URL source, and percent-encoded data as if it
+    were base64."""
+    request = ChatRequest(model="m", messages=[Message.user("look", images=[url])])
+    sent = await _sent(serve, "anthropic", request)
+    (image,) = [b for b in sent["body"]["messages"][0]["content"] if b["type"] == "image"]
+    assert image["source"] == {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
