@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import json
 import math
+import mimetypes
 import os
 import subprocess
 import sys
@@ -15,11 +17,13 @@ from collections.abc import Awaitable, Callable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import IO, Any, TextIO
+from urllib.parse import urlsplit
 
 from aiohttp import web
 from yarl import URL
 
 import rxllm
+from rxllm.display import visible
 from rxllm.errors import RxllmError
 from rxllm.events import (
     Cancelled,
@@ -87,6 +91,10 @@ def wants_color(out: IO[str]) -> bool:
 
 
 DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "local": "rxllm-local"}
+# The local fault that redirects to http://10.0.0.1, a real address on many networks:
+# the CLI plays it only with the SSRF guard on, the local server's loopback allowed.
+PRIVATE_REDIRECT_FAULT = "redirect_private"
+LOOPBACK_NETWORKS = ("127.0.0.0/8", "::1/128")
 DEMO_TOOL = rxllm.Tool(
     name="get_weather",
     description="Current weather and a short forecast for a city.",
@@ -103,7 +111,11 @@ DEMO_TOOL = rxllm.Tool(
 
 
 class Printer:
-    """Prints events as a person reads them: text live, the rest on lines of their own."""
+    """Prints events as a person reads them: text live, the rest on lines of their own.
+
+    What a provider wrote (text, names, ids, messages) is untrusted: its control and
+    format characters (terminal escapes, bidirectional overrides) are printed as their
+    escapes (`rxllm.display.visible`), so a stream cannot drive the terminal."""
 
     def __init__(self, out: TextIO, as_json: bool, color: bool = False) -> None:
         self.out = out
@@ -173,11 +185,12 @@ class Printer:
 
     def _printable(self, text: str) -> str:
         """`text` as a terminal can take it: a provider's UTF-16 pair split across two
-        deltas joined, a half never paired replaced by U+FFFD (stdout refuses both)."""
+        deltas joined, a half never paired replaced by U+FFFD (stdout refuses both),
+        control characters shown as escapes."""
         text, self.half = self.half + text, ""
         if text and "\ud800" <= text[-1] <= "\udbff":
             text, self.half = text[:-1], text[-1]
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return visible(text)
 
     def _newline(self) -> None:
         if self.half:  # the live text ended on half a pair
@@ -190,7 +203,7 @@ class Printer:
     def _line(self, text: str) -> None:
         self._newline()
         self.live = None
-        self.out.write(text + "\n")
+        self.out.write(visible(text) + "\n")
 
 
 def describe_retry(event: Retry) -> str:
@@ -261,6 +274,25 @@ def _base_url(text: str) -> str:
             f"expected an http:// or https:// URL with a host, got {text!r}"
         )
     return text
+
+
+def _image(text: str) -> str:
+    """--image as the wires can send it: a URL as given, an image file read into a
+    `data:` URL (a bare path sent as a URL would be refused by the provider, or
+    replaced by the image notice of a retry)."""
+    if urlsplit(_utf8(text)).scheme:  # https:, data:, gs:
+        return text
+    media_type = mimetypes.guess_type(text)[0] or ""
+    try:
+        data = Path(text).read_bytes()
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected an image URL (https://..., data:...) or an image file, got {text!r} "
+            f"({exc.strerror})"
+        ) from None
+    if not media_type.startswith("image/"):
+        raise argparse.ArgumentTypeError(f"{text}: not an image file (.png, .jpg, .gif, .webp)")
+    return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def _port(text: str) -> int:
@@ -388,6 +420,9 @@ async def _stream(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {}
     if args.allow_private_network:
         options["allow_private_network"] = True
+    guarded_fault = name == "local" and args.model == f"fault/{PRIVATE_REDIRECT_FAULT}"
+    if guarded_fault:  # played as rxllm.testing plays it: the guard refuses the hop
+        options.update(ssrf_guard=True, allow_private_network=list(LOOPBACK_NETWORKS))
     provider = rxllm.provider(name, api_key=api_key, base_url=args.base_url, **options)
     model = args.model or DEFAULT_MODELS.get(name) or "default"
     request = rxllm.ChatRequest(
@@ -425,10 +460,11 @@ async def _stream(args: argparse.Namespace) -> int:
             await provider.aclose()
     record = builder.build()
     if not args.json:
-        print(summary(record))
+        print(visible(summary(record)))
     terminal = record.terminal
     refused = isinstance(terminal, Failed) and terminal.error.kind == "policy"
-    if refused and not args.allow_private_network:  # the guard names the Python option
+    # the guard names the Python option; the fault's own guard needs no advice to open it
+    if refused and not (args.allow_private_network or guarded_fault):
         print(
             "rxllm: --allow-private-network lets the SSRF guard reach loopback and "
             "private addresses (cloud metadata addresses stay refused)",
@@ -515,9 +551,11 @@ def _serve(host: str, port: int, pace: float) -> None:
             status = "client hung up"
             raise
         finally:
-            print(
-                f"{request.method} {request.path} model={model} -> {status} "
-                f"({time.monotonic() - began:.2f} s)",
+            print(  # what the client sent, its escapes shown: not the terminal's to obey
+                visible(
+                    f"{request.method} {request.path} model={model} -> {status} "
+                    f"({time.monotonic() - began:.2f} s)"
+                ),
                 file=sys.stderr,
                 flush=True,
             )
@@ -605,9 +643,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--image",
         dest="images",
         action="append",
-        type=_utf8,
+        type=_image,
         default=[],
-        help="an image URL to attach",
+        metavar="URL",
+        help="an image to attach: a URL, or an image file (sent as a data: URL)",
     )
     stream.add_argument("--record", metavar="FILE", help="save the StreamRecord as JSON")
     stream.add_argument(

@@ -317,12 +317,54 @@ def script_for(prompt: Prompt) -> Script:
         return Script(steps=(Say(f"{name} returned {result}. That is my answer."),))
     tool = asked_tool(prompt.text, prompt.tools)
     if tool == WEATHER_TOOL.name:
-        return WEATHER_CALL
+        return _weather_call(prompt.tools[tool])
     if tool is not None:
         arguments = json.dumps(sample_arguments(prompt.tools[tool]))
         call = ToolUse(f"call_local_{tool}_1", tool, arguments)
         return Script(steps=(Say(f"Let me use {tool}."), call), stop="tool_use")
     return ANSWER
+
+
+def _weather_call(schema: dict[str, Any]) -> Script:
+    """The weather story, its arguments fitted to the offered tool's schema: the
+    story's own values where the schema allows them, a sample for each property it
+    declares that the story lacks or whose value does not fit, and none it refuses
+    (`additionalProperties: false`)."""
+    declared = schema.get("properties") if isinstance(schema, dict) else None
+    properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
+    closed = isinstance(schema, dict) and schema.get("additionalProperties") is False
+    story = json.loads(WEATHER_TOOL.arguments)
+    arguments = {name: value for name, value in story.items() if name in properties or not closed}
+    for name, spec in properties.items():
+        if name not in arguments or not _fits(arguments[name], spec):
+            arguments[name] = _sample(name, spec)
+    if arguments == story:
+        return WEATHER_CALL
+    call = replace(WEATHER_TOOL, arguments=json.dumps(arguments) if arguments else "")
+    return replace(WEATHER_CALL, steps=(*WEATHER_CALL.steps[:-1], call))
+
+
+_JSON_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "number": (int, float),
+    "boolean": bool,
+    "object": dict,
+    "array": list,
+}
+
+
+def _fits(value: Any, spec: Any) -> bool:
+    """Whether `value` is one the property `spec` allows (its enum, else its type)."""
+    if not isinstance(spec, dict):
+        return True
+    if spec.get("enum"):
+        return bool(value in spec["enum"])
+    kind = spec.get("type")
+    if kind is None:
+        return True
+    kinds = kind if isinstance(kind, list) else [kind]
+    return any(isinstance(value, _JSON_TYPES[k]) for k in kinds if k in _JSON_TYPES)
 
 
 # Words too common in tool names to say which tool the user asks about.

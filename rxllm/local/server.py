@@ -206,12 +206,18 @@ class LocalServer:
                 body = await request.json()
             except ValueError:
                 return _error_response(400, {"error": {"message": "body is not JSON"}})
+            if not isinstance(body, dict):
+                kind = _JSON_NAMES.get(type(body).__name__, type(body).__name__)
+                return _invalid(f"the body is a JSON {kind}, not an object")
             if "model" in request.match_info:
                 body.setdefault("model", request.match_info["model"])
             self.requests.append(body)
             if request.transport is not None:
                 self.connections.add(request.transport.get_extra_info("peername"))
-            prompt = encoder.prompt_of(body)
+            try:
+                prompt = encoder.prompt_of(body)
+            except (AttributeError, TypeError, ValueError) as exc:  # a shape the wire lacks
+                return _invalid(f"the body does not fit {encoder.PATH} ({exc})")
             scripted = self.turns.popleft() if self.turns else None
             if scripted is not None:
                 self.turns_played += 1
@@ -356,6 +362,23 @@ def _with_request_id(headers: Mapping[str, str]) -> dict[str, str]:
 
 def _error_response(status: int, payload: Any) -> web.Response:
     return web.json_response(payload, status=status, headers=_with_request_id({}))
+
+
+# What JSON calls the values Python reads a body as.
+_JSON_NAMES = {
+    "list": "array",
+    "str": "string",
+    "int": "number",
+    "float": "number",
+    "bool": "boolean",
+    "NoneType": "null",
+}
+
+
+def _invalid(message: str) -> web.Response:
+    """A request no endpoint could read: a 400, as a real one answers (a 500 would be
+    retried as the server's trouble)."""
+    return _error_response(400, {"error": {"message": message, "type": "invalid_request_error"}})
 
 
 _shared: dict[str, str] = {}
