@@ -142,3 +142,26 @@ def test_the_server_names_the_wires_it_speaks(local_server: LocalServer) -> None
     ]
     with pytest.raises(ValueError, match="the local server speaks openai, openai-responses"):
         local_server.provider("carrier-pigeon")
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_tool_result_with_an_image_is_answered(
+    local_server: LocalServer, wire: str
+) -> None:
+    """A result with an image: the chat wire sends its images as a user message after
+    the tool messages, which the local server took for the user speaking again (it
+    answered its greeting instead of the result)."""
+    p = provider(local_server, wire)
+    messages = [rxllm.Message.user("What's the weather in Paris?")]
+    first = await p.complete(ask(messages, [WEATHER]))
+    (call,) = first.tool_calls
+    result = rxllm.Message(
+        role="tool",
+        tool_call_id=call.call_id,
+        content=[
+            rxllm.TextPart(text='{"temperature": 21}'),
+            rxllm.ImagePart(url="data:image/png;base64,iVBORw0KGgo="),
+        ],
+    )
+    record = await p.complete(ask([*messages, first.to_message(), result], [WEATHER]))
+    assert record.text.startswith("get_weather returned "), record.text

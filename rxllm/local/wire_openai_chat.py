@@ -44,10 +44,14 @@ _EXECUTED = {"web_search": "search", "code_execution": "python"}
 
 def prompt_of(body: dict[str, Any]) -> Prompt:
     """What a chat request asks: the last user text, the offered functions, and the
-    tool's result when a `tool` message ends the conversation."""
+    tool's result when a `tool` message ends the conversation. A user message of
+    images right after tool messages is those results' images (a tool message takes
+    text only, so clients send them so), not the user speaking."""
     text = ""
     called: dict[str, str] = {}  # call id -> function name
     messages = body.get("messages") or []
+    if len(messages) > 1 and messages[-2].get("role") == "tool" and _has_images(messages[-1]):
+        messages = messages[:-1]
     for message in messages:
         if message.get("role") == "user":
             text = _text(message.get("content"))
@@ -64,6 +68,15 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         if isinstance(tool.get("function"), dict)
     }
     return Prompt(str(body.get("model", "")), text, tools, result)
+
+
+def _has_images(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, list)
+        and any(part.get("type") == "image_url" for part in content)
+    )
 
 
 def _text(content: Any) -> str:
