@@ -8,6 +8,7 @@ what its users catch.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ __all__ = [
     "RateLimitError",
     "RxllmError",
     "StreamError",
+    "did_you_mean",
     "error_for",
 ]
 
@@ -41,6 +43,14 @@ class RxllmError(Exception):
 
 class ConfigError(RxllmError, ValueError):
     """A provider cannot be built as asked: unknown name, missing key, bad option."""
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`" (did you mean 'x'?)"` for the known name closest to a mistyped one, or ""."""
+    import difflib  # only a mistake pays for it
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class ProviderError(RxllmError):

@@ -210,6 +210,24 @@ def test_bad_configuration_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> 
         rxllm.provider("custom", base_url="ftp://x")
 
 
+def test_a_mistyped_name_names_the_one_meant() -> None:
+    """Pydantic's "idle_timout: Extra inputs are not permitted" named neither the
+    mistake nor the option meant."""
+    with pytest.raises(
+        rxllm.ConfigError,
+        match=r"unknown option 'idle_timout' \(did you mean 'idle_timeout'\?\)",
+    ):
+        rxllm.provider("openai", api_key="k", idle_timout=5)
+    with pytest.raises(
+        rxllm.ConfigError, match=r"unknown option 'apikey' \(did you mean 'api_key'\?\)"
+    ):
+        rxllm.provider("openai", api_key="k", apikey="k")
+    with pytest.raises(
+        rxllm.ConfigError, match=r"unknown provider 'opneai' \(did you mean 'openai'\?\)"
+    ):
+        rxllm.provider("opneai", api_key="k")
+
+
 def test_the_api_key_never_shows(monkeypatch: pytest.MonkeyPatch) -> None:
     provider = rxllm.provider("openai", api_key="sk-secret-123")
     assert "sk-secret" not in repr(provider) and "sk-secret" not in str(vars(provider).get("name"))

@@ -22,7 +22,7 @@ from reactivex.disposable import Disposable
 from yarl import URL
 
 from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
-from rxllm.errors import ConfigError
+from rxllm.errors import ConfigError, did_you_mean
 from rxllm.events import Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
 from rxllm.operators._link import Operator, forward, link
@@ -558,9 +558,7 @@ def provider(
     try:
         settings = ProviderOptions(**options)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(_problem(err) for err in exc.errors())
         raise ConfigError(f"bad option for provider {name!r}: {problems}") from None
     if api_key is None and wire.api_key_env:
         api_key = os.environ.get(wire.api_key_env) or None
@@ -579,6 +577,15 @@ def provider(
         raise TypeError(f"base_url must be a str, got {type(base_url).__name__}")
     _check_base_url(base_url, wire, api_key)
     return Provider(wire, api_key=api_key, base_url=base_url, session=session, options=settings)
+
+
+def _problem(error: Any) -> str:
+    """One option's problem, in words; an unknown option names the closest known one."""
+    where = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        known = [*ProviderOptions.model_fields, "api_key", "base_url", "session"]
+        return f"unknown option {where!r}{did_you_mean(where, known)}"
+    return f"{where}: {error['msg']}"
 
 
 def _check_base_url(base_url: str, wire: WireProtocol, api_key: str | None) -> None:

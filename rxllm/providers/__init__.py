@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-from rxllm.errors import ConfigError
+from rxllm.errors import ConfigError, did_you_mean
 from rxllm.providers.base import WireProtocol
 
 __all__ = ["PROVIDER_NAMES", "WireProtocol", "wire_for"]
@@ -43,7 +43,8 @@ def wire_for(name: str) -> WireProtocol:
     target = _FACTORIES.get(name)
     if target is None:
         raise ConfigError(
-            f"unknown provider {name!r}; known providers: {', '.join(PROVIDER_NAMES)}"
+            f"unknown provider {name!r}{did_you_mean(name, PROVIDER_NAMES)}; known "
+            f"providers: {', '.join(PROVIDER_NAMES)}"
         )
     module_name, _, factory = target.partition(":")
     module = importlib.import_module(f"rxllm.providers.{module_name}")
