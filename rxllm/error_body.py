@@ -34,11 +34,14 @@ __all__ = [
     "MAX_MESSAGE_CHARS",
     "MAX_WAIT_SECONDS",
     "REQUEST_ID_HEADERS",
+    "envelope_status",
+    "error_envelope",
     "parse_error_body",
     "parse_error_payload",
     "rate_limit_reset_of",
     "request_id_of",
     "retry_after_of",
+    "status_in",
     "wait_of",
 ]
 
@@ -180,6 +183,43 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     if retry_after is None:
         retry_after = _headers_wait(fields.get("metadata"))
     return ErrorBody(message, _string(fields.get("param")), code, retry_after, request_id)
+
+
+def status_in(error: Mapping[str, Any]) -> int | None:
+    """The HTTP status an error object names, if any: Groq's `status_code`, a numeric
+    `status`, or the numeric `code` of OpenRouter, vLLM, llama.cpp and Google."""
+    for key in ("status_code", "status", "code"):
+        value = error.get(key)
+        if value.__class__ is int and 400 <= value < 600:
+            return value
+    return None
+
+
+def envelope_status(payload: Any) -> int | None:
+    """The status an error payload of any shape names: in its `error` object, else
+    beside it; a list (Google's envelope) is read by its first object."""
+    if payload.__class__ is list:
+        payload = next((item for item in payload if item.__class__ is dict), None)
+    if payload.__class__ is not dict:
+        return None
+    nested = payload.get("error")
+    return (status_in(nested) if nested.__class__ is dict else None) or status_in(payload)
+
+
+def error_envelope(text: str) -> Any:
+    """The JSON value `text` holds when it is an error envelope, else None: an object
+    with an `error` member, vLLM's `{"object": "error", ...}`, or a list of such (as
+    Google's OpenAI-compatible endpoint answers)."""
+    if text[:1] not in ("{", "["):
+        return None
+    try:  # raw_decode: a body cut at a cap still reads as far as it goes
+        payload, _ = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):
+        return None
+    first = payload[0] if payload.__class__ is list and payload else payload
+    if first.__class__ is dict and ("error" in first or first.get("object") == "error"):
+        return payload
+    return None
 
 
 def wait_of(headers: Mapping[str, str], body: ErrorBody) -> float | None:

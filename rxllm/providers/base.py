@@ -18,9 +18,12 @@ from reactivex import Observable
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import (
     MAX_MESSAGE_CHARS,
+    envelope_status,
+    error_envelope,
     parse_error_body,
     parse_error_payload,
     request_id_of,
+    status_in,
 )
 from rxllm.errors import ConfigError
 from rxllm.events import (
@@ -77,16 +80,6 @@ def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReas
     return table.get(raw, "other")
 
 
-def status_in(error: Mapping[str, Any]) -> int | None:
-    """The HTTP status an in-stream error names, if any: Groq's `status_code`, a numeric
-    `status`, or the numeric `code` of OpenRouter, vLLM, llama.cpp and Google."""
-    for key in ("status_code", "status", "code"):
-        value = error.get(key)
-        if value.__class__ is int and 400 <= value < 600:
-            return value
-    return None
-
-
 def _not_a_string(what: str, value: object) -> TypeError:
     return TypeError(f"{what} is {type(value).__name__}, not a string")
 
@@ -141,7 +134,16 @@ class Normalizer(ABC):
                 "skipped an event with empty data: {}", chunk.event
             )
             return
-        self.on_chunk(chunk)
+        try:
+            self.on_chunk(chunk)
+        except (ValueError, TypeError, AttributeError):
+            # Not the wire's shape: an error envelope in place of a chunk (a list of
+            # one, as Google's OpenAI-compatible endpoint sends) is that error; anything
+            # else is a chunk that cannot be read (a `protocol` error).
+            payload = error_envelope(data.strip())
+            if payload is None or self.settled:
+                raise
+            self.stream_error(payload, data)
 
     @abstractmethod
     def on_chunk(self, chunk: RawChunk) -> None: ...
@@ -329,16 +331,10 @@ class Normalizer(ABC):
         self.release()
         body = parse_error_body(raw) if payload is None else parse_error_payload(payload)
         message = body.message or raw.strip()[:MAX_MESSAGE_CHARS]  # no words: what it sent
-        status = None
-        if payload.__class__ is dict:  # a status in the envelope's `error`, else beside it
-            nested = payload.get("error")
-            if nested.__class__ is dict:
-                status = status_in(nested)
-            status = status or status_in(payload)
         self.fail(
             "stream_error",
             message,
-            status=status,
+            status=envelope_status(payload),
             raw=raw,
             param=body.param,
             code=body.code,

@@ -330,6 +330,7 @@ class _Transfer(abc.DisposableBase):
         self._fail(
             error.kind,
             error.message,
+            status=error.status,
             raw=error.raw,
             param=error.param,
             code=error.code,

@@ -6,7 +6,7 @@ import json
 
 from reactivex import abc
 
-from rxllm.error_body import parse_error_payload
+from rxllm.error_body import envelope_status, error_envelope, parse_error_payload
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES, SseDecoder, SseLineTooLong
@@ -79,7 +79,7 @@ class ChunkReader:
             text = (self._head or b"").decode("utf-8", "replace").strip().lstrip("\ufeff")
             if not text:  # only line breaks (and a BOM): an SSE stream that said nothing
                 return None
-            error = _error_object(text)
+            error = error_envelope(text)
             if error is not None:
                 return self._rejection(error, text)
             snippet = text[:_SNIPPET_BYTES]
@@ -96,6 +96,7 @@ class ChunkReader:
             "stream_error",
             body.message,
             attempt=self._attempt,
+            status=envelope_status(error),
             raw=text,
             param=body.param,
             code=body.code,
@@ -105,23 +106,6 @@ class ChunkReader:
 
     def _failure(self, kind: ErrorKind, message: str) -> Failed:
         return failed(self._provider, kind, message, attempt=self._attempt)
-
-
-def _error_object(text: str) -> object | None:
-    """The JSON value `text` holds when it is an error envelope: an object (or, as
-    Google's OpenAI-compatible endpoint answers, a list of one) with an `error` member,
-    or vLLM's `{"object": "error", ...}`; else None."""
-    if text[:1] not in ("{", "["):
-        return None
-    payload: object
-    try:  # raw_decode: a body cut at the head's cap still reads as far as it goes
-        payload, _ = json.JSONDecoder().raw_decode(text)
-    except (ValueError, RecursionError):
-        return None
-    first = payload[0] if isinstance(payload, list) and payload else payload
-    if isinstance(first, dict) and ("error" in first or first.get("object") == "error"):
-        return payload
-    return None
 
 
 def cut_short(line: bytes) -> bool:

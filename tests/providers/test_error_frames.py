@@ -279,3 +279,37 @@ def test_a_type_less_responses_chunk_whose_error_is_falsy_is_no_error(falsy: Any
     events = replay(body.encode(), "openai-responses")
     assert isinstance(events[-1], Done)
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Hello"
+
+
+_LISTED_429 = [
+    {"error": {"code": 429, "message": "Resource exhausted", "status": "RESOURCE_EXHAUSTED"}}
+]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("event", [None, "error"], ids=["data", "error-frame"])
+def test_an_error_envelope_in_a_list_is_that_error_with_its_status(
+    wire: str, event: str | None
+) -> None:
+    """Google's envelope, a list of one error (its OpenAI-compatible endpoint answers
+    so): as a data chunk it was a `protocol` error ("expected a JSON object"), and as
+    an error frame it had no status, so a rate limit read as no rate limit."""
+    body = HEAD[wire] + frame(json.dumps(_LISTED_429), event)
+    end = replay(body.encode(), wire)[-1]
+    assert isinstance(end, Failed), end
+    error = end.error
+    assert (error.kind, error.status, error.code) == ("stream_error", 429, "RESOURCE_EXHAUSTED")
+    assert error.message == "Resource exhausted" and error.retryable
+
+
+async def test_a_200_whose_body_is_an_error_envelope_names_its_status(
+    serve_body: Callable[[bytes], Awaitable[str]],
+) -> None:
+    """A 200 whose whole body is an error envelope: its status (429 here) is the one
+    the recovery policy reads, so the rate limit is backed off, not surfaced."""
+    url = await serve_body(json.dumps(_LISTED_429).encode())
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    async with rxllm.provider("openai", api_key="test", base_url=url, max_attempts=1) as p:
+        record = await p.complete(request)
+    assert isinstance(record.terminal, Failed)
+    assert (record.terminal.error.status, record.terminal.error.retryable) == (429, True)
