@@ -65,6 +65,11 @@ class ProviderError(RxllmError):
         self.info = info
         self.record = record
 
+    def __reduce__(self) -> tuple[type[ProviderError], tuple[ErrorInfo, StreamRecord | None]]:
+        # `Exception` rebuilds from `args`, the message alone: pickle (a process pool,
+        # loguru's `enqueue=True`) and `copy` need what `__init__` takes.
+        return type(self), (self.info, self.record)
+
     @property
     def status(self) -> int | None:
         return self.info.status
@@ -139,6 +144,10 @@ class PolicyError(ProviderError):
 
 
 _BY_KIND: dict[str, type[ProviderError]] = {
+    # a status below 400: a redirect not followed (no `Location`, a 300, a 304), which
+    # the openai SDK raises as an `APIStatusError` too
+    "http": APIStatusError,
+    "rejected": APIStatusError,
     "transport": APIConnectionError,
     "stalled": APITimeoutError,
     "truncated": MalformedResponseError,
