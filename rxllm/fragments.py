@@ -121,6 +121,8 @@ class ChunkNormalizer(Protocol):
     response_headers: Mapping[str, str] | None
     """The streamed response's headers, where the source has them (its request id): for
     an error inside the body, and for whoever hangs up on the stream (`hang_up`)."""
+    secrets: tuple[str, ...]
+    """The request's credentials, which no error it reports may quote."""
 
     def feed(self, chunk: RawChunk) -> None: ...
 

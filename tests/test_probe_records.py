@@ -7,6 +7,7 @@ URL's userinfo or query, as the Basic header the userinfo becomes); the exceptio
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 from collections.abc import Iterator
 from typing import Any
@@ -175,3 +176,57 @@ async def test_a_redirect_status_not_followed_is_an_api_status_error(
     with pytest.raises(rxllm.APIStatusError) as raised:
         record.raise_for_error()
     assert raised.value.status == status and raised.value.record is record
+
+
+def _stream_quoting_the_key(wire: str, auth: str) -> bytes:
+    """A 200 stream whose error, sent inside the body, quotes the credential sent."""
+    key = auth.removeprefix("Bearer ")
+    said = f"Incorrect API key provided: {key}"
+    if wire == "anthropic":
+        error = {"type": "error", "error": {"type": "authentication_error", "message": said}}
+        return f"event: error\ndata: {json.dumps(error)}\n\n".encode()
+    if wire == "openai-not-json":
+        return f"data: not json at all, key={key}\n\n".encode()
+    return (
+        f"data: {json.dumps({'error': {'message': said, 'code': 'invalid_api_key'}})}\n\n".encode()
+    )
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic", "openai-not-json"])
+async def test_an_error_inside_the_stream_never_quotes_the_key(
+    serve: Serve, logs: list[str], wire: str
+) -> None:
+    """Redaction ran only on the HTTP source's own errors: an error the provider sent
+    inside a 200 stream kept the key in its message, raw body, record, exception and
+    (for a chunk that is not JSON) a debug log line with its traceback."""
+
+    async def stream(request: web.Request) -> web.StreamResponse:
+        auth = request.headers.get("Authorization") or request.headers["x-api-key"]
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(_stream_quoting_the_key(wire, auth))
+        return response
+
+    name = "anthropic" if wire == "anthropic" else "openai"
+    url = await serve(stream)
+    async with rxllm.provider(name, api_key=KEY, base_url=url, max_attempts=1) as provider:
+        record = await provider.complete(ask())
+    assert record.terminal.type == "error"
+    assert KEY not in shown(provider, record)
+    assert "[redacted]" in record.terminal.error.message  # type: ignore[union-attr]
+    assert not [line for line in logs if KEY in line]
+
+
+async def test_a_hint_never_quotes_a_key_written_into_the_base_url(serve: Serve) -> None:
+    """Anthropic's 404 hint quotes the base URL, which may carry the key in its query."""
+
+    async def not_found(request: web.Request) -> web.Response:
+        return web.json_response(
+            {"type": "error", "error": {"type": "not_found_error"}}, status=404
+        )
+
+    url = (await serve(not_found)).removesuffix("/v1") + f"/?key={KEY}"
+    async with rxllm.provider("anthropic", api_key=KEY, base_url=url) as provider:
+        record = await provider.complete(ask())
+    assert "missing it?" in record.terminal.error.message  # type: ignore[union-attr]
+    assert KEY not in shown(provider, record)

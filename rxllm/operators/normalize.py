@@ -21,6 +21,7 @@ from rxllm.fragments import (
 )
 from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
+from rxllm.secrets import redact
 
 __all__ = ["normalize"]
 
@@ -147,7 +148,10 @@ class _Feeding(abc.DisposableBase):
                 message = f"a data line is not JSON: {quote!r}"
             else:
                 message = f"an unexpected chunk ({type(exc).__name__}: {exc}): {quote!r}"
-            logger.bind(provider=normalizer.provider).opt(exception=exc).debug(message)
+            message = redact(message, normalizer.secrets)
+            # The traceback's frames hold the chunk, which may quote a credential.
+            log = logger.bind(provider=normalizer.provider)
+            log.opt(exception=None if normalizer.secrets else exc).debug(message)
             normalizer.settled = True
             self._observer.on_next(
                 failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)

@@ -43,8 +43,9 @@ from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
 from rxllm.providers.base import Normalizer, WireProtocol
 from rxllm.request import ChatRequest
+from rxllm.secrets import redact
 from rxllm.sources.guard import SsrfGuard
-from rxllm.sources.http import HttpRequest, http_source, redact
+from rxllm.sources.http import HttpRequest, http_source
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
@@ -181,9 +182,9 @@ class Provider:
         self.base_url = base_url
         self.session = session
         self.options = options = options or ProviderOptions()
-        self._api_key = api_key
         # Built once: every turn sends the same, and a server streams for many at once.
         self._headers: Mapping[str, str] = MappingProxyType(wire.headers(api_key))
+        self._secrets: tuple[str, ...] = (api_key,) if api_key else ()
         if options.telemetry:
             require_otel()  # asked for at construction: a ConfigError now, not mid-turn
         guarded = wire.ssrf_guard_by_default if options.ssrf_guard is None else options.ssrf_guard
@@ -200,7 +201,7 @@ class Provider:
         passed in: that one is the caller's, used as is and never closed here)."""
 
     def __repr__(self) -> str:  # never shows the key, even one written into the URL
-        base_url = redact(self.base_url, (self._api_key,) if self._api_key else ())
+        base_url = redact(self.base_url, self._secrets)
         return f"Provider({self.name!r}, base_url={base_url!r})"
 
     def http_request(self, request: ChatRequest, body: dict[str, Any] | None = None) -> HttpRequest:
@@ -226,7 +227,7 @@ class Provider:
             url=self.wire.url(self.base_url, request),
             body=encoded,
             headers=self._headers,
-            secrets=(self._api_key,) if self._api_key else (),
+            secrets=self._secrets,
         )
 
     def attempt(self, sent: HttpRequest, number: int = 1) -> Observable[Event]:
@@ -252,7 +253,13 @@ class Provider:
         )
         guards: list[FragmentOperator] = [watch, *options.text_guards()]
         events = events_of(
-            source, self.wire, self.name, number, guards, options.max_tool_argument_bytes
+            source,
+            self.wire,
+            self.name,
+            number,
+            guards,
+            options.max_tool_argument_bytes,
+            sent.secrets,
         )
         return track_commitment()(events)
 
@@ -274,7 +281,7 @@ class Provider:
 
     def _hinted(self, failure: Failed) -> Failed:
         """The error with the wire's hint at its likely cause, if it has one."""
-        hint = self.wire.hint(failure.error, self.base_url)
+        hint = self.wire.hint(failure.error, redact(self.base_url, self._secrets))
         if hint is None:
             return failure
         error = failure.error.model_copy(update={"message": f"{failure.error.message} ({hint})"})
@@ -481,13 +488,17 @@ def events_of(
     attempt: int = 1,
     guards: Sequence[FragmentOperator] = (),
     max_tool_argument_bytes: int | None = None,
+    secrets: tuple[str, ...] = (),
 ) -> Observable[Event]:
     """One attempt's events from its raw source: the provider's quirk operators, its
     normalizer, the opt-in text guards, then tool-argument accumulation. Not settled:
-    that is the caller's."""
+    that is the caller's. `secrets`: the request's credentials, which an error the
+    provider sends inside the body never quotes."""
 
     def make_normalizer(emit: Emit) -> Normalizer:
-        return wire.normalizer(emit, provider, attempt)
+        normalizer = wire.normalizer(emit, provider, attempt)
+        normalizer.secrets = secrets
+        return normalizer
 
     for quirk in wire.preprocess():
         source = quirk(source)

@@ -44,6 +44,7 @@ from rxllm.events import (
 )
 from rxllm.fragments import Emit, RawChunk, SourceItem, ToolArgs, ToolEnd
 from rxllm.request import SAMPLING_FIELDS, ChatRequest
+from rxllm.secrets import redact
 
 __all__ = [
     "REQUEST_KEYS",
@@ -102,6 +103,7 @@ class Normalizer(ABC):
         "provider",
         "response_headers",
         "response_id",
+        "secrets",
         "settled",
     )
 
@@ -115,6 +117,10 @@ class Normalizer(ABC):
         self.response_headers: Mapping[str, str] | None = None
         """The response's headers, from the source: an error in the body names the
         response's request id."""
+        self.secrets: tuple[str, ...] = ()
+        """The request's credentials (`HttpRequest.secrets`): an error the provider
+        sends inside the body may quote them, and `fail` redacts them as the HTTP
+        source redacts a rejection's."""
 
     def feed(self, chunk: RawChunk) -> None:
         if self.settled:
@@ -278,6 +284,9 @@ class Normalizer(ABC):
         self.settled = True
         # A provider may send an error with an empty message; the event always says what.
         message = message.strip() or f"{self.provider} reported a {kind} without a message"
+        message = redact(message, self.secrets)
+        if raw is not None:
+            raw = redact(raw, self.secrets)
         if fields.get("request_id") is None and self.response_headers is not None:
             fields["request_id"] = request_id_of(self.response_headers)
         self.emit(

@@ -1,0 +1,70 @@
+"""Credentials never shown: what `redact` replaces in every error message, raw body,
+log line and record that could quote one (an API key a server echoes back, a key or a
+password written into a URL), and what it leaves alone (placeholder keys)."""
+
+from __future__ import annotations
+
+import base64
+import re
+from urllib.parse import quote
+
+__all__ = ["MIN_SECRET_CHARS", "REDACTED", "redact"]
+
+# Shorter "keys" are placeholders (`ollama`, `EMPTY`, `lm-studio`, llama.cpp's
+# `sk-no-key-required`), not secrets; every real provider key is 32 characters or more.
+MIN_SECRET_CHARS = 20
+
+REDACTED = "[redacted]"
+
+# Where a token begins besides after a character that is not a word's: after an escape
+# that ends in one, `\n` or `\u0022` in a JSON body's raw text, `%20` or `%3D` in an
+# encoded URL ("Bearer%20sk-..."), whose last character would otherwise glue it to the key.
+_TOKEN_START = r"(?:(?<![\w-])|(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4})|(?<=%[0-9A-Fa-f]{2}))"
+_TOKEN_END = r"(?![\w-])"
+
+# A credential a URL carries itself, whether or not it is the API key: the password of
+# its userinfo (`https://user:password@host`: the position says it is one, so any length)
+# and a key in its query (Gemini's `?key=`, `api_key`, `access_token`, an Azure SAS
+# `sig`), a real one by the rule above (`?key=YOUR_KEY` in a provider's advice is none).
+_URL_PASSWORD = re.compile(r"(?<=//)([^\s/?#@:'\"<>]*):[^\s/?#@'\"<>]+(?=@)")
+_QUERY_CREDENTIAL = re.compile(
+    r"(?i)(?<=[?&;])((?:key|api[_-]?key|x-goog-api-key|access[_-]?token|token|sig)=)"
+    rf"[^\s&#'\"<>\\]{{{MIN_SECRET_CHARS},}}"
+)
+# That userinfo as the Authorization header aiohttp sends for it, echoed back.
+_BASIC = re.compile(r"(?i)(?<![\w-])(Basic\s+)([A-Za-z0-9+/]{4,}={0,2})(?![\w+/=-])")
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """`text` with each real credential replaced, as a whole token. A placeholder key is
+    left alone: redacting `ollama` would turn Ollama's "try pulling it first with:
+    ollama pull llama3" into nonsense, and it protects nothing. A credential written
+    into a URL (`user:password@`, `?key=...`) is replaced too, whatever the key."""
+    for secret in secrets:
+        if len(secret) >= MIN_SECRET_CHARS:
+            for form in _written(secret):
+                if form in text:
+                    text = re.sub(rf"{_TOKEN_START}{re.escape(form)}{_TOKEN_END}", REDACTED, text)
+    if "@" in text:
+        text = _URL_PASSWORD.sub(rf"\1:{REDACTED}", text)
+    text = _BASIC.sub(_basic_credentials, text)
+    if "=" in text:
+        text = _QUERY_CREDENTIAL.sub(rf"\1{REDACTED}", text)
+    return text
+
+
+def _basic_credentials(match: re.Match[str]) -> str:
+    """`Basic <user:password in base64>` with the credentials redacted; `Basic plan` or
+    any word that does not decode to a `user:password` pair is left as it is."""
+    try:
+        pair = base64.b64decode(match[2], validate=True)
+    except ValueError:
+        return match[0]
+    return match[1] + REDACTED if b":" in pair else match[0]
+
+
+def _written(secret: str) -> tuple[str, ...]:
+    """The ways a body or a URL writes `secret`: as it is, and percent-encoded (a key
+    with `+`, `/` or `=` in a query)."""
+    encoded = quote(secret, safe="")
+    return (secret,) if encoded == secret else (secret, encoded)
