@@ -26,11 +26,13 @@ replace the rest of the stream after `200 OK`.
 Decisions, where the wire leaves a choice:
 
 - Usage: `message_start`'s counts merged with `message_delta`'s (the later count of a
-  field wins; Anthropic's delta counts are cumulative) and emitted once, at
-  `message_delta`. `input_tokens` is already the uncached input; cache reads and
-  writes are reported apart. `output_tokens` includes thinking; the thinking share,
-  where sent (`output_tokens_details.thinking_tokens`), is `reasoning_tokens`. The
-  top-level counts leave out compaction (the compaction docs: the billed total sums
+  field wins; Anthropic's delta counts are cumulative, so a later zero says nothing and
+  never erases a count: compatible servers send `input_tokens: 0` there, envoyproxy/
+  ai-gateway#1631, #2292) and emitted once, at `message_delta`. `input_tokens` is
+  already the uncached input; cache reads and writes are reported apart.
+  `output_tokens` includes thinking; the thinking share, where sent
+  (`output_tokens_details.thinking_tokens`), is `reasoning_tokens`. The top-level
+  counts leave out compaction (the compaction docs: the billed total sums
   `usage.iterations`), so each `compaction` iteration's counts are added to them (the
   latest `iterations` list wins, like any count); other iterations are already in the
   top level (`message`) or another model's (`advisor_message`), and only logged.
@@ -470,7 +472,7 @@ class AnthropicNormalizer(Normalizer):
         counts = self.counts
         for wire, ours in _USAGE_FIELDS:
             value = usage.get(wire)
-            if isinstance(value, int):
+            if isinstance(value, int) and (value or ours not in counts):
                 counts[ours] = value
         details = usage.get("output_tokens_details")
         if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int):

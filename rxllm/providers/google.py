@@ -103,6 +103,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import mimetypes
 import os
 import re
@@ -197,16 +198,32 @@ SKIP_SIGNATURE = "skip_thought_signature_validator"
 
 def gemini_usage(raw: dict[str, Any]) -> Usage:
     """Normalize a `usageMetadata`: cached input apart, thoughts counted once."""
-    prompt = raw.get("promptTokenCount") or 0
-    cached = raw.get("cachedContentTokenCount") or 0
-    tool_prompt = raw.get("toolUsePromptTokenCount") or 0
-    thoughts = raw.get("thoughtsTokenCount") or 0
+    prompt, cached, tool_prompt, candidates, thoughts = (
+        _token_count(raw.get(key))
+        for key in (
+            "promptTokenCount",
+            "cachedContentTokenCount",
+            "toolUsePromptTokenCount",
+            "candidatesTokenCount",
+            "thoughtsTokenCount",
+        )
+    )
     return Usage.of(
         input_tokens=max(prompt - cached, 0) + tool_prompt,
-        output_tokens=(raw.get("candidatesTokenCount") or 0) + thoughts,
+        output_tokens=candidates + thoughts,
         reasoning_tokens=thoughts,
         cache_read_tokens=cached,
     )
+
+
+def _token_count(value: Any) -> int:
+    """A count as `Usage.of` reads one (anything but a whole number or a finite float
+    is 0), so that the sums above cannot fail on a hostile body."""
+    if type(value) is int:
+        return max(value, 0)
+    if isinstance(value, float) and math.isfinite(value):
+        return max(int(value), 0)
+    return 0
 
 
 # -- streamed function-call arguments (Vertex `partialArgs`) --------------------------

@@ -89,6 +89,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -177,10 +178,10 @@ class ChatOptions:
     (OpenAI's behaviour) by default and costs nothing per chunk while off."""
 
     reasoning_in_completion: bool = True
-    """Whether `completion_tokens` already counts the reasoning tokens. OpenAI, and the
-    family that copies it, say yes. xAI says no: its `total_tokens` is prompt +
-    completion + reasoning (the xai capture: 291 + 26 + 196 = 513), so its reasoning is
-    added to the output once."""
+    """Whether `completion_tokens` already counts the reasoning tokens, where the usage
+    itself does not tell (`openai_usage`). OpenAI, and the family that copies it, say
+    yes. xAI says no: its `total_tokens` is prompt + completion + reasoning (the xai
+    capture: 291 + 26 + 196 = 513), so its reasoning is added to the output once."""
 
     stream_usage: bool = True
     """Send `stream_options.include_usage`. Mistral sends usage on its final chunk
@@ -249,8 +250,15 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     Reads the field's dialects too: DeepSeek's `prompt_cache_hit_tokens`, Together's
     top-level `cached_tokens`, OpenRouter's `prompt_tokens_details.cache_write_tokens`
     and `cost` (USD), xAI's `cost_in_usd_ticks`, Perplexity's `cost` object (its
-    `total_cost`). `prompt_tokens` counts cache reads and writes everywhere in this
-    family, so both are taken out of `input_tokens`. A BYOK request through OpenRouter
+    `total_cost`). `prompt_tokens` counts cache reads and writes in this family, so
+    both are taken out of `input_tokens`, and `completion_tokens` counts the reasoning
+    unless `reasoning_in_completion` says otherwise; but the family does not agree, so
+    the counts themselves decide where they can (`_disjoint`): a cache larger than the
+    prompt is not inside it (xAI's grok-4-1-fast-non-reasoning, vercel/ai#12485), nor
+    reasoning larger than the completion (a proxy's Gemini: `completion_tokens` 0,
+    `reasoning_tokens` 60), and the wire's `total_tokens` says which reading it summed
+    (xAI's 663 + 50 + 124 = 837 on Vertex; 686 + 123 = 809 for 112 of reasoning
+    through a gateway). A BYOK request through OpenRouter
     (`is_byok`) was charged twice: its `cost` is OpenRouter's fee, and
     `cost_details.upstream_inference_cost` what the provider billed to the user's own
     key (openrouter.ai/docs, Usage Accounting); the turn's cost is their sum.
@@ -276,14 +284,53 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         upstream = (raw.get("cost_details") or {}).get("upstream_inference_cost")
         if isinstance(upstream, int | float):
             cost += upstream
+    input_tokens, output_tokens = _disjoint(
+        (prompt, cached, cache_write),
+        (completion, reasoning),
+        raw.get("total_tokens"),
+        reasoning_apart=not reasoning_in_completion,
+    )
     return Usage.of(
-        input_tokens=max(prompt - cached - cache_write, 0),
-        output_tokens=completion if reasoning_in_completion else completion + reasoning,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
         reasoning_tokens=reasoning,
         cache_read_tokens=cached,
         cache_write_tokens=cache_write,
         cost_usd=float(cost) if cost is not None else None,
     )
+
+
+def _disjoint(
+    input_: tuple[Any, ...], output: tuple[Any, Any], total: Any, *, reasoning_apart: bool
+) -> tuple[int, int]:
+    """The uncached input and the whole output, from (prompt, cache reads, cache writes)
+    and (completion, reasoning) counts that may each hold their part or not. The first
+    reading whose sum is the wire's `total` wins, and without one, the first: the cache
+    inside the prompt before apart from it, unless it is larger; the reasoning as
+    `reasoning_apart` says, and apart from a smaller completion (a total that says it is
+    inside one still wins: OpenRouter's counts of a turn cut by an error)."""
+    prompt, *caches = (_whole(count) for count in input_)
+    cache = sum(caches)
+    completion, reasoning = (_whole(count) for count in output)
+    inputs = (prompt,) if cache > prompt else (prompt - cache, prompt)
+    outputs = (completion + reasoning, completion)
+    if not reasoning_apart and reasoning <= completion:
+        outputs = outputs[::-1]
+    if type(total) is int:
+        for uncached in inputs:
+            for whole in outputs:
+                if uncached + cache + whole == total:
+                    return uncached, whole
+    return inputs[0], outputs[0]
+
+
+def _whole(count: Any) -> int:
+    """A count from the wire as a whole number (`Usage.of` reads counts the same way)."""
+    if type(count) is int:
+        return max(count, 0)
+    if isinstance(count, float) and math.isfinite(count):
+        return max(int(count), 0)
+    return 0
 
 
 def _content(message: Message) -> str | list[dict[str, Any]]:

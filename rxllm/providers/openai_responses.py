@@ -223,20 +223,29 @@ def item_kind(item: dict[str, Any]) -> str | None:
 
 def responses_usage(raw: dict[str, Any]) -> Usage:
     """Normalize a Responses usage object: cached input apart (OpenAI counts it inside
-    `input_tokens`), reasoning counted once (`output_tokens` already includes it)."""
+    `input_tokens`), reasoning counted once (`output_tokens` already includes it).
+    xAI's does not always count the cache inside (grok-4-1-fast-non-reasoning: 4,328
+    cached of an `input_tokens` of 4,142, vercel/ai#12485): a cache larger than the
+    input, or a `total_tokens` that adds it to the input and output, is apart from it."""
     details = raw.get("input_tokens_details") or {}
-    cached = details.get("cached_tokens") or 0
-    written = details.get("cache_write_tokens") or 0
-    reasoning = (raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0
     cost = raw.get("cost")  # OpenRouter's
-    return Usage.of(
-        input_tokens=max((raw.get("input_tokens") or 0) - cached - written, 0),
+    usage = Usage.of(  # the counts read whole, the cache apart from the input
+        input_tokens=raw.get("input_tokens") or 0,
         output_tokens=raw.get("output_tokens") or 0,
-        reasoning_tokens=reasoning,
-        cache_read_tokens=cached,
-        cache_write_tokens=written,
+        reasoning_tokens=(raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
+        cache_read_tokens=details.get("cached_tokens") or 0,
+        cache_write_tokens=details.get("cache_write_tokens") or 0,
         cost_usd=float(cost) if isinstance(cost, int | float) else None,
     )
+    cache = usage.cache_read_tokens + usage.cache_write_tokens
+    if cache and cache <= usage.input_tokens and raw.get("total_tokens") != usage.total_tokens:
+        # OpenAI's reading: the input holds the cache
+        update = {
+            "input_tokens": usage.input_tokens - cache,
+            "total_tokens": usage.total_tokens - cache,
+        }
+        usage = usage.model_copy(update=update)
+    return usage
 
 
 def _input_text(message: Message) -> list[dict[str, Any]]:
