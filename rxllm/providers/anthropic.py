@@ -113,6 +113,7 @@ from rxllm.providers.base import (
     REQUEST_KEYS,
     Normalizer,
     WireProtocol,
+    endpoint,
     status_in,
     stop_reason_of,
     text_or_none,
@@ -689,13 +690,13 @@ class Anthropic(WireProtocol):
     }
 
     def url(self, base_url: str, request: ChatRequest) -> str:
-        return base_url.rstrip("/") + "/messages"
+        return endpoint(base_url, "/messages")
 
     def hint(self, error: ErrorInfo, base_url: str) -> str | None:
         # The Messages API is `/v1/messages`; Anthropic's SDKs take a base URL without
         # the version (`ANTHROPIC_BASE_URL=https://api.anthropic.com`), and that one 404s
         # here with a bare "Not Found".
-        if error.status != 404 or base_url.rstrip("/").endswith("/v1"):
+        if error.status != 404 or base_url.partition("?")[0].rstrip("/").endswith("/v1"):
             return None
         return (
             f"the Anthropic base URL ends with its version, /v1 ({self.default_base_url}): "

@@ -51,6 +51,7 @@ __all__ = [
     "Normalizer",
     "RawOperator",
     "WireProtocol",
+    "endpoint",
     "status_in",
     "stop_reason_of",
     "text_or_none",
@@ -79,6 +80,16 @@ def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReas
     if not isinstance(raw, str):
         return "other"
     return table.get(raw, "other")
+
+
+def endpoint(base_url: str, path: str) -> str:
+    """The URL of `path` under `base_url`: after the base's path, and before its query
+    (Azure's `?api-version=...`, a gateway's key), which joins any query `path` has."""
+    base, _, query = base_url.partition("?")
+    url = base.rstrip("/") + path
+    if query:
+        url += ("&" if "?" in path else "?") + query
+    return url
 
 
 def _not_a_string(what: str, value: object) -> TypeError:

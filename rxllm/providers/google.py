@@ -124,6 +124,7 @@ from rxllm.providers.base import (
     REQUEST_KEYS,
     Normalizer,
     WireProtocol,
+    endpoint,
     stop_reason_of,
     text_or_none,
 )
@@ -947,12 +948,12 @@ class Google(WireProtocol):
         self.api_key_env = _key_env()
 
     def url(self, base_url: str, request: ChatRequest) -> str:
-        path = _model_path(request.model)
-        return f"{base_url.rstrip('/')}/{path}:streamGenerateContent?alt=sse"
+        return endpoint(base_url, f"/{_model_path(request.model)}:streamGenerateContent?alt=sse")
 
     def hint(self, error: ErrorInfo, base_url: str) -> str | None:
         # The Gemini API lives under a version path; a base URL without one 404s.
-        if error.status != 404 or base_url.rstrip("/").endswith(("/v1beta", "/v1")):
+        path = base_url.partition("?")[0].rstrip("/")
+        if error.status != 404 or path.endswith(("/v1beta", "/v1")):
             return None
         return (
             f"the Gemini API's base URL ends with its version, /v1beta "

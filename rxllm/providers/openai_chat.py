@@ -101,7 +101,13 @@ from loguru import logger
 from rxllm.degradation import RecoveryPolicy
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
-from rxllm.providers.base import Normalizer, WireProtocol, stop_reason_of, text_or_none
+from rxllm.providers.base import (
+    Normalizer,
+    WireProtocol,
+    endpoint,
+    stop_reason_of,
+    text_or_none,
+)
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import (
     ChatRequest,
@@ -1241,9 +1247,7 @@ class OpenAIChat(WireProtocol):
         return f"OpenAIChat({self.name!r}, {self.default_base_url!r}, {self.options})"
 
     def url(self, base_url: str, request: ChatRequest) -> str:
-        # A query on the base URL (Azure's `?api-version=...`) stays after the path.
-        base, mark, query = base_url.partition("?")
-        return base.rstrip("/") + "/chat/completions" + mark + query
+        return endpoint(base_url, "/chat/completions")
 
     def headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}

@@ -98,6 +98,7 @@ from rxllm.providers.base import (
     REQUEST_KEYS,
     Normalizer,
     WireProtocol,
+    endpoint,
     status_in,
     stop_reason_of,
     text_or_none,
@@ -920,9 +921,7 @@ class OpenAIResponses(WireProtocol):
         self.extra_headers = dict(extra_headers or {})
 
     def url(self, base_url: str, request: ChatRequest) -> str:
-        # Before a query string (Azure's `?api-version=...`), as the chat wire does.
-        base, mark, query = base_url.partition("?")
-        return base.rstrip("/") + "/responses" + mark + query
+        return endpoint(base_url, "/responses")
 
     def headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}

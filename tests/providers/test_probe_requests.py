@@ -536,3 +536,28 @@ async def test_anthropic_reads_every_form_of_a_data_url(serve: Serve, url: str) 
     sent = await _sent(serve, "anthropic", request)
     (image,) = [b for b in sent["body"]["messages"][0]["content"] if b["type"] == "image"]
     assert image["source"] == {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
+
+
+@pytest.mark.parametrize(
+    ("name", "base_path", "path", "query"),
+    [
+        ("anthropic", "/v1?gateway=eu", "/v1/messages", {"gateway": "eu"}),
+        (
+            "google",
+            "/v1beta?gateway=eu",
+            "/v1beta/models/m:streamGenerateContent",
+            {"alt": "sse", "gateway": "eu"},
+        ),
+    ],
+)
+async def test_a_base_url_query_stays_after_the_path_on_every_wire(
+    serve: Serve, name: str, base_path: str, path: str, query: dict[str, str]
+) -> None:
+    """The chat wire kept a base URL's query after its path; Anthropic's and Gemini's
+    wrote theirs after the query (`...?gateway=eu/messages`)."""
+    recorder = _Recorder()
+    base_url = (await serve(recorder.handle)).removesuffix("/v1") + base_path
+    async with rxllm.provider(name, api_key="sk-probe-0123456789abcdef", base_url=base_url) as p:
+        await p.complete(ChatRequest(model="m", messages=[Message.user("hi")]))
+    (sent,) = recorder.requests
+    assert (sent["path"], sent["query"]) == (path, query)
