@@ -47,10 +47,12 @@ def speaker_guard(
         result:  -t("Sure.")-----------------------------done-|
 
     A marker is a line break followed by one of `names` and a colon (`"\\nUser:"`),
-    outside code: nothing triggers inside a ``` fence (closed by a run of at least as
-    many backticks) or an `inline` span (closed by a run of as many backticks or, as in
-    CommonMark, by a blank line, so a stray backtick cannot switch the guard off for
-    the rest of the answer: "\\n\\nUser:" still triggers after one).
+    outside code: nothing triggers inside a ``` fence (as in CommonMark, a run of three
+    or more backticks that begins a line, closed by a run of at least as many that
+    begins a line: a ``` inside a code line closes nothing) or an `inline` span (any
+    other run, closed by a run of as many backticks or, as in CommonMark, by a blank
+    line, so a stray backtick, or three, cannot switch the guard off for the rest of
+    the answer: "\\n\\nUser:" still triggers after one).
 
     While the end of the text could still become a marker (`"\\nUs"`), it is held back,
     not emitted (so it does not commit the attempt). It is released as soon as it
@@ -105,8 +107,7 @@ def speaker_guard(
 
             def release() -> None:
                 if guard.held and last is not None:
-                    text, guard.held = guard.held, ""
-                    emit(last, text)
+                    emit(last, guard.release())
 
             def on_next(item: _T) -> None:
                 nonlocal last
@@ -147,15 +148,26 @@ def speaker_guard(
 class _Guard:
     """The text scanner of one subscription: code spans, the held suffix, the cut."""
 
-    __slots__ = ("blank", "fence", "held", "inline", "markers", "prefixes", "stopped", "ticks")
+    __slots__ = (
+        "blank",
+        "fence",
+        "held",
+        "inline",
+        "markers",
+        "opening",
+        "prefixes",
+        "stopped",
+        "ticks",
+    )
 
     def __init__(self, markers: frozenset[str], prefixes: frozenset[str]) -> None:
         self.markers = markers
         self.prefixes = prefixes
         self.held = ""  # a suffix that could still become a marker; starts with "\n"
         self.fence = 0  # backticks of the open ``` fence, or 0
+        self.opening = False  # on the line that opened the fence (its info string)
         self.inline = 0  # backticks of the open `inline` span, or 0
-        self.blank = False  # in an inline span, the current line is blank so far
+        self.blank = True  # the current line is blank so far (before a pending run)
         self.ticks = 0  # a run of backticks whose length is not known yet
         self.stopped = False  # a marker was seen: no more text
 
@@ -181,8 +193,9 @@ class _Guard:
                 # Not a marker after all; the character is read again below (it may be
                 # the line break that starts the next candidate). Names hold no line
                 # break or backtick, and nothing is held inside code, so the released
-                # text changes no other state.
-                out.append(held)
+                # text changes no other state than whether its line is blank.
+                self.held = held
+                out.append(self.release())
                 held = ""
             found = _SPECIAL.search(text, at)
             stop = found.start() if found else size
@@ -199,17 +212,18 @@ class _Guard:
             at += 1
             if char == "`":
                 self.ticks += 1
-                self.blank = False
                 out.append(char)
                 continue
             if self.ticks:
                 self._end_run()
+            self.opening = False
             if self.inline:
                 if not self.blank:  # an inline span may go on to the next line...
                     self.blank = True
                     out.append(char)
                     continue
                 self.inline = 0  # ...but not past a blank line (CommonMark paragraphs)
+            self.blank = True
             if self.fence:
                 out.append(char)
             else:
@@ -217,16 +231,27 @@ class _Guard:
         self.held = held
         return "".join(out)
 
+    def release(self) -> str:
+        """The held text, given up: it is plain text of the current line."""
+        held, self.held = self.held, ""
+        if held[1:].strip(_SPACE):
+            self.blank = False
+        return held
+
     def _end_run(self) -> None:
-        """A run of backticks ended: it opens or closes a fence or an inline span."""
+        """A run of backticks ended: it opens or closes a fence or an inline span. Only
+        a run that begins a line (after spaces) is a fence's (CommonMark)."""
         run, self.ticks = self.ticks, 0
+        at_start, self.blank = self.blank, False
+        if self.opening:  # a backtick in a fence's info string: no fence, inline code
+            self.inline, self.fence, self.opening = self.fence, 0, False
         if self.fence:
-            if run >= self.fence:
+            if run >= self.fence and at_start:
                 self.fence = 0
+        elif run >= 3 and at_start:  # a fence ends the paragraph, and any span open in it
+            self.fence, self.inline, self.opening = run, 0, True
         elif self.inline:
             if run == self.inline:
                 self.inline = 0
-        elif run >= 3:
-            self.fence = run
         else:
             self.inline = run
