@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -489,3 +490,20 @@ def test_the_record_keeps_refusal_citations_and_server_tools_apart() -> None:
     assert [c.url for c in record.citations] == ["https://example.org"]
     assert [t.type for t in record.server_tools] == ["server_tool_call", "server_tool_result"]
     assert record.attempts[0].committed
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("ssrf_guard", "no", "should be True or False, got str 'no'"),
+        ("speaker_guard", "true", "or a list of names, got str 'true'"),
+        ("speaker_guard", [], "name at least one speaker"),
+        ("dedupe_overlap", 0, "should be True or False, got int 0"),
+        ("allow_private_network", "yes", "or networks, got str 'yes'"),
+    ],
+)
+def test_a_flag_is_true_or_false_never_a_word(option: str, value: Any, said: str) -> None:
+    """pydantic read ssrf_guard="no" as False, turning the guard off, and an empty
+    speaker list turned the speaker guard off without a word."""
+    with pytest.raises(rxllm.ConfigError, match=re.escape(said)):
+        rxllm.provider("custom", base_url="http://example.com/v1", **{option: value})

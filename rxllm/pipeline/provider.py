@@ -16,7 +16,14 @@ from typing import Any
 import aiohttp
 import reactivex
 from loguru import logger
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 from yarl import URL
@@ -63,6 +70,10 @@ __all__ = [
 
 Cancel = asyncio.Event | Observable[Any] | None
 FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
+
+
+# The flags that also take a list, and of what.
+_FLAG_LISTS = {"speaker_guard": ", or a list of names", "allow_private_network": ", or networks"}
 
 
 class ProviderOptions(BaseModel):
@@ -132,6 +143,29 @@ class ProviderOptions(BaseModel):
         # pydantic would read "10" as 10 and True as 1: a number here is a number
         if isinstance(value, str | bool):
             raise ValueError(f"should be a number, got {type(value).__name__} {value!r}")
+        return value
+
+    @field_validator(
+        "dedupe_overlap",
+        "speaker_guard",
+        "telemetry",
+        "ssrf_guard",
+        "allow_private_network",
+        mode="before",
+    )
+    @classmethod
+    def _flag(cls, value: Any, info: ValidationInfo) -> Any:
+        # pydantic would read "no" as False, and ssrf_guard="no" would turn the guard off
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            also = _FLAG_LISTS.get(info.field_name or "", "")
+            raise ValueError(f"should be True or False{also}, got {type(value).__name__} {value!r}")
+        return value
+
+    @field_validator("speaker_guard")
+    @classmethod
+    def _names(cls, value: bool | list[str]) -> bool | list[str]:
+        if isinstance(value, list) and not value:  # would turn the guard off unsaid
+            raise ValueError("name at least one speaker, or pass True for the usual ones")
         return value
 
     @field_validator("allow_private_network")
