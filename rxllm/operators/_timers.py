@@ -10,7 +10,6 @@ a thread's) is used as RxPY's operators use it.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -55,16 +54,22 @@ def after(
     return _Scheduled(clock.schedule_relative(seconds, action))
 
 
-_SCHEDULERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncIOScheduler] = (
-    weakref.WeakKeyDictionary()
-)
+# Not a WeakKeyDictionary: each scheduler holds its loop, so no key would ever be freed.
+_SCHEDULERS: dict[asyncio.AbstractEventLoop, AsyncIOScheduler] = {}
 
 
 def loop_scheduler(loop: asyncio.AbstractEventLoop) -> AsyncIOScheduler:
     """The loop's one `AsyncIOScheduler` (it holds nothing but the loop): subscribing
-    a stream need not build another."""
+    a stream need not build another.
+
+    A scheduler keeps its loop alive, so a new loop drops the closed ones' (an app that
+    calls `asyncio.run` per turn would otherwise keep every loop it ever ran)."""
     scheduler = _SCHEDULERS.get(loop)
     if scheduler is None:
+        # Other threads' loops add theirs meanwhile: walk a copy (`list()` of a dict is
+        # one step under the GIL), drop what is still there.
+        for stale in [other for other in list(_SCHEDULERS) if other.is_closed()]:
+            _SCHEDULERS.pop(stale, None)
         scheduler = _SCHEDULERS[loop] = AsyncIOScheduler(loop)
     return scheduler
 
