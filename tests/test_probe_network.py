@@ -341,12 +341,9 @@ def test_a_provider_used_by_many_event_loops_keeps_none_of_them_alive(
     assert alive <= 1  # the last one, at most, until another loop streams
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="aclose() cuts only the responses streaming now: a turn waiting out a backoff "
-    "sends its next attempt afterwards and reopens the pool (needs rxllm/pipeline)",
-)
 async def test_aclose_during_a_backoff_wait_ends_the_turn(serve: Serve) -> None:
+    """aclose() cut only the responses streaming then: a turn waiting out a backoff
+    sent its next attempt afterwards, reopened the pool and ended `done`."""
     hits: list[str] = []
 
     async def limited_once(request: web.Request) -> web.StreamResponse:

@@ -30,7 +30,7 @@ from yarl import URL
 
 from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
 from rxllm.errors import ConfigError, did_you_mean
-from rxllm.events import Event, Failed, Retry, StreamRecord
+from rxllm.events import Cancelled, Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
 from rxllm.operators._link import Operator, forward, link
 from rxllm.operators._timers import loop_scheduler
@@ -392,12 +392,14 @@ class _Attempts:
     """One subscription of a turn: its retry plan, the number of its next attempt, and
     each body it sent, JSON-encoded once."""
 
-    __slots__ = ("_deadline", "_elapsed", "_number", "_plan", "_requests", "_turn")
+    __slots__ = ("_closings", "_deadline", "_elapsed", "_number", "_plan", "_requests", "_turn")
 
     def __init__(self, turn: Turn, first_attempt: int, elapsed: float) -> None:
         self._turn = turn
         self._number = first_attempt
         self._elapsed = elapsed
+        pool = turn._provider._pool
+        self._closings = None if pool is None else pool.closings  # see `_unless_closed`
         # The retry plan is made at the first failure (most turns never need one), with
         # what is left then of the deadline the subscription set.
         total = turn._provider.options.total_timeout
@@ -468,7 +470,30 @@ class _Attempts:
             images_removed=step.images_removed,
             delay=step.delay,
         )
-        return Switch(retry, provider.attempt(sent, self._number), step.delay)
+        following = provider.attempt(sent, self._number)
+        if self._closings is not None:
+            following = _unless_closed(following, provider, self._closings, self._number)
+        return Switch(retry, following, step.delay)
+
+
+def _unless_closed(
+    attempt: Observable[Event], provider: Provider, closings: int, number: int
+) -> Observable[Event]:
+    """`attempt`, unless the provider was closed since the turn began (`aclose()` ends
+    the turns in flight, and one waiting out a backoff is one): then `cancelled`."""
+
+    def subscribe(
+        observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        pool = provider._pool
+        if pool is None or pool.closings == closings:
+            return forward(attempt, observer, scheduler)
+        reason = "the provider was closed (aclose()) while the turn waited to retry"
+        observer.on_next(Cancelled.make(provider=provider.name, attempt=number, reason=reason))
+        observer.on_completed()
+        return Disposable()
+
+    return Operator(subscribe)
 
 
 def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Observable[Event]:

@@ -41,7 +41,8 @@ class SessionPool:
 
     `aclose()` with turns still streaming ends each of them with `cancelled` at once:
     closing a session does not wake a response waiting for bytes, which would wait for
-    `read_timeout`.
+    `read_timeout`. A turn waiting between attempts (a backoff) ends with `cancelled`
+    when its wait is over, instead of sending its next attempt (`closings`).
 
     A provider used and forgotten without `aclose()` leaks nothing. A pool that is
     dropped closes its connections at once. A pool that outlives its loop (a provider
@@ -55,6 +56,9 @@ class SessionPool:
         self.streaming: set[Transfer] = set()
         """The responses streaming over the pool's sessions, which `aclose()` cuts (a
         source adds itself while it streams)."""
+        self.closings = 0
+        """How many times `aclose()` ran: a turn that was waiting between attempts when
+        it did (a backoff) sends no next one (`rxllm.pipeline.provider`)."""
         weakref.finalize(self, _close_now, self._entries)
 
     def session(self) -> aiohttp.ClientSession:
@@ -77,6 +81,7 @@ class SessionPool:
     async def aclose(self) -> None:
         """Close every connection: this loop's now, other loops' on their own loop."""
         current = asyncio.get_running_loop()
+        self.closings += 1
         for transfer in list(self.streaming):  # each on its own loop
             transfer.cut(None, "the provider was closed (aclose()) while the turn streamed")
         entries = list(self._entries.items())
