@@ -13,6 +13,7 @@ import weakref
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -364,3 +365,29 @@ async def test_aclose_during_a_backoff_wait_ends_the_turn(serve: Serve) -> None:
     rec = await asyncio.wait_for(turn, 3)
     assert rec.terminal.type == "cancelled"
     assert len(hits) == 1
+
+
+def test_a_session_passed_in_that_cannot_serve_says_why() -> None:
+    """A closed session, or one made on an earlier loop, failed on `on_error` from deep
+    inside asyncio ("Event loop is closed")."""
+
+    async def make() -> aiohttp.ClientSession:
+        return aiohttp.ClientSession()
+
+    old = asyncio.run(make())  # its loop is closed now
+
+    async def turn(session: aiohttp.ClientSession) -> rxllm.StreamRecord:
+        p = rxllm.provider("openai", api_key="k", base_url="http://127.0.0.1:9/v1", session=session)
+        return await p.complete(ASK)
+
+    record = asyncio.run(turn(old))
+    assert record.terminal.type == "error"
+    assert "belongs to another event loop" in record.terminal.error.message  # type: ignore[union-attr]
+
+    async def closed_one() -> rxllm.StreamRecord:
+        session = aiohttp.ClientSession()
+        await session.close()
+        return await turn(session)
+
+    record = asyncio.run(closed_one())
+    assert "is closed" in record.terminal.error.message  # type: ignore[union-attr]

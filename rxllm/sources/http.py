@@ -133,6 +133,19 @@ def _retrieve(closed: asyncio.Future[None]) -> None:
         closed.exception()
 
 
+def _unusable(session: aiohttp.ClientSession, loop: asyncio.AbstractEventLoop) -> str | None:
+    """Why a session passed in cannot send this request, or None: aiohttp would fail
+    deep inside asyncio ("Event loop is closed") rather than say so."""
+    if session.closed:
+        return "the session passed in (session=...) is closed"
+    if getattr(session, "_loop", loop) is not loop:  # `.loop` itself is deprecated
+        return (
+            "the session passed in (session=...) belongs to another event loop (one made "
+            "under an earlier asyncio.run?): make it on the loop that runs the turn"
+        )
+    return None
+
+
 RawTap = Callable[[str, int, bytes], None]
 raw_tap: ContextVar[RawTap | None] = ContextVar("rxllm_raw_tap", default=None)
 """Set to `tap(provider, attempt, data)` to see each piece of a streamed (2xx) body as
@@ -513,6 +526,10 @@ class _Transfer(abc.DisposableBase):
                 finally:
                     session.streaming.discard(self)
             elif session is not None:  # the caller's, left open
+                unusable = _unusable(session, self._loop)
+                if unusable is not None:
+                    self._fail("transport", unusable)
+                    return
                 await self._transfer(session)
             else:
                 async with _own_session(settings.guard) as client:
