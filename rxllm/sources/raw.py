@@ -32,6 +32,8 @@ class ChunkReader:
     Each chunk goes to `sink.on_next` looked up anew, never kept: a sink that stops
     (a terminal, a dispose) mid-read swaps it for a no-op (`rxllm.operators._link`)."""
 
+    __slots__ = ("_attempt", "_decoder", "_head", "_provider", "_sink")
+
     def __init__(
         self,
         sink: abc.ObserverBase[SourceItem],

@@ -66,6 +66,26 @@ class SseLineTooLong(ValueError):
 class SseDecoder:
     """Feed bytes with `feed`, get the events they complete; call `close` at the end."""
 
+    # One per stream in flight: slots, not an instance dict (and faster to read).
+    __slots__ = (
+        "_attempt",
+        "_data",
+        "_event",
+        "_has_fields",
+        "_ignored",
+        "_last_id",
+        "_pending",
+        "_pending_size",
+        "_provider",
+        "_retry",
+        "_skip_lf",
+        "_started",
+        "bytes",
+        "comments",
+        "events",
+        "max_line_bytes",
+    )
+
     def __init__(
         self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, *, provider: str = "", attempt: int = 1
     ) -> None:
