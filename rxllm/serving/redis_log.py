@@ -221,6 +221,10 @@ class RedisLog:
     ) -> None:
         if lease_ms < 10 or ttl_s < 1 or retention_s < 1 or max_events < 2:
             raise ValueError("lease_ms >= 10, ttl_s >= 1, retention_s >= 1, max_events >= 2")
+        if ttl_s * 1000 < lease_ms:
+            # The heartbeat refreshes the running keys once per 0.3 lease: a shorter TTL
+            # lets a turn that is quiet for a moment leave Redis while it runs.
+            raise ValueError(f"ttl_s ({ttl_s}) must be at least the lease ({lease_ms} ms)")
         self.prefix = prefix
         self.lease_ms = lease_ms
         self.ttl_ms = ttl_s * 1000
@@ -309,8 +313,9 @@ class RedisLog:
     async def resume(self, sid: str, after: str = "0") -> AsyncGenerator[Entry, None]:
         """The entries after `after` (`"0"`: all), then the new ones as they come, to
         the terminal. An unknown stream raises `UnknownStream`, as does one replaced
-        by its next turn while this reader lagged; a cursor before the first entry or
-        of another turn raises `CursorGone` (never a partial replay)."""
+        by its next turn while this reader lagged; a cursor before the first entry, of
+        another turn, or past the end of the finished log raises `CursorGone` (never a
+        partial replay, nor one without its terminal)."""
         check_sid(sid)
         turn = await self._turn(sid, after)
         log = self.keys(sid)[0]
@@ -338,6 +343,11 @@ class RedisLog:
                     yield entry_id, event
                     if IS_TERMINAL[type(event)]:
                         return
+                    position = entry_id
+        # The stream is finished and no terminal came after `position`: it is the
+        # terminal itself, or past the end of the log (which ended before it).
+        if not await self._read_page(log, position, position, 1):
+            raise CursorGone(sid, after)
 
     async def history(self, sid: str, through: str) -> AsyncGenerator[list[bytes], None]:
         """The stored JSON of the events from the first entry through `through`, a page
@@ -666,7 +676,12 @@ class _Producer:
             args.append(eid)
             args.append(dump_event(event))
         outcome = await self.send(body, args, (last, entry_id) if terminal else None)
-        if outcome in ("fenced", "over"):
+        if outcome == "gone":
+            # Redis lost the stream (a restart, a flush): nobody else writes it, so
+            # the live response goes on, without the log.
+            logger.bind(sid=self.sid).error("the stream left Redis: the log is dropped")
+            self.drop_log()
+        elif outcome in ("fenced", "over"):
             logger.bind(sid=self.sid).warning("lost the stream to another writer ({})", outcome)
             self.drop_log()
             self.stop("the stream's lease was lost")
@@ -737,6 +752,10 @@ class _Producer:
             except (RedisError, OSError) as exc:
                 logger.bind(sid=self.sid).warning("lease renewal failed: {}", exc)
                 continue
+            if _text(reply[0]) == "gone":
+                logger.bind(sid=self.sid).error("the stream left Redis: the log is dropped")
+                self.drop_log()
+                return
             if _text(reply[0]) == "fenced":
                 self.drop_log()
                 self.stop("the stream's lease was lost")

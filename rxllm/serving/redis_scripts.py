@@ -39,8 +39,12 @@ return {'ok', start_ms, redis.call('GET', KEYS[4])}
 
 APPEND = """
 -- KEYS: log meta lease; ARGV: token maxlen ttl_ms, then id, event JSON pairs.
--- Fenced on the lease: a producer that lost it never writes again.
-if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 'fenced' end
+-- Fenced on the lease: a producer that lost it never writes again. With no meta
+-- either, Redis lost the stream (a restart, a flush): no other writer has it.
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then
+  if redis.call('EXISTS', KEYS[2]) == 0 then return 'gone' end
+  return 'fenced'
+end
 if redis.call('HGET', KEYS[2], 'state') ~= 'running' then return 'over' end
 -- A batch whose answer was lost (the connection broke after Redis ran it) is sent
 -- again: its entries already in the log are skipped (XADD refuses an id at or below
@@ -97,7 +101,10 @@ return {'won', id}
 RENEW = """
 -- KEYS: lease meta log cancel; ARGV: token lease_ms ttl_ms
 -- The heartbeat: keep the lease and the keys alive, and see a cancel request.
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'fenced'} end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  if redis.call('EXISTS', KEYS[2]) == 0 then return {'gone'} end
+  return {'fenced'}
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
@@ -107,14 +114,13 @@ return {'ok', redis.call('GET', KEYS[4])}
 CANCEL = """
 -- KEYS: meta lease cancel; ARGV: reason ttl_ms channel sid
 -- A finished turn is left alone; otherwise the request is kept (a late producer and
--- the heartbeat read it) and published to a live producer.
+-- the heartbeat read it) and published to a live producer: one whose lease expired
+-- after Redis failed it (its log dropped) still streams, and stops on it too.
 local state = redis.call('HGET', KEYS[1], 'state')
 if state and state ~= 'running' then return {state} end
 redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
 if not state then return {'unknown'} end
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('PUBLISH', ARGV[3], ARGV[4])
-  return {'running', 'leased'}
-end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+if redis.call('EXISTS', KEYS[2]) == 1 then return {'running', 'leased'} end
 return {'running'}
 """
