@@ -308,6 +308,28 @@ async def test_a_fallback_turn_is_one_span_across_providers(local_server: LocalS
     assert served["rxllm.attempt.outcome"] == "done"
 
 
+async def test_a_fallback_reports_the_model_asked_of_the_provider_that_served(
+    local_server: LocalServer,
+) -> None:
+    """`(provider, model)` asks that provider for its own model: the span was named
+    after the first leg's model and said it beside the serving provider, a pairing
+    that never happened (gen_ai.request.model: "the name of the model requested")."""
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    first = rxllm.provider(
+        "custom", base_url=dead, allow_private_network=True, max_attempts=1, telemetry=True
+    )
+    entries: list[Any] = [(first, "model-a"), (local(local_server), "model-b")]
+    record = await rxllm.fallback(entries).complete(ask("model-a"))
+    assert record.requested_model == "model-b" and record.terminal.type == "done"
+    span = the_span()
+    attrs = dict(span.attributes or {})
+    assert span.name == "chat model-b" and attrs["gen_ai.request.model"] == "model-b"
+    [(attributes, _)] = points()["gen_ai.client.operation.duration"]
+    assert attributes["gen_ai.request.model"] == "model-b"
+
+
 def test_the_operator_passes_events_through_and_ends_its_span() -> None:
     exporter = InMemorySpanExporter()
     tracer_provider = TracerProvider()

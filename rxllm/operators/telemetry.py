@@ -169,6 +169,7 @@ def telemetry(
     servers: Mapping[str, str] | None = None,
     providers: Sequence[Provider] = (),
     served_by: Callable[[int], Provider | None] | None = None,
+    asked: Callable[[int], str | None] | None = None,
 ) -> Callable[[Observable[Event]], Observable[Event]]:
     """Report each subscription (one turn, settled) as one OpenTelemetry span,
     `{operation} {model}` (`chat`; `generate_content` on Gemini's wire), and the GenAI
@@ -221,13 +222,16 @@ def telemetry(
         served_by: which provider sent attempt n, for providers that share a name (two
             `openai` endpoints in one fallback; rxllm's fallback says). Without it, an
             event is taken to be from the first of `providers` with its name.
+        asked: the model attempt n asked for, where a provider was asked for its own
+            (a fallback entry `(provider, model)`; rxllm's fallback says): the span and
+            the metrics report the request model of the attempt that ended the turn.
 
     Raises:
         ConfigError: the OpenTelemetry API is not installed (`pip install 'rxllm[otel]'`).
     """
     require_otel()
     instruments = _instruments(tracer_provider, meter_provider)
-    senders = _Senders(providers, servers or {}, served_by)
+    senders = _Senders(providers, servers or {}, served_by, asked)
     if provider is None and providers:
         provider = providers[0].name
 
@@ -397,13 +401,14 @@ class _Senders:
     """The provider that sent an attempt, told apart by more than its name: the
     providers given, and `served_by` (attempt -> provider) where several share one."""
 
-    __slots__ = ("_by_name", "_given", "_served_by", "_servers")
+    __slots__ = ("_asked", "_by_name", "_given", "_served_by", "_servers")
 
     def __init__(
         self,
         providers: Sequence[Provider],
         servers: Mapping[str, str],
         served_by: Callable[[int], Provider | None] | None,
+        asked: Callable[[int], str | None] | None = None,
     ) -> None:
         self._given = [(given, _sender_of(given)) for given in providers]
         self._by_name: dict[str, _Sender] = {}
@@ -411,6 +416,11 @@ class _Senders:
             self._by_name.setdefault(sender.name, sender)  # the first of a name
         self._servers = servers
         self._served_by = served_by
+        self._asked = asked
+
+    def model(self, attempt: int) -> str | None:
+        """The model attempt `attempt` asked for, where the caller says (else None)."""
+        return None if self._asked is None else self._asked(attempt)
 
     def get(self, name: str, attempt: int) -> _Sender:
         """The provider `name` that sent attempt `attempt`."""
@@ -467,6 +477,7 @@ class _Turn:
         self.refusal: list[str] = []
         self.tool_calls: list[ToolRequest] = []
         self.server_parts: list[dict[str, Any]] = []
+        self.model = None if request is None else request.model
         first = None if provider is None else senders.get(provider, 1)
         self.operation = "chat" if first is None else first.operation
         attributes: dict[str, AttributeValue] = {OPERATION: self.operation, REQUEST_STREAM: True}
@@ -502,8 +513,8 @@ class _Turn:
 
     def _name(self) -> str:
         """The conventions' span name, `{gen_ai.operation.name} {gen_ai.request.model}`."""
-        request = self.request
-        return f"{self.operation} {request.model}" if request is not None else self.operation
+        model = self.model
+        return f"{self.operation} {model}" if model is not None else self.operation
 
     def safely(self, action: Callable[..., None], *args: Any) -> None:
         """`action(*args)`, logging (never raising) what the telemetry pipeline raises."""
@@ -657,9 +668,13 @@ class _Turn:
         usage = self.usage
         if usage is not None:
             attributes.update(_usage(usage))
+        asked = self.senders.model(number)
+        renamed = asked is not None and self.model is not None and asked != self.model
+        if renamed:  # a fallback ended on a provider asked for a model of its own
+            self.model = attributes[REQUEST_MODEL] = asked
         metric_base: dict[str, AttributeValue] = {OPERATION: operation}
-        if self.request is not None:
-            metric_base[REQUEST_MODEL] = self.request.model
+        if self.model is not None:
+            metric_base[REQUEST_MODEL] = self.model
         try:
             span = self.span
             if status is not None:
@@ -671,7 +686,7 @@ class _Turn:
             attributes["rxllm.attempts"] = self.attempts
             if self.capture:
                 attributes[OUTPUT_MESSAGES] = self._output_messages(terminal)
-            if operation != self.operation:  # a fallback ended on another kind of wire
+            if operation != self.operation or renamed:  # a fallback's other wire or model
                 self.operation = operation
                 attributes[OPERATION] = operation
                 span.update_name(self._name())

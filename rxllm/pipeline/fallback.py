@@ -181,6 +181,7 @@ def _traced(
         request=first.request,
         providers=[leg.provider for leg in legs],
         served_by=run.served_by,
+        asked=run.asked,
     )
     return settled(run.events(), first.name, cancel).pipe(operator)
 
@@ -226,8 +227,8 @@ class _Run:
         self._on_leg = on_leg
         self._next = 1  # the index of the next leg to try
         self._started = time.monotonic()
-        self._senders: list[tuple[int, Provider]] = []
-        """Each provider started, with the number of its first attempt, in order."""
+        self._senders: list[tuple[int, _Leg]] = []
+        """Each provider's leg started, with the number of its first attempt, in order."""
 
     def events(self) -> Observable[Event]:
         first = self._start(self._legs[0], 1, 0.0)
@@ -237,16 +238,26 @@ class _Run:
         """The leg's turn from attempt `number`, `elapsed` seconds into the turn."""
         if self._on_leg is not None:
             self._on_leg(leg)
-        self._senders.append((number, leg.provider))
+        self._senders.append((number, leg))
         return leg.turn(number, elapsed)
 
-    def served_by(self, attempt: int) -> Provider | None:
-        """The provider that sent attempt `attempt` (numbers run on across providers),
-        or None before any started."""
-        for first, sender in reversed(self._senders):
+    def _leg_of(self, attempt: int) -> _Leg | None:
+        """The leg that sent attempt `attempt` (numbers run on across providers), or
+        None before any started."""
+        for first, leg in reversed(self._senders):
             if first <= attempt:
-                return sender
+                return leg
         return None
+
+    def served_by(self, attempt: int) -> Provider | None:
+        """The provider that sent attempt `attempt`."""
+        leg = self._leg_of(attempt)
+        return None if leg is None else leg.provider
+
+    def asked(self, attempt: int) -> str | None:
+        """The model attempt `attempt` asked for (a `(provider, model)` entry's own)."""
+        leg = self._leg_of(attempt)
+        return None if leg is None else leg.request.model
 
     def _following(self) -> tuple[_Leg, float] | None:
         """The next provider whose `total_timeout` has not passed yet, if any, and the
