@@ -291,7 +291,8 @@ def _usage_captures() -> list[Path]:
     folders = ["openai", "openai-responses", "azure-openai", "deepseek", "gemini", "groq"]
     folders += ["llamacpp", "mistral", "openrouter", "snowflake", "together", "vllm"]
     folders += ["xai", "zai"]
-    return [path for folder in folders for path in captures_of(folder)]
+    paths = [path for folder in folders for path in captures_of(folder)]
+    return [path for path in paths if _WIRE_TOTAL.search(path.read_bytes())]
 
 
 @needs_captures
@@ -299,8 +300,6 @@ def _usage_captures() -> list[Path]:
 def test_the_normalized_total_is_the_total_the_provider_sent(path: Path) -> None:
     data = path.read_bytes()
     totals = _WIRE_TOTAL.findall(data)
-    if not totals:
-        pytest.skip("no total on the wire")
     provider = _PROVIDERS.get(path.parent.name, path.parent.name)
     if b"response.created" in data:
         provider = "openai-responses"
