@@ -329,9 +329,14 @@ def summary(record: StreamRecord) -> str:
     attempts = f"{len(record.attempts)} attempts; " if len(record.attempts) > 1 else ""
     return (
         f"-- {record.provider} ({record.model or record.requested_model}): {outcome}; "
-        f"{len(record.text)} chars, {len(record.tool_calls)} tool calls, {tokens} tokens; "
+        f"{len(record.text)} chars, {_count(len(record.tool_calls), 'tool call')}, "
+        f"{tokens} tokens; "
         f"{attempts}first event {ttfe}, total {record.duration:.2f}s"
     )
+
+
+def _count(number: int, thing: str) -> str:
+    return f"{number} {thing}" + ("" if number == 1 else "s")
 
 
 class UsageError(Exception):
