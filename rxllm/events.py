@@ -146,11 +146,11 @@ class Usage(_Frozen):
         """Build a usage whose total is consistent with its parts (no validation cost).
         Counts come from the wire, so each is made a whole, finite, non-negative number
         (a float, `inf`, a bool or a string from a hostile body counts as 0 or is cut)."""
-        input_tokens = _count(input_tokens)
-        output_tokens = _count(output_tokens)
-        reasoning_tokens = _count(reasoning_tokens)
-        cache_read_tokens = _count(cache_read_tokens)
-        cache_write_tokens = _count(cache_write_tokens)
+        input_tokens = token_count(input_tokens)
+        output_tokens = token_count(output_tokens)
+        reasoning_tokens = token_count(reasoning_tokens)
+        cache_read_tokens = token_count(cache_read_tokens)
+        cache_write_tokens = token_count(cache_write_tokens)
         if (
             not isinstance(cost_usd, int | float)
             or isinstance(cost_usd, bool)
@@ -169,7 +169,9 @@ class Usage(_Frozen):
         )
 
 
-def _count(value: object) -> int:
+def token_count(value: object) -> int:
+    """A count from the wire as a whole number: anything but a whole number or a finite
+    float (a string, a bool, NaN, a negative number) is 0, so no sum fails on it."""
     if type(value) is int:
         return max(value, 0)
     if isinstance(value, float) and math.isfinite(value):

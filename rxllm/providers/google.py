@@ -103,7 +103,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import mimetypes
 import os
 import re
@@ -118,7 +117,7 @@ from loguru import logger
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload
 from rxllm.errors import ConfigError
-from rxllm.events import ErrorInfo, ErrorKind, StopReason, Usage, named_call
+from rxllm.events import ErrorInfo, ErrorKind, StopReason, Usage, named_call, token_count
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     REQUEST_KEYS,
@@ -200,7 +199,7 @@ SKIP_SIGNATURE = "skip_thought_signature_validator"
 def gemini_usage(raw: dict[str, Any]) -> Usage:
     """Normalize a `usageMetadata`: cached input apart, thoughts counted once."""
     prompt, cached, tool_prompt, candidates, thoughts = (
-        _token_count(raw.get(key))
+        token_count(raw.get(key))
         for key in (
             "promptTokenCount",
             "cachedContentTokenCount",
@@ -215,16 +214,6 @@ def gemini_usage(raw: dict[str, Any]) -> Usage:
         reasoning_tokens=thoughts,
         cache_read_tokens=cached,
     )
-
-
-def _token_count(value: Any) -> int:
-    """A count as `Usage.of` reads one (anything but a whole number or a finite float
-    is 0), so that the sums above cannot fail on a hostile body."""
-    if type(value) is int:
-        return max(value, 0)
-    if isinstance(value, float) and math.isfinite(value):
-        return max(int(value), 0)
-    return 0
 
 
 # -- streamed function-call arguments (Vertex `partialArgs`) --------------------------

@@ -89,7 +89,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -99,7 +98,7 @@ from typing import Any, ClassVar
 from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
-from rxllm.events import StopReason, Usage
+from rxllm.events import StopReason, Usage, token_count
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     Normalizer,
@@ -315,9 +314,9 @@ def _disjoint(
     inside the prompt before apart from it, unless it is larger; the reasoning as
     `reasoning_apart` says, and apart from a smaller completion (a total that says it is
     inside one still wins: OpenRouter's counts of a turn cut by an error)."""
-    prompt, *caches = (_whole(count) for count in input_)
+    prompt, *caches = (token_count(count) for count in input_)
     cache = sum(caches)
-    completion, reasoning = (_whole(count) for count in output)
+    completion, reasoning = (token_count(count) for count in output)
     inputs = (prompt,) if cache > prompt else (prompt - cache, prompt)
     outputs = (completion + reasoning, completion)
     if not reasoning_apart and reasoning <= completion:
@@ -328,15 +327,6 @@ def _disjoint(
                 if uncached + cache + whole == total:
                     return uncached, whole
     return inputs[0], outputs[0]
-
-
-def _whole(count: Any) -> int:
-    """A count from the wire as a whole number (`Usage.of` reads counts the same way)."""
-    if type(count) is int:
-        return max(count, 0)
-    if isinstance(count, float) and math.isfinite(count):
-        return max(int(count), 0)
-    return 0
 
 
 def _content(message: Message) -> str | list[dict[str, Any]]:
