@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -72,3 +73,24 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         if not HAVE_CAPTURES and str(CAPTURES) in str(exc.filename):
             pytest.skip(NO_CAPTURES)
         raise
+
+
+@pytest.fixture
+def logs() -> Iterator[list[str]]:
+    """Every rxllm log line down to TRACE, with its bound fields and any exception (the
+    tests that no secret ever shows read them all)."""
+    from loguru import logger
+
+    lines: list[str] = []
+
+    def sink(message: Any) -> None:
+        record = message.record
+        lines.append(f"{message} {record['extra']!r} {record['exception']!r}")
+
+    sink_id = logger.add(sink, level="TRACE", backtrace=True, diagnose=True)
+    logger.enable("rxllm")
+    try:
+        yield lines
+    finally:
+        logger.disable("rxllm")
+        logger.remove(sink_id)

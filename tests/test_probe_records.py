@@ -9,37 +9,16 @@ from __future__ import annotations
 import copy
 import json
 import pickle
-from collections.abc import Iterator
-from typing import Any
 from urllib.parse import quote
 
 import pytest
 from aiohttp import web
-from loguru import logger
 
 import rxllm
 from rxllm.local import LocalServer
 from tests.support import Serve
 
 KEY = "sk-proj-" + "Z9y8X7w6V5u4T3s2R1q0" * 2  # 48 characters, as real keys are
-
-
-@pytest.fixture
-def logs() -> Iterator[list[str]]:
-    """Every rxllm log line down to TRACE, with its bound fields and any exception."""
-    lines: list[str] = []
-
-    def sink(message: Any) -> None:
-        record = message.record
-        lines.append(f"{message} {record['extra']!r} {record['exception']!r}")
-
-    sink_id = logger.add(sink, level="TRACE", backtrace=True, diagnose=True)
-    logger.enable("rxllm")
-    try:
-        yield lines
-    finally:
-        logger.disable("rxllm")
-        logger.remove(sink_id)
 
 
 def ask() -> rxllm.ChatRequest:

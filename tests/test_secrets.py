@@ -4,12 +4,11 @@ echoes the key back."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from aiohttp import web
-from loguru import logger
 
 import rxllm
 from rxllm.events import Event
@@ -17,24 +16,6 @@ from rxllm.local import LocalServer
 from rxllm.pipeline.record import RecordBuilder
 
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2  # 48 characters, as real keys are
-
-
-@pytest.fixture
-def logs() -> Iterator[list[str]]:
-    """Every rxllm log line at DEBUG, with its bound fields and any exception."""
-    lines: list[str] = []
-
-    def sink(message: Any) -> None:
-        record = message.record
-        lines.append(f"{message} {record['extra']!r} {record['exception']!r}")
-
-    sink_id = logger.add(sink, level="DEBUG", backtrace=True, diagnose=True)
-    logger.enable("rxllm")
-    try:
-        yield lines
-    finally:
-        logger.disable("rxllm")
-        logger.remove(sink_id)
 
 
 @pytest.fixture
