@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from rxllm.events import Done, Event, UsageUpdate
+from tests.providers.test_anthropic_shapes import STOP, delta, end, start, stop
 from tests.support import log_messages, replay_every_way, summarize
 
 PROVIDER = "anthropic"
@@ -37,29 +38,6 @@ def message_start(**usage: Any) -> dict[str, Any]:
             "stop_sequence": None,
             "usage": usage or {"input_tokens": 10, "output_tokens": 1},
         },
-    }
-
-
-STOP = {"type": "message_stop"}
-
-
-def start(index: int, block: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "content_block_start", "index": index, "content_block": block}
-
-
-def delta(index: int, value: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "content_block_delta", "index": index, "delta": value}
-
-
-def stop(index: int) -> dict[str, Any]:
-    return {"type": "content_block_stop", "index": index}
-
-
-def end(reason: str | None, **usage: Any) -> dict[str, Any]:
-    return {
-        "type": "message_delta",
-        "delta": {"stop_reason": reason, "stop_sequence": None},
-        "usage": {"output_tokens": 5, **usage},
     }
 
 

@@ -6,34 +6,18 @@ values are made up. Every body is checked whatever the chunking."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rxllm.events import (
     Citation,
-    Event,
     Failed,
     ReasoningDelta,
     Refusal,
     ServerToolResult,
     ToolRequest,
 )
-from tests.support import replay_every_way, summarize
-
-P = "openai-responses"
-
-
-def wire(*payloads: dict[str, Any]) -> bytes:
-    out = []
-    for number, payload in enumerate(payloads):
-        payload = {"sequence_number": number, **payload}
-        out.append(f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n")
-    return "".join(out).encode()
-
-
-def run(*payloads: dict[str, Any]) -> list[Event]:
-    return replay_every_way(wire(*payloads), P)
-
+from tests.providers.test_openai_responses_shapes import run
+from tests.support import summarize
 
 RESPONSE = {"id": "resp_1", "object": "response", "model": "gpt-test"}
 CREATED = {"type": "response.created", "response": {**RESPONSE, "status": "in_progress"}}
