@@ -656,6 +656,12 @@ class _Producer:
         if self.heartbeat is not None and self.heartbeat is not asyncio.current_task():
             self.heartbeat.cancel()
 
+    def gone(self) -> None:
+        """Redis lost the stream (a restart, a flush): nobody else writes it, so the
+        live response goes on, without the log."""
+        logger.bind(sid=self.sid).error("the stream left Redis: the log is dropped")
+        self.drop_log()
+
     async def write_all(self) -> None:
         while True:
             await self.wake.wait()
@@ -677,10 +683,7 @@ class _Producer:
             args.append(dump_event(event))
         outcome = await self.send(body, args, (last, entry_id) if terminal else None)
         if outcome == "gone":
-            # Redis lost the stream (a restart, a flush): nobody else writes it, so
-            # the live response goes on, without the log.
-            logger.bind(sid=self.sid).error("the stream left Redis: the log is dropped")
-            self.drop_log()
+            self.gone()
         elif outcome in ("fenced", "over"):
             logger.bind(sid=self.sid).warning("lost the stream to another writer ({})", outcome)
             self.drop_log()
@@ -752,11 +755,11 @@ class _Producer:
             except (RedisError, OSError) as exc:
                 logger.bind(sid=self.sid).warning("lease renewal failed: {}", exc)
                 continue
-            if _text(reply[0]) == "gone":
-                logger.bind(sid=self.sid).error("the stream left Redis: the log is dropped")
-                self.drop_log()
+            answer = _text(reply[0])
+            if answer == "gone":
+                self.gone()
                 return
-            if _text(reply[0]) == "fenced":
+            if answer == "fenced":
                 self.drop_log()
                 self.stop("the stream's lease was lost")
                 return
