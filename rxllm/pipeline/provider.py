@@ -399,7 +399,7 @@ class _Attempts:
         self._number = first_attempt
         self._elapsed = elapsed
         pool = turn._provider._pool
-        self._closings = None if pool is None else pool.closings  # see `_unless_closed`
+        self._closings = 0 if pool is None else pool.closings  # see `_unless_closed`
         # The retry plan is made at the first failure (most turns never need one), with
         # what is left then of the deadline the subscription set.
         total = turn._provider.options.total_timeout
@@ -471,25 +471,25 @@ class _Attempts:
             delay=step.delay,
         )
         following = provider.attempt(sent, self._number)
-        if self._closings is not None:
-            following = _unless_closed(following, provider, self._closings, self._number)
+        pool = provider._pool
+        if pool is not None:
+            following = _unless_closed(following, pool, self._closings, provider.name, self._number)
         return Switch(retry, following, step.delay)
 
 
 def _unless_closed(
-    attempt: Observable[Event], provider: Provider, closings: int, number: int
+    attempt: Observable[Event], pool: SessionPool, closings: int, provider: str, number: int
 ) -> Observable[Event]:
-    """`attempt`, unless the provider was closed since the turn began (`aclose()` ends
-    the turns in flight, and one waiting out a backoff is one): then `cancelled`."""
+    """`attempt`, unless `pool` was closed since the turn began (`aclose()` ends the
+    turns in flight, and one waiting out a backoff is one): then `cancelled`."""
 
     def subscribe(
         observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        pool = provider._pool
-        if pool is None or pool.closings == closings:
+        if pool.closings == closings:
             return forward(attempt, observer, scheduler)
         reason = "the provider was closed (aclose()) while the turn waited to retry"
-        observer.on_next(Cancelled.make(provider=provider.name, attempt=number, reason=reason))
+        observer.on_next(Cancelled.make(provider=provider, attempt=number, reason=reason))
         observer.on_completed()
         return Disposable()
 
