@@ -416,6 +416,16 @@ def failed(
     return Failed.make(provider=provider, attempt=attempt, error=info)
 
 
+def unterminated(provider: str, attempt: int = 1, request_id: str | None = None) -> Failed:
+    """`error(kind="truncated")` for a stream that ended without its provider's terminal
+    marker: whoever notices it (the normalizer of the attempt, or `settle_once` for a
+    source of another kind) says it so."""
+    message = f"the stream from {provider} ended without its terminal marker"
+    return failed(
+        provider, "truncated", message, attempt=attempt, retryable=True, request_id=request_id
+    )
+
+
 def named_call(call_id: str, name: str) -> str:
     """How an error's message names the tool call it is about, `tool call '<id>'
     ('<name>')`: every producer words it so, and the UI message stream finds the call

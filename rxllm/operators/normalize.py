@@ -9,7 +9,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.error_body import request_id_of
-from rxllm.events import Cancelled, Failed, failed
+from rxllm.events import Cancelled, Failed, failed, unterminated
 from rxllm.fragments import (
     ChunkNormalizer,
     Emit,
@@ -200,13 +200,10 @@ class _Feeding(abc.DisposableBase):
             # a fallback move on from, as a connection reset there is.
             normalizer.settled = True
             headers = normalizer.response_headers
-            truncated = failed(
+            truncated = unterminated(
                 normalizer.provider,
-                "truncated",
-                f"the stream from {normalizer.provider} ended without its terminal marker",
-                attempt=normalizer.attempt,
-                retryable=True,
-                request_id=None if headers is None else request_id_of(headers),
+                normalizer.attempt,
+                None if headers is None else request_id_of(headers),
             )
             try:
                 self._observer.on_next(truncated)

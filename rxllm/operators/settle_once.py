@@ -7,7 +7,7 @@ from collections.abc import Callable
 from loguru import logger
 from reactivex import Observable, abc
 
-from rxllm.events import IS_TERMINAL, Cancelled, Event, failed
+from rxllm.events import IS_TERMINAL, Cancelled, Event, unterminated
 from rxllm.operators._args import check_seconds, check_str
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after
@@ -155,15 +155,7 @@ class _Settle(abc.DisposableBase):
             last = self._last
             provider = self._provider if last is None else last.provider
             attempt = 1 if last is None else last.attempt
-            self.on_next(
-                failed(
-                    provider,
-                    "truncated",
-                    f"the stream from {provider} ended without its terminal marker",
-                    attempt=attempt,
-                    retryable=True,
-                )
-            )
+            self.on_next(unterminated(provider, attempt))
 
     def on_error(self, error: Exception) -> None:
         if not self._settled:
