@@ -106,7 +106,7 @@ from typing import Any, ClassVar
 from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
-from rxllm.error_body import parse_error_payload
+from rxllm.error_body import parse_error_payload, status_in
 from rxllm.events import ErrorInfo, StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
@@ -114,7 +114,6 @@ from rxllm.providers.base import (
     Normalizer,
     WireProtocol,
     endpoint,
-    status_in,
     stop_reason_of,
     text_or_none,
 )

@@ -23,7 +23,6 @@ from rxllm.error_body import (
     parse_error_body,
     parse_error_payload,
     request_id_of,
-    status_in,
 )
 from rxllm.errors import ConfigError
 from rxllm.events import (
@@ -52,7 +51,6 @@ __all__ = [
     "RawOperator",
     "WireProtocol",
     "endpoint",
-    "status_in",
     "stop_reason_of",
     "text_or_none",
 ]
