@@ -66,7 +66,7 @@ async def test_aclose_ends_the_turns_still_streaming_with_cancelled(
     local_server: LocalServer,
 ) -> None:
     """Closing a session does not wake a response waiting for bytes: the turn waited
-    for read_timeout (twice 5 s here, 600 s by default) and ended `stalled`."""
+    for read_timeout (up to twice 5 s here) and ended `stalled`."""
     p = rxllm.provider("local", base_url=local_server.url, read_timeout=5)
     async with p.astream(ASK.model_copy(update={"model": "fault/hang"})) as events:
         seen = [event async for event in _until_first(events)]

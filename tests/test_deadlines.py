@@ -106,3 +106,24 @@ async def test_the_total_deadline_covers_the_whole_turn() -> None:
     assert rec.terminal.type == "error" and rec.terminal.error.kind == "stalled"
     assert rec.terminal.error.message.startswith("total_timeout expired")
     assert rec.reasoning  # what came before the deadline is kept
+
+
+@pytest.mark.parametrize(
+    ("options", "guard"),
+    [
+        ({}, 600.0),  # the defaults: first_event_timeout 600 s, idle_timeout 120 s
+        ({"first_event_timeout": 1800.0}, 1800.0),
+        ({"first_event_timeout": None, "idle_timeout": 900.0}, 900.0),
+        ({"first_event_timeout": None, "idle_timeout": None}, 300.0),
+        ({"first_event_timeout": 1800.0, "read_timeout": 60.0}, 60.0),  # asked for: kept
+    ],
+)
+def test_the_transport_guard_never_cuts_a_wait_the_deadlines_allow(
+    options: dict[str, Any], guard: float
+) -> None:
+    """A reasoning model sends no byte while it thinks: a transport guard shorter than
+    `first_event_timeout` would cut the wait that deadline allows, with an error that
+    names the wrong setting. Left unset, the guard is the longer of the deadlines."""
+    from rxllm.pipeline.provider import ProviderOptions
+
+    assert ProviderOptions(**options).silence_allowed() == guard

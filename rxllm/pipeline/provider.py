@@ -52,7 +52,7 @@ from rxllm.providers.base import Normalizer, WireProtocol
 from rxllm.request import ChatRequest
 from rxllm.secrets import redact
 from rxllm.sources.guard import SsrfGuard
-from rxllm.sources.http import HttpRequest, http_source
+from rxllm.sources.http import DEFAULT_READ_TIMEOUT, HttpRequest, http_source
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
@@ -91,10 +91,13 @@ class ProviderOptions(BaseModel):
     as output, tool-argument fragments do."""
     total_timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Seconds for the whole turn, every attempt and backoff wait included."""
-    read_timeout: float = Field(default=300.0, gt=0, allow_inf_nan=False)
+    read_timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Seconds without a byte from the server (keepalives included): the transport's
     own guard, under the deadlines above. Checked once per period, not re-armed per
-    read, so a silence ends the attempt within twice this."""
+    read, so a silence ends the attempt within twice this. None: the longer of
+    `first_event_timeout` and `idle_timeout` (a guard shorter than they are would cut
+    the wait they allow: a reasoning model sends no byte while it thinks), or
+    `DEFAULT_READ_TIMEOUT` when both are off."""
     max_line_bytes: int = Field(default=DEFAULT_MAX_LINE_BYTES, gt=0)
     """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
     max_tool_argument_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
@@ -175,6 +178,13 @@ class ProviderOptions(BaseModel):
             for net in value:
                 ip_network(net, strict=False)  # a ValueError names the bad one
         return value
+
+    def silence_allowed(self) -> float:
+        """`read_timeout` as the transport applies it (see there)."""
+        if self.read_timeout is not None:
+            return self.read_timeout
+        waits = [wait for wait in (self.first_event_timeout, self.idle_timeout) if wait]
+        return max(waits, default=DEFAULT_READ_TIMEOUT)
 
     def text_guards(self) -> list[FragmentOperator]:
         """The opt-in text guards, in order; each keeps its state per subscription."""
@@ -274,7 +284,7 @@ class Provider:
             session=self.session or self._pool,
             guard=self.guard,
             connect_timeout=self.options.connect_timeout,
-            read_timeout=self.options.read_timeout,
+            read_timeout=self.options.silence_allowed(),
             max_line_bytes=self.options.max_line_bytes,
             max_response_bytes=self.options.max_response_bytes,
         )

@@ -41,6 +41,7 @@ from rxllm.sources.redirects import REDIRECTS, next_hop
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
+    "DEFAULT_READ_TIMEOUT",
     "HttpRequest",
     "RawTap",
     "http_source",
@@ -186,6 +187,11 @@ def _client_timeout(connect: float) -> aiohttp.ClientTimeout:
     return aiohttp.ClientTimeout(total=None, connect=connect)
 
 
+# Seconds without a byte before the transport gives up on a connection, when nothing
+# longer was asked for (`ProviderOptions.read_timeout`).
+DEFAULT_READ_TIMEOUT = 300.0
+
+
 @dataclass(frozen=True, slots=True)
 class _Settings:
     """What every subscription of one `http_source` shares."""
@@ -210,7 +216,7 @@ def http_source(
     session: aiohttp.ClientSession | SessionPool | None = None,
     guard: SsrfGuard | None = None,
     connect_timeout: float = 10.0,
-    read_timeout: float = 300.0,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_response_bytes: int | None = None,
 ) -> Observable[SourceItem]:
