@@ -477,3 +477,35 @@ async def test_responses_tool_loop_sends_the_reasoning_item_back(
     if stateless:
         item["encrypted_content"] = sealed(THOUGHT)
     assert received[1] == item
+
+
+# -- Gemini -> another wire: a history begun on Gemini -------------------------------------
+
+
+def test_a_gemini_calls_signature_is_not_sent_to_claude_as_its_thinking() -> None:
+    """Gemini signs its thoughts on the function call that follows them. Sent to
+    Anthropic as a thinking block, that signature is refused ("Invalid `signature` in
+    `thinking` block"); it goes back to Gemini on its call, and nowhere else."""
+    parts = [
+        {"text": "The user wants Paris.", "thought": True},
+        {
+            "functionCall": {"id": "call_1", "name": "get_weather", "args": {"city": "Paris"}},
+            "thoughtSignature": "g-sig",
+        },
+    ]
+    chunk = {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
+        "modelVersion": "gemini-3-pro-preview",
+    }
+    record = record_of(
+        replay_every_way(f"data: {json.dumps(chunk)}\n\n".encode(), "google"), "google"
+    )
+    turn = record.to_message()
+    assert [p.signature for p in turn.content if isinstance(p, ReasoningPart)] == ["g-sig"]
+    assert all(block["type"] != "thinking" for block in sent_turn("anthropic", turn)["content"])
+    gemini = wire_for("google").build_body(
+        ChatRequest(model="m", messages=[QUESTION, turn, RESULT])
+    )
+    call_part = gemini["contents"][1]["parts"][-1]
+    assert call_part["functionCall"]["name"] == "get_weather"
+    assert call_part["thoughtSignature"] == "g-sig"

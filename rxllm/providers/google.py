@@ -327,15 +327,19 @@ def _put(node: Any, segment: str | int, value: Any) -> None:
     node[segment] = value
 
 
-def _text_part_details(part: dict[str, Any]) -> dict[str, Any] | None:
-    """The details of a signed text or thought part's reasoning delta: the part's own
-    fields beyond its text and signature (`{"thought": true}`, or none), which say that
-    the signature is Gemini's and belongs on text. None for any other part (a function
-    call's signature travels with the call; a code or built-in tool part, an image, is
-    not sent back)."""
-    if part.keys() - _TEXT_KEYS:
-        return None
-    return {"thought": True} if part.get("thought") else {}
+def _signature_details(part: dict[str, Any]) -> dict[str, Any]:
+    """The details of the reasoning delta that carries a part's signature: the part's
+    own fields beyond its text and signature, each as `True` (what they hold has events
+    of its own: a call, a code part). `{}` for a text part and `{"thought": True}` for a
+    thought say that the signature is Gemini's of the turn's text, which goes back on
+    that text (`_sign_text`); any other part's (`{"functionCall": True}`) does not, a
+    call's travelling with the call. Every one says that the signature is Gemini's, so
+    that no other wire sends it back as its own (Anthropic's builder sends reasoning
+    without details only)."""
+    details = {key: True for key in part if key not in _TEXT_KEYS}
+    if part.get("thought"):
+        details["thought"] = True
+    return details
 
 
 def _tool_name(tool: dict[str, Any]) -> str:
@@ -501,7 +505,7 @@ class GeminiNormalizer(Normalizer):
         text = part.get("text")
         # A text or thought part's signature goes back on the turn's text: its details
         # (the part's own fields, `thought`) mark it as one (`gemini_contents`).
-        details = _text_part_details(part) if signature else None
+        details = _signature_details(part) if signature else None
         if part.get("thought"):
             if text or signature:
                 self.reasoning(text or "", signature, details=details)
@@ -605,7 +609,7 @@ class GeminiNormalizer(Normalizer):
         call = part["functionCall"]
         signature = part.get("thoughtSignature")
         if signature:
-            self.reasoning("", signature)
+            self.reasoning("", signature, details=_signature_details(part))
         name = call.get("name")
         open_call = self.open_call
         if name:
