@@ -428,8 +428,12 @@ class RedisLog:
             start_ms, first = await pipe.execute()
         if start_ms is None:
             raise UnknownStream(sid)
-        # The log's first entry is `<start_ms>-0`; anything else was trimmed away.
+        # The log's first entry is `<start_ms>-0`, or, when nothing was logged, the
+        # terminal a resumer or a cancel wrote at the turn's last id (`TERMINATE`),
+        # which every id of the turn comes before; anything else was trimmed away.
         oldest = _id(first[0][0]) if first else (int(start_ms), 0)
+        if oldest == (int(start_ms), MAX_ID_PART):
+            oldest = (int(start_ms), 0)
         trimmed = oldest != (int(start_ms), 0)
         if (whole or after == "0") and trimmed:
             raise CursorGone(sid, after)
@@ -461,7 +465,7 @@ class RedisLog:
         log, meta, lease, _ = self.keys(sid)
         reply = await self._terminate(
             keys=[log, meta, lease],
-            args=[state, dump_event(event), self.retention_ms, token, at],
+            args=[state, dump_event(event), self.retention_ms, token, at, MAX_ID_PART],
         )
         return _text(reply[0]) or ""
 

@@ -68,9 +68,12 @@ return 'ok'
 """
 
 TERMINATE = """
--- KEYS: log meta lease; ARGV: state event_json retention_ms token id
+-- KEYS: log meta lease; ARGV: state event_json retention_ms token id last_seq
 -- With a token (the producer): only while it holds the lease, at its own id.
--- Without (cancel, a resumer): only once the lease is gone, after the last entry.
+-- Without (cancel, a resumer): only once the lease is gone, at the turn's last
+-- possible id. Not after the last entry: a producer whose log was dropped streamed
+-- on live, past the log, and its ids there must not name the terminal too (a client
+-- that saw one would resume after the terminal, and never get it).
 local state = redis.call('HGET', KEYS[2], 'state')
 if not state then return {'unknown'} end
 if state ~= 'running' then return {state} end
@@ -82,13 +85,7 @@ elseif holder then
 end
 local id = ARGV[5]
 if id == '' then
-  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-  if #last > 0 then
-    local ms, seq = string.match(last[1][1], '^(%d+)-(%d+)$')
-    id = ms .. '-' .. string.format('%d', tonumber(seq) + 1)
-  else
-    id = redis.call('HGET', KEYS[2], 'start_ms') .. '-0'
-  end
+  id = redis.call('HGET', KEYS[2], 'start_ms') .. '-' .. ARGV[6]
 end
 redis.call('XADD', KEYS[1], id, 'e', ARGV[2])
 redis.call('HSET', KEYS[2], 'state', ARGV[1])

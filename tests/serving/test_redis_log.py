@@ -848,3 +848,63 @@ async def test_a_running_ttl_shorter_than_the_lease_is_refused(redis_url: str) -
         RedisLog(redis_url, ttl_s=1, lease_ms=5000)
     async with RedisLog(redis_url, ttl_s=1, lease_ms=1000):
         pass
+
+
+async def test_a_resumer_s_terminal_takes_no_id_the_live_response_sent(
+    redis_url: str, prefix: str, raw: aioredis.Redis
+) -> None:
+    """Redis stalls writes past half the lease: the producer drops its log and streams
+    on live, past the log's last entry. The resumer that found the lease gone wrote its
+    `stalled` terminal right after that entry, at the id the live response had already
+    sent for a text: a client that had seen that text resumed after the terminal and
+    got no terminal at all."""
+    async with (
+        RedisLog(redis_url, prefix=prefix, lease_ms=200) as log,
+        RedisLog(redis_url, prefix=prefix) as other,
+    ):
+        name = sid()
+        source: Subject[Event] = Subject()
+        live = await log.start(name, source)
+        source.on_next(TextDelta.make(provider="p", text="one"))
+        logged, _ = await anext(live)
+        await asyncio.sleep(0.1)  # "one" is in the log
+        await raw.execute_command("CLIENT", "PAUSE", "300", "WRITE")
+        source.on_next(TextDelta.make(provider="p", text="two"))
+        seen, event = await anext(live)  # live only: the log is dropped
+        assert event.type == "text"
+        async with asyncio.timeout(5):
+            while await raw.exists(log.keys(name)[2]):  # the lease expires
+                await asyncio.sleep(0.05)
+        whole = await collect(other.resume(name))  # finds the lease gone: stalled
+        assert [entry_id for entry_id, _ in whole][:1] == [logged]
+        assert kinds(whole) == ["text", "error"] and whole[-1][0] not in (logged, seen)
+        for cursor in (logged, seen):
+            rest = await collect(other.resume(name, after=cursor))
+            assert kinds(rest) == ["error"] and rest[0][1].error.kind == "stalled"  # type: ignore[union-attr]
+        source.on_completed()
+        await collect(live)
+
+
+async def test_a_cancel_of_a_stream_that_logged_nothing_is_its_whole_log(
+    redis_url: str, prefix: str, raw: aioredis.Redis
+) -> None:
+    """The terminal a cancel writes for a dead producer is the log's only entry: a log
+    read from the start is whole, not trimmed, and a client that saw the live
+    response's first id still gets the terminal after it."""
+    async with (
+        RedisLog(redis_url, prefix=prefix, lease_ms=200) as log,
+        RedisLog(redis_url, prefix=prefix) as other,
+    ):
+        name = sid()
+        source: Subject[Event] = Subject()
+        live = await log.start(name, source)
+        await raw.execute_command("CLIENT", "PAUSE", "300", "WRITE")
+        source.on_next(TextDelta.make(provider="p", text="one"))
+        seen, _ = await anext(live)  # live only: the log is dropped
+        async with asyncio.timeout(5):
+            while await raw.exists(log.keys(name)[2]):
+                await asyncio.sleep(0.05)
+        assert await other.cancel(name, reason="user") is True
+        assert kinds(await collect(other.resume(name))) == ["cancelled"]
+        assert kinds(await collect(other.resume(name, after=seen))) == ["cancelled"]
+        await collect(live)
