@@ -28,9 +28,10 @@ DEFAULT_SPEAKERS = ("User", "Human", "Assistant", "System")
 # name of up to 30 characters and ":", and delays the text by a few tokens at most.
 SPEAKER_HOLD = 32
 
-# What can change the guard's state: a line break (a marker may start) or a backtick
-# (a code span may open or close). Everything between them is passed on in one slice.
-_SPECIAL = re.compile(r"[\n`]")
+# What can change the guard's state: a line break (a marker may start), a backtick (a
+# code span or fence may open or close) or a tilde (a fence may). Everything between
+# them is passed on in one slice.
+_SPECIAL = re.compile(r"[\n`~]")
 # What a blank line may hold besides its line break.
 _SPACE = " \t\r"
 
@@ -47,12 +48,13 @@ def speaker_guard(
         result:  -t("Sure.")-----------------------------done-|
 
     A marker is a line break followed by one of `names` and a colon (`"\\nUser:"`),
-    outside code: nothing triggers inside a ``` fence (as in CommonMark, a run of three
-    or more backticks that begins a line, closed by a run of at least as many that
-    begins a line: a ``` inside a code line closes nothing) or an `inline` span (any
-    other run, closed by a run of as many backticks or, as in CommonMark, by a blank
-    line, so a stray backtick, or three, cannot switch the guard off for the rest of
-    the answer: "\\n\\nUser:" still triggers after one).
+    outside code: nothing triggers inside a ``` or ~~~ fence (as in CommonMark, a run
+    of three or more backticks or tildes that begins a line, closed by a run of at
+    least as many of the same character that begins a line: a ``` inside a code line,
+    or inside a ~~~ fence, closes nothing) or an `inline` span (any other run of
+    backticks, closed by a run of as many or, as in CommonMark, by a blank line, so a
+    stray backtick, or three, cannot switch the guard off for the rest of the answer:
+    "\\n\\nUser:" still triggers after one).
 
     While the end of the text could still become a marker (`"\\nUs"`), it is held back,
     not emitted (so it does not commit the attempt). It is released as soon as it
@@ -72,8 +74,8 @@ def speaker_guard(
 
     Raises:
         TypeError, ValueError: `names` is a `str` (a sequence of one-letter names),
-            empty, or holds a name that is not a one-line `str` without backticks;
-            `hold` is not an `int`, or too short for a marker.
+            empty, or holds a name that is not a one-line `str` without backticks or
+            tildes; `hold` is not an `int`, or too short for a marker.
     """
     if isinstance(names, str):
         raise TypeError(f"names must be a list of names, e.g. [{names!r}], not a str")
@@ -84,9 +86,10 @@ def speaker_guard(
     for name in speakers:
         if not isinstance(name, str):
             raise TypeError(f"a speaker name must be a str, got {type(name).__name__}")
-        if not name or any(char in name for char in "\r\n`"):
+        if not name or any(char in name for char in "\r\n`~"):
             raise ValueError(
-                f"a speaker name must be non-empty, on one line, without backticks: {name!r}"
+                "a speaker name must be non-empty, on one line, without backticks or "
+                f"tildes: {name!r}"
             )
     markers = frozenset(f"\n{name}:" for name in speakers)
     longest = max(markers, key=len)
@@ -151,29 +154,33 @@ class _Guard:
     __slots__ = (
         "blank",
         "fence",
+        "fence_char",
         "held",
         "inline",
         "markers",
         "opening",
         "prefixes",
+        "run",
+        "run_char",
         "stopped",
-        "ticks",
     )
 
     def __init__(self, markers: frozenset[str], prefixes: frozenset[str]) -> None:
         self.markers = markers
         self.prefixes = prefixes
         self.held = ""  # a suffix that could still become a marker; starts with "\n"
-        self.fence = 0  # backticks of the open ``` fence, or 0
+        self.fence = 0  # the length of the open fence's run, or 0
+        self.fence_char = "`"  # what the open fence is made of: "`" or "~"
         self.opening = False  # on the line that opened the fence (its info string)
         self.inline = 0  # backticks of the open `inline` span, or 0
         self.blank = True  # the current line is blank so far (before a pending run)
-        self.ticks = 0  # a run of backticks whose length is not known yet
+        self.run = 0  # a run of backticks or tildes whose length is not known yet
+        self.run_char = "`"  # what that run is made of
         self.stopped = False  # a marker was seen: no more text
 
     def feed(self, text: str) -> str:
         """The part of `text` that can be emitted now; holds or cuts the rest."""
-        if not self.held and not self.ticks and "\n" not in text and "`" not in text:
+        if not self.held and not self.run and not ("\n" in text or "`" in text or "~" in text):
             if self.blank and text.strip(_SPACE):
                 self.blank = False
             return text
@@ -192,8 +199,8 @@ class _Guard:
                     continue
                 # Not a marker after all; the character is read again below (it may be
                 # the line break that starts the next candidate). Names hold no line
-                # break or backtick, and nothing is held inside code, so the released
-                # text changes no other state than whether its line is blank.
+                # break, backtick or tilde, and nothing is held inside code, so the
+                # released text changes no other state than whether its line is blank.
                 self.held = held
                 out.append(self.release())
                 held = ""
@@ -201,7 +208,7 @@ class _Guard:
             stop = found.start() if found else size
             if stop > at:
                 piece = text[at:stop]
-                if self.ticks:
+                if self.run:
                     self._end_run()
                 if self.blank and piece.strip(_SPACE):
                     self.blank = False
@@ -210,11 +217,14 @@ class _Guard:
                 continue
             char = text[at]
             at += 1
-            if char == "`":
-                self.ticks += 1
+            if char != "\n":  # a backtick or a tilde
+                if self.run and char != self.run_char:
+                    self._end_run()
+                self.run += 1
+                self.run_char = char
                 out.append(char)
                 continue
-            if self.ticks:
+            if self.run:
                 self._end_run()
             self.opening = False
             if self.inline:
@@ -239,17 +249,22 @@ class _Guard:
         return held
 
     def _end_run(self) -> None:
-        """A run of backticks ended: it opens or closes a fence or an inline span. Only
-        a run that begins a line (after spaces) is a fence's (CommonMark)."""
-        run, self.ticks = self.ticks, 0
+        """A run of backticks or tildes ended: it opens or closes a fence, or (of
+        backticks) an inline span. Only a run that begins a line (after spaces) is a
+        fence's, and only one of the fence's own character closes it (CommonMark)."""
+        run, char, self.run = self.run, self.run_char, 0
         at_start, self.blank = self.blank, False
-        if self.opening:  # a backtick in a fence's info string: no fence, inline code
+        if self.opening and char == "`" == self.fence_char:
+            # a backtick in a ``` fence's info string: no fence, inline code (a ~~~
+            # fence's info string may hold anything)
             self.inline, self.fence, self.opening = self.fence, 0, False
         if self.fence:
-            if run >= self.fence and at_start:
+            if char == self.fence_char and run >= self.fence and at_start:
                 self.fence = 0
         elif run >= 3 and at_start:  # a fence ends the paragraph, and any span open in it
-            self.fence, self.inline, self.opening = run, 0, True
+            self.fence, self.fence_char, self.inline, self.opening = run, char, 0, True
+        elif char == "~":
+            pass  # tildes open no inline span, and close none
         elif self.inline:
             if run == self.inline:
                 self.inline = 0

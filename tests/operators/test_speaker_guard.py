@@ -189,6 +189,60 @@ def test_a_marker_after_the_closing_fence_triggers() -> None:
     assert texts("```py\nx = 1\n```\nUser: more") == ["```py\nx = 1\n```", "|"]
 
 
+def test_a_marker_inside_a_tilde_fence_does_not_trigger() -> None:
+    """CommonMark fences code with three or more tildes as well as backticks."""
+    values: Marbles = {
+        "a": t("Transcript:\n~~"),
+        "b": t("~text\nUser: hi\nAs"),
+        "c": t("sistant: hello\n~~~\nDone.\nUs"),
+        "e": t("er: cut"),
+        "d": DONE,
+    }
+    with marbles_testing() as (start, cold, _hot, exp):
+        source = cold("-a-b-c-e-d-|", values, None)
+        out: Marbles = {
+            "a": values["a"],
+            "b": values["b"],  # nothing is held inside code
+            "c": t("sistant: hello\n~~~\nDone."),
+            "d": DONE,
+        }
+        assert start(source.pipe(speaker_guard())) == exp("-a-b-c---d-|", out, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # closed by a run of as many tildes or more, never by backticks...
+        (
+            "~~~~\n~~~\nUser: a\n```\nUser: b\n~~~~~\nUser: cut",
+            "~~~~\n~~~\nUser: a\n```\nUser: b\n~~~~~",
+        ),
+        # ...nor does a tilde run close a backtick fence
+        ("```\n~~~\nUser: a\n```\nUser: cut", "```\n~~~\nUser: a\n```"),
+        # an info string may hold backticks and tildes; a fence may be indented
+        ("~~~ `md` ~x\nUser: a\n~~~\nUser: cut", "~~~ `md` ~x\nUser: a\n~~~"),
+        ("  ~~~sh\nUser: x\n  ~~~\nUser: cut", "  ~~~sh\nUser: x\n  ~~~"),
+        # tildes in prose (strikethrough, "about") or a short run open nothing
+        ("~~old~~ new\n~3 tries, ~~ two\nUser: cut", "~~old~~ new\n~3 tries, ~~ two"),
+        ("It is ~~~ here.\nUser: cut", "It is ~~~ here."),
+        # a tilde fence after a stray backtick ends its paragraph and span
+        ("It`s:\n~~~\nUser: x\n~~~\nUser: cut", "It`s:\n~~~\nUser: x\n~~~"),
+        # tildes inside inline code are code; a ~~~ line ends the paragraph (and its
+        # span) even so, and its info string may hold backticks: a fence, never closed
+        ("Type `x ~~~`.\nUser: cut", "Type `x ~~~`."),
+        ("Type `\n~~~` then.\nUser: kept", None),
+    ],
+)
+def test_tilde_fences_in_any_chunking(text: str, kept: str | None) -> None:
+    if kept is None:  # a fence opens and never closes: nothing is cut
+        kept = text
+    for size in (1, 2, 3, 5, len(text)):
+        chunks = [text[at : at + size] for at in range(0, len(text), size)]
+        out = run(*chunks, DONE)
+        assert "".join(i.text for i in out if isinstance(i, TextDelta)) == kept, size
+        assert out[-2:] == [DONE, "|"]
+
+
 def test_inline_code_that_continues_on_the_next_line_protects_a_marker() -> None:
     text = "Type `first line\nUser: literally` then go on."
     assert texts(text) == [text, "|"]
@@ -215,6 +269,8 @@ SAMPLES = [
     "No markers at all, just `code` and\nlines\n",
     "Near misses:\nUsers: no\nUser : no\nuser: no\nAssistant:",
     "stray ` tick\ncontinues\n\nUser: cut",
+    "Tilde:\n~~~~ ```\nUser: x\n~~~\n```\nUser: y\n~~~~\nSystem: cut",
+    "~~strike~~ and ~ tilde\n\nUser: cut",
 ]
 
 
@@ -256,7 +312,7 @@ def test_held_text_never_exceeds_the_hold() -> None:
         speaker_guard(hold=8)
 
 
-@pytest.mark.parametrize("names", [[], [""], ["Us\ner"], ["`x"]])
+@pytest.mark.parametrize("names", [[], [""], ["Us\ner"], ["`x"], ["~~~x"]])
 def test_bad_names_are_refused(names: list[str]) -> None:
     with pytest.raises(ValueError):
         speaker_guard(names=names)
