@@ -255,9 +255,10 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     Reads the field's dialects too: DeepSeek's `prompt_cache_hit_tokens`, Together's
     top-level `cached_tokens`, OpenRouter's `prompt_tokens_details.cache_write_tokens`
     and `cost` (USD), xAI's `cost_in_usd_ticks`, Perplexity's `cost` object (its
-    `total_cost`). `prompt_tokens` counts cache reads and writes in this family, so
-    both are taken out of `input_tokens`, and `completion_tokens` counts the reasoning
-    unless `reasoning_in_completion` says otherwise; but the family does not agree, so
+    `total_cost`) and top-level `reasoning_tokens`. `prompt_tokens` counts cache reads
+    and writes in this family, so both are taken out of `input_tokens`, and
+    `completion_tokens` counts the reasoning unless `reasoning_in_completion` (or
+    Perplexity's dialect) says otherwise; but the family does not agree, so
     the counts themselves decide where they can (`_disjoint`): a cache larger than the
     prompt is not inside it (xAI's grok-4-1-fast-non-reasoning, vercel/ai#12485), nor
     reasoning larger than the completion (a proxy's Gemini: `completion_tokens` 0,
@@ -278,7 +279,16 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         or 0
     )
     cache_write = prompt_details.get("cache_write_tokens") or 0
-    reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0
+    reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens")
+    total = raw.get("total_tokens")
+    reasoning_apart = not reasoning_in_completion
+    if reasoning is None and raw.get("reasoning_tokens"):
+        # Perplexity's (sonar-deep-research): its reasoning is a step of its own, billed
+        # apart from `completion_tokens`, and left out of `total_tokens` (a turn's usage:
+        # prompt 19 + completion 498 = total 517, reasoning 95305), so the total cannot
+        # say where it is.
+        reasoning, reasoning_apart, total = raw["reasoning_tokens"], True, None
+    reasoning = reasoning or 0
     cost = raw.get("cost")
     if isinstance(cost, dict):  # Perplexity: the cost's parts and their total
         cost = cost.get("total_cost")
@@ -292,8 +302,8 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     input_tokens, output_tokens = _disjoint(
         (prompt, cached, cache_write),
         (completion, reasoning),
-        raw.get("total_tokens"),
-        reasoning_apart=not reasoning_in_completion,
+        total,
+        reasoning_apart=reasoning_apart,
     )
     return Usage.of(
         input_tokens=input_tokens,

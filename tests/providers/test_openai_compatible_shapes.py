@@ -192,6 +192,36 @@ def test_perplexity_cost_object_is_its_total_cost() -> None:
     assert openai_usage(raw).cost_usd == pytest.approx(0.00501)
 
 
+def test_perplexity_reasoning_tokens_at_the_top_level_are_counted_apart_once() -> None:
+    """Perplexity's usage has `reasoning_tokens` beside `completion_tokens`, not in its
+    details (its UsageInfo schema; vercel/ai packages/perplexity reads it there), and for
+    sonar-deep-research they are a research step billed on their own ($3/M beside $8/M
+    of output: docs.perplexity.ai, sonar-deep-research pricing), outside both
+    `completion_tokens` and `total_tokens`: a real turn's usage (simonw's gist
+    ad00a97d) was prompt 19, completion 498, total 517, reasoning 95305. The output
+    counts them once, added; the cost is the `cost` object's total (here its parts at
+    those prices)."""
+    usage = _usage(19, 498, total_tokens=517, citation_tokens=10175,
+                   num_search_queries=48, reasoning_tokens=95305,
+                   cost={"input_tokens_cost": 0.000038, "output_tokens_cost": 0.003984,
+                         "citation_tokens_cost": 0.02035, "reasoning_tokens_cost": 0.285915,
+                         "search_queries_cost": 0.24, "total_cost": 0.550287})  # fmt: skip
+    data = _sse(
+        _chunk({"role": "assistant", "content": "# Report"}),
+        _chunk({}, "stop", usage=usage, citations=["https://example.com/a"]),
+    )
+    got = summarize(replay_every_way(data, "custom")).usage
+    assert got is not None
+    assert (got.input_tokens, got.output_tokens, got.reasoning_tokens) == (19, 95803, 95305)
+    assert got.total_tokens == 19 + 95803
+    assert got.cost_usd == pytest.approx(0.550287)
+    # Without reasoning (sonar), or with it in the details as elsewhere: as before.
+    assert openai_usage(_usage(6, 1, total_tokens=7, reasoning_tokens=0)).output_tokens == 1
+    inside = _usage(10, 30, total_tokens=40, reasoning_tokens=99,
+                    completion_tokens_details={"reasoning_tokens": 20})  # fmt: skip
+    assert (openai_usage(inside).output_tokens, openai_usage(inside).reasoning_tokens) == (30, 20)
+
+
 def test_openrouter_byok_cost_adds_the_upstream_inference_cost() -> None:
     """openrouter.ai/docs, Usage Accounting: `cost` is what OpenRouter charged the
     account; `cost_details.upstream_inference_cost` is what the upstream provider
