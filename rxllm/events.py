@@ -481,9 +481,22 @@ class StreamRecord(_Frozen):
     def to_message(self) -> Message:
         """This turn as the assistant's message in the next request's history: its
         signed reasoning, its text, its tool calls (each with its signature). An agent
-        loop appends it, then one `Message.tool(...)` per call."""
+        loop appends it, then one `Message.tool(...)` per call.
+
+        A refusal the model wrote (OpenAI's, which its chat API takes back on the
+        assistant message) goes back as the assistant's text, after any text, so the
+        model sees that it declined: an empty turn would be left out of the history.
+        Every wire takes text, while only OpenAI's chat wire has a `refusal` field (an
+        endpoint that validates bodies strictly, as Mistral does, would reject it). A
+        refusal that came with a `content_filter` stop does not go back: it is the
+        provider's account of its filter (Anthropic's `stop_details.explanation`), not
+        the model's words, and Anthropic asks for the refused turn to be removed or
+        rephrased before the conversation goes on."""
+        refusal = self.refusal
+        if isinstance(self.terminal, Done) and self.terminal.stop_reason == "content_filter":
+            refusal = ""
         return Message.assistant(
-            self.text,
+            self.text + refusal,
             tool_calls=[call.to_call() for call in self.tool_calls],
             reasoning=self.reasoning_parts,
         )

@@ -259,10 +259,12 @@ def openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
     """An OpenAI-style message dict in `Message`'s own shape.
 
     A string `content` is one text part; `image_url` parts are image parts (their
-    `detail` is dropped: no other wire has it); an assistant's `tool_calls` of type
-    `function` have their JSON `arguments` parsed; `developer` is the system role (as
-    OpenAI's newer models name it); keys set to None (as the openai SDK's dumps write
-    `refusal`, `audio`, ...) are left out. `Message`'s own shape passes unchanged.
+    `detail` is dropped: no other wire has it); an assistant's `refusal` (and its
+    `refusal` parts) is its text, after any other (`StreamRecord.to_message()` says
+    why); an assistant's `tool_calls` of type `function` have their JSON `arguments`
+    parsed; `developer` is the system role (as OpenAI's newer models name it); keys
+    set to None (as the openai SDK's dumps write `refusal`, `audio`, ...) are left
+    out. `Message`'s own shape passes unchanged.
 
     Raises:
         ValueError: a content or tool call that cannot be read, naming the field.
@@ -281,6 +283,11 @@ def openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
             "{'type': 'image_url', 'image_url': {'url': ...}}), "
             f"got {type(content).__name__}"
         )
+    refusal = message.get("refusal")
+    if isinstance(refusal, str):  # the openai SDK's dump of a refused turn
+        del message["refusal"]
+        if refusal:
+            message["content"] = [*message.get("content", ()), {"type": "text", "text": refusal}]
     calls = message.get("tool_calls")
     if isinstance(calls, list):
         message["tool_calls"] = [_tool_call(call, n) for n, call in enumerate(calls)]
@@ -288,7 +295,11 @@ def openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _part(part: Any, n: int) -> Any:
-    if not isinstance(part, Mapping) or part.get("type") != "image_url":
+    if not isinstance(part, Mapping):
+        return part
+    if part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
+        return {"type": "text", "text": part["refusal"]}  # as the `refusal` key
+    if part.get("type") != "image_url":
         return part
     image = part.get("image_url")
     url = image.get("url") if isinstance(image, Mapping) else image
