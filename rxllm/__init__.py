@@ -9,6 +9,7 @@ from rxllm.errors import (
     AuthenticationError,
     BadRequestError,
     ConfigError,
+    ConflictError,
     ContextLengthError,
     InternalServerError,
     LimitError,
@@ -20,6 +21,7 @@ from rxllm.errors import (
     RateLimitError,
     RxllmError,
     StreamError,
+    UnprocessableEntityError,
 )
 from rxllm.events import (
     Attempt,
@@ -58,6 +60,7 @@ __all__ = [
     "ChatRequest",
     "Citation",
     "ConfigError",
+    "ConflictError",
     "ContextLengthError",
     "Done",
     "ErrorInfo",
@@ -91,6 +94,7 @@ __all__ = [
     "ToolCall",
     "ToolRequest",
     "ToolStart",
+    "UnprocessableEntityError",
     "Usage",
     "UsageUpdate",
     "fallback",

@@ -21,6 +21,7 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "ConfigError",
+    "ConflictError",
     "ContextLengthError",
     "InternalServerError",
     "LimitError",
@@ -32,6 +33,7 @@ __all__ = [
     "RateLimitError",
     "RxllmError",
     "StreamError",
+    "UnprocessableEntityError",
     "did_you_mean",
     "error_for",
 ]
@@ -87,8 +89,14 @@ class APIStatusError(ProviderError):
 
 
 class BadRequestError(APIStatusError):
-    """400 or 422: the request was refused as it is (what rxllm could drop and retry,
-    it did)."""
+    """400, 413 or 422: the request was refused as it is (what rxllm could drop and
+    retry, it did)."""
+
+
+class UnprocessableEntityError(BadRequestError):
+    """422: the body was read and refused (a validation error, as FastAPI-based servers
+    answer); the openai and anthropic SDKs' name, and a `BadRequestError` as before. A
+    422 that says the conversation is too long is a `ContextLengthError`."""
 
 
 class ContextLengthError(BadRequestError):
@@ -105,6 +113,12 @@ class PermissionDeniedError(APIStatusError):
 
 class NotFoundError(APIStatusError):
     """404: a wrong base URL or path, or a model the endpoint does not have."""
+
+
+class ConflictError(APIStatusError):
+    """409: the request conflicts with the server's state (a lock another request held):
+    rxllm sent it again within the turn, as the SDKs do, unless the server said not to
+    (`x-should-retry: false`)."""
 
 
 class RateLimitError(APIStatusError):
@@ -163,8 +177,9 @@ _BY_STATUS: dict[int, type[APIStatusError]] = {
     402: PermissionDeniedError,
     403: PermissionDeniedError,
     404: NotFoundError,
+    409: ConflictError,
     413: BadRequestError,
-    422: BadRequestError,
+    422: UnprocessableEntityError,
     429: RateLimitError,
 }
 
@@ -179,7 +194,7 @@ def error_for(info: ErrorInfo, record: StreamRecord | None = None) -> ProviderEr
         cls: type[ProviderError] = _BY_STATUS.get(
             status, InternalServerError if status >= 500 else APIStatusError
         )
-        if cls is BadRequestError and too_long(info):
+        if cls in (BadRequestError, UnprocessableEntityError) and too_long(info):
             cls = ContextLengthError
     else:
         cls = _BY_KIND.get(info.kind, ProviderError)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import rxllm
+from rxllm.errors import ConflictError, UnprocessableEntityError
 from rxllm.local import LocalServer
 
 
@@ -109,7 +110,9 @@ async def test_a_refused_address_is_a_policy_error(local_server: LocalServer) ->
         ("rejected", 402, rxllm.PermissionDeniedError),
         ("rejected", 403, rxllm.PermissionDeniedError),
         ("rejected", 404, rxllm.NotFoundError),
-        ("rejected", 409, rxllm.APIStatusError),
+        ("rejected", 409, ConflictError),  # the openai and anthropic SDKs' names
+        ("rejected", 422, UnprocessableEntityError),
+        ("rejected", 418, rxllm.APIStatusError),
         ("http", 503, rxllm.InternalServerError),
         ("protocol", None, rxllm.MalformedResponseError),
     ],
@@ -122,3 +125,15 @@ def test_the_class_follows_the_status_then_the_kind(
     with pytest.raises(rxllm.ProviderError) as caught:
         record.raise_for_error()
     assert type(caught.value) is raised and caught.value.info is info
+
+
+def test_a_422_is_still_a_bad_request() -> None:
+    """`UnprocessableEntityError` came after `BadRequestError` stood for 422: code that
+    catches the older name still catches it, and a 422 about the conversation's length
+    is still a `ContextLengthError`."""
+    refused = rxllm.ErrorInfo(kind="rejected", message="extra_forbidden", status=422, provider="p")
+    too_long = refused.model_copy(update={"message": "maximum context length is 4096 tokens"})
+    raised = [rxllm.errors.error_for(info) for info in (refused, too_long)]
+    assert [type(error) for error in raised] == [UnprocessableEntityError, rxllm.ContextLengthError]
+    assert all(isinstance(error, rxllm.BadRequestError) for error in raised)
+    assert not issubclass(ConflictError, rxllm.BadRequestError)
