@@ -14,7 +14,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   exponential wait less a random share of up to a quarter (`backoff_wait`), so that
   streams refused at one instant do not all come back at the next. A wait longer than
   the policy's `max_retry_after`, or than what is left of the turn's `total_timeout`,
-  surfaces instead of holding the turn.
+  surfaces instead of holding the turn. The server's `x-should-retry` outranks all of
+  this, for the same body only (`classify`).
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`),
@@ -452,7 +453,26 @@ def too_long(error: ErrorInfo, text: str | None = None) -> bool:
 
 def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> Verdict:
     """Read one rejection (an HTTP error, or an error event before anything was
-    committed) against the body that caused it."""
+    committed) against the body that caused it.
+
+    The server's own word on an identical retry (`should_retry`, its `x-should-retry`
+    header) comes first, as the openai and anthropic SDKs obey it before the status:
+    `true` is a backoff whatever the status and the words; `false` turns a backoff into
+    `surface`. It speaks of the same request only: a degraded body is another request,
+    so `drop`, `images` and `static` stand whatever it says (a gateway may send `false`
+    with every 4xx it does not retry, the 400 that names a parameter to drop included)."""
+    if error.should_retry:
+        return Verdict(
+            "backoff", "the server asks for the same request again", delay=error.retry_after
+        )
+    verdict = _read(error, body, policy)
+    if verdict.action == "backoff" and error.should_retry is False:
+        return Verdict("surface", "the server says the same request will fail again")
+    return verdict
+
+
+def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> Verdict:
+    """`classify`'s reading of the error itself, the kind, the status and the words."""
     if error.kind in ("policy", "limit", "protocol", "malformed_tool_arguments"):
         return Verdict("surface", f"a {error.kind} error is not the endpoint's rejection")
     if error.kind in ("transport", "stalled", "truncated"):

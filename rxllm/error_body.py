@@ -41,6 +41,7 @@ __all__ = [
     "rate_limit_reset_of",
     "request_id_of",
     "retry_after_of",
+    "should_retry_of",
     "status_in",
     "wait_of",
 ]
@@ -325,6 +326,14 @@ def _duration(value: str) -> float | None:
 def _delay_seconds(value: str | None) -> float | None:
     match = _DELAY_SECONDS.fullmatch(value) if value is not None else None
     return float(match.group(1)) if match is not None else None
+
+
+def should_retry_of(headers: Mapping[str, str]) -> bool | None:
+    """The server's word on sending this same request again: `x-should-retry: true` or
+    `false`, or None when it said neither. Compared exactly, as the openai and anthropic
+    SDKs compare it (`BaseClient._should_retry`), which obey it before the status."""
+    lowered = {name.lower(): value for name, value in headers.items()}
+    return {"true": True, "false": False}.get(lowered.get("x-should-retry", ""))
 
 
 def request_id_of(headers: Mapping[str, str]) -> str | None:

@@ -28,7 +28,7 @@ import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from rxllm.error_body import parse_error_body, request_id_of, wait_of
+from rxllm.error_body import parse_error_body, request_id_of, should_retry_of, wait_of
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.raw import ChunkReader, cut_short
@@ -356,6 +356,7 @@ class _Player:
             code=body.code,
             retry_after=wait_of(headers, body),
             request_id=request_id_of(headers) or body.request_id,
+            should_retry=should_retry_of(headers),
         )
 
     def _failure(self, kind: ErrorKind, message: str) -> Failed:
