@@ -63,7 +63,7 @@ async def test_gemini_free_tier_limit_is_retried_after_its_retry_info() -> None:
 # -- the reset of a spent limit is the wait ------------------------------------------------
 
 
-async def _short_stream(request: web.Request) -> web.StreamResponse:
+async def short_stream(request: web.Request) -> web.StreamResponse:
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
     await response.prepare(request)
     await response.write(
@@ -79,7 +79,7 @@ def _rate_limited(headers: dict[str, str]) -> Any:
     async def handler(request: web.Request) -> web.StreamResponse:
         requests.append(1)
         if len(requests) > 1:  # the retry: a short valid stream
-            return await _short_stream(request)
+            return await short_stream(request)
         error = {"message": "Rate limit reached for requests", "code": "rate_limit_exceeded"}
         return web.json_response({"error": error}, status=429, headers=headers)
 
@@ -128,7 +128,7 @@ def _openrouter_limited(reset_in: float, in_body: bool) -> Any:
     async def handler(request: web.Request) -> web.StreamResponse:
         requests.append(1)
         if len(requests) > 1:
-            return await _short_stream(request)
+            return await short_stream(request)
         limit = {
             "X-RateLimit-Limit": "20",
             "X-RateLimit-Remaining": "0",

@@ -16,6 +16,7 @@ from rxllm.degradation import RecoveryPolicy, classify
 from rxllm.error_body import should_retry_of
 from rxllm.errors import ConflictError
 from tests.support import Serve
+from tests.test_backoff import short_stream
 
 KEY = "sk-test-" + "k" * 40
 # A wait the server names, so that no test sleeps the computed backoff (0.5 s).
@@ -100,16 +101,6 @@ def test_true_keeps_the_wait_the_server_named() -> None:
 # -- over HTTP -----------------------------------------------------------------------------
 
 
-async def _short_stream(request: web.Request) -> web.StreamResponse:
-    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-    await response.prepare(request)
-    await response.write(
-        b'data: {"choices":[{"index":0,"delta":{"content":"Hi"},'
-        b'"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
-    )
-    return response
-
-
 def _refuses_once(status: int, error: dict[str, Any], headers: dict[str, str]) -> Any:
     """A handler that answers `status` with `error` and `headers` once, then streams;
     and the bodies it was sent."""
@@ -118,7 +109,7 @@ def _refuses_once(status: int, error: dict[str, Any], headers: dict[str, str]) -
     async def handler(request: web.Request) -> web.StreamResponse:
         bodies.append(json.loads(await request.read()))
         if len(bodies) > 1:
-            return await _short_stream(request)
+            return await short_stream(request)
         return web.json_response({"error": error}, status=status, headers=headers)
 
     return handler, bodies

@@ -65,6 +65,21 @@ def kinds(entries: list[Entry]) -> list[str]:
     return [event.type for _, event in entries]
 
 
+async def outlive_the_log(
+    raw: aioredis.Redis, log: RedisLog, name: str, source: Subject[Event], live: Any, event: Event
+) -> Entry:
+    """Redis stalls writes past half of `log`'s (short) lease while the producer emits
+    `event`: the producer drops its log and streams on live, and its lease expires.
+    Returns the live entry of `event`."""
+    await raw.execute_command("CLIENT", "PAUSE", "300", "WRITE")
+    source.on_next(event)
+    entry: Entry = await anext(live)
+    async with asyncio.timeout(5):
+        while await raw.exists(log.keys(name)[2]):  # the lease expires
+            await asyncio.sleep(0.05)
+    return entry
+
+
 async def test_resume_from_start_middle_and_last(log: RedisLog, local_server: LocalServer) -> None:
     name = sid()
     live = await collect(await log.start(name, upstream(local_server)))
@@ -827,12 +842,8 @@ async def test_a_cancel_stops_a_producer_whose_log_was_dropped(
         source.on_next(TextDelta.make(provider="p", text="one"))
         await anext(live)
         await asyncio.sleep(0.1)
-        await raw.execute_command("CLIENT", "PAUSE", "300", "WRITE")
-        source.on_next(TextDelta.make(provider="p", text="two"))
-        assert (await anext(live))[1].type == "text"
-        async with asyncio.timeout(5):
-            while await raw.exists(log.keys(name)[2]):  # the lease expires
-                await asyncio.sleep(0.05)
+        two = TextDelta.make(provider="p", text="two")
+        assert (await outlive_the_log(raw, log, name, source, live, two))[1] == two
         assert await other.cancel(name, reason="user") is True
         rest = await collect(live)
         assert kinds(rest) == ["cancelled"] and rest[0][1].reason == "user"  # type: ignore[union-attr]
@@ -868,13 +879,8 @@ async def test_a_resumer_s_terminal_takes_no_id_the_live_response_sent(
         source.on_next(TextDelta.make(provider="p", text="one"))
         logged, _ = await anext(live)
         await asyncio.sleep(0.1)  # "one" is in the log
-        await raw.execute_command("CLIENT", "PAUSE", "300", "WRITE")
-        source.on_next(TextDelta.make(provider="p", text="two"))
-        seen, event = await anext(live)  # live only: the log is dropped
-        assert event.type == "text"
-        async with asyncio.timeout(5):
-            while await raw.exists(log.keys(name)[2]):  # the lease expires
-                await asyncio.sleep(0.05)
+        two = TextDelta.make(provider="p", text="two")
+        seen, _ = await outlive_the_log(raw, log, name, source, live, two)
         whole = await collect(other.resume(name))  # finds the lease gone: stalled
         assert [entry_id for entry_id, _ in whole][:1] == [logged]
         assert kinds(whole) == ["text", "error"] and whole[-1][0] not in (logged, seen)
@@ -898,12 +904,8 @@ async def test_a_cancel_of_a_stream_that_logged_nothing_is_its_whole_log(
         name = sid()
         source: Subject[Event] = Subject()
         live = await log.start(name, source)
-        await raw.execute_command("CLIENT", "PAUSE", "300", "WRITE")
-        source.on_next(TextDelta.make(provider="p", text="one"))
-        seen, _ = await anext(live)  # live only: the log is dropped
-        async with asyncio.timeout(5):
-            while await raw.exists(log.keys(name)[2]):
-                await asyncio.sleep(0.05)
+        one = TextDelta.make(provider="p", text="one")
+        seen, _ = await outlive_the_log(raw, log, name, source, live, one)
         assert await other.cancel(name, reason="user") is True
         assert kinds(await collect(other.resume(name))) == ["cancelled"]
         assert kinds(await collect(other.resume(name, after=seen))) == ["cancelled"]
