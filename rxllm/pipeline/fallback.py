@@ -10,10 +10,11 @@ from typing import Any
 
 import reactivex
 from loguru import logger
-from reactivex import Observable
+from reactivex import Observable, abc
 
 from rxllm.errors import ConfigError
 from rxllm.events import Event, Failed, Retry, StreamRecord
+from rxllm.operators._link import Operator, attach
 from rxllm.operators.retry_before_commit import Switch, retry_before_commit
 from rxllm.operators.telemetry import telemetry
 from rxllm.pipeline.aiter import EventStream
@@ -52,7 +53,10 @@ class Fallback:
     A fallback turn is one turn: each provider's `total_timeout` counts from the
     turn's start, every provider before it included, so a provider that starts late
     gets what is left of it, and one whose `total_timeout` has already passed is not
-    started. `max_attempts` stays each provider's own.
+    started. `max_attempts` stays each provider's own, with one exception: a wait the
+    provider names (`Retry-After`, "try again in 20s") says it cannot answer before
+    then, so while a later provider can be asked now, that one is asked instead of
+    waiting it out. The last provider waits as its own policy says.
 
     An entry `(provider, model)` asks that provider for `model` instead of the
     request's (`record.requested_model` is the one asked of the provider that ended
@@ -239,7 +243,18 @@ class _Run:
         if self._on_leg is not None:
             self._on_leg(leg)
         self._senders.append((number, leg))
-        return leg.turn(number, elapsed)
+        events = leg.turn(number, elapsed)
+        if leg is self._legs[-1]:  # nobody after it: its waits are waited out
+            return events
+        return Operator(functools.partial(self._subscribe_leg, events))
+
+    def _subscribe_leg(
+        self,
+        events: Observable[Event],
+        observer: abc.ObserverBase[Event],
+        scheduler: abc.SchedulerBase | None = None,
+    ) -> abc.DisposableBase:
+        return attach(events, _WaitsPassedOver(observer, self), scheduler)
 
     def _leg_of(self, attempt: int) -> _Leg | None:
         """The leg that sent attempt `attempt` (numbers run on across providers), or
@@ -259,26 +274,26 @@ class _Run:
         leg = self._leg_of(attempt)
         return None if leg is None else leg.request.model
 
-    def _following(self) -> tuple[_Leg, float] | None:
-        """The next provider whose `total_timeout` has not passed yet, if any, and the
-        seconds the turn has taken."""
+    def following(self) -> _Leg | None:
+        """The next provider whose `total_timeout` has not passed yet, if any (those
+        whose time has passed are skipped for good: it only passes further)."""
         while self._next < len(self._legs):
             leg = self._legs[self._next]
-            self._next += 1
             total = leg.total_timeout
-            elapsed = time.monotonic() - self._started
-            if total is None or elapsed < total:
-                return leg, elapsed
+            if total is None or time.monotonic() - self._started < total:
+                return leg
+            self._next += 1
             logger.bind(provider=leg.name).info(
                 "fallback skips {}: its total_timeout ({:g} s) has passed", leg.name, total
             )
         return None
 
     def decide(self, failure: Failed, committed: bool) -> Failed | Switch:
-        following = None if committed else self._following()
-        if following is None:
+        leg = None if committed else self.following()
+        if leg is None:
             return failure
-        leg, elapsed = following
+        self._next += 1
+        elapsed = time.monotonic() - self._started
         number = failure.attempt + 1
         logger.bind(provider=failure.provider, attempt=failure.attempt).info(
             "{} failed before anything was committed ({}); falling back to {}",
@@ -294,3 +309,34 @@ class _Run:
             next_provider=leg.name,
         )
         return Switch(retry, self._start(leg, number, elapsed))
+
+
+class _WaitsPassedOver:
+    """A leg's events on their way to the fallback's `retry_before_commit`, except a
+    backoff whose wait the provider named (`Retry-After`, "try again in 20s": it
+    cannot answer before then): while a later provider can be asked now, that retry
+    becomes the failure it announced, so the fallback moves on, and the leg's wait is
+    cancelled with the leg."""
+
+    __slots__ = ("_observer", "_run")
+
+    def __init__(self, observer: abc.ObserverBase[Event], run: _Run) -> None:
+        self._observer = observer
+        self._run = run
+
+    def on_next(self, event: Event) -> None:
+        if (
+            type(event) is Retry
+            and event.delay > 0
+            and event.reason.retry_after
+            and self._run.following() is not None
+        ):
+            assert isinstance(event, Retry)
+            event = Failed.make(provider=event.provider, attempt=event.attempt, error=event.reason)
+        self._observer.on_next(event)
+
+    def on_error(self, error: Exception) -> None:
+        self._observer.on_error(error)
+
+    def on_completed(self) -> None:
+        self._observer.on_completed()
