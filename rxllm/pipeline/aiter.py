@@ -52,11 +52,15 @@ class _Sink(Driver):
     def on_error(self, error: Exception) -> None:
         self.error = error
         self.close()
-        self.wake()
 
     def on_completed(self) -> None:
         self.completed = True
-        self.close()  # what the source still does (its drain) needs no consumer
+        self.close()
+
+    def close(self) -> None:
+        super().close()  # what the source still does (a drain, an unwinding) needs no consumer
+        # A consumer waiting for an event sees why none will come: the stream ended, or
+        # it was closed (`aclose()` from another task while this one waits out a backoff).
         self.wake()
 
 
@@ -83,6 +87,9 @@ class EventStream:
     close an iterator that `async for` leaves: after a bare `async for ... break`,
     the turn stays open for as long as the iterator object lives (a variable holding
     it keeps it alive), so `async with` is the way that does not depend on that.
+    `aclose()` from another task (a stop button) ends the iterating task's loop, as the
+    end of the stream does; a closed or ended stream ends at once when iterated again.
+    A stream lives on the loop it started on: iterated on another, it is a RuntimeError.
     """
 
     __slots__ = ("__weakref__", "_closed", "_drive", "_events", "_sink", "_subscription")
@@ -113,6 +120,9 @@ class EventStream:
                 raise error
             if sink.completed or self._closed:
                 raise StopAsyncIteration
+            if sink._loop is not asyncio.get_running_loop():
+                await self.aclose()  # on its own loop, if that one still runs
+                raise _another_loop()
             try:
                 job = sink.job
                 if job is not None and job.driven:
@@ -174,4 +184,13 @@ def _second_consumer() -> RuntimeError:
     return RuntimeError(
         "this EventStream is already waiting for its next event in another task: "
         "one stream has one consumer (astream() again for another turn)"
+    )
+
+
+def _another_loop() -> RuntimeError:
+    """Its source and its waits belong to the loop it started on (asyncio would say
+    "attached to a different loop", from inside the source, stepped in this thread)."""
+    return RuntimeError(
+        "this EventStream was started on another event loop (an earlier asyncio.run()?): "
+        "a stream lives on one loop; astream() the request again on this one"
     )
