@@ -52,7 +52,8 @@ from rxllm.providers.base import Normalizer, WireProtocol
 from rxllm.request import ChatRequest
 from rxllm.secrets import redact
 from rxllm.sources.guard import SsrfGuard
-from rxllm.sources.http import DEFAULT_READ_TIMEOUT, HttpRequest, http_source
+from rxllm.sources.http import DEFAULT_READ_TIMEOUT, HttpRequest, http_source, unusable_session
+from rxllm.sources.job import running_loop
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
@@ -314,12 +315,17 @@ class Provider:
         starts again from the full body.
 
         The body is built here, so a request the provider cannot express is a
-        `ConfigError` raised to the caller."""
+        `ConfigError` raised to the caller, as is a session passed in that cannot serve
+        it (closed, or made on another event loop than the one running)."""
         if not isinstance(request, ChatRequest):
             raise TypeError(
                 f"stream() takes a ChatRequest, got {type(request).__name__}: "
                 "rxllm.ChatRequest(model=..., messages=[rxllm.Message.user(...)])"
             )
+        if self.session is not None:  # a setup mistake, not a failure to retry
+            unusable = unusable_session(self.session, running_loop())
+            if unusable is not None:
+                raise ConfigError(unusable)
         body = self.wire.build_body(request)
         return Turn(self, request, body, self._to_send(request, body))
 

@@ -49,6 +49,7 @@ __all__ = [
     "read_error_body",
     "redact",
     "status_message",
+    "unusable_session",
 ]
 
 # An error body is read to its end, for its message and structured fields; a hostile
@@ -134,12 +135,15 @@ def _retrieve(closed: asyncio.Future[None]) -> None:
         closed.exception()
 
 
-def _unusable(session: aiohttp.ClientSession, loop: asyncio.AbstractEventLoop) -> str | None:
-    """Why a session passed in cannot send this request, or None: aiohttp would fail
-    deep inside asyncio ("Event loop is closed") rather than say so."""
+def unusable_session(
+    session: aiohttp.ClientSession, loop: asyncio.AbstractEventLoop | None
+) -> str | None:
+    """Why a session passed in cannot send a request on `loop` (None: whichever runs
+    it), or None: aiohttp would fail deep inside asyncio ("Event loop is closed")
+    rather than say so."""
     if session.closed:
         return "the session passed in (session=...) is closed"
-    if getattr(session, "_loop", loop) is not loop:  # `.loop` itself is deprecated
+    if loop is not None and getattr(session, "_loop", loop) is not loop:  # `.loop` is deprecated
         return (
             "the session passed in (session=...) belongs to another event loop (one made "
             "under an earlier asyncio.run?): make it on the loop that runs the turn"
@@ -533,7 +537,7 @@ class _Transfer(abc.DisposableBase):
                 finally:
                     session.streaming.discard(self)
             elif session is not None:  # the caller's, left open
-                unusable = _unusable(session, self._loop)
+                unusable = unusable_session(session, self._loop)
                 if unusable is not None:
                     self._fail("transport", unusable)
                     return
