@@ -2,12 +2,12 @@
 
 A rejection before anything was committed is read once, by `classify`, into one of:
 
-- `surface`: the rejection is about the account (401, 402, 403, quota, billing), the
-  size (context length, 413, a request larger than a whole per-minute allowance),
-  content policy, a missing model (its words, or a structured code such as
-  `model_not_available`), or the conversation itself (a role, the message order,
-  content inside a message, a provider asking to "adjust your prompt"). No body can
-  fix it.
+- `surface`: the rejection is about the account (401, 402, 403, quota, billing, Google's
+  `FAILED_PRECONDITION`), the size (context length, input length, 413, a request larger
+  than a whole per-minute allowance), content policy, a missing model (its words, or a
+  structured code such as `model_not_available`), or the conversation itself (a role,
+  the message order, a message by its role or index, content inside a message, a
+  provider asking to "adjust your prompt"). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
   bare 5xx on a direct endpoint, a connection that failed). It is sent again after the
   `retry_after` the provider named, as given; when it named none (or 0), after an
@@ -21,9 +21,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`),
   an identifier that is no English word (`max_tokens`), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
-  "temperature is not supported"), or the server's camelCase of it (`frequencyPenalty`).
-  So "stop" in an unrelated sentence never drops `stop`, nor does a key the provider
-  only suggests ("did you mean 'stop'?"). Capability phrases name keys too, where
+  "temperature is not supported", "invalid temperature", "temperature参数"), the words of
+  an identifier read the same way ("Frequency penalty must satisfy p > 0"), or the
+  server's camelCase of it (`frequencyPenalty`). So "stop" in an unrelated sentence never
+  drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?"), nor a
+  field or role of a message the error points into ("'messages.1' : property 'metadata'
+  is unsupported" is not the body's `metadata`). Capability phrases name keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, "does not support thinking" the reasoning switches; "Tool use failed" names
   nothing). A key that means nothing without a dropped one goes with it (`tool_choice`
@@ -32,8 +35,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
 - `images`: the body has images and the error says image input is refused ("is not a
   multimodal model", "image input is not supported", "No endpoints found that support
   image input", "At most 1 image(s) may be provided", "image_url is only supported by
-  certain models"), even where its `param` points inside `messages`. Each message's
-  images become one notice (`image_notice`).
+  certain models", "unknown variant `image_url`, expected `text`"), even where its
+  `param` points inside `messages`. Each message's images become one notice
+  (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
   the server's trouble; "the requested parameters" at any 4xx; a 502 where OpenRouter
@@ -186,6 +190,9 @@ _ACCOUNT_CODES = frozenset(
         "permission_denied",
         "unauthenticated",
         "account_deactivated",
+        # Google: the account is not in a state to serve any request ("User location is
+        # not supported for the API use", a free tier not offered in the country)
+        "failed_precondition",
     }
 )
 _SIZE = (
@@ -199,6 +206,9 @@ _SIZE = (
     # "maximum supported sequence length"; TGI's limits on its `inputs`: "`inputs` tokens +
     # `max_new_tokens` must be <= 2048", "`inputs` must have less than 4096 tokens"
     r"maximum (?:\w+ )?(?:prompt|input|sequence|model) length|"
+    # DashScope "Range of input length should be [1, 204800]", DeepInfra "Requested input
+    # length 99009 exceeds maximum input length 8192"
+    r"\b(?:prompt|input) length\b|"
     r"\b(?:prompt|input)s?\W*tokens?\b[^.\n]{0,60}?must be (?:<=|less|at most)|"
     r"must have (?:less|fewer) than \d+ tokens|"
     # Groq: a request bigger than the whole per-minute allowance, sent as 413 or 429 with
@@ -269,6 +279,10 @@ _TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 503, 529})
 _CONVERSATION = (
     r"(?i)messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
     r"message order|\bmessages\b|"
+    # one message of the history, by its role or place ("Missing `reasoning_content` field in
+    # the assistant message at message index 3"), or a field only messages carry
+    r"\b(?:user|assistant|system|tool|developer) message\b|\bmessage (?:index|sequence)\b|"
+    r"\breasoning_content\b|"
     # the system turn itself (Gemma on Gemini: "Developer instruction is not enabled for
     # models/gemma-3-27b-it")
     r"\b(?:system|developer) (?:instructions?|prompts?)\b"
@@ -277,9 +291,12 @@ _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual"
 # An invalid image is refused (`invalid_image_url`, "Invalid image data"); a part of invalid
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
 _IMAGE_REFUSAL = (
-    r"(?i)not (?:a )?multi-?modal|does(?: not|n't) support|not supported|unsupported|"
+    r"(?i)not (?:a )?multi-?modal|do(?:es)?(?: not|n't) support|not supported|unsupported|"
     r"no endpoints? found|not enabled|cannot|can't|not allowed|not accept|"
     r"invalid[ _-]?(?:image|vision|multi-?modal)|"
+    # a deserializer that does not know the part ("unknown variant `image_url`, expected
+    # `text`", DeepSeek): the endpoint takes text only
+    r"\bunknown (?:variant|type)\b|"
     # OpenAI: "Invalid content type. image_url is only supported by certain models."
     r"\bonly (?:supported|available|allowed)\b|"
     # Ollama's 500 on a model without a projector: "this model is missing data required
@@ -315,6 +332,16 @@ _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
 _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted)|not supported|unsupported|must|is invalid|(?:is|are) unknown)"  # noqa: E501
+# Words that refuse the key written right after them ("invalid temperature: only 1 is
+# allowed"), and the words for "parameter" or "field" written right after it in Chinese
+# ("temperature参数非法", Zhipu).
+_CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized)"
+_CUE_ADJACENT_AFTER = r"(?:参数|字段)"
+# A line that points inside the conversation ("'messages.1' : property 'metadata' is
+# unsupported", "messages.2.assistant.reasoning_content", "successive user or assistant
+# messages (messages[0] and messages[1] ...)") speaks of a message's fields and roles, not
+# of the body's keys of the same names (`metadata`, `user`).
+_MESSAGE_SCOPED = r"(?im)^.*\bmessages?(?:\.\[?\d|\[\d| index \d).*$"
 # Capability phrases that name keys without spelling them.
 _REASONING_KEYS = ("reasoning_effort", "reasoning", "thinking", "think", "enable_thinking")
 _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -322,7 +349,7 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # that one key (a refused value), and is found by `_is_named`.
     (r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice)|function[ _-]?calling", _TOOL_KEYS),
     (
-        r"(?i)response[ _-]?format|json[ _-]?mode|structured output",
+        r"(?i)response[ _-]?format|json[ _-]?(?:mode|output)|structured output",
         ("response_format",),
     ),
     (r"(?i)\blog[ _-]?probs\b", ("logprobs", "top_logprobs")),
@@ -396,19 +423,29 @@ def _is_named(key: str, text: str) -> bool:
         camel = re.escape(head + "".join(part[:1].upper() + part[1:] for part in rest))
         if re.search(rf"(?<![\w.-]){camel}(?![\w-])", text):
             return True
-    if not key.isalpha():  # max_tokens, top_p, n_probs: identifiers, not prose
-        return re.search(rf"(?<![\w.-]){k}(?![\w-])", text) is not None
+    # Identifiers are ASCII: a letter of another script next to one does not extend it
+    # ("max_tokens参数非法").
+    if not key.isalpha() and re.search(rf"(?<![\w.-]){k}(?![\w-])", text, re.ASCII):
+        return True  # max_tokens, top_p, n_probs: identifiers, not prose
+    # In prose the key is a plain word, or the words of an identifier ("Frequency penalty
+    # must satisfy p > 0" for `frequency_penalty`); either counts only next to words that
+    # say it is a parameter being refused.
+    parts = key.strip("_").split("_")
+    if not all(part.isalpha() for part in parts):
+        return False
+    w = r"\s+".join(parts)
     cue = (
-        rf"\b{_CUE_BEFORE}(?:\W+\w+){{0,2}}?\W+{k}\b"
-        rf"|\b{k}\b(?:\W+\w+){{0,2}}?\W+{_CUE_AFTER}"
+        rf"\b{_CUE_BEFORE}(?:\W+\w+){{0,2}}?\W+{w}\b"
+        rf"|\b{w}\b(?:\W+\w+){{0,2}}?\W+{_CUE_AFTER}"
+        rf"|\b{_CUE_ADJACENT_BEFORE}\s+{w}\b|\b{w}\s*{_CUE_ADJACENT_AFTER}"
     )
-    return re.search(cue, text, re.I) is not None
+    return re.search(cue, text, re.I | re.ASCII) is not None
 
 
 def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> list[str]:
     """The optional body keys the error names, in body order."""
     droppable = [key for key in body if key not in policy.kept]
-    text = re.sub(_SUGGESTION, " ", _texts(error))
+    text = re.sub(_MESSAGE_SCOPED, " ", re.sub(_SUGGESTION, " ", _texts(error)))
     named = {m.group(1).split(".")[0] for m in re.finditer(_LOC, text)}
     named.update(key for key in droppable if _is_named(key, text))
     for pattern, keys in _CAPABILITIES:
