@@ -112,3 +112,31 @@ async def test_a_computed_backoff_stays_with_the_provider(local_server: LocalSer
         (3, "local", None),
     ]
     assert record.terminal.type == "done"
+
+
+async def test_a_provider_whose_deadline_expired_is_not_asked_again(
+    serve: Serve, local_server: LocalServer
+) -> None:
+    # was: the stalled provider was retried (twice, after 1 s and 2 s) before the next
+    # one was asked: with the default first_event_timeout, half an hour of silence
+    asked = []
+    finished = asyncio.Event()
+
+    async def silent(request: web.Request) -> web.StreamResponse:
+        asked.append(1)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await finished.wait()  # not a byte until the test is over
+        return response
+
+    url = await serve(silent)
+    first = rxllm.provider(
+        "custom", base_url=url, allow_private_network=True, first_event_timeout=0.3
+    )
+    both = rxllm.fallback([first, local_server.provider()])
+    record = await asyncio.wait_for(both.complete(ask()), 10)
+    assert [(a.number, a.provider) for a in record.attempts] == [(1, "custom"), (2, "local")]
+    assert "first_event_timeout" in (record.attempts[0].error or "")
+    assert record.terminal.type == "done" and len(asked) == 1
+    finished.set()
+    await first.aclose()

@@ -55,8 +55,9 @@ class Fallback:
     gets what is left of it, and one whose `total_timeout` has already passed is not
     started. `max_attempts` stays each provider's own, with one exception: a wait the
     provider names (`Retry-After`, "try again in 20s") says it cannot answer before
-    then, so while a later provider can be asked now, that one is asked instead of
-    waiting it out. The last provider waits as its own policy says.
+    then, and a deadline that expired says it may take as long again, so while a later
+    provider can be asked now, that one is asked instead of retrying. The last
+    provider retries as its own policy says.
 
     An entry `(provider, model)` asks that provider for `model` instead of the
     request's (`record.requested_model` is the one asked of the provider that ended
@@ -313,8 +314,10 @@ class _Run:
 
 class _WaitsPassedOver:
     """A leg's events on their way to the fallback's `retry_before_commit`, except a
-    backoff whose wait the provider named (`Retry-After`, "try again in 20s": it
-    cannot answer before then): while a later provider can be asked now, that retry
+    backoff the next provider answers sooner: one whose wait the provider named
+    (`Retry-After`, "try again in 20s": it cannot answer before then), or one after a
+    deadline expired (the provider already took the whole deadline in silence, and
+    may well take it again). While a later provider can be asked now, that retry
     becomes the failure it announced, so the fallback moves on, and the leg's wait is
     cancelled with the leg."""
 
@@ -328,7 +331,7 @@ class _WaitsPassedOver:
         if (
             type(event) is Retry
             and event.delay > 0
-            and event.reason.retry_after
+            and (event.reason.retry_after or event.reason.kind == "stalled")
             and self._run.following() is not None
         ):
             assert isinstance(event, Retry)
