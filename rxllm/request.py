@@ -5,9 +5,11 @@ Validated (this is where data enters from a user); providers turn it into wire b
 
 import base64
 import json
+import os
 import re
 import urllib.parse
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -16,6 +18,7 @@ __all__ = [
     "SAMPLING_FIELDS",
     "ChatRequest",
     "ImagePart",
+    "ImageSource",
     "Message",
     "MessageLike",
     "Part",
@@ -23,6 +26,7 @@ __all__ = [
     "TextPart",
     "Tool",
     "ToolCall",
+    "image_type",
     "openai_message",
 ]
 
@@ -41,12 +45,46 @@ class TextPart(_Frozen):
     text: str
 
 
+ImageSource: TypeAlias = str | bytes | os.PathLike[str]
+"""An image as `ImagePart(url=...)` and `Message.user(images=[...])` take it: a URL, or
+an image file (`pathlib.Path`) or its bytes, read into a `data:` URL."""
+
+
 class ImagePart(_Frozen):
-    """An image by URL: `https://...` or a `data:<media type>;base64,...` URL."""
+    """An image by URL: one the provider fetches (`https://...`, Gemini's `gs://...`)
+    or a `data:<media type>;base64,...` URL. An image file (`pathlib.Path`) or its
+    bytes are read into a data URL, of the type the bytes say (PNG, JPEG, GIF, WebP),
+    else `media_type`, else the type a file's suffix says. A str that is not a URL (a
+    file's path) is refused: a provider would refuse it as an image it cannot fetch,
+    which a retry takes for an endpoint without image input."""
 
     type: Literal["image"] = "image"
     url: str
     media_type: str | None = None
+
+    if TYPE_CHECKING:
+        # What a type checker shows callers: a file or bytes, read into a data URL.
+        def __init__(
+            self, *, url: ImageSource, media_type: str | None = None, type: Literal["image"] = ...
+        ) -> None: ...
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and isinstance(data.get("url"), bytes | os.PathLike):
+            return {**data, "url": _data_url(data["url"], data.get("media_type"))}
+        return data
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, url: str) -> str:
+        if _IMAGE_URL.match(url) is None:
+            raise ValueError(
+                f"image {_shown(url)} is not a URL a provider can read: pass an image file "
+                "as pathlib.Path(...) or its bytes (read into a data: URL), or an https:// "
+                "or data:<media type>;base64,... URL"
+            )
+        return url
 
     @property
     def inline(self) -> tuple[str, str] | None:
@@ -60,6 +98,60 @@ class ImagePart(_Frozen):
         if "base64" not in (flag.strip().lower() for flag in flags):
             data = base64.b64encode(urllib.parse.unquote_to_bytes(data)).decode("ascii")
         return media_type.strip() or self.media_type or "application/octet-stream", data
+
+
+# A URL a provider may fetch or read: `data:`, or `scheme://` (https, Gemini's gs, the
+# `file://` a local vLLM reads under --allowed-local-media-path, ...).
+_IMAGE_URL = re.compile(r"(?i)(?:data:|[a-z][a-z0-9+.-]*://)")
+
+
+def image_type(data: str) -> str | None:
+    """The image type (PNG, JPEG, GIF or WebP: those OpenAI's and Anthropic's APIs
+    take) that base64 `data`'s first bytes say, or None when they say none of them."""
+    try:
+        head = base64.b64decode(data[:16])
+    except ValueError:  # not base64 (binascii.Error is a ValueError)
+        return None
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def _data_url(image: bytes | os.PathLike[str], media_type: str | None) -> str:
+    """An image file, or its bytes, as a `data:` URL: of the type its bytes say, else
+    `media_type`, else (a file) the type its suffix says."""
+    name = "the bytes given"
+    if isinstance(image, os.PathLike):
+        path = Path(image)
+        name = repr(str(path))
+        try:
+            image = path.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"cannot read the image file {name}: {exc.strerror}") from None
+        if media_type is None:
+            import mimetypes  # only a file pays for it
+
+            media_type = mimetypes.guess_type(path)[0]
+    data = base64.b64encode(image).decode("ascii")
+    media_type = image_type(data) or media_type
+    if media_type is None or not media_type.startswith("image/"):
+        raise ValueError(
+            f"the image type of {name} is unknown: neither its bytes (PNG, JPEG, GIF, WebP) "
+            "nor a file's suffix say it; give it as ImagePart(url=..., media_type='image/...')"
+        )
+    return f"data:{media_type};base64,{data}"
+
+
+def _shown(value: object) -> str:
+    """A value's repr for an error message, cut short (an image may be megabytes)."""
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}...{text[-10:]}"
 
 
 class ReasoningPart(_Frozen):
@@ -118,16 +210,30 @@ class Message(_Frozen):
     def _openai_style(cls, data: Any) -> Any:
         return openai_message(data) if isinstance(data, Mapping) else data
 
+    @model_validator(mode="after")
+    def _answers_a_call(self) -> "Message":
+        # Every wire needs it: OpenAI's `tool_call_id`, Anthropic's `tool_use_id`, the
+        # Responses `call_id`, and Gemini finds the function's name by it.
+        if self.role == "tool" and not self.tool_call_id:
+            raise ValueError("a tool message needs its tool_call_id: the id of the call it answers")
+        return self
+
     @classmethod
     def system(cls, text: str) -> "Message":
         return cls(role="system", content=[TextPart(text=text)])
 
     @classmethod
-    def user(cls, text: str, images: list[str] | None = None) -> "Message":
-        if isinstance(images, str):  # a str is iterable: one image per character
-            raise TypeError(f"images must be a list of URLs: images=[{images!r}]")
+    def user(cls, text: str, images: Sequence[ImageSource] | None = None) -> "Message":
+        """The user's turn: its text, then its images (URLs, image files or bytes)."""
+        if not isinstance(text, str):
+            raise TypeError(
+                f"Message.user takes its text as one str, got {type(text).__name__}: join "
+                "the texts, and pass images as images=[...]"
+            )
+        if isinstance(images, str | bytes | os.PathLike):  # one image, not a list of them
+            raise TypeError(f"images must be a list: images=[{_shown(images)}]")
         parts: list[Part] = [TextPart(text=text)]
-        parts += [ImagePart(url=url) for url in images or []]
+        parts += [ImagePart(url=image) for image in images or []]
         return cls(role="user", content=parts)
 
     @classmethod
@@ -145,7 +251,18 @@ class Message(_Frozen):
         return cls(role="assistant", content=parts, tool_calls=tool_calls or [])
 
     @classmethod
-    def tool(cls, call_id: str, content: str) -> "Message":
+    def tool(cls, call_id: str, content: str | dict[str, Any] | list[Any]) -> "Message":
+        """The result of the call `call_id`: a str as it is, a dict or a list (any
+        other JSON value) as its JSON text, as pydantic-ai sends a tool's return value
+        (Gemini's wire sends a JSON object back as the structured `response`)."""
+        if not isinstance(content, str):
+            try:
+                content = json.dumps(content, ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"Message.tool: the result is not JSON ({exc}): pass it as a str, "
+                    "json.dumps(result, default=str) say"
+                ) from None
         return cls(role="tool", content=[TextPart(text=content)], tool_call_id=call_id)
 
     @property
@@ -158,11 +275,20 @@ class Message(_Frozen):
 
 
 class Tool(_Frozen):
+    """A function the model may call: its name, what it does, and the JSON schema of
+    its arguments. Validated from a dict of these fields, or of the openai SDK's tool
+    shapes (`_openai_tool`)."""
+
     name: str = Field(min_length=1)
     """Letters, digits, `_` and `-` (Gemini also takes `.` and `:`), at most 128
     characters: what the providers take."""
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _openai_shape(cls, data: Any) -> Any:
+        return _openai_tool(data) if isinstance(data, Mapping) else data
 
     @field_validator("name")
     @classmethod
@@ -208,6 +334,7 @@ class ChatRequest(_Frozen):
     assistant's `tool_calls`, a tool result's `tool_call_id`, content parts of type
     `text` and `image_url`), validated into `Message`s."""
     tools: list[Tool] = []
+    """`Tool`s, or dicts of its fields or of the openai SDK's function tool shapes."""
     temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
@@ -231,7 +358,7 @@ class ChatRequest(_Frozen):
             *,
             model: str,
             messages: Sequence[MessageLike],
-            tools: Sequence[Tool] = (),
+            tools: Sequence[Tool | Mapping[str, Any]] = (),
             temperature: float | None = None,
             top_p: float | None = None,
             max_tokens: int | None = None,
@@ -303,7 +430,7 @@ def _part(part: Any, n: int) -> Any:
         return part
     image = part.get("image_url")
     url = image.get("url") if isinstance(image, Mapping) else image
-    if not isinstance(url, str):
+    if not isinstance(url, str | bytes | os.PathLike):  # ImagePart reads a file or bytes
         raise ValueError(f"content[{n}].image_url must be {{'url': '<https or data URL>'}}")
     return {"type": "image", "url": url}
 
@@ -323,3 +450,40 @@ def _tool_call(call: Any, n: int) -> Any:
                 f"tool_calls[{n}].function.arguments is not valid JSON ({exc})"
             ) from None
     return {"id": call.get("id"), "name": function.get("name"), "arguments": arguments}
+
+
+def _openai_tool(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A tool as `Tool`'s fields, from them or from the openai SDK's function tool
+    shapes: Chat Completions' `{"type": "function", "function": {name, description,
+    parameters, strict}}` and the Responses API's flat `{"type": "function", name,
+    ...}`. Keys set to None are left out.
+
+    `strict` is read as what rxllm sends: every wire offers tools non-strict (Chat
+    Completions' default; the Responses wire says `strict: false`), so `strict: true`,
+    whose schema adherence would be lost, is refused rather than dropped.
+
+    Raises:
+        ValueError: a tool of another type (the provider's own: `web_search`, `custom`,
+            ...), or `strict: true`; each saying how to send it instead.
+    """
+    fields = dict(data)
+    kind = fields.pop("type", "function")
+    if kind != "function":
+        raise ValueError(
+            f"a tool of type {kind!r} is the provider's own, not a function: send the "
+            "provider's tool list as it takes it, in ChatRequest.params={'tools': [...]}, "
+            "with no ChatRequest.tools (the two are not merged)"
+        )
+    function = fields.pop("function", None)
+    if function is not None:
+        if not isinstance(function, Mapping):
+            raise ValueError("function must be {'name': ..., 'parameters': ...}")
+        fields = {**function, **fields}  # what else the wrapper holds is still validated
+    fields = {key: value for key, value in fields.items() if value is not None}
+    if fields.pop("strict", False):
+        raise ValueError(
+            "strict: true is not sent: rxllm offers tools non-strict on every wire. For "
+            "OpenAI's strict mode, send the tool list as the wire takes it, in "
+            "ChatRequest.params={'tools': [...]}, with no ChatRequest.tools"
+        )
+    return fields

@@ -37,16 +37,37 @@ _FACTORIES: dict[str, str] = {
 
 PROVIDER_NAMES = tuple(sorted(_FACTORIES))
 
+# Names users reach for that are not provider names, with the one to use. A hint only,
+# never an alias: a provider has one name in records, logs, fallbacks and telemetry.
+_LM_STUDIO = "'custom' with base_url='http://localhost:1234/v1', allow_private_network=True"
+_HINTS: dict[str, str] = {
+    "gemini": "'google'",
+    "claude": "'anthropic'",
+    "azure": "'azure-openai'",
+    "openai-chat": "'openai'",
+    "responses": "'openai-responses'",
+    "grok": "'xai' (Grok's maker) or 'groq'",  # a typo's closest name is 'groq' alone
+    "lmstudio": _LM_STUDIO,
+    "lm-studio": _LM_STUDIO,
+}
+
 
 def wire_for(name: str) -> WireProtocol:
     """The wire protocol of provider `name`; an unknown name is a `ConfigError`."""
     target = _FACTORIES.get(name)
     if target is None:
         raise ConfigError(
-            f"unknown provider {name!r}{did_you_mean(name, PROVIDER_NAMES)}; known "
-            f"providers: {', '.join(PROVIDER_NAMES)}"
+            f"unknown provider {name!r}{_hint(name)}; known providers: {', '.join(PROVIDER_NAMES)}"
         )
     module_name, _, factory = target.partition(":")
     module = importlib.import_module(f"rxllm.providers.{module_name}")
     wire: WireProtocol = getattr(module, factory)()
     return wire
+
+
+def _hint(name: str) -> str:
+    """`" (did you mean ...?)"` for a well-known other name of a provider, a name in
+    other case, or a typo; else ""."""
+    key = name.lower()
+    hint = _HINTS.get(key) or (repr(key) if key in _FACTORIES else None)
+    return f" (did you mean {hint}?)" if hint else did_you_mean(name, PROVIDER_NAMES)

@@ -97,7 +97,6 @@ Decisions, where the wire leaves a choice:
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from collections.abc import Mapping
@@ -117,7 +116,14 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart
+from rxllm.request import (
+    ChatRequest,
+    ImagePart,
+    Message,
+    ReasoningPart,
+    TextPart,
+    image_type,
+)
 
 __all__ = ["Anthropic", "AnthropicNormalizer", "anthropic_messages"]
 
@@ -528,28 +534,10 @@ def _image(part: ImagePart) -> dict[str, Any]:
         # image/png media type, but the image appears to be a image/jpeg image"), where
         # OpenAI's reads the bytes: a data URL that says another type, or `image/jpg`,
         # goes with the type its bytes have.
-        media_type = _image_type(data) or media_type
+        media_type = image_type(data) or media_type
         source = {"type": "base64", "media_type": media_type, "data": data}
         return {"type": "image", "source": source}
     return {"type": "image", "source": {"type": "url", "url": part.url}}
-
-
-def _image_type(data: str) -> str | None:
-    """The image type (of those the API takes) that base64 `data`'s first bytes say,
-    or None when they say none of them."""
-    try:
-        head = base64.b64decode(data[:16])
-    except ValueError:  # not base64 (binascii.Error is a ValueError)
-        return None
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
