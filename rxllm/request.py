@@ -456,7 +456,8 @@ def _openai_tool(data: Mapping[str, Any]) -> dict[str, Any]:
     """A tool as `Tool`'s fields, from them or from the openai SDK's function tool
     shapes: Chat Completions' `{"type": "function", "function": {name, description,
     parameters, strict}}` and the Responses API's flat `{"type": "function", name,
-    ...}`. Keys set to None are left out.
+    ...}`; the anthropic SDK's `input_schema` is the `parameters`. Keys set to None
+    are left out.
 
     `strict` is read as what rxllm sends: every wire offers tools non-strict (Chat
     Completions' default; the Responses wire says `strict: false`), so `strict: true`,
@@ -480,6 +481,8 @@ def _openai_tool(data: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError("function must be {'name': ..., 'parameters': ...}")
         fields = {**function, **fields}  # what else the wrapper holds is still validated
     fields = {key: value for key, value in fields.items() if value is not None}
+    if "input_schema" in fields and "parameters" not in fields:  # the anthropic SDK's name
+        fields["parameters"] = fields.pop("input_schema")
     if fields.pop("strict", False):
         raise ValueError(
             "strict: true is not sent: rxllm offers tools non-strict on every wire. For "

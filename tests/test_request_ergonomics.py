@@ -51,9 +51,16 @@ RESPONSES_TOOL = {  # openai.types.responses.FunctionToolParam: flat, strict req
     "parameters": WEATHER_SCHEMA,
     "strict": None,
 }
+ANTHROPIC_TOOL = {  # anthropic.types.ToolParam
+    "name": "get_weather",
+    "description": "The weather",
+    "input_schema": WEATHER_SCHEMA,
+}
 
 
-@pytest.mark.parametrize("tool", [CHAT_TOOL, RESPONSES_TOOL], ids=["chat", "responses"])
+@pytest.mark.parametrize(
+    "tool", [CHAT_TOOL, RESPONSES_TOOL, ANTHROPIC_TOOL], ids=["chat", "responses", "anthropic"]
+)
 @pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "google"])
 def test_the_openai_sdk_tool_shapes_are_read_as_the_tool(provider: str, tool: Any) -> None:
     hi = [rxllm.Message.user("hi")]
