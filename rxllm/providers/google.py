@@ -106,6 +106,7 @@ import json
 import mimetypes
 import os
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import pairwise
@@ -790,13 +791,16 @@ def _parts(content: Sequence[Part]) -> list[dict[str, Any]]:
 
 
 def _function_response(content: str) -> dict[str, Any]:
-    """A tool result as Gemini's `response` object: a JSON object as itself, anything
-    else under `output` (the key Google's docs name for a function's output)."""
+    """A tool result as Gemini's `response` object: a JSON object as itself, a JSON
+    array (`Message.tool(id, [...])`) as the array under `output` (the key Google's
+    docs name for a function's output), any other text as it is under `output`."""
     try:
         value = json.loads(content)
     except ValueError:
         value = None
-    return value if isinstance(value, dict) else {"output": content}
+    if isinstance(value, dict):
+        return value
+    return {"output": value if isinstance(value, list) else content}
 
 
 def _sign_text(parts: list[dict[str, Any]], content: Sequence[Part]) -> None:
@@ -836,17 +840,21 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
     `systemInstruction`. A tool result is a `functionResponse` part named after the
     earlier assistant call with its id (Gemini matches results by name and order, and
     no call id is sent: Vertex refuses `id` and ids rxllm synthesized mean nothing to
-    Gemini); consecutive results share one `user` content, as parallel calls need.
-    Images in a tool result follow the turn's function responses as parts of their
-    own: nested in `functionResponse.parts` they are refused by models before Gemini 3
-    ("Multimodal function responses are not supported for this model"). A model turn's
-    text and calls go back with their thought signatures (`_sign_text`).
+    Gemini); consecutive results share one `user` content, as parallel calls need, in
+    the order of the calls, whatever order they finished in. Images in a tool result
+    follow the turn's function responses as parts of their own: nested in
+    `functionResponse.parts` they are refused by models before Gemini 3 ("Multimodal
+    function responses are not supported for this model"). Consecutive assistant
+    messages are one `model` content: Gemini refuses a function call turn that does not
+    follow a user or function response turn, and histories often hold a turn's text and
+    its calls apart. A model turn's text and calls go back with their thought
+    signatures (`_sign_text`).
     """
-    names: dict[str, str] = {}
+    calls: dict[str, tuple[str, int]] = {}  # call id -> (name, its place among the calls)
     contents: list[dict[str, Any]] = []
     system: list[str] = []
     results: list[dict[str, Any]] | None = None  # the parts of the open tool-result turn
-    answered = 0  # function responses in it, which come before its images
+    answered: list[int] = []  # the call position of each function response in it, in order
     for message in messages:
         role = message.role
         if role == "system":
@@ -855,20 +863,21 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
             continue
         if role == "tool":
             call_id = message.tool_call_id or ""
-            name = names.get(call_id)
-            if name is None:
+            if call_id not in calls:
                 raise ConfigError(
                     f"tool result for call id {call_id!r} follows no assistant tool call "
                     "with that id: Gemini needs the function's name"
                 )
+            name, position = calls[call_id]
             part = {
                 "functionResponse": {"name": name, "response": _function_response(message.text)}
             }
             if results is None:
-                results, answered = [], 0
+                results, answered = [], []
                 contents.append({"role": "user", "parts": results})
-            results.insert(answered, part)
-            answered += 1
+            at = bisect_right(answered, position)
+            answered.insert(at, position)
+            results.insert(at, part)
             results += _parts(message.images)
             continue
         results = None
@@ -876,7 +885,7 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
         if role == "assistant":
             _sign_text(parts, message.content)
             for number, call in enumerate(message.tool_calls):
-                names[call.id] = call.name
+                calls[call.id] = (call.name, len(calls))  # the order of the calls
                 entry: dict[str, Any] = {
                     "functionCall": {"name": call.name, "args": call.arguments}
                 }
@@ -884,7 +893,11 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
                 if signature:
                     entry["thoughtSignature"] = signature
                 parts.append(entry)
-        if parts:
+        if not parts:
+            continue
+        if role == "assistant" and contents and contents[-1]["role"] == "model":
+            contents[-1]["parts"] += parts
+        else:
             contents.append({"role": "model" if role == "assistant" else "user", "parts": parts})
     return contents, system
 

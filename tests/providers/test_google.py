@@ -798,14 +798,14 @@ def test_body_tool_calls_and_results() -> None:
         },
         {
             "role": "user",
-            "parts": [
-                {"functionResponse": {"name": "get_time", "response": {"output": "12:00"}}},
+            "parts": [  # in the order of the calls, not of the results
                 {
                     "functionResponse": {
                         "name": "get_weather",
                         "response": {"temp": 21, "unit": "C"},
                     }
                 },
+                {"functionResponse": {"name": "get_time", "response": {"output": "12:00"}}},
             ],
         },
         {"role": "user", "parts": [{"text": "Thanks"}]},
