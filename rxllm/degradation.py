@@ -337,11 +337,13 @@ _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:suppor
 # ("temperature参数非法", Zhipu).
 _CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized)"
 _CUE_ADJACENT_AFTER = r"(?:参数|字段)"
-# A line that points inside the conversation ("'messages.1' : property 'metadata' is
+# A sentence that points inside the conversation ("'messages.1' : property 'metadata' is
 # unsupported", "messages.2.assistant.reasoning_content", "successive user or assistant
 # messages (messages[0] and messages[1] ...)") speaks of a message's fields and roles, not
-# of the body's keys of the same names (`metadata`, `user`).
-_MESSAGE_SCOPED = r"(?im)^.*\bmessages?(?:\.\[?\d|\[\d| index \d).*$"
+# of the body's keys of the same names (`metadata`, `user`). The sentence only: a one-line
+# error may go on to name a body key ("messages.1.content.0.type: Expected `thinking` ...
+# To avoid this requirement, disable `thinking`.", Anthropic's).
+_MESSAGE_SCOPED = r"(?im)[^.!?\n]*\bmessages?(?:\.\[?\d|\[\d| index \d)[^\n]*?(?:[.!?](?=\s|$)|$)"
 # Capability phrases that name keys without spelling them.
 _REASONING_KEYS = ("reasoning_effort", "reasoning", "thinking", "think", "enable_thinking")
 _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -437,7 +439,9 @@ def _is_named(key: str, text: str) -> bool:
     cue = (
         rf"\b{_CUE_BEFORE}(?:\W+\w+){{0,2}}?\W+{w}\b"
         rf"|\b{w}\b(?:\W+\w+){{0,2}}?\W+{_CUE_AFTER}"
-        rf"|\b{_CUE_ADJACENT_BEFORE}\s+{w}\b|\b{w}\s*{_CUE_ADJACENT_AFTER}"
+        # ("Unsupported user content type" speaks of a message's content, not `user`)
+        rf"|\b{_CUE_ADJACENT_BEFORE}\s+{w}\b(?!\s+(?:message|content|role)s?\b)"
+        rf"|\b{w}\s*{_CUE_ADJACENT_AFTER}"
     )
     return re.search(cue, text, re.I | re.ASCII) is not None
 
@@ -494,10 +498,11 @@ def classify(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) 
 
     The server's own word on an identical retry (`should_retry`, its `x-should-retry`
     header) comes first, as the openai and anthropic SDKs obey it before the status:
-    `true` is a backoff whatever the status and the words; `false` turns a backoff into
-    `surface`. It speaks of the same request only: a degraded body is another request,
-    so `drop`, `images` and `static` stand whatever it says (a gateway may send `false`
-    with every 4xx it does not retry, the 400 that names a parameter to drop included)."""
+    `true` is a backoff whatever the status and the words (the same body again, as the
+    SDKs send it, even where a key is named); `false` turns a backoff into `surface`. It
+    speaks of the same request only: a degraded body is another request, so `drop`,
+    `images` and `static` stand whatever `false` says (a gateway may send `false` with
+    every 4xx it does not retry, the 400 that names a parameter to drop included)."""
     if error.should_retry:
         return Verdict(
             "backoff", "the server asks for the same request again", delay=error.retry_after
