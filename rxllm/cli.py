@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import json
 import math
-import mimetypes
 import os
 import subprocess
 import sys
@@ -17,9 +15,9 @@ from collections.abc import Awaitable, Callable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import IO, Any, TextIO
-from urllib.parse import urlsplit
 
 from aiohttp import web
+from pydantic import ValidationError
 from yarl import URL
 
 import rxllm
@@ -45,6 +43,7 @@ from rxllm.events import (
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
+from rxllm.request import ImagePart, is_image_url
 from rxllm.serving.event_json import dump_event
 from rxllm.sources.http import raw_tap
 
@@ -279,20 +278,16 @@ def _base_url(text: str) -> str:
 def _image(text: str) -> str:
     """--image as the wires can send it: a URL as given, an image file read into a
     `data:` URL (a bare path sent as a URL would be refused by the provider, or
-    replaced by the image notice of a retry)."""
-    if urlsplit(_utf8(text)).scheme:  # https:, data:, gs:
+    replaced by the image notice of a retry), as `rxllm.ImagePart` reads one."""
+    if is_image_url(text):  # https://, data:, gs://
         return text
-    media_type = mimetypes.guess_type(text)[0] or ""
     try:
-        data = Path(text).read_bytes()
-    except OSError as exc:
+        return ImagePart(url=Path(text)).url
+    except ValidationError as exc:
+        reason = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise argparse.ArgumentTypeError(
-            f"expected an image URL (https://..., data:...) or an image file, got {text!r} "
-            f"({exc.strerror})"
+            f"expected an image URL (https://..., data:...) or an image file: {reason}"
         ) from None
-    if not media_type.startswith("image/"):
-        raise argparse.ArgumentTypeError(f"{text}: not an image file (.png, .jpg, .gif, .webp)")
-    return f"data:{media_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def _port(text: str) -> int:

@@ -500,7 +500,7 @@ class StreamRecord(_Frozen):
         if isinstance(self.terminal, Done) and self.terminal.stop_reason == "content_filter":
             refusal = ""
         return Message.assistant(
-            self.text + refusal,
+            "\n\n".join(part for part in (self.text, refusal) if part),
             tool_calls=[call.to_call() for call in self.tool_calls],
             reasoning=self.reasoning_parts,
         )

@@ -27,6 +27,7 @@ __all__ = [
     "Tool",
     "ToolCall",
     "image_type",
+    "is_image_url",
     "openai_message",
 ]
 
@@ -71,14 +72,16 @@ class ImagePart(_Frozen):
     @model_validator(mode="before")
     @classmethod
     def _read(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and isinstance(data.get("url"), bytes | os.PathLike):
+        if isinstance(data, Mapping) and isinstance(
+            data.get("url"), bytes | bytearray | memoryview | os.PathLike
+        ):
             return {**data, "url": _data_url(data["url"], data.get("media_type"))}
         return data
 
     @field_validator("url")
     @classmethod
     def _url(cls, url: str) -> str:
-        if _IMAGE_URL.match(url) is None:
+        if not is_image_url(url):
             raise ValueError(
                 f"image {_shown(url)} is not a URL a provider can read: pass an image file "
                 "as pathlib.Path(...) or its bytes (read into a data: URL), or an https:// "
@@ -105,6 +108,11 @@ class ImagePart(_Frozen):
 _IMAGE_URL = re.compile(r"(?i)(?:data:|[a-z][a-z0-9+.-]*://)")
 
 
+def is_image_url(text: str) -> bool:
+    """Whether `text` is an image URL as `ImagePart` takes it, rather than a file's path."""
+    return _IMAGE_URL.match(text) is not None
+
+
 def image_type(data: str) -> str | None:
     """The image type (PNG, JPEG, GIF or WebP: those OpenAI's and Anthropic's APIs
     take) that base64 `data`'s first bytes say, or None when they say none of them."""
@@ -123,7 +131,9 @@ def image_type(data: str) -> str | None:
     return None
 
 
-def _data_url(image: bytes | os.PathLike[str], media_type: str | None) -> str:
+def _data_url(
+    image: bytes | bytearray | memoryview | os.PathLike[str], media_type: str | None
+) -> str:
     """An image file, or its bytes, as a `data:` URL: of the type its bytes say, else
     `media_type`, else (a file) the type its suffix says."""
     name = "the bytes given"
@@ -230,7 +240,7 @@ class Message(_Frozen):
                 f"Message.user takes its text as one str, got {type(text).__name__}: join "
                 "the texts, and pass images as images=[...]"
             )
-        if isinstance(images, str | bytes | os.PathLike):  # one image, not a list of them
+        if isinstance(images, str | bytes | bytearray | os.PathLike):  # one image, not a list
             raise TypeError(f"images must be a list: images=[{_shown(images)}]")
         parts: list[Part] = [TextPart(text=text)]
         parts += [ImagePart(url=image) for image in images or []]
@@ -469,6 +479,9 @@ def _openai_tool(data: Mapping[str, Any]) -> dict[str, Any]:
     """
     fields = dict(data)
     kind = fields.pop("type", "function")
+    if kind == "custom" and "input_schema" in fields:
+        kind = "function"  # the anthropic SDK's ToolParam says `custom` of its functions
+    fields.pop("cache_control", None)  # the anthropic SDK's: rxllm sets no prompt cache
     if kind != "function":
         raise ValueError(
             f"a tool of type {kind!r} is the provider's own, not a function: send the "

@@ -115,8 +115,11 @@ def test_an_image_file_is_sent_as_a_data_url(tmp_path: Path) -> None:
 def test_an_image_that_is_neither_url_nor_image_file_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hi")
     for value, message in (
-        ("missing.png", "expected an image URL (https://..., data:...) or an image file"),
-        ("notes.txt", "notes.txt: not an image file"),
+        ("missing.png", "or an image file: cannot read the image file 'missing.png'"),
+        ("notes.txt", "or an image file: the image type of 'notes.txt' is unknown"),
+        # a scheme without // is no URL (a Windows path's drive): it was sent as one
+        ("C:\\Users\\me\\cat.png", "cannot read the image file"),
+        ("gs:bucket/cat.png", "cannot read the image file"),
     ):
         result = run("stream", "--image", value, "hi", cwd=tmp_path)
         assert result.returncode == 2 and "Traceback" not in result.stderr

@@ -57,7 +57,7 @@ def test_text_then_refusal_both_go_back() -> None:
         Done.make(provider="openai", stop_reason="stop"),
     ):
         builder.add(event)
-    assert builder.build().to_message().text == "Here is no."
+    assert builder.build().to_message().text == "Here is \n\nno."
 
 
 def test_the_openai_sdk_dump_of_a_refused_turn_is_that_text() -> None:

@@ -51,10 +51,12 @@ RESPONSES_TOOL = {  # openai.types.responses.FunctionToolParam: flat, strict req
     "parameters": WEATHER_SCHEMA,
     "strict": None,
 }
-ANTHROPIC_TOOL = {  # anthropic.types.ToolParam
+ANTHROPIC_TOOL = {  # anthropic.types.ToolParam: its functions are of type "custom"
+    "type": "custom",
     "name": "get_weather",
     "description": "The weather",
     "input_schema": WEATHER_SCHEMA,
+    "cache_control": {"type": "ephemeral"},
 }
 
 
@@ -99,8 +101,8 @@ def test_a_provider_tool_says_to_send_it_in_params(tool: dict[str, Any]) -> None
 
 
 def test_what_else_the_wrapper_holds_is_still_refused() -> None:
-    with pytest.raises(ValidationError, match=r"cache_control\n  Extra inputs"):
-        rxllm.Tool.model_validate({**CHAT_TOOL, "cache_control": {"type": "ephemeral"}})
+    with pytest.raises(ValidationError, match=r"defer_loading\n  Extra inputs"):
+        rxllm.Tool.model_validate({**CHAT_TOOL, "defer_loading": True})
 
 
 def test_a_provider_tool_is_sent_in_params() -> None:
@@ -312,3 +314,9 @@ def test_the_hints_are_hints_not_names() -> None:
     assert "gemini" not in PROVIDER_NAMES and "claude" not in PROVIDER_NAMES
     with pytest.raises(rxllm.ConfigError, match=r"unknown provider 'nothing-like-it'; known"):
         rxllm.provider("nothing-like-it")
+
+
+def test_image_bytes_in_any_buffer_are_read() -> None:
+    for image in (bytearray(PNG), memoryview(PNG)):
+        (part,) = rxllm.Message.user("hi", images=[image]).images
+        assert part.url == PNG_URL
