@@ -193,6 +193,10 @@ _NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPEC
 # `ToolRequest.to_call()` carries the real signature instead.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 
+# The longest function name the Gemini API takes (`FunctionDeclaration.name`); other
+# wires take 128 (`rxllm.Tool`).
+MAX_TOOL_NAME = 64
+
 
 # -- usage --------------------------------------------------------------------------
 
@@ -978,6 +982,12 @@ class Google(WireProtocol):
         if system:
             body["systemInstruction"] = {"parts": [{"text": text} for text in system]}
         if request.tools:
+            for tool in request.tools:
+                if len(tool.name) > MAX_TOOL_NAME:  # a 400 for the whole request, else
+                    raise ConfigError(
+                        f"tool name {tool.name!r} is longer than the {MAX_TOOL_NAME} "
+                        "characters Gemini takes (FunctionDeclaration.name)"
+                    )
             declarations = [
                 {
                     "name": tool.name,

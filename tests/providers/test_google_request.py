@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from aiohttp import web
 
 import rxllm
+from rxllm.providers import wire_for
 from rxllm.providers.google import SKIP_SIGNATURE, Google
 from rxllm.request import ChatRequest, Message, ToolCall
 from tests.support import Serve
@@ -184,3 +186,18 @@ async def test_the_key_goes_in_its_header_and_nowhere_else(serve: Serve, logs: l
     shown = record.model_dump_json() + rejected.model_dump_json() + repr(rejected)
     assert KEY not in shown
     assert logs and not any(KEY in line for line in logs)
+
+
+def test_a_tool_name_longer_than_gemini_takes_is_refused_at_the_call() -> None:
+    """Gemini's FunctionDeclaration.name is at most 64 characters (other wires take
+    128): a longer one is a ConfigError naming it, which a fallback skips the provider
+    for, not a 400 for the whole request."""
+    long_name = "t" * 65
+    request = rxllm.ChatRequest(
+        model="m", messages=[rxllm.Message.user("hi")], tools=[rxllm.Tool(name=long_name)]
+    )
+    with pytest.raises(rxllm.ConfigError, match="longer than the 64 characters Gemini takes"):
+        wire_for("google").build_body(request)
+    ok = request.model_copy(update={"tools": [rxllm.Tool(name="t" * 64)]})
+    assert wire_for("google").build_body(ok)["tools"][0]["functionDeclarations"][0]["name"]
+    assert wire_for("openai").build_body(request)["tools"][0]["function"]["name"] == long_name
