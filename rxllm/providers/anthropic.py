@@ -7,13 +7,16 @@ as `tool_result` blocks of a user message, and an assistant turn's signed reason
 (`ReasoningPart`s) as its first `thinking` and `redacted_thinking` blocks. What the API
 refuses and rxllm can send without losing anything is sent its way: text that is empty
 or only whitespace is left out ("text content blocks must contain non-whitespace
-text"), as is the trailing whitespace of a final assistant message (a prefill: "final
+text"), and a tool result of such text goes without `content`, which the API takes;
+so is the trailing whitespace of a final assistant message (a prefill: "final
 assistant content cannot end with trailing whitespace"); a call id outside
 `^[a-zA-Z0-9_-]+$`, or one an earlier call of the conversation already used (ids other
 providers made, such as `functions.f:0` or Gemini's per-turn `f_0`), is rewritten in
 its `tool_use` and its results alike, as tool_use ids must be unique; a tool schema
 without a top-level `type` gets `"type": "object"`, which `input_schema` requires; an
-inline image goes with the type its bytes have, whatever its data URL says. Signed
+inline image goes with the type its bytes have, whatever its data URL says; a PDF part
+(a data URL of that type, or a URL given `media_type="application/pdf"`) is a
+`document` block, in a message or a tool result, never an `image` the API refuses. Signed
 reasoning from another wire (a part with `details`) is not sent: its signature is not
 Claude's. A 404 from a base URL without `/v1` (the Anthropic SDKs' form) says so.
 
@@ -526,31 +529,42 @@ class AnthropicNormalizer(Normalizer):
         )
 
 
-def _image(part: ImagePart) -> dict[str, Any]:
+# The one type besides images that the Messages API reads from a part: a PDF, sent as a
+# `document` block (PDF support; `Base64PDFSourceParam`, `URLPDFSourceParam`).
+PDF = "application/pdf"
+
+
+def _media(part: ImagePart) -> dict[str, Any]:
+    """An image part as its content block: an `image`, or a `document` for a PDF (a data
+    URL of that type, or a remote URL given `media_type="application/pdf"`), which the
+    API refuses as an image ("media_type: Input should be 'image/jpeg', ...")."""
     inline = part.inline
-    if inline is not None:
-        media_type, data = inline
-        # The API checks the type against the bytes ("The image was specified using the
-        # image/png media type, but the image appears to be a image/jpeg image"), where
-        # OpenAI's reads the bytes: a data URL that says another type, or `image/jpg`,
-        # goes with the type its bytes have.
-        media_type = image_type(data) or media_type
-        source = {"type": "base64", "media_type": media_type, "data": data}
-        return {"type": "image", "source": source}
-    return {"type": "image", "source": {"type": "url", "url": part.url}}
+    if inline is None:
+        kind = "document" if (part.media_type or "").lower() == PDF else "image"
+        return {"type": kind, "source": {"type": "url", "url": part.url}}
+    media_type, data = inline
+    # The API checks the type against the bytes ("The image was specified using the
+    # image/png media type, but the image appears to be a image/jpeg image"), where
+    # OpenAI's reads the bytes: a data URL that says another type, or `image/jpg`,
+    # goes with the type its bytes have.
+    media_type = image_type(data) or media_type
+    kind = "image"
+    if media_type.lower() == PDF:
+        media_type, kind = PDF, "document"
+    return {"type": kind, "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
-    """Text and image parts as content blocks; text that is empty or only whitespace
-    is left out (the API rejects it: "text content blocks must contain non-whitespace
-    text")."""
+    """Text and image parts (PDFs too) as content blocks; text that is empty or only
+    whitespace is left out (the API rejects it: "text content blocks must contain
+    non-whitespace text")."""
     blocks: list[dict[str, Any]] = []
     for part in message.content:
         if isinstance(part, TextPart):
             if part.text.strip():
                 blocks.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
-            blocks.append(_image(part))
+            blocks.append(_media(part))
     return blocks
 
 
@@ -618,7 +632,12 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
                 "type": "tool_result",
                 "tool_use_id": ids.result(message.tool_call_id),
             }
-            result["content"] = _blocks(message) if message.images else message.text
+            if message.images:
+                result["content"] = _blocks(message)
+            elif message.text.strip():
+                result["content"] = message.text
+            # else no content, which the API takes, where it refuses one that is empty or
+            # blank ("text content blocks must be non-empty"): a tool that printed nothing
             if results is None:
                 results = []
                 out.append({"role": "user", "content": results})
