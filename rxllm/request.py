@@ -214,6 +214,10 @@ class Message(_Frozen):
     content: list[Part] = []
     tool_calls: list[ToolCall] = []
     tool_call_id: str | None = None
+    is_error: bool = False
+    """A tool message whose content is the tool's failure, not its result: Anthropic's
+    `is_error`, Gemini's `error` key; the OpenAI wires have no such field and send the
+    content as it is."""
 
     @model_validator(mode="before")
     @classmethod
@@ -226,6 +230,8 @@ class Message(_Frozen):
         # Responses `call_id`, and Gemini finds the function's name by it.
         if self.role == "tool" and not self.tool_call_id:
             raise ValueError("a tool message needs its tool_call_id: the id of the call it answers")
+        if self.is_error and self.role != "tool":
+            raise ValueError("is_error is a tool message's: the result of a call that failed")
         return self
 
     @classmethod
@@ -261,10 +267,13 @@ class Message(_Frozen):
         return cls(role="assistant", content=parts, tool_calls=tool_calls or [])
 
     @classmethod
-    def tool(cls, call_id: str, content: str | dict[str, Any] | list[Any]) -> "Message":
+    def tool(
+        cls, call_id: str, content: str | dict[str, Any] | list[Any], *, is_error: bool = False
+    ) -> "Message":
         """The result of the call `call_id`: a str as it is, a dict or a list (any
         other JSON value) as its JSON text, as pydantic-ai sends a tool's return value
-        (Gemini's wire sends a JSON object back as the structured `response`)."""
+        (Gemini's wire sends a JSON object back as the structured `response`).
+        `is_error`: the call failed, and `content` says how."""
         if not isinstance(content, str):
             try:
                 content = json.dumps(content, ensure_ascii=False, allow_nan=False)
@@ -273,7 +282,9 @@ class Message(_Frozen):
                     f"Message.tool: the result is not JSON ({exc}): pass it as a str, "
                     "json.dumps(result, default=str) say"
                 ) from None
-        return cls(role="tool", content=[TextPart(text=content)], tool_call_id=call_id)
+        return cls(
+            role="tool", content=[TextPart(text=content)], tool_call_id=call_id, is_error=is_error
+        )
 
     @property
     def text(self) -> str:

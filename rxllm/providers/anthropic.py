@@ -636,8 +636,12 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
                 result["content"] = _blocks(message)
             elif message.text.strip():
                 result["content"] = message.text
+            elif message.is_error:  # "content cannot be empty if is_error is true"
+                result["content"] = message.text or "error"
             # else no content, which the API takes, where it refuses one that is empty or
             # blank ("text content blocks must be non-empty"): a tool that printed nothing
+            if message.is_error:
+                result["is_error"] = True
             if results is None:
                 results = []
                 out.append({"role": "user", "content": results})

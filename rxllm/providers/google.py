@@ -794,14 +794,17 @@ def _parts(content: Sequence[Part]) -> list[dict[str, Any]]:
     return parts
 
 
-def _function_response(content: str) -> dict[str, Any]:
+def _function_response(content: str, is_error: bool = False) -> dict[str, Any]:
     """A tool result as Gemini's `response` object: a JSON object as itself, a JSON
     array (`Message.tool(id, [...])`) as the array under `output` (the key Google's
-    docs name for a function's output), any other text as it is under `output`."""
+    docs name for a function's output), any other text as it is under `output`. A
+    failed call's (`is_error`) goes under `error`, the key the docs name for one."""
     try:
         value = json.loads(content)
     except ValueError:
         value = None
+    if is_error:
+        return {"error": content if value is None else value}
     if isinstance(value, dict):
         return value
     return {"output": value if isinstance(value, list) else content}
@@ -874,7 +877,10 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
                 )
             name, position = calls[call_id]
             part = {
-                "functionResponse": {"name": name, "response": _function_response(message.text)}
+                "functionResponse": {
+                    "name": name,
+                    "response": _function_response(message.text, message.is_error),
+                }
             }
             if results is None:
                 results, answered = [], []
