@@ -2,8 +2,8 @@
 
 Request: `POST {base}/responses` with `stream: true`; the conversation goes in `input`
 as typed items (messages, `function_call`, `function_call_output`, and an assistant
-turn's `reasoning` items first, each as it came), leading system text in
-`instructions`. Response: events whose JSON `type` names them
+turn's `reasoning` items as they came, each right before an item of its turn), leading
+system text in `instructions`. Response: events whose JSON `type` names them
 (`response.output_text.delta`, `response.function_call_arguments.delta`, ...). The
 `event:` line repeats the type on OpenAI's wire but not on OpenRouter's, so only the
 JSON `type` is read. The stream ends with `response.completed`, `response.incomplete`
@@ -327,6 +327,25 @@ def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
     return item
 
 
+def _paired(reasoning: list[dict[str, Any]], turn: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A turn's reasoning items among its message and calls, each right before one of
+    them. The API refuses a reasoning item "provided without its required following
+    item", as it refuses one followed by another reasoning item (openai/codex#1235: two
+    of OpenAI's own in a row, sent back as they came). The history keeps no order
+    between a turn's reasoning items and its message and calls, so they go in the order
+    a model writes them (reasoning, the message or a call it led to, the next
+    reasoning, ...): the n-th reasoning item before the n-th item. Reasoning items
+    beyond the number of items have none to precede: the earliest are left out, as is
+    the reasoning of a turn that said and called nothing."""
+    kept = reasoning[max(len(reasoning) - len(turn), 0) :]
+    out: list[dict[str, Any]] = []
+    for n, item in enumerate(turn):
+        if n < len(kept):
+            out.append(kept[n])
+        out.append(item)
+    return out
+
+
 def responses_input(
     messages: list[Message], custom_tools: frozenset[str] = frozenset(), stored: bool = True
 ) -> tuple[str | None, list[dict[str, Any]]]:
@@ -335,8 +354,9 @@ def responses_input(
     that came from an item asking the client to act goes back as that item, and its
     tool message as the item answering it (`custom_tools`: the names of the custom
     tools offered, whose calls are `custom_tool_call`s). An assistant turn's reasoning
-    items go back first, so that a reasoning model keeps its reasoning across tool
-    calls (`stored`: whether the request lets the API store its items, `store`)."""
+    items go back, each before an item of its turn (`_paired`), so that a reasoning model
+    keeps its reasoning across tool calls (`stored`: whether the request lets the API
+    store its items, `store`)."""
     leading: list[str] = []
     items: list[dict[str, Any]] = []
     kinds: dict[str, str] = {}  # call id -> the item type that carried the call
@@ -350,23 +370,22 @@ def responses_input(
         elif role == "user":
             items.append({"type": "message", "role": "user", "content": _input_text(message)})
         elif role == "assistant":
-            if message.text or message.tool_calls:
-                # Before the message and calls they led to: the API refuses a reasoning
-                # item "without its required following item".
-                for part in message.content:
-                    if isinstance(part, ReasoningPart):
-                        reasoning = _reasoning_item(part, stored)
-                        if reasoning is not None:
-                            items.append(reasoning)
+            turn: list[dict[str, Any]] = []  # what the turn said and called
             if message.text:
                 # `annotations` is required in an `output_text` part (strict validators,
                 # vLLM and Azure's, reject the part without it; OpenAI's tolerates that).
                 content = [{"type": "output_text", "text": message.text, "annotations": []}]
-                items.append({"type": "message", "role": "assistant", "content": content})
+                turn.append({"type": "message", "role": "assistant", "content": content})
             for call in message.tool_calls:
                 item = _call_item(call, custom_tools)
                 kinds[call.id] = item["type"]
-                items.append(item)
+                turn.append(item)
+            reasoning = [
+                _reasoning_item(part, stored)
+                for part in message.content
+                if isinstance(part, ReasoningPart)
+            ]
+            items += _paired([entry for entry in reasoning if entry is not None], turn)
         else:  # tool
             kind = kinds.get(message.tool_call_id or "", "function_call")
             items.append(_answer_item(kind, message))
