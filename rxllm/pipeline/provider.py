@@ -55,6 +55,7 @@ from rxllm.sources.guard import SsrfGuard
 from rxllm.sources.http import DEFAULT_READ_TIMEOUT, HttpRequest, http_source, unusable_session
 from rxllm.sources.job import running_loop
 from rxllm.sources.pool import SessionPool
+from rxllm.sources.redirects import CREDENTIAL_HEADERS
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
@@ -128,6 +129,20 @@ class ProviderOptions(BaseModel):
     """Let the guard reach the private network: True for all of it (RFC 1918, loopback,
     link-local, CGNAT, unique-local), or only these networks (`["10.1.2.0/24"]`). Cloud
     metadata addresses stay refused."""
+    headers: dict[str, str] = {}
+    """Request headers besides the provider's own, which they may replace (the SDKs'
+    `default_headers`): `anthropic-beta`, OpenRouter's `HTTP-Referer` and `X-Title`, a
+    gateway's own. The value of a credential header (`Authorization`, `x-api-key`, ...)
+    is kept secret as the API key is."""
+
+    @field_validator("headers")
+    @classmethod
+    def _headers(cls, headers: dict[str, str]) -> dict[str, str]:
+        for name, value in headers.items():
+            if not name or not (name.isprintable() and value.isprintable()) or ":" in name:
+                # aiohttp would fail mid-turn ("Forbidden control character") otherwise
+                raise ValueError(f"header {name!r}: a name without ':' and printable values")
+        return headers
 
     @field_validator(
         "connect_timeout",
@@ -228,8 +243,23 @@ class Provider:
         self.session = session
         self.options = options = options or ProviderOptions()
         # Built once: every turn sends the same, and a server streams for many at once.
-        self._headers: Mapping[str, str] = MappingProxyType(wire.headers(api_key))
-        self._secrets: tuple[str, ...] = (api_key,) if api_key else ()
+        self._headers: Mapping[str, str] = MappingProxyType(
+            {**wire.headers(api_key), **options.headers}
+        )
+        self._secrets: tuple[str, ...] = tuple(
+            secret
+            for secret in (
+                api_key,
+                # the token itself too: a server that echoes it quotes it without `Bearer`
+                *(
+                    part
+                    for k, v in options.headers.items()
+                    if k.lower() in CREDENTIAL_HEADERS
+                    for part in dict.fromkeys((v, v.rsplit(" ", 1)[-1]))
+                ),
+            )
+            if secret
+        )
         if options.telemetry:
             require_otel()  # asked for at construction: a ConfigError now, not mid-turn
         guarded = wire.ssrf_guard_by_default if options.ssrf_guard is None else options.ssrf_guard
