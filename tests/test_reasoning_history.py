@@ -332,7 +332,7 @@ ITEM = ReasoningPart(
 )
 
 
-def test_responses_sends_the_reasoning_item_before_what_it_led_to() -> None:
+def test_responses_sends_the_reasoning_item_right_before_the_call_it_led_to() -> None:
     turn = Message.assistant(
         "Let me check.",
         tool_calls=[CALL],
@@ -341,15 +341,15 @@ def test_responses_sends_the_reasoning_item_before_what_it_led_to() -> None:
     stateless = {"store": False, "include": ["reasoning.encrypted_content"]}
     assert sent_turn("openai-responses", turn, **stateless) == [
         {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Let me check.", "annotations": []}],
+        },
+        {
             "type": "reasoning",
             "id": "rs_1",
             "summary": [{"type": "summary_text", "text": "**Weather**"}],
             "encrypted_content": "gAAAA-enc",
-        },
-        {
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "Let me check.", "annotations": []}],
         },
         {
             "type": "function_call",
@@ -435,13 +435,19 @@ def done_items(relative: str) -> list[dict[str, Any]]:
     ],
 )
 def test_responses_captured_reasoning_item_goes_back_as_it_came(relative: str) -> None:
+    """Each reasoning item as it was done (encrypted content too), right before the call
+    it led to, after the turn's message; a turn without calls sends none (see
+    `openai_responses._paired`)."""
     record = record_of(replay(capture(relative), "openai-responses"), "openai-responses")
     reasoning = [item for item in done_items(relative) if item["type"] == "reasoning"]
     sent = sent_turn("openai-responses", record.to_message(), store=False)
-    assert reasoning and sent[: len(reasoning)] == reasoning  # as done, encrypted content too
     said = ["message"] if record.text else []
+    if not record.tool_calls:
+        assert reasoning and [item["type"] for item in sent] == said
+        return
+    assert reasoning and sent[len(said) : len(said) + len(reasoning)] == reasoning
     calls = ["function_call"] * len(record.tool_calls)
-    assert [item["type"] for item in sent[len(reasoning) :]] == said + calls
+    assert [item["type"] for item in sent[len(said) + len(reasoning) :]] == calls
 
 
 # -- Responses: the tool loop against the local provider ----------------------------------
@@ -464,8 +470,8 @@ async def test_responses_tool_loop_sends_the_reasoning_item_back(
     received = local_server.requests[1]["input"]
     assert [item["type"] for item in received] == [
         "message",
-        "reasoning",
         "message",
+        "reasoning",
         "function_call",
         "function_call_output",
     ]
@@ -476,7 +482,7 @@ async def test_responses_tool_loop_sends_the_reasoning_item_back(
     }
     if stateless:
         item["encrypted_content"] = sealed(THOUGHT)
-    assert received[1] == item
+    assert received[2] == item
 
 
 # -- Gemini -> another wire: a history begun on Gemini -------------------------------------

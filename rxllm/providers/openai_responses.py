@@ -2,7 +2,7 @@
 
 Request: `POST {base}/responses` with `stream: true`; the conversation goes in `input`
 as typed items (messages, `function_call`, `function_call_output`, and an assistant
-turn's `reasoning` items as they came, each right before an item of its turn), leading
+turn's `reasoning` items as they came, each right before one of its calls), leading
 system text in `instructions`. Response: events whose JSON `type` names them
 (`response.output_text.delta`, `response.function_call_arguments.delta`, ...). The
 `event:` line repeats the type on OpenAI's wire but not on OpenRouter's, so only the
@@ -327,22 +327,25 @@ def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
     return item
 
 
-def _paired(reasoning: list[dict[str, Any]], turn: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A turn's reasoning items among its message and calls, each right before one of
-    them. The API refuses a reasoning item "provided without its required following
-    item", as it refuses one followed by another reasoning item (openai/codex#1235: two
-    of OpenAI's own in a row, sent back as they came). The history keeps no order
-    between a turn's reasoning items and its message and calls, so they go in the order
-    a model writes them (reasoning, the message or a call it led to, the next
-    reasoning, ...): the n-th reasoning item before the n-th item. Reasoning items
-    beyond the number of items have none to precede: the earliest are left out, as is
-    the reasoning of a turn that said and called nothing."""
-    kept = reasoning[max(len(reasoning) - len(turn), 0) :]
-    out: list[dict[str, Any]] = []
-    for n, item in enumerate(turn):
+def _paired(
+    reasoning: list[dict[str, Any]], message: list[dict[str, Any]], calls: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A turn's items as they go back: its message first, then its calls, each
+    reasoning item right before a call. The API refuses a reasoning item "provided
+    without its required following item": one followed by another reasoning item
+    (openai/codex#1235), or, stored, by a message that does not carry its own `id`
+    (mastra-ai/mastra#11103: the same input passes with the message's `msg_` id, which
+    rxllm does not keep), while a call after it passes without one. Reasoning matters
+    where a turn goes on after a call; before a new user message the API sets it aside
+    anyway. So the n-th reasoning item goes before the n-th call (parallel calls follow
+    one reasoning item), the earliest surplus, and a turn's reasoning without calls, are
+    left out."""
+    kept = reasoning[max(len(reasoning) - len(calls), 0) :] if calls else []
+    out = list(message)
+    for n, call in enumerate(calls):
         if n < len(kept):
             out.append(kept[n])
-        out.append(item)
+        out.append(call)
     return out
 
 
@@ -354,7 +357,7 @@ def responses_input(
     that came from an item asking the client to act goes back as that item, and its
     tool message as the item answering it (`custom_tools`: the names of the custom
     tools offered, whose calls are `custom_tool_call`s). An assistant turn's reasoning
-    items go back, each before an item of its turn (`_paired`), so that a reasoning model
+    items go back, each before one of its calls (`_paired`), so that a reasoning model
     keeps its reasoning across tool calls (`stored`: whether the request lets the API
     store its items, `store`)."""
     leading: list[str] = []
@@ -370,22 +373,23 @@ def responses_input(
         elif role == "user":
             items.append({"type": "message", "role": "user", "content": _input_text(message)})
         elif role == "assistant":
-            turn: list[dict[str, Any]] = []  # what the turn said and called
+            said: list[dict[str, Any]] = []
             if message.text:
                 # `annotations` is required in an `output_text` part (strict validators,
                 # vLLM and Azure's, reject the part without it; OpenAI's tolerates that).
                 content = [{"type": "output_text", "text": message.text, "annotations": []}]
-                turn.append({"type": "message", "role": "assistant", "content": content})
+                said.append({"type": "message", "role": "assistant", "content": content})
+            calls: list[dict[str, Any]] = []
             for call in message.tool_calls:
                 item = _call_item(call, custom_tools)
                 kinds[call.id] = item["type"]
-                turn.append(item)
+                calls.append(item)
             reasoning = [
                 _reasoning_item(part, stored)
                 for part in message.content
                 if isinstance(part, ReasoningPart)
             ]
-            items += _paired([entry for entry in reasoning if entry is not None], turn)
+            items += _paired([entry for entry in reasoning if entry is not None], said, calls)
         else:  # tool
             kind = kinds.get(message.tool_call_id or "", "function_call")
             items.append(_answer_item(kind, message))

@@ -1,11 +1,12 @@
 """The Responses request body: where an assistant turn's reasoning items go back.
 
-The API refuses a reasoning item "provided without its required following item", and a
-reasoning item followed by another one is refused so (openai/codex#1235,
-UKGovernmentBEIS/inspect_ai#1990). Models of the gpt-5 family write several reasoning
-items in one response (reasoning, a `commentary` message, reasoning, a call): each goes
-back right before an item of its turn. Bodies are built by hand from the API reference
-(openai-python `types/responses/response_input_item_param.py`).
+The API refuses a reasoning item "provided without its required following item": one
+followed by another reasoning item (openai/codex#1235, UKGovernmentBEIS/inspect_ai#1990),
+or, stored, by a message without its own `msg_` id (mastra-ai/mastra#11103), which rxllm
+does not keep; a call after it passes without one. Models of the gpt-5 family write
+several reasoning items in one response (reasoning, a `commentary` message, reasoning, a
+call): the message goes first, each reasoning item right before a call. Bodies are built
+by hand from the API reference (openai-python `types/responses/response_input_item_param.py`).
 """
 
 from __future__ import annotations
@@ -61,9 +62,27 @@ def turn_input(turn: Message) -> list[dict[str, Any]]:
     return body["input"][1:-1]  # type: ignore[no-any-return]
 
 
-def test_each_reasoning_item_goes_right_before_an_item_of_its_turn() -> None:
+def test_each_reasoning_item_goes_right_before_a_call_of_its_turn() -> None:
     turn = Message.assistant("Let me check.", tool_calls=[CALL], reasoning=[part(1), part(2)])
-    assert turn_input(turn) == [sent(1), MESSAGE, sent(2), FUNCTION_CALL]
+    assert turn_input(turn) == [MESSAGE, sent(2), FUNCTION_CALL]
+
+
+def test_a_turn_without_calls_sends_no_reasoning() -> None:
+    # Stored, a reasoning item before a message without its id is refused; before a
+    # new user message the API sets a turn's reasoning aside anyway.
+    turn = Message.assistant("Let me check.", reasoning=[part(1)])
+    assert turn_input(turn) == [MESSAGE]
+
+
+def test_parallel_calls_follow_their_one_reasoning_item() -> None:
+    calls = [ToolCall(id=f"call_{n}", name="f") for n in range(3)]
+    turn = Message.assistant(tool_calls=calls, reasoning=[part(1)])
+    assert [entry["type"] for entry in turn_input(turn)] == [
+        "reasoning",
+        "function_call",
+        "function_call",
+        "function_call",
+    ]
 
 
 def test_reasoning_items_beyond_the_turns_items_leave_out_the_earliest() -> None:
@@ -86,11 +105,10 @@ def test_no_reasoning_item_is_left_without_its_following_item(
     items = OpenAIResponses().build_body(request)["input"][1:-1]
     kinds = [entry["type"] for entry in items]
     for position, kind in enumerate(kinds):
-        if kind == "reasoning":
-            assert position + 1 < len(kinds) and kinds[position + 1] != "reasoning"
-    said_and_called = len(tool_calls) + (1 if text else 0)
-    assert kinds.count("reasoning") == min(reasoning, said_and_called)
-    assert len(items) - kinds.count("reasoning") == said_and_called
+        if kind == "reasoning":  # always right before a call
+            assert position + 1 < len(kinds) and kinds[position + 1] == "function_call"
+    assert kinds.count("reasoning") == min(reasoning, calls)
+    assert len(items) - kinds.count("reasoning") == len(tool_calls) + (1 if text else 0)
 
 
 def responses_sse(*payloads: dict[str, Any]) -> bytes:
@@ -99,7 +117,7 @@ def responses_sse(*payloads: dict[str, Any]) -> bytes:
     ).encode()
 
 
-def test_an_interleaved_turn_goes_back_in_the_order_it_came() -> None:
+def test_an_interleaved_turn_goes_back_with_its_call_after_its_reasoning() -> None:
     # gpt-5 family: reasoning, a `commentary` message, reasoning again, then the call.
     first = {**item(1), "encrypted_content": "enc-1"}
     message = {
@@ -127,4 +145,5 @@ def test_an_interleaved_turn_goes_back_in_the_order_it_came() -> None:
         builder.add(event)
     record = builder.build()
     assert record.ok and len(record.reasoning_parts) == 2
-    assert turn_input(record.to_message()) == [sent(1), MESSAGE, sent(2), FUNCTION_CALL]
+    # the message first; the reasoning that led to the call before it
+    assert turn_input(record.to_message()) == [MESSAGE, sent(2), FUNCTION_CALL]
