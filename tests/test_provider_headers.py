@@ -63,7 +63,58 @@ async def test_a_credential_header_is_kept_secret(serve: Serve) -> None:
     assert TOKEN not in record.model_dump_json()
 
 
-@pytest.mark.parametrize("headers", [{"X-Bad": "a\nb"}, {"": "x"}, {"a:b": "x"}])
-def test_a_header_aiohttp_would_refuse_is_a_config_error(headers: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X-Bad": "a\nb"},
+        {"": "x"},
+        {"a:b": "x"},
+        {"X Title": "a"},  # not a token: the server's 400 would read as the body's fault
+        {"Content-Length": "3"},  # the transport's: it cut the body to 3 bytes
+        {"Transfer-Encoding": "chunked"},
+        {"content-encoding": "gzip"},
+    ],
+)
+def test_a_header_that_would_break_the_request_is_a_config_error(headers: dict[str, str]) -> None:
     with pytest.raises(rxllm.ConfigError, match="headers"):
         rxllm.provider("openai", api_key="k", headers=headers)
+
+
+def test_a_credential_pasted_into_a_name_is_not_shown_and_options_do_not_show_headers() -> None:
+    with pytest.raises(rxllm.ConfigError) as raised:
+        rxllm.provider("openai", api_key="k", headers={f"Authorization: Bearer {TOKEN}": "x"})
+    assert TOKEN not in str(raised.value)
+    p = rxllm.provider("openai", api_key="k", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert TOKEN not in repr(p) + repr(p.options) + str(p.options)
+
+
+def test_a_name_in_another_case_replaces_the_providers_own() -> None:
+    p = rxllm.provider("anthropic", api_key="sk-ant-old", headers={"X-Api-Key": "sk-ant-new"})
+    sent = p.http_request(ASK).headers
+    assert [v for k, v in sent.items() if k.lower() == "x-api-key"] == ["sk-ant-new"]
+
+
+async def test_a_gateways_own_credential_header_is_a_secret_and_stays_home(serve: Serve) -> None:
+    """Helicone's `Helicone-Auth` and Cloudflare AI Gateway's `cf-aig-authorization` go by
+    names of their own: echoed into the record, and sent on to another origin."""
+    elsewhere: list[Any] = []
+
+    async def other_origin(request: web.Request) -> web.Response:
+        elsewhere.append(dict(request.headers))
+        return web.json_response(
+            {"error": {"message": f"bad {request.headers.get('Helicone-Auth')}"}}, status=401
+        )
+
+    away = await serve(other_origin)
+    away = away.replace("127.0.0.1", "localhost")
+
+    async def moved(request: web.Request) -> web.Response:
+        raise web.HTTPTemporaryRedirect(away + "/chat/completions")
+
+    url = await serve(moved)
+    gateway = {"Helicone-Auth": f"Bearer {TOKEN}", "cf-aig-authorization": f"Bearer {TOKEN}"}
+    p = rxllm.provider("custom", base_url=url, allow_private_network=True, headers=gateway)
+    async with p:
+        record = await p.complete(ASK)
+    assert elsewhere and not {"Helicone-Auth", "cf-aig-authorization"} & set(elsewhere[0])
+    assert TOKEN not in record.model_dump_json()

@@ -42,8 +42,9 @@ def test_anthropic_marks_the_result_an_error() -> None:
         "content": "city not found: Paris",
         "is_error": True,
     }
-    blank = rxllm.Message.tool("call_1", "", is_error=True)
-    assert sent("anthropic", blank)["content"][0]["content"] == "error"
+    for blank in ("", " \n"):  # "content cannot be empty if is_error is true"
+        result = rxllm.Message.tool("call_1", blank, is_error=True)
+        assert sent("anthropic", result)["content"][0]["content"] == "error"
     ok = sent("anthropic", rxllm.Message.tool("call_1", "21 C"))["content"][0]
     assert "is_error" not in ok
 

@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import json
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from ipaddress import ip_network
 from time import monotonic
@@ -55,7 +56,7 @@ from rxllm.sources.guard import SsrfGuard
 from rxllm.sources.http import DEFAULT_READ_TIMEOUT, HttpRequest, http_source, unusable_session
 from rxllm.sources.job import running_loop
 from rxllm.sources.pool import SessionPool
-from rxllm.sources.redirects import CREDENTIAL_HEADERS
+from rxllm.sources.redirects import is_credential_header
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
@@ -76,6 +77,25 @@ FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
 
 # The flags that also take a list, and of what.
 _FLAG_LISTS = {"speaker_guard": ", or a list of names", "allow_private_network": ", or networks"}
+
+
+# A header name as RFC 9110 has it (a token); the headers that frame the request body.
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_FRAMING_HEADERS = frozenset(
+    {
+        "content-length",
+        "transfer-encoding",
+        "content-encoding",
+        "connection",
+        "keep-alive",
+        "te",
+        "trailer",
+        "upgrade",
+        "expect",
+        "proxy-connection",
+        "host",
+    }
+)
 
 
 class ProviderOptions(BaseModel):
@@ -129,19 +149,26 @@ class ProviderOptions(BaseModel):
     """Let the guard reach the private network: True for all of it (RFC 1918, loopback,
     link-local, CGNAT, unique-local), or only these networks (`["10.1.2.0/24"]`). Cloud
     metadata addresses stay refused."""
-    headers: dict[str, str] = {}
-    """Request headers besides the provider's own, which they may replace (the SDKs'
-    `default_headers`): `anthropic-beta`, OpenRouter's `HTTP-Referer` and `X-Title`, a
-    gateway's own. The value of a credential header (`Authorization`, `x-api-key`, ...)
-    is kept secret as the API key is."""
+    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    """Request headers besides the provider's own, which they replace whatever the case
+    of their names (the SDKs' `default_headers`): `anthropic-beta`, OpenRouter's
+    `HTTP-Referer` and `X-Title`, a gateway's own. The value of a credential header
+    (`Authorization`, `x-api-key`, `Helicone-Auth`, ...) is kept secret as the API key
+    is. Not shown in a repr."""
 
     @field_validator("headers")
     @classmethod
     def _headers(cls, headers: dict[str, str]) -> dict[str, str]:
         for name, value in headers.items():
-            if not name or not (name.isprintable() and value.isprintable()) or ":" in name:
-                # aiohttp would fail mid-turn ("Forbidden control character") otherwise
-                raise ValueError(f"header {name!r}: a name without ':' and printable values")
+            shown = repr(name.split(":", 1)[0])  # a slip may paste a credential into it
+            if _HEADER_NAME.fullmatch(name) is None:
+                raise ValueError(f"header {shown}: a name is a token (letters, digits, '-')")
+            if name.lower() in _FRAMING_HEADERS:
+                # the transport writes them for the body it sends: another value cuts or
+                # garbles the request, which the server refuses as if it were the body's
+                raise ValueError(f"header {shown} is the transport's, not one to set")
+            if not value.isprintable():  # aiohttp: "Forbidden control character", mid-turn
+                raise ValueError(f"header {shown}: its value holds a line break or control")
         return headers
 
     @field_validator(
@@ -243,9 +270,9 @@ class Provider:
         self.session = session
         self.options = options = options or ProviderOptions()
         # Built once: every turn sends the same, and a server streams for many at once.
-        self._headers: Mapping[str, str] = MappingProxyType(
-            {**wire.headers(api_key), **options.headers}
-        )
+        given = {name.lower() for name in options.headers}
+        own = {k: v for k, v in wire.headers(api_key).items() if k.lower() not in given}
+        self._headers: Mapping[str, str] = MappingProxyType({**own, **options.headers})
         self._secrets: tuple[str, ...] = tuple(
             secret
             for secret in (
@@ -254,7 +281,7 @@ class Provider:
                 *(
                     part
                     for k, v in options.headers.items()
-                    if k.lower() in CREDENTIAL_HEADERS
+                    if is_credential_header(k)
                     for part in dict.fromkeys((v, v.rsplit(" ", 1)[-1]))
                 ),
             )

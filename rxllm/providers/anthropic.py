@@ -637,7 +637,7 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
             elif message.text.strip():
                 result["content"] = message.text
             elif message.is_error:  # "content cannot be empty if is_error is true"
-                result["content"] = message.text or "error"
+                result["content"] = "error"
             # else no content, which the API takes, where it refuses one that is empty or
             # blank ("text content blocks must be non-empty"): a tool that printed nothing
             if message.is_error:

@@ -34,6 +34,7 @@ from yarl import URL
 
 __all__ = [
     "CREDENTIAL_HEADERS",
+    "is_credential_header",
     "FOLLOWED",
     "MAX_REDIRECTS",
     "REDIRECTS",
@@ -55,6 +56,16 @@ CREDENTIAL_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"}
 )
 """Headers dropped on a cross-origin hop whatever their value (besides any holding a secret)."""
+# A gateway's own credential header goes by its own name (Helicone's `Helicone-Auth`,
+# Cloudflare AI Gateway's `cf-aig-authorization`): what such names say.
+_CREDENTIAL_NAME = re.compile(
+    r"(?i)auth|api[-_]?key|token|secret|password|cookie|session|signature|credential"
+)
+
+
+def is_credential_header(name: str) -> bool:
+    """Whether a header of this name carries a credential, by its name alone."""
+    return name.lower() in CREDENTIAL_HEADERS or _CREDENTIAL_NAME.search(name) is not None
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,7 @@ def without_credentials(headers: Mapping[str, str], secrets: tuple[str, ...]) ->
     return {
         name: value
         for name, value in headers.items()
-        if name.lower() not in CREDENTIAL_HEADERS and not any(p.search(value) for p in holds)
+        if not is_credential_header(name) and not any(p.search(value) for p in holds)
     }
 
 
