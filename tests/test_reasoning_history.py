@@ -332,7 +332,7 @@ ITEM = ReasoningPart(
 )
 
 
-def test_responses_sends_the_reasoning_item_right_before_the_call_it_led_to() -> None:
+def test_responses_sends_the_reasoning_item_before_what_it_led_to() -> None:
     turn = Message.assistant(
         "Let me check.",
         tool_calls=[CALL],
@@ -340,16 +340,15 @@ def test_responses_sends_the_reasoning_item_right_before_the_call_it_led_to() ->
     )
     stateless = {"store": False, "include": ["reasoning.encrypted_content"]}
     assert sent_turn("openai-responses", turn, **stateless) == [
+        {  # by its content, without its id, as codex sends it
+            "type": "reasoning",
+            "summary": [{"type": "summary_text", "text": "**Weather**"}],
+            "encrypted_content": "gAAAA-enc",
+        },
         {
             "type": "message",
             "role": "assistant",
             "content": [{"type": "output_text", "text": "Let me check.", "annotations": []}],
-        },
-        {
-            "type": "reasoning",
-            "id": "rs_1",
-            "summary": [{"type": "summary_text", "text": "**Weather**"}],
-            "encrypted_content": "gAAAA-enc",
         },
         {
             "type": "function_call",
@@ -435,19 +434,16 @@ def done_items(relative: str) -> list[dict[str, Any]]:
     ],
 )
 def test_responses_captured_reasoning_item_goes_back_as_it_came(relative: str) -> None:
-    """Each reasoning item as it was done (encrypted content too), right before the call
-    it led to, after the turn's message; a turn without calls sends none (see
-    `openai_responses._paired`)."""
+    """Each reasoning item as it was done, encrypted content too (without its id: sent
+    by its content), before the turn's message and calls (`openai_responses._paired`)."""
     record = record_of(replay(capture(relative), "openai-responses"), "openai-responses")
-    reasoning = [item for item in done_items(relative) if item["type"] == "reasoning"]
+    done = [item for item in done_items(relative) if item["type"] == "reasoning"]
+    reasoning = [{k: v for k, v in item.items() if k != "id"} for item in done]
     sent = sent_turn("openai-responses", record.to_message(), store=False)
+    assert reasoning and sent[: len(reasoning)] == reasoning
     said = ["message"] if record.text else []
-    if not record.tool_calls:
-        assert reasoning and [item["type"] for item in sent] == said
-        return
-    assert reasoning and sent[len(said) : len(said) + len(reasoning)] == reasoning
     calls = ["function_call"] * len(record.tool_calls)
-    assert [item["type"] for item in sent[len(said) + len(reasoning) :]] == calls
+    assert [item["type"] for item in sent[len(reasoning) :]] == said + calls
 
 
 # -- Responses: the tool loop against the local provider ----------------------------------
@@ -468,21 +464,16 @@ async def test_responses_tool_loop_sends_the_reasoning_item_back(
         second = await p.complete(ask.model_copy(update={"messages": history}))
     assert second.ok and second.text.startswith("get_weather returned")
     received = local_server.requests[1]["input"]
-    assert [item["type"] for item in received] == [
-        "message",
-        "message",
-        "reasoning",
-        "function_call",
-        "function_call_output",
-    ]
-    item: dict[str, Any] = {
-        "id": "rs_local_0",
-        "type": "reasoning",
-        "summary": [{"type": "summary_text", "text": THOUGHT}],
-    }
-    if stateless:
+    types = [item["type"] for item in received]
+    item: dict[str, Any] = {"type": "reasoning"}
+    if stateless:  # by its content, where it came
+        assert types == ["message", "reasoning", "message", "function_call", "function_call_output"]
         item["encrypted_content"] = sealed(THOUGHT)
-    assert received[2] == item
+    else:  # by its id, right before the call, after the message
+        assert types == ["message", "message", "reasoning", "function_call", "function_call_output"]
+        item["id"] = "rs_local_0"
+    item["summary"] = [{"type": "summary_text", "text": THOUGHT}]
+    assert received[types.index("reasoning")] == item
 
 
 # -- Gemini -> another wire: a history begun on Gemini -------------------------------------

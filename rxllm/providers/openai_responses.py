@@ -2,7 +2,7 @@
 
 Request: `POST {base}/responses` with `stream: true`; the conversation goes in `input`
 as typed items (messages, `function_call`, `function_call_output`, and an assistant
-turn's `reasoning` items as they came, each right before one of its calls), leading
+turn's `reasoning` items, each right before an item of its turn), leading
 system text in `instructions`. Response: events whose JSON `type` names them
 (`response.output_text.delta`, `response.function_call_arguments.delta`, ...). The
 `event:` line repeats the type on OpenAI's wire but not on OpenRouter's, so only the
@@ -323,6 +323,9 @@ def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
         return None
     item = {"summary": [], **details}  # `summary` is required, even when empty
     if part.signature is not None:
+        # Sent by its content, without its id, as codex sends it: an item named by its id
+        # is checked against the stored item that followed it (`_paired`).
+        del item["id"]
         item["encrypted_content"] = part.signature
     return item
 
@@ -330,22 +333,36 @@ def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
 def _paired(
     reasoning: list[dict[str, Any]], message: list[dict[str, Any]], calls: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """A turn's items as they go back: its message first, then its calls, each
-    reasoning item right before a call. The API refuses a reasoning item "provided
-    without its required following item": one followed by another reasoning item
-    (openai/codex#1235), or, stored, by a message that does not carry its own `id`
-    (mastra-ai/mastra#11103: the same input passes with the message's `msg_` id, which
-    rxllm does not keep), while a call after it passes without one. Reasoning matters
-    where a turn goes on after a call; before a new user message the API sets it aside
-    anyway. So the n-th reasoning item goes before the n-th call (parallel calls follow
-    one reasoning item), the earliest surplus, and a turn's reasoning without calls, are
-    left out."""
-    kept = reasoning[max(len(reasoning) - len(calls), 0) :] if calls else []
-    out = list(message)
-    for n, call in enumerate(calls):
+    """A turn's items as they go back, its reasoning items among them. The API refuses a
+    reasoning item "provided without its required following item": one followed by
+    another reasoning item (openai/codex#1235), and one named by its `id` (stored, no
+    encrypted content) followed by a message that does not carry its own `msg_` id
+    (mastra-ai/mastra#11103, which passes with the id rxllm does not keep), while a call
+    after it passes without one.
+
+    - Sent by their content (encrypted, without ids, as codex sends them), reasoning
+      items go where a model writes them: the n-th before the n-th of the message and
+      the calls, the turn's reasoning kept even without calls (newer models use the
+      reasoning of earlier turns: OpenAI's "preserved reasoning").
+    - Named by their ids, the message goes first and each reasoning item right before a
+      call (parallel calls follow one); a turn without calls sends none.
+
+    The earliest reasoning items beyond what they can precede are left out."""
+    if all("id" not in item for item in reasoning):
+        return _each_before(reasoning, [*message, *calls])
+    return [*message, *_each_before(reasoning, calls)]
+
+
+def _each_before(
+    reasoning: list[dict[str, Any]], items: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`items` with the n-th (latest) reasoning item right before the n-th item."""
+    kept = reasoning[max(len(reasoning) - len(items), 0) :] if items else []
+    out: list[dict[str, Any]] = []
+    for n, item in enumerate(items):
         if n < len(kept):
             out.append(kept[n])
-        out.append(call)
+        out.append(item)
     return out
 
 
@@ -357,7 +374,7 @@ def responses_input(
     that came from an item asking the client to act goes back as that item, and its
     tool message as the item answering it (`custom_tools`: the names of the custom
     tools offered, whose calls are `custom_tool_call`s). An assistant turn's reasoning
-    items go back, each before one of its calls (`_paired`), so that a reasoning model
+    items go back, each before an item of its turn (`_paired`), so that a reasoning model
     keeps its reasoning across tool calls (`stored`: whether the request lets the API
     store its items, `store`)."""
     leading: list[str] = []

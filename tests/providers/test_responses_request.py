@@ -2,11 +2,13 @@
 
 The API refuses a reasoning item "provided without its required following item": one
 followed by another reasoning item (openai/codex#1235, UKGovernmentBEIS/inspect_ai#1990),
-or, stored, by a message without its own `msg_` id (mastra-ai/mastra#11103), which rxllm
-does not keep; a call after it passes without one. Models of the gpt-5 family write
-several reasoning items in one response (reasoning, a `commentary` message, reasoning, a
-call): the message goes first, each reasoning item right before a call. Bodies are built
-by hand from the API reference (openai-python `types/responses/response_input_item_param.py`).
+or one named by its id (stored) followed by a message without its own `msg_` id
+(mastra-ai/mastra#11103), which rxllm does not keep; a call after it passes without one.
+Models of the gpt-5 family write several reasoning items in one response (reasoning, a
+`commentary` message, reasoning, a call). Sent by their encrypted content, without ids
+(as codex sends them), reasoning items go back where they came; named by their ids, each
+goes right before a call, after the message. Bodies are built by hand from the API
+reference (openai-python `types/responses/response_input_item_param.py`).
 """
 
 from __future__ import annotations
@@ -37,8 +39,13 @@ def part(n: int) -> ReasoningPart:
 
 
 def sent(n: int) -> dict[str, Any]:
-    """Reasoning item `n` as a stateless request sends it back."""
-    return {**item(n), "encrypted_content": f"enc-{n}"}
+    """Reasoning item `n` as a stateless request sends it back: by its content."""
+    return {"type": "reasoning", "summary": [], "encrypted_content": f"enc-{n}"}
+
+
+def stored(n: int) -> ReasoningPart:
+    """Reasoning item `n` as a stored turn keeps it: its fields alone, sent by its id."""
+    return ReasoningPart(details=item(n))
 
 
 MESSAGE = {
@@ -54,35 +61,44 @@ FUNCTION_CALL = {
 }
 
 
-def turn_input(turn: Message) -> list[dict[str, Any]]:
-    """The input items a stateless request sends for the assistant `turn`."""
-    params = {"store": False, "include": ["reasoning.encrypted_content"]}
+def turn_input(turn: Message, store: bool = False) -> list[dict[str, Any]]:
+    """The input items a stateless (or stored) request sends for the assistant `turn`."""
+    params: dict[str, Any] = {"store": store}
+    if not store:
+        params["include"] = ["reasoning.encrypted_content"]
     request = ChatRequest(model="gpt-5", messages=[QUESTION, turn, RESULT], params=params)
     body = OpenAIResponses().build_body(request)
     return body["input"][1:-1]  # type: ignore[no-any-return]
 
 
-def test_each_reasoning_item_goes_right_before_a_call_of_its_turn() -> None:
+def test_encrypted_reasoning_goes_back_where_it_came() -> None:
     turn = Message.assistant("Let me check.", tool_calls=[CALL], reasoning=[part(1), part(2)])
-    assert turn_input(turn) == [MESSAGE, sent(2), FUNCTION_CALL]
+    assert turn_input(turn) == [sent(1), MESSAGE, sent(2), FUNCTION_CALL]
+    # newer models use the reasoning of earlier turns: kept without calls too
+    assert turn_input(Message.assistant("Let me check.", reasoning=[part(1)])) == [
+        sent(1),
+        MESSAGE,
+    ]
 
 
-def test_a_turn_without_calls_sends_no_reasoning() -> None:
-    # Stored, a reasoning item before a message without its id is refused; before a
-    # new user message the API sets a turn's reasoning aside anyway.
-    turn = Message.assistant("Let me check.", reasoning=[part(1)])
-    assert turn_input(turn) == [MESSAGE]
+def test_reasoning_by_id_goes_right_before_a_call_after_the_message() -> None:
+    turn = Message.assistant("Let me check.", tool_calls=[CALL], reasoning=[stored(1)])
+    assert turn_input(turn, store=True) == [MESSAGE, item(1), FUNCTION_CALL]
+    # stored, before a message without its msg_ id it is refused: a turn without calls
+    # sends none
+    assert turn_input(Message.assistant("Let me check.", reasoning=[stored(1)]), True) == [MESSAGE]
 
 
 def test_parallel_calls_follow_their_one_reasoning_item() -> None:
     calls = [ToolCall(id=f"call_{n}", name="f") for n in range(3)]
-    turn = Message.assistant(tool_calls=calls, reasoning=[part(1)])
-    assert [entry["type"] for entry in turn_input(turn)] == [
-        "reasoning",
-        "function_call",
-        "function_call",
-        "function_call",
-    ]
+    for reasoning, store in (([part(1)], False), ([stored(1)], True)):
+        turn = Message.assistant(tool_calls=calls, reasoning=reasoning)
+        assert [entry["type"] for entry in turn_input(turn, store)] == [
+            "reasoning",
+            "function_call",
+            "function_call",
+            "function_call",
+        ]
 
 
 def test_reasoning_items_beyond_the_turns_items_leave_out_the_earliest() -> None:
@@ -91,23 +107,29 @@ def test_reasoning_items_beyond_the_turns_items_leave_out_the_earliest() -> None
     assert turn_input(turn) == [sent(3), FUNCTION_CALL]
 
 
+@pytest.mark.parametrize("store", [False, True], ids=["by content", "by id"])
 @pytest.mark.parametrize("reasoning", [0, 1, 2, 3, 5])
 @pytest.mark.parametrize("text", ["", "Let me check."])
 @pytest.mark.parametrize("calls", [0, 1, 3])
 def test_no_reasoning_item_is_left_without_its_following_item(
-    reasoning: int, text: str, calls: int
+    reasoning: int, text: str, calls: int, store: bool
 ) -> None:
     tool_calls = [ToolCall(id=f"call_{n}", name="f") for n in range(calls)]
-    turn = Message.assistant(
-        text, tool_calls=tool_calls, reasoning=[part(n) for n in range(reasoning)]
+    parts = [part(n) if not store else stored(n) for n in range(reasoning)]
+    turn = Message.assistant(text, tool_calls=tool_calls, reasoning=parts)
+    params: dict[str, Any] = {"store": store}
+    request = ChatRequest(
+        model="gpt-5", messages=[QUESTION, turn, Message.user("?")], params=params
     )
-    request = ChatRequest(model="gpt-5", messages=[QUESTION, turn, Message.user("?")])
     items = OpenAIResponses().build_body(request)["input"][1:-1]
     kinds = [entry["type"] for entry in items]
     for position, kind in enumerate(kinds):
-        if kind == "reasoning":  # always right before a call
-            assert position + 1 < len(kinds) and kinds[position + 1] == "function_call"
-    assert kinds.count("reasoning") == min(reasoning, calls)
+        if kind == "reasoning":
+            following = kinds[position + 1] if position + 1 < len(kinds) else None
+            # by id: only a call may follow (a message would need its own id)
+            assert following == "function_call" or (not store and following == "message")
+    precedable = calls if store else calls + (1 if text else 0)
+    assert kinds.count("reasoning") == min(reasoning, precedable)
     assert len(items) - kinds.count("reasoning") == len(tool_calls) + (1 if text else 0)
 
 
@@ -117,7 +139,7 @@ def responses_sse(*payloads: dict[str, Any]) -> bytes:
     ).encode()
 
 
-def test_an_interleaved_turn_goes_back_with_its_call_after_its_reasoning() -> None:
+def test_an_interleaved_turn_goes_back_in_the_order_it_came() -> None:
     # gpt-5 family: reasoning, a `commentary` message, reasoning again, then the call.
     first = {**item(1), "encrypted_content": "enc-1"}
     message = {
@@ -145,5 +167,4 @@ def test_an_interleaved_turn_goes_back_with_its_call_after_its_reasoning() -> No
         builder.add(event)
     record = builder.build()
     assert record.ok and len(record.reasoning_parts) == 2
-    # the message first; the reasoning that led to the call before it
-    assert turn_input(record.to_message()) == [MESSAGE, sent(2), FUNCTION_CALL]
+    assert turn_input(record.to_message()) == [sent(1), MESSAGE, sent(2), FUNCTION_CALL]
