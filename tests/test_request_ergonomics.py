@@ -320,3 +320,14 @@ def test_image_bytes_in_any_buffer_are_read() -> None:
     for image in (bytearray(PNG), memoryview(PNG)):
         (part,) = rxllm.Message.user("hi", images=[image]).images
         assert part.url == PNG_URL
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "google"])
+def test_an_image_in_a_system_message_is_refused_where_the_wire_drops_it(provider: str) -> None:
+    # Anthropic's `system` and Gemini's `systemInstruction` take text: the image was
+    # dropped without a word.
+    system = rxllm.Message(
+        role="system", content=[rxllm.TextPart(text="Be brief."), rxllm.ImagePart(url=PNG_URL)]
+    )
+    with pytest.raises(rxllm.ConfigError, match=r"system\w*( prompt)? takes text only"):
+        body(provider, [system, rxllm.Message.user("hi")])

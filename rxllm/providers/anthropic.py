@@ -109,6 +109,7 @@ from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload, status_in
+from rxllm.errors import ConfigError
 from rxllm.events import ErrorInfo, StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
@@ -649,6 +650,11 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
             continue
         results = None
         if message.role == "system":
+            if message.images:  # `system` takes text blocks only: not to be dropped unsaid
+                raise ConfigError(
+                    "Anthropic's system prompt takes text only: send the system message's "
+                    "images in a user message"
+                )
             if message.text.strip():
                 system.append(message.text)
             continue

@@ -865,6 +865,11 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
     for message in messages:
         role = message.role
         if role == "system":
+            if message.images:  # `systemInstruction` is read for its text: not dropped unsaid
+                raise ConfigError(
+                    "Gemini's systemInstruction takes text only: send the system message's "
+                    "images in a user message"
+                )
             if message.text:
                 system.append(message.text)
             continue
