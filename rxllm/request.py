@@ -359,8 +359,9 @@ class ChatRequest(_Frozen):
     temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
-    """The most tokens to generate (OpenAI chat `max_tokens`, Responses
-    `max_output_tokens`, Anthropic `max_tokens`, Gemini `maxOutputTokens`)."""
+    """The most tokens to generate (OpenAI's and Azure's chat `max_completion_tokens`,
+    the compatible servers' `max_tokens`, Responses `max_output_tokens`, Anthropic
+    `max_tokens`, Gemini `maxOutputTokens`)."""
     stop: str | list[str] | None = None
     """Where to stop generating: one string or several (sent as a list)."""
     seed: int | None = None

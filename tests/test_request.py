@@ -135,8 +135,13 @@ def body_of(provider: str, **fields: Any) -> dict[str, Any]:
 
 
 def test_openai_chat_writes_its_own_names() -> None:
+    """OpenAI's `max_tokens` is deprecated for `max_completion_tokens` (o-series and gpt-5
+    refuse it); the compatible servers read `max_tokens`."""
     body = body_of("openai", **ALL)
-    assert {key: body[key] for key in ALL} == {**ALL, "stop": ["END"]}
+    names = {**{key: key for key in ALL}, "max_tokens": "max_completion_tokens"}
+    assert {key: body[names[key]] for key in ALL} == {**ALL, "stop": ["END"]}
+    assert "max_tokens" not in body
+    assert body_of("vllm", max_tokens=100)["max_tokens"] == 100
 
 
 def test_responses_writes_max_output_tokens() -> None:

@@ -120,6 +120,7 @@ from rxllm.request import (
 
 __all__ = [
     "DEGRADES",
+    "OPENAI",
     "ChatNormalizer",
     "ChatOptions",
     "OpenAIChat",
@@ -247,6 +248,14 @@ class ChatOptions:
 
 
 _PLAIN = ChatOptions()
+
+OPENAI = ChatOptions(sampling_renames={"max_tokens": "max_completion_tokens"})
+"""OpenAI's own endpoint (and Azure's, which serves the same models): `max_tokens` is
+deprecated there "in favor of `max_completion_tokens`, and is not compatible with o-series
+models" (the API reference; gpt-5 refuses it alike: "Unsupported parameter: 'max_tokens'
+is not supported with this model. Use 'max_completion_tokens' instead."), while every
+model takes `max_completion_tokens`. The compatible servers keep `max_tokens`, the name
+they all read: one that ignored an unknown key would drop the limit unsaid."""
 
 
 def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> Usage:
@@ -1216,7 +1225,9 @@ class ChatNormalizer(Normalizer):
 
 
 class OpenAIChat(WireProtocol):
-    """The OpenAI Chat Completions wire, for OpenAI and every compatible endpoint."""
+    """The OpenAI Chat Completions wire, for OpenAI and every compatible endpoint. Its
+    defaults are OpenAI's own endpoint, its options (`OPENAI`) included; a compatible
+    endpoint (`rxllm.providers.presets`) declares its own."""
 
     genai_operation = "chat"
     system_apart = "none"  # system messages are messages of the history
@@ -1229,7 +1240,7 @@ class OpenAIChat(WireProtocol):
         default_base_url: str = "https://api.openai.com/v1",
         api_key_env: str | None = "OPENAI_API_KEY",
         requires_api_key: bool = True,
-        options: ChatOptions | None = None,
+        options: ChatOptions = OPENAI,
         recovery: RecoveryPolicy = DEGRADES,
         ssrf_guard_by_default: bool = False,
     ) -> None:
@@ -1239,7 +1250,7 @@ class OpenAIChat(WireProtocol):
         self.default_base_url = default_base_url
         self.api_key_env = api_key_env
         self.requires_api_key = requires_api_key
-        self.options = options or ChatOptions()
+        self.options = options
         if self.options.sampling_renames:  # the endpoint's own body keys
             self.sampling_keys = {**self.sampling_keys, **self.options.sampling_renames}
 

@@ -7,7 +7,7 @@ which `ChatOptions` it needs; the options' docstrings say why.
 from __future__ import annotations
 
 from rxllm.degradation import RecoveryPolicy
-from rxllm.providers.openai_chat import ChatOptions, OpenAIChat
+from rxllm.providers.openai_chat import OPENAI, ChatOptions, OpenAIChat
 
 __all__ = [
     "azure_openai",
@@ -27,10 +27,16 @@ __all__ = [
     "zai",
 ]
 
+# The family's common ground: none of the options of OpenAI's own endpoint (`OPENAI`:
+# its `max_completion_tokens`, which a compatible server may not read).
+_COMPATIBLE = ChatOptions()
+
 
 def local() -> OpenAIChat:
     """The embedded server (`rxllm.local`): OpenAI chat wire, no key."""
-    return OpenAIChat("local", default_base_url="", api_key_env=None, requires_api_key=False)
+    return OpenAIChat(
+        "local", default_base_url="", api_key_env=None, requires_api_key=False, options=_COMPATIBLE
+    )
 
 
 def custom() -> OpenAIChat:
@@ -41,6 +47,7 @@ def custom() -> OpenAIChat:
         default_base_url="",
         api_key_env="CUSTOM_API_KEY",
         requires_api_key=False,
+        options=_COMPATIBLE,
         ssrf_guard_by_default=True,
     )
 
@@ -75,6 +82,7 @@ def nvidia() -> OpenAIChat:
             degrade_on_opaque_server_error=True,
             mandatory_body_keys=frozenset({"chat_template_kwargs"}),
         ),
+        options=_COMPATIBLE,
     )
 
 
@@ -95,12 +103,16 @@ def deepseek() -> OpenAIChat:
 def azure_openai() -> OpenAIChat:
     """Azure OpenAI. `base_url` is the resource's, from the user:
     `https://<resource>.openai.azure.com/openai/v1` (the v1 API), or a deployment's
-    `.../openai/deployments/<name>?api-version=<version>` (the query is kept)."""
+    `.../openai/deployments/<name>?api-version=<version>` (the query is kept). It serves
+    OpenAI's models, so `max_tokens` goes as `max_completion_tokens`, as to OpenAI (`OPENAI`:
+    o-series and gpt-5 deployments refuse `max_tokens`); an older `api-version` that does
+    not know the key refuses it by name ("Unrecognized request argument supplied"), and
+    the retry goes without it."""
     return OpenAIChat(
         "azure-openai",
         default_base_url="",
         api_key_env="AZURE_OPENAI_API_KEY",
-        options=ChatOptions(api_key_header="api-key"),
+        options=ChatOptions(api_key_header="api-key", sampling_renames=OPENAI.sampling_renames),
     )
 
 
@@ -137,14 +149,22 @@ def mistral() -> OpenAIChat:
 def vllm() -> OpenAIChat:
     """A vLLM server; a key only if it was started with `--api-key`."""
     return OpenAIChat(
-        "vllm", "http://localhost:8000/v1", api_key_env="VLLM_API_KEY", requires_api_key=False
+        "vllm",
+        "http://localhost:8000/v1",
+        api_key_env="VLLM_API_KEY",
+        requires_api_key=False,
+        options=_COMPATIBLE,
     )
 
 
 def ollama() -> OpenAIChat:
     """A local Ollama server's OpenAI-compatible endpoint; no key."""
     return OpenAIChat(
-        "ollama", "http://localhost:11434/v1", api_key_env=None, requires_api_key=False
+        "ollama",
+        "http://localhost:11434/v1",
+        api_key_env=None,
+        requires_api_key=False,
+        options=_COMPATIBLE,
     )
 
 
@@ -152,7 +172,11 @@ def llamacpp() -> OpenAIChat:
     """A local `llama-server`; no key. Without `--jinja` and a reasoning format, gpt-oss's
     raw Harmony tokens come out as text, verbatim."""
     return OpenAIChat(
-        "llamacpp", "http://localhost:8080/v1", api_key_env=None, requires_api_key=False
+        "llamacpp",
+        "http://localhost:8080/v1",
+        api_key_env=None,
+        requires_api_key=False,
+        options=_COMPATIBLE,
     )
 
 
@@ -168,7 +192,7 @@ def xai() -> OpenAIChat:
 
 def zai() -> OpenAIChat:
     """Z.ai (GLM): `reasoning_content`, no finish key until the end; read by the core."""
-    return OpenAIChat("zai", "https://api.z.ai/api/paas/v4", "ZAI_API_KEY")
+    return OpenAIChat("zai", "https://api.z.ai/api/paas/v4", "ZAI_API_KEY", options=_COMPATIBLE)
 
 
 def together() -> OpenAIChat:
@@ -186,4 +210,6 @@ def snowflake() -> OpenAIChat:
     `https://<account>.snowflakecomputing.com/api/v2/cortex/v1`; the key is a
     programmatic access token, sent as a bearer token. It sends no finish reason:
     `[DONE]` ends the turn."""
-    return OpenAIChat("snowflake", default_base_url="", api_key_env="SNOWFLAKE_API_KEY")
+    return OpenAIChat(
+        "snowflake", default_base_url="", api_key_env="SNOWFLAKE_API_KEY", options=_COMPATIBLE
+    )

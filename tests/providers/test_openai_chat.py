@@ -342,7 +342,7 @@ def test_url_and_headers() -> None:
 def test_openai_is_the_registered_core() -> None:
     wire = wire_for("openai")
     assert isinstance(wire, OpenAIChat)
-    assert wire.options == ChatOptions()
+    assert wire.options == ChatOptions(sampling_renames={"max_tokens": "max_completion_tokens"})
     provider = rxllm.provider("openai", api_key="sk-test")
     assert provider.base_url == "https://api.openai.com/v1"
     assert "sk-test" not in repr(provider)

@@ -636,7 +636,9 @@ PRESETS: dict[str, tuple[str, str | None, bool]] = {
 }
 
 OPTIONS: dict[str, ChatOptions] = {
-    "azure-openai": ChatOptions(api_key_header="api-key"),
+    "azure-openai": ChatOptions(
+        api_key_header="api-key", sampling_renames={"max_tokens": "max_completion_tokens"}
+    ),
     "groq": ChatOptions(extension="x_groq"),
     "mistral": ChatOptions(
         stream_usage=False,
