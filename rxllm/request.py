@@ -62,6 +62,9 @@ class ImagePart(_Frozen):
     type: Literal["image"] = "image"
     url: str
     media_type: str | None = None
+    detail: str | None = None
+    """OpenAI's `detail` (`low`, `high`, `auto`), sent by the OpenAI wires; the others
+    have no such setting."""
 
     if TYPE_CHECKING:
         # What a type checker shows callers: a file or bytes, read into a data URL.
@@ -408,7 +411,7 @@ def openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
     """An OpenAI-style message dict in `Message`'s own shape.
 
     A string `content` is one text part; `image_url` parts are image parts (their
-    `detail` is dropped: no other wire has it); an assistant's `refusal` (and its
+    `detail` is kept for the OpenAI wires); an assistant's `refusal` (and its
     `refusal` parts) is its text, after any other (`StreamRecord.to_message()` says
     why); an assistant's `tool_calls` of type `function` have their JSON `arguments`
     parsed; `developer` is the system role (as OpenAI's newer models name it); keys
@@ -454,7 +457,8 @@ def _part(part: Any, n: int) -> Any:
     url = image.get("url") if isinstance(image, Mapping) else image
     if not isinstance(url, str | bytes | os.PathLike):  # ImagePart reads a file or bytes
         raise ValueError(f"content[{n}].image_url must be {{'url': '<https or data URL>'}}")
-    return {"type": "image", "url": url}
+    detail = image.get("detail") if isinstance(image, Mapping) else None
+    return {"type": "image", "url": url, "detail": detail}
 
 
 def _tool_call(call: Any, n: int) -> Any:

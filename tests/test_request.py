@@ -49,7 +49,13 @@ def test_openai_style_messages_validate_into_messages() -> None:
     )
     assert req.messages == [
         rxllm.Message.system("Be brief."),
-        rxllm.Message.user("What is this?", images=["https://x.test/a.png"]),
+        rxllm.Message(
+            role="user",
+            content=[
+                rxllm.TextPart(text="What is this?"),
+                rxllm.ImagePart(url="https://x.test/a.png", detail="low"),  # for OpenAI's wires
+            ],
+        ),
         rxllm.Message.assistant(
             tool_calls=[
                 rxllm.ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"})

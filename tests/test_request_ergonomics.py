@@ -331,3 +331,20 @@ def test_an_image_in_a_system_message_is_refused_where_the_wire_drops_it(provide
     )
     with pytest.raises(rxllm.ConfigError, match=r"system\w*( prompt)? takes text only"):
         body(provider, [system, rxllm.Message.user("hi")])
+
+
+def test_an_images_detail_reaches_the_openai_wires() -> None:
+    # openai_message dropped `detail`: an openai SDK user's "high" went as the default
+    message = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "hi"},
+            {"type": "image_url", "image_url": {"url": PNG_URL, "detail": "high"}},
+        ],
+    }
+    chat = body("openai", [message])["messages"][0]["content"][1]
+    assert chat == {"type": "image_url", "image_url": {"url": PNG_URL, "detail": "high"}}
+    responses = body("openai-responses", [message])["input"][0]["content"][1]
+    assert responses["detail"] == "high"
+    plain = body("openai", [rxllm.Message.user("hi", images=[PNG_URL])])["messages"][0]
+    assert plain["content"][1] == {"type": "image_url", "image_url": {"url": PNG_URL}}

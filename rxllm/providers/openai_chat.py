@@ -364,7 +364,10 @@ def _content_parts(content: Sequence[Part]) -> list[dict[str, Any]]:
             if part.text:
                 parts.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
-            parts.append({"type": "image_url", "image_url": {"url": part.url}})
+            image = {"url": part.url}
+            if part.detail is not None:
+                image["detail"] = part.detail
+            parts.append({"type": "image_url", "image_url": image})
     return parts
 
 

@@ -255,7 +255,9 @@ def _input_text(message: Message) -> list[dict[str, Any]]:
             if part.text or len(message.content) == 1:
                 parts.append({"type": "input_text", "text": part.text})
         elif isinstance(part, ImagePart):
-            parts.append({"type": "input_image", "image_url": part.url, "detail": "auto"})
+            parts.append(
+                {"type": "input_image", "image_url": part.url, "detail": part.detail or "auto"}
+            )
     return parts
 
 
