@@ -580,13 +580,27 @@ def _refuses_images(text: str) -> bool:
     )
 
 
+# OpenAI's newer name of a key, refused as unknown where it is not known yet, with no
+# replacement named ("Unrecognized request argument supplied: max_completion_tokens", an
+# older Azure api-version): its value goes back under the older name, which such
+# endpoints read. A value refused ("max_completion_tokens is too large") is not renamed.
+_OLDER_NAME = {"max_completion_tokens": "max_tokens"}
+_UNKNOWN_KEY = (
+    r"(?i)unrecognized|unknown|unsupported|not (?:supported|permitted|allowed)|"
+    r"extra (?:inputs|fields)"
+)
+
+
 def _rename(text: str, named: list[str], body: Mapping[str, Any]) -> dict[str, str]:
     if len(named) != 1:
         return {}
     match = re.search(_REPLACEMENT, text)
-    if match is None or match.group(1) in body or match.group(1) == named[0]:
+    new = match.group(1) if match is not None else None
+    if new is None and re.search(_UNKNOWN_KEY, text):
+        new = _OLDER_NAME.get(named[0])
+    if new is None or new in body or new == named[0]:
         return {}
-    return {named[0]: match.group(1)}
+    return {named[0]: new}
 
 
 def _static_qualifies(error: ErrorInfo, policy: RecoveryPolicy) -> bool:

@@ -69,7 +69,12 @@ class ImagePart(_Frozen):
     if TYPE_CHECKING:
         # What a type checker shows callers: a file or bytes, read into a data URL.
         def __init__(
-            self, *, url: ImageSource, media_type: str | None = None, type: Literal["image"] = ...
+            self,
+            *,
+            url: ImageSource,
+            media_type: str | None = None,
+            detail: str | None = None,
+            type: Literal["image"] = ...,
         ) -> None: ...
 
     @model_validator(mode="before")

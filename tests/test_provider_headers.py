@@ -118,3 +118,32 @@ async def test_a_gateways_own_credential_header_is_a_secret_and_stays_home(serve
         record = await p.complete(ASK)
     assert elsewhere and not {"Helicone-Auth", "cf-aig-authorization"} & set(elsewhere[0])
     assert TOKEN not in record.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    ("name", "credential"),
+    [
+        ("Ocp-Apim-Subscription-Key", True),  # Azure API Management in front of Azure OpenAI
+        ("x-portkey-virtual-key", True),
+        ("X-Access-Key", True),
+        ("Helicone-Auth", True),
+        ("cf-aig-authorization", True),
+        ("X-Session-Id", False),  # an id a wire may need on the next hop, not a credential
+        ("anthropic-version", False),
+        ("anthropic-beta", False),
+        ("HTTP-Referer", False),
+        ("X-Title", False),
+        ("OpenAI-Organization", False),
+        ("X-Keywords", False),
+    ],
+)
+def test_what_names_a_credential_header(name: str, credential: bool) -> None:
+    from rxllm.sources.redirects import is_credential_header
+
+    assert is_credential_header(name) is credential
+
+
+def test_a_credential_pasted_for_a_name_is_not_quoted_either() -> None:
+    with pytest.raises(rxllm.ConfigError) as raised:
+        rxllm.provider("openai", api_key="k", headers={f"Bearer {TOKEN}": "Authorization"})
+    assert TOKEN not in str(raised.value) and "'Bearer'" in str(raised.value)

@@ -322,14 +322,14 @@ def test_image_bytes_in_any_buffer_are_read() -> None:
         assert part.url == PNG_URL
 
 
-@pytest.mark.parametrize("provider", ["anthropic", "google"])
+@pytest.mark.parametrize("provider", ["anthropic", "google", "openai-responses"])
 def test_an_image_in_a_system_message_is_refused_where_the_wire_drops_it(provider: str) -> None:
     # Anthropic's `system` and Gemini's `systemInstruction` take text: the image was
     # dropped without a word.
     system = rxllm.Message(
         role="system", content=[rxllm.TextPart(text="Be brief."), rxllm.ImagePart(url=PNG_URL)]
     )
-    with pytest.raises(rxllm.ConfigError, match=r"system\w*( prompt)? takes text only"):
+    with pytest.raises(rxllm.ConfigError, match=r"(system\w*( prompt)?|instructions) take"):
         body(provider, [system, rxllm.Message.user("hi")])
 
 

@@ -81,6 +81,7 @@ _FLAG_LISTS = {"speaker_guard": ", or a list of names", "allow_private_network":
 
 # A header name as RFC 9110 has it (a token); the headers that frame the request body.
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_TOKEN_START = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]*")
 _FRAMING_HEADERS = frozenset(
     {
         "content-length",
@@ -160,7 +161,8 @@ class ProviderOptions(BaseModel):
     @classmethod
     def _headers(cls, headers: dict[str, str]) -> dict[str, str]:
         for name, value in headers.items():
-            shown = repr(name.split(":", 1)[0])  # a slip may paste a credential into it
+            # a slip may paste a credential into a name: only its leading token is shown
+            shown = repr(_HEADER_TOKEN_START.match(name)[0])  # type: ignore[index]
             if _HEADER_NAME.fullmatch(name) is None:
                 raise ValueError(f"header {shown}: a name is a token (letters, digits, '-')")
             if name.lower() in _FRAMING_HEADERS:

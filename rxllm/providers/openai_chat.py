@@ -1243,7 +1243,7 @@ class OpenAIChat(WireProtocol):
         default_base_url: str = "https://api.openai.com/v1",
         api_key_env: str | None = "OPENAI_API_KEY",
         requires_api_key: bool = True,
-        options: ChatOptions = OPENAI,
+        options: ChatOptions | None = None,
         recovery: RecoveryPolicy = DEGRADES,
         ssrf_guard_by_default: bool = False,
     ) -> None:
@@ -1253,7 +1253,7 @@ class OpenAIChat(WireProtocol):
         self.default_base_url = default_base_url
         self.api_key_env = api_key_env
         self.requires_api_key = requires_api_key
-        self.options = options
+        self.options = OPENAI if options is None else options
         if self.options.sampling_renames:  # the endpoint's own body keys
             self.sampling_keys = {**self.sampling_keys, **self.options.sampling_renames}
 

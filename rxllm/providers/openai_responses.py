@@ -92,6 +92,7 @@ from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload, status_in
+from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
@@ -386,6 +387,11 @@ def responses_input(
         role = message.role
         if role == "system":
             if not items:
+                if message.images:  # `instructions` is a string: not to be dropped unsaid
+                    raise ConfigError(
+                        "the Responses instructions take text only: send the system "
+                        "message's images in a user message"
+                    )
                 leading.append(message.text)
             else:
                 items.append({"type": "message", "role": "system", "content": _input_text(message)})

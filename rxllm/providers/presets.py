@@ -107,12 +107,14 @@ def azure_openai() -> OpenAIChat:
     OpenAI's models, so `max_tokens` goes as `max_completion_tokens`, as to OpenAI (`OPENAI`:
     o-series and gpt-5 deployments refuse `max_tokens`); an older `api-version` that does
     not know the key refuses it by name ("Unrecognized request argument supplied"), and
-    the retry goes without it."""
+    the retry sends the value as `max_tokens` (`rxllm.degradation`)."""
     return OpenAIChat(
         "azure-openai",
         default_base_url="",
         api_key_env="AZURE_OPENAI_API_KEY",
-        options=ChatOptions(api_key_header="api-key", sampling_renames=OPENAI.sampling_renames),
+        options=ChatOptions(
+            api_key_header="api-key", sampling_renames=dict(OPENAI.sampling_renames)
+        ),
     )
 
 

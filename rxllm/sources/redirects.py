@@ -58,8 +58,11 @@ CREDENTIAL_HEADERS = frozenset(
 """Headers dropped on a cross-origin hop whatever their value (besides any holding a secret)."""
 # A gateway's own credential header goes by its own name (Helicone's `Helicone-Auth`,
 # Cloudflare AI Gateway's `cf-aig-authorization`): what such names say.
+# (Azure API Management's `Ocp-Apim-Subscription-Key`, Portkey's `x-portkey-virtual-key`
+# too; not a session's or a request's id, which a wire may need on the next hop.)
 _CREDENTIAL_NAME = re.compile(
-    r"(?i)auth|api[-_]?key|token|secret|password|cookie|session|signature|credential"
+    r"(?i)auth|api[-_]?key|(?:^|[-_])key(?:$|[-_])|token|secret|password|cookie|signature"
+    r"|credential|bearer"
 )
 
 

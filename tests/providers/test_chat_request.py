@@ -102,9 +102,12 @@ async def test_azure_sends_max_completion_tokens_with_its_key_header(serve: Serv
     assert sent["body"]["max_completion_tokens"] == 64 and "max_tokens" not in sent["body"]
 
 
-async def test_an_azure_api_version_without_the_key_drops_it_on_retry(serve: Serve) -> None:
-    """An `api-version` from before `max_completion_tokens` refuses the key by name; the
-    degraded retry goes without it (the turn is not lost)."""
+async def test_an_azure_api_version_without_the_key_gets_max_tokens_on_retry(
+    serve: Serve,
+) -> None:
+    """An `api-version` from before `max_completion_tokens` (and some gpt-4o
+    deployments) refuses the key by name, naming no replacement: the retry sends the
+    value under the older name those endpoints read, not no limit at all."""
     refusal = {
         "error": {
             "code": None,
@@ -122,6 +125,7 @@ async def test_an_azure_api_version_without_the_key_drops_it_on_retry(serve: Ser
     )
     assert [a.dropped for a in record.attempts] == [[], ["max_completion_tokens"]]
     assert "max_completion_tokens" not in sent[1]["body"]
+    assert sent[1]["body"]["max_tokens"] == 64
 
 
 @pytest.mark.parametrize(
