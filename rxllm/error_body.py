@@ -126,6 +126,19 @@ class ErrorBody:
     """The request id the body carries (Anthropic's top-level `request_id`, Google's
     `RequestInfo` detail), for when no header says it."""
 
+    def fields(self, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """`ErrorInfo`'s structured fields (`failed(..., **fields)`) from this body and,
+        for a response, its headers, which say the wait, the request id and whether to
+        send the same request again before the body does."""
+        headers = headers or {}
+        return {
+            "param": self.param,
+            "code": self.code,
+            "retry_after": wait_of(headers, self),
+            "request_id": request_id_of(headers) or self.request_id,
+            "should_retry": should_retry_of(headers),
+        }
+
 
 def parse_error_body(text: str) -> ErrorBody:
     """Read an error body of any known shape; text that is not JSON is its own message."""

@@ -354,10 +354,7 @@ class Normalizer(ABC):
             message,
             status=envelope_status(payload),
             raw=raw,
-            param=body.param,
-            code=body.code,
-            retry_after=body.retry_after,
-            request_id=body.request_id,
+            **body.fields(),
         )
 
 

@@ -27,7 +27,7 @@ from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 from yarl import URL
 
-from rxllm.error_body import parse_error_body, request_id_of, should_retry_of, wait_of
+from rxllm.error_body import parse_error_body, request_id_of
 from rxllm.errors import ConfigError
 from rxllm.events import Cancelled, ErrorKind, Failed, failed
 from rxllm.fragments import ResponseHeaders, SourceItem
@@ -448,11 +448,7 @@ class _Transfer(abc.DisposableBase):
             status_message(resp.status, body.message, resp.url, secrets),
             status=resp.status,
             raw=text,
-            param=body.param,
-            code=body.code,
-            retry_after=wait_of(resp.headers, body),
-            request_id=request_id_of(resp.headers) or body.request_id,
-            should_retry=should_retry_of(resp.headers),
+            **body.fields(resp.headers),
         )
 
     def _watch_connection(self, resp: aiohttp.ClientResponse) -> None:

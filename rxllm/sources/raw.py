@@ -100,10 +100,7 @@ class ChunkReader:
             attempt=self._attempt,
             status=envelope_status(error),
             raw=text,
-            param=body.param,
-            code=body.code,
-            retry_after=body.retry_after,
-            request_id=body.request_id,
+            **body.fields(),
         )
 
     def _failure(self, kind: ErrorKind, message: str) -> Failed:

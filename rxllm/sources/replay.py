@@ -28,7 +28,7 @@ import reactivex
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from rxllm.error_body import parse_error_body, request_id_of, should_retry_of, wait_of
+from rxllm.error_body import parse_error_body
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.raw import ChunkReader, cut_short
@@ -344,7 +344,6 @@ class _Player:
     def _http_error(self, status: int, recording: Recording) -> Failed:
         text = b"".join(recording.chunks).decode("utf-8", "replace")
         body = parse_error_body(text)
-        headers = recording.headers
         return failed(
             self.provider,
             "rejected" if 400 <= status < 500 else "http",
@@ -352,11 +351,7 @@ class _Player:
             attempt=self.attempt,
             status=status,
             raw=text,
-            param=body.param,
-            code=body.code,
-            retry_after=wait_of(headers, body),
-            request_id=request_id_of(headers) or body.request_id,
-            should_retry=should_retry_of(headers),
+            **body.fields(recording.headers),
         )
 
     def _failure(self, kind: ErrorKind, message: str) -> Failed:
