@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from collections.abc import Awaitable, Callable, Iterator
@@ -45,6 +46,70 @@ needs_captures = pytest.mark.skipif(not HAVE_CAPTURES, reason=NO_CAPTURES)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Serve = Callable[[Handler], Awaitable[str]]
 """The `serve` fixture (tests/conftest.py): a handler in, the loopback base URL out."""
+
+
+# One short complete turn of each wire a `Recorder` answers in.
+ANTHROPIC_ANSWER = "".join(
+    f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n"
+    for payload in (
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude",
+                "content": [],
+                "usage": {"input_tokens": 3, "output_tokens": 0},
+            },
+        },
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 1},
+        },
+        {"type": "message_stop"},
+    )
+).encode()
+CHAT_ANSWER = (
+    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+    b'"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+)
+
+
+class Recorder:
+    """A loopback endpoint that records each request (path, query, headers, JSON body).
+    It answers the first `refusals` with their (status, JSON body) in turn, then one
+    short, complete turn of the wire it was asked in (`answers` replaces it, by path
+    suffix)."""
+
+    def __init__(
+        self, *refusals: tuple[int, dict[str, Any]], answers: dict[str, bytes] | None = None
+    ) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.refusals = list(refusals)
+        self.answers = answers or {}
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        self.requests.append(
+            {
+                "path": request.path,
+                "query": dict(request.query),
+                "headers": dict(request.headers),
+                "body": await request.json(),
+            }
+        )
+        if self.refusals:
+            status, error = self.refusals.pop(0)
+            return web.json_response(error, status=status)
+        answer = ANTHROPIC_ANSWER if request.path.endswith("/messages") else CHAT_ANSWER
+        for suffix, replacement in self.answers.items():
+            if request.path.endswith(suffix):
+                answer = replacement
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(answer)
+        return response
 
 
 def capture(relative: str) -> bytes:

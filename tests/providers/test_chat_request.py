@@ -6,44 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from aiohttp import web
 
 import rxllm
 from rxllm import ChatRequest, Message, StreamRecord, Tool
 from rxllm.request import ToolCall
-from tests.support import Serve
+from tests.support import Recorder, Serve
 
-_ANSWER = (
-    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
-    b'"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
-)
 KEY = "sk-probe-0123456789abcdef"
-
-
-class _Recorder:
-    """Records each request (path, query, headers, JSON body); answers the first
-    `refusals` with their (status, JSON body) in turn, then one short complete turn."""
-
-    def __init__(self, *refusals: tuple[int, dict[str, Any]]) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.refusals = list(refusals)
-
-    async def handle(self, request: web.Request) -> web.StreamResponse:
-        self.requests.append(
-            {
-                "path": request.path,
-                "query": dict(request.query),
-                "headers": dict(request.headers),
-                "body": await request.json(),
-            }
-        )
-        if self.refusals:
-            status, error = self.refusals.pop(0)
-            return web.json_response(error, status=status)
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await response.prepare(request)
-        await response.write(_ANSWER)
-        return response
 
 
 async def _turn(
@@ -53,7 +22,7 @@ async def _turn(
     base_path: str = "/v1",
     *refusals: tuple[int, dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], StreamRecord]:
-    recorder = _Recorder(*refusals)
+    recorder = Recorder(*refusals)
     base_url = (await serve(recorder.handle)).removesuffix("/v1") + base_path
     async with rxllm.provider(name, api_key=KEY, base_url=base_url) as p:
         record = await p.complete(request)

@@ -16,63 +16,7 @@ import rxllm
 from rxllm import ChatRequest, Message, StreamRecord, Tool
 from rxllm.events import Failed
 from rxllm.request import ImagePart, ReasoningPart, TextPart, ToolCall
-from tests.support import Serve
-
-_ANTHROPIC_ANSWER = "".join(
-    f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n"
-    for payload in (
-        {
-            "type": "message_start",
-            "message": {
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude",
-                "content": [],
-                "usage": {"input_tokens": 3, "output_tokens": 0},
-            },
-        },
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "end_turn"},
-            "usage": {"output_tokens": 1},
-        },
-        {"type": "message_stop"},
-    )
-).encode()
-
-_CHAT_ANSWER = (
-    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
-    b'"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
-)
-
-
-class _Recorder:
-    """A loopback endpoint that records each request (path, query, headers, JSON body)
-    and answers with one short, complete turn of the wire it was asked in (`answers`
-    replaces it, by path suffix)."""
-
-    def __init__(self, answers: dict[str, bytes] | None = None) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.answers = answers or {}
-
-    async def handle(self, request: web.Request) -> web.StreamResponse:
-        self.requests.append(
-            {
-                "path": request.path,
-                "query": dict(request.query),
-                "headers": dict(request.headers),
-                "body": await request.json(),
-            }
-        )
-        answer = _ANTHROPIC_ANSWER if request.path.endswith("/messages") else _CHAT_ANSWER
-        for suffix, replacement in self.answers.items():
-            if request.path.endswith(suffix):
-                answer = replacement
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await response.prepare(request)
-        await response.write(answer)
-        return response
+from tests.support import CHAT_ANSWER, Recorder, Serve
 
 
 async def _turn(
@@ -80,7 +24,7 @@ async def _turn(
 ) -> tuple[dict[str, Any], StreamRecord]:
     """What provider `name` sent for `request` to the base URL `base_path` of a
     loopback server, and the record of the turn (which must end in `done`)."""
-    recorder = _Recorder(answers)
+    recorder = Recorder(answers=answers)
     base_url = (await serve(recorder.handle)).removesuffix("/v1") + base_path
     async with rxllm.provider(
         name, api_key="sk-probe-0123456789abcdef", base_url=base_url, max_attempts=1
@@ -383,7 +327,7 @@ async def test_chat_tool_parameters_are_an_object_schema_with_properties(
                 return web.json_response({"error": error}, status=400)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        await response.write(_CHAT_ANSWER)
+        await response.write(CHAT_ANSWER)
         return response
 
     request = ChatRequest(
@@ -555,7 +499,7 @@ async def test_a_base_url_query_stays_after_the_path_on_every_wire(
 ) -> None:
     """The chat wire kept a base URL's query after its path; Anthropic's and Gemini's
     wrote theirs after the query (`...?gateway=eu/messages`)."""
-    recorder = _Recorder()
+    recorder = Recorder()
     base_url = (await serve(recorder.handle)).removesuffix("/v1") + base_path
     async with rxllm.provider(name, api_key="sk-probe-0123456789abcdef", base_url=base_url) as p:
         await p.complete(ChatRequest(model="m", messages=[Message.user("hi")]))
