@@ -7,38 +7,16 @@ whatever the chunking."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rxllm.events import Done, Event, UsageUpdate
-from tests.providers.test_anthropic_shapes import STOP, delta, end, start, stop
-from tests.support import log_messages, replay_every_way, summarize
-
-PROVIDER = "anthropic"
-
-
-def sse(*payloads: dict[str, Any]) -> bytes:
-    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
-
-
-def run(*payloads: dict[str, Any]) -> list[Event]:
-    return replay_every_way(sse(*payloads), PROVIDER)
+from tests.providers.test_anthropic_shapes import START, STOP, delta, end, run, start, stop
+from tests.support import log_messages, summarize
 
 
 def message_start(**usage: Any) -> dict[str, Any]:
-    return {
-        "type": "message_start",
-        "message": {
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-test",
-            "content": [],
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": usage or {"input_tokens": 10, "output_tokens": 1},
-        },
-    }
+    """`START` with its usage replaced, where given."""
+    return {**START, "message": {**START["message"], "usage": usage or START["message"]["usage"]}}
 
 
 def compaction(index: int, summary: str = "Summary of the conversation") -> list[dict[str, Any]]:
