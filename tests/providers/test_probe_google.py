@@ -6,14 +6,10 @@ whatever the chunking."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from loguru import logger
-
 from rxllm.events import Citation, Event, Failed, ServerToolCall, ServerToolResult
-from tests.support import replay, replay_every_way, summarize
+from tests.support import log_messages, replay, replay_every_way, summarize
 
 PROVIDER = "google"
 
@@ -31,18 +27,6 @@ def chunk(*parts: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     if finish:
         candidate["finishReason"] = finish
     return {"candidates": [candidate], "modelVersion": "gemini-test"}
-
-
-@contextmanager
-def log() -> Iterator[list[str]]:
-    messages: list[str] = []
-    sink = logger.add(lambda m: messages.append(m.record["message"]), level="DEBUG")
-    logger.enable("rxllm")
-    try:
-        yield messages
-    finally:
-        logger.disable("rxllm")
-        logger.remove(sink)
 
 
 def citations(events: list[Event]) -> list[tuple[str, str | None]]:
@@ -103,7 +87,7 @@ def test_a_grounding_chunk_without_a_uri_is_logged_not_dropped() -> None:
     events = run(first, last)
     assert citations(events) == []
     assert summarize(events).text == "You get 25 days."
-    with log() as messages:
+    with log_messages() as messages:
         assert replay(sse(first, last), PROVIDER) == events
     assert [m for m in messages if m.startswith("no event carries")] == [
         "no event carries the grounding chunk without a uri fields ['retrievedContext']"
@@ -126,7 +110,7 @@ def test_a_citation_source_without_a_uri_is_logged_not_dropped() -> None:
     last["candidates"][0]["citationMetadata"] = first["candidates"][0]["citationMetadata"]
     events = run(first, last)
     assert citations(events) == [("https://github.com/a/b", None)]
-    with log() as messages:
+    with log_messages() as messages:
         assert replay(sse(first, last), PROVIDER) == events
     assert [m for m in messages if m.startswith("no event carries")] == [
         "no event carries the citation source without a uri fields "
@@ -145,7 +129,7 @@ def test_a_function_call_without_a_name_is_logged_not_dropped() -> None:
     )
     events = run(*body)
     assert [ev.type for ev in events] == ["text", "done"]
-    with log() as messages:
+    with log_messages() as messages:
         assert replay(sse(*body), PROVIDER) == events
     assert [m for m in messages if "functionCall" in m] == [
         "ignored a functionCall without a name, keys ['args', 'id']"
