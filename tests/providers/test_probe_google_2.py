@@ -14,8 +14,8 @@ from aiohttp import web
 import rxllm
 from rxllm.providers.google import Google
 from rxllm.request import ChatRequest, Message, ReasoningPart
-from tests.providers.test_probe_google import chunk, log, run
-from tests.support import Serve, capture, needs_captures, summarize
+from tests.providers.test_probe_google import chunk, run
+from tests.support import Serve, capture, log_messages, needs_captures, summarize
 
 
 def test_a_streamed_call_keeps_the_args_its_opening_part_carries() -> None:
@@ -69,7 +69,7 @@ def test_a_streamed_call_whose_opening_part_carries_every_arg() -> None:
 
 
 def test_args_on_a_continued_part_are_logged_not_dropped_silently() -> None:
-    with log() as messages:
+    with log_messages() as messages:
         events = run(
             chunk({"functionCall": {"name": "find", "willContinue": True}}),
             chunk({"functionCall": {"args": {"q": "rx"}, "willContinue": True}}),
