@@ -19,7 +19,9 @@ Output items, by type (the decisions of this module):
 - `message`: text and refusal deltas as they come. A part that had no deltas arrived
   whole: its text is emitted at its `response.output_text.done` (`refusal.done`), its
   `response.content_part.done`, or else at the message's `output_item.done`, once; a
-  part that had deltas is never emitted again.
+  part that had deltas is never emitted again. The parts that streamed are the done
+  item's first parts, in order, whatever their `content_index` (vLLM's gpt-oss stream
+  numbers parts on across items).
 - `reasoning`: summary (and reasoning text) deltas as they come, each part apart from
   the one before (summary part 0 and reasoning-text part 0 are two parts); a part that
   had no deltas arrived whole: its text is emitted at its own `.done` event
@@ -77,6 +79,11 @@ Output items, by type (the decisions of this module):
   terminal response, an event lost on the way) is read there as its done event would
   have been; one already done (by output index or by item id) is not read again, and a
   call already started is left to the terminal to end, as any call not marked done.
+- A terminal `response.completed` whose response says `status: "incomplete"` (vLLM's,
+  for a response cut by its token limit) is read as `response.incomplete`.
+- An `output_item.added` at the output index of an item already done, for another
+  item (Ollama's parallel calls in separate chunks, vLLM's gpt-oss message after its
+  reasoning), starts that index afresh: what was kept of the done item is dropped.
 - `sequence_number` counts the events of a response from 0: a number that is not the
   one after the last (an event lost or repeated on the way) is logged at debug; the
   events that did arrive are read as they are.
@@ -660,6 +667,8 @@ class ResponsesNormalizer(Normalizer):
         item = payload.get("item") or {}
         kind = item.get("type")
         index = payload.get("output_index", 0)
+        if index in self.finished and item.get("id") not in self.finished:
+            self._forget(index)
         if kind == "function_call":
             self._start_call(index, item)
         elif kind == "reasoning":
@@ -670,6 +679,17 @@ class ResponsesNormalizer(Normalizer):
                 self._start_call(index, item)
             elif acts == "server":
                 self._start_server_call(index, item)
+
+    def _forget(self, index: int) -> None:
+        """Another item begins at the output index of an item already done: Ollama
+        numbers alike each of parallel calls that arrive in separate chunks. What was
+        kept of the done item is dropped, so that the new one is read afresh there."""
+        for table in (self.calls, self.custom_inputs, self.server_calls, self.reasoning_items):
+            table.pop(index, None)
+        self.custom_done.discard(index)
+        self.reasoned.discard(index)
+        self.parts = {key: part for key, part in self.parts.items() if key[0] != index}
+        self.reasoned_parts = {key for key in self.reasoned_parts if key[0] != index}
 
     def _item_done(self, payload: dict[str, Any]) -> None:
         item = payload.get("item") or {}
@@ -720,11 +740,15 @@ class ResponsesNormalizer(Normalizer):
         content = item.get("content")
         if not isinstance(content, list):
             return
+        # The parts that streamed are the item's first parts, in order: a server may
+        # number them on from the items before (vLLM's gpt-oss stream: content_index 1
+        # for the only part of a message after a reasoning item).
+        seen = sorted(key for key in self.parts if key[0] == index)
         for position, part in enumerate(content):
             if not isinstance(part, dict):
                 continue
-            key = (index, position)
-            streamed = key in self.parts
+            streamed = position < len(seen)
+            key = seen[position] if streamed else (index, position)
             kind = part.get("type")
             if kind == "output_text":
                 whole = part.get("text")
@@ -878,6 +902,11 @@ class ResponsesNormalizer(Normalizer):
 
     def _completed(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
+        if response.get("status") == "incomplete":
+            # vLLM ends a response cut by its token limit with `response.completed`,
+            # the status and `incomplete_details` saying what `response.incomplete` says.
+            self._incomplete(payload)
+            return
         self._finish(response, complete=True)
         self.done("tool_use" if self.calls else "stop", response.get("status") or "completed")
 
