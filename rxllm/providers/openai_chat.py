@@ -33,7 +33,8 @@ one dict lookup:
 - tool calls without `index` (Mistral), or whole in one delta (Ollama, Groq, xAI); a
   call whose name comes in a later delta than its first (vercel/ai#14722, vmlx's
   `name: ""` opener) starts when its name does, with the arguments held until then;
-  `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text.
+  `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text, and
+  `tool_calls` sent as one call object rather than a list (TGI before 3.2) as that call.
   OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
@@ -50,6 +51,9 @@ one dict lookup:
   no tool call, so nothing of a failed turn is dispatched.
 - a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
   sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963).
+- usage on choice 0 rather than the chunk (Moonshot's last chunk); a usage that counts
+  no token (MiniMax's placeholder on every chunk) is none; a finish reason that is the
+  word `"null"` (KoboldCpp) is no finish.
 - chunks without a served model (Azure's prompt-filter chunk has `model: ""`) and
   chunks without choices; a duplicate finish chunk (OpenRouter) is ignored, except a
   later `content_filter`, which overrules the finish held (Azure's asynchronous filter
@@ -596,6 +600,7 @@ _CHOICE_KEYS = frozenset(
         "logprobs",
         "native_finish_reason",  # OpenRouter: the upstream's own word for the finish
         "stop_reason",  # vLLM: the stop token id or string behind the finish
+        "usage",  # Moonshot (Kimi): the turn's usage, on the last chunk's choice
         "token_ids",  # vLLM
         "seed",  # Together
     }
@@ -618,6 +623,15 @@ _DELTA_READ_WHEN_SENT = frozenset({"function_call", "annotations", "executed_too
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
 # turn, as that API allows.
 _FUNCTION_CALL = "function_call"
+
+
+def _counts_tokens(usage: dict[str, Any]) -> bool:
+    """Whether a usage object counts any token. MiniMax sends a placeholder on every
+    chunk before the real one (`{"total_tokens": 0, "total_characters": 0}`,
+    MiniMax-AI/MiniMax-M2.5#2): it says nothing."""
+    return bool(
+        usage.get("total_tokens") or usage.get("prompt_tokens") or usage.get("completion_tokens")
+    )
 
 
 def _short(value: Any) -> str:
@@ -727,6 +741,7 @@ class ChatNormalizer(Normalizer):
             if self.response_id is None:
                 self.response_id = text_or_none(payload.get("id"))
         finished = self.finish is not None  # before this chunk
+        usage = payload.get("usage")
         choices = payload.get("choices")
         if choices:
             for choice in choices:
@@ -734,18 +749,21 @@ class ChatNormalizer(Normalizer):
                 # Java's `Integer`, write it so): the one choice there is.
                 if (choice.get("index") or 0) == 0:
                     self._choice(choice)
+                    if not usage:  # Moonshot's place for it: the last chunk's choice
+                        usage = choice.get("usage")
                 elif not self.warned_choices:
                     self.warned_choices = True
                     logger.bind(provider=self.provider, attempt=self.attempt).warning(
                         "choice {} ignored: only choice 0 is read (n > 1 is not one stream)",
                         choice.get("index"),
                     )
-        usage = payload.get("usage")
         error: Any = None
         if not self.chunk_keys.issuperset(payload):  # most chunks have nothing more
             nested_usage, error = self._beside_choices(payload)
             if not usage:
                 usage = nested_usage
+        if usage and not _counts_tokens(usage):
+            usage = None  # a placeholder: neither usage nor, after the finish, the end
         if usage and usage != self.last_usage:  # the same numbers again say nothing new
             self.last_usage = usage
             self.usage(openai_usage(usage, self._reasoning_in_completion))
@@ -797,7 +815,10 @@ class ChatNormalizer(Normalizer):
         if not self.choice_keys.issuperset(choice):  # most choices have nothing more
             self._choice_rest(choice)
         finish = choice.get("finish_reason")
-        if not finish:
+        if not finish or finish == "null":
+            # No finish yet: `null`, absent, `""` (SGLang, sgl-project/sglang#3912), or
+            # the word "null" (KoboldCpp until LostRuins/koboldcpp@c55bb9a, as reported
+            # in PowerShell/AIShell#350).
             return
         if self.finish is None:
             if self.detail is not None:
@@ -842,6 +863,10 @@ class ChatNormalizer(Normalizer):
             self.refusal(refusal)
         tool_calls = delta.get("tool_calls")
         if tool_calls:
+            if tool_calls.__class__ is dict:
+                # One call as an object, not a list: text-generation-inference before 3.2
+                # (huggingface/text-generation-inference#2949, fixed by #3086).
+                tool_calls = (tool_calls,)
             for call in tool_calls:
                 self._tool_call(call)
         if not self.delta_keys.issuperset(delta):  # most deltas have nothing more
