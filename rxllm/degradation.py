@@ -7,12 +7,14 @@ A rejection before anything was committed is read once, by `classify`, into one 
   than a whole per-minute allowance), content policy, a missing model (its words, or a
   structured code such as `model_not_available`), or the conversation itself (a role,
   the message order, a message by its role or index, content inside a message, a
-  provider asking to "adjust your prompt"). No body can fix it.
+  provider asking to "adjust your prompt"), or no part of the body at all (a request
+  header, this endpoint for the model). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
-  bare 5xx on a direct endpoint, a connection that failed). It is sent again after the
-  `retry_after` the provider named, as given; when it named none (or 0), after an
-  exponential wait less a random share of up to a quarter (`backoff_wait`), so that
-  streams refused at one instant do not all come back at the next. A wait longer than
+  degraded deployment, a bare 5xx on a direct endpoint, a connection that failed). It
+  is sent again after the `retry_after` the provider named, as given; when it named
+  none (or 0), after an exponential wait less a random share of up to a quarter
+  (`backoff_wait`), so that streams refused at one instant do not all come back at the
+  next. A wait longer than
   the policy's `max_retry_after`, or than what is left of the turn's `total_timeout`,
   surfaces instead of holding the turn. The server's `x-should-retry` outranks all of
   this, for the same body only (`classify`).
@@ -26,7 +28,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   server's camelCase of it (`frequencyPenalty`). So "stop" in an unrelated sentence never
   drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?"), nor a
   field or role of a message the error points into ("'messages.1' : property 'metadata'
-  is unsupported" is not the body's `metadata`). Capability phrases name keys too, where
+  is unsupported" is not the body's `metadata`), nor a key named only as the condition
+  of another's refusal ("temperature=1 is supported unless reasoning_effort resolves to
+  'none'" drops `temperature` alone). Capability phrases name keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, "does not support thinking" the reasoning switches; "Tool use failed" names
   nothing). A key that means nothing without a dropped one goes with it (`tool_choice`
@@ -242,7 +246,10 @@ _TRANSIENT = (
     r"(?i)rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
     # Groq's 498 `capacity_exceeded` ("Capacity temporarily exceeded for flex tier, please
     # try again later"): the docs ask for backoff
-    r"capacity[ _-](?:\w+ )?exceeded|try again later|server is busy"
+    r"capacity[ _-](?:\w+ )?exceeded|try again later|server is busy|"
+    # the deployment behind the model is unhealthy, whatever status says so (NVIDIA's 400
+    # "Function id '...': DEGRADED function cannot be invoked"): the server's state
+    r"\bdegraded\b"
 )
 # A 429 that names the window it counts in ("Tokens per minute limit exceeded", "on
 # requests per min (RPM)") is a rate limit, whatever `quota` its code or `param` says: the
@@ -283,10 +290,19 @@ _CONVERSATION = (
     # the assistant message at message index 3"), or a field only messages carry
     r"\b(?:user|assistant|system|tool|developer) message\b|\bmessage (?:index|sequence)\b|"
     r"\breasoning_content\b|"
+    # the same in prose: a call or result of the history ("tool result's tool id(call_...)
+    # not found", MiniMax), a rule for every message's content ("The model expects a single
+    # `text` element per message", xAI)
+    r"\btool (?:calls?|results?)\b|\b(?:per|each|every) message\b|"
     # the system turn itself (Gemma on Gemini: "Developer instruction is not enabled for
     # models/gemma-3-27b-it")
     r"\b(?:system|developer) (?:instructions?|prompts?)\b"
 )
+# What the rejection refuses is no part of the body: a request header ("Unexpected value(s)
+# ... for the anthropic-beta header"), or this endpoint for the model ("The model does not
+# support Chat Completions API", vLLM; "not supported in the v1/chat/completions endpoint",
+# OpenAI): no degraded body reaches another endpoint or sends other headers.
+_NOT_THE_BODY = r"(?i)\bheaders?\b|\bcompletions?\s+(?:API|endpoint)\b|\bendpoint or method\b"
 _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual"
 # An invalid image is refused (`invalid_image_url`, "Invalid image data"); a part of invalid
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
@@ -328,6 +344,11 @@ _SUGGESTION = (
     r"\buse\s+['\"`]?[A-Za-z_][\w.]*['\"`]?\s+instead|"
     r"\bmoved to\s+['\"`]?[A-Za-z_][\w.]*['\"`]?"
 )
+# A clause that states the condition under which a value would be allowed ("Only
+# temperature=1 is supported unless reasoning_effort resolves to 'none'", "while reasoning
+# is active", LiteLLM) names the circumstance, not what is refused: like a suggestion, it
+# is not read for names to drop. Up to the clause's end.
+_CONDITION = r"(?i)\b(?:unless|while|whenever|when)\b[^.,;:!?\n]*"
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
@@ -349,7 +370,11 @@ _REASONING_KEYS = ("reasoning_effort", "reasoning", "thinking", "think", "enable
 _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "tool choice" in prose is the capability; `tool_choice` spelled as the key names
     # that one key (a refused value), and is found by `_is_named`.
-    (r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice)|function[ _-]?calling", _TOOL_KEYS),
+    # ("tool calls" in prose is the capability too; `tool_calls` is a message's field)
+    (
+        r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice|[ -]calls?\b)|function[ _-]?calling",
+        _TOOL_KEYS,
+    ),
     (
         r"(?i)response[ _-]?format|json[ _-]?(?:mode|output)|structured output",
         ("response_format",),
@@ -450,6 +475,12 @@ def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy
     """The optional body keys the error names, in body order."""
     droppable = [key for key in body if key not in policy.kept]
     text = re.sub(_MESSAGE_SCOPED, " ", re.sub(_SUGGESTION, " ", _texts(error)))
+    # A condition's names count only when nothing else is named: "Error while parsing
+    # 'top_k'" names what it refuses inside its clause.
+    return _named_in(re.sub(_CONDITION, " ", text), droppable) or _named_in(text, droppable)
+
+
+def _named_in(text: str, droppable: list[str]) -> list[str]:
     named = {m.group(1).split(".")[0] for m in re.finditer(_LOC, text)}
     named.update(key for key in droppable if _is_named(key, text))
     for pattern, keys in _CAPABILITIES:
@@ -563,6 +594,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
         if re.search(_CONVERSATION, text):
             return Verdict("surface", "the rejection is about the conversation itself")
+        if re.search(_NOT_THE_BODY, text):
+            return Verdict("surface", "the rejection is about the headers or the endpoint")
         if _static_qualifies(error, policy):
             return Verdict(
                 "static", "nothing is named, and the status or the words say the body is at fault"
