@@ -83,10 +83,13 @@ class ToolArgs:
 @dataclass(slots=True, frozen=True)
 class ToolEnd:
     """Tool call `index` is complete. `arguments`, when given, is the provider's
-    authoritative full JSON text and replaces the accumulated pieces."""
+    authoritative full JSON text and replaces the accumulated pieces; `signature`, the
+    call's signature when it came after the call's start (Gemini's OpenAI-compatible
+    stream sends it on a delta of its own)."""
 
     index: int
     arguments: str | None = None
+    signature: str | None = None
 
 
 Fragment: TypeAlias = (

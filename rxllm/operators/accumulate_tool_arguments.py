@@ -111,11 +111,13 @@ class _Calls:
         self._ended: dict[int, ToolStart] = {}  # the starts of the calls complete
         self._broken = False  # a malformed call ended the stream
 
-    def _finish(self, index: int, arguments: str | None, ended: bool) -> bool:
-        """Dispatch call `index`; `ended`: the provider marked it complete (its
-        `ToolEnd`), rather than the turn ending while it was open."""
+    def _finish(self, index: int, end: ToolEnd | None) -> bool:
+        """Dispatch call `index`; `end`: the provider marked it complete, rather than
+        the turn ending while it was open (None)."""
         call = self._calls.pop(index)
         start = self._ended[index] = call.start
+        ended = end is not None
+        arguments, signature = (None, None) if end is None else (end.arguments, end.signature)
         text = arguments if arguments is not None else "".join(call.pieces)
         try:
             # Marked complete with no arguments at all: a call without parameters
@@ -143,7 +145,7 @@ class _Calls:
                     name=start.name,
                     index=start.index,
                     arguments=parsed,
-                    signature=start.signature,
+                    signature=start.signature if signature is None else signature,
                 )
             )
             return True
@@ -195,7 +197,7 @@ class _Calls:
         elif kind is ToolEnd:
             assert isinstance(item, ToolEnd)
             if item.index in calls:
-                self._broken = not self._finish(item.index, item.arguments, ended=True)
+                self._broken = not self._finish(item.index, item)
         elif kind is ToolStart:
             assert isinstance(item, ToolStart)
             if not self._restart(item):
@@ -205,7 +207,7 @@ class _Calls:
             self._observer.on_next(item)
         elif kind is Done:
             for index in sorted(calls):
-                if not self._finish(index, None, ended=False):
+                if not self._finish(index, None):
                     self._broken = True
                     return
             self._observer.on_next(item)  # type: ignore[arg-type]
@@ -229,7 +231,7 @@ class _Calls:
             )
             return False
         # Another call on its index: the earlier one's arguments have ended.
-        if self._finish(item.index, None, ended=False):
+        if self._finish(item.index, None):
             return True
         self._broken = True
         return False

@@ -221,8 +221,12 @@ class Normalizer(ABC):
             raise _not_a_string("a tool-argument fragment", delta)
         self.emit(ToolArgs(index, delta))
 
-    def tool_end(self, index: int, arguments: str | None = None) -> None:
-        self.emit(ToolEnd(index, arguments))
+    def tool_end(
+        self, index: int, arguments: str | None = None, signature: str | None = None
+    ) -> None:
+        if signature is not None and signature.__class__ is not str:
+            raise _not_a_string("a tool call's signature", signature)
+        self.emit(ToolEnd(index, arguments, signature))
 
     def refusal(self, text: str) -> None:
         if text.__class__ is not str:

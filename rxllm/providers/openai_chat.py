@@ -35,6 +35,9 @@ one dict lookup:
   `name: ""` opener) starts when its name does, with the arguments held until then;
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text, and
   `tool_calls` sent as one call object rather than a list (TGI before 3.2) as that call.
+  A call's `extra_content.google.thought_signature` (Gemini's OpenAI-compatible
+  endpoint, on the call's first delta or on one of its own after it) is its
+  `ToolRequest.signature`, and goes back in the history the same way.
   OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
@@ -488,7 +491,10 @@ def _call_entry(call: ToolCall, call_id: str, custom_tools: frozenset[str]) -> d
     if call.name in custom_tools and isinstance(text, str):
         return {"id": call_id, "type": "custom", "custom": {"name": call.name, "input": text}}
     function = {"name": call.name, "arguments": call.arguments_json}
-    return {"id": call_id, "type": "function", "function": function}
+    entry: dict[str, Any] = {"id": call_id, "type": "function", "function": function}
+    if call.signature is not None:  # Gemini's thought signature, back where it came
+        entry["extra_content"] = {"google": {"thought_signature": call.signature}}
+    return entry
 
 
 def _custom_tools(offered: Any) -> frozenset[str]:
@@ -666,6 +672,7 @@ class ChatNormalizer(Normalizer):
         "options",
         "read_when_sent",
         "server_tools",
+        "signatures",
         "think",
         "unnamed",
         "unread",
@@ -681,6 +688,8 @@ class ChatNormalizer(Normalizer):
         self.calls: dict[Any, int] = {}  # the wire's key of a call -> our index
         self.call_ids: dict[int, str] = {}
         self.last_call: int | None = None
+        # The calls' signatures, made at the first (Gemini's OpenAI-compatible endpoint).
+        self.signatures: dict[int, str] | None = None
         # calls whose name has not come yet: index -> [whether the id came, arguments]
         self.unnamed: dict[int, list[Any]] = {}
         self.custom: set[int] | None = None  # custom tool calls whose input is open
@@ -829,8 +838,9 @@ class ChatNormalizer(Normalizer):
                     self._release_unnamed()
                 if self.custom:
                     self._close_custom()
+                signatures = self.signatures or {}
                 for index in self.call_ids:  # a finish ends every call: dispatch them now
-                    self.tool_end(index)
+                    self.tool_end(index, signature=signatures.get(index))
         elif finish == "content_filter" and self.finish not in _NOT_OVERRULED_BY_FILTER:
             # Azure's asynchronous filter checks the text behind the stream, in annotation
             # chunks that go on after the model's own finish; a verdict that blocks comes
@@ -1140,6 +1150,9 @@ class ChatNormalizer(Normalizer):
         elif self.unnamed and index in self.unnamed:
             self._name_call(index, call_id, name)
         self.last_call = index
+        extra = call.get("extra_content")
+        if extra:
+            self._signature(index, extra)
         if custom is None:
             arguments = function.get("arguments")
         else:
@@ -1152,6 +1165,17 @@ class ChatNormalizer(Normalizer):
                 held[1].append(arguments)
             else:
                 self.tool_args(index, arguments)
+
+    def _signature(self, index: int, extra: Any) -> None:
+        """Gemini's thought signature of call `index`, in the call's `extra_content`
+        (on its first delta, or on a delta of its own after it): Gemini 3 answers 400
+        to a history whose calls lost it, so the request sends it back the same way."""
+        google = extra.get("google") if extra.__class__ is dict else None
+        signature = google.get("thought_signature") if google.__class__ is dict else None
+        if signature.__class__ is str and signature:
+            if self.signatures is None:
+                self.signatures = {}
+            self.signatures[index] = signature
 
     def _custom_input(self, index: int, text: Any) -> str:
         """A fragment of a custom tool's input (OpenAI's custom tools take free text, and

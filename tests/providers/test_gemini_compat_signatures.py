@@ -1,0 +1,94 @@
+"""Gemini's thought signatures on the OpenAI-compatible endpoint: each call's
+`extra_content.google.thought_signature` (ai.google.dev/gemini-api/docs/thought-signatures,
+"OpenAI compatibility"), on the call's first delta or on a delta of its own after it
+(HKUDS/OpenHarness#338: "In streaming, Gemini sends it on a trailing index-less delta").
+Gemini 3 answers 400 "Function call is missing a thought_signature in functionCall
+parts" to a history that lost it (langroid/langroid#969, and many more), so the
+signature reaches `ToolRequest.signature` and goes back in the next request where it
+came. Bodies are written from those sources; the signatures are made up."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import rxllm
+from rxllm import ChatRequest, Message
+from rxllm.events import ToolRequest
+from rxllm.providers.openai_chat import chat_messages
+from tests.support import Recorder, Serve, replay_every_way
+
+
+def _sse(*deltas: dict[str, Any], finish: str = "tool_calls") -> bytes:
+    def chunk(delta: dict[str, Any], finish_reason: str | None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
+        body = {"object": "chat.completion.chunk", "model": "gemini-3-flash", "choices": [choice]}
+        return f"data: {json.dumps(body)}\n\n"
+
+    frames = [chunk(delta, None) for delta in deltas] + [chunk({}, finish)]
+    return "".join(frames).encode() + b"data: [DONE]\n\n"
+
+
+def _call(index: int, call_id: str, city: str, **extra: Any) -> dict[str, Any]:
+    function = {"name": "get_weather", "arguments": json.dumps({"city": city})}
+    return {"index": index, "id": call_id, "type": "function", "function": function, **extra}
+
+
+def _signed(signature: str) -> dict[str, Any]:
+    return {"extra_content": {"google": {"thought_signature": signature}}}
+
+
+def _requests(body: bytes) -> list[ToolRequest]:
+    return [e for e in replay_every_way(body, "custom") if isinstance(e, ToolRequest)]
+
+
+def test_the_signature_on_the_first_call_is_its_requests() -> None:
+    # Gemini signs the first call of a turn; a parallel call after it has none.
+    body = _sse(
+        {"role": "assistant", "tool_calls": [_call(0, "c1", "Paris", **_signed("SIG_A"))]},
+        {"tool_calls": [_call(1, "c2", "London")]},
+    )
+    requests = _requests(body)
+    assert [(r.call_id, r.arguments, r.signature) for r in requests] == [
+        ("c1", {"city": "Paris"}, "SIG_A"),
+        ("c2", {"city": "London"}, None),
+    ]
+
+
+def test_a_signature_on_a_delta_of_its_own_after_the_call_is_the_calls() -> None:
+    # Before: dropped (the delta had no index, id, name or arguments to read).
+    body = _sse(
+        {"role": "assistant", "tool_calls": [_call(0, "c1", "Paris")]},
+        {"tool_calls": [_signed("SIG_B")]},
+    )
+    (request,) = _requests(body)
+    assert (request.call_id, request.signature) == ("c1", "SIG_B")
+
+
+def test_no_signature_is_no_extra_content_in_the_history() -> None:
+    call = rxllm.ToolCall(id="c1", name="f", arguments={})
+    (sent,) = chat_messages([Message.assistant(tool_calls=[call])])
+    assert "extra_content" not in sent["tool_calls"][0]
+
+
+async def test_the_next_turn_sends_the_signature_back_where_it_came(serve: Serve) -> None:
+    """The whole loop over HTTP: the first turn's call, its result, and the second
+    request's assistant message carrying the signature as Gemini wants it."""
+    first = _sse({"role": "assistant", "tool_calls": [_call(0, "c1", "Paris", **_signed("SIG_A"))]})
+    recorder = Recorder(answers={"/chat/completions": first})
+    base_url = await serve(recorder.handle)
+    question = Message.user("Weather in Paris?")
+    async with rxllm.provider("custom", base_url=base_url, allow_private_network=True) as p:
+        record = await p.complete(ChatRequest(model="gemini-3-flash", messages=[question]))
+        assert [call.signature for call in record.tool_calls] == ["SIG_A"]
+        history = [question, record.to_message(), Message.tool("c1", "sunny")]
+        await p.complete(ChatRequest(model="gemini-3-flash", messages=history))
+    assistant = recorder.requests[1]["body"]["messages"][1]
+    assert assistant["tool_calls"] == [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+            "extra_content": {"google": {"thought_signature": "SIG_A"}},
+        }
+    ]
