@@ -154,6 +154,18 @@ def _is_high_surrogate(char: str) -> bool:
     return "\ud800" <= char <= "\udbff"
 
 
+_PROVIDER_TOOL: Final[Mapping[str, bool]] = MappingProxyType(
+    {"providerExecuted": True, "dynamic": True}
+)
+"""The keys of every chunk of a tool the provider runs (`server_tool_*`). It is not one
+of the app's tools, so it is dynamic, as the SDK's own server sends a provider-executed
+tool its tool set does not list (`stream-text.ts`, `toUIMessageStream`): a
+`dynamic-tool` part, which a typed UI renders by its `toolName` and `validateUIMessages`
+with the app's tools accepts. A static `tool-<name>` part is refused there ("No tool
+schema found for tool part web_search"), and the client and such a validation disagree
+on the part's type (later versions turn a finished one dynamic)."""
+
+
 class UIMessageEncoder:
     """The fold of one assistant message: `parts(event)` returns the UI message chunks
     the event adds, `frames(event)` the same as SSE bytes (with `[DONE]` after the
@@ -475,14 +487,14 @@ class UIMessageEncoder:
                 "type": "tool-input-start",
                 "toolCallId": event.call_id,
                 "toolName": event.name,
-                "providerExecuted": True,
+                **_PROVIDER_TOOL,
             },
             {
                 "type": "tool-input-available",
                 "toolCallId": event.call_id,
                 "toolName": event.name,
                 "input": event.arguments,
-                "providerExecuted": True,
+                **_PROVIDER_TOOL,
             },
         )
 
@@ -498,7 +510,7 @@ class UIMessageEncoder:
                     "toolCallId": call_id,
                     "toolName": event.name,
                     "input": None,
-                    "providerExecuted": True,
+                    **_PROVIDER_TOOL,
                 }
             )
         out.append(
@@ -506,7 +518,7 @@ class UIMessageEncoder:
                 "type": "tool-output-available",
                 "toolCallId": call_id,
                 "output": event.content,
-                "providerExecuted": True,
+                **_PROVIDER_TOOL,
             }
         )
 

@@ -478,12 +478,14 @@ async def test_a_result_without_its_call_gets_the_call() -> None:
             "toolName": "web_search",
             "input": None,
             "providerExecuted": True,
+            "dynamic": True,
         },
         {
             "type": "tool-output-available",
             "toolCallId": "srv_9",
             "output": {"ok": 1},
             "providerExecuted": True,
+            "dynamic": True,
         },
     ]
 

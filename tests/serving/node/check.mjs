@@ -2,7 +2,9 @@
 // the current ones, and 5.0.92 and 6.0.0, whose chunk schemas are strict (a key they do
 // not list refuses the chunk).
 //
-// stdin: {"inputs": [{"name": str, "body": str}]}, each body the SSE bytes rxllm wrote.
+// stdin: {"inputs": [{"name": str, "body": str, "tools"?: [str]}]}, each body the SSE
+// bytes rxllm wrote; `tools` names the app's own tools (any object input), which the
+// message is then validated against, as a server validating a stored chat does.
 // stdout: {"headers": {version: headers}, "results": [{version, name, errors, chunks, message}]}
 //
 // Each body goes through the path useChat takes: DefaultChatTransport (its fetch
@@ -19,7 +21,7 @@ async function readStdin() {
   return JSON.parse(Buffer.concat(pieces).toString("utf8"));
 }
 
-async function check(ai, name, body) {
+async function check(ai, name, body, toolNames) {
   const errors = [];
   const types = [];
   const errorTexts = []; // what `error` chunks said: the stream's own news, not a fault
@@ -54,7 +56,10 @@ async function check(ai, name, body) {
   }
   // The message goes back to the server with the next turn, which validates it.
   if (message !== null) {
-    const validated = await ai.safeValidateUIMessages({ messages: [message] });
+    const tools = toolNames && Object.fromEntries(
+      toolNames.map((tool) => [tool, ai.tool({ inputSchema: ai.jsonSchema({ type: "object" }) })]),
+    );
+    const validated = await ai.safeValidateUIMessages({ messages: [message], tools });
     if (!validated.success) errors.push(String(validated.error?.message ?? validated.error));
   }
   const faults = errors.filter((error) => !errorTexts.includes(error));
@@ -67,8 +72,8 @@ const results = [];
 for (const version of VERSIONS) {
   const ai = await import(version);
   headers[version] = ai.UI_MESSAGE_STREAM_HEADERS;
-  for (const { name, body } of inputs) {
-    results.push({ version, ...(await check(ai, name, body)) });
+  for (const { name, body, tools } of inputs) {
+    results.push({ version, ...(await check(ai, name, body, tools)) });
   }
 }
 process.stdout.write(JSON.stringify({ headers, results }));
