@@ -75,10 +75,20 @@ Output items, by type (the decisions of this module):
   Other annotation types (`file_citation`, `container_file_citation`, `file_path`)
   have no event and are logged at debug.
 - The terminal response (`response.completed`, `response.incomplete`) holds every
-  output item: one whose `output_item.done` never came (a server that streams only the
-  terminal response, an event lost on the way) is read there as its done event would
-  have been; one already done (by output index or by item id) is not read again, and a
-  call already started is left to the terminal to end, as any call not marked done.
+  output item, each matched to an item the stream showed (added, done or with deltas):
+  the one of its id, else the first of its type not yet matched, in order (vLLM builds
+  `output` again with fresh ids, not always at the output indexes it streamed). A
+  matched item already done is not read again; one whose `output_item.done` never came
+  (an event lost on the way, or never sent: vLLM's last gpt-oss item) is read there as
+  its done event would have been, at the output index it streamed at, and a call
+  already started is left to the terminal to end, as any call not marked done. An item
+  the stream never showed (a server that streams only the terminal response, a call
+  vLLM streamed as text) is read at its position.
+- An event about an item is read at its own output index, unless no item was shown
+  there and its item id was seen at another; then the events without an id that follow
+  there are read at that other index too (vLLM's gpt-oss stream of late 2025 sent an
+  item's done events one output index on from its deltas, a call's done item without
+  its id).
 - A terminal `response.completed` whose response says `status: "incomplete"` (vLLM's,
   for a response cut by its token limit) is read as `response.incomplete`.
 - An `output_item.added` at the output index of an item already done, for another
@@ -91,8 +101,10 @@ Output items, by type (the decisions of this module):
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from loguru import logger
@@ -434,6 +446,43 @@ def _code_of(error: dict[str, Any]) -> str | None:
     return code if isinstance(code, str) else None
 
 
+@dataclass(slots=True)
+class _Shown:
+    """An output item the stream showed: where, of what type, under which id, and
+    whether its `output_item.done` came."""
+
+    index: int
+    kind: str
+    item_id: str | None
+    done: bool = False
+
+
+def _match_shown(shown: list[_Shown], output: list[Any]) -> list[_Shown | None]:
+    """For each item of a terminal response's `output`, the item the stream showed that it
+    is: the one of its id, else the first of its type not yet matched, in order (a server
+    may build `output` again with fresh ids, at other output indexes than it streamed:
+    vLLM's); None for an item the stream never showed."""
+    left = list(shown)
+    matched: list[_Shown | None] = [None] * len(output)
+    for by_id in (True, False):
+        for position, item in enumerate(output):
+            if matched[position] is not None or not isinstance(item, dict):
+                continue
+            found = next(
+                (
+                    s
+                    for s in left
+                    if (s.item_id is not None and s.item_id == item.get("id"))
+                    or (not by_id and s.kind == item.get("type"))
+                ),
+                None,
+            )
+            if found is not None:
+                matched[position] = found
+                left.remove(found)
+    return matched
+
+
 class ResponsesNormalizer(Normalizer):
     """Responses events -> fragments, dispatched on the JSON `type`.
 
@@ -451,8 +500,9 @@ class ResponsesNormalizer(Normalizer):
         "cited",
         "custom_done",
         "custom_inputs",
-        "finished",
         "handlers",
+        "ids",
+        "moved",
         "parts",
         "reasoned",
         "reasoned_parts",
@@ -460,6 +510,8 @@ class ResponsesNormalizer(Normalizer):
         "reasoning_part",
         "sequence",
         "server_calls",
+        "shown",
+        "shown_at",
     )
 
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
@@ -481,9 +533,13 @@ class ResponsesNormalizer(Normalizer):
         # cited_text and to know which parts of a done message were already streamed.
         self.parts: dict[tuple[int, int], list[str]] = {}
         self.cited: set[tuple[Any, ...]] = set()
-        # The output_index and id of each item whose `output_item.done` was read: the
-        # terminal response's `output` repeats them, and only the others are new.
-        self.finished: set[int | str] = set()
+        # The items the stream showed, in the order first seen (the terminal response's
+        # `output` repeats them: `_finish`), the latest at each output index, the output
+        # index where each item id was first seen, and where events were moved (`_index`).
+        self.shown: list[_Shown] = []
+        self.shown_at: dict[int, _Shown] = {}
+        self.ids: dict[str, int] = {}
+        self.moved: dict[int, int] = {}  # output index of nothing shown -> the item's
         self.handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "response.output_text.delta": self._text,
             "response.refusal.delta": self._refusal,
@@ -539,11 +595,41 @@ class ResponsesNormalizer(Normalizer):
                 "ignored a Responses event of unknown type {!r}", kind
             )
 
+    # -- which item -------------------------------------------------------------------
+
+    def _index(self, payload: dict[str, Any], item_id: Any = None) -> int:
+        """The output index of the item an event is about: its own, unless no item was
+        shown there and its item id was seen at another, and then for the events without
+        an id that follow there too (vLLM's gpt-oss stream of late 2025 sent an item's
+        done events one output index on from its deltas, a call's done item without
+        its id)."""
+        index: int = payload.get("output_index", 0)
+        if index in self.shown_at:
+            return index
+        item_id = item_id if item_id is not None else payload.get("item_id")
+        if isinstance(item_id, str) and item_id in self.ids:
+            self.moved[index] = self.ids[item_id]
+        return self.moved.get(index, index)
+
+    def _show(self, index: int, kind: Any, item_id: Any = None, anew: bool = False) -> _Shown:
+        """The item shown at `index`: a new one when none was, or when an item's added or
+        done event (`anew`) names another item than the one already done there."""
+        shown = self.shown_at.get(index)
+        item_id = item_id if isinstance(item_id, str) and item_id else None
+        if shown is None or (anew and shown.done and item_id != shown.item_id):
+            shown = _Shown(index, str(kind), item_id)
+            self.shown.append(shown)
+            self.shown_at[index] = shown
+        if item_id is not None:
+            self.ids.setdefault(item_id, index)
+        return shown
+
     # -- content ----------------------------------------------------------------------
 
     def _part(self, payload: dict[str, Any]) -> list[str]:
-        key = (payload.get("output_index", 0), payload.get("content_index", 0))
-        return self.parts.setdefault(key, [])
+        index = self._index(payload)
+        self._show(index, "message", payload.get("item_id"))
+        return self.parts.setdefault((index, payload.get("content_index", 0)), [])
 
     def _text(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
@@ -578,14 +664,15 @@ class ResponsesNormalizer(Normalizer):
         elif kind == "refusal":
             self._part_done(payload, part.get("refusal"), self.refusal)
         elif kind == "reasoning_text":
-            key = (payload.get("output_index", 0), "text", payload.get("content_index", 0))
-            self._reasoning_part_done(key, part.get("text"))
+            self._reasoning_part_done(self._reasoning_key(payload, "text"), part.get("text"))
 
     def _part_done(self, payload: dict[str, Any], whole: Any, emit: Callable[[str], None]) -> None:
         """A part's `.done` repeats its deltas; a part that had none arrived whole."""
-        key = (payload.get("output_index", 0), payload.get("content_index", 0))
+        index = self._index(payload)
+        key = (index, payload.get("content_index", 0))
         if key in self.parts:
             return
+        self._show(index, "message", payload.get("item_id"))
         self.parts[key] = [whole] if isinstance(whole, str) else []
         if isinstance(whole, str) and whole:
             emit(whole)
@@ -593,7 +680,7 @@ class ResponsesNormalizer(Normalizer):
     def _annotation(self, payload: dict[str, Any]) -> None:
         annotation = payload.get("annotation")
         if isinstance(annotation, dict):
-            key = (payload.get("output_index", 0), payload.get("content_index", 0))
+            key = (self._index(payload), payload.get("content_index", 0))
             pieces = self.parts.get(key)
             if pieces and len(pieces) > 1:
                 pieces[:] = ["".join(pieces)]  # joined once, kept joined
@@ -624,26 +711,30 @@ class ResponsesNormalizer(Normalizer):
         title = annotation.get("title")
         self.citation(url, title if isinstance(title, str) else None, cited)
 
+    def _reasoning_key(self, payload: dict[str, Any], which: str) -> tuple[int, str, int]:
+        """(output index, "summary" or "text", part index) of a reasoning part's event."""
+        index = self._index(payload)
+        self._show(index, "reasoning", payload.get("item_id"))
+        part = payload.get("summary_index" if which == "summary" else "content_index", 0)
+        return (index, which, part)
+
     def _reasoning_summary(self, payload: dict[str, Any]) -> None:
-        key = (payload.get("output_index", 0), "summary", payload.get("summary_index", 0))
-        self._reasoning_delta(key, payload.get("delta"))
+        self._reasoning_delta(self._reasoning_key(payload, "summary"), payload.get("delta"))
 
     def _reasoning_text(self, payload: dict[str, Any]) -> None:
-        key = (payload.get("output_index", 0), "text", payload.get("content_index", 0))
-        self._reasoning_delta(key, payload.get("delta"))
+        self._reasoning_delta(self._reasoning_key(payload, "text"), payload.get("delta"))
 
     def _reasoning_summary_done(self, payload: dict[str, Any]) -> None:
-        key = (payload.get("output_index", 0), "summary", payload.get("summary_index", 0))
+        key = self._reasoning_key(payload, "summary")
         self._reasoning_part_done(key, payload.get("text"))
 
     def _reasoning_summary_part_done(self, payload: dict[str, Any]) -> None:
         part = payload.get("part")
-        key = (payload.get("output_index", 0), "summary", payload.get("summary_index", 0))
+        key = self._reasoning_key(payload, "summary")
         self._reasoning_part_done(key, part.get("text") if isinstance(part, dict) else None)
 
     def _reasoning_text_done(self, payload: dict[str, Any]) -> None:
-        key = (payload.get("output_index", 0), "text", payload.get("content_index", 0))
-        self._reasoning_part_done(key, payload.get("text"))
+        self._reasoning_part_done(self._reasoning_key(payload, "text"), payload.get("text"))
 
     def _reasoning_part_done(self, key: tuple[int, str, int], whole: Any) -> None:
         """A part's `.done` events repeat its deltas; a part that had none arrived whole."""
@@ -667,7 +758,9 @@ class ResponsesNormalizer(Normalizer):
         item = payload.get("item") or {}
         kind = item.get("type")
         index = payload.get("output_index", 0)
-        if index in self.finished and item.get("id") not in self.finished:
+        before = self.shown_at.get(index)
+        shown = self._show(index, kind, item.get("id"), anew=True)
+        if before is not None and shown is not before:
             self._forget(index)
         if kind == "function_call":
             self._start_call(index, item)
@@ -693,11 +786,17 @@ class ResponsesNormalizer(Normalizer):
 
     def _item_done(self, payload: dict[str, Any]) -> None:
         item = payload.get("item") or {}
+        index = self._index(payload, item.get("id"))
+        before = self.shown_at.get(index)
+        shown = self._show(index, item.get("type"), item.get("id"), anew=True)
+        if before is not None and shown is not before:
+            self._forget(index)  # another item done where one was done already
+        shown.done = True
+        self._done_item(index, item)
+
+    def _done_item(self, index: int, item: dict[str, Any]) -> None:
+        """An item read whole, as its `output_item.done` gives it, at output index `index`."""
         kind = item.get("type")
-        index = payload.get("output_index", 0)
-        self.finished.add(index)
-        if isinstance(item.get("id"), str):
-            self.finished.add(item["id"])
         if kind == "function_call":
             if index not in self.calls:
                 self._start_call(index, item)
@@ -809,7 +908,7 @@ class ResponsesNormalizer(Normalizer):
     def _custom_input(self, payload: dict[str, Any]) -> list[str] | None:
         """The input pieces of the custom tool call the event is about; None (logged)
         for one never started: its done item, whole, will say everything."""
-        index = payload.get("output_index", 0)
+        index = self._index(payload)
         pieces = self.custom_inputs.get(index)
         if pieces is None:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
@@ -832,10 +931,11 @@ class ResponsesNormalizer(Normalizer):
             return
         if isinstance(whole, str) and (whole or not pieces):
             pieces[:] = [whole]
-        self.custom_done.add(payload.get("output_index", 0))
+        self.custom_done.add(self._index(payload))
 
     def _arguments_delta(self, payload: dict[str, Any]) -> None:
-        index = payload.get("output_index", 0)
+        index = self._index(payload)
+        self._show(index, "function_call", payload.get("item_id"))  # its id, as the call's
         ended = self.calls.get(index)
         if ended is None:
             raise ValueError(f"arguments for output item {index}, which is not a function call")
@@ -844,7 +944,7 @@ class ResponsesNormalizer(Normalizer):
             self.tool_args(index, delta)
 
     def _arguments_done(self, payload: dict[str, Any]) -> None:
-        index = payload.get("output_index", 0)
+        index = self._index(payload)
         if index not in self.calls:
             raise ValueError(f"arguments for output item {index}, which is not a function call")
         self._end_call(index, payload.get("arguments"))
@@ -871,24 +971,33 @@ class ResponsesNormalizer(Normalizer):
         self.reasoning(signature=blob or None, details=details)
 
     def _finish(self, response: dict[str, Any], complete: bool) -> None:
-        # The response's `output` holds every item; one whose `output_item.done` never
-        # came (a server that streams only the terminal response, an event lost on the
-        # way) is read now, as its done event would have been. A function call already
-        # started is ended by the terminal itself, after the usage, as a call cut short
-        # must be: its streamed JSON says whether it is whole. A custom tool call's input
-        # is free text that cannot say so: a started one is read from a completed
-        # response's item, else ended with the input it streamed when that input was
-        # marked done or the response completed (`complete`); otherwise it is left open,
-        # cut off, for the terminal to end as malformed.
+        # The response's `output` holds every item, each matched to the item the stream
+        # showed (`_match_shown`). One already done is not read again; one whose
+        # `output_item.done` never came (an event lost on the way) is read now at the
+        # output index it streamed at, as its done event would have been; one the stream
+        # never showed (a server that streams only the terminal response) is read at its
+        # position. A function call already started is ended by the terminal itself,
+        # after the usage, as a call cut short must be: its streamed JSON says whether it
+        # is whole. A custom tool call's input is free text that cannot say so: a started
+        # one is read from a completed response's item, else ended with the input it
+        # streamed when that input was marked done or the response completed
+        # (`complete`); otherwise it is left open, cut off, for the terminal to end as
+        # malformed.
         output = response.get("output")
-        for position, item in enumerate(output if isinstance(output, list) else ()):
-            if not isinstance(item, dict) or position in self.finished:
+        items: list[Any] = output if isinstance(output, list) else []
+        # a position the stream used for another item: read past every index it used
+        unused = itertools.count(max([len(items), *(index + 1 for index in self.shown_at)]))
+        for position, shown in enumerate(_match_shown(self.shown, items)):
+            item = items[position]
+            if not isinstance(item, dict) or (shown is not None and shown.done):
                 continue
-            if position in self.calls and not (complete and position in self.custom_inputs):
-                continue
-            item_id = item.get("id")
-            if not (isinstance(item_id, str) and item_id in self.finished):
-                self._item_done({"output_index": position, "item": item})
+            if shown is None:
+                self._done_item(position if position not in self.shown_at else next(unused), item)
+            elif not (
+                shown.index in self.calls and not (complete and shown.index in self.custom_inputs)
+            ):
+                shown.done = True
+                self._done_item(shown.index, item)
         for index, pieces in self.custom_inputs.items():
             if self.calls[index] is False and (index in self.custom_done or (complete and pieces)):
                 self._end_call(index, json.dumps({"input": "".join(pieces)}))
