@@ -76,9 +76,10 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from random import random as _uniform
-from typing import Any, Literal, TypeAlias
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 from rxllm.events import ErrorInfo
 
@@ -161,14 +162,13 @@ class RecoveryPolicy:
         return ALWAYS_KEPT | self.mandatory_body_keys
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What `classify` read in one rejection: the action, why, and what it names."""
 
     action: Action
     why: str
     drop: tuple[str, ...] = ()
-    rename: Mapping[str, str] = field(default_factory=dict)
+    rename: Mapping[str, str] = MappingProxyType({})
     """Dropped key -> the key the provider asked for instead; its value moves there."""
     delay: float | None = None
     """For `backoff`: the wait the provider named, if it named one."""
@@ -724,8 +724,7 @@ def backoff_wait(backoffs: int, draw: float) -> float:
     return exponential * (1 - BACKOFF_JITTER * draw)
 
 
-@dataclass(frozen=True)
-class NextBody:
+class NextBody(NamedTuple):
     """What the next attempt sends, and why."""
 
     body: Body

@@ -24,10 +24,9 @@ import math
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "ErrorBody",
@@ -111,8 +110,7 @@ _SCRIPT_START = re.compile(r"<(script|style)\b", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class ErrorBody:
+class ErrorBody(NamedTuple):
     """The facts of one rejection body. `message` is always readable text."""
 
     message: str
@@ -150,7 +148,7 @@ def parse_error_body(text: str) -> ErrorBody:
         except (ValueError, RecursionError):  # not JSON, or nested past reading
             pass
         else:
-            return parsed if parsed.message else replace(parsed, message=_bounded(stripped))
+            return parsed if parsed.message else parsed._replace(message=_bounded(stripped))
     message = _plain_text(stripped)
     if not message:
         message = "(no readable text in the body)" if stripped else "(empty body)"
@@ -417,7 +415,7 @@ def _upstream_of(fields: dict[str, Any]) -> ErrorBody | None:
         return None
     provider = _string(metadata.get("provider_name"))
     if provider:
-        return replace(upstream, message=f"{provider}: {upstream.message}")
+        return upstream._replace(message=f"{provider}: {upstream.message}")
     return upstream
 
 

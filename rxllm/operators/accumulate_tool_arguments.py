@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from loguru import logger
@@ -36,11 +35,13 @@ def _not_json(constant: str) -> Any:
 _JSON = json.JSONDecoder(parse_constant=_not_json)
 
 
-@dataclass(slots=True)
 class _Call:
-    start: ToolStart
-    pieces: list[str] = field(default_factory=list)
-    size: int = 0
+    __slots__ = ("pieces", "size", "start")
+
+    def __init__(self, start: ToolStart) -> None:
+        self.start = start
+        self.pieces: list[str] = []
+        self.size = 0
 
 
 def accumulate_tool_arguments(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
@@ -17,8 +17,7 @@ from rxllm.sources.job import running_loop
 __all__ = ["Decide", "Switch", "retry_before_commit"]
 
 
-@dataclass(frozen=True, slots=True)
-class Switch:
+class Switch(NamedTuple):
     """Leave the failed attempt for `events`, announced by `retry`, after `delay` s."""
 
     retry: Retry

@@ -6,8 +6,7 @@ import json
 import time
 from array import array
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 from loguru import logger
@@ -345,8 +344,7 @@ def _histograms(meter: Meter) -> tuple[Histogram, Histogram, Histogram, Histogra
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Instruments:
+class _Instruments(NamedTuple):
     tracer: Tracer
     duration: Histogram
     tokens: Histogram
@@ -354,8 +352,7 @@ class _Instruments:
     per_chunk: Histogram
 
 
-@dataclass(frozen=True, slots=True)
-class _Sender:
+class _Sender(NamedTuple):
     """A provider that sends attempts, as the span reports it, read once: its wire's
     facts, and the conventions' provider attributes (`gen_ai.provider.name`,
     `rxllm.provider`, the server)."""
@@ -437,16 +434,25 @@ class _Senders:
         return found
 
 
-@dataclass(slots=True)
 class _Attempt:
     """The attempt in progress, learned from the events (as `RecordBuilder` does)."""
 
-    number: int
-    provider: str | None
-    started: float
-    dropped: list[str] = field(default_factory=list)
-    images_removed: int = 0
-    committed: bool = False
+    __slots__ = ("committed", "dropped", "images_removed", "number", "provider", "started")
+
+    def __init__(
+        self,
+        number: int,
+        provider: str | None,
+        started: float,
+        dropped: list[str] | None = None,
+        images_removed: int = 0,
+    ) -> None:
+        self.number = number
+        self.provider = provider
+        self.started = started
+        self.dropped = [] if dropped is None else dropped
+        self.images_removed = images_removed
+        self.committed = False
 
 
 class _Turn:

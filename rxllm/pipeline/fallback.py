@@ -5,8 +5,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import reactivex
 from loguru import logger
@@ -28,8 +27,7 @@ Entry = Provider | tuple[Provider, str]
 asked for `model` instead (each vendor names its models its own way)."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Leg:
+class _Leg(NamedTuple):
     """One provider's part of a fallback turn, prepared at the call."""
 
     name: str

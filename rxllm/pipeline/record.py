@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from rxllm.events import (
@@ -31,17 +30,29 @@ from rxllm.request import ReasoningPart
 __all__ = ["RecordBuilder"]
 
 
-@dataclass(slots=True)
 class _Attempt:
-    number: int
-    provider: str
-    started: float
-    ended: float | None = None
-    committed: bool = False
-    dropped: list[str] = field(default_factory=list)
-    images_removed: int = 0
-    status: int | None = None
-    error: str | None = None
+    __slots__ = (
+        "committed",
+        "dropped",
+        "ended",
+        "error",
+        "images_removed",
+        "number",
+        "provider",
+        "started",
+        "status",
+    )
+
+    def __init__(self, number: int, provider: str, started: float) -> None:
+        self.number = number
+        self.provider = provider
+        self.started = started
+        self.ended: float | None = None
+        self.committed = False
+        self.dropped: list[str] = []
+        self.images_removed = 0
+        self.status: int | None = None
+        self.error: str | None = None
 
     def end(self, error: ErrorInfo | None = None) -> None:
         self.ended = time.monotonic()

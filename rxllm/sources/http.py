@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import aiohttp
 from aiohttp.http_exceptions import HttpProcessingError, PayloadEncodingError
@@ -196,8 +196,7 @@ def _client_timeout(connect: float) -> aiohttp.ClientTimeout:
 DEFAULT_READ_TIMEOUT = 300.0
 
 
-@dataclass(frozen=True, slots=True)
-class _Settings:
+class _Settings(NamedTuple):
     """What every subscription of one `http_source` shares."""
 
     request: HttpRequest

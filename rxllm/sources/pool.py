@@ -6,8 +6,7 @@ import asyncio
 import contextlib
 import weakref
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import aiohttp
 
@@ -22,8 +21,7 @@ class Transfer(Protocol):
     def cut(self, kind: None, message: str) -> None: ...
 
 
-@dataclass(slots=True)
-class _Entry:
+class _Entry(NamedTuple):
     session: aiohttp.ClientSession
     keeper: AsyncGenerator[None, None]
 

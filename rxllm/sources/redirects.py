@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from yarl import URL
 
@@ -71,14 +71,16 @@ def is_credential_header(name: str) -> bool:
     return name.lower() in CREDENTIAL_HEADERS or _CREDENTIAL_NAME.search(name) is not None
 
 
-@dataclass(frozen=True)
-class Hop:
+class Hop(NamedTuple):
     """The next request of a redirect chain."""
 
     url: URL
-    headers: dict[str, str] = field(repr=False)
+    headers: dict[str, str]
     """Never in the repr: on the same origin they carry the key."""
     cross_origin: bool
+
+    def __repr__(self) -> str:
+        return f"Hop(url={self.url!r}, cross_origin={self.cross_origin!r})"
 
 
 def origin(url: URL) -> tuple[str, str, int | None]:

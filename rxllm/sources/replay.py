@@ -280,14 +280,18 @@ def replay_source(
     return reactivex.create(subscribe)
 
 
-@dataclass
 class _Player:
     """Plays one recording into a sink; returns the failure that ends it, if any."""
 
-    sink: abc.ObserverBase[SourceItem]
-    provider: str
-    attempt: int
-    max_line_bytes: int
+    __slots__ = ("attempt", "max_line_bytes", "provider", "sink")
+
+    def __init__(
+        self, sink: abc.ObserverBase[SourceItem], provider: str, attempt: int, max_line_bytes: int
+    ) -> None:
+        self.sink = sink
+        self.provider = provider
+        self.attempt = attempt
+        self.max_line_bytes = max_line_bytes
 
     def play(self, recording: Recording) -> Failed | None:
         if recording.problem is not None:

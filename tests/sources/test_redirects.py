@@ -24,6 +24,7 @@ HEADERS = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
 def test_a_same_origin_307_keeps_every_header() -> None:
     hop = next_hop(BASE, 307, "/v2/chat/completions", HEADERS, (KEY,), 0)
     assert hop == Hop(URL("https://api.example.com/v2/chat/completions"), HEADERS, False)
+    assert KEY not in repr(hop) and KEY not in str(hop)  # a hop logged shows no key
 
 
 @pytest.mark.parametrize(
