@@ -5,29 +5,15 @@ cut at arbitrary byte boundaries, and once end to end over a loopback server.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import rxllm
 from rxllm.events import Done
+from tests.providers.test_probe_openai_chat import _chunk, _sse
 from tests.support import kinds, replay_every_way, summarize
 
 ServeBody = Callable[[bytes], Awaitable[str]]
-
-
-def _sse(*payloads: dict[str, Any], done: bytes = b"data: [DONE]\n\n") -> bytes:
-    return "".join(f"data: {json.dumps(p)}\n\n" for p in payloads).encode() + done
-
-
-def _chunk(
-    delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any
-) -> dict[str, Any]:
-    choice: dict[str, Any] = {"index": 0, "delta": delta or {}, "finish_reason": finish}
-    return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "m"} | {
-        "choices": [choice],
-        **extra,
-    }
 
 
 async def _record(serve_body: ServeBody, body: bytes, provider: str) -> rxllm.StreamRecord:

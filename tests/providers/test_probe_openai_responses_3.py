@@ -15,6 +15,7 @@ from typing import Any
 import rxllm
 from rxllm.events import Event
 from tests.providers.test_openai_responses_shapes import added, done, on, wire
+from tests.providers.test_probe_usage import _counts
 from tests.support import replay_every_way, summarize
 
 ServeBody = Callable[[bytes], Awaitable[str]]
@@ -49,13 +50,7 @@ async def run(serve_body: ServeBody, *payloads: dict[str, Any]) -> list[Event]:
 
 def counts(usage: rxllm.Usage | None) -> tuple[int, ...]:
     assert usage is not None
-    return (
-        usage.input_tokens,
-        usage.output_tokens,
-        usage.reasoning_tokens,
-        usage.cache_read_tokens,
-        usage.total_tokens,
-    )
+    return _counts(usage)
 
 
 MESSAGE = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress"}

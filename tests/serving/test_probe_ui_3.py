@@ -7,8 +7,6 @@ listed in the tools object"); the app's own calls stay static `tool-<name>` part
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,7 @@ import rxllm
 from rxllm.events import ErrorInfo, Event, Failed, ServerToolCall, ServerToolResult, ToolRequest
 from rxllm.local import WIRES, LocalServer
 from tests.serving.support import Stream, check_rules, encode
-from tests.serving.test_ui_message_stream_node import VERSIONS, node_client
+from tests.serving.test_ui_message_stream_node import VERSIONS, node_client, run_client
 
 __all__ = ["node_client"]  # the Node fixture, shared with the conformance test
 
@@ -90,20 +88,8 @@ def test_a_tool_the_provider_ran_is_a_dynamic_tool() -> None:
 def _validate(node_dir: Path, streams: dict[str, Stream]) -> list[dict[str, Any]]:
     """check.mjs with the app's tools named: each message is also validated against
     them, as a server validating the chat it stored does (`validateUIMessages`)."""
-    inputs = [
-        {"name": name, "body": stream.raw.decode(), "tools": APP_TOOLS}
-        for name, stream in streams.items()
-    ]
-    done = subprocess.run(
-        ["node", "check.mjs"],
-        cwd=node_dir,
-        input=json.dumps({"inputs": inputs}),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-    results: list[dict[str, Any]] = json.loads(done.stdout)["results"]
+    bodies = {name: stream.raw for name, stream in streams.items()}
+    results: list[dict[str, Any]] = run_client(node_dir, bodies, APP_TOOLS)["results"]
     return results
 
 

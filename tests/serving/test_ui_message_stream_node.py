@@ -79,8 +79,15 @@ def node_client() -> Iterator[Path]:
     yield NODE_DIR
 
 
-def run_client(node_dir: Path, bodies: dict[str, bytes]) -> dict[str, Any]:
-    inputs = [{"name": name, "body": body.decode("utf-8")} for name, body in bodies.items()]
+def run_client(
+    node_dir: Path, bodies: dict[str, bytes], tools: list[str] | None = None
+) -> dict[str, Any]:
+    """check.mjs over `bodies`; with `tools` (the app's tool names), each message is
+    also validated against them (`validateUIMessages`)."""
+    extra = {} if tools is None else {"tools": tools}
+    inputs = [
+        {"name": name, "body": body.decode("utf-8"), **extra} for name, body in bodies.items()
+    ]
     done = subprocess.run(
         ["node", "check.mjs"],
         cwd=node_dir,
