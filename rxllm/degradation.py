@@ -364,7 +364,11 @@ _CUE_ADJACENT_AFTER = r"(?:参数|字段)"
 # of the body's keys of the same names (`metadata`, `user`). The sentence only: a one-line
 # error may go on to name a body key ("messages.1.content.0.type: Expected `thinking` ...
 # To avoid this requirement, disable `thinking`.", Anthropic's).
-_MESSAGE_SCOPED = r"(?im)[^.!?\n]*\bmessages?(?:\.\[?\d|\[\d| index \d)[^\n]*?(?:[.!?](?=\s|$)|$)"
+# (Cut by `_outside_messages`: one regex from the sentence's start would try every start
+# in a line without punctuation, quadratic in the line; a 64 KB body took minutes.)
+_MESSAGE_POINTER = re.compile(r"(?i)\bmessages?(?:\.\[?\d|\[\d| index \d)")
+_SENTENCE_END = re.compile(r"(?m)[.!?](?=\s|$)|$")
+_SENTENCE_STARTS = ".!?\n"
 # Capability phrases that name keys without spelling them.
 _REASONING_KEYS = ("reasoning_effort", "reasoning", "thinking", "think", "enable_thinking")
 _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -474,10 +478,29 @@ def _is_named(key: str, text: str) -> bool:
 def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> list[str]:
     """The optional body keys the error names, in body order."""
     droppable = [key for key in body if key not in policy.kept]
-    text = re.sub(_MESSAGE_SCOPED, " ", re.sub(_SUGGESTION, " ", _texts(error)))
+    text = _outside_messages(re.sub(_SUGGESTION, " ", _texts(error)))
     # A condition's names count only when nothing else is named: "Error while parsing
     # 'top_k'" names what it refuses inside its clause.
     return _named_in(re.sub(_CONDITION, " ", text), droppable) or _named_in(text, droppable)
+
+
+def _outside_messages(text: str) -> str:
+    """`text` without the sentences that point inside a message (each from the end of
+    the sentence before it to its own end, the line's at the latest), in linear time."""
+    kept: list[str] = []
+    last = 0  # the end of the last sentence cut
+    for pointer in _MESSAGE_POINTER.finditer(text):
+        if pointer.start() < last:
+            continue  # in the sentence cut already
+        start = max(
+            last, *(text.rfind(mark, last, pointer.start()) + 1 for mark in _SENTENCE_STARTS)
+        )
+        end = _SENTENCE_END.search(text, pointer.end())
+        assert end is not None  # `$` matches at the line's end
+        kept += (text[last:start], " ")
+        last = end.end()
+    kept.append(text[last:])
+    return "".join(kept)
 
 
 def _named_in(text: str, droppable: list[str]) -> list[str]:

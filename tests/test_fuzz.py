@@ -22,6 +22,7 @@ import functools
 import importlib
 import itertools
 import json
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rxllm
-from rxllm.events import EventAdapter
+from rxllm.degradation import RecoveryPolicy, Verdict, classify
+from rxllm.events import ErrorInfo, EventAdapter
 from rxllm.local.script import ANSWER, PARALLEL_CALLS, WEATHER_CALL
 from rxllm.providers import PROVIDER_NAMES, wire_for
 from rxllm.sources.sse import SseDecoder, SseEvent, SseLineTooLong
@@ -311,6 +313,31 @@ async def test_a_deeply_nested_http_error_body_is_an_error_event() -> None:
         assert record.terminal.type == "error" and record.terminal.error.status == 400
     finally:
         await runner.cleanup()
+
+
+# Error bodies as long as rxllm reads (MAX_ERROR_BODY_BYTES), in shapes that make a regex
+# tried at every start of a line without punctuation quadratic: the sentence-scoped one of
+# `degradation` took 12 s on 20 KB of nested brackets, minutes on 64 KB, blocking the loop.
+_HOSTILE_REJECTIONS = {
+    "brackets": "[" * 32_768 + "]" * 32_768,
+    "words without punctuation": "a " * 32_768,
+    "message words": "message " * 8_192,
+    "when clauses": "when " * 13_107,
+}
+
+
+@pytest.mark.parametrize("text", _HOSTILE_REJECTIONS.values(), ids=_HOSTILE_REJECTIONS.keys())
+def test_a_long_rejection_is_read_in_linear_time(text: str) -> None:
+    error = ErrorInfo(kind="rejected", message=text, status=400, provider="p", retryable=False)
+    body = {"model": "m", "messages": [], "stream": True, "temperature": 1.0}
+    verdicts: list[Verdict] = []
+    reader = threading.Thread(
+        target=lambda: verdicts.append(classify(error, body, RecoveryPolicy(degrade=True))),
+        daemon=True,
+    )
+    reader.start()
+    reader.join(timeout=60)  # a hang guard: linear is a fraction of a second
+    assert verdicts and verdicts[0].action == "static"
 
 
 @pytest.mark.parametrize("provider", ["openai", "openrouter", "local"])
