@@ -89,6 +89,12 @@ Output items, by type (the decisions of this module):
   there are read at that other index too (vLLM's gpt-oss stream of late 2025 sent an
   item's done events one output index on from its deltas, a call's done item without
   its id).
+- An event without an `output_index` (llama.cpp's server numbers none) is about the item
+  its item id names (a function call without an `id` is named by its `call_id`), else
+  the latest item; an item added or done without one that no id places is a new item.
+- An event that names another item by its id than the one already done at its output
+  index begins that item there (LiteLLM's bridge streams the message after its reasoning
+  item at output index 0, without an `output_item.added`).
 - A terminal `response.completed` whose response says `status: "incomplete"` (vLLM's,
   for a response cut by its token limit) is read as `response.incomplete`.
 - An `output_item.added` at the output index of an item already done, for another
@@ -440,6 +446,13 @@ def responses_input(
     return ("\n\n".join(leading) if leading else None), items
 
 
+def _key(item: dict[str, Any]) -> str | None:
+    """What names an output item in the events about it: its id, else its call id
+    (llama.cpp's function calls have no id; their argument deltas name the call id)."""
+    key = item.get("id") or item.get("call_id")
+    return key if isinstance(key, str) else None
+
+
 def _code_of(error: dict[str, Any]) -> str | None:
     """The error's code, or its type where it has no code."""
     code = error.get("code") or error.get("type")
@@ -603,20 +616,39 @@ class ResponsesNormalizer(Normalizer):
         an id that follow there too (vLLM's gpt-oss stream of late 2025 sent an item's
         done events one output index on from its deltas, a call's done item without
         its id)."""
-        index: int = payload.get("output_index", 0)
+        item_id = item_id if item_id is not None else payload.get("item_id")
+        index = payload.get("output_index")
+        if not isinstance(index, int):  # unnumbered (llama.cpp's): by its id, else the latest
+            known = self.ids.get(item_id) if isinstance(item_id, str) else None
+            return known if known is not None else (self.shown[-1].index if self.shown else 0)
         if index in self.shown_at:
             return index
-        item_id = item_id if item_id is not None else payload.get("item_id")
         if isinstance(item_id, str) and item_id in self.ids:
             self.moved[index] = self.ids[item_id]
         return self.moved.get(index, index)
 
+    def _item_index(self, payload: dict[str, Any], item: dict[str, Any]) -> int:
+        """The output index of an added or done item: its own (a done item's as `_index`
+        reads it); unnumbered (llama.cpp's), the index of its id, else the next free one."""
+        index = payload.get("output_index")
+        if isinstance(index, int):
+            added = payload.get("type") == "response.output_item.added"
+            return index if added else self._index(payload, _key(item))
+        known = self.ids.get(_key(item) or "")
+        return known if known is not None else max(self.shown_at, default=-1) + 1
+
     def _show(self, index: int, kind: Any, item_id: Any = None, anew: bool = False) -> _Shown:
-        """The item shown at `index`: a new one when none was, or when an item's added or
-        done event (`anew`) names another item than the one already done there."""
+        """The item shown at `index`: a new one when none was, or when an event names
+        another item than the one already done there: an item's added or done event
+        (`anew`), or an event by its item id (LiteLLM's bridge streams a message after its
+        reasoning item at the same output index, with no added event). What was kept of
+        the done item is dropped then (`_forget`)."""
         shown = self.shown_at.get(index)
         item_id = item_id if isinstance(item_id, str) and item_id else None
-        if shown is None or (anew and shown.done and item_id != shown.item_id):
+        named = anew or item_id is not None
+        if shown is None or (named and shown.done and item_id != shown.item_id):
+            if shown is not None:
+                self._forget(index)
             shown = _Shown(index, str(kind), item_id)
             self.shown.append(shown)
             self.shown_at[index] = shown
@@ -757,11 +789,8 @@ class ResponsesNormalizer(Normalizer):
     def _item_added(self, payload: dict[str, Any]) -> None:
         item = payload.get("item") or {}
         kind = item.get("type")
-        index = payload.get("output_index", 0)
-        before = self.shown_at.get(index)
-        shown = self._show(index, kind, item.get("id"), anew=True)
-        if before is not None and shown is not before:
-            self._forget(index)
+        index = self._item_index(payload, item)
+        self._show(index, kind, _key(item), anew=True)
         if kind == "function_call":
             self._start_call(index, item)
         elif kind == "reasoning":
@@ -775,8 +804,9 @@ class ResponsesNormalizer(Normalizer):
 
     def _forget(self, index: int) -> None:
         """Another item begins at the output index of an item already done: Ollama
-        numbers alike each of parallel calls that arrive in separate chunks. What was
-        kept of the done item is dropped, so that the new one is read afresh there."""
+        numbers alike each of parallel calls that arrive in separate chunks, LiteLLM's
+        bridge a message and the reasoning item before it. What was kept of the done
+        item is dropped, so that the new one is read afresh there."""
         for table in (self.calls, self.custom_inputs, self.server_calls, self.reasoning_items):
             table.pop(index, None)
         self.custom_done.discard(index)
@@ -786,11 +816,8 @@ class ResponsesNormalizer(Normalizer):
 
     def _item_done(self, payload: dict[str, Any]) -> None:
         item = payload.get("item") or {}
-        index = self._index(payload, item.get("id"))
-        before = self.shown_at.get(index)
-        shown = self._show(index, item.get("type"), item.get("id"), anew=True)
-        if before is not None and shown is not before:
-            self._forget(index)  # another item done where one was done already
+        index = self._item_index(payload, item)
+        shown = self._show(index, item.get("type"), _key(item), anew=True)
         shown.done = True
         self._done_item(index, item)
 
