@@ -16,9 +16,13 @@ its `tool_use` and its results alike, as tool_use ids must be unique; a tool sch
 without a top-level `type` gets `"type": "object"`, which `input_schema` requires; an
 inline image goes with the type its bytes have, whatever its data URL says; a PDF part
 (a data URL of that type, or a URL given `media_type="application/pdf"`) is a
-`document` block, in a message or a tool result, never an `image` the API refuses. Signed
-reasoning from another wire (a part with `details`) is not sent: its signature is not
-Claude's. A 404 from a base URL without `/v1` (the Anthropic SDKs' form) says so.
+`document` block, in a message or a tool result, never an `image` the API refuses.
+Reasoning from another wire is not sent: signed (a part with `details`), its signature
+is not Claude's; unsigned (no signature at all: DeepSeek's `reasoning_content`, plain
+text), the API refuses a thinking block without one. A thinking block an
+Anthropic-compatible server sent unsigned goes back as it came, with `signature: ""`
+(see Thinking below). A 404 from a base URL without `/v1` (the Anthropic SDKs' form)
+says so.
 
 Response: `message_start` (model, input usage), then per content block
 `content_block_start` / `content_block_delta`s / `content_block_stop` (the block's
@@ -40,7 +44,11 @@ Decisions, where the wire leaves a choice:
   latest `iterations` list wins, like any count); other iterations are already in the
   top level (`message`) or another model's (`advisor_message`), and only logged.
 - The stop reason of `message_delta` is held until `message_stop`; a body that ends
-  without `message_stop` is truncated, even after a `message_delta`. A refusal's
+  without `message_stop` is truncated, even after a `message_delta`. A natural end
+  (`end_turn`, `stop_sequence`) after client `tool_use` blocks is `tool_use`, the raw
+  reason kept, as on the chat and Gemini wires: proxies that translate another wire
+  into this one end a turn of calls with `end_turn` (LiteLLM#34692, Bifrost#3638,
+  #6123), and an agent loop reading the stop reason would not run them. A refusal's
   `stop_details.explanation` is a `refusal` event, at once (its category is logged).
 - `message_delta` ends the content: a client `tool_use` block still open then (cut by
   `max_tokens` before its `content_block_stop`) is ended with the fragments it got,
@@ -80,6 +88,13 @@ Decisions, where the wire leaves a choice:
 - Thinking: `thinking_delta` is reasoning text; `signature_delta` is a reasoning event
   with empty text and the signature; a `redacted_thinking` block is one reasoning
   event with empty text, its opaque `data` as signature, and `redacted=True`.
+  Anthropic-compatible servers send thinking unsigned (DeepSeek's `/anthropic`,
+  new-api#4763) or signed `""` (Kimi's, Fireworks': opencode#44713, pi#4464), and
+  refuse a tool-call turn sent back without it (DeepSeek: "The `content[].thinking` in
+  the thinking mode must be passed back to the API", hermes-agent#16748): a thinking
+  block that had text and ends (`content_block_stop`, or the end of the content) with
+  no signature gets the empty signature the server gave it, so that it is a block of
+  its own and goes back as it came, as the anthropic SDK sends it back.
 - A `fallback` block (a model that declined gave way to another mid-turn) makes the
   model it names in `to` the turn's served model (`done.model`).
 - Fields no event carries are logged at debug with their values, never dropped
@@ -233,6 +248,7 @@ class AnthropicNormalizer(Normalizer):
     """Messages stream events -> fragments, one content block index at a time."""
 
     __slots__ = (
+        "called",
         "compacted",
         "counts",
         "refusal_text",
@@ -240,12 +256,15 @@ class AnthropicNormalizer(Normalizer):
         "servers",
         "stop",
         "tools",
+        "unsigned",
         "usage_sent",
     )
 
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
         self.tools: dict[int, _ToolBlock] = {}  # open client tool_use blocks by index
+        self.called = False  # a client tool_use block started
+        self.unsigned: set[int] = set()  # open thinking blocks with text and no signature
         self.servers: dict[int, _ServerBlock] = {}  # open server tool calls by index
         self.server_names: dict[str, str] = {}  # server call id -> tool name
         self.counts: dict[str, int] = {}
@@ -272,9 +291,11 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "message_delta":
             self._message_delta(payload)
         elif kind == "message_stop":
+            self._end_unsigned()
             if not self.usage_sent and self.counts:
                 self._send_usage()
-            self.done(stop_reason_of(self.stop, STOP_REASONS), self.stop)
+            stop = stop_reason_of(self.stop, STOP_REASONS)
+            self.done("tool_use" if stop == "stop" and self.called else stop, self.stop)
         elif kind == "error" or chunk.event == "error":
             self._error(payload)
         else:
@@ -308,9 +329,13 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "thinking_delta":
             thinking = delta["thinking"]
             if thinking:
+                self.unsigned.add(index)
                 self.reasoning(thinking)
         elif kind == "signature_delta":
-            self.reasoning("", signature=delta["signature"])
+            signature = delta["signature"]
+            if signature:  # an empty one is no signature: the block's end gives it
+                self.unsigned.discard(index)
+                self.reasoning("", signature=signature)
         elif kind == "citations_delta":
             self._cite(delta["citation"])
         else:
@@ -327,13 +352,15 @@ class AnthropicNormalizer(Normalizer):
             if block.get("text"):
                 self.text(block["text"])
         elif kind == _TOOL:
+            self.called = True
             self.tools[index] = _ToolBlock(block.get("input", _NO_INPUT))
             self.tool_start(block.get("id") or f"toolu_{index}", block.get("name") or "", index)
         elif kind == _THINKING:
-            if block.get("thinking") or block.get("signature"):
-                self.reasoning(
-                    block.get("thinking") or "", signature=block.get("signature") or None
-                )
+            thinking, signature = block.get("thinking") or "", block.get("signature") or None
+            if thinking or signature:
+                self.reasoning(thinking, signature=signature)
+            if thinking and not signature:
+                self.unsigned.add(index)
         elif kind == "redacted_thinking":
             self.reasoning("", signature=block.get("data") or "", redacted=True)
         elif kind in _SERVER_CALLS:
@@ -363,6 +390,9 @@ class AnthropicNormalizer(Normalizer):
             self._unread(f"{kind} block", block, _TYPE_READ)
 
     def _block_stop(self, index: int) -> None:
+        if index in self.unsigned:
+            self.unsigned.discard(index)
+            self.reasoning("", signature="")
         block = self.tools.pop(index, None)
         if block is not None:
             if block.got_args or block.input is _NO_INPUT:
@@ -440,6 +470,7 @@ class AnthropicNormalizer(Normalizer):
         self._unread("message_delta", payload, _MESSAGE_DELTA_READ)
         self._unread("message_delta", delta, _DELTA_READ)
         self._count(payload.get("usage"))
+        self._end_unsigned()
         if self.counts:
             self._send_usage()
         # The content is over: a tool block still open was cut (max_tokens). It gets no
@@ -453,6 +484,11 @@ class AnthropicNormalizer(Normalizer):
                 server.name,
             )
         self.servers.clear()
+
+    def _end_unsigned(self) -> None:
+        """The content is over: thinking blocks left open unsigned end as at their stop."""
+        for index in sorted(self.unsigned):
+            self._block_stop(index)
 
     def _stop_details(self, details: Any) -> None:
         """A refusal's `stop_details`: its explanation is the refusal's text."""
@@ -570,20 +606,26 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
 
 
 def _thinking(message: Message) -> list[dict[str, Any]]:
-    """An assistant turn's signed reasoning as its first blocks (with thinking on, the
-    API refuses a turn of tool calls sent back without them). A part without a signature
-    cannot be sent: the API would refuse it. Nor can a part with `details`, which came
-    from another wire (a Responses reasoning item, an OpenRouter reasoning detail: a
-    history begun elsewhere): its signature is not Claude's, and the API checks it."""
+    """An assistant turn's thinking blocks as its first blocks (with thinking on, the
+    API refuses a turn of tool calls sent back without them), each as this wire gave
+    it: signed, or with the empty signature of a compatible server that signed nothing.
+    A part without a signature (None) came from another wire as plain reasoning and
+    cannot be sent: the API refuses a thinking block without one. Nor can a part with
+    `details`, which came from another wire (a Responses reasoning item, an OpenRouter
+    reasoning detail: a history begun elsewhere): its signature is not Claude's."""
     blocks: list[dict[str, Any]] = []
     for part in message.content:
-        if isinstance(part, ReasoningPart) and part.signature and part.details is None:
-            if part.redacted:
+        if (
+            not isinstance(part, ReasoningPart)
+            or part.signature is None
+            or part.details is not None  # Gemini's are `{}`
+        ):
+            continue
+        if part.redacted:
+            if part.signature:
                 blocks.append({"type": "redacted_thinking", "data": part.signature})
-            else:
-                blocks.append(
-                    {"type": "thinking", "thinking": part.text, "signature": part.signature}
-                )
+        elif part.signature or part.text:
+            blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
     return blocks
 
 
