@@ -88,15 +88,15 @@ def nvidia() -> OpenAIChat:
 
 def deepseek() -> OpenAIChat:
     """DeepSeek: `reasoning_content`, `prompt_cache_hit_tokens`; read by the core.
-    `thinking` (its switch between reasoning and plain chat) is never dropped. A turn
-    with tool calls carries its reasoning back (thinking mode refuses a tool loop
-    without it: api-docs.deepseek.com/guides/thinking_mode)."""
+    `thinking` (its switch between reasoning and plain chat) is never dropped. Every
+    assistant message carries its reasoning back, `""` where it has none (thinking mode
+    refuses a tool loop without it: api-docs.deepseek.com/guides/thinking_mode)."""
     return OpenAIChat(
         "deepseek",
         "https://api.deepseek.com",
         "DEEPSEEK_API_KEY",
         recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
-        options=ChatOptions(reasoning_with_tool_calls=True),
+        options=ChatOptions(send_reasoning_content=True),
     )
 
 
@@ -120,21 +120,23 @@ def azure_openai() -> OpenAIChat:
 
 def groq() -> OpenAIChat:
     """Groq: usage also under `x_groq.usage`, and `x_groq.error` when it stops a stream
-    early; `event: error` frames and `executed_tools` read by the core."""
+    early; `event: error` frames and `executed_tools` read by the core. It refuses a
+    message field it does not know, so no Gemini call signature goes there."""
     return OpenAIChat(
         "groq",
         "https://api.groq.com/openai/v1",
         "GROQ_API_KEY",
-        options=ChatOptions(extension="x_groq"),
+        options=ChatOptions(extension="x_groq", call_signatures=False),
     )
 
 
 def mistral() -> OpenAIChat:
     """Mistral: content as typed chunk lists and index-less tool calls (read by the core);
     usage comes unasked, so no `stream_options`. It validates bodies strictly: tool call
-    ids of 9 alphanumerics only, the seed named `random_seed`, and no user message right
-    after tool messages ("Unexpected role 'user' after role 'tool'", code 3230), so the
-    images of tool results are left out."""
+    ids of 9 alphanumerics only, the seed named `random_seed`, no field it does not know
+    (no Gemini call signature), and no user message right after tool messages
+    ("Unexpected role 'user' after role 'tool'", code 3230), so an assistant message
+    comes between, and the images of tool results are left out."""
     return OpenAIChat(
         "mistral",
         "https://api.mistral.ai/v1",
@@ -142,6 +144,8 @@ def mistral() -> OpenAIChat:
         options=ChatOptions(
             stream_usage=False,
             short_tool_call_ids=True,
+            call_signatures=False,
+            assistant_after_tool_results=True,
             images_after_tool_results=False,
             sampling_renames={"seed": "random_seed"},
         ),

@@ -639,14 +639,16 @@ OPTIONS: dict[str, ChatOptions] = {
     "azure-openai": ChatOptions(
         api_key_header="api-key", sampling_renames={"max_tokens": "max_completion_tokens"}
     ),
-    "groq": ChatOptions(extension="x_groq"),
+    "groq": ChatOptions(extension="x_groq", call_signatures=False),
     "mistral": ChatOptions(
         stream_usage=False,
         short_tool_call_ids=True,
+        call_signatures=False,
+        assistant_after_tool_results=True,
         images_after_tool_results=False,
         sampling_renames={"seed": "random_seed"},
     ),
-    "deepseek": ChatOptions(reasoning_with_tool_calls=True),
+    "deepseek": ChatOptions(send_reasoning_content=True),
     "openrouter": ChatOptions(reasoning_details=True),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True),
@@ -745,9 +747,10 @@ def test_mistral_sends_the_seed_as_random_seed() -> None:
 
 
 def test_deepseek_sends_the_reasoning_of_a_tool_turn_back() -> None:
-    """api-docs.deepseek.com/guides/thinking_mode: "for turns that do perform tool calls,
-    the reasoning_content must be fully passed back to the API in all subsequent
-    requests" (else a 400); a turn without calls needs none. Other presets send none."""
+    """api-docs.deepseek.com/guides/thinking_mode: the reasoning_content of every
+    assistant message of a user turn that made tool calls "must be passed back to the API
+    in all subsequent requests" (else a 400), the answer after the results too. Other
+    presets send none."""
     thought = rxllm.ReasoningPart(text="I need the weather. ")
     history = [
         Message.user("Weather in Paris?"),
@@ -761,7 +764,7 @@ def test_deepseek_sends_the_reasoning_of_a_tool_turn_back() -> None:
     request = ChatRequest(model="deepseek-v4-pro", messages=history)
     sent = wire_for("deepseek").build_body(request)["messages"]
     assert sent[1]["reasoning_content"] == "I need the weather. "
-    assert "reasoning_content" not in sent[3]
+    assert sent[3]["reasoning_content"] == "Easy."
     plain = wire_for("openai").build_body(request)["messages"]
     assert all("reasoning_content" not in message for message in plain)
 
