@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -24,6 +26,7 @@ import rxllm
 from rxllm.display import visible
 from rxllm.errors import RxllmError
 from rxllm.events import (
+    IS_TERMINAL,
     Cancelled,
     Citation,
     Done,
@@ -109,12 +112,23 @@ DEMO_TOOL = rxllm.Tool(
 )
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def terminal_text(text: str) -> str:
+    """`text` as a terminal may print it: `rxllm.display.visible`, and a carriage return
+    that ends no line shown as `\\r`, since a terminal obeys it by going back to the
+    line's start, and what follows prints over (hides) what came before."""
+    return _LONE_CR.sub(r"\\r", visible(text))
+
+
 class Printer:
     """Prints events as a person reads them: text live, the rest on lines of their own.
 
     What a provider wrote (text, names, ids, messages) is untrusted: its control and
-    format characters (terminal escapes, bidirectional overrides) are printed as their
-    escapes (`rxllm.display.visible`), so a stream cannot drive the terminal."""
+    format characters (terminal escapes, bidirectional overrides, a lone carriage
+    return) are printed as their escapes (`terminal_text`), so a stream cannot drive
+    the terminal."""
 
     def __init__(self, out: TextIO, as_json: bool, color: bool = False) -> None:
         self.out = out
@@ -123,7 +137,9 @@ class Printer:
         self.mid_line = False
         self.live: str | None = None  # the kind of live text being printed (text, ...)
         self.style = ""
-        self.half = ""  # a UTF-16 high surrogate ending a delta: its pair may come next
+        # the end of a delta that the next one completes: a UTF-16 high surrogate (its
+        # pair), or a carriage return (the \n of a line end)
+        self.held = ""
 
     def __call__(self, event: Event) -> None:
         if self.as_json:  # a lone surrogate as its JSON escape: model_dump_json refuses it
@@ -136,7 +152,8 @@ class Printer:
                 self._paint("" if event.type == "text" else event.type)
                 self.out.write("" if event.type == "text" else f"[{event.type}] ")
                 self.live = event.type
-            self.out.write(self._printable(event.text))
+            redacted = isinstance(event, ReasoningDelta) and event.redacted
+            self.out.write("(redacted)" if redacted else self._printable(event.text))
             self.mid_line = True
             self.out.flush()
             return
@@ -170,12 +187,6 @@ class Printer:
         self._paint("")
         self.out.flush()
 
-    def end_line(self) -> None:
-        """End a line of live text (before a message of our own, or on exit)."""
-        self._paint("")
-        self._newline()
-        self.out.flush()
-
     def _paint(self, kind: str) -> None:
         style = STYLES.get(kind, "")
         if self.color and style != self.style:
@@ -185,16 +196,16 @@ class Printer:
     def _printable(self, text: str) -> str:
         """`text` as a terminal can take it: a provider's UTF-16 pair split across two
         deltas joined, a half never paired replaced by U+FFFD (stdout refuses both),
-        control characters shown as escapes."""
-        text, self.half = self.half + text, ""
-        if text and "\ud800" <= text[-1] <= "\udbff":
-            text, self.half = text[:-1], text[-1]
-        return visible(text)
+        a `\\r\\n` split likewise kept a line end, control characters shown as escapes."""
+        text, self.held = self.held + text, ""
+        if text and ("\ud800" <= text[-1] <= "\udbff" or text[-1] == "\r"):
+            text, self.held = text[:-1], text[-1]
+        return terminal_text(text)
 
     def _newline(self) -> None:
-        if self.half:  # the live text ended on half a pair
-            self.out.write("\ufffd")
-            self.half = ""
+        if self.held:  # the live text ended on half a pair, or on a lone \r
+            self.out.write(terminal_text(self.held))
+            self.held = ""
         if self.mid_line:
             self.out.write("\n")
             self.mid_line = False
@@ -202,7 +213,7 @@ class Printer:
     def _line(self, text: str) -> None:
         self._newline()
         self.live = None
-        self.out.write(visible(text) + "\n")
+        self.out.write(terminal_text(text) + "\n")
 
 
 def describe_retry(event: Retry) -> str:
@@ -211,7 +222,7 @@ def describe_retry(event: Retry) -> str:
     if event.images_removed:
         changes.append(f"{event.images_removed} image(s) replaced by a notice")
     if event.delay:
-        changes.append(f"after {event.delay:g} s")
+        changes.append(f"after {round(event.delay, 2):g} s")
     if event.next_provider != event.provider:
         changes.append(f"on {event.next_provider}")
     return (
@@ -340,19 +351,44 @@ class UsageError(Exception):
 
 def _plotter(path: str | None) -> Callable[[Any, str], None] | None:
     """Save a timeline to `path`, or None without --plot; checked before streaming, so
-    a missing matplotlib is said at once, not after the turn."""
+    a missing matplotlib or a format it cannot write is said at once, not after the turn."""
     if path is None:
         return None
     try:
         from rxllm import viz
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"--plot needs matplotlib: pip install 'rxllm[viz]' ({exc.name})") from exc
+    except ModuleNotFoundError as exc:  # viz's own message says what to install, if that helps
+        raise UsageError(f"--plot: {exc}") from exc
+    from matplotlib.backend_bases import FigureCanvasBase  # there: viz imported it
+
+    # The format is the suffix's, PNG without one: said to savefig, which would otherwise
+    # add `.png` to a bare name and save where the message below does not say.
+    suffix = Path(path).suffix.removeprefix(".").lower() or "png"
+    formats = sorted(FigureCanvasBase.get_supported_filetypes())
+    if suffix not in formats:
+        raise UsageError(
+            f"--plot {path}: matplotlib cannot write .{suffix} files ({', '.join(formats)})"
+        )
 
     def plot(events: Any, title: str) -> None:
-        viz.timeline(events, title=title).savefig(path, dpi=100)
+        viz.timeline(events, title=title).savefig(path, dpi=100, format=suffix)
         print(f"rxllm: timeline saved to {path}", file=sys.stderr)
 
     return plot
+
+
+def _stdout(as_json: bool) -> TextIO:
+    """stdout, made ready for events: JSON lines in UTF-8 whatever the locale (RFC 8259
+    section 8.1: JSON between systems is UTF-8), and text the terminal's encoding lacks
+    written as its escape (`\\xe9`), as Python writes stderr, not raised mid-turn."""
+    out = sys.stdout
+    if out is None:  # started with its stdout closed (`>&-`): Python sets it to None
+        raise UsageError("stdout is closed: nowhere to print the events (>/dev/null discards them)")
+    if isinstance(out, io.TextIOWrapper):
+        if as_json:
+            out.reconfigure(encoding="utf-8")
+        else:
+            out.reconfigure(errors="backslashreplace")
+    return out
 
 
 def _writable(path: str | None, flag: str) -> None:
@@ -414,9 +450,10 @@ async def _stream(args: argparse.Namespace) -> int:
         raise UsageError(f"the API key from {source} holds a line break or control character")
     for path, flag in ((args.record, "--record"), (args.plot, "--plot")):
         _writable(path, flag)
+    plot = _plotter(args.plot)
+    printer = Printer(out := _stdout(args.json), args.json, wants_color(out))
     if name == "local" and not args.json:
         print("(streaming from rxllm's embedded local provider)", file=sys.stderr)
-    plot = _plotter(args.plot)
     options: dict[str, Any] = {}
     if args.allow_private_network:
         options["allow_private_network"] = True
@@ -431,7 +468,6 @@ async def _stream(args: argparse.Namespace) -> int:
         tools=[DEMO_TOOL] if args.tools else [],
         params=dict(args.params),
     )
-    printer = Printer(sys.stdout, args.json, wants_color(sys.stdout))
     builder = RecordBuilder(provider.name, model)
     timed: list[tuple[float, Event]] = []
     started = time.monotonic()
@@ -442,17 +478,17 @@ async def _stream(args: argparse.Namespace) -> int:
                 timed.append((time.monotonic() - started, event))
                 printer(event)
                 builder.add(event)
-        except asyncio.CancelledError:  # Ctrl-C: end the live line before saying so
-            printer.end_line()
-            if args.record:  # what came is kept, ended as the user ended it
-                last = timed[-1][1] if timed else None
-                builder.add(
-                    Cancelled(
-                        provider=last.provider if last else provider.name,
-                        attempt=last.attempt if last else 1,
-                        reason="interrupted (Ctrl-C)",
-                    )
+        except asyncio.CancelledError:  # Ctrl-C: the turn ends cancelled, its last event
+            last = timed[-1][1] if timed else None
+            if last is None or not IS_TERMINAL[type(last)]:
+                cancelled = Cancelled(
+                    provider=last.provider if last else provider.name,
+                    attempt=last.attempt if last else 1,
+                    reason="interrupted (Ctrl-C)",
                 )
+                printer(cancelled)  # --json readers too see exactly one terminal
+                builder.add(cancelled)
+            if args.record:  # what came is kept, ended as the user ended it
                 Path(args.record).write_text(builder.build().model_dump_json(indent=2) + "\n")
             raise
         finally:
@@ -460,7 +496,7 @@ async def _stream(args: argparse.Namespace) -> int:
             await provider.aclose()
     record = builder.build()
     if not args.json:
-        print(visible(summary(record)))
+        print(terminal_text(summary(record)))
     terminal = record.terminal
     refused = isinstance(terminal, Failed) and terminal.error.kind == "policy"
     # the guard names the Python option; the fault's own guard needs no advice to open it
@@ -500,9 +536,9 @@ def _capture(name: str) -> bytes:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    printer = Printer(sys.stdout, args.json, wants_color(sys.stdout))
-    plot = _plotter(args.plot)
     _writable(args.plot, "--plot")
+    plot = _plotter(args.plot)
+    printer = Printer(out := _stdout(args.json), args.json, wants_color(out))
     events: list[Event] = []
 
     def show(event: Event) -> None:
@@ -552,7 +588,7 @@ def _serve(host: str, port: int, pace: float) -> None:
             raise
         finally:
             print(  # what the client sent, its escapes shown: not the terminal's to obey
-                visible(
+                terminal_text(
                     f"{request.method} {request.path} model={model} -> {status} "
                     f"({time.monotonic() - began:.2f} s)"
                 ),
