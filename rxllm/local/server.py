@@ -229,9 +229,18 @@ class LocalServer:
                 return await self._http_fault(fault, request, encoder, body)
             if fault in REJECTIONS:
                 self.rejection_counts[fault] += 1
-                refusal = refusal_for(fault, body, encoder.PATH, self.rejection_counts[fault])
+                # a scripted turn is one request's answer: the first of its kind, whatever
+                # the requests before it (a transient refusal refuses odd ones only)
+                number = 1 if isinstance(scripted, str) else self.rejection_counts[fault]
+                refusal = refusal_for(fault, body, encoder.PATH, number)
                 if refusal is not None:
                     return await self._refuse(request, refusal)
+                if isinstance(scripted, str):  # scripted for a request it cannot refuse
+                    return _script_error(
+                        self.turns_played,
+                        f"fault({fault!r}) refuses only a request that sends what it "
+                        "rejects (rxllm.local.rejections), and this one does not",
+                    )
                 prompt = replace(prompt, model="answer")  # the trigger no longer holds
             elif fault is not None and fault not in FAULTS:
                 known = sorted(FAULTS) + sorted(HTTP_FAULTS) + sorted(REJECTIONS)
@@ -244,12 +253,9 @@ class LocalServer:
                     script = scripted if isinstance(scripted, Script) else scripted(prompt)
                     frames = list(encoder.frames(script, body))
                 except Exception as exc:  # the script's mistake, or its conflict with the
-                    # request: a status no recovery retries (a 500 would be retried, and
-                    # the retry answered as usual), so the test sees what went wrong
+                    # request
                     reason = exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
-                    message = f"scripted turn {self.turns_played}: {reason}"
-                    error = {"message": message, "type": "script_error"}
-                    return _error_response(404, {"error": error})
+                    return _script_error(self.turns_played, reason)
             return await self._stream(request, frames, self.pace)
 
         return handle
@@ -362,6 +368,13 @@ def _with_request_id(headers: Mapping[str, str]) -> dict[str, str]:
 
 def _error_response(status: int, payload: Any) -> web.Response:
     return web.json_response(payload, status=status, headers=_with_request_id({}))
+
+
+def _script_error(turn: int, reason: object) -> web.Response:
+    """A scripted turn that cannot answer its request: a status no recovery retries (a
+    500 would be retried, and the retry answered as usual), so the test sees why."""
+    error = {"message": f"scripted turn {turn}: {reason}", "type": "script_error"}
+    return _error_response(404, {"error": error})
 
 
 # What JSON calls the values Python reads a body as.

@@ -19,8 +19,9 @@ provider's faults and rejections: `rxllm.local.FAULTS`, `HTTP_FAULTS`, `REJECTIO
 or a function of the request's `Prompt` returning a `Script` or a `reply(...)`. Once
 the turns run out, the local provider answers as usual: it calls an offered tool the
 user asks about and answers a tool's result. The turns travel over real HTTP on
-127.0.0.1, in the wire's own protocol, so what the app sees is what a real provider
-would make it see.
+127.0.0.1, in the wire's own protocol, to the provider the wire is named after
+(`openai`: OpenAI's own), so what the app sees and sends is what a real provider would
+make it see and send.
 
 The server runs on a thread of its own with its own event loop, so the provider
 answers whatever loop the app runs on: `async with scripted(...)` in async code,
@@ -65,7 +66,7 @@ from rxllm.local.script import (
 )
 from rxllm.local.server import WIRES, LocalServer
 from rxllm.local.server import Turn as ServerTurn
-from rxllm.pipeline.provider import Provider
+from rxllm.pipeline.provider import Provider, provider
 
 __all__ = ["Call", "Prompt", "Reply", "Scripted", "Turn", "call", "fault", "reply", "scripted"]
 
@@ -74,6 +75,8 @@ Stop = Literal["stop", "tool_use", "length", "pause"]
 
 # Every name `fault()` plays, as `rxllm serve` lists them.
 KNOWN_FAULTS = frozenset(FAULTS) | HTTP_FAULTS | frozenset(REJECTIONS)
+# The key the provider sends: a placeholder (never redacted), as a test has no key.
+PLACEHOLDER_KEY = "local"
 # Seconds the server waits for itself to start, and lets responses still streaming
 # finish when the block is left (then cuts them: the test is over).
 START_SECONDS = 10.0
@@ -198,6 +201,17 @@ def fault(name: str) -> str:
     return name
 
 
+def _on_wire(answer: Reply, wire: str) -> Reply:
+    """`answer`, when `wire` can end a turn as it asks: only Anthropic pauses one (the
+    other wires would end it `stop`, and a test of pause handling would test nothing)."""
+    if answer.stop == "pause" and wire != "anthropic":
+        raise ValueError(
+            f"stop='pause' is Anthropic's pause_turn; the {wire} wire has no pause: "
+            "script it with wire='anthropic'"
+        )
+    return answer
+
+
 @dataclass(frozen=True)
 class _Played:
     """A reply or a function turn, with its number (for its call ids). What it raises,
@@ -205,25 +219,28 @@ class _Played:
 
     turn: Reply | Callable[[Prompt], Any]
     number: int
+    wire: str
 
     def __call__(self, prompt: Prompt) -> Script:
         played = self.turn if isinstance(self.turn, Reply) else self.turn(prompt)
         if isinstance(played, Reply):
-            return played.script(prompt, self.number)
+            return _on_wire(played, self.wire).script(prompt, self.number)
         if not isinstance(played, Script):
             raise TypeError(f"returned {type(played).__name__}, not a Script or reply(...)")
         return played
 
 
-def _checked(turn: Any, number: int) -> ServerTurn:
+def _checked(turn: Any, number: int, wire: str) -> ServerTurn:
     if turn is reply or turn is Reply:
         raise TypeError(f"turn {number} is the function reply itself: call it, reply('...')")
     if isinstance(turn, str):
         return fault(turn)
     if isinstance(turn, Script):
         return turn
-    if isinstance(turn, Reply) or callable(turn):
-        return _Played(turn, number)
+    if isinstance(turn, Reply):
+        return _Played(_on_wire(turn, wire), number, wire)
+    if callable(turn):
+        return _Played(turn, number, wire)
     raise TypeError(
         f"turn {number} is not a turn ({type(turn).__name__}): a turn is reply(...), "
         "fault(name), a Script, or a function of the request's Prompt returning a Script "
@@ -251,6 +268,12 @@ class Scripted:
         if self._provider is None:
             raise RuntimeError("start it first: `async with scripted(...) as llm:`")
         return self._provider
+
+    @property
+    def base_url(self) -> str:
+        """The server's URL for a provider of this wire, for an app that makes its own:
+        `rxllm.provider(llm.wire, api_key="local", base_url=llm.base_url)`."""
+        return self.server.root + "/v1beta" if self.wire == "google" else self.server.url
 
     @property
     def requests(self) -> list[dict[str, Any]]:
@@ -331,9 +354,12 @@ class Scripted:
             self._stopped.set_result(None)
 
     def _connect(self) -> Scripted:
-        """The provider for the started server; a bad option stops the server again."""
+        """The provider for the started server; a bad option stops the server again.
+        It is the provider the wire is named after (`openai`: OpenAI's own, with its
+        name and body keys), so the app sees and sends what it does in production."""
         try:
-            self._provider = self.server.provider(self.wire, **self._options)
+            options = {"api_key": PLACEHOLDER_KEY, **self._options}
+            self._provider = provider(self.wire, base_url=self.base_url, **options)
         except BaseException:
             if self._halt():
                 self._stopped.result(timeout=START_SECONDS)
@@ -362,7 +388,7 @@ def scripted(*turns: Turn, wire: Wire = "openai", pace: float = 0.0, **options: 
         raise ValueError(f"unknown wire {wire!r}: the local provider speaks {', '.join(WIRES)}")
     if isinstance(pace, bool) or not isinstance(pace, int | float) or not pace >= 0:
         raise ValueError(f"pace must be a number of seconds >= 0, got {pace!r}")
-    checked = tuple(_checked(turn, number) for number, turn in enumerate(turns, 1))
+    checked = tuple(_checked(turn, number, wire) for number, turn in enumerate(turns, 1))
     guarded = options.get("ssrf_guard") is True and options.get("allow_private_network") is not True
     if "redirect_private" in checked and not guarded:
         raise ValueError(
