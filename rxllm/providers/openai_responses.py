@@ -36,7 +36,13 @@ Output items, by type (the decisions of this module):
   is started and ended there. The arguments of the first done event
   (`function_call_arguments.done`, `output_item.done`) are authoritative; an empty or
   absent `arguments` there (a proxy's) leaves the streamed deltas as the arguments, and
-  an object sent in place of the JSON text is taken as its text.
+  an object sent in place of the JSON text is taken as its text. A call named `parallel`
+  (`PARALLEL_WRAPPERS`) is held until its arguments are whole: when they are the
+  `multi_tool_use.parallel` wrapper, `{"tool_uses": [{"recipient_name":
+  "functions.<tool>", "parameters": {...}}, ...]}`, which gpt-5.4 sometimes sends in
+  place of parallel calls (vercel/ai#19067), each wrapped call is a `tool_request` of its
+  own (call id `<call_id>_<n>`, the wrapper's output index); otherwise the call is
+  requested as it came, and one still open at the terminal is ended there as any call.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
   `local_shell_call`, `apply_patch_call`, `custom_tool_call`, `mcp_approval_request`,
   and a `tool_search_call` whose `execution` is `client`) are `tool_request`s too, so an
@@ -195,6 +201,34 @@ SERVER_INPUT_FIELDS = (
     "arguments",
 )
 _NOT_ARGUMENTS = frozenset({"id", "type", "status", "call_id"})
+# The names a model gives the `multi_tool_use.parallel` wrapper when it sends it as a
+# function call (gpt-5.4: `parallel`, vercel/ai#19067); its wrapped calls name client
+# functions as `functions.<name>`.
+PARALLEL_WRAPPERS = frozenset({"parallel", "multi_tool_use.parallel"})
+_FUNCTIONS = "functions."
+
+
+def wrapped_calls(arguments: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """The (tool, parameters) calls a `multi_tool_use.parallel` wrapper's arguments hold,
+    or None when they are not that wrapper (a tool the client named `parallel`)."""
+    try:
+        payload = json.loads(arguments)
+    except ValueError:
+        return None
+    uses = payload.get("tool_uses") if isinstance(payload, dict) and len(payload) == 1 else None
+    if not isinstance(uses, list) or not uses:
+        return None
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for use in uses:
+        name = use.get("recipient_name") if isinstance(use, dict) else None
+        parameters = use.get("parameters", {}) if isinstance(use, dict) else None
+        tool = name.removeprefix(_FUNCTIONS) if isinstance(name, str) else ""
+        if tool in ("", name) or not isinstance(parameters, dict):
+            return None
+        calls.append((tool, parameters))
+    return calls
+
+
 # Output items that carry the result of a provider-run call -> that call's item type.
 SERVER_OUTPUTS = {"tool_search_output": "tool_search_call", "shell_call_output": "shell_call"}
 
@@ -525,6 +559,7 @@ class ResponsesNormalizer(Normalizer):
         "server_calls",
         "shown",
         "shown_at",
+        "wrapped",
     )
 
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
@@ -542,6 +577,9 @@ class ResponsesNormalizer(Normalizer):
         self.reasoned_parts: set[tuple[int, str, int]] = set()  # the parts shown
         self.sequence: int | None = None  # the last sequence_number
         self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools started
+        # parallel wrappers held until their arguments are whole: output_index ->
+        # (call id, name, the argument deltas)
+        self.wrapped: dict[int, tuple[str, str, list[str]]] = {}
         # Text of each (output_index, content_index) part that had deltas, for citations'
         # cited_text and to know which parts of a done message were already streamed.
         self.parts: dict[tuple[int, int], list[str]] = {}
@@ -807,7 +845,8 @@ class ResponsesNormalizer(Normalizer):
         numbers alike each of parallel calls that arrive in separate chunks, LiteLLM's
         bridge a message and the reasoning item before it. What was kept of the done
         item is dropped, so that the new one is read afresh there."""
-        for table in (self.calls, self.custom_inputs, self.server_calls, self.reasoning_items):
+        tables = (self.calls, self.custom_inputs, self.server_calls, self.reasoning_items)
+        for table in (*tables, self.wrapped):
             table.pop(index, None)
         self.custom_done.discard(index)
         self.reasoned.discard(index)
@@ -905,6 +944,9 @@ class ResponsesNormalizer(Normalizer):
         named = kind in ("function_call", "custom_tool_call")
         if kind == "custom_tool_call":
             self.custom_inputs[index] = []
+        if kind == "function_call" and item.get("name") in PARALLEL_WRAPPERS:
+            self.wrapped[index] = (str(call_id), str(item.get("name")), [])
+            return
         self.tool_start(call_id, (item.get("name") or "") if named else str(kind), index)
 
     def _end_call(self, index: int, arguments: Any) -> None:
@@ -921,7 +963,24 @@ class ResponsesNormalizer(Normalizer):
                 )
             arguments = json.dumps(arguments, ensure_ascii=False)
         self.calls[index] = True
+        held = self.wrapped.pop(index, None)
+        if held is not None:
+            self._unwrap(index, held, arguments or "".join(held[2]))
+            return
         self.tool_end(index, arguments or None)
+
+    def _unwrap(self, index: int, held: tuple[str, str, list[str]], arguments: str) -> None:
+        """A held parallel wrapper, complete: each call it wraps, requested on its own at
+        the wrapper's index, one after the other; or the call itself when it wraps none."""
+        call_id, name, _ = held
+        calls = wrapped_calls(arguments)
+        if calls is None:
+            self.tool_start(call_id, name, index)
+            self.tool_end(index, arguments or None)
+            return
+        for n, (tool, parameters) in enumerate(calls):
+            self.tool_start(f"{call_id}_{n}", tool, index)
+            self.tool_end(index, json.dumps(parameters, ensure_ascii=False))
 
     def _client_arguments(self, index: int, item: dict[str, Any]) -> dict[str, Any]:
         """A client item's arguments; a custom tool call's done item without its
@@ -968,7 +1027,11 @@ class ResponsesNormalizer(Normalizer):
             raise ValueError(f"arguments for output item {index}, which is not a function call")
         delta = payload.get("delta")
         if delta and not ended:
-            self.tool_args(index, delta)
+            held = self.wrapped.get(index)
+            if held is not None:  # a parallel wrapper: read once whole
+                held[2].append(delta)
+            else:
+                self.tool_args(index, delta)
 
     def _arguments_done(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
@@ -1028,6 +1091,12 @@ class ResponsesNormalizer(Normalizer):
         for index, pieces in self.custom_inputs.items():
             if self.calls[index] is False and (index in self.custom_done or (complete and pieces)):
                 self._end_call(index, json.dumps({"input": "".join(pieces)}))
+        for index, (call_id, name, pieces) in self.wrapped.items():
+            # a wrapper never marked done: judged at the terminal as any call left open
+            self.tool_start(call_id, name, index)
+            if pieces:
+                self.tool_args(index, "".join(pieces))
+        self.wrapped.clear()
         for index in sorted(self.reasoning_items):  # reasoning items never marked done
             item = self.reasoning_items[index]
             self._end_reasoning(item, item.get("encrypted_content"))
