@@ -42,7 +42,10 @@ Decisions, where the wire leaves a choice:
   counts leave out compaction (the compaction docs: the billed total sums
   `usage.iterations`), so each `compaction` iteration's counts are added to them (the
   latest `iterations` list wins, like any count); other iterations are already in the
-  top level (`message`) or another model's (`advisor_message`), and only logged.
+  top level (`message`) or another model's (`advisor_message`), and only logged. A
+  usage with `iterations` gives the top-level counts exactly, zeros too: the
+  `message_start` before it counted the first iteration (a compaction's cache read),
+  which would otherwise be counted twice.
 - The stop reason of `message_delta` is held until `message_stop`; a body that ends
   without `message_stop` is truncated, even after a `message_delta`. A natural end
   (`end_turn`, `stop_sequence`) after client `tool_use` blocks is `tool_use`, the raw
@@ -516,14 +519,18 @@ class AnthropicNormalizer(Normalizer):
             return
         self._unread("usage", usage, _USAGE_READ)
         counts = self.counts
+        # With `iterations`, the top level is the final sampling's counts, zeros and all:
+        # `message_start` reported the first iteration's (a compaction's cache read),
+        # which the compaction iteration already holds.
+        iterations = usage.get("iterations")
+        exact = isinstance(iterations, list)
         for wire, ours in _USAGE_FIELDS:
             value = usage.get(wire)
-            if isinstance(value, int) and (value or ours not in counts):
+            if isinstance(value, int) and (value or exact or ours not in counts):
                 counts[ours] = value
         details = usage.get("output_tokens_details")
         if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int):
             counts["reasoning_tokens"] = details["thinking_tokens"]
-        iterations = usage.get("iterations")
         if isinstance(iterations, list):
             compacted: dict[str, int] = {}
             self.compacted = compacted

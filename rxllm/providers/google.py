@@ -85,7 +85,13 @@ test_google_shapes.py and test_probe_google.py):
   take for a final, empty answer. MISSING_THOUGHT_SIGNATURE says the request was
   faulty (history sent back without its thought signatures): it ends the same way in
   `error(kind="rejected")`, as Gemini's 400 for it before streaming does. Any other
-  `finishMessage` is logged at debug. Parts after the finish are ignored.
+  `finishMessage` is logged at debug. Parts after the finish are ignored, except
+  after a finish that came on a step of a built-in tool (a chunk holding
+  `executableCode`, `codeExecutionResult`, `toolCall` or `toolResponse`): that ends the
+  step, the tool runs and the answer follows, with the turn's own finish reason, which
+  replaces it. Gemini 2.5 with File Search sends `STOP` on the chunk of its search
+  call and the whole answer after it (pydantic-ai's cassette
+  `test_google_model_file_search_tool_stream.yaml`).
 - `promptFeedback.blockReason` (other than the unspecified defaults) is terminal:
   `done("content_filter")` with the block reason as the raw stop reason (its
   `blockReasonMessage` logged at debug). It is the provider's answer, not a failure of
@@ -183,6 +189,10 @@ _GROUNDING_KEYS = frozenset({"groundingChunks", "groundingSupports"})
 # each cites: an `image` chunk (Google Search image results) cites the page the image
 # is on (`sourceUri`), not the image (`imageUri`), as Google's attribution asks.
 _GROUNDING_SOURCES = {"web": "uri", "retrievedContext": "uri", "maps": "uri", "image": "sourceUri"}
+
+# The parts of a step of a tool Gemini runs itself; a finish reason on a chunk holding
+# one ends that step, not the turn.
+_TOOL_STEP_KEYS = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
 
 # `promptFeedback.blockReason` values that mean "not blocked" (proto enum defaults).
 _NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPECIFIED"})
@@ -370,6 +380,7 @@ class GeminiNormalizer(Normalizer):
         "open_call",
         "server_call_ids",
         "server_calls",
+        "tool_step",
         "unread_fields",
         "usage_raw",
         "warned_candidates",
@@ -379,6 +390,7 @@ class GeminiNormalizer(Normalizer):
         super().__init__(emit, provider, attempt)
         self.finish: str | None = None
         self.finish_message: str | None = None
+        self.tool_step = False  # the finish reason came on a built-in tool's step
         self.warned_candidates = False
         self.blocked = False
         self.usage_raw: dict[str, Any] | None = None
@@ -410,7 +422,7 @@ class GeminiNormalizer(Normalizer):
         if usage and ("totalTokenCount" in usage or "promptTokenCount" in usage):
             self.usage_raw = usage
         candidate = self._first_candidate(payload.get("candidates"))
-        if self.finish is not None:
+        if self.finish is not None and not self.tool_step:
             if candidate is not None:
                 self._sources(candidate)  # late metadata: each uri is cited once
                 if candidate.get("content"):
@@ -496,9 +508,11 @@ class GeminiNormalizer(Normalizer):
         finish = candidate.get("finishReason")
         if finish:
             self.finish = finish
+            # A finish on a built-in tool's step: the tool runs and the answer follows.
+            self.tool_step = any(key in part for part in parts or () for key in _TOOL_STEP_KEYS)
             message = candidate.get("finishMessage")
+            self.finish_message = str(message) if message else None  # the latest finish's
             if message:
-                self.finish_message = str(message)
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
                     "finish {}: {}", finish, message
                 )
