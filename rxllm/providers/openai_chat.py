@@ -30,7 +30,8 @@ one dict lookup:
 - `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
   inner text chunks are reasoning; a `tool_reference` with a URL is a citation; a
   `reference`, whose ids point into sources the client sent, is logged).
-- tool calls without `index` (Mistral), or whole in one delta (Ollama, Groq, xAI); a
+- tool calls without `index` (Mistral; several in one delta are known by their place
+  in the list, Kimi), or whole in one delta (Ollama, Groq, xAI); a
   call whose name comes in a later delta than its first (vercel/ai#14722, vmlx's
   `name: ""` opener) starts when its name does, with the arguments held until then;
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text, and
@@ -922,8 +923,9 @@ class ChatNormalizer(Normalizer):
                 # One call as an object, not a list: text-generation-inference before 3.2
                 # (huggingface/text-generation-inference#2949, fixed by #3086).
                 tool_calls = (tool_calls,)
-            for call in tool_calls:
-                self._tool_call(call)
+            alone = len(tool_calls) == 1
+            for place, call in enumerate(tool_calls):
+                self._tool_call(call, None if alone else place)
         if not self.delta_keys.issuperset(delta):  # most deltas have nothing more
             self._delta_rest(delta, bool(tool_calls))
 
@@ -1153,8 +1155,16 @@ class ChatNormalizer(Normalizer):
         else:
             self._cite_url(url, text_or_none(part.get("title")))
 
-    def _tool_call(self, call: dict[str, Any]) -> None:
+    def _tool_call(self, call: dict[str, Any], place: int | None = None) -> None:
+        """One entry of a delta's `tool_calls`; `place` is its place in the list when the
+        list has several entries."""
         key = call.get("index")
+        if key is None:
+            # Several index-less entries in one delta (Kimi: vercel/ai's moonshotai
+            # fixtures) are told apart by their place in the list, the same place in
+            # every delta, as vercel/ai reads them; an explicit index later names the
+            # same call. A lone one is a call of its own or the one before it (Mistral).
+            key = place
         call_id = call.get("id")
         function = call.get("function")
         custom = None
