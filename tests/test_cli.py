@@ -181,7 +181,7 @@ def test_json_into_a_reader_that_leaves_ends_quietly() -> None:
     assert child.stderr.read() == ""
 
 
-def test_ctrl_c_says_cancelled() -> None:
+def test_ctrl_c_says_cancelled_and_ends_the_json_with_one_cancelled_event() -> None:
     child = subprocess.Popen(
         [*RXLLM, "stream", "--json", "--model", "fault/hang", "hi"],
         stdout=subprocess.PIPE,
@@ -191,11 +191,16 @@ def test_ctrl_c_says_cancelled() -> None:
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert child.stdout is not None
-    child.stdout.readline()  # streaming has begun; `hang` now sends only keepalives
+    first = child.stdout.readline()  # streaming has begun; `hang` now sends only keepalives
     child.send_signal(signal.SIGINT)
-    _, err = child.communicate(timeout=60)
+    out, err = child.communicate(timeout=60)
     assert child.returncode == 130
     assert err.strip().splitlines()[-1] == "rxllm: cancelled"
+    # --json readers see exactly one terminal, last (it was missing)
+    events = [EventAdapter.validate_json(line) for line in [first, *out.splitlines()]]
+    terminals = [e for e in events if e.type in ("done", "error", "cancelled")]
+    assert terminals == [events[-1]] and events[-1].type == "cancelled"
+    assert getattr(events[-1], "reason", None) == "interrupted (Ctrl-C)"
 
 
 def test_a_missing_key_is_command_line_advice() -> None:

@@ -8,15 +8,13 @@ import io
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
 from rxllm.cli import Printer
-from rxllm.events import Done, EventAdapter, TextDelta
+from rxllm.events import Done, TextDelta
 from tests.test_cli import RXLLM, run
 
 
@@ -96,25 +94,6 @@ def test_a_carriage_return_from_the_model_cannot_print_over_the_line(tmp_path: P
         printer(TextDelta(provider="p", text=text))
     printer(Done(provider="p", stop_reason="stop"))
     assert printed.getvalue() == "a\r\nb\\rc\\r\n[done] stop (raw None)\n"
-
-
-def test_ctrl_c_under_json_ends_with_one_cancelled_event() -> None:
-    child = subprocess.Popen(
-        [*RXLLM, "stream", "--json", "--model", "fault/hang", "hi"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    assert child.stdout is not None
-    first = child.stdout.readline()  # streaming has begun; `hang` now sends keepalives
-    child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=60)
-    assert child.returncode == 130 and err.strip().splitlines()[-1] == "rxllm: cancelled"
-    events = [EventAdapter.validate_json(line) for line in [first, *out.splitlines()]]
-    terminals = [e for e in events if e.type in ("done", "error", "cancelled")]
-    assert terminals == [events[-1]] and events[-1].type == "cancelled"
-    assert getattr(events[-1], "reason", None) == "interrupted (Ctrl-C)"
 
 
 def test_a_plot_file_matplotlib_cannot_write_is_refused_before_the_turn(tmp_path: Path) -> None:
@@ -199,27 +178,3 @@ def test_an_unreachable_host_retries_then_errors_with_delays_in_hundredths() -> 
     retries = [line for line in lines if line.startswith("[retry]")]
     assert retries and all(re.search(r": after \d+(\.\d{1,2})? s$", r) for r in retries), retries
     assert lines[-2].startswith("[error] transport: ") and "error transport" in lines[-1]
-
-
-def test_serve_logs_a_clients_carriage_return_as_its_escape() -> None:
-    server = subprocess.Popen(
-        [*RXLLM, "serve", "--port", "0", "--pace", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,  # bytes: text mode would read the \r as a line end
-    )
-    try:
-        assert server.stdout is not None and server.stderr is not None
-        url = server.stdout.readline().split()[4].decode()  # rxllm local provider on URL
-        body = {"model": "evil\rgood", "messages": [{"role": "user", "content": "hi"}]}
-        request = urllib.request.Request(
-            f"{url}/chat/completions",
-            data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            response.read()
-        log = server.stderr.readline()
-        assert log.startswith(b"POST /v1/chat/completions model=evil\\rgood -> 200"), log
-    finally:
-        server.terminate()
-        server.wait(timeout=10)

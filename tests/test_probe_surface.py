@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 import rxllm
 from rxllm.cli import Printer
@@ -186,19 +187,25 @@ async def test_the_local_server_answers_a_body_it_cannot_read_with_a_400() -> No
         assert error["message"].startswith("the body does not fit /v1beta/models/")
 
 
-def test_serve_logs_what_a_client_sent_with_its_escapes_shown() -> None:
+@pytest.mark.parametrize(
+    ("model", "logged"),
+    [
+        ("m\x1b]0;PWNED\x07", b"model=m\\x1b]0;PWNED\\x07 -> 200"),  # a terminal escape
+        ("evil\rgood", b"model=evil\\rgood -> 200"),  # a \r would print over the line
+    ],
+)
+def test_serve_logs_what_a_client_sent_with_its_escapes_shown(model: str, logged: bytes) -> None:
     """`rxllm serve` logs each request's model to the operator's terminal: a client's
     `model` (or path) is not the terminal's to obey."""
     server = subprocess.Popen(
         [*RXLLM, "serve", "--port", "0", "--pace", "0"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        stderr=subprocess.PIPE,  # bytes: text mode would read a \r as a line end
     )
     try:
         assert server.stdout is not None and server.stderr is not None
-        url = server.stdout.readline().split()[4]  # rxllm local provider on URL (...)
-        body = {"model": "m\x1b]0;PWNED\x07", "messages": [{"role": "user", "content": "hi"}]}
+        url = server.stdout.readline().split()[4].decode()  # rxllm local provider on URL
+        body = {"model": model, "messages": [{"role": "user", "content": "hi"}]}
         request = urllib.request.Request(
             f"{url}/chat/completions",
             data=json.dumps(body).encode(),
@@ -207,7 +214,7 @@ def test_serve_logs_what_a_client_sent_with_its_escapes_shown() -> None:
         with urllib.request.urlopen(request, timeout=30) as response:
             response.read()
         log = server.stderr.readline()
-        assert log.startswith("POST /v1/chat/completions model=m\\x1b]0;PWNED\\x07 -> 200"), log
+        assert log.startswith(b"POST /v1/chat/completions " + logged), log
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -37,9 +37,11 @@ def terminal(*output: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return {"type": "response.completed", "response": {**response, **fields}}
 
 
-async def run(serve_body: ServeBody, *payloads: dict[str, Any]) -> list[Event]:
-    """The events of the body, the same over HTTP as replayed in any chunking."""
-    body = wire(*payloads)
+async def run(
+    serve_body: ServeBody, *payloads: dict[str, Any], frame: Callable[..., bytes] = wire
+) -> list[Event]:
+    """The events of the body (`frame`d), the same over HTTP as replayed in any chunking."""
+    body = frame(*payloads)
     events = replay_every_way(body, "openai-responses")
     request = rxllm.ChatRequest(model="gpt-oss-20b", messages=[rxllm.Message.user("hi")])
     base_url = await serve_body(body)

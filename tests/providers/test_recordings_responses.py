@@ -5,14 +5,14 @@ lines, each naming its source; ids are the recordings' own, long values shortene
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
-import rxllm
-from rxllm.events import Event
 from tests.providers.test_openai_responses_shapes import added, done, on
 from tests.providers.test_probe_openai_responses_3 import ServeBody
-from tests.support import replay_every_way, summarize
+from tests.providers.test_probe_openai_responses_3 import run as probe_run
+from tests.support import summarize
 
 
 def frames(*payloads: dict[str, Any]) -> bytes:
@@ -20,15 +20,9 @@ def frames(*payloads: dict[str, Any]) -> bytes:
     return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads).encode()
 
 
-async def run(serve_body: ServeBody, *payloads: dict[str, Any]) -> list[Event]:
-    """The events of the body, the same over HTTP as replayed in any chunking."""
-    body = frames(*payloads)
-    events = replay_every_way(body, "openai-responses")
-    request = rxllm.ChatRequest(model="gpt-5.4", messages=[rxllm.Message.user("hi")])
-    base_url = await serve_body(body)
-    async with rxllm.provider("openai-responses", api_key="sk-probe", base_url=base_url) as p:
-        assert [event async for event in p.astream(request)] == events
-    return events
+# The events of the body as recorded (no `sequence_number` added), the same over HTTP as
+# replayed in any chunking.
+run = functools.partial(probe_run, frame=frames)
 
 
 def response(status: str) -> dict[str, Any]:
