@@ -44,22 +44,24 @@ Output items, by type (the decisions of this module):
   own (call id `<call_id>_<n>`, the wrapper's output index); otherwise the call is
   requested as it came, and one still open at the terminal is ended there as any call.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
-  `local_shell_call`, `apply_patch_call`, `custom_tool_call`, `mcp_approval_request`,
-  and a `tool_search_call` whose `execution` is `client`) are `tool_request`s too, so an
+  `local_shell_call`, `apply_patch_call`, `custom_tool_call`, `mcp_approval_request`, and
+  a `tool_search_call` whose `execution` is `client`) are `tool_request`s too, so an
   agent loop never stalls on them: `tool_start` at `output_item.added` (or at `.done`
-  when no added was seen), `tool_end` at `output_item.done` with that item's JSON as
-  authoritative. Arguments: the item minus `id`, `type`, `status` and `call_id`, with a
-  JSON-object string in `arguments` (an MCP approval's) parsed. The name keeps the item's
-  type recoverable: a `custom_tool_call`'s own `name` (a tool the client declared), the
-  item type for the others (`mcp_approval_request` keeps the MCP tool's `name` in the
-  arguments). call_id: the item's `call_id`, else its `id` (an approval is answered by
-  `approval_request_id` = that id). A custom tool call's input streams as text
-  (`custom_tool_call_input.delta`, whole at `.done`): the done item's `input` is
-  authoritative; a done item without one (a proxy's) takes the streamed input, and so
-  does a call whose done item never came, once its input is marked done or the
-  response completed (free text cannot say it was cut off, as a function call's JSON
-  does); otherwise the call is malformed. A `shell_call` whose `environment` is a hosted
-  container (any type but `local`) is run by OpenAI: a provider-run item (below).
+  when no added was seen; a client tool search always at `.done`, whose `call_id`
+  replaces the one gpt-5.4 gave at added and is the one its answer names), `tool_end` at
+  `output_item.done` with that item's JSON as authoritative. Arguments: the item minus
+  `id`, `type`, `status` and `call_id`, with a JSON-object string in `arguments` (an MCP
+  approval's) parsed. The name keeps the item's type recoverable: a `custom_tool_call`'s
+  own `name` (a tool the client declared), the item type for the others
+  (`mcp_approval_request` keeps the MCP tool's `name` in the arguments). call_id: the
+  item's `call_id`, else its `id` (an approval is answered by `approval_request_id` =
+  that id). A custom tool call's input streams as text (`custom_tool_call_input.delta`,
+  whole at `.done`): the done item's `input` is authoritative; a done item without one (a
+  proxy's) takes the streamed input, and so does a call whose done item never came, once
+  its input is marked done or the response completed (free text cannot say it was cut
+  off, as a function call's JSON does); otherwise the call is malformed. A `shell_call`
+  whose `environment` is a hosted container (any type but `local`) is run by OpenAI: a
+  provider-run item (below).
 - Items the provider runs itself (`SERVER_ITEMS`: `web_search_call`, `file_search_call`,
   `code_interpreter_call`, `mcp_call`, `mcp_list_tools`, `image_generation_call`, a
   server-executed `tool_search_call`, a hosted `shell_call`) are never `tool_request`s:
@@ -70,9 +72,10 @@ Output items, by type (the decisions of this module):
   `server_tool_result` at `output_item.done` with content = the whole done item minus
   `id` and `type` (its `status`, `results`, `outputs`, `output`, `error`, `tools`,
   `result`, and the final input such as a web search's `action`). A
-  `tool_search_output` item is the result of a server tool search, a
-  `shell_call_output` item that of a hosted shell call (a local shell's output is the
-  client's, never in a response's output). Progress events
+  `tool_search_output` item is the result of a server tool search (of the latest one
+  when, as OpenAI sends both, it has no `call_id`), a `shell_call_output` item that of
+  a hosted shell call (a local shell's output is the client's, never in a response's
+  output). Progress events
   (`response.web_search_call.searching`, ...) add nothing and are logged at debug.
 - `url_citation` annotations become `citation` events (url, title, and cited_text
   when the annotation's `start_index`/`end_index` fall inside the text of its part),
@@ -835,7 +838,9 @@ class ResponsesNormalizer(Normalizer):
             self.reasoning_items[index] = item
         else:
             acts = item_kind(item)
-            if acts == "client":
+            if acts == "client" and kind != "tool_search_call":
+                # a client tool search is started at its done item: gpt-5.4 gives it
+                # another call_id there, the one its answer must name
                 self._start_call(index, item)
             elif acts == "server":
                 self._start_server_call(index, item)
@@ -881,9 +886,15 @@ class ResponsesNormalizer(Normalizer):
         elif kind == "message":
             self._message_done(index, item)
         elif kind in SERVER_OUTPUTS:
-            call_id = item.get("call_id") or item.get("id") or f"call_{index}"
+            call_kind = SERVER_OUTPUTS[kind]
+            call_id = (
+                item.get("call_id")
+                or self._latest_server_call(call_kind)
+                or item.get("id")
+                or f"call_{index}"
+            )
             content = {k: v for k, v in item.items() if k not in ("id", "type")}
-            self.server_tool_result(call_id, SERVER_OUTPUTS[kind], content)
+            self.server_tool_result(call_id, call_kind, content)
         else:
             acts = item_kind(item)
             if acts == "client":
@@ -926,6 +937,14 @@ class ResponsesNormalizer(Normalizer):
                 whole = part.get("refusal")
                 if not streamed and isinstance(whole, str) and whole:
                     self.refusal(whole)
+
+    def _latest_server_call(self, kind: str) -> str | None:
+        """The call id of the latest provider-run call of type `kind`: the call an output
+        item without a `call_id` answers (a server tool search's `tool_search_output`)."""
+        for shown in reversed(self.shown):
+            if shown.kind == kind and shown.index in self.server_calls:
+                return self.server_calls[shown.index]
+        return None
 
     def _start_server_call(self, index: int, item: dict[str, Any]) -> str:
         call_id = str(item.get("call_id") or item.get("id") or f"call_{index}")

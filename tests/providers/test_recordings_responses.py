@@ -189,3 +189,62 @@ async def test_item_ids_that_change_on_every_event_are_read_once(serve_body: Ser
     assert usage_seen is not None
     assert (usage_seen.input_tokens, usage_seen.reasoning_tokens) == (19, 44)
     assert (summary.terminal, summary.stop_reason) == ("done", "stop")
+
+
+# vercel/ai packages/openai/src/responses/__fixtures__/openai-tool-search.1.chunks.txt: a
+# server tool search (gpt-5.4) is a `tool_search_call` then a `tool_search_output`, both
+# with `call_id: null`; the output is the result of that search (vercel's stream pairs the
+# two under the call's item id), not of a call of its own.
+TOOL = {"type": "function", "name": "get_weather", "defer_loading": True, "parameters": {}}
+
+
+def tool_search(status: str, **fields: Any) -> dict[str, Any]:
+    item = {"id": "tsc_08a1", "type": "tool_search_call", "status": status, "call_id": None}
+    return {**item, "execution": "server", **fields}
+
+
+async def test_a_server_tool_search_output_is_the_result_of_the_search_before_it(
+    serve_body: ServeBody,
+) -> None:
+    output = {"id": "tso_08a1", "type": "tool_search_output", "status": "completed"}
+    output = {**output, "call_id": None, "execution": "server", "tools": [TOOL]}
+    searched = tool_search("completed", arguments={"paths": ["get_weather"]})
+    events = await run(
+        serve_body,
+        {"type": "response.created", "response": response("in_progress")},
+        added(0, tool_search("in_progress", arguments={})),
+        done(0, searched),
+        added(1, {**output, "status": "in_progress"}),
+        done(1, output),
+        completed(searched, output),
+    )
+    calls = [(e.call_id, e.name) for e in events if e.type == "server_tool_call"]
+    results = [(e.call_id, e.name) for e in events if e.type == "server_tool_result"]
+    assert calls == [("tsc_08a1", "tool_search_call")]
+    assert results == [("tsc_08a1", "tool_search_call")] * 2
+    assert [e.content for e in events if e.type == "server_tool_result"][-1]["tools"] == [TOOL]
+
+
+# vercel/ai ...__fixtures__/openai-client-tool-search.1.chunks.txt: a client tool search's
+# added item says `call_NHis…`, its done item and the response `call_RWTII…`; the answer
+# (`tool_search_output`) must name the call the response holds, as vercel's stream does.
+async def test_a_client_tool_search_is_requested_under_its_done_call_id(
+    serve_body: ServeBody,
+) -> None:
+    first = {"id": "tsc_0514", "type": "tool_search_call", "status": "in_progress"}
+    first = {**first, "arguments": {}, "call_id": "call_NHis", "execution": "client"}
+    goal = {"goal": "Find a tool that can provide current weather information."}
+    last = {**first, "status": "completed", "arguments": goal, "call_id": "call_RWTII"}
+    events = await run(
+        serve_body,
+        {"type": "response.created", "response": response("in_progress")},
+        added(0, first),
+        done(0, last),
+        completed(last),
+    )
+    assert [(e.call_id, e.name) for e in events if e.type == "tool_start"] == [
+        ("call_RWTII", "tool_search_call")
+    ]
+    assert summarize(events).tool_calls == [
+        ("call_RWTII", "tool_search_call", {"arguments": goal, "execution": "client"})
+    ]
