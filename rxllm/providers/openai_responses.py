@@ -108,7 +108,9 @@ Output items, by type (the decisions of this module):
   for a response cut by its token limit) is read as `response.incomplete`.
 - An `output_item.added` at the output index of an item already done, for another
   item (Ollama's parallel calls in separate chunks, vLLM's gpt-oss message after its
-  reasoning), starts that index afresh: what was kept of the done item is dropped.
+  reasoning), starts that index afresh: what was kept of the done item is dropped. So
+  does one for another item than one still open there, both named by their ids
+  (Ollama adds a chunk's calls at the index of the message before them, never done).
 - `sequence_number` counts the events of a response from 0: a number that is not the
   one after the last (an event lost or repeated on the way) is logged at debug; the
   events that did arrive are read as they are.
@@ -533,6 +535,20 @@ def _match_shown(shown: list[_Shown], output: list[Any]) -> list[_Shown | None]:
     return matched
 
 
+def _begins(shown: _Shown, item_id: str | None, event: str | None) -> bool:
+    """Whether an event at an output index begins another item there than `shown`, the
+    item shown there: the event names another item than one already done (by its added
+    or done event, or by its item id: LiteLLM's bridge streams a message after its
+    reasoning item at the same output index, with no added event); or its added event
+    names another item than one still open (Ollama numbers the calls of a chunk from
+    the output index of the message before them, which it never marks done)."""
+    if item_id == shown.item_id:
+        return False
+    if shown.done:
+        return event is not None or item_id is not None
+    return event == "added" and item_id is not None and shown.item_id is not None
+
+
 class ResponsesNormalizer(Normalizer):
     """Responses events -> fragments, dispatched on the JSON `type`.
 
@@ -678,16 +694,14 @@ class ResponsesNormalizer(Normalizer):
         known = self.ids.get(_key(item) or "")
         return known if known is not None else max(self.shown_at, default=-1) + 1
 
-    def _show(self, index: int, kind: Any, item_id: Any = None, anew: bool = False) -> _Shown:
-        """The item shown at `index`: a new one when none was, or when an event names
-        another item than the one already done there: an item's added or done event
-        (`anew`), or an event by its item id (LiteLLM's bridge streams a message after its
-        reasoning item at the same output index, with no added event). What was kept of
-        the done item is dropped then (`_forget`)."""
+    def _show(self, index: int, kind: Any, item_id: Any = None, event: str | None = None) -> _Shown:
+        """The item shown at `index`: the one there, or a new one when none was or the
+        event begins another item there (`_begins`; `event`: "added" or "done" for an
+        item's own added or done event). What was kept of the item before is dropped then
+        (`_forget`)."""
         shown = self.shown_at.get(index)
         item_id = item_id if isinstance(item_id, str) and item_id else None
-        named = anew or item_id is not None
-        if shown is None or (named and shown.done and item_id != shown.item_id):
+        if shown is None or _begins(shown, item_id, event):
             if shown is not None:
                 self._forget(index)
             shown = _Shown(index, str(kind), item_id)
@@ -831,7 +845,7 @@ class ResponsesNormalizer(Normalizer):
         item = payload.get("item") or {}
         kind = item.get("type")
         index = self._item_index(payload, item)
-        self._show(index, kind, _key(item), anew=True)
+        self._show(index, kind, _key(item), event="added")
         if kind == "function_call":
             self._start_call(index, item)
         elif kind == "reasoning":
@@ -861,7 +875,7 @@ class ResponsesNormalizer(Normalizer):
     def _item_done(self, payload: dict[str, Any]) -> None:
         item = payload.get("item") or {}
         index = self._item_index(payload, item)
-        shown = self._show(index, item.get("type"), _key(item), anew=True)
+        shown = self._show(index, item.get("type"), _key(item), event="done")
         shown.done = True
         self._done_item(index, item)
 
