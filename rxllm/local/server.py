@@ -129,6 +129,10 @@ class LocalServer:
     def root(self) -> str:
         return f"http://{self.host}:{self.port}"
 
+    def base_url(self, wire: str) -> str:
+        """The base URL a provider of `wire` is given (Gemini's paths begin `/v1beta`)."""
+        return self.root + "/v1beta" if wire == "google" else self.url
+
     def provider(self, wire: str = "openai", **options: Any) -> Provider:
         """An rxllm provider talking to this server in `wire`'s protocol (`openai`,
         `openai-responses`, `anthropic`, `google`); `options` are the provider's."""
@@ -138,8 +142,7 @@ class LocalServer:
             return provider("local", base_url=self.url, **options)
         if wire not in WIRES:
             raise ValueError(f"unknown wire {wire!r}: the local server speaks {', '.join(WIRES)}")
-        base = self.root + "/v1beta" if wire == "google" else self.url
-        return provider(wire, api_key="local", base_url=base, **options)
+        return provider(wire, api_key="local", base_url=self.base_url(wire), **options)
 
     async def start(self) -> LocalServer:
         self._runner = self._runner_of(self.app)

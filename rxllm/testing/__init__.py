@@ -273,7 +273,7 @@ class Scripted:
     def base_url(self) -> str:
         """The server's URL for a provider of this wire, for an app that makes its own:
         `rxllm.provider(llm.wire, api_key="local", base_url=llm.base_url)`."""
-        return self.server.root + "/v1beta" if self.wire == "google" else self.server.url
+        return self.server.base_url(self.wire)
 
     @property
     def requests(self) -> list[dict[str, Any]]:
