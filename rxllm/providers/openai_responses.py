@@ -701,7 +701,8 @@ class ResponsesNormalizer(Normalizer):
         (`_forget`)."""
         shown = self.shown_at.get(index)
         item_id = item_id if isinstance(item_id, str) and item_id else None
-        if shown is None or _begins(shown, item_id, event):
+        # (the ids alike, as on every delta of the item there: no call on the hot path)
+        if shown is None or (item_id != shown.item_id and _begins(shown, item_id, event)):
             if shown is not None:
                 self._forget(index)
             shown = _Shown(index, str(kind), item_id)
@@ -860,12 +861,15 @@ class ResponsesNormalizer(Normalizer):
                 self._start_server_call(index, item)
 
     def _forget(self, index: int) -> None:
-        """Another item begins at the output index of an item already done: Ollama
-        numbers alike each of parallel calls that arrive in separate chunks, LiteLLM's
-        bridge a message and the reasoning item before it. What was kept of the done
-        item is dropped, so that the new one is read afresh there."""
-        tables = (self.calls, self.custom_inputs, self.server_calls, self.reasoning_items)
-        for table in (*tables, self.wrapped):
+        """Another item begins at the output index of the one before it (`_begins`):
+        what was kept of that item is dropped, so that the new one is read afresh there."""
+        for table in (
+            self.calls,
+            self.custom_inputs,
+            self.server_calls,
+            self.reasoning_items,
+            self.wrapped,
+        ):
             table.pop(index, None)
         self.custom_done.discard(index)
         self.reasoned.discard(index)
