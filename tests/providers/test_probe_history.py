@@ -28,6 +28,7 @@ from rxllm import ChatRequest, Message
 from rxllm.events import StreamRecord
 from rxllm.providers.openai_chat import TOOL_RESULTS_READ
 from rxllm.request import ImagePart, TextPart
+from tests.providers.test_openai_family import PRESETS
 from tests.support import Recorder, Serve
 
 PNG = (
@@ -92,25 +93,7 @@ async def _turn(provider: rxllm.Provider, history: list[Message]) -> StreamRecor
     return await provider.complete(ChatRequest(model="m", messages=history))
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "openai",
-        "azure-openai",
-        "deepseek",
-        "openrouter",
-        "mistral",
-        "groq",
-        "xai",
-        "together",
-        "vllm",
-        "ollama",
-        "llamacpp",
-        "nvidia",
-        "zai",
-        "custom",
-    ],
-)
+@pytest.mark.parametrize("name", ["openai", *sorted(PRESETS)])
 async def test_every_preset_sends_the_calls_and_their_results_back_whole(
     serve: Serve, name: str
 ) -> None:
