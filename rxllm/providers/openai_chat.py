@@ -19,7 +19,9 @@ contradicting OpenAI is read here for all of them, since a key that is absent co
 one dict lookup:
 
 - reasoning as `delta.reasoning_content` (DeepSeek, xAI, Z.ai, vLLM), `delta.reasoning`
-  (Groq, OpenRouter, vLLM) or OpenRouter's `delta.reasoning_details` (also Snowflake):
+  (Groq, OpenRouter, vLLM), Perplexity's `delta.reasoning_steps` (each step's `thought`,
+  a line of its own, in its concise stream mode) or OpenRouter's
+  `delta.reasoning_details` (also Snowflake):
   `reasoning.text` / `reasoning.summary` text, signatures, and `reasoning.encrypted`
   data kept as `ReasoningDelta.signature`. When `reasoning_details` carries the text,
   the plain field beside it repeats it and is not read again. A detail streams in
@@ -27,6 +29,8 @@ one dict lookup:
   empty one when the next detail, other output or the finish comes) carries its other
   fields (`type`, `id`, `format`, `index`) as `details`, so that the record keeps it
   whole and OpenRouter gets it back as it came (`ChatOptions.reasoning_details`).
+- `delta.audio.transcript` (OpenAI's audio output, where `content` stays null) as the
+  text; the audio bytes have no event.
 - `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
   inner text chunks are reasoning; a `tool_reference` with a URL is a citation; a
   `reference`, whose ids point into sources the client sent, is logged).
@@ -144,6 +148,9 @@ FINISH_REASONS: dict[str, StopReason] = {
     "end_turn": "stop",
     "eos": "stop",  # Together
     "eos_token": "stop",  # text-generation-inference: the model ended its answer
+    # text-generation-inference: a stop sequence matched (its `FinishReason::format` turns
+    # only `eos_token` into "stop")
+    "stop_sequence": "stop",
     "length": "length",
     "max_tokens": "length",
     "model_length": "length",  # Mistral: the model's context window was reached
@@ -671,7 +678,9 @@ _DELTA_KEYS = frozenset(
     }
 )
 _CHOICE_READ_WHEN_SENT = frozenset({"message"})
-_DELTA_READ_WHEN_SENT = frozenset({"function_call", "annotations", "executed_tools"})
+_DELTA_READ_WHEN_SENT = frozenset(
+    {"function_call", "annotations", "executed_tools", "audio", "reasoning_steps"}
+)
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
 # turn, as that API allows.
 _FUNCTION_CALL = "function_call"
@@ -758,7 +767,7 @@ class ChatNormalizer(Normalizer):
         self.choice_keys = _CHOICE_KEYS
         self.delta_keys = _DELTA_KEYS
         self.read_when_sent = _read_when_sent(options.extension)
-        self.unread: set[str] | None = None  # sources without a URL, logged once
+        self.unread: set[str] | None = None  # what has no event, logged once (`_log_once`)
         self.server_tools: dict[Any, tuple[str, str, bool]] = {}  # key -> id, name, result
         self.warned_choices = False
         self.legacy_beside = False  # a `function_call` beside `tool_calls` was logged
@@ -936,8 +945,45 @@ class ChatNormalizer(Normalizer):
         function_call = delta.get("function_call")
         if function_call:
             self._function_call(function_call, beside_tool_calls)
+        audio = delta.get("audio")
+        if audio.__class__ is dict:
+            self._audio(audio)
+        steps = delta.get("reasoning_steps")
+        if steps.__class__ is list:
+            self._reasoning_steps(steps)
         self._sources_and_tools(delta)
         self.delta_keys = self._unread("delta", delta, self.delta_keys, _DELTA_READ_WHEN_SENT)
+
+    def _audio(self, audio: dict[str, Any]) -> None:
+        """OpenAI's audio output (`modalities: ["text", "audio"]`): `content` stays null and
+        what the model says comes as `delta.audio.transcript` pieces beside the base64
+        `data` (the chunk's `ChoiceDeltaAudio`): the transcript is the turn's text. The
+        audio bytes have no event."""
+        transcript = audio.get("transcript")
+        if transcript.__class__ is str and transcript:
+            self.content(transcript)
+        if audio.get("data"):
+            self._log_once("audio", "audio data has no event: not read")
+
+    def _reasoning_steps(self, steps: list[Any]) -> None:
+        """Perplexity's `stream_mode: "concise"`: `chat.reasoning` chunks carry the search
+        steps as `delta.reasoning_steps` (`{thought, type, web_search: {search_keywords,
+        search_results}}`), whose `thought` is the reasoning in words; a step's results
+        come again as the `search_results` of the done chunks. Each thought is reasoning,
+        a line of its own."""
+        for step in steps:
+            thought = step.get("thought") if step.__class__ is dict else None
+            if thought.__class__ is str and thought:
+                self.reasoning(thought if thought.endswith("\n") else thought + "\n")
+
+    def _log_once(self, key: str, message: str) -> None:
+        """Log at debug what has no event, once per stream for each `key`."""
+        unread = self.unread
+        if unread is None:
+            unread = self.unread = set()
+        if key not in unread:
+            unread.add(key)
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(message)
 
     def _choice_rest(self, choice: dict[str, Any]) -> None:
         """What a choice carries beside its delta and finish: a whole `message`, and
@@ -999,14 +1045,7 @@ class ChatNormalizer(Normalizer):
                 self._cite_url(url, title)
                 continue
             shown = _short(source)
-            unread = self.unread
-            if unread is None:
-                unread = self.unread = set()
-            if shown not in unread:
-                unread.add(shown)
-                logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                    "source {} has no URL to cite", shown
-                )
+            self._log_once(shown, f"source {shown} has no URL to cite")
 
     def _unread(
         self,
