@@ -32,6 +32,11 @@ Output items, by type (the decisions of this module):
   That item ends with one more delta: its `encrypted_content` as the signature, its
   other fields (`id`, `summary`, ...) as `details`, which the request builder sends
   back as the item.
+- `compaction` (server-side compaction's opaque context): kept as a reasoning item
+  is, an empty delta at its `output_item.done` with its `encrypted_content` as the
+  signature and its other fields as `details`; the request builder sends it back after
+  the turn's other items, where OpenAI's response puts it ("For stateless input-array
+  chaining, append output items as usual", the compaction guide).
 - `function_call`: a `tool_request` (below). A call seen only at its `output_item.done`
   is started and ended there. The arguments of the first done event
   (`function_call_arguments.done`, `output_item.done`) are authoritative; an empty or
@@ -64,7 +69,9 @@ Output items, by type (the decisions of this module):
   provider-run item (below).
 - Items the provider runs itself (`SERVER_ITEMS`: `web_search_call`, `file_search_call`,
   `code_interpreter_call`, `mcp_call`, `mcp_list_tools`, `image_generation_call`, a
-  server-executed `tool_search_call`, a hosted `shell_call`) are never `tool_request`s:
+  `program` of programmatic tool calling, whose calls of client tools are function
+  calls, a server-executed `tool_search_call`, a hosted `shell_call`) are never
+  `tool_request`s:
   `server_tool_call` at `output_item.added` (or at `.done` when no added was seen),
   name = the item type, arguments = the input fields the item carries at that moment
   (`action`, `queries`, `code`, `container_id`, `server_label`, `name`, `arguments`
@@ -193,6 +200,7 @@ SERVER_ITEMS = frozenset(
         "mcp_call",
         "mcp_list_tools",
         "image_generation_call",
+        "program",
     }
 )
 # The fields of a provider-run item that say what it was asked to do.
@@ -397,6 +405,16 @@ def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
     return item
 
 
+def _compaction_item(part: ReasoningPart) -> dict[str, Any] | None:
+    """A part that came from a `compaction` item, as that item: its encrypted content,
+    which the API requires, without its id (sent by its content, as a reasoning item
+    is); None for any other part."""
+    details = part.details
+    if not details or details.get("type") != "compaction" or part.signature is None:
+        return None
+    return {"type": "compaction", "encrypted_content": part.signature}
+
+
 def _paired(
     reasoning: list[dict[str, Any]], message: list[dict[str, Any]], calls: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -443,7 +461,7 @@ def responses_input(
     tools offered, whose calls are `custom_tool_call`s). An assistant turn's reasoning
     items go back, each before an item of its turn (`_paired`), so that a reasoning model
     keeps its reasoning across tool calls (`stored`: whether the request lets the API
-    store its items, `store`)."""
+    store its items, `store`), and its compaction items after them."""
     leading: list[str] = []
     items: list[dict[str, Any]] = []
     kinds: dict[str, str] = {}  # call id -> the item type that carried the call
@@ -473,12 +491,11 @@ def responses_input(
                 item = _call_item(call, custom_tools)
                 kinds[call.id] = item["type"]
                 calls.append(item)
-            reasoning = [
-                _reasoning_item(part, stored)
-                for part in message.content
-                if isinstance(part, ReasoningPart)
-            ]
-            items += _paired([entry for entry in reasoning if entry is not None], said, calls)
+            kept = [part for part in message.content if isinstance(part, ReasoningPart)]
+            reasoning = [found for part in kept if (found := _reasoning_item(part, stored))]
+            items += _paired(reasoning, said, calls)
+            # the compacted context after the turn's items, where the response put it
+            items += [found for part in kept if (found := _compaction_item(part))]
         else:  # tool
             kind = kinds.get(message.tool_call_id or "", "function_call")
             items.append(_answer_item(kind, message))
@@ -903,6 +920,8 @@ class ResponsesNormalizer(Normalizer):
             self._end_reasoning({**added, **item}, blob)  # the done item is authoritative
         elif kind == "message":
             self._message_done(index, item)
+        elif kind == "compaction":  # opaque context, kept as a reasoning item is
+            self._end_reasoning(item, item.get("encrypted_content"))
         elif kind in SERVER_OUTPUTS:
             call_kind = SERVER_OUTPUTS[kind]
             call_id = (
