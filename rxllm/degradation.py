@@ -3,12 +3,15 @@
 A rejection before anything was committed is read once, by `classify`, into one of:
 
 - `surface`: the rejection is about the account (401, 402, 403, quota, billing, Google's
-  `FAILED_PRECONDITION`), the size (context length, input length, 413, a request larger
-  than a whole per-minute allowance), content policy, a missing model (its words, or a
-  structured code such as `model_not_available`), or the conversation itself (a role,
-  the message order, a message by its role or index, content inside a message, a
-  provider asking to "adjust your prompt"), or no part of the body at all (a request
-  header, this endpoint for the model). No body can fix it.
+  `FAILED_PRECONDITION`; but a 403 that names a key of the body and no access of the
+  caller's refuses that key: "You are not allowed to request logprobs from this model"),
+  the size (context length, input length, 413, a request larger than a whole per-minute
+  allowance), content policy, a missing model (its words, or a structured code such as
+  `model_not_available`), or the conversation itself (a role, the message order, a
+  message by its role or index, content inside a message, a message's `content` by
+  name, a provider asking to "adjust your prompt"), or no part of the body at all (a
+  request header, this endpoint for the model, by name or by its path). No body can
+  fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
   degraded deployment, a bare 5xx on a direct endpoint, a connection that failed). It
   is sent again after the `retry_after` the provider named, as given; when it named
@@ -20,7 +23,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   this, for the same body only (`classify`).
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
-  is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`),
+  is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`), a
+  path rooted at the request (`parameter.enable_thinking`, `body.maxTokens`),
   an identifier that is no English word (`max_tokens`), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported", "invalid temperature", "temperature参数"), the words of
@@ -184,6 +188,13 @@ _ACCOUNT = (
     r"quota|billing|\bbalance\b|\bcredits?\b|payment|subscription|not found for account|"
     r"organization (?:has been|is) (?:disabled|suspended)"
 )
+# A 403 that speaks of what the caller may reach, not of a key: "This account is not
+# allowed to access this endpoint", "The account is not allowed to access this model",
+# "Project ... does not have access to model ...", "not available in your region".
+_CALLER_ACCESS = (
+    r"(?i)\baccess\b|\baccounts?\b|\borgani[sz]ations?\b|\bprojects?\b|\bregions?\b|"
+    r"\bcountr(?:y|ies)\b|\bteams?\b"
+)
 _ACCOUNT_CODES = frozenset(
     {
         "invalid_api_key",
@@ -296,13 +307,21 @@ _CONVERSATION = (
     r"\btool (?:calls?|results?)\b|\b(?:per|each|every) message\b|"
     # the system turn itself (Gemma on Gemini: "Developer instruction is not enabled for
     # models/gemma-3-27b-it")
-    r"\b(?:system|developer) (?:instructions?|prompts?)\b"
+    r"\b(?:system|developer) (?:instructions?|prompts?)\b|"
+    # a message's `content` by its field name (the chat body has no key of that name):
+    # "Invalid 'content' type. Expected one of: ['str'], got list." (SambaNova)
+    r"['\"`]content['\"`]|\bcontent (?:type|part)s?\b"
 )
 # What the rejection refuses is no part of the body: a request header ("Unexpected value(s)
 # ... for the anthropic-beta header"), or this endpoint for the model ("The model does not
 # support Chat Completions API", vLLM; "not supported in the v1/chat/completions endpoint",
-# OpenAI): no degraded body reaches another endpoint or sends other headers.
-_NOT_THE_BODY = r"(?i)\bheaders?\b|\bcompletions?\s+(?:API|endpoint)\b|\bendpoint or method\b"
+# OpenAI), also by its path, refused ("does not support the '/v1/chat/completions' API",
+# Bedrock; "/v1/chat/completions is not supported. Please use /v1/responses."; a path, not
+# a URL's tail): no degraded body reaches another endpoint or sends other headers.
+_NOT_THE_BODY = (
+    r"(?i)\bheaders?\b|\bcompletions?\s+(?:API|endpoint)\b|\bendpoint or method\b|"
+    r"(?<![\w./-])/?v\d+/[\w/]+['\"`]?\s+(?:API\b|endpoint\b|(?:is|are) not supported)"
+)
 _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual"
 # An invalid image is refused (`invalid_image_url`, "Invalid image data"); a part of invalid
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
@@ -358,6 +377,11 @@ _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:suppor
 # ("temperature参数非法", Zhipu).
 _CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized)"
 _CUE_ADJACENT_AFTER = r"(?:参数|字段)"
+# A path rooted at the request names a key of the body by its next segment
+# ("parameter.enable_thinking must be set to false", DashScope; "body.maxTokens: property
+# 'body.maxTokens' is unsupported", Cerebras): the root is cut, so that the key reads as if
+# written alone. Only as a path's first segment: `tools.0.function.parameters.x` is no root.
+_BODY_ROOT = r"(?i)(?<![\w.])(?:body|request|parameters?|params?)\.(?=[A-Za-z_])"
 # A sentence that points inside the conversation ("'messages.1' : property 'metadata' is
 # unsupported", "messages.2.assistant.reasoning_content", "successive user or assistant
 # messages (messages[0] and messages[1] ...)") speaks of a message's fields and roles, not
@@ -385,12 +409,15 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (r"(?i)\blog[ _-]?probs\b", ("logprobs", "top_logprobs")),
     # Reasoning is switched on by a key the error rarely spells ("\"llama3.1:8b\" does not
-    # support thinking" for `reasoning_effort`): a refusal right next to the word names
+    # support thinking" for `reasoning_effort`, Ollama's "think value \"medium\" is not
+    # supported for this model"): a refusal right next to the word, or to the word and the
+    # setting it names (its mode, value, level, effort or budget, the value quoted), names
     # the switches; the word alone ("while reasoning is active") names nothing.
     (
         r"(?i)(?:does(?: not|n't)|do(?: not|n't)) support\W+"
         r"(?:\w+\W+){0,2}?(?:thinking|reasoning)\b|"
-        r"\b(?:thinking|reasoning)(?: mode)? (?:is|are) not (?:supported|enabled|available)",
+        r"\b(?:think|thinking|reasoning)(?: (?:mode|value|level|effort|budget))?"
+        r"(?: [\"'`][^\"'`\n]{0,32}[\"'`])? (?:is|are) not (?:supported|enabled|available)",
         _REASONING_KEYS,
     ),
 )
@@ -478,7 +505,7 @@ def _is_named(key: str, text: str) -> bool:
 def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> list[str]:
     """The optional body keys the error names, in body order."""
     droppable = [key for key in body if key not in policy.kept]
-    text = _outside_messages(re.sub(_SUGGESTION, " ", _texts(error)))
+    text = _outside_messages(re.sub(_BODY_ROOT, "", re.sub(_SUGGESTION, " ", _texts(error))))
     # A condition's names count only when nothing else is named: "Error while parsing
     # 'top_k'" names what it refuses inside its clause.
     return _named_in(re.sub(_CONDITION, " ", text), droppable) or _named_in(text, droppable)
@@ -583,9 +610,11 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         or (status in _TRANSIENT_STATUSES and error.retry_after is not None)
         or (status == 429 and re.search(_RATE_WINDOW, text) is not None)
     )
-    if status in (401, 402, 403) or code in _ACCOUNT_CODES:
+    if status in (401, 402) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
     if not rate_limited and re.search(_ACCOUNT, text):
+        return Verdict("surface", "the account is refused: no body can change that")
+    if status == 403 and not _forbids_a_key(error, body, policy, text):
         return Verdict("surface", "the account is refused: no body can change that")
     if status == _TOO_LARGE_STATUS or too_long(error, text):
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
@@ -626,6 +655,19 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     if (status is not None and status >= 500) or code in _SERVER_TROUBLE_CODES:
         return Verdict("backoff", "a server error without detail", delay=error.retry_after)
     return Verdict("surface", "no policy covers this rejection")
+
+
+def _forbids_a_key(
+    error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy, text: str
+) -> bool:
+    """Whether a 403 refuses a key of the body rather than the caller: it names one, and
+    no access of the caller's ("You are not allowed to request logprobs from this model",
+    OpenAI's answer to `logprobs` for a reasoning model)."""
+    return (
+        policy.degrade
+        and re.search(_CALLER_ACCESS, text) is None
+        and bool(named_keys(error, body, policy))
+    )
 
 
 def _refuses_images(text: str) -> bool:
