@@ -346,6 +346,12 @@ ANSWER_ITEMS = {
 }
 
 
+# Client items whose input form requires the `status` their arguments leave out (openai-python
+# `ApplyPatchCall`, `LocalShellCall`, `ResponseComputerToolCallParam`): a call is requested
+# once its item is done, so it goes back `completed`.
+STATUS_REQUIRED = frozenset({"apply_patch_call", "local_shell_call", "computer_call"})
+
+
 def _call_item(call: ToolCall, custom_tools: frozenset[str]) -> dict[str, Any]:
     """An assistant's tool call as the item the model sent: a `function_call`, or the
     client-actionable item its name stands for (`client_item_arguments` reversed)."""
@@ -356,6 +362,8 @@ def _call_item(call: ToolCall, custom_tools: frozenset[str]) -> dict[str, Any]:
         if isinstance(fields.get("arguments"), dict):
             fields["arguments"] = json.dumps(fields["arguments"])
         return {"type": call.name, "id": call.id, **fields}
+    if call.name in STATUS_REQUIRED:
+        return {"type": call.name, "call_id": call.id, "status": "completed", **call.arguments}
     if call.name in ANSWER_ITEMS:
         return {"type": call.name, "call_id": call.id, **call.arguments}
     return {
@@ -370,7 +378,9 @@ def _answer_item(kind: str, message: Message) -> dict[str, Any]:
     """A tool message as the item that answers a call of this `kind`: a JSON object's
     fields are the answer item's own (`output`, `status`, `approve`...), anything else
     is its `output` text. A function's or custom tool's result with images is a list of
-    `input_text` and `input_image` parts, which their `output` takes."""
+    `input_text` and `input_image` parts, which their `output` takes. An apply_patch
+    output requires its `status`: the answer's own, else `failed` for a failed call
+    (`is_error`), `completed` otherwise."""
     call_id, text = message.tool_call_id, message.text
     if kind in ("function_call", "custom_tool_call") and message.images:
         return {"type": f"{kind}_output", "call_id": call_id, "output": _input_text(message)}
@@ -379,6 +389,8 @@ def _answer_item(kind: str, message: Message) -> dict[str, Any]:
     fields = _parsed(text)
     if not isinstance(fields, dict):
         fields = {"output": text}
+    if kind == "apply_patch_call":
+        fields = {"status": "failed" if message.is_error else "completed", **fields}
     if kind == "mcp_approval_request":
         return {**fields, "type": ANSWER_ITEMS[kind], "approval_request_id": call_id}
     return {**fields, "type": ANSWER_ITEMS[kind], "call_id": call_id}
