@@ -44,7 +44,16 @@ from rxllm.events import (
     UsageUpdate,
 )
 from rxllm.pipeline import EventStream, Fallback, Provider, fallback, provider, replay
-from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, Tool, ToolCall
+from rxllm.request import (
+    ChatRequest,
+    ImagePart,
+    Message,
+    ReasoningPart,
+    ServerToolPart,
+    TextPart,
+    Tool,
+    ToolCall,
+)
 
 # A library stays quiet unless its user asks (loguru's advice): logger.enable("rxllm").
 logger.disable("rxllm")
@@ -81,6 +90,7 @@ __all__ = [
     "RateLimitError",
     "ReasoningDelta",
     "ReasoningPart",
+    "ServerToolPart",
     "Refusal",
     "Retry",
     "RxllmError",

@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from rxllm.errors import error_for
-from rxllm.request import Message, ReasoningPart, ToolCall
+from rxllm.request import Message, Part, ReasoningPart, ServerToolPart, TextPart, ToolCall
 
 __all__ = [
     "Attempt",
@@ -272,10 +272,15 @@ class ToolRequest(_Event):
     """The provider's opaque signature of this call, to send back with it in history
     (Gemini 3 rejects a follow-up turn whose function call lost its signature)."""
 
-    def to_call(self) -> ToolCall:
-        """This request as the assistant's tool call in the next request's history."""
+    def to_call(self, after: int | None = None) -> ToolCall:
+        """This request as the assistant's tool call in the next request's history
+        (`after`: where it goes among the message's content, `ToolCall.after`)."""
         return ToolCall(
-            id=self.call_id, name=self.name, arguments=self.arguments, signature=self.signature
+            id=self.call_id,
+            name=self.name,
+            arguments=self.arguments,
+            signature=self.signature,
+            after=after,
         )
 
 
@@ -305,6 +310,9 @@ class ServerToolCall(_Event):
     call_id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    raw: dict[str, Any] | None = None
+    """The provider's own block, as it goes back in the turn (`to_message()`): set by a
+    wire that takes it back (Anthropic's `server_tool_use` and `mcp_tool_use`)."""
 
 
 class ServerToolResult(_Event):
@@ -314,6 +322,9 @@ class ServerToolResult(_Event):
     call_id: str
     name: str
     content: Any = None
+    raw: dict[str, Any] | None = None
+    """The provider's own block, as it goes back in the turn (`to_message()`): set by a
+    wire that takes it back (Anthropic's `*_tool_result` blocks)."""
 
 
 class UsageUpdate(_Event):
@@ -455,6 +466,13 @@ class Attempt(_Frozen):
     """Seconds from the attempt's start to its end (its rejection or the terminal)."""
 
 
+Output: TypeAlias = Annotated[
+    TextPart | ReasoningPart | ToolRequest | ServerToolCall | ServerToolResult,
+    Field(discriminator="type"),
+]
+"""A part of `StreamRecord.output`."""
+
+
 class StreamRecord(_Frozen):
     provider: str
     requested_model: str | None = None
@@ -468,6 +486,11 @@ class StreamRecord(_Frozen):
     refusal: str = ""
     """What the model said in declining, apart from `text`."""
     tool_calls: list[ToolRequest] = Field(default_factory=list)
+    output: list[Output] = Field(default_factory=list)
+    """The turn's text, reasoning and tool calls in the order they came: each run of
+    text (between the other parts), each reasoning part, each tool request, and each
+    provider-run tool's call and result that its wire takes back (`raw`).
+    `to_message()` sends the turn back in this order."""
     citations: list[Citation] = Field(default_factory=list)
     server_tools: list[ServerToolCall | ServerToolResult] = Field(default_factory=list)
     """The provider-run tool calls and their results, in order."""
@@ -499,11 +522,32 @@ class StreamRecord(_Frozen):
         refusal = self.refusal
         if isinstance(self.terminal, Done) and self.terminal.stop_reason == "content_filter":
             refusal = ""
-        return Message.assistant(
-            "\n\n".join(part for part in (self.text, refusal) if part),
-            tool_calls=[call.to_call() for call in self.tool_calls],
-            reasoning=self.reasoning_parts,
-        )
+        if not self.output:  # a record built by hand, or by an earlier version
+            return Message.assistant(
+                "\n\n".join(part for part in (self.text, refusal) if part),
+                tool_calls=[call.to_call() for call in self.tool_calls],
+                reasoning=self.reasoning_parts,
+            )
+        content: list[Part] = []
+        calls: list[tuple[ToolRequest, int]] = []  # each call, and the parts before it
+        for part in self.output:
+            if isinstance(part, ToolRequest):
+                calls.append((part, len(content)))
+            elif isinstance(part, ServerToolCall | ServerToolResult):
+                if part.raw is not None:
+                    content.append(ServerToolPart(block=part.raw))
+            elif part.text or isinstance(part, ReasoningPart):
+                content.append(part)
+        if refusal:
+            last = content[-1] if content else None
+            if isinstance(last, TextPart):
+                content[-1] = TextPart(text=f"{last.text}\n\n{refusal}")
+            else:
+                content.append(TextPart(text=refusal))
+        tool_calls = [
+            call.to_call(after=before if before < len(content) else None) for call, before in calls
+        ]
+        return Message(role="assistant", content=content, tool_calls=tool_calls)
 
     def raise_for_error(self) -> Self:
         """Raise the turn's error as a `rxllm.ProviderError` subclass (`RateLimitError`,

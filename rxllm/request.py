@@ -23,6 +23,7 @@ __all__ = [
     "MessageLike",
     "Part",
     "ReasoningPart",
+    "ServerToolPart",
     "TextPart",
     "Tool",
     "ToolCall",
@@ -196,7 +197,18 @@ class ReasoningPart(_Frozen):
     (Anthropic's thinking blocks, which are the only ones Anthropic takes back)."""
 
 
-Part = Annotated[TextPart | ImagePart | ReasoningPart, Field(discriminator="type")]
+class ServerToolPart(_Frozen):
+    """A tool the provider ran within the assistant's turn (web search, code execution,
+    MCP): its call or its result, as the provider's own block. `StreamRecord.to_message()`
+    keeps it where it came, for the wire that gave it: Anthropic continues a paused turn
+    from it (`pause_turn`: "provide the response back as-is") and refuses a turn whose
+    thinking blocks, once around it, were moved together. The other wires leave it out."""
+
+    type: Literal["server_tool"] = "server_tool"
+    block: dict[str, Any]
+
+
+Part = Annotated[TextPart | ImagePart | ReasoningPart | ServerToolPart, Field(discriminator="type")]
 
 
 class ToolCall(_Frozen):
@@ -208,6 +220,13 @@ class ToolCall(_Frozen):
     signature: str | None = None
     """The provider's opaque signature of the call, sent back as it came
     (`ToolRequest.to_call()` keeps it)."""
+    after: int | None = Field(default=None, ge=0)
+    """How many of the message's content parts came before this call in the turn;
+    None: after all of them. `StreamRecord.to_message()` sets it for a call that came
+    before some of the turn's reasoning or text, so that a wire whose blocks keep their
+    order sends each call where it was: Anthropic refuses a tool-use turn whose
+    thinking blocks were moved (thinking, call, thinking, call sent back as thinking,
+    thinking, call, call: "thinking blocks ... cannot be modified")."""
 
     @property
     def arguments_json(self) -> str:

@@ -60,7 +60,16 @@ def test_event_models_build_their_schema_on_first_use_and_request_models_at_impo
         "print(json.dumps(built))"
     )
     assert isinstance(complete, dict)
-    eager = {"ChatRequest", "ImagePart", "Message", "ReasoningPart", "TextPart", "Tool", "ToolCall"}
+    eager = {
+        "ChatRequest",
+        "ImagePart",
+        "Message",
+        "ReasoningPart",
+        "ServerToolPart",
+        "TextPart",
+        "Tool",
+        "ToolCall",
+    }
     assert {name for name, built in complete.items() if built} == eager
 
 

@@ -30,7 +30,16 @@ from rxllm.events import (
     Usage,
     UsageUpdate,
 )
-from rxllm.request import SAMPLING_FIELDS, ChatRequest, ImagePart, Message, Part, TextPart, Tool
+from rxllm.request import (
+    SAMPLING_FIELDS,
+    ChatRequest,
+    ImagePart,
+    Message,
+    Part,
+    ServerToolPart,
+    TextPart,
+    Tool,
+)
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import Histogram, Meter, MeterProvider
@@ -877,6 +886,8 @@ def _input_messages(
 def _part(part: Part) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "content": part.text}
+    if isinstance(part, ServerToolPart):  # a provider-run tool's block, sent back as it came
+        return {"type": "server_tool", "content": part.block}
     if not isinstance(part, ImagePart):  # reasoning sent back: its text (no signature)
         return {"type": "reasoning", "content": part.text}
     inline = part.inline

@@ -25,9 +25,11 @@ from rxllm.events import (
     UsageUpdate,
     commits,
 )
-from rxllm.request import ReasoningPart
+from rxllm.request import ReasoningPart, TextPart
 
 __all__ = ["RecordBuilder"]
+
+ServerTool = ServerToolCall | ServerToolResult
 
 
 class _Attempt:
@@ -92,6 +94,10 @@ class RecordBuilder:
         self.reasoning: list[str] = []
         self.reasoning_parts: list[ReasoningPart] = []
         self.open_reasoning: list[str] = []  # the block a signature has not closed yet
+        # The turn in order: runs of text (lists of deltas), reasoning parts, tool
+        # requests; the open reasoning block holds its place from its first delta on.
+        self.output: list[list[str] | ReasoningPart | ToolRequest | ServerTool | None] = []
+        self.open_at = -1  # where the open reasoning block goes in `output`
         self.tool_calls: list[ToolRequest] = []
         self.refusal: list[str] = []
         self.citations: list[Citation] = []
@@ -114,17 +120,25 @@ class RecordBuilder:
                 self.first_event = time.monotonic()
         if isinstance(event, TextDelta):
             self.text.append(event.text)
+            output = self.output
+            if output and output[-1].__class__ is list:
+                output[-1].append(event.text)
+            else:
+                output.append([event.text])
         elif isinstance(event, ReasoningDelta):
             self.reasoning.append(event.text)
             self._reasoning_part(event)
         elif isinstance(event, ToolRequest):
             self.tool_calls.append(event)
+            self.output.append(event)
         elif isinstance(event, Refusal):
             self.refusal.append(event.text)
         elif isinstance(event, Citation):
             self.citations.append(event)
         elif isinstance(event, ServerToolCall | ServerToolResult):
             self.server_tools.append(event)
+            if event.raw is not None:  # its wire takes it back
+                self.output.append(event)
         elif isinstance(event, UsageUpdate):
             self.usage = event.usage  # the latest usage wins
         elif isinstance(event, Retry):
@@ -142,15 +156,15 @@ class RecordBuilder:
         is its signature alone."""
         if event.redacted:
             self._close_reasoning()
-            self.reasoning_parts.append(
-                ReasoningPart(
-                    text=event.text,
-                    signature=event.signature,
-                    redacted=True,
-                    details=event.details,
-                )
+            part = ReasoningPart(
+                text=event.text, signature=event.signature, redacted=True, details=event.details
             )
+            self.reasoning_parts.append(part)
+            self.output.append(part)
             return
+        if self.open_at < 0:
+            self.open_at = len(self.output)
+            self.output.append(None)
         self.open_reasoning.append(event.text)
         if event.signature is not None or event.details is not None:
             self._close_reasoning(event.signature, event.details)
@@ -160,10 +174,14 @@ class RecordBuilder:
     ) -> None:
         text = "".join(self.open_reasoning)
         self.open_reasoning.clear()
+        at, self.open_at = self.open_at, -1
         if text or signature is not None or details is not None:
-            self.reasoning_parts.append(
-                ReasoningPart(text=text, signature=signature, details=details)
-            )
+            part = ReasoningPart(text=text, signature=signature, details=details)
+            self.reasoning_parts.append(part)
+            if at >= 0:
+                self.output[at] = part
+            else:  # a signature alone, with no delta before it
+                self.output.append(part)
 
     def build(self) -> StreamRecord:
         terminal = self.terminal
@@ -180,6 +198,11 @@ class RecordBuilder:
             reasoning_parts=self.reasoning_parts,
             refusal="".join(self.refusal),
             tool_calls=self.tool_calls,
+            output=[
+                TextPart(text="".join(part)) if part.__class__ is list else part
+                for part in self.output
+                if part is not None  # the place of a block that said nothing
+            ],
             citations=self.citations,
             server_tools=self.server_tools,
             usage=self.usage,

@@ -80,7 +80,9 @@ Decisions, where the wire leaves a choice:
   `content` JSON as sent. The other tools report a failure inside `content`
   (`web_search_tool_result_error`, ...); an MCP result says it beside it, as
   `is_error`, so a failed MCP result's content is `{"is_error": true, "content": ...}`,
-  never one that reads like the tool's output.
+  never one that reads like the tool's output. Both carry their block as `raw` (a
+  call's with its complete input), so that the turn goes back with them where they came
+  (`ServerToolPart`): a paused turn is continued from them.
 - Citations: each `citations_delta` (and each entry of a whole text block's
   `citations`) is one `citation`, in wire order, repeats included.
   `web_search_result_location` gives `url`, `title` and `cited_text`;
@@ -142,8 +144,11 @@ from rxllm.request import (
     ChatRequest,
     ImagePart,
     Message,
+    Part,
     ReasoningPart,
+    ServerToolPart,
     TextPart,
+    ToolCall,
     image_type,
 )
 
@@ -238,12 +243,13 @@ _NO_INPUT = object()
 class _ServerBlock:
     """A provider-executed call (server or MCP tool) being streamed."""
 
-    __slots__ = ("call_id", "fragments", "input", "name")
+    __slots__ = ("block", "call_id", "fragments", "input", "name")
 
-    def __init__(self, call_id: str, name: str, input_: Any) -> None:
+    def __init__(self, call_id: str, name: str, block: dict[str, Any]) -> None:
         self.call_id = call_id
         self.name = name
-        self.input = input_
+        self.block = block  # as it started: sent back with its input once complete
+        self.input = block.get("input", _NO_INPUT)
         self.fragments: list[str] = []
 
 
@@ -370,14 +376,14 @@ class AnthropicNormalizer(Normalizer):
             call_id = block.get("id") or f"srvtoolu_{index}"
             name = block.get("name") or ""
             self.server_names[call_id] = name
-            self.servers[index] = _ServerBlock(call_id, name, block.get("input", _NO_INPUT))
+            self.servers[index] = _ServerBlock(call_id, name, block)
         elif isinstance(kind, str) and kind.endswith(_RESULT):
             call_id = block.get("tool_use_id") or ""
             name = self.server_names.get(call_id) or kind[: -len(_RESULT)]
             content = block.get("content")
             if block.get("is_error") is True:  # an MCP failure, said beside its content
                 content = {"is_error": True, "content": content}
-            self.server_tool_result(call_id, name, content)
+            self.server_tool_result(call_id, name, content, raw=block)
         elif kind == "fallback":
             served = block.get("to")
             model = served.get("model") if isinstance(served, dict) else None
@@ -425,7 +431,8 @@ class AnthropicNormalizer(Normalizer):
                 text or server.input,
             )
             return
-        self.server_tool_call(server.call_id, server.name, arguments)
+        raw = {**server.block, "input": arguments}
+        self.server_tool_call(server.call_id, server.name, arguments, raw=raw)
 
     def _cite(self, citation: dict[str, Any]) -> None:
         kind = citation.get("type")
@@ -598,12 +605,12 @@ def _media(part: ImagePart) -> dict[str, Any]:
     return {"type": kind, "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 
-def _blocks(message: Message) -> list[dict[str, Any]]:
+def _blocks(*parts: Part) -> list[dict[str, Any]]:
     """Text and image parts (PDFs too) as content blocks; text that is empty or only
     whitespace is left out (the API rejects it: "text content blocks must contain
     non-whitespace text")."""
     blocks: list[dict[str, Any]] = []
-    for part in message.content:
+    for part in parts:
         if isinstance(part, TextPart):
             if part.text.strip():
                 blocks.append({"type": "text", "text": part.text})
@@ -612,28 +619,58 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
     return blocks
 
 
-def _thinking(message: Message) -> list[dict[str, Any]]:
-    """An assistant turn's thinking blocks as its first blocks (with thinking on, the
-    API refuses a turn of tool calls sent back without them), each as this wire gave
-    it: signed, or with the empty signature of a compatible server that signed nothing.
-    A part without a signature (None) came from another wire as plain reasoning and
-    cannot be sent: the API refuses a thinking block without one. Nor can a part with
-    `details`, which came from another wire (a Responses reasoning item, an OpenRouter
-    reasoning detail: a history begun elsewhere): its signature is not Claude's."""
+def _thinking(part: ReasoningPart) -> dict[str, Any] | None:
+    """A reasoning part as the thinking block this wire gave it: signed, or with the
+    empty signature of a compatible server that signed nothing. A part without a
+    signature (None) came from another wire as plain reasoning and cannot be sent: the
+    API refuses a thinking block without one. Nor can a part with `details`, which came
+    from another wire (a Responses reasoning item, an OpenRouter reasoning detail: a
+    history begun elsewhere): its signature is not Claude's."""
+    if part.signature is None or part.details is not None:  # Gemini's are `{}`
+        return None
+    if part.redacted:
+        return {"type": "redacted_thinking", "data": part.signature} if part.signature else None
+    if part.signature or part.text:
+        return {"type": "thinking", "thinking": part.text, "signature": part.signature}
+    return None
+
+
+def _assistant_blocks(message: Message, ids: _CallIds) -> list[dict[str, Any]]:
+    """An assistant turn's blocks in the order of its content, each tool call where
+    its `after` puts it (else last): with thinking on, the API refuses a turn of tool
+    calls sent back without its thinking blocks, or with them moved (a turn that
+    thought between its calls, sent back with its thinking first)."""
+    placed: dict[int, list[ToolCall]] = {}
+    last: list[ToolCall] = []
+    for call in message.tool_calls:
+        if call.after is not None and call.after < len(message.content):
+            placed.setdefault(call.after, []).append(call)
+        else:
+            last.append(call)
     blocks: list[dict[str, Any]] = []
-    for part in message.content:
-        if (
-            not isinstance(part, ReasoningPart)
-            or part.signature is None
-            or part.details is not None  # Gemini's are `{}`
-        ):
-            continue
-        if part.redacted:
-            if part.signature:
-                blocks.append({"type": "redacted_thinking", "data": part.signature})
-        elif part.signature or part.text:
-            blocks.append({"type": "thinking", "thinking": part.text, "signature": part.signature})
-    return blocks
+    for place, part in enumerate(message.content):
+        blocks += (_tool_use(call, ids) for call in placed.get(place, ()))
+        if isinstance(part, ReasoningPart):
+            thinking = _thinking(part)
+            if thinking is not None:
+                blocks.append(thinking)
+        elif isinstance(part, ServerToolPart):
+            if _is_server_block(part.block):
+                blocks.append(part.block)
+        else:
+            blocks += _blocks(part)
+    return blocks + [_tool_use(call, ids) for call in last]
+
+
+def _is_server_block(block: dict[str, Any]) -> bool:
+    """Whether a provider-run tool's block is one of this wire's (a server or MCP tool
+    call, a `*_tool_result`), which the API takes back as it came."""
+    kind = block.get("type")
+    return kind in _SERVER_CALLS or (isinstance(kind, str) and kind.endswith(_RESULT))
+
+
+def _tool_use(call: ToolCall, ids: _CallIds) -> dict[str, Any]:
+    return {"type": "tool_use", "id": ids.call(call.id), "name": call.name, "input": call.arguments}
 
 
 # What the API accepts as a tool_use id (and so as a tool_result's tool_use_id).
@@ -683,7 +720,7 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
                 "tool_use_id": ids.result(message.tool_call_id),
             }
             if message.images:
-                result["content"] = _blocks(message)
+                result["content"] = _blocks(*message.content)
             elif message.text.strip():
                 result["content"] = message.text
             elif message.is_error:  # "content cannot be empty if is_error is true"
@@ -707,18 +744,10 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
             if message.text.strip():
                 system.append(message.text)
             continue
-        blocks = _blocks(message)
         if message.role == "assistant":
-            blocks = _thinking(message) + blocks
-            blocks += [
-                {
-                    "type": "tool_use",
-                    "id": ids.call(call.id),
-                    "name": call.name,
-                    "input": call.arguments,
-                }
-                for call in message.tool_calls
-            ]
+            blocks = _assistant_blocks(message, ids)
+        else:
+            blocks = _blocks(*message.content)
         if blocks:
             out.append({"role": message.role, "content": blocks})
     if out and out[-1]["role"] == "assistant":

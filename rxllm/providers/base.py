@@ -244,7 +244,13 @@ class Normalizer(ABC):
             )
         )
 
-    def server_tool_call(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
+    def server_tool_call(
+        self,
+        call_id: str,
+        name: str,
+        arguments: dict[str, Any],
+        raw: dict[str, Any] | None = None,
+    ) -> None:
         self.emit(
             ServerToolCall.make(
                 provider=self.provider,
@@ -252,10 +258,13 @@ class Normalizer(ABC):
                 call_id=call_id,
                 name=name,
                 arguments=arguments,
+                raw=raw,
             )
         )
 
-    def server_tool_result(self, call_id: str, name: str, content: Any) -> None:
+    def server_tool_result(
+        self, call_id: str, name: str, content: Any, raw: dict[str, Any] | None = None
+    ) -> None:
         self.emit(
             ServerToolResult.make(
                 provider=self.provider,
@@ -263,6 +272,7 @@ class Normalizer(ABC):
                 call_id=call_id,
                 name=name,
                 content=content,
+                raw=raw,
             )
         )
 

@@ -641,19 +641,19 @@ def test_a_record_keeps_each_thinking_block_with_its_signature() -> None:
     assert message.content[:3] == record.reasoning_parts
 
 
-def test_build_body_sends_signed_reasoning_first_and_leaves_out_unsigned() -> None:
+def test_build_body_sends_signed_reasoning_in_place_and_leaves_out_unsigned() -> None:
     """anthropic-sdk-python ThinkingBlockParam {thinking, signature} and
     RedactedThinkingBlockParam {data}: with thinking on, an assistant turn sent back
-    must start with them; a thinking block cannot be sent without its signature."""
-    assistant = rxllm.Message(
-        role="assistant",
-        content=[
-            rxllm.TextPart(text="Checking."),
+    must have them as they came (`Message.assistant` puts them first, as a turn
+    starts); a thinking block cannot be sent without its signature."""
+    assistant = rxllm.Message.assistant(
+        "Checking.",
+        tool_calls=[rxllm.ToolCall(id="toolu_1", name="f")],
+        reasoning=[
             rxllm.ReasoningPart(text="plain reasoning, never signed"),
             rxllm.ReasoningPart(text="think", signature="SIG"),
             rxllm.ReasoningPart(signature="BLOB", redacted=True),
         ],
-        tool_calls=[rxllm.ToolCall(id="toolu_1", name="f")],
     )
     request = rxllm.ChatRequest(
         model="m",

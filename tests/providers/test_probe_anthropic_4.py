@@ -172,8 +172,8 @@ async def test_unsigned_thinking_of_a_compatible_server_goes_back_as_it_came(
     ]
     assert body["messages"][1]["content"] == [
         {"type": "thinking", "thinking": "First, the city.", "signature": ""},
+        {"type": "text", "text": "Looking it up."},  # in the order the blocks came
         {"type": "thinking", "thinking": "Then the call.", "signature": ""},
-        {"type": "text", "text": "Looking it up."},
         {"type": "tool_use", "id": "call_0", "name": "weather", "input": {"city": "Paris"}},
     ]
 
