@@ -102,3 +102,22 @@ def test_a_compatible_preset_gets_no_hint() -> None:
 
 def test_sniff_of_json_nested_past_the_parser_depth_is_none() -> None:
     assert sniff_provider(b"data: " + b"[" * 100_000 + b"\n\n") is None
+
+
+def test_an_error_event_names_anthropic_only_in_anthropic_s_shape() -> None:
+    """The Responses API's error event nests its error too, with a `code` and a
+    `sequence_number` (vercel/ai's `openai-error-null-code` fixture): it was taken for
+    Anthropic's, and a replay of it as openai-responses said the bytes looked like the
+    anthropic wire."""
+    anthropic = b'data: {"type": "error", "error": {"type": "api_error", "message": "x"}}\n\n'
+    assert sniff_provider(anthropic) == "anthropic"
+    responses = (
+        b'event: error\ndata: {"type": "error", "error": {"type": "server_error", "code": null,'
+        b' "message": "x", "param": null}, "sequence_number": 2}\n\n'
+    )
+    assert sniff_provider(responses) == "openai-responses"
+    unnumbered = b'data: {"type": "error", "error": {"type": "server_error", "code": null}}\n\n'
+    assert sniff_provider(unnumbered) is None
+    end = list[Event]()
+    rxllm.replay(responses, provider="openai-responses").subscribe(end.append)
+    assert isinstance(end[-1], Failed) and "look like" not in end[-1].error.message

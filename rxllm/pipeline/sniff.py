@@ -9,8 +9,9 @@ The signs, first match wins, event by event:
 
 - an `event:` name or a data `type` of Anthropic's Messages stream (`message_start`,
   `content_block_delta`, ...) -> `anthropic`; an error `{"type": "error", "error":
-  {"type": "..._error"}}` is Anthropic's shape too (the Responses API puts `code` and
-  `message` at the top level);
+  {"type": "..._error", "message": ...}}` is Anthropic's shape too, but not one with a
+  `sequence_number` (the Responses API's, which also nests `{"type": "server_error",
+  "code", "message", "param"}`), nor one whose error has a `code` or `param`;
 - an `event:` name or a data `type` starting with `response.` -> `openai-responses`;
 - a JSON object with `candidates`, `promptFeedback` or `usageMetadata` -> `google`;
 - a JSON object with `choices`, or `object: "chat.completion.chunk"` -> `openai`.
@@ -85,8 +86,12 @@ def _by_type(kind: Any, payload: dict[str, Any]) -> str | None:
     if kind.startswith("response."):
         return "openai-responses"
     if kind == "error":
+        if "sequence_number" in payload:  # numbered events are the Responses API's alone
+            return "openai-responses"
         error = payload.get("error")
-        inner = error.get("type") if isinstance(error, dict) else None
+        if not isinstance(error, dict) or "code" in error or "param" in error:
+            return None  # an OpenAI-style error object: Anthropic's has a type and a message
+        inner = error.get("type")
         if isinstance(inner, str) and inner.endswith("_error"):
             return "anthropic"
     return None
