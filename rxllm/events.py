@@ -225,13 +225,24 @@ class _Event(_Frozen):
 class TextDelta(_Event):
     type: Literal["text"] = "text"
     text: str
+    phase: str | None = Field(default=None, exclude_if=lambda phase: phase is None)
+    """The Responses API's phase of the message the text is in (gpt-5.4 and later:
+    `commentary` for a preamble, `final_answer`), which goes back with it (`to_message()`):
+    the model takes a preamble sent back without it for a final answer. None elsewhere,
+    and left out of the event's JSON then."""
 
     @classmethod
     def of(cls, provider: str, attempt: int, text: str) -> Self:
         """`make(provider=..., attempt=..., text=...)` at half its cost: the event every
         token of a streamed answer builds."""
         obj = _new(cls)
-        fields = {"provider": provider, "attempt": attempt, "type": "text", "text": text}
+        fields = {
+            "provider": provider,
+            "attempt": attempt,
+            "type": "text",
+            "text": text,
+            "phase": None,
+        }
         _set_dict(obj, fields)
         _set_fields_set(obj, _TEXT_FIELDS_SET)
         _set_extra(obj, None)
@@ -541,7 +552,7 @@ class StreamRecord(_Frozen):
         if refusal:
             last = content[-1] if content else None
             if isinstance(last, TextPart):
-                content[-1] = TextPart(text=f"{last.text}\n\n{refusal}")
+                content[-1] = TextPart(text=f"{last.text}\n\n{refusal}", phase=last.phase)
             else:
                 content.append(TextPart(text=refusal))
         tool_calls = [

@@ -45,6 +45,9 @@ class _Frozen(BaseModel):
 class TextPart(_Frozen):
     type: Literal["text"] = "text"
     text: str
+    phase: str | None = Field(default=None, exclude_if=lambda phase: phase is None)
+    """An assistant's text as the Responses API labelled its message (`commentary`,
+    `final_answer`; `TextDelta.phase`), sent back on that wire's message item."""
 
 
 ImageSource: TypeAlias = str | bytes | os.PathLike[str]

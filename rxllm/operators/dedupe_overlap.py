@@ -83,7 +83,7 @@ def dedupe_overlap(
                     if not text:
                         return
                     delta = TextDelta.make(
-                        provider=delta.provider, attempt=delta.attempt, text=text
+                        provider=delta.provider, attempt=delta.attempt, text=text, phase=delta.phase
                     )
                 tail = (tail + text)[-window:]
                 observer.on_next(cast(_T, delta))

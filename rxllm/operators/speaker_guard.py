@@ -105,7 +105,9 @@ def speaker_guard(
             last: TextDelta | None = None  # whose provider and attempt held text is
 
             def emit(like: TextDelta, text: str) -> None:
-                delta = TextDelta.make(provider=like.provider, attempt=like.attempt, text=text)
+                delta = TextDelta.make(
+                    provider=like.provider, attempt=like.attempt, text=text, phase=like.phase
+                )
                 observer.on_next(cast(_T, delta))
 
             def release() -> None:

@@ -76,6 +76,19 @@ class _Attempt:
         )
 
 
+class _Run:
+    """A run of text deltas of one phase, with nothing else between them."""
+
+    __slots__ = ("phase", "pieces")
+
+    def __init__(self, first: TextDelta) -> None:
+        self.phase = first.phase
+        self.pieces = [first.text]
+
+    def part(self) -> TextPart:
+        return TextPart(text="".join(self.pieces), phase=self.phase)
+
+
 class RecordBuilder:
     """Collects events as they pass (`add`), then builds the record (`build`).
 
@@ -96,7 +109,7 @@ class RecordBuilder:
         self.open_reasoning: list[str] = []  # the block a signature has not closed yet
         # The turn in order: runs of text (lists of deltas), reasoning parts, tool
         # requests; the open reasoning block holds its place from its first delta on.
-        self.output: list[list[str] | ReasoningPart | ToolRequest | ServerTool | None] = []
+        self.output: list[_Run | ReasoningPart | ToolRequest | ServerTool | None] = []
         self.open_at = -1  # where the open reasoning block goes in `output`
         self.tool_calls: list[ToolRequest] = []
         self.refusal: list[str] = []
@@ -121,10 +134,11 @@ class RecordBuilder:
         if isinstance(event, TextDelta):
             self.text.append(event.text)
             output = self.output
-            if output and output[-1].__class__ is list:
-                output[-1].append(event.text)
+            last = output[-1] if output else None
+            if last.__class__ is _Run and last.phase == event.phase:
+                last.pieces.append(event.text)
             else:
-                output.append([event.text])
+                output.append(_Run(event))
         elif isinstance(event, ReasoningDelta):
             self.reasoning.append(event.text)
             self._reasoning_part(event)
@@ -199,7 +213,7 @@ class RecordBuilder:
             refusal="".join(self.refusal),
             tool_calls=self.tool_calls,
             output=[
-                TextPart(text="".join(part)) if part.__class__ is list else part
+                part.part() if isinstance(part, _Run) else part
                 for part in self.output
                 if part is not None  # the place of a block that said nothing
             ],

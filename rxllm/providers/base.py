@@ -177,10 +177,15 @@ class Normalizer(ABC):
     # string is caught here, for every wire, as a chunk that cannot be read (a `protocol`
     # error), never an event holding a number.
 
-    def text(self, text: str) -> None:
+    def text(self, text: str, phase: str | None = None) -> None:
         if text.__class__ is not str:
             raise _not_a_string("a text delta", text)
-        self.emit(TextDelta.of(self.provider, self.attempt, text))
+        if phase is None:
+            self.emit(TextDelta.of(self.provider, self.attempt, text))
+        else:
+            self.emit(
+                TextDelta.make(provider=self.provider, attempt=self.attempt, text=text, phase=phase)
+            )
 
     def reasoning(
         self,

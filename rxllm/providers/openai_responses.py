@@ -21,7 +21,10 @@ Output items, by type (the decisions of this module):
   `response.content_part.done`, or else at the message's `output_item.done`, once; a
   part that had deltas is never emitted again. The parts that streamed are the done
   item's first parts, in order, whatever their `content_index` (vLLM's gpt-oss stream
-  numbers parts on across items).
+  numbers parts on across items). A message's `phase` (gpt-5.3-codex and later:
+  `commentary`, `final_answer`), from its added item or else its done item, goes on its
+  text (`TextDelta.phase`), and each run of text of one phase goes back as a message
+  item of its own with that phase (`_said`).
 - `reasoning`: summary (and reasoning text) deltas as they come, each part apart from
   the one before (summary part 0 and reasoning-text part 0 are two parts); a part that
   had no deltas arrived whole: its text is emitted at its own `.done` event
@@ -129,6 +132,7 @@ import itertools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from loguru import logger
@@ -417,6 +421,34 @@ def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
     return item
 
 
+def _said(message: Message) -> list[dict[str, Any]]:
+    """An assistant turn's text as its message items: one for each run of text parts of
+    one phase with nothing else between them (a preamble before the calls, the answer),
+    each with its `phase` (gpt-5.4 and later take a preamble sent back without it for a
+    final answer: "preserve and resend phase on all assistant messages")."""
+    runs: list[tuple[str | None, list[str]]] = []
+    open_run = False  # the last part was text: a text part of its phase joins its run
+    for part in message.content:
+        if not isinstance(part, TextPart):
+            open_run = False
+        elif part.text:
+            if open_run and runs[-1][0] == part.phase:
+                runs[-1][1].append(part.text)
+            else:
+                runs.append((part.phase, [part.text]))
+            open_run = True
+    said = []
+    for phase, texts in runs:
+        # `annotations` is required in an `output_text` part (strict validators, vLLM and
+        # Azure's, reject the part without it; OpenAI's tolerates that).
+        content = [{"type": "output_text", "text": "".join(texts), "annotations": []}]
+        item: dict[str, Any] = {"type": "message", "role": "assistant", "content": content}
+        if phase is not None:
+            item["phase"] = phase
+        said.append(item)
+    return said
+
+
 def _compaction_item(part: ReasoningPart) -> dict[str, Any] | None:
     """A part that came from a `compaction` item, as that item: its encrypted content,
     which the API requires, without its id (sent by its content, as a reasoning item
@@ -492,12 +524,7 @@ def responses_input(
         elif role == "user":
             items.append({"type": "message", "role": "user", "content": _input_text(message)})
         elif role == "assistant":
-            said: list[dict[str, Any]] = []
-            if message.text:
-                # `annotations` is required in an `output_text` part (strict validators,
-                # vLLM and Azure's, reject the part without it; OpenAI's tolerates that).
-                content = [{"type": "output_text", "text": message.text, "annotations": []}]
-                said.append({"type": "message", "role": "assistant", "content": content})
+            said = _said(message)
             calls: list[dict[str, Any]] = []
             for call in message.tool_calls:
                 item = _call_item(call, custom_tools)
@@ -599,6 +626,7 @@ class ResponsesNormalizer(Normalizer):
         "ids",
         "moved",
         "parts",
+        "phases",
         "reasoned",
         "reasoned_parts",
         "reasoning_items",
@@ -631,6 +659,9 @@ class ResponsesNormalizer(Normalizer):
         # Text of each (output_index, content_index) part that had deltas, for citations'
         # cited_text and to know which parts of a done message were already streamed.
         self.parts: dict[tuple[int, int], list[str]] = {}
+        # The `phase` of each message that named one (gpt-5.4: commentary, final_answer),
+        # by output index: its text carries it.
+        self.phases: dict[int, str] = {}
         self.cited: set[tuple[Any, ...]] = set()
         # The items the stream showed, in the order first seen (the terminal response's
         # `output` repeats them: `_finish`), the latest at each output index, the output
@@ -753,7 +784,15 @@ class ResponsesNormalizer(Normalizer):
         part = self._part(payload)
         if delta:
             part.append(delta)
-            self.text(delta)
+            if self.phases:
+                self.text(delta, self.phases.get(self._index(payload)))
+            else:
+                self.text(delta)
+
+    def _say(self, payload: dict[str, Any]) -> Callable[[str], None]:
+        """How the text of the message a `payload` is about is emitted: with its phase."""
+        phase = self.phases.get(self._index(payload)) if self.phases else None
+        return self.text if phase is None else partial(self.text, phase=phase)
 
     def _refusal(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
@@ -762,7 +801,7 @@ class ResponsesNormalizer(Normalizer):
             self.refusal(delta)
 
     def _text_done(self, payload: dict[str, Any]) -> None:
-        self._part_done(payload, payload.get("text"), self.text)
+        self._part_done(payload, payload.get("text"), self._say(payload))
 
     def _refusal_done(self, payload: dict[str, Any]) -> None:
         self._part_done(payload, payload.get("refusal"), self.refusal)
@@ -775,7 +814,7 @@ class ResponsesNormalizer(Normalizer):
             return
         kind = part.get("type")
         if kind == "output_text":
-            self._part_done(payload, part.get("text"), self.text)
+            self._part_done(payload, part.get("text"), self._say(payload))
             for annotation in part.get("annotations") or ():
                 self._annotation({**payload, "annotation": annotation})
         elif kind == "refusal":
@@ -880,6 +919,8 @@ class ResponsesNormalizer(Normalizer):
             self._start_call(index, item)
         elif kind == "reasoning":
             self.reasoning_items[index] = item
+        elif kind == "message":
+            self._phase(index, item)
         else:
             acts = item_kind(item)
             if acts == "client" and kind != "tool_search_call":
@@ -888,6 +929,11 @@ class ResponsesNormalizer(Normalizer):
                 self._start_call(index, item)
             elif acts == "server":
                 self._start_server_call(index, item)
+
+    def _phase(self, index: int, item: dict[str, Any]) -> None:
+        phase = item.get("phase")
+        if isinstance(phase, str) and phase:
+            self.phases[index] = phase
 
     def _forget(self, index: int) -> None:
         """Another item begins at the output index of the one before it (`_begins`):
@@ -898,6 +944,7 @@ class ResponsesNormalizer(Normalizer):
             self.server_calls,
             self.reasoning_items,
             self.wrapped,
+            self.phases,
         ):
             table.pop(index, None)
         self.custom_done.discard(index)
@@ -965,6 +1012,9 @@ class ResponsesNormalizer(Normalizer):
         content = item.get("content")
         if not isinstance(content, list):
             return
+        self._phase(index, item)  # the done item is authoritative
+        phase = self.phases.get(index)
+        say = self.text if phase is None else partial(self.text, phase=phase)
         # The parts that streamed are the item's first parts, in order: a server may
         # number them on from the items before (vLLM's gpt-oss stream: content_index 1
         # for the only part of a message after a reasoning item).
@@ -978,7 +1028,7 @@ class ResponsesNormalizer(Normalizer):
             if kind == "output_text":
                 whole = part.get("text")
                 if not streamed and isinstance(whole, str) and whole:
-                    self.text(whole)
+                    say(whole)
                 for annotation in part.get("annotations") or ():
                     if isinstance(annotation, dict):
                         self._cite(key, annotation, whole if isinstance(whole, str) else None)
