@@ -5,13 +5,13 @@ A rejection before anything was committed is read once, by `classify`, into one 
 - `surface`: the rejection is about the account (401, 402, 403, quota, billing, Google's
   `FAILED_PRECONDITION`; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
-  the size (context length, input length, 413, a request larger than a whole per-minute
-  allowance), content policy, a missing model (its words, or a structured code such as
-  `model_not_available`), or the conversation itself (a role, the message order, a
-  message by its role or index, content inside a message, a message's `content` by
-  name, a provider asking to "adjust your prompt"), or no part of the body at all (a
-  request header, this endpoint for the model, by name or by its path). No body can
-  fix it.
+  the size (context length, input length, the model's token limit or max length, 413, a
+  request larger than a whole per-minute allowance), content policy, a missing model
+  (its words, or a structured code such as `model_not_available`), or the conversation
+  itself (a role, the message order, a message by its role or index, content inside a
+  message, a message's `content` by name, a provider asking to "adjust your prompt"), or
+  no part of the body at all (a request header, this endpoint for the model, by name or
+  by its path). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
   degraded deployment, a bare 5xx on a direct endpoint, a connection that failed). It
   is sent again after the `retry_after` the provider named, as given; when it named
@@ -41,17 +41,18 @@ A rejection before anything was committed is read once, by `classify`, into one 
   with `tools`). Where the provider names a replacement ("Use 'max_completion_tokens'
   instead") the value moves to it. Every named key goes in one retry.
 - `images`: the body has images and the error says image input is refused ("is not a
-  multimodal model", "image input is not supported", "No endpoints found that support
-  image input", "At most 1 image(s) may be provided", "image_url is only supported by
-  certain models", "unknown variant `image_url`, expected `text`"), even where its
-  `param` points inside `messages`. Each message's images become one notice
-  (`image_notice`).
+  multimodal model", "not a vision model", "Only text content is supported", "image
+  input is not supported", "No endpoints found that support image input", "At most 1
+  image(s) may be provided", "image_url is only supported by certain models", "unknown
+  variant `image_url`, expected `text`"), even where its `param` points inside
+  `messages`. Each message's images become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
-  the server's trouble; "the requested parameters" at any 4xx; a 502 where OpenRouter
-  uses it for an upstream that cannot serve the body; NVIDIA's opaque 5xx). The static
-  list is tried lazily, one body per attempt: without `stream_options`, without each
-  optional key alone, without images, without tools, mandatory keys only.
+  the server's trouble, a code that is a status, LiteLLM's `"500"`, read as one; "the
+  requested parameters" at any 4xx; a 502 where OpenRouter uses it for an upstream that
+  cannot serve the body; NVIDIA's opaque 5xx). The static list is tried lazily, one body
+  per attempt: without `stream_options`, without each optional key alone, without
+  images, without tools, mandatory keys only.
 
 Account words ("quota", "billing") decide only where nothing structured does: a
 rate-limit code (`rate_limit_exceeded`, Google's `RESOURCE_EXHAUSTED`) or a 429 that
@@ -229,7 +230,11 @@ _SIZE = (
     # Groq: a request bigger than the whole per-minute allowance, sent as 413 or 429 with
     # `rate_limit_exceeded` ("Request too large for model ... please reduce your message
     # size"): no wait makes it fit.
-    r"request too large|reduce your message size"
+    r"request too large|reduce your message size|"
+    # the model's own limit named as exceeded: Moonshot's "Your request exceeded model token
+    # limit: 262144", "model max length exceeded, max length:8192" (its input and max_tokens
+    # together)
+    r"\bmodel(?:'s)? (?:max(?:imum)? length|token limit|context limit)\b"
 )
 # RFC 9110 §15.5.14 Content Too Large (Anthropic's `request_too_large`, from Cloudflare).
 _TOO_LARGE_STATUS = 413
@@ -237,7 +242,7 @@ _TOO_LARGE_STATUS = 413
 # policy. Please try again with a different prompt")
 _CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)"
 _MISSING_MODEL = (
-    r"(?i)\bmodel\b[^.]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
+    r"(?i)\bmodel\b[^.\n]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
     r"(?:unknown|invalid|no such|not an? (?:valid|known)) model|model[_ ]not[_ ]found|"
     # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
     # the model (at most its name between), not a parameter "not supported with this model",
@@ -294,6 +299,10 @@ _SERVER_TROUBLE_CODES = frozenset(
 # (RFC 8470 §5.2) asks for the same request again, once it is not early data; 529 is
 # Anthropic's overload.
 _TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 503, 529})
+# An error event that names no status but whose code is one, as a string (LiteLLM's proxy
+# relays an upstream's failure after its `200 OK` as `{"error": {..., "code": "500"}}`): the
+# code is the status.
+_STATUS_CODE = r"[45]\d\d"
 _CONVERSATION = (
     r"(?i)messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
     r"message order|\bmessages\b|"
@@ -302,9 +311,10 @@ _CONVERSATION = (
     r"\b(?:user|assistant|system|tool|developer) message\b|\bmessage (?:index|sequence)\b|"
     r"\breasoning_content\b|"
     # the same in prose: a call or result of the history ("tool result's tool id(call_...)
-    # not found", MiniMax), a rule for every message's content ("The model expects a single
-    # `text` element per message", xAI)
-    r"\btool (?:calls?|results?)\b|\b(?:per|each|every) message\b|"
+    # not found", MiniMax; Gemini's "the number of function response parts is equal to the
+    # number of function call parts of the function call turn"), a rule for every message's
+    # content ("The model expects a single `text` element per message", xAI)
+    r"\b(?:tool|function) (?:calls?|results?|responses?)\b|\b(?:per|each|every) message\b|"
     # the system turn itself (Gemma on Gemini: "Developer instruction is not enabled for
     # models/gemma-3-27b-it")
     r"\b(?:system|developer) (?:instructions?|prompts?)\b|"
@@ -326,7 +336,8 @@ _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual"
 # An invalid image is refused (`invalid_image_url`, "Invalid image data"); a part of invalid
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
 _IMAGE_REFUSAL = (
-    r"(?i)not (?:a )?multi-?modal|do(?:es)?(?: not|n't) support|not supported|unsupported|"
+    r"(?i)not (?:an? )?(?:multi-?modal|vision)|do(?:es)?(?: not|n't) support|not supported|"
+    r"unsupported|"
     r"no endpoints? found|not enabled|cannot|can't|not allowed|not accept|"
     r"invalid[ _-]?(?:image|vision|multi-?modal)|"
     # a deserializer that does not know the part ("unknown variant `image_url`, expected
@@ -341,6 +352,9 @@ _IMAGE_REFUSAL = (
     # one image action there is removes them all, rather than surface the turn
     r"\bat most \d+|\btoo many\b|\bmore than \d+"
 )
+# Text alone accepted ("Only text content is supported"): with images in the body, they are
+# what is refused, though the sentence does not name them.
+_TEXT_ONLY = r"(?i)\bonly text\b|\btext[ -]only\b|\bonly (?:supports?|accepts?|allows?) text\b"
 # Images refused only in some messages ("Image URLs are only allowed for messages with role
 # 'user'") are a rule of the conversation, not image input refused.
 _IMAGE_ROLE_RULE = r"(?i)\brole\b|\b(?:system|assistant|tool) messages?\b"
@@ -360,6 +374,11 @@ _REPLACEMENT = r"(?i)\buse\s+['\"`]?([A-Za-z_][\w.]*)['\"`]?\s+instead"
 # these clauses are read for a rename, never for names to drop.
 _SUGGESTION = (
     r"(?i)\bdid you mean\s+['\"`]?[A-Za-z_][\w.]*['\"`]?|"
+    # a validator's list of the fields it knows, after the one it refused (serde's "unknown
+    # field `top_k`, expected one of `model`, `messages`, ..."; Jackson's "Unrecognized field
+    # \"top_k\" (class ...), not marked as ignorable (3 known properties: \"model\", ...)"):
+    # to the end of the line
+    r"\bexpected one of\b[^\n]*|\bknown propert(?:y|ies)\b[^\n]*|"
     r"\buse\s+['\"`]?[A-Za-z_][\w.]*['\"`]?\s+instead|"
     r"\bmoved to\s+['\"`]?[A-Za-z_][\w.]*['\"`]?"
 )
@@ -398,9 +417,10 @@ _REASONING_KEYS = ("reasoning_effort", "reasoning", "thinking", "think", "enable
 _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "tool choice" in prose is the capability; `tool_choice` spelled as the key names
     # that one key (a refused value), and is found by `_is_named`.
-    # ("tool calls" in prose is the capability too; `tool_calls` is a message's field)
+    # ("tool calls", "function call" in prose are the capability too; `tool_calls` is a
+    # message's field)
     (
-        r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice|[ -]calls?\b)|function[ _-]?calling",
+        r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice|[ -]calls?\b)|function[ _-]?call(?:ing|s)?\b",
         _TOOL_KEYS,
     ),
     (
@@ -600,9 +620,11 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         return Verdict("surface", f"a {error.kind} error is not the endpoint's rejection")
     if error.kind in ("transport", "stalled", "truncated"):
         return Verdict("backoff", f"the {error.kind} failure may not happen again")
-    status = error.status
     text = _texts(error)
     code = (error.code or "").lower()
+    status = error.status
+    if status is None and re.fullmatch(_STATUS_CODE, code):
+        status = int(code)
     # Structure before words: a rate-limit code, or a transient status that names its
     # wait, is a rate limit even when its message links a quota or billing page.
     rate_limited = (
@@ -648,7 +670,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             return Verdict("surface", "the rejection is about the conversation itself")
         if re.search(_NOT_THE_BODY, text):
             return Verdict("surface", "the rejection is about the headers or the endpoint")
-        if _static_qualifies(error, policy):
+        if _static_qualifies(error, status, policy):
             return Verdict(
                 "static", "nothing is named, and the status or the words say the body is at fault"
             )
@@ -672,9 +694,10 @@ def _forbids_a_key(
 
 def _refuses_images(text: str) -> bool:
     return any(
-        re.search(_IMAGE_REFUSAL, sentence)
+        re.search(_TEXT_ONLY, sentence)
+        or (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
         for sentence in _sentences(text)
-        if re.search(_IMAGE_WORDS, sentence) and not re.search(_IMAGE_ROLE_RULE, sentence)
+        if not re.search(_IMAGE_ROLE_RULE, sentence)
     )
 
 
@@ -701,8 +724,7 @@ def _rename(text: str, named: list[str], body: Mapping[str, Any]) -> dict[str, s
     return {named[0]: new}
 
 
-def _static_qualifies(error: ErrorInfo, policy: RecoveryPolicy) -> bool:
-    status = error.status
+def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPolicy) -> bool:
     if status is None:
         # An error event that names no status: its code says whose fault it is, and a
         # server's trouble (OpenAI's mid-stream `server_error`, "The server had an error

@@ -176,6 +176,10 @@ def parse_error_payload(payload: Any) -> ErrorBody:
         )
     fields: dict[str, Any] = error if isinstance(error, dict) else payload
     message = _message_of(fields)
+    nested = _nested_of(message)
+    if nested is not None:  # an error body as the message: its fields are the ones to read
+        fields = {**fields, **nested}
+        message = _message_of(fields)
     details = fields.get("details")
     retry_after = _retry_delay(details)
     request_id = (
@@ -400,6 +404,23 @@ def _code_of(fields: dict[str, Any]) -> str | None:
         if code is not None and code != "error" and ":" not in code and "/" not in code:
             return code
     return None
+
+
+def _nested_of(message: str) -> dict[str, Any] | None:
+    """The error object of an error body written as the message's text, or None.
+
+    Google's streaming endpoint answers `{"error": {"message": "<its usual error body, as a
+    JSON string>", "code": 429, "status": "Too Many Requests"}}` (voideditor/void#557,
+    continuedev/continue#11164): the status name, the `RetryInfo` wait and the words are
+    inside the string. A message that is JSON but no error body (Mistral's validation
+    `detail` as a string) stays as it is."""
+    payload = error_envelope(message.strip()) if message[:1] in ("{", "[") else None
+    if payload.__class__ is list:
+        payload = next((item for item in payload if item.__class__ is dict), None)
+    if payload.__class__ is not dict:
+        return None
+    error = payload.get("error")
+    return error if error.__class__ is dict else payload
 
 
 def _upstream_of(fields: dict[str, Any]) -> ErrorBody | None:
