@@ -3,7 +3,9 @@
 Request: `POST {base}/responses` with `stream: true`; the conversation goes in `input`
 as typed items (messages, `function_call`, `function_call_output`, and an assistant
 turn's `reasoning` items, each right before an item of its turn), leading
-system text in `instructions`. Response: events whose JSON `type` names them
+system text in `instructions`; a request that continues a response the API holds
+(`previous_response_id` or `conversation` in params) sends only what follows the last
+assistant turn (`responses_input`). Response: events whose JSON `type` names them
 (`response.output_text.delta`, `response.function_call_arguments.delta`, ...). The
 `event:` line repeats the type on OpenAI's wire but not on OpenRouter's, so only the
 JSON `type` is read. The stream ends with `response.completed`, `response.incomplete`
@@ -85,7 +87,8 @@ Output items, by type (the decisions of this module):
   `tool_search_output` item is the result of a server tool search (of the latest one
   when, as OpenAI sends both, it has no `call_id`), a `shell_call_output` item that of
   a hosted shell call (a local shell's output is the client's, never in a response's
-  output). Progress events
+  output), a `program_output` item that of its `program` (by its `call_id`: the program
+  may have begun in an earlier turn, its client calls answered since). Progress events
   (`response.web_search_call.searching`, ...) add nothing and are logged at debug.
 - `url_citation` annotations become `citation` events (url, title, and cited_text
   when the annotation's `start_index`/`end_index` fall inside the text of its part),
@@ -130,7 +133,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
@@ -159,6 +162,7 @@ __all__ = [
     "ResponsesNormalizer",
     "responses_input",
     "responses_usage",
+    "tool_namespaces",
 ]
 
 # `incomplete_details.reason` -> stop reason; anything else is `other`, the raw kept.
@@ -246,8 +250,14 @@ def wrapped_calls(arguments: str) -> list[tuple[str, dict[str, Any]]] | None:
     return calls
 
 
-# Output items that carry the result of a provider-run call -> that call's item type.
-SERVER_OUTPUTS = {"tool_search_output": "tool_search_call", "shell_call_output": "shell_call"}
+# Output items that carry the result of a provider-run call -> that call's item type (a
+# `program_output` answers a program of programmatic tool calling, often one begun in
+# an earlier turn, whose client calls were answered since).
+SERVER_OUTPUTS = {
+    "tool_search_output": "tool_search_call",
+    "shell_call_output": "shell_call",
+    "program_output": "program",
+}
 
 
 def _parsed(value: Any) -> Any:
@@ -356,9 +366,35 @@ ANSWER_ITEMS = {
 STATUS_REQUIRED = frozenset({"apply_patch_call", "local_shell_call", "computer_call"})
 
 
-def _call_item(call: ToolCall, custom_tools: frozenset[str]) -> dict[str, Any]:
-    """An assistant's tool call as the item the model sent: a `function_call`, or the
-    client-actionable item its name stands for (`client_item_arguments` reversed)."""
+def tool_namespaces(tools: Iterable[Any]) -> dict[str, str]:
+    """The namespace of each function that a `namespace` tool groups (`{"type":
+    "namespace", "name": "crm", "tools": [...]}`), by the function's name: the one its
+    call item names in `namespace`, which the API requires back ("Missing namespace for
+    function_call ... Round-trip the model's function_call item with its namespace
+    field included"). A name that does not say its namespace alone (grouped under two,
+    or also a tool of its own) is left out."""
+    found: dict[str, str | None] = {}
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        space, members = tool.get("name"), tool.get("tools")
+        if tool.get("type") != "namespace" or not isinstance(members, list):
+            if isinstance(space, str):
+                found[space] = None
+            continue
+        for member in members:
+            name = member.get("name") if isinstance(member, dict) else None
+            if isinstance(name, str):
+                found[name] = space if name not in found and isinstance(space, str) else None
+    return {name: space for name, space in found.items() if space is not None}
+
+
+def _call_item(
+    call: ToolCall, custom_tools: frozenset[str], namespaces: Mapping[str, str]
+) -> dict[str, Any]:
+    """An assistant's tool call as the item the model sent: a `function_call` (with the
+    `namespace` of the tool it called, `tool_namespaces`), or the client-actionable item
+    its name stands for (`client_item_arguments` reversed)."""
     if call.name in custom_tools:
         return {"type": "custom_tool_call", "call_id": call.id, "name": call.name, **call.arguments}
     if call.name == "mcp_approval_request":  # answered by its id, its arguments as text
@@ -370,12 +406,10 @@ def _call_item(call: ToolCall, custom_tools: frozenset[str]) -> dict[str, Any]:
         return {"type": call.name, "call_id": call.id, "status": "completed", **call.arguments}
     if call.name in ANSWER_ITEMS:
         return {"type": call.name, "call_id": call.id, **call.arguments}
-    return {
-        "type": "function_call",
-        "call_id": call.id,
-        "name": call.name,
-        "arguments": call.arguments_json,
-    }
+    item = {"type": "function_call", "call_id": call.id, "name": call.name}
+    if call.name in namespaces:
+        item["namespace"] = namespaces[call.name]
+    return {**item, "arguments": call.arguments_json}
 
 
 def _answer_item(kind: str, message: Message) -> dict[str, Any]:
@@ -496,18 +530,31 @@ def _each_before(
 
 
 def responses_input(
-    messages: list[Message], custom_tools: frozenset[str] = frozenset(), stored: bool = True
+    messages: list[Message],
+    custom_tools: frozenset[str] = frozenset(),
+    stored: bool = True,
+    namespaces: Mapping[str, str] | None = None,
+    chained: bool = False,
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """(instructions, input items) of a conversation: the leading system messages
     become `instructions`; a system message later on stays in place as an item. A call
     that came from an item asking the client to act goes back as that item, and its
     tool message as the item answering it (`custom_tools`: the names of the custom
-    tools offered, whose calls are `custom_tool_call`s). An assistant turn's reasoning
-    items go back, each before an item of its turn (`_paired`), so that a reasoning model
-    keeps its reasoning across tool calls (`stored`: whether the request lets the API
-    store its items, `store`), and its compaction items after them."""
+    tools offered, whose calls are `custom_tool_call`s); a function call with the
+    namespace of its tool (`namespaces`, `tool_namespaces`: of the tools offered, and of
+    those a client tool search's answer loaded). An assistant turn's reasoning items go
+    back, each before an item of its turn (`_paired`), so that a reasoning model keeps
+    its reasoning across tool calls (`stored`: whether the request lets the API store
+    its items, `store`), and its compaction items after them.
+
+    `chained`: the request continues a response the API holds (`previous_response_id`,
+    or a `conversation`), which holds every item up to and including its output: only
+    the items after the last assistant turn go, as the API refuses one it holds again
+    ("Duplicate item found with id mcpr_... Remove duplicate items from your input")."""
+    namespaces = dict(namespaces or {})
     leading: list[str] = []
     items: list[dict[str, Any]] = []
+    held = 0  # how many items the API holds when `chained`: those up to the last turn
     kinds: dict[str, str] = {}  # call id -> the item type that carried the call
     for message in messages:
         role = message.role
@@ -527,7 +574,7 @@ def responses_input(
             said = _said(message)
             calls: list[dict[str, Any]] = []
             for call in message.tool_calls:
-                item = _call_item(call, custom_tools)
+                item = _call_item(call, custom_tools, namespaces)
                 kinds[call.id] = item["type"]
                 calls.append(item)
             kept = [part for part in message.content if isinstance(part, ReasoningPart)]
@@ -535,10 +582,14 @@ def responses_input(
             items += _paired(reasoning, said, calls)
             # the compacted context after the turn's items, where the response put it
             items += [found for part in kept if (found := _compaction_item(part))]
+            held = len(items)
         else:  # tool
             kind = kinds.get(message.tool_call_id or "", "function_call")
-            items.append(_answer_item(kind, message))
-    return ("\n\n".join(leading) if leading else None), items
+            answer = _answer_item(kind, message)
+            if kind == "tool_search_call":  # the tools it loaded, namespaces among them
+                namespaces |= tool_namespaces(answer.get("tools") or ())
+            items.append(answer)
+    return ("\n\n".join(leading) if leading else None), items[held:] if chained else items
 
 
 def _key(item: dict[str, Any]) -> str | None:
@@ -1329,12 +1380,15 @@ class OpenAIResponses(WireProtocol):
         return headers | self.extra_headers
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
-        offered = request.params.get("tools") or ()
+        params = request.params
+        offered = params.get("tools") or ()
         custom = frozenset(
             str(t.get("name")) for t in offered if isinstance(t, dict) and t.get("type") == "custom"
         )
-        stored = request.params.get("store") is not False  # the API stores by default
-        instructions, items = responses_input(request.messages, custom, stored)
+        stored = params.get("store") is not False  # the API stores by default
+        namespaces = tool_namespaces(offered)
+        chained = bool(params.get("previous_response_id") or params.get("conversation"))
+        instructions, items = responses_input(request.messages, custom, stored, namespaces, chained)
         body: dict[str, Any] = {"model": request.model, "input": items, "stream": True}
         if instructions is not None:
             body["instructions"] = instructions
