@@ -101,10 +101,14 @@ Decisions, where the wire leaves a choice:
   no signature gets the empty signature the server gave it, so that it is a block of
   its own and goes back as it came, as the anthropic SDK sends it back.
 - A `fallback` block (a model that declined gave way to another mid-turn) makes the
-  model it names in `to` the turn's served model (`done.model`).
+  model it names in `to` the turn's served model (`done.model`). A turn's message that
+  holds one (a `ServerToolPart`) sends it back where it is: between two runs of thinking
+  the API rejects the turn without it. No event carries it yet, so a record's
+  `to_message()` leaves it out.
 - Fields no event carries are logged at debug with their values, never dropped
   unsaid: a message's or `message_delta`'s `stop_sequence` (the sequence that matched),
-  `container`, `context_management` (the edits applied) and any newer field; usage
+  `container`, `context_management` (the edits applied) and any newer field; a
+  `tool_use` block's `caller` (a programmatic call names the code that made it); usage
   fields beyond the token counts (`cache_creation`'s 5m/1h split, `server_tool_use`
   request counts, `service_tier`).
 - An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
@@ -225,6 +229,9 @@ _TEXT, _THINKING, _TOOL = "text", "thinking", "tool_use"
 # Provider-executed calls; their results are every block type ending in _RESULT.
 _SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
 _RESULT = "_tool_result"
+# A client tool_use block's fields the events carry; any other (a programmatic call's
+# `caller`) is logged.
+_TOOL_READ = frozenset({"type", "id", "name", "input"})
 
 
 class _ToolBlock:
@@ -364,6 +371,7 @@ class AnthropicNormalizer(Normalizer):
             self.called = True
             self.tools[index] = _ToolBlock(block.get("input", _NO_INPUT))
             self.tool_start(block.get("id") or f"toolu_{index}", block.get("name") or "", index)
+            self._unread("tool_use block", block, _TOOL_READ)
         elif kind == _THINKING:
             thinking, signature = block.get("thinking") or "", block.get("signature") or None
             if thinking or signature:
@@ -655,18 +663,25 @@ def _assistant_blocks(message: Message, ids: _CallIds) -> list[dict[str, Any]]:
             if thinking is not None:
                 blocks.append(thinking)
         elif isinstance(part, ServerToolPart):
-            if _is_server_block(part.block):
+            if _is_own_block(part.block):
                 blocks.append(part.block)
         else:
             blocks += _blocks(part)
     return blocks + [_tool_use(call, ids) for call in last]
 
 
-def _is_server_block(block: dict[str, Any]) -> bool:
-    """Whether a provider-run tool's block is one of this wire's (a server or MCP tool
-    call, a `*_tool_result`), which the API takes back as it came."""
+# Blocks besides tool results that the API takes back as they came: server and MCP tool
+# calls, and `fallback` (BetaFallbackBlockParam: "echo the assistant turn verbatim —
+# block included"; between two runs of thinking it marks where one verification chain
+# ends, and a turn sent back without it is rejected).
+_TAKEN_BACK = _SERVER_CALLS | {"fallback"}
+
+
+def _is_own_block(block: dict[str, Any]) -> bool:
+    """Whether a `ServerToolPart`'s block is one of this wire's (a server or MCP tool
+    call, a `*_tool_result`, a `fallback`), which the API takes back as it came."""
     kind = block.get("type")
-    return kind in _SERVER_CALLS or (isinstance(kind, str) and kind.endswith(_RESULT))
+    return kind in _TAKEN_BACK or (isinstance(kind, str) and kind.endswith(_RESULT))
 
 
 def _tool_use(call: ToolCall, ids: _CallIds) -> dict[str, Any]:
