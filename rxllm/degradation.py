@@ -24,13 +24,17 @@ A rejection before anything was committed is read once, by `classify`, into one 
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`), a
-  path rooted at the request (`parameter.enable_thinking`, `body.maxTokens`),
+  path rooted at the request (`parameter.enable_thinking`, `body.maxTokens`), the head of
+  a path into it (`tools.0.function.strict` names `tools`, `thinking.type` `thinking`: no
+  body can edit inside a key), its own value quoted in a sentence about a value
+  ("Unsupported value: 'minimal'" names the key holding 'minimal'),
   an identifier that is no English word (`max_tokens`), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported", "invalid temperature", "temperature参数"), the words of
   an identifier read the same way ("Frequency penalty must satisfy p > 0"), or the
   server's camelCase of it (`frequencyPenalty`). So "stop" in an unrelated sentence never
-  drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?"), nor a
+  drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?") or a
+  value it would accept ("Supported values are: 'low', ..."), nor a link's path, nor a
   field or role of a message the error points into ("'messages.1' : property 'metadata'
   is unsupported" is not the body's `metadata`), nor a key named only as the condition
   of another's refusal ("temperature=1 is supported unless reasoning_effort resolves to
@@ -39,13 +43,15 @@ A rejection before anything was committed is read once, by `classify`, into one 
   `tools`, "does not support thinking" the reasoning switches; "Tool use failed" names
   nothing). A key that means nothing without a dropped one goes with it (`tool_choice`
   with `tools`). Where the provider names a replacement ("Use 'max_completion_tokens'
-  instead") the value moves to it. Every named key goes in one retry.
+  instead") the value moves to it. Every named key goes in one retry, except a pair
+  refused only together where the structured `param` points at one ("Setting 'max_tokens'
+  and 'max_completion_tokens' at the same time is not supported"): that one goes alone.
 - `images`: the body has images and the error says image input is refused ("is not a
   multimodal model", "not a vision model", "Only text content is supported", "image
-  input is not supported", "No endpoints found that support image input", "At most 1
-  image(s) may be provided", "image_url is only supported by certain models", "unknown
-  variant `image_url`, expected `text`"), even where its `param` points inside
-  `messages`. Each message's images become one notice (`image_notice`).
+  input is not supported", "此模型不支持图像输入", "No endpoints found that support image
+  input", "At most 1 image(s) may be provided", "image_url is only supported by certain
+  models", "unknown variant `image_url`, expected `text`"), even where its `param` points
+  inside `messages`. Each message's images become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
   the server's trouble, a code that is a status, LiteLLM's `"500"`, read as one; "the
@@ -332,7 +338,9 @@ _NOT_THE_BODY = (
     r"(?i)\bheaders?\b|\bcompletions?\s+(?:API|endpoint)\b|\bendpoint or method\b|"
     r"(?<![\w./-])/?v\d+/[\w/]+['\"`]?\s+(?:API\b|endpoint\b|(?:is|are) not supported)"
 )
-_IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual"
+# (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
+# "this model does not support image input")
+_IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual|图像|图片|视觉|多模态|画像|이미지"
 # An invalid image is refused (`invalid_image_url`, "Invalid image data"); a part of invalid
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
 _IMAGE_REFUSAL = (
@@ -350,7 +358,9 @@ _IMAGE_REFUSAL = (
     r"\b(?:missing|lacks?|lacking)\b|"
     # a limit on their number ("At most 1 image(s) may be provided in one request"): the
     # one image action there is removes them all, rather than surface the turn
-    r"\bat most \d+|\btoo many\b|\bmore than \d+"
+    r"\bat most \d+|\btoo many\b|\bmore than \d+|"
+    # "does not support" in Chinese, Japanese and Korean
+    r"不支持|无法|サポート(?:し|され)ていません|지원하지 않"
 )
 # Text alone accepted ("Only text content is supported"): with images in the body, they are
 # what is refused, though the sentence does not name them.
@@ -380,13 +390,22 @@ _SUGGESTION = (
     # to the end of the line
     r"\bexpected one of\b[^\n]*|\bknown propert(?:y|ies)\b[^\n]*|"
     r"\buse\s+['\"`]?[A-Za-z_][\w.]*['\"`]?\s+instead|"
-    r"\bmoved to\s+['\"`]?[A-Za-z_][\w.]*['\"`]?"
+    r"\bmoved to\s+['\"`]?[A-Za-z_][\w.]*['\"`]?|"
+    # the values it would accept ("Supported values are: 'none', 'low', 'medium', and
+    # 'high'.", MiniMax's "(allowed: adaptive, disabled)"): to the sentence's end
+    r"\b(?:supported|allowed|valid|accepted) values? (?:are|is|include)\b[^.\n]*|"
+    r"\(allowed:[^()\n]*\)"
 )
 # A clause that states the condition under which a value would be allowed ("Only
 # temperature=1 is supported unless reasoning_effort resolves to 'none'", "while reasoning
 # is active", LiteLLM) names the circumstance, not what is refused: like a suggestion, it
 # is not read for names to drop. Up to the clause's end.
 _CONDITION = r"(?i)\b(?:unless|while|whenever|when)\b[^.,;:!?\n]*"
+# A link names no key, whatever its path or anchor says ("https://docs.example.com/tools.html",
+# "#chat-create-max_completion_tokens"): it is where to read, not what is refused.
+_URL = r"(?i)\bhttps?://[^\s\"'<>]*"
+# A sentence about a value: where it quotes a value of the body, the key holding it is named.
+_VALUE_WORD = r"(?i)\bvalues?\b"
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
@@ -450,6 +469,15 @@ _CAPABILITY_REFUSAL = (
     r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
     r"\bcannot\b|can't|\bdisabled\b"
 )
+# Keys refused only as a pair, either alone accepted ("Setting 'max_tokens' and
+# 'max_completion_tokens' at the same time is not supported", OpenAI; "`temperature` and
+# `top_p` cannot both be specified for this model. Please use only one.", Anthropic; Ark's
+# "cannot be set at the same time"): the one the structured `param` points at goes.
+_TOGETHER = (
+    r"(?i)\bat the same time\b|\b(?:cannot|can't|not) both\b|\bmutually exclusive\b|"
+    r"\bonly one of\b|\bcannot be (?:used|set|specified|combined) together\b|"
+    r"\bsimultaneously\b|\bcombination of\b"
+)
 # Keys that mean nothing without another go with it: OpenAI refuses a `tool_choice`
 # "only allowed when 'tools' are specified", and `top_logprobs` without `logprobs`.
 _DEPENDENTS: Mapping[str, tuple[str, ...]] = {
@@ -496,6 +524,11 @@ def _is_named(key: str, text: str) -> bool:
     k = re.escape(key)
     if re.search(rf"['\"`]{k}['\"`]", text):
         return True
+    # The head of a path into the body names its key, whatever the key's word: a field
+    # refused inside it ("tools.0.function.strict", vLLM; "thinking.type", MiniMax) is
+    # refused with it, as no degraded body can edit inside a key.
+    if re.search(rf"(?<![\w./-]){k}(?:\.(?:\d|[A-Za-z_]\w)|\[\d)", text):
+        return True
     if "_" in key.strip("_"):  # `frequency_penalty` written as the server's `frequencyPenalty`
         head, *rest = key.split("_")
         camel = re.escape(head + "".join(part[:1].upper() + part[1:] for part in rest))
@@ -524,8 +557,9 @@ def _is_named(key: str, text: str) -> bool:
 
 def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> list[str]:
     """The optional body keys the error names, in body order."""
-    droppable = [key for key in body if key not in policy.kept]
-    text = _outside_messages(re.sub(_BODY_ROOT, "", re.sub(_SUGGESTION, " ", _texts(error))))
+    droppable = {key: value for key, value in body.items() if key not in policy.kept}
+    text = re.sub(_URL, " ", re.sub(_SUGGESTION, " ", _texts(error)))
+    text = _outside_messages(re.sub(_BODY_ROOT, "", text))
     # A condition's names count only when nothing else is named: "Error while parsing
     # 'top_k'" names what it refuses inside its clause.
     return _named_in(re.sub(_CONDITION, " ", text), droppable) or _named_in(text, droppable)
@@ -550,9 +584,10 @@ def _outside_messages(text: str) -> str:
     return "".join(kept)
 
 
-def _named_in(text: str, droppable: list[str]) -> list[str]:
+def _named_in(text: str, droppable: Mapping[str, Any]) -> list[str]:
     named = {m.group(1).split(".")[0] for m in re.finditer(_LOC, text)}
     named.update(key for key in droppable if _is_named(key, text))
+    named.update(_named_by_value(text, droppable))
     for pattern, keys in _CAPABILITIES:
         if any(
             re.search(_CAPABILITY_REFUSAL, sentence)
@@ -563,8 +598,40 @@ def _named_in(text: str, droppable: list[str]) -> list[str]:
     return [key for key in droppable if key in named]
 
 
+def _named_by_value(text: str, droppable: Mapping[str, Any]) -> set[str]:
+    """The keys whose own value a sentence about a value quotes ("Unsupported value:
+    'minimal' is not supported with the 'gpt-5.1' model", its `param` masked): the value
+    is refused, so its key is. Values are strings, at the top or one level down
+    (`reasoning: {"effort": "minimal"}`)."""
+    values = [
+        (key, value)
+        for key, held in droppable.items()
+        for value in (held.values() if isinstance(held, dict) else (held,))
+        if isinstance(value, str) and value.strip()
+    ]
+    return {
+        key
+        for sentence in _sentences(text)
+        if values and re.search(_VALUE_WORD, sentence)
+        for key, value in values
+        if any(f"{quote}{value}{quote}" in sentence for quote in "'\"`")
+    }
+
+
 def _sentences(text: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+|\n", text)
+
+
+def _one_of_together(named: list[str], param: str | None, text: str) -> list[str]:
+    """`named` less the partners of `param` where the provider points its structured
+    `param` at one key of a pair it refuses only together: that one goes, the other
+    keeps its setting. Without a pointer the pair goes together, which is accepted too."""
+    if param not in named:
+        return named
+    for sentence in _sentences(text):
+        if re.search(_TOGETHER, sentence) and _is_named(param, sentence):
+            named = [key for key in named if key == param or not _is_named(key, sentence)]
+    return named
 
 
 def _with_dependents(
@@ -663,7 +730,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         named = named_keys(error, body, policy)
         if param is not None and param in body and param not in named:
             named.insert(0, param)
-        named = _with_dependents(named, body, policy)
+        named = _with_dependents(_one_of_together(named, param, text), body, policy)
         if named:
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
         if re.search(_CONVERSATION, text):
