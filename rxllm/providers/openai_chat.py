@@ -71,8 +71,9 @@ one dict lookup:
   models: `{url, title, content}`), on the delta or on a whole `message`, are
   `citation` events (`content` is the cited text); the same annotation repeated on a
   later chunk or on the message comes out once. So are the top-level source lists:
-  `citations` (URLs: xAI in its last chunk, Perplexity on every chunk) and Perplexity's
-  `search_results` (`{title, url, date}`), each URL once.
+  `citations` (URLs: xAI in its last chunk, Perplexity on every chunk), Perplexity's
+  `search_results` (`{title, url, date}`) and Z.ai's `web_search` (`{title, link,
+  content, refer, ...}`: the pages its web search tool read), each URL once.
 - Groq's `executed_tools` (compound models' built-in search, code execution,
   browsing: `{index?, type, arguments, output}`, on the delta or the message) are
   tools the provider ran: `server_tool_call` named after `type`, its `arguments` JSON
@@ -224,7 +225,8 @@ class ChatOptions:
     think_tags: bool = False
     """Split `<think>...</think>` at the start of `content` into reasoning. Together
     serves DeepSeek-R1 with its chain of thought inside the content (the together
-    capture); see `rxllm.providers.think_tags` for the exact rules."""
+    capture), and so do Groq's `raw` reasoning format and NVIDIA's R1 and Nemotron
+    (`rxllm.providers.presets`); see `rxllm.providers.think_tags` for the exact rules."""
 
     extra_headers: dict[str, str] = field(default_factory=dict)
     """Headers every request of this endpoint carries."""
@@ -642,7 +644,7 @@ _CHUNK_KEYS = frozenset(
         "prompt_text",
     }
 )
-_CHUNK_READ_WHEN_SENT = frozenset({"error", "citations", "search_results"})
+_CHUNK_READ_WHEN_SENT = frozenset({"error", "citations", "search_results", "web_search"})
 
 
 @functools.cache
@@ -851,6 +853,9 @@ class ChatNormalizer(Normalizer):
         sources = payload.get("citations")
         if sources.__class__ is list:
             self._sources(sources)
+        sources = payload.get("web_search")
+        if sources.__class__ is list:
+            self._sources(sources)
         error = payload.get("error")
         if error is None and "error" in (payload.get("object"), payload.get("type")):
             # The chunk is the error, flat: the shape of vLLM's and Mistral's error
@@ -1034,10 +1039,11 @@ class ChatNormalizer(Normalizer):
     def _sources(self, sources: list[Any]) -> None:
         """Top-level source lists, each URL cited once per turn, however often the list
         is repeated: xAI's `citations` (URLs, in the last chunk), Perplexity's
-        `citations` and `search_results` (`{title, url, date}`), on every chunk."""
+        `citations` and `search_results` (`{title, url, date}`), on every chunk, and
+        Z.ai's `web_search` (`{title, link, ...}`: docs.z.ai, Web Search in Chat)."""
         for source in sources:
             if source.__class__ is dict:
-                url = text_or_none(source.get("url"))
+                url = text_or_none(source.get("url") or source.get("link"))
                 title = text_or_none(source.get("title"))
             else:
                 url, title = text_or_none(source), None

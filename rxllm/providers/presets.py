@@ -69,10 +69,12 @@ def openrouter() -> OpenAIChat:
 
 
 def nvidia() -> OpenAIChat:
-    """NVIDIA NIM (build.nvidia.com): the OpenAI chat wire as is. Its backend answers
-    input it does not support with an opaque `500 Internal server error`, so that one
-    degrades the body; `chat_template_kwargs` (how its reasoning models are switched
-    on) is never dropped."""
+    """NVIDIA NIM (build.nvidia.com): the OpenAI chat wire. Its backend answers input it
+    does not support with an opaque `500 Internal server error`, so that one degrades the
+    body; `chat_template_kwargs` (how its reasoning models are switched on) is never
+    dropped. Some of its reasoning models (DeepSeek-R1, Nemotron with "detailed thinking
+    on") think inside `content`, between `<think>` tags, where others send
+    `reasoning_content` (pipecat's `NvidiaLLMService` reads both)."""
     return OpenAIChat(
         "nvidia",
         "https://integrate.api.nvidia.com/v1",
@@ -82,7 +84,7 @@ def nvidia() -> OpenAIChat:
             degrade_on_opaque_server_error=True,
             mandatory_body_keys=frozenset({"chat_template_kwargs"}),
         ),
-        options=_COMPATIBLE,
+        options=ChatOptions(think_tags=True),
     )
 
 
@@ -121,12 +123,15 @@ def azure_openai() -> OpenAIChat:
 def groq() -> OpenAIChat:
     """Groq: usage also under `x_groq.usage`, and `x_groq.error` when it stops a stream
     early; `event: error` frames and `executed_tools` read by the core. It refuses a
-    message field it does not know, so no Gemini call signature goes there."""
+    message field it does not know, so no Gemini call signature goes there. Its
+    `reasoning_format` defaults to `raw` (the reasoning "within <think> tags in the main
+    text content", console.groq.com/docs/reasoning) for a turn without tools or JSON
+    mode: qwen3-32b thinks inside `content` unless asked for `parsed`."""
     return OpenAIChat(
         "groq",
         "https://api.groq.com/openai/v1",
         "GROQ_API_KEY",
-        options=ChatOptions(extension="x_groq", call_signatures=False),
+        options=ChatOptions(extension="x_groq", call_signatures=False, think_tags=True),
     )
 
 

@@ -639,7 +639,7 @@ OPTIONS: dict[str, ChatOptions] = {
     "azure-openai": ChatOptions(
         api_key_header="api-key", sampling_renames={"max_tokens": "max_completion_tokens"}
     ),
-    "groq": ChatOptions(extension="x_groq", call_signatures=False),
+    "groq": ChatOptions(extension="x_groq", call_signatures=False, think_tags=True),
     "mistral": ChatOptions(
         stream_usage=False,
         short_tool_call_ids=True,
@@ -652,6 +652,7 @@ OPTIONS: dict[str, ChatOptions] = {
     "openrouter": ChatOptions(reasoning_details=True),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True),
+    "nvidia": ChatOptions(think_tags=True),
 }
 
 
