@@ -321,9 +321,10 @@ class ServerToolCall(_Event):
     call_id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
-    raw: dict[str, Any] | None = None
+    raw: dict[str, Any] | None = Field(default=None, exclude_if=lambda raw: raw is None)
     """The provider's own block, as it goes back in the turn (`to_message()`): set by a
-    wire that takes it back (Anthropic's `server_tool_use` and `mcp_tool_use`)."""
+    wire that takes it back (Anthropic's `server_tool_use` and `mcp_tool_use`); None,
+    and left out of the event's JSON, elsewhere."""
 
 
 class ServerToolResult(_Event):
@@ -333,9 +334,10 @@ class ServerToolResult(_Event):
     call_id: str
     name: str
     content: Any = None
-    raw: dict[str, Any] | None = None
+    raw: dict[str, Any] | None = Field(default=None, exclude_if=lambda raw: raw is None)
     """The provider's own block, as it goes back in the turn (`to_message()`): set by a
-    wire that takes it back (Anthropic's `*_tool_result` blocks)."""
+    wire that takes it back (Anthropic's `*_tool_result` blocks); None, and left out of
+    the event's JSON, elsewhere."""
 
 
 class UsageUpdate(_Event):

@@ -343,3 +343,13 @@ def test_telemetry_shows_a_provider_run_tool_in_the_input() -> None:
     message = Message(role="assistant", content=[ServerToolPart(block=SEARCH_RESULT)])
     shown = json.loads(str(_input_messages([QUESTION, message])[INPUT_MESSAGES]))
     assert shown[1]["parts"] == [{"type": "server_tool", "content": SEARCH_RESULT}]
+
+
+def test_a_server_tool_without_its_block_says_nothing_of_one() -> None:
+    """Only a wire that takes the block back sets `raw`; elsewhere the JSON has none."""
+    call = rxllm.events.ServerToolCall(provider="google", attempt=1, call_id="c", name="x")
+    assert "raw" not in call.model_dump_json()
+    kept = rxllm.events.ServerToolResult(
+        provider=P, attempt=1, call_id="c", name="web_search", raw=SEARCH_RESULT
+    )
+    assert rxllm.events.EventAdapter.validate_json(kept.model_dump_json()) == kept
