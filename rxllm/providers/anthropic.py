@@ -101,10 +101,11 @@ Decisions, where the wire leaves a choice:
   no signature gets the empty signature the server gave it, so that it is a block of
   its own and goes back as it came, as the anthropic SDK sends it back.
 - A `fallback` block (a model that declined gave way to another mid-turn) makes the
-  model it names in `to` the turn's served model (`done.model`). A turn's message that
-  holds one (a `ServerToolPart`) sends it back where it is: between two runs of thinking
-  the API rejects the turn without it. No event carries it yet, so a record's
-  `to_message()` leaves it out.
+  model it names in `to` the turn's served model (`done.model`). It and a `compaction`
+  block (its summary from `compaction_delta`s, its `encrypted_content`) are kept, each
+  an empty reasoning delta whose `details` is the block, so that the turn goes back with
+  them where they came (between two runs of thinking the API rejects the turn without
+  the fallback; a turn paused after compaction continues from its summary).
 - Fields no event carries are logged at debug with their values, never dropped
   unsaid: a message's or `message_delta`'s `stop_sequence` (the sequence that matched),
   `container`, `context_management` (the edits applied) and any newer field; a
@@ -117,8 +118,8 @@ Decisions, where the wire leaves a choice:
   Anthropic's `error.type` (a proxy's envelope, a bare string) is read as any error
   body is (`Normalizer.stream_error`), and so is an `event: error` frame whose data is
   not a JSON object, or is empty (`Normalizer.error_frame`). Unknown event, block and
-  delta types are ignored with a debug log of their fields (a `compaction` block's
-  summary, a `container_upload`'s file id), so new wire features never break a stream;
+  delta types are ignored with a debug log of their fields (a `container_upload`'s
+  file id), so new wire features never break a stream;
   so is an `input_json_delta` for a block that is no call.
 """
 
@@ -229,6 +230,13 @@ _TEXT, _THINKING, _TOOL = "text", "thinking", "tool_use"
 # Provider-executed calls; their results are every block type ending in _RESULT.
 _SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
 _RESULT = "_tool_result"
+# Blocks of the turn no event carries but the history needs, each kept as an empty
+# reasoning delta whose `details` is the block: a `compaction` summary ("Users should
+# round-trip these blocks ... to maintain context across compaction boundaries",
+# BetaCompactionBlockParam) and a `fallback` (BetaFallbackBlockParam: "echo the assistant
+# turn verbatim — block included"; between two runs of thinking it marks where one
+# verification chain ends, and a turn sent back without it is rejected).
+_OWN_MARKERS = frozenset({"compaction", "fallback"})
 # A client tool_use block's fields the events carry; any other (a programmatic call's
 # `caller`) is logged.
 _TOOL_READ = frozenset({"type", "id", "name", "input"})
@@ -266,6 +274,7 @@ class AnthropicNormalizer(Normalizer):
     __slots__ = (
         "called",
         "compacted",
+        "compactions",
         "counts",
         "refusal_text",
         "server_names",
@@ -282,6 +291,8 @@ class AnthropicNormalizer(Normalizer):
         self.called = False  # a client tool_use block started
         self.unsigned: set[int] = set()  # open thinking blocks with text and no signature
         self.servers: dict[int, _ServerBlock] = {}  # open server tool calls by index
+        # open compaction blocks by index: the block as it started, its summary's pieces
+        self.compactions: dict[int, tuple[dict[str, Any], list[str]]] = {}
         self.server_names: dict[str, str] = {}  # server call id -> tool name
         self.counts: dict[str, int] = {}
         self.compacted: dict[str, int] = {}  # the compaction iterations' counts
@@ -354,6 +365,12 @@ class AnthropicNormalizer(Normalizer):
                 self.reasoning("", signature=signature)
         elif kind == "citations_delta":
             self._cite(delta["citation"])
+        elif kind == "compaction_delta" and index in self.compactions:
+            started, summary = self.compactions[index]
+            if isinstance(delta.get("content"), str):
+                summary.append(delta["content"])
+            if delta.get("encrypted_content") is not None:
+                started["encrypted_content"] = delta["encrypted_content"]
         else:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "ignored an unknown Anthropic delta: {}", kind
@@ -400,6 +417,10 @@ class AnthropicNormalizer(Normalizer):
             )
             if isinstance(model, str) and model:
                 self.model = model
+            self.reasoning("", details=dict(block))  # where it came, for the turn sent back
+        elif kind == "compaction":
+            content = block.get("content")
+            self.compactions[index] = (dict(block), [content] if isinstance(content, str) else [])
         else:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "skipped an unknown Anthropic block: {}", kind
@@ -420,6 +441,12 @@ class AnthropicNormalizer(Normalizer):
         server = self.servers.pop(index, None)
         if server is not None:
             self._server_call(server)
+        compaction = self.compactions.pop(index, None)
+        if compaction is not None:
+            started, summary = compaction
+            # "Empty string content is not allowed": a summary that said nothing is None,
+            # a failed compaction, which the server takes back as a no-op
+            self.reasoning("", details={**started, "content": "".join(summary) or None})
 
     def _server_call(self, server: _ServerBlock) -> None:
         text = "".join(server.fragments)
@@ -634,7 +661,13 @@ def _thinking(part: ReasoningPart) -> dict[str, Any] | None:
     API refuses a thinking block without one. Nor can a part with `details`, which came
     from another wire (a Responses reasoning item, an OpenRouter reasoning detail: a
     history begun elsewhere): its signature is not Claude's."""
-    if part.signature is None or part.details is not None:  # Gemini's are `{}`
+    details = part.details
+    if details is not None:  # Gemini's are `{}`
+        # One of this wire's own blocks that no other event carries, kept unsigned as the
+        # reasoning part's details where it came: sent back as it came
+        own = part.signature is None and details.get("type") in _OWN_MARKERS
+        return dict(details) if own else None
+    if part.signature is None:
         return None
     if part.redacted:
         return {"type": "redacted_thinking", "data": part.signature} if part.signature else None
@@ -670,18 +703,11 @@ def _assistant_blocks(message: Message, ids: _CallIds) -> list[dict[str, Any]]:
     return blocks + [_tool_use(call, ids) for call in last]
 
 
-# Blocks besides tool results that the API takes back as they came: server and MCP tool
-# calls, and `fallback` (BetaFallbackBlockParam: "echo the assistant turn verbatim —
-# block included"; between two runs of thinking it marks where one verification chain
-# ends, and a turn sent back without it is rejected).
-_TAKEN_BACK = _SERVER_CALLS | {"fallback"}
-
-
 def _is_own_block(block: dict[str, Any]) -> bool:
     """Whether a `ServerToolPart`'s block is one of this wire's (a server or MCP tool
-    call, a `*_tool_result`, a `fallback`), which the API takes back as it came."""
+    call, a `*_tool_result`), which the API takes back as it came."""
     kind = block.get("type")
-    return kind in _TAKEN_BACK or (isinstance(kind, str) and kind.endswith(_RESULT))
+    return kind in _SERVER_CALLS or (isinstance(kind, str) and kind.endswith(_RESULT))
 
 
 def _tool_use(call: ToolCall, ids: _CallIds) -> dict[str, Any]:
