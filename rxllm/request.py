@@ -196,8 +196,10 @@ class ReasoningPart(_Frozen):
     signature) or an OpenRouter reasoning detail (`type: "reasoning.text"`, ...,
     `id`, `format`, `index`; its text, summary or data is `text` or `signature`), or
     a Gemini text or thought part (`{}`, `{"thought": true}`: its signature goes back
-    on the turn's text). None for reasoning that came as text and a signature alone
-    (Anthropic's thinking blocks, which are the only ones Anthropic takes back)."""
+    on the turn's text), or a block of Anthropic's own that no event carries, unsigned,
+    its details the whole block (a `compaction` summary, a model `fallback`), or a
+    Responses `compaction` item. None for reasoning that came as text and a signature
+    alone (Anthropic's thinking blocks)."""
 
 
 class ServerToolPart(_Frozen):
