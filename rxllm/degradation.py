@@ -2,16 +2,19 @@
 
 A rejection before anything was committed is read once, by `classify`, into one of:
 
-- `surface`: the rejection is about the account (401, 402, 403, quota, billing, Google's
+- `surface`: the rejection is about the account (401, 402, 403, quota, billing, a balance
+  in Chinese ("余额不足", Zhipu's 429), an organization that "must be verified", Google's
   `FAILED_PRECONDITION`; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
   the size (context length, input length, the model's token limit or max length, 413, a
-  request larger than a whole per-minute allowance), content policy, a missing model
-  (its words, or a structured code such as `model_not_available`), or the conversation
-  itself (a role, the message order, a message by its role or index, content inside a
-  message, a message's `content` by name, a provider asking to "adjust your prompt"), or
-  no part of the body at all (a request header, this endpoint for the model, by name or
-  by its path). No body can fix it.
+  request larger than a whole per-minute allowance; under a rate limit only the last: a
+  per-minute limit that asks to "reduce the prompt length ... or try again later" backs
+  off), content policy, a missing model (its words, "模型不存在", or a structured code
+  such as `model_not_available`), or the conversation itself (a role, the message order,
+  a message by its role or index, content inside a message, a message's `content` by
+  name, a provider asking to "adjust your prompt"), or no part of the body at all (a
+  request header, this endpoint for the model, by name or by its path, at 4xx: a 5xx's
+  "headers" are the server's own). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
   degraded deployment, a bare 5xx on a direct endpoint, a connection that failed). It
   is sent again after the `retry_after` the provider named, as given; when it named
@@ -23,20 +26,25 @@ A rejection before anything was committed is read once, by `classify`, into one 
   this, for the same body only (`classify`).
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
-  is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), a pydantic location (`loc`), a
-  path rooted at the request (`parameter.enable_thinking`, `body.maxTokens`), the head of
-  a path into it (`tools.0.function.strict` names `tools`, `thinking.type` `thinking`: no
-  body can edit inside a key), its own value quoted in a sentence about a value
-  ("Unsupported value: 'minimal'" names the key holding 'minimal'),
-  an identifier that is no English word (`max_tokens`), or a plain word next to words
+  is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), the field a validator's item points
+  at (pydantic's `loc`, zod's and express-validator's `path` or `param`, Google's `field`,
+  ajv's `additionalProperty`), a path rooted at the request or its type
+  (`parameter.enable_thinking`, `body.maxTokens`, Go's `ChatCompletionRequest.max_tokens`),
+  the head of a path into it (`tools.0.function.strict` names `tools`, `thinking.type`
+  `thinking`: no body can edit inside a key), its own value quoted in a sentence about a
+  value ("Unsupported value: 'minimal'" names the key holding 'minimal'), an identifier
+  that is no English word (`max_tokens`), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
-  "temperature is not supported", "invalid temperature", "temperature参数"), the words of
-  an identifier read the same way ("Frequency penalty must satisfy p > 0"), or the
+  "temperature is not supported", "Temperature value 0.2 is not supported", "invalid
+  temperature", "temperature参数"), the words of an identifier read the same way
+  ("Frequency penalty must satisfy p > 0", "Top-p must be greater than 0"), or the
   server's camelCase of it (`frequencyPenalty`). So "stop" in an unrelated sentence never
   drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?") or a
   value it would accept ("Supported values are: 'low', ..."), nor a link's path, nor a
   field or role of a message the error points into ("'messages.1' : property 'metadata'
-  is unsupported" is not the body's `metadata`), nor a key named only as the condition
+  is unsupported" is not the body's `metadata`, "roles must alternate between "user" and
+  "assistant"" not its `user`), nor a word inside a longer key's words ("does not support
+  prompt logprobs" names `prompt_logprobs` alone), nor a key named only as the condition
   of another's refusal ("temperature=1 is supported unless reasoning_effort resolves to
   'none'" drops `temperature` alone). Capability phrases name keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
@@ -47,11 +55,11 @@ A rejection before anything was committed is read once, by `classify`, into one 
   refused only together where the structured `param` points at one ("Setting 'max_tokens'
   and 'max_completion_tokens' at the same time is not supported"): that one goes alone.
 - `images`: the body has images and the error says image input is refused ("is not a
-  multimodal model", "not a vision model", "Only text content is supported", "image
-  input is not supported", "此模型不支持图像输入", "No endpoints found that support image
-  input", "At most 1 image(s) may be provided", "image_url is only supported by certain
-  models", "unknown variant `image_url`, expected `text`"), even where its `param` points
-  inside `messages`. Each message's images become one notice (`image_notice`).
+  multimodal model", "not a vision model", "not a VLM", "Only text content is supported",
+  "image input is not supported", "此模型不支持图像输入", "No endpoints found that support
+  image input", "At most 1 image(s) may be provided", "image_url is only supported by
+  certain models", "unknown variant `image_url`, expected `text`"), even where its
+  `param` points inside `messages`. Each message's images become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
   the server's trouble, a code that is a status, LiteLLM's `"500"`, read as one; "the
@@ -193,7 +201,10 @@ class Verdict(NamedTuple):
 _ACCOUNT = (
     r"(?i)api[ _-]?key|unauthori[sz]ed|authenticat|\bpermission|\bforbidden\b|access denied|"
     r"quota|billing|\bbalance\b|\bcredits?\b|payment|subscription|not found for account|"
-    r"organization (?:has been|is) (?:disabled|suspended)"
+    r"organi[sz]ation (?:has been|is|must be) (?:disabled|suspended|verified)|"
+    # Zhipu's 429 "余额不足或无可用资源包,请充值。" (balance, recharge) and "您的账户已欠费" (in
+    # arrears): its exhausted account, at the status of a rate limit
+    r"余额|欠费|充值"
 )
 # A 403 that speaks of what the caller may reach, not of a key: "This account is not
 # allowed to access this endpoint", "The account is not allowed to access this model",
@@ -217,10 +228,16 @@ _ACCOUNT_CODES = frozenset(
         "failed_precondition",
     }
 )
+# Groq: a request bigger than the whole per-minute allowance, sent as 413 or 429 with
+# `rate_limit_exceeded` ("Request too large for model ... please reduce your message size"):
+# no wait makes it fit. The one size a rate limit can state: Anthropic's per-minute 429
+# also asks to "reduce the prompt length ... or try again later", and a wait does help it.
+_OVER_ALLOWANCE = r"request too large|reduce your message size"
 _SIZE = (
     # (tokens "processed" are a rate: Cerebras's 429 "Tokens per minute limit exceeded - too
     # many tokens processed")
-    r"(?i)context[ _-]?(?:length|size|window)|maximum context|"
+    # (`search_context_size` is a key's name, not words about the context)
+    r"(?i)(?<!_)context[ _-]?(?:length|size|window)|maximum context|"
     r"too many (?:input )?tokens(?!\s+(?:processed|used|consumed)\b)|"
     r"reduce the length|prompt is too long|input is too long|exceeds? the (?:available|maximum)|"
     # xAI "maximum prompt length is 131072 but the request contains 136973 tokens", vLLM's
@@ -233,14 +250,10 @@ _SIZE = (
     r"\b(?:prompt|input) length\b|"
     r"\b(?:prompt|input)s?\W*tokens?\b[^.\n]{0,60}?must be (?:<=|less|at most)|"
     r"must have (?:less|fewer) than \d+ tokens|"
-    # Groq: a request bigger than the whole per-minute allowance, sent as 413 or 429 with
-    # `rate_limit_exceeded` ("Request too large for model ... please reduce your message
-    # size"): no wait makes it fit.
-    r"request too large|reduce your message size|"
     # the model's own limit named as exceeded: Moonshot's "Your request exceeded model token
     # limit: 262144", "model max length exceeded, max length:8192" (its input and max_tokens
     # together)
-    r"\bmodel(?:'s)? (?:max(?:imum)? length|token limit|context limit)\b"
+    r"\bmodel(?:'s)? (?:max(?:imum)? length|token limit|context limit)\b|" + _OVER_ALLOWANCE
 )
 # RFC 9110 §15.5.14 Content Too Large (Anthropic's `request_too_large`, from Cloudflare).
 _TOO_LARGE_STATUS = 413
@@ -253,7 +266,9 @@ _MISSING_MODEL = (
     # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
     # the model (at most its name between), not a parameter "not supported with this model",
     # nor a capability the model lacks ("... is not supported for tool calling").
-    r"\bmodel(?:\s+\S+)?\s+(?:is|are) not supported\b(?!\s+(?:for|with)\b)"
+    r"\bmodel(?:\s+\S+)?\s+(?:is|are) not supported\b(?!\s+(?:for|with)\b)|"
+    # Zhipu's 1211 "模型不存在" (the model does not exist)
+    r"模型\S{0,16}?(?:不存在|未找到)"
 )
 # A structured code that says the model, or the endpoint or deployment serving it, is not
 # there: `model_not_available`, `model_not_supported`, `dedicated_endpoint_not_running`,
@@ -274,9 +289,12 @@ _TRANSIENT = (
     r"\bdegraded\b"
 )
 # A 429 that names the window it counts in ("Tokens per minute limit exceeded", "on
-# requests per min (RPM)") is a rate limit, whatever `quota` its code or `param` says: the
-# window passes. An exhausted balance names no window.
-_RATE_WINDOW = r"(?i)\bper (?:second|sec|minute|min|hour)\b|\b(?:[RT]P[SMH]|[IO]TPM)\b"
+# requests per min (RPM)", Vertex's metric `generate_content_requests_per_minute_per_project`)
+# is a rate limit, whatever `quota` its code or `param` says: the window passes. An
+# exhausted balance names no window.
+_RATE_WINDOW = (
+    r"(?i)(?<![^\W_])per[ _](?:second|sec|minute|min|hour)(?![^\W_])|\b(?:[RT]P[SMH]|[IO]TPM)\b"
+)
 _TRANSIENT_CODES = frozenset(
     {
         "rate_limit_exceeded",
@@ -339,12 +357,13 @@ _NOT_THE_BODY = (
     r"(?<![\w./-])/?v\d+/[\w/]+['\"`]?\s+(?:API\b|endpoint\b|(?:is|are) not supported)"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
-# "this model does not support image input")
-_IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual|图像|图片|视觉|多模态|画像|이미지"
+# "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
+# Language Model)")
+_IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual|\bVLM\b|图像|图片|视觉|多模态|画像|이미지"
 # An invalid image is refused (`invalid_image_url`, "Invalid image data"); a part of invalid
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
 _IMAGE_REFUSAL = (
-    r"(?i)not (?:an? )?(?:multi-?modal|vision)|do(?:es)?(?: not|n't) support|not supported|"
+    r"(?i)not (?:an? )?(?:multi-?modal|vision|VLM\b)|do(?:es)?(?: not|n't) support|not supported|"
     r"unsupported|"
     r"no endpoints? found|not enabled|cannot|can't|not allowed|not accept|"
     r"invalid[ _-]?(?:image|vision|multi-?modal)|"
@@ -419,16 +438,20 @@ _CUE_ADJACENT_AFTER = r"(?:参数|字段)"
 # ("parameter.enable_thinking must be set to false", DashScope; "body.maxTokens: property
 # 'body.maxTokens' is unsupported", Cerebras): the root is cut, so that the key reads as if
 # written alone. Only as a path's first segment: `tools.0.function.parameters.x` is no root.
-_BODY_ROOT = r"(?i)(?<![\w.])(?:body|request|parameters?|params?)\.(?=[A-Za-z_])"
+# The request's type is such a root too (Go's "Go struct field ChatCompletionRequest.max_tokens
+# of type int", its validator's 'ChatCompletionRequest.Temperature').
+_BODY_ROOT = r"(?i)(?<![\w.])(?:body|\w*request|parameters?|params?)\.(?=[A-Za-z_])"
 # A sentence that points inside the conversation ("'messages.1' : property 'metadata' is
 # unsupported", "messages.2.assistant.reasoning_content", "successive user or assistant
 # messages (messages[0] and messages[1] ...)") speaks of a message's fields and roles, not
 # of the body's keys of the same names (`metadata`, `user`). The sentence only: a one-line
 # error may go on to name a body key ("messages.1.content.0.type: Expected `thinking` ...
-# To avoid this requirement, disable `thinking`.", Anthropic's).
+# To avoid this requirement, disable `thinking`.", Anthropic's). So does a sentence about
+# the messages' roles ("roles must alternate between "user" and "assistant"", Anthropic's):
+# the quoted `user` there is a role.
 # (Cut by `_outside_messages`: one regex from the sentence's start would try every start
 # in a line without punctuation, quadratic in the line; a 64 KB body took minutes.)
-_MESSAGE_POINTER = re.compile(r"(?i)\bmessages?(?:\.\[?\d|\[\d| index \d)")
+_MESSAGE_POINTER = re.compile(r"(?i)\bmessages?(?:\.\[?\d|\[\d| index \d)|\broles?\b")
 _SENTENCE_END = re.compile(r"(?m)[.!?](?=\s|$)|$")
 _SENTENCE_STARTS = ".!?\n"
 # Capability phrases that name keys without spelling them.
@@ -506,18 +529,48 @@ def _texts(error: ErrorInfo) -> str:
     return "\n".join(parts)
 
 
-def _strings(value: Any) -> Iterator[str]:
+# The members by which a validator's item points at the field it refuses: pydantic's
+# `loc`, zod's and express-validator's `path` (`param` before v7), Google's `field`
+# (`fieldViolations`), ajv's `instancePath` and `additionalProperty`, class-validator's
+# `property`.
+_POINTERS = ("loc", "path", "param", "field", "instancePath", "additionalProperty", "property")
+
+
+def _strings(value: Any, pointers: bool = True) -> Iterator[str]:
     """The strings inside a JSON value, however deep (iteratively: a hostile body may
-    nest as deep as the parser allows)."""
+    nest as deep as the parser allows). An object that points at a field is one line:
+    the field, quoted, then its other strings, so that the pointer names a key as a quoted
+    name does ("'temperature': Invalid value", express-validator), and a field inside a
+    message is cut with its words ("'messages.0.role': Input should be 'user' or
+    'assistant'", pydantic), as a sentence that points there is."""
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
             yield item
         elif isinstance(item, dict):
-            pending.extend(reversed(list(item.values())))
+            field = _pointer(item) if pointers else None
+            if field is None:
+                pending.extend(reversed(list(item.values())))
+            else:
+                rest = [held for name, held in item.items() if name not in _POINTERS]
+                yield f"'{field}': " + "; ".join(_strings(rest, pointers=False))
         elif isinstance(item, list):
             pending.extend(reversed(item))
+
+
+def _pointer(item: Mapping[str, Any]) -> str | None:
+    """The field an object points at, as a dotted path (`["body", "top_p"]`, `/top_p` and
+    `$.top_p` alike), or None."""
+    for name in _POINTERS:
+        held = item.get(name)
+        if isinstance(held, list):
+            held = ".".join(str(part) for part in held if isinstance(part, str | int))
+        if isinstance(held, str):
+            path = held.strip().lstrip("#$/.").replace("/", ".")
+            if path:
+                return path
+    return None
 
 
 def _is_named(key: str, text: str) -> bool:
@@ -541,13 +594,16 @@ def _is_named(key: str, text: str) -> bool:
     # In prose the key is a plain word, or the words of an identifier ("Frequency penalty
     # must satisfy p > 0" for `frequency_penalty`); either counts only next to words that
     # say it is a parameter being refused.
+    # The words may be hyphenated ("Top-p must be greater than 0"), and a number between
+    # them and the cue is one word ("Temperature value 0.2 is not supported").
     parts = key.strip("_").split("_")
     if not all(part.isalpha() for part in parts):
         return False
-    w = r"\s+".join(parts)
+    w = r"[\s-]+".join(parts)
+    gap = r"(?:\W+\w+(?:\.\d+)?){0,2}?\W+"
     cue = (
-        rf"\b{_CUE_BEFORE}(?:\W+\w+){{0,2}}?\W+{w}\b"
-        rf"|\b{w}\b(?:\W+\w+){{0,2}}?\W+{_CUE_AFTER}"
+        rf"\b{_CUE_BEFORE}{gap}{w}\b"
+        rf"|\b{w}\b{gap}{_CUE_AFTER}"
         # ("Unsupported user content type" speaks of a message's content, not `user`)
         rf"|\b{_CUE_ADJACENT_BEFORE}\s+{w}\b(?!\s+(?:message|content|role)s?\b)"
         rf"|\b{w}\s*{_CUE_ADJACENT_AFTER}"
@@ -586,16 +642,35 @@ def _outside_messages(text: str) -> str:
 
 def _named_in(text: str, droppable: Mapping[str, Any]) -> list[str]:
     named = {m.group(1).split(".")[0] for m in re.finditer(_LOC, text)}
-    named.update(key for key in droppable if _is_named(key, text))
+    # A word of a named key of several words is that key's: "does not support prompt
+    # logprobs" names `prompt_logprobs`, not `logprobs` too.
+    compounds = [key for key in droppable if "_" in key.strip("_") and _is_named(key, text)]
+    named.update(compounds)
+    rest = _without_compounds(text, compounds)
+    named.update(key for key in droppable if key not in named and _is_named(key, rest))
     named.update(_named_by_value(text, droppable))
     for pattern, keys in _CAPABILITIES:
         if any(
             re.search(_CAPABILITY_REFUSAL, sentence)
-            for sentence in _sentences(text)
+            for sentence in _sentences(_without_compounds(text, compounds, pattern))
             if re.search(pattern, sentence)
         ):
             named.update(keys)
     return [key for key in droppable if key in named]
+
+
+def _without_compounds(text: str, keys: list[str], capability: str | None = None) -> str:
+    """`text` without the words of the named `keys` (`prompt_logprobs`, "Prompt logprobs"),
+    so that a shorter key or a capability's phrase inside them is not read as named too:
+    "parallel tool calls" is `parallel_tool_calls`, not the tools. A key whose words are
+    the `capability`'s whole phrase ("tool choice") stays that capability."""
+    for key in keys:
+        parts = key.strip("_").split("_")
+        if capability is not None and re.fullmatch(capability, " ".join(parts)):
+            continue
+        words = r"[\s_-]+".join(re.escape(part) for part in parts)
+        text = re.sub(rf"(?i)(?<![^\W_]){words}(?![^\W_])", " ", text)
+    return text
 
 
 def _named_by_value(text: str, droppable: Mapping[str, Any]) -> set[str]:
@@ -705,7 +780,10 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         return Verdict("surface", "the account is refused: no body can change that")
     if status == 403 and not _forbids_a_key(error, body, policy, text):
         return Verdict("surface", "the account is refused: no body can change that")
-    if status == _TOO_LARGE_STATUS or too_long(error, text):
+    # Under a rate limit only a request larger than the whole allowance is a size; the
+    # prompt a limit asks to shorten fits after a wait.
+    oversize = re.search(_OVER_ALLOWANCE, text, re.I) if rate_limited else too_long(error, text)
+    if status == _TOO_LARGE_STATUS or oversize:
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
     if code == "content_filter" or (not rate_limited and re.search(_CONTENT_POLICY, text)):
         return Verdict("surface", "the content policy refused the prompt")
@@ -735,7 +813,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
         if re.search(_CONVERSATION, text):
             return Verdict("surface", "the rejection is about the conversation itself")
-        if re.search(_NOT_THE_BODY, text):
+        # (a 5xx speaks of the server's side: Envoy's "reset before headers" is its own)
+        if (status is None or status < 500) and re.search(_NOT_THE_BODY, text):
             return Verdict("surface", "the rejection is about the headers or the endpoint")
         if _static_qualifies(error, status, policy):
             return Verdict(
