@@ -135,7 +135,7 @@ from loguru import logger
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import parse_error_payload, status_in
 from rxllm.errors import ConfigError
-from rxllm.events import ErrorInfo, StopReason, Usage
+from rxllm.events import ErrorInfo, StopReason, Usage, token_count
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     REQUEST_KEYS,
@@ -214,6 +214,14 @@ _USAGE_FIELDS = (
     ("cache_read_input_tokens", "cache_read_tokens"),
     ("cache_creation_input_tokens", "cache_write_tokens"),
 )
+
+
+def _count_of(value: object) -> int | None:
+    """A token count as the wire wrote it, `12` and `12.0` alike (JSON has one number
+    type: the TypeScript SDK's `JSON.parse` reads both as 12); None for no count (absent,
+    or null: `MessageDeltaUsage.input_tokens` is nullable) or a non-number."""
+    return token_count(value) if type(value) in (int, float) else None
+
 
 # Fields read beside the usage counts, and the message and message_delta fields read;
 # any other field is logged (`AnthropicNormalizer._unread`).
@@ -567,20 +575,21 @@ class AnthropicNormalizer(Normalizer):
         iterations = usage.get("iterations")
         exact = isinstance(iterations, list)
         for wire, ours in _USAGE_FIELDS:
-            value = usage.get(wire)
-            if isinstance(value, int) and (value or exact or ours not in counts):
+            value = _count_of(usage.get(wire))
+            if value is not None and (value or exact or ours not in counts):
                 counts[ours] = value
         details = usage.get("output_tokens_details")
-        if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int):
-            counts["reasoning_tokens"] = details["thinking_tokens"]
+        thinking = _count_of(details.get("thinking_tokens")) if isinstance(details, dict) else None
+        if thinking is not None:
+            counts["reasoning_tokens"] = thinking
         if isinstance(iterations, list):
             compacted: dict[str, int] = {}
             self.compacted = compacted
             for iteration in iterations:
                 if isinstance(iteration, dict) and iteration.get("type") == "compaction":
                     for wire, ours in _USAGE_FIELDS:
-                        value = iteration.get(wire)
-                        if value.__class__ is int:
+                        value = _count_of(iteration.get(wire))
+                        if value is not None:
                             compacted[ours] = compacted.get(ours, 0) + value
 
     def _send_usage(self) -> None:

@@ -377,7 +377,7 @@ def _disjoint(
     outputs = (completion + reasoning, completion)
     if not reasoning_apart and reasoning <= completion:
         outputs = outputs[::-1]
-    if type(total) is int:
+    if type(total) in (int, float):  # `53.0` is the same JSON number as `53`
         for uncached in inputs:
             for whole in outputs:
                 if uncached + cache + whole == total:
