@@ -679,6 +679,9 @@ _DELTA_KEYS = frozenset(
         "token_id",  # Together
     }
 )
+# A chunk's top-level source lists: Perplexity's `search_results` (before `citations`:
+# it has titles), xAI's and Perplexity's `citations`, Z.ai's `web_search`.
+_SOURCE_LISTS = ("search_results", "citations", "web_search")
 _CHOICE_READ_WHEN_SENT = frozenset({"message"})
 _DELTA_READ_WHEN_SENT = frozenset(
     {"function_call", "annotations", "executed_tools", "audio", "reasoning_steps"}
@@ -847,15 +850,10 @@ class ChatNormalizer(Normalizer):
         chunk: top-level source lists, an error, the endpoint's extension object, and
         fields that have no event (each logged once, then known). Returns the usage
         the extension holds and the error, if any."""
-        sources = payload.get("search_results")  # before `citations`: it has titles
-        if sources.__class__ is list:
-            self._sources(sources)
-        sources = payload.get("citations")
-        if sources.__class__ is list:
-            self._sources(sources)
-        sources = payload.get("web_search")
-        if sources.__class__ is list:
-            self._sources(sources)
+        for key in _SOURCE_LISTS:
+            sources = payload.get(key)
+            if sources.__class__ is list:
+                self._sources(sources)
         error = payload.get("error")
         if error is None and "error" in (payload.get("object"), payload.get("type")):
             # The chunk is the error, flat: the shape of vLLM's and Mistral's error
