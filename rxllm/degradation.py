@@ -4,21 +4,23 @@ A rejection before anything was committed is read once, by `classify`, into one 
 
 - `surface`: the rejection is about the account (401, 402, 403, quota, billing, a balance
   in Chinese ("余额不足", Zhipu's 429), an organization that "must be verified", Google's
-  `FAILED_PRECONDITION`; but a 403 that names a key of the body and no access of the
+  `FAILED_PRECONDITION`, a gateway's spending budget ("Budget has been exceeded!", LiteLLM);
+  a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
+  not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
   the size (context length, input length, the model's token limit or max length, 413, a
   request larger than a whole per-minute allowance; under a rate limit only the last: a
   per-minute limit that asks to "reduce the prompt length ... or try again later" backs
   off), content policy, a missing model (its words, "模型不存在", or a structured code
-  such as `model_not_available`), or the conversation itself (a role, the message order,
-  a message by its role or index, content inside a message, a message's `content` by
-  name, a provider asking to "adjust your prompt"), or no part of the body at all (a
-  request header, this endpoint for the model, by name or by its path, at 4xx: a 5xx's
-  "headers" are the server's own). No body can fix it.
-- `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a
-  degraded deployment, a bare 5xx on a direct endpoint, a connection that failed). It
-  is sent again after the `retry_after` the provider named, as given; when it named
-  none (or 0), after an exponential wait less a random share of up to a quarter
+  such as `model_not_available`, Azure's `OperationNotSupported`), or the conversation
+  itself (a role, the message order, a message by its role or index, content inside a
+  message, a message's `content` by name, a provider asking to "adjust your prompt"), or
+  no part of the body at all (a request header, this endpoint for the model, by name or by
+  its path, at 4xx: a 5xx's "headers" are the server's own). No body can fix it.
+- `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
+  model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that
+  failed). It is sent again after the `retry_after` the provider named, as given; when it
+  named none (or 0), after an exponential wait less a random share of up to a quarter
   (`backoff_wait`), so that streams refused at one instant do not all come back at the
   next. A wait longer than
   the policy's `max_retry_after`, or than what is left of the turn's `total_timeout`,
@@ -28,7 +30,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   keys present in the body, found in the error's text. A key counts as named when it
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), the field a validator's item points
   at (pydantic's `loc`, zod's and express-validator's `path` or `param`, Google's `field`,
-  ajv's `additionalProperty`), a path rooted at the request or its type
+  ajv's `additionalProperty`) or its location written in text (a JSON pointer `#/store`,
+  pydantic's `body -> temperature` and its location line above the message, serde's path
+  after "into the target type: "), a path rooted at the request or its type
   (`parameter.enable_thinking`, `body.maxTokens`, Go's `ChatCompletionRequest.max_tokens`),
   the head of a path into it (`tools.0.function.strict` names `tools`, `thinking.type`
   `thinking`: no body can edit inside a key), its own value quoted in a sentence about a
@@ -36,8 +40,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   that is no English word (`max_tokens`), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported", "Temperature value 0.2 is not supported", "invalid
-  temperature", "temperature参数"), the words of an identifier read the same way
-  ("Frequency penalty must satisfy p > 0", "Top-p must be greater than 0"), or the
+  temperature", "temperature参数", "参数temperature"), the words of an identifier read the
+  same way ("Frequency penalty must satisfy p > 0", "Top-p must be greater than 0"), or the
   server's camelCase of it (`frequencyPenalty`). So "stop" in an unrelated sentence never
   drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?") or a
   value it would accept ("Supported values are: 'low', ..."), nor a link's path, nor a
@@ -202,6 +206,9 @@ _ACCOUNT = (
     r"(?i)api[ _-]?key|unauthori[sz]ed|authenticat|\bpermission|\bforbidden\b|access denied|"
     r"quota|billing|\bbalance\b|\bcredits?\b|payment|subscription|not found for account|"
     r"organi[sz]ation (?:has been|is|must be) (?:disabled|suspended|verified)|"
+    # a gateway's spending cap on the key (LiteLLM's "Budget has been exceeded! Current cost:
+    # ..., Max budget: ...", "ExceededBudget: ... over budget"), sent at 400 or 429
+    r"\bbudget has been exceeded|\bover budget\b|\bexceededbudget\b|"
     # Zhipu's 429 "余额不足或无可用资源包,请充值。" (balance, recharge) and "您的账户已欠费" (in
     # arrears): its exhausted account, at the status of a rate limit
     r"余额|欠费|充值"
@@ -209,6 +216,10 @@ _ACCOUNT = (
 # A 403 that speaks of what the caller may reach, not of a key: "This account is not
 # allowed to access this endpoint", "The account is not allowed to access this model",
 # "Project ... does not have access to model ...", "not available in your region".
+# A relay's exception class names the status it mapped, which the status says already
+# (LiteLLM's "litellm.PermissionDeniedError: OpenAIException - You are not allowed to request
+# logprobs from this model" at 403): its words are not the provider's about the account.
+_RELAY_CLASS = r"\b(?:litellm\.)?[A-Z][A-Za-z]*(?:Error|Exception)\b"
 _CALLER_ACCESS = (
     r"(?i)\baccess\b|\baccounts?\b|\borgani[sz]ations?\b|\bprojects?\b|\bregions?\b|"
     r"\bcountr(?:y|ies)\b|\bteams?\b"
@@ -223,6 +234,7 @@ _ACCOUNT_CODES = frozenset(
         "permission_denied",
         "unauthenticated",
         "account_deactivated",
+        "budget_exceeded",  # LiteLLM's key or team budget
         # Google: the account is not in a state to serve any request ("User location is
         # not supported for the API use", a free tier not offered in the country)
         "failed_precondition",
@@ -272,18 +284,21 @@ _MISSING_MODEL = (
 )
 # A structured code that says the model, or the endpoint or deployment serving it, is not
 # there: `model_not_available`, `model_not_supported`, `dedicated_endpoint_not_running`,
-# Azure's `DeploymentNotFound`, `invalid_model`. Read from the code, not the prose, so that
-# no sentence about a parameter "with this model" reads as one.
+# Azure's `DeploymentNotFound` and `OperationNotSupported` ("The chatCompletion operation
+# does not work with the specified model"), `invalid_model`. Read from the code, not the
+# prose, so that no sentence about a parameter "with this model" reads as one.
 _MISSING_MODEL_CODE = (
-    r"(?i)^(?:\w+_)?(?:model|endpoint|deployment)_?(?:not_?\w+|unavailable|unsupported|"
-    r"invalid|unknown|deprecated|decommissioned|disabled)$|"
+    r"(?i)^(?:\w+_)?(?:model|endpoint|deployment|operation)_?"
+    r"(?:not_?\w+|unavailable|unsupported|invalid|unknown|deprecated|decommissioned|disabled)$|"
     r"^(?:invalid|unknown|unsupported|unavailable)_(?:model|endpoint|deployment)$"
 )
 _TRANSIENT = (
     r"(?i)rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
     # Groq's 498 `capacity_exceeded` ("Capacity temporarily exceeded for flex tier, please
     # try again later"): the docs ask for backoff
-    r"capacity[ _-](?:\w+ )?exceeded|try again later|server is busy|"
+    r"capacity[ _-](?:\w+ )?exceeded|try again later|\bretry (?:later|shortly)\b|"
+    # DeepInfra's "Model busy, retry later", "server is busy"
+    r"\bbusy\b|"
     # the deployment behind the model is unhealthy, whatever status says so (NVIDIA's 400
     # "Function id '...': DEGRADED function cannot be invoked"): the server's state
     r"\bdegraded\b"
@@ -354,7 +369,10 @@ _CONVERSATION = (
 # a URL's tail): no degraded body reaches another endpoint or sends other headers.
 _NOT_THE_BODY = (
     r"(?i)\bheaders?\b|\bcompletions?\s+(?:API|endpoint)\b|\bendpoint or method\b|"
-    r"(?<![\w./-])/?v\d+/[\w/]+['\"`]?\s+(?:API\b|endpoint\b|(?:is|are) not supported)"
+    r"(?<![\w./-])/?v\d+/[\w/]+['\"`]?\s+(?:API\b|endpoint\b|(?:is|are) not supported)|"
+    # the model served at another path only ("This model is only supported in v1/responses
+    # and not in v1/chat/completions.", OpenAI)
+    r"\bsupported (?:in|on|at|by|via|through) (?:the )?['\"`]?/?v\d+/"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
@@ -386,7 +404,10 @@ _IMAGE_REFUSAL = (
 _TEXT_ONLY = r"(?i)\bonly text\b|\btext[ -]only\b|\bonly (?:supports?|accepts?|allows?) text\b"
 # Images refused only in some messages ("Image URLs are only allowed for messages with role
 # 'user'") are a rule of the conversation, not image input refused.
-_IMAGE_ROLE_RULE = r"(?i)\brole\b|\b(?:system|assistant|tool) messages?\b"
+_IMAGE_ROLE_RULE = (
+    r"(?i)\brole\b|\b(?:system|assistant|tool) messages?\b|"
+    r"\b(?:system|developer) (?:instructions?|prompts?)\b"
+)
 # The parameters refused without a name, whatever the status: OpenRouter's 404 "No endpoints
 # found that can handle the requested parameters" (no upstream serves this body).
 _PARAMETERS_REFUSED = (
@@ -430,10 +451,10 @@ _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
 _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted)|not supported|unsupported|must|is invalid|(?:is|are) unknown)"  # noqa: E501
 # Words that refuse the key written right after them ("invalid temperature: only 1 is
-# allowed"), and the words for "parameter" or "field" written right after it in Chinese
-# ("temperature参数非法", Zhipu).
+# allowed"), and the words for "parameter" or "field" written right against it in Chinese,
+# after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
 _CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized)"
-_CUE_ADJACENT_AFTER = r"(?:参数|字段)"
+_CUE_CJK = r"(?:参数|字段)"
 # A path rooted at the request names a key of the body by its next segment
 # ("parameter.enable_thinking must be set to false", DashScope; "body.maxTokens: property
 # 'body.maxTokens' is unsupported", Cerebras): the root is cut, so that the key reads as if
@@ -441,6 +462,17 @@ _CUE_ADJACENT_AFTER = r"(?:参数|字段)"
 # The request's type is such a root too (Go's "Go struct field ChatCompletionRequest.max_tokens
 # of type int", its validator's 'ChatCompletionRequest.Temperature').
 _BODY_ROOT = r"(?i)(?<![\w.])(?:body|\w*request|parameters?|params?)\.(?=[A-Za-z_])"
+# A validator's location written in its text points at a field as its JSON item does, and is
+# read as that field quoted, its path dotted: a JSON pointer (Azure's "#/store", ajv's
+# "/messages/1/content"), pydantic v1's "body -> temperature", pydantic v2's location on a
+# line of its own above the indented message (vLLM: "temperature\n  Input should be a valid
+# number"), and serde's path in axum's "into the target type: temperature: invalid type".
+_LOCATION = re.compile(
+    r"(?<![\w./#:-])#?/([A-Za-z_]\w*+(?:/(?:\w++|\*))*+)"
+    r"|(?<!\w)(\w++(?: -> \w++)++)"
+    r"|(?m:^([A-Za-z_][\w.]*+)$)(?=\n[ \t]+\S)"
+    r"|(?<=into the target type: )([A-Za-z_][\w.\[\]]*+)(?=:)"
+)
 # A sentence that points inside the conversation ("'messages.1' : property 'metadata' is
 # unsupported", "messages.2.assistant.reasoning_content", "successive user or assistant
 # messages (messages[0] and messages[1] ...)") speaks of a message's fields and roles, not
@@ -606,7 +638,7 @@ def _is_named(key: str, text: str) -> bool:
         rf"|\b{w}\b{gap}{_CUE_AFTER}"
         # ("Unsupported user content type" speaks of a message's content, not `user`)
         rf"|\b{_CUE_ADJACENT_BEFORE}\s+{w}\b(?!\s+(?:message|content|role)s?\b)"
-        rf"|\b{w}\s*{_CUE_ADJACENT_AFTER}"
+        rf"|\b{w}\s*{_CUE_CJK}|{_CUE_CJK}\s*{w}\b"
     )
     return re.search(cue, text, re.I | re.ASCII) is not None
 
@@ -615,10 +647,15 @@ def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy
     """The optional body keys the error names, in body order."""
     droppable = {key: value for key, value in body.items() if key not in policy.kept}
     text = re.sub(_URL, " ", re.sub(_SUGGESTION, " ", _texts(error)))
-    text = _outside_messages(re.sub(_BODY_ROOT, "", text))
+    text = _outside_messages(re.sub(_BODY_ROOT, "", _LOCATION.sub(_quoted_path, text)))
     # A condition's names count only when nothing else is named: "Error while parsing
     # 'top_k'" names what it refuses inside its clause.
     return _named_in(re.sub(_CONDITION, " ", text), droppable) or _named_in(text, droppable)
+
+
+def _quoted_path(location: re.Match[str]) -> str:
+    path = next(group for group in location.groups() if group)
+    return "'" + path.replace(" -> ", ".").replace("/", ".") + "'"
 
 
 def _outside_messages(text: str) -> str:
@@ -776,7 +813,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     )
     if status in (401, 402) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
-    if not rate_limited and re.search(_ACCOUNT, text):
+    if not rate_limited and re.search(_ACCOUNT, re.sub(_RELAY_CLASS, " ", text)):
         return Verdict("surface", "the account is refused: no body can change that")
     if status == 403 and not _forbids_a_key(error, body, policy, text):
         return Verdict("surface", "the account is refused: no body can change that")
@@ -799,7 +836,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     degrade = policy.degrade and (status is None or 400 <= status < 600)
     # Before the structured `param`: OpenAI points its image refusal at the part
     # ("messages.[0].content.[1].type"), inside the never-dropped `messages`.
-    if degrade and count_images(body, policy) and _refuses_images(text):
+    if degrade and count_images(body, policy) and _refuses_images(text, body):
         return Verdict("images", "the endpoint refuses image input")
     param = _param_key(error.param)
     if param is not None and param in policy.kept:
@@ -838,7 +875,10 @@ def _forbids_a_key(
     )
 
 
-def _refuses_images(text: str) -> bool:
+def _refuses_images(text: str, body: Mapping[str, Any]) -> bool:
+    # A body key's name is the key, not words about images ("'vl_high_resolution_images' is
+    # not supported" refuses that key, not image input).
+    text = _without_compounds(text, [key for key in body if "_" in key.strip("_")])
     return any(
         re.search(_TEXT_ONLY, sentence)
         or (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
