@@ -53,9 +53,12 @@ Decisions, where the wire leaves a choice:
   into this one end a turn of calls with `end_turn` (LiteLLM#34692, Bifrost#3638,
   #6123), and an agent loop reading the stop reason would not run them. A refusal's
   `stop_details.explanation` is a `refusal` event, at once (its category is logged).
-- `message_delta` ends the content: a client `tool_use` block still open then (cut by
-  `max_tokens` before its `content_block_stop`) is ended with the fragments it got,
-  so its arguments are judged at once and never completed or invented.
+- `message_delta` ends the content. A block still open then when the model ended the
+  turn itself (`end_turn`, `stop_sequence`, `tool_use`: a relay that leaves out the
+  last `content_block_stop`) ends there as at its stop, a call without input included.
+  A client `tool_use` block still open after any other stop (cut by `max_tokens`) is
+  ended with the fragments it got, so its arguments are judged at once and never
+  completed or invented.
 - A `tool_use` block that got no non-empty `partial_json` ends, at its
   `content_block_stop`, with the `input` object of its `content_block_start` (that is
   how the API sends an explicit empty object); without one it ends with no
@@ -90,8 +93,10 @@ Decisions, where the wire leaves a choice:
   url-like identifier, used as the url. Document citations (`char_location`,
   `page_location`, `content_block_location`) name only a document index and title,
   no url or identifier, so they are skipped with a debug log.
-- Thinking: `thinking_delta` is reasoning text; `signature_delta` is a reasoning event
-  with empty text and the signature; a `redacted_thinking` block is one reasoning
+- Thinking: `thinking_delta` is reasoning text; a block's signature is one reasoning
+  event with empty text and the signature, at the block's end: its `signature_delta`s
+  joined (Anthropic sends one; a relay that splits it must not make two blocks of
+  one, each refused for half a signature); a `redacted_thinking` block is one reasoning
   event with empty text, its opaque `data` as signature, and `redacted=True`.
   Anthropic-compatible servers send thinking unsigned (DeepSeek's `/anthropic`,
   new-api#4763) or signed `""` (Kimi's, Fireworks': opencode#44713, pi#4464), and
@@ -191,6 +196,10 @@ STOP_REASONS: dict[str, StopReason] = {
     "refusal": "content_filter",
 }
 
+# Stop reasons of a turn the model ended itself, its content complete: unlike
+# `max_tokens` and `model_context_window_exceeded` (the last block cut) or `refusal`.
+_COMPLETE = frozenset({"end_turn", "stop_sequence", "tool_use"})
+
 # Error types Anthropic itself documents as transient (HTTP 529 and 500).
 # Anthropic's error types and the HTTP status each stands for (its errors page), so an
 # error event after `200 OK` reads like the same error as an HTTP response.
@@ -287,6 +296,7 @@ class AnthropicNormalizer(Normalizer):
         "refusal_text",
         "server_names",
         "servers",
+        "signatures",
         "stop",
         "tools",
         "unsigned",
@@ -298,6 +308,8 @@ class AnthropicNormalizer(Normalizer):
         self.tools: dict[int, _ToolBlock] = {}  # open client tool_use blocks by index
         self.called = False  # a client tool_use block started
         self.unsigned: set[int] = set()  # open thinking blocks with text and no signature
+        # open thinking blocks' signature pieces: a block has one signature, however sent
+        self.signatures: dict[int, list[str]] = {}
         self.servers: dict[int, _ServerBlock] = {}  # open server tool calls by index
         # open compaction blocks by index: the block as it started, its summary's pieces
         self.compactions: dict[int, tuple[dict[str, Any], list[str]]] = {}
@@ -326,7 +338,7 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "message_delta":
             self._message_delta(payload)
         elif kind == "message_stop":
-            self._end_unsigned()
+            self._end_open()
             if not self.usage_sent and self.counts:
                 self._send_usage()
             stop = stop_reason_of(self.stop, STOP_REASONS)
@@ -369,8 +381,7 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "signature_delta":
             signature = delta["signature"]
             if signature:  # an empty one is no signature: the block's end gives it
-                self.unsigned.discard(index)
-                self.reasoning("", signature=signature)
+                self.signatures.setdefault(index, []).append(signature)
         elif kind == "citations_delta":
             self._cite(delta["citation"])
         elif kind == "compaction_delta" and index in self.compactions:
@@ -436,9 +447,10 @@ class AnthropicNormalizer(Normalizer):
             self._unread(f"{kind} block", block, _TYPE_READ)
 
     def _block_stop(self, index: int) -> None:
-        if index in self.unsigned:
+        pieces = self.signatures.pop(index, None)
+        if pieces or index in self.unsigned:
             self.unsigned.discard(index)
-            self.reasoning("", signature="")
+            self.reasoning("", signature="".join(pieces or ()))
         block = self.tools.pop(index, None)
         if block is not None:
             if block.got_args or block.input is _NO_INPUT:
@@ -523,12 +535,13 @@ class AnthropicNormalizer(Normalizer):
         self._unread("message_delta", payload, _MESSAGE_DELTA_READ)
         self._unread("message_delta", delta, _DELTA_READ)
         self._count(payload.get("usage"))
-        self._end_unsigned()
+        self._end_open()
         if self.counts:
             self._send_usage()
-        # The content is over: a tool block still open was cut (max_tokens). It gets no
-        # `tool_end` (that would mark it complete): the end of the turn judges what
-        # arrived, and a block that got nothing is missing, not a call without input.
+        # The content is over: a tool block still open was cut (max_tokens; `_end_open`
+        # ended the others). It gets no `tool_end` (that would mark it complete): the end
+        # of the turn judges what arrived, and a block that got nothing is missing, not
+        # a call without input.
         self.tools.clear()
         for server in self.servers.values():
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
@@ -538,9 +551,14 @@ class AnthropicNormalizer(Normalizer):
             )
         self.servers.clear()
 
-    def _end_unsigned(self) -> None:
-        """The content is over: thinking blocks left open unsigned end as at their stop."""
-        for index in sorted(self.unsigned):
+    def _end_open(self) -> None:
+        """The content is over: thinking blocks left open end as at their stop, and so
+        does every open block when the model ended the turn itself (a server that
+        leaves out the last `content_block_stop`); a block cut by a limit is not."""
+        open_blocks = {*self.unsigned, *self.signatures}
+        if self.stop in _COMPLETE:
+            open_blocks.update(self.tools, self.servers, self.compactions)
+        for index in sorted(open_blocks):
             self._block_stop(index)
 
     def _stop_details(self, details: Any) -> None:
