@@ -209,6 +209,11 @@ _ACCOUNT = (
     # a gateway's spending cap on the key (LiteLLM's "Budget has been exceeded! Current cost:
     # ..., Max budget: ...", "ExceededBudget: ... over budget"), sent at 400 or 429
     r"\bbudget has been exceeded|\bover budget\b|\bexceededbudget\b|"
+    # the caller refused as a whole, at any status (Snowflake's "This account is not allowed to
+    # access this endpoint", Google's "User location is not supported for the API use"): the
+    # words say it where an envelope has no status or code for it
+    r"\b(?:account|organi[sz]ation|project) is not (?:allowed|permitted|authori[sz]ed|active)\b|"
+    r"\b(?:user|your) location\b|"
     # Zhipu's 429 "余额不足或无可用资源包,请充值。" (balance, recharge) and "您的账户已欠费" (in
     # arrears): its exhausted account, at the status of a rate limit
     r"余额|欠费|充值"
@@ -273,7 +278,9 @@ _TOO_LARGE_STATUS = 413
 # policy. Please try again with a different prompt")
 _CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)"
 _MISSING_MODEL = (
-    r"(?i)\bmodel\b[^.\n]{0,120}?(?:does not exist|not found|not exist|is not available|unknown)|"
+    # (to the sentence's end: a dot inside a name, "gpt-5.2-proo", ends none)
+    r"(?i)\bmodel\b(?:[^.\n]|\.(?=\S)){0,120}?"
+    r"(?:does not exist|not found|not exist|is not available|unknown)|"
     r"(?:unknown|invalid|no such|not an? (?:valid|known)) model|model[_ ]not[_ ]found|"
     # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
     # the model (at most its name between), not a parameter "not supported with this model",
@@ -334,6 +341,10 @@ _TRANSIENT_CODES = frozenset(
 _SERVER_TROUBLE_CODES = frozenset(
     {"server_error", "internal_error", "api_error", "timeout_error", "internal"}
 )
+# The same in words, for an error event that names neither status nor code (OpenAI's
+# mid-stream "The server had an error while processing your request", its `server_error`
+# type lost in an envelope without one).
+_SERVER_TROUBLE = r"(?i)\bserver (?:had|has|encountered|experienced) an? (?:\w+ )?error\b"
 # 408, 409, 429 and 5xx are what the OpenAI and Anthropic SDKs retry; 425 Too Early
 # (RFC 8470 §5.2) asks for the same request again, once it is not early data; 529 is
 # Anthropic's overload.
@@ -342,6 +353,9 @@ _TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 503, 529})
 # relays an upstream's failure after its `200 OK` as `{"error": {..., "code": "500"}}`): the
 # code is the status.
 _STATUS_CODE = r"[45]\d\d"
+# An error event that names no status but opens with a status line ("502 Bad Gateway", a
+# gateway's page relayed as the event's text): that is its status.
+_STATUS_LINE = r"\s*(?:HTTP(?:/\d(?:\.\d)?)? )?([45]\d\d) [A-Z][a-z]"
 _CONVERSATION = (
     r"(?i)messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
     r"message order|\bmessages\b|"
@@ -416,7 +430,7 @@ _PARAMETERS_REFUSED = (
 # "Internal server error", or an RFC 7807 problem whose title and detail both say only
 # that ("Internal Server Error: Internal server error", as NVIDIA's cloud functions write).
 _OPAQUE_SERVER_ERROR = (
-    r"(?i)^\W*(?:HTTP \d+:\s*)?internal server error(?:\W+internal server error)*\W*$"
+    r"(?i)^\W*(?:HTTP \d+\W*)?internal server error(?:\W+internal server error)*\W*$"
 )
 _REPLACEMENT = r"(?i)\buse\s+['\"`]?([A-Za-z_][\w.]*)['\"`]?\s+instead"
 # Where a provider suggests a key ("did you mean 'stop'?", "Use 'max_completion_tokens'
@@ -804,6 +818,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     status = error.status
     if status is None and re.fullmatch(_STATUS_CODE, code):
         status = int(code)
+    elif status is None and (line := re.match(_STATUS_LINE, error.message)):
+        status = int(line.group(1))
     # Structure before words: a rate-limit code, or a transient status that names its
     # wait, is a rate limit even when its message links a quota or billing page.
     rate_limited = (
@@ -857,7 +873,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             return Verdict(
                 "static", "nothing is named, and the status or the words say the body is at fault"
             )
-    if (status is not None and status >= 500) or code in _SERVER_TROUBLE_CODES:
+    if (status is not None and status >= 500) or _server_trouble(error, status):
         return Verdict("backoff", "a server error without detail", delay=error.retry_after)
     return Verdict("surface", "no policy covers this rejection")
 
@@ -915,15 +931,25 @@ def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPoli
         # An error event that names no status: its code says whose fault it is, and a
         # server's trouble (OpenAI's mid-stream `server_error`, "The server had an error
         # while processing your request") is no reason to send less.
-        return (error.code or "").lower() not in _SERVER_TROUBLE_CODES
+        return not _server_trouble(error, status)
     if status in (400, 422):
         return True
     if status < 500 and re.search(_PARAMETERS_REFUSED, _texts(error)):
         return True
     if status == 502 and policy.degrade_on_bad_gateway:
         return True
-    opaque = re.match(_OPAQUE_SERVER_ERROR, error.message) is not None
-    return status >= 500 and policy.degrade_on_opaque_server_error and opaque
+    # (a relay's exception classes before the words are its names for the status: LiteLLM's
+    # "litellm.InternalServerError: OpenAIException - Internal server error" says no more)
+    opaque = re.match(_OPAQUE_SERVER_ERROR, re.sub(_RELAY_CLASS, " ", error.message))
+    return status >= 500 and policy.degrade_on_opaque_server_error and opaque is not None
+
+
+def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
+    """Whether the error says the server failed: by its code, or, naming no status, in
+    words."""
+    if (error.code or "").lower() in _SERVER_TROUBLE_CODES:
+        return True
+    return status is None and re.search(_SERVER_TROUBLE, error.message) is not None
 
 
 # -- building bodies ----------------------------------------------------------------

@@ -160,12 +160,18 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     The message is empty only when the payload holds no words at all."""
     if isinstance(payload, list):
         payload = next((item for item in payload if isinstance(item, dict)), None)
+    if isinstance(payload, str) and _nested_of(payload) is not None:
+        payload = {"message": payload}  # an error body as text (an in-band `"error": "{...}"`)
     if isinstance(payload, str):
         message = _bounded(payload)
         return ErrorBody(message, retry_after=_wait_in(message))
     if not isinstance(payload, dict):
         return ErrorBody("" if payload is None else _bounded(json.dumps(payload)))
     error = payload.get("error")
+    if isinstance(error, str) and _nested_of(error) is not None:
+        # Ollama's and TGI's `{"error": "<text>"}` where the text is an upstream's error body
+        # (a proxy's relay of Google's 429): that body is the error, as in a `message`
+        error = {"message": error}
     if isinstance(error, str):  # TGI: {"error": "...", "error_type": "validation"}
         message = _bounded(error)
         wait = _wait_in(message)
@@ -188,17 +194,19 @@ def parse_error_payload(payload: Any) -> ErrorBody:
         or _detail_request_id(details)
     )
     code = _code_of(fields)
+    param = _string(fields.get("param")) or _field_violated(details)
     upstream = _upstream_of(fields)
     if upstream is not None:  # OpenRouter: the upstream's words are the useful ones
         message = f"{message}: {upstream.message}" if message else upstream.message
         code = code or upstream.code
+        param = param or upstream.param
         retry_after = retry_after if retry_after is not None else upstream.retry_after
     message = _bounded(message)
     if retry_after is None:
         retry_after = _wait_in(message)
     if retry_after is None:
         retry_after = _headers_wait(fields.get("metadata"))
-    return ErrorBody(message, _string(fields.get("param")), code, retry_after, request_id)
+    return ErrorBody(message, param, code, retry_after, request_id)
 
 
 def status_in(error: Mapping[str, Any]) -> int | None:
@@ -412,9 +420,13 @@ def _nested_of(message: str) -> dict[str, Any] | None:
     Google's streaming endpoint answers `{"error": {"message": "<its usual error body, as a
     JSON string>", "code": 429, "status": "Too Many Requests"}}` (voideditor/void#557,
     continuedev/continue#11164): the status name, the `RetryInfo` wait and the words are
-    inside the string. A message that is JSON but no error body (Mistral's validation
-    `detail` as a string) stays as it is."""
-    payload = error_envelope(message.strip()) if message[:1] in ("{", "[") else None
+    inside the string. A relay may write its own words before that body (LiteLLM's
+    "litellm.RateLimitError: VertexAIException - {...}"): the body is read from its first
+    brace. A message that is JSON but no error body (Mistral's validation `detail` as a
+    string) stays as it is."""
+    message = message.strip()
+    start = 0 if message[:1] == "[" else message.find("{")
+    payload = error_envelope(message[start:]) if start >= 0 else None
     if payload.__class__ is list:
         payload = next((item for item in payload if item.__class__ is dict), None)
     if payload.__class__ is not dict:
@@ -470,6 +482,20 @@ def _estimated_time(payload: dict[str, Any]) -> float | None:
     if value.__class__ not in (int, float):  # not a bool, not a string
         return None
     return _wait(float(value))
+
+
+def _field_violated(details: Any) -> str | None:
+    """The one field Google's `google.rpc.BadRequest` detail says is violated
+    (`{"fieldViolations": [{"field": "max_tokens", ...}]}`): its `param`. Several name no
+    one of them."""
+    fields = [
+        violation.get("field")
+        for detail in (details if isinstance(details, list) else ())
+        if isinstance(detail, dict) and isinstance(detail.get("fieldViolations"), list)
+        for violation in detail["fieldViolations"]
+        if isinstance(violation, dict)
+    ]
+    return _string(fields[0]) if len(fields) == 1 else None
 
 
 def _detail_request_id(details: Any) -> str | None:
