@@ -476,7 +476,10 @@ class GeminiNormalizer(Normalizer):
         if self.blocked:
             self.done("content_filter", finish)
             return
-        failure = FAILED_FINISHES.get(finish) if isinstance(finish, str) else None
+        # The enum is case-insensitive (google-genai's `FinishReason` is a
+        # `CaseInSensitiveEnum`): a relay's `stop` is `STOP`.
+        word = finish.upper() if isinstance(finish, str) else None
+        failure = FAILED_FINISHES.get(word) if word is not None else None
         if failure is not None:
             message = self.finish_message
             self.fail(
@@ -486,7 +489,7 @@ class GeminiNormalizer(Normalizer):
                 raw=json.dumps({"finishReason": finish, "finishMessage": message}),
             )
             return
-        stop = stop_reason_of(finish, FINISH_REASONS)
+        stop = stop_reason_of(word, FINISH_REASONS)
         self.done("tool_use" if stop == "stop" and self.calls else stop, finish)
 
     def _candidate(self, candidate: dict[str, Any]) -> None:

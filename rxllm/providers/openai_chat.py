@@ -56,7 +56,10 @@ one dict lookup:
   the think-tag splitter held. A finish reason that says the turn failed
   (`FAILED_FINISHES`: OpenRouter's and Mistral's `error`, vLLM's `abort`, Z.ai's
   `network_error`, DeepSeek's `insufficient_system_resource`) is a failure too: it ends
-  no tool call, so nothing of a failed turn is dispatched.
+  no tool call, so nothing of a failed turn is dispatched. Finish reasons are read in any
+  case (`STOP`), as an object's `type` (SGLang), and from OpenRouter's
+  `native_finish_reason` where `finish_reason` is missing; the upstream words gateways
+  pass through (Gemini's, Anthropic's, Bedrock's, Cohere's) are in the tables.
 - a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
   sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963).
 - usage on choice 0 rather than the chunk (Moonshot's last chunk); a usage that counts
@@ -162,22 +165,69 @@ FINISH_REASONS: dict[str, StopReason] = {
     "sensitive": "content_filter",  # Z.ai: output blocked by its safety review
     # Z.ai, after Anthropic: the context window is full (anomalyco/opencode#18813)
     "model_context_window_exceeded": "length",
+    # Gateways pass their upstream's own words through: Gemini's (google-genai
+    # `FinishReason`; `STOP` and `MAX_TOKENS` from a gateway, QwenLM/qwen-code#9884), Anthropic's
+    # (`end_turn` from the Bedrock Access Gateway, aws-samples/bedrock-access-gateway#11),
+    # Bedrock Converse's `stopReason`, Cohere's `finish_reason`.
+    "safety": "content_filter",
+    "recitation": "content_filter",
+    "language": "content_filter",
+    "blocklist": "content_filter",
+    "prohibited_content": "content_filter",
+    "spii": "content_filter",
+    "image_safety": "content_filter",
+    "image_prohibited_content": "content_filter",
+    "image_recitation": "content_filter",
+    "refusal": "content_filter",
+    "pause_turn": "pause",
+    "guardrail_intervened": "content_filter",
+    "content_filtered": "content_filter",
+    "complete": "stop",
+    "tool_call": "tool_use",
+    "error_toxic": "content_filter",  # Cohere v1: the output was judged toxic
+    "error_limit": "length",  # Cohere v1: the model's context limit was reached
+    "time_limit": "length",  # IBM watsonx.ai chat: the time limit cut the output
 }
+"""A finish reason, in lower case (servers write these words in any case) -> stop reason;
+anything else is `other`, the raw value kept."""
 
 FAILED_FINISHES = frozenset(
     {
-        "error",  # OpenRouter (beside an error object, or alone), Mistral
+        "error",  # OpenRouter (beside an error object, or alone), Mistral, vLLM, Cohere
         "abort",  # vLLM: the engine aborted the request, then `[DONE]` (vllm#57082)
         "network_error",  # Z.ai: "model inference exception" (docs.bigmodel.cn)
         "insufficient_system_resource",  # DeepSeek: interrupted for lack of resources
+        # Passed through by gateways: the call the model made is invalid (Gemini's
+        # `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`; Bedrock's `malformed_tool_use`,
+        # `malformed_model_output`), or the request was cut short (Cohere v1's `USER_CANCEL`).
+        # IBM watsonx.ai's chat writes its own words: `cancelled` below, `time_limit` above.
+        "malformed_function_call",
+        "unexpected_tool_call",
+        "malformed_tool_use",
+        "malformed_model_output",
+        "user_cancel",
+        "cancelled",  # IBM watsonx.ai chat: the request was cancelled
     }
 )
-"""Finish reasons that end a turn that failed: the turn is an error, and none of its
-calls is dispatched, however complete their arguments look."""
+"""Finish reasons (in lower case) that end a turn that failed: the turn is an error, and
+none of its calls is dispatched, however complete their arguments look."""
 
-# A finish a later `content_filter` does not replace: a failed turn stays failed, and the
-# same verdict again (OpenRouter repeats its finish chunk) is no news.
-_NOT_OVERRULED_BY_FILTER = FAILED_FINISHES | {"content_filter"}
+
+def finish_word(finish: Any) -> str | None:
+    """The word a choice's finish reason says, in lower case, to look up in the tables; None
+    while the turn goes on: `null`, absent, `""` (SGLang, sgl-project/sglang#3912), or the
+    word "null" (KoboldCpp until LostRuins/koboldcpp@c55bb9a, as reported in
+    PowerShell/AIShell#350). Servers write the words in other cases (`STOP`: a gateway in
+    front of Gemini, QwenLM/qwen-code#9884), or as an object whose `type` is the word
+    (SGLang's engine reason, `{"type": "stop", "matched": ...}`, sgl-project/sglang#1407)."""
+    if finish.__class__ is dict:
+        kind = finish.get("type")
+        finish = kind if isinstance(kind, str) else json.dumps(finish)
+    elif not isinstance(finish, str):
+        finish = json.dumps(finish) if finish else ""  # a shape of no known kind: `other`
+    word = finish.strip().lower()
+    return word if word and word != "null" else None
+
 
 DEGRADES = RecoveryPolicy(degrade=True)
 """The family's policy: a rejection before commitment is retried with a degraded body
@@ -726,6 +776,7 @@ class ChatNormalizer(Normalizer):
         "detail_key",
         "detail_said",
         "finish",
+        "finish_word",
         "last_call",
         "last_usage",
         "legacy_beside",
@@ -744,7 +795,8 @@ class ChatNormalizer(Normalizer):
     ) -> None:
         super().__init__(emit, provider, attempt)
         self.options = options = options or ChatOptions()
-        self.finish: str | None = None
+        self.finish: str | None = None  # the raw reason, as the server wrote it
+        self.finish_word: str | None = None  # the word it says (`finish_word`)
         self.calls: dict[Any, int] = {}  # the wire's key of a call -> our index
         self.call_ids: dict[int, str] = {}
         self.last_call: int | None = None
@@ -882,16 +934,21 @@ class ChatNormalizer(Normalizer):
         if not self.choice_keys.issuperset(choice):  # most choices have nothing more
             self._choice_rest(choice)
         finish = choice.get("finish_reason")
-        if not finish or finish == "null":
-            # No finish yet: `null`, absent, `""` (SGLang, sgl-project/sglang#3912), or
-            # the word "null" (KoboldCpp until LostRuins/koboldcpp@c55bb9a, as reported
-            # in PowerShell/AIShell#350).
+        if not finish:
+            # OpenRouter's `native_finish_reason` (the upstream's own word) says the turn
+            # ended where its normalized one is missing.
+            finish = choice.get("native_finish_reason")
+            if not finish:
+                return
+        word = finish_word(finish)
+        if word is None:
             return
         if self.finish is None:
             if self.detail is not None:
                 self._end_detail()
             self.finish = finish if isinstance(finish, str) else json.dumps(finish)
-            if self.finish not in FAILED_FINISHES:  # a failed turn's calls are not complete
+            self.finish_word = word
+            if word not in FAILED_FINISHES:  # a failed turn's calls are not complete
                 if self.unnamed:
                     self._release_unnamed()
                 if self.custom:
@@ -899,15 +956,22 @@ class ChatNormalizer(Normalizer):
                 signatures = self.signatures or {}
                 for index in self.call_ids:  # a finish ends every call: dispatch them now
                     self.tool_end(index, signature=signatures.get(index))
-        elif finish == "content_filter" and self.finish not in _NOT_OVERRULED_BY_FILTER:
+        elif FINISH_REASONS.get(word) == "content_filter" and self._overruled_by_filter():
             # Azure's asynchronous filter checks the text behind the stream, in annotation
             # chunks that go on after the model's own finish; a verdict that blocks comes
             # as `content_filter` in one of them (learn.microsoft.com, Azure OpenAI
             # "Content streaming"), and overrules the finish held so far.
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "finish_reason {!r} overruled by a later 'content_filter'", self.finish
+                "finish_reason {!r} overruled by a later {!r}", self.finish, finish
             )
-            self.finish = finish
+            self.finish = finish if isinstance(finish, str) else json.dumps(finish)
+            self.finish_word = word
+
+    def _overruled_by_filter(self) -> bool:
+        """Whether a later filter verdict replaces the finish held: not a failed turn's
+        (it stays failed), nor a verdict already given (OpenRouter repeats its finish)."""
+        held = self.finish_word
+        return held not in FAILED_FINISHES and FINISH_REASONS.get(held or "") != "content_filter"
 
     def _delta(self, delta: dict[str, Any]) -> None:
         """One delta of choice 0 (or a whole `message` sent where deltas are usual)."""
@@ -1354,15 +1418,15 @@ class ChatNormalizer(Normalizer):
             self._end_detail()
         if self.think is not None:
             self.think.flush()
-        finish = self.finish
-        if finish in FAILED_FINISHES:  # no error object came (it would have ended it)
+        finish, word = self.finish, self.finish_word
+        if word in FAILED_FINISHES:  # no error object came (it would have ended it)
             self.fail(
                 "stream_error",
                 f"{self.provider} ended the turn with finish_reason {finish!r}",
-                code=finish,
+                code=word,
             )
         elif finish is not None:
-            stop = stop_reason_of(finish, FINISH_REASONS)
+            stop = stop_reason_of(word, FINISH_REASONS)
             # A natural end after calls is an end to run them: Ollama said "stop" after
             # its calls, and so has OpenAI's gpt-4o (both in ollama#7963).
             self.done("tool_use" if stop == "stop" and self.calls else stop, finish)

@@ -1276,10 +1276,17 @@ class ResponsesNormalizer(Normalizer):
 
     def _completed(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
-        if response.get("status") == "incomplete":
+        status = response.get("status")
+        if status == "incomplete":
             # vLLM ends a response cut by its token limit with `response.completed`,
             # the status and `incomplete_details` saying what `response.incomplete` says.
             self._incomplete(payload)
+            return
+        if status in ("failed", "cancelled"):  # the status says the turn did not succeed
+            if status == "cancelled" and not response.get("error"):
+                error = {"code": "cancelled", "message": "the response was cancelled"}
+                response = {**response, "error": error}
+            self._failed({**payload, "response": response})
             return
         self._finish(response, complete=True)
         self.done("tool_use" if self.calls else "stop", response.get("status") or "completed")
