@@ -27,8 +27,9 @@ test_google_shapes.py and test_probe_google.py):
 - A whole `functionCall` becomes tool_start, one argument fragment (its `args`
   encoded once) and tool_end. The call id is the part's `id`, else `{name}_{index}`
   (stable across replays; `index` counts calls in the turn). A call with a name, no
-  `args` and no `willContinue` is complete: a tool without parameters, `{}` (DESIGN.md;
-  Vertex sends such calls beside streamed `partialArgs` ones).
+  `args` (or `args: null`, which proto3 JSON reads as absent) and no `willContinue` is
+  complete: a tool without parameters, `{}` (DESIGN.md; Vertex sends such calls beside
+  streamed `partialArgs` ones).
 - Vertex's streamed arguments (`willContinue` with `partialArgs` of `jsonPath` and a
   typed value, strings continued across parts) build one call per `functionCall`
   that opened with a name, over the `args` that opening part may already carry:
@@ -654,7 +655,7 @@ class GeminiNormalizer(Normalizer):
                 if base is not None and not isinstance(base, dict):
                     raise ValueError(f"functionCall args must be an object, got {base!r}")
                 open_call = self.open_call = _StreamedCall(index, call_id, name, base or {})
-            elif "args" in call:
+            elif call.get("args") is not None:  # `null` is no args (proto3 JSON)
                 self.tool_args(index, json.dumps(call["args"], ensure_ascii=False))
                 self.tool_end(index)
                 return

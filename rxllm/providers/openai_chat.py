@@ -654,11 +654,12 @@ def _arguments_of(raw: Any) -> dict[str, Any]:
 
 
 def _arguments_text(arguments: Any) -> str:
-    """A call's `arguments` sent as a JSON object rather than its text (TGI and
-    llama.cpp have sent it so): the object's JSON text. Anything else is not a call's
-    arguments."""
+    """A call's `arguments` sent as a JSON object rather than its text (TGI, llama.cpp
+    and Ollama send it so): the object's JSON text; `{}` adds nothing, as `""` does.
+    Anything else is not a call's arguments, an empty one (`[]`, `0`, `false`) included:
+    it is never read as a call without them."""
     if isinstance(arguments, dict):
-        return json.dumps(arguments, ensure_ascii=False)
+        return json.dumps(arguments, ensure_ascii=False) if arguments else ""
     raise ValueError(f"tool call arguments must be a JSON string, got {type(arguments).__name__}")
 
 
@@ -949,13 +950,7 @@ class ChatNormalizer(Normalizer):
             self.finish = finish if isinstance(finish, str) else json.dumps(finish)
             self.finish_word = word
             if word not in FAILED_FINISHES:  # a failed turn's calls are not complete
-                if self.unnamed:
-                    self._release_unnamed()
-                if self.custom:
-                    self._close_custom()
-                signatures = self.signatures or {}
-                for index in self.call_ids:  # a finish ends every call: dispatch them now
-                    self.tool_end(index, signature=signatures.get(index))
+                self._end_calls()  # a finish ends every call: dispatch them now
         elif FINISH_REASONS.get(word) == "content_filter" and self._overruled_by_filter():
             # Azure's asynchronous filter checks the text behind the stream, in annotation
             # chunks that go on after the model's own finish; a verdict that blocks comes
@@ -1319,9 +1314,9 @@ class ChatNormalizer(Normalizer):
             arguments = function.get("arguments")
         else:
             arguments = self._custom_input(index, custom.get("input"))
+        if arguments is not None and arguments.__class__ is not str:
+            arguments = _arguments_text(arguments)
         if arguments:
-            if arguments.__class__ is not str:
-                arguments = _arguments_text(arguments)
             held = self.unnamed.get(index) if self.unnamed else None
             if held is not None:
                 held[1].append(arguments)
@@ -1431,11 +1426,21 @@ class ChatNormalizer(Normalizer):
             # its calls, and so has OpenAI's gpt-4o (both in ollama#7963).
             self.done("tool_use" if stop == "stop" and self.calls else stop, finish)
         else:  # [DONE] with no finish reason (Snowflake never sends one)
-            if self.unnamed:
-                self._release_unnamed()
-            if self.custom:
-                self._close_custom()
+            # [DONE] completes the turn, and so its calls, as a finish would: one with no
+            # arguments at all is a call without parameters, not one cut off.
+            self._end_calls()
             self.done("tool_use" if self.calls else "stop")
+
+    def _end_calls(self) -> None:
+        """The turn is complete: calls still unnamed start, custom inputs close, and
+        every call ends, with the signature that came on a delta of its own."""
+        if self.unnamed:
+            self._release_unnamed()
+        if self.custom:
+            self._close_custom()
+        signatures = self.signatures or {}
+        for index in self.call_ids:
+            self.tool_end(index, signature=signatures.get(index))
 
 
 class OpenAIChat(WireProtocol):
