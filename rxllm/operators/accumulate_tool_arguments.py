@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,9 +31,18 @@ def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not a JSON value")
 
 
-# `json.loads` reads NaN and Infinity, which JSON has not: arguments holding one would
-# reach the tool, and break whatever writes them as JSON again (a browser refuses them).
-_JSON = json.JSONDecoder(parse_constant=_not_json)
+def _finite(number: str) -> float:
+    value = float(number)
+    if not math.isfinite(value):
+        raise ValueError(f"{number[:40]} is beyond a float's range")
+    return value
+
+
+# `json.loads` reads NaN and Infinity, which JSON has not, and reads a number beyond a
+# float's range (`1e400`) as one: arguments holding one would reach the tool, and break
+# whatever writes them as JSON again (a browser refuses them, and so would the provider
+# the call goes back to).
+_JSON = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 
 
 class _Call:

@@ -90,6 +90,20 @@ def test_nan_and_infinity_are_not_json(value: str) -> None:
     assert f"{value} is not a JSON value" in out[-1].error.message
 
 
+@pytest.mark.parametrize("value", ["1e400", "-1E999", "1" + "0" * 400 + ".5"])
+def test_a_number_beyond_a_float_is_not_read_as_an_infinity(value: str) -> None:
+    # json.loads reads it as inf, which no JSON writer can write back
+    out = run(EVENTS["s"], ToolArgs(0, f'{{"x": {value}}}'), EVENTS["D"])
+    assert [e.type for e in out] == ["tool_start", "error"]
+    assert out[-1].error.kind == "malformed_tool_arguments"
+    assert "beyond a float's range" in out[-1].error.message
+
+
+def test_a_large_finite_float_and_a_huge_integer_are_read_exactly() -> None:
+    out = run(EVENTS["s"], ToolArgs(0, '{"x": 1.5e308, "n": 1' + "0" * 30 + "}"), EVENTS["D"])
+    assert out[1] == request("call_1", "f", 0, {"x": 1.5e308, "n": 10**30})
+
+
 def test_authoritative_final_text_replaces_the_pieces() -> None:
     out = run(EVENTS["s"], ToolArgs(0, '{"x": 9'), ToolEnd(0, '{"x": 1}'), EVENTS["D"])
     assert out[1] == request("call_1", "f", 0, {"x": 1})
