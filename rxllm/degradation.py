@@ -213,7 +213,7 @@ _ACCOUNT = (
     # access this endpoint", Google's "User location is not supported for the API use"): the
     # words say it where an envelope has no status or code for it
     r"\b(?:account|organi[sz]ation|project) is not (?:allowed|permitted|authori[sz]ed|active)\b|"
-    r"\b(?:user|your) location\b|"
+    r"\blocation is not supported for the API\b|"
     # Zhipu's 429 "余额不足或无可用资源包,请充值。" (balance, recharge) and "您的账户已欠费" (in
     # arrears): its exhausted account, at the status of a rate limit
     r"余额|欠费|充值"
@@ -267,10 +267,13 @@ _SIZE = (
     r"\b(?:prompt|input) length\b|"
     r"\b(?:prompt|input)s?\W*tokens?\b[^.\n]{0,60}?must be (?:<=|less|at most)|"
     r"must have (?:less|fewer) than \d+ tokens|"
-    # the model's own limit named as exceeded: Moonshot's "Your request exceeded model token
-    # limit: 262144", "model max length exceeded, max length:8192" (its input and max_tokens
-    # together)
-    r"\bmodel(?:'s)? (?:max(?:imum)? length|token limit|context limit)\b|" + _OVER_ALLOWANCE
+    # the request said to exceed the model's own limit: Moonshot's "Your request exceeded
+    # model token limit: 262144", "model max length exceeded, max length:8192" (its input and
+    # max_tokens together); not a value said to exceed it ("max_tokens (100000) exceeds the
+    # model token limit" refuses `max_tokens`)
+    r"\bexceeded (?:the )?model(?:'s)? (?:max(?:imum)? length|token limit)\b|"
+    r"\bmodel(?:'s)? max(?:imum)? length exceeded\b|\bmodel(?:'s)? context limit\b|"
+    + _OVER_ALLOWANCE
 )
 # RFC 9110 §15.5.14 Content Too Large (Anthropic's `request_too_large`, from Cloudflare).
 _TOO_LARGE_STATUS = 413
@@ -699,7 +702,10 @@ def _named_in(text: str, droppable: Mapping[str, Any]) -> list[str]:
     named.update(compounds)
     rest = _without_compounds(text, compounds)
     named.update(key for key in droppable if key not in named and _is_named(key, rest))
-    named.update(_named_by_value(text, droppable))
+    if not named:  # a value points at its key only where nothing names one
+        by_value = _named_by_value(text, droppable)
+        if len(by_value) == 1:  # and only where one key holds it
+            named.update(by_value)
     for pattern, keys in _CAPABILITIES:
         if any(
             re.search(_CAPABILITY_REFUSAL, sentence)
@@ -852,7 +858,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     degrade = policy.degrade and (status is None or 400 <= status < 600)
     # Before the structured `param`: OpenAI points its image refusal at the part
     # ("messages.[0].content.[1].type"), inside the never-dropped `messages`.
-    if degrade and count_images(body, policy) and _refuses_images(text, body):
+    if degrade and count_images(body, policy) and _refuses_images(text, body, error.param):
         return Verdict("images", "the endpoint refuses image input")
     param = _param_key(error.param)
     if param is not None and param in policy.kept:
@@ -884,23 +890,35 @@ def _forbids_a_key(
     """Whether a 403 refuses a key of the body rather than the caller: it names one, and
     no access of the caller's ("You are not allowed to request logprobs from this model",
     OpenAI's answer to `logprobs` for a reasoning model)."""
+    # (its message and param only: the raw body may quote the user's own prompt, as
+    # OpenRouter's `metadata.flagged_input` does)
+    said = error.model_copy(update={"raw": None})
     return (
         policy.degrade
         and re.search(_CALLER_ACCESS, text) is None
-        and bool(named_keys(error, body, policy))
+        and bool(named_keys(said, body, policy))
     )
 
 
-def _refuses_images(text: str, body: Mapping[str, Any]) -> bool:
+def _refuses_images(text: str, body: Mapping[str, Any], param: str | None = None) -> bool:
     # A body key's name is the key, not words about images ("'vl_high_resolution_images' is
     # not supported" refuses that key, not image input).
     text = _without_compounds(text, [key for key in body if "_" in key.strip("_")])
     return any(
-        re.search(_TEXT_ONLY, sentence)
-        or (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
+        (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
+        or (re.search(_TEXT_ONLY, sentence) and _only_text_input(sentence, body, param))
         for sentence in _sentences(text)
         if not re.search(_IMAGE_ROLE_RULE, sentence)
     )
+
+
+def _only_text_input(sentence: str, body: Mapping[str, Any], param: str | None) -> bool:
+    """Whether "only text" speaks of the input, the images: not where the error points at
+    a key of the body or names one ("Invalid value: 'audio'. This model only supports text
+    output." with `param: modalities` refuses `modalities`)."""
+    if param is not None and not param.startswith("messages"):
+        return False
+    return not any(_is_named(key, sentence) for key in body if key != "messages")
 
 
 # OpenAI's newer name of a key, refused as unknown where it is not known yet, with no

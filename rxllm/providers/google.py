@@ -835,11 +835,11 @@ def _sign_text(parts: list[dict[str, Any]], content: Sequence[Part]) -> None:
     back in later requests, so that the model keeps its reasoning context (a missing
     one is a 400 only where it is required, on a function call). The normalizer marks
     a text or thought part's signature with its part's details (`{}` or
-    `{"thought": true}`; no other wire's details are either); the record keeps the
-    turn's text as one part, so the last such signature (the one closing the thoughts
-    before the answer, or a stream's last, sent on an empty text part) goes on its last
-    text part. Thought text itself is not sent back, and a signature from another
-    provider is never sent to Gemini."""
+    `{"thought": true}`; no other wire's details are either); the last such signature
+    (the one closing the thoughts before the answer, or a stream's last, sent on an empty
+    text part) goes on the turn's last text part (a record keeps a run of text between
+    other parts as a part of its own). Thought text itself is not sent back, and a
+    signature from another provider is never sent to Gemini."""
     signature = None
     for part in content:
         if (

@@ -183,6 +183,7 @@ FINISH_REASONS: dict[str, StopReason] = {
     "guardrail_intervened": "content_filter",
     "content_filtered": "content_filter",
     "complete": "stop",
+    "completed": "stop",  # OpenRouter's `native_finish_reason` from a Responses upstream
     "tool_call": "tool_use",
     "error_toxic": "content_filter",  # Cohere v1: the output was judged toxic
     "error_limit": "length",  # Cohere v1: the model's context limit was reached
