@@ -8,7 +8,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
-  the size (context length, input length, the model's token limit or max length, 413, a
+  the size (context length, input length, a request that exceeded the model's token limit
+  or max length (a value said to exceed it is that key's), 413, a
   request larger than a whole per-minute allowance; under a rate limit only the last: a
   per-minute limit that asks to "reduce the prompt length ... or try again later" backs
   off), content policy, a missing model (its words, "模型不存在", or a structured code
@@ -36,7 +37,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   (`parameter.enable_thinking`, `body.maxTokens`, Go's `ChatCompletionRequest.max_tokens`),
   the head of a path into it (`tools.0.function.strict` names `tools`, `thinking.type`
   `thinking`: no body can edit inside a key), its own value quoted in a sentence about a
-  value ("Unsupported value: 'minimal'" names the key holding 'minimal'), an identifier
+  value ("Unsupported value: 'minimal'" names the key holding 'minimal', where nothing
+  else names a key and one key holds the value), an identifier
   that is no English word (`max_tokens`), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported", "Temperature value 0.2 is not supported", "invalid
