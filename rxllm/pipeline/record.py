@@ -103,12 +103,12 @@ class RecordBuilder:
         self.requested_model = requested_model
         self.started = time.monotonic()
         self.first_event: float | None = None
-        self.text: list[str] = []
         self.reasoning: list[str] = []
         self.reasoning_parts: list[ReasoningPart] = []
         self.open_reasoning: list[str] = []  # the block a signature has not closed yet
-        # The turn in order: runs of text (lists of deltas), reasoning parts, tool
-        # requests; the open reasoning block holds its place from its first delta on.
+        # The turn in order: runs of text (the record's text is theirs, joined), reasoning
+        # parts, tool requests, server tools taken back; the open reasoning block holds
+        # its place from its first delta on.
         self.output: list[_Run | ReasoningPart | ToolRequest | ServerTool | None] = []
         self.open_at = -1  # where the open reasoning block goes in `output`
         self.tool_calls: list[ToolRequest] = []
@@ -132,7 +132,6 @@ class RecordBuilder:
             if self.first_event is None:
                 self.first_event = time.monotonic()
         if isinstance(event, TextDelta):
-            self.text.append(event.text)
             output = self.output
             last = output[-1] if output else None
             if last.__class__ is _Run and last.phase == event.phase:
@@ -207,7 +206,9 @@ class RecordBuilder:
             provider=terminal.provider,
             requested_model=self.requested_model,
             model=terminal.model if isinstance(terminal, Done) else None,
-            text="".join(self.text),
+            text="".join(
+                piece for run in self.output if isinstance(run, _Run) for piece in run.pieces
+            ),
             reasoning="".join(self.reasoning),
             reasoning_parts=self.reasoning_parts,
             refusal="".join(self.refusal),

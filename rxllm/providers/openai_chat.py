@@ -945,11 +945,11 @@ class ChatNormalizer(Normalizer):
         word = finish_word(finish)
         if word is None:
             return
+        raw = finish if isinstance(finish, str) else json.dumps(finish)
         if self.finish is None:
             if self.detail is not None:
                 self._end_detail()
-            self.finish = finish if isinstance(finish, str) else json.dumps(finish)
-            self.finish_word = word
+            self.finish, self.finish_word = raw, word
             if word not in FAILED_FINISHES:  # a failed turn's calls are not complete
                 self._end_calls()  # a finish ends every call: dispatch them now
         elif FINISH_REASONS.get(word) == "content_filter" and self._overruled_by_filter():
@@ -958,10 +958,9 @@ class ChatNormalizer(Normalizer):
             # as `content_filter` in one of them (learn.microsoft.com, Azure OpenAI
             # "Content streaming"), and overrules the finish held so far.
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "finish_reason {!r} overruled by a later {!r}", self.finish, finish
+                "finish_reason {!r} overruled by a later {!r}", self.finish, raw
             )
-            self.finish = finish if isinstance(finish, str) else json.dumps(finish)
-            self.finish_word = word
+            self.finish, self.finish_word = raw, word
 
     def _overruled_by_filter(self) -> bool:
         """Whether a later filter verdict replaces the finish held: not a failed turn's

@@ -835,14 +835,14 @@ class ResponsesNormalizer(Normalizer):
         part = self._part(payload)
         if delta:
             part.append(delta)
-            if self.phases:
-                self.text(delta, self.phases.get(self._index(payload)))
+            if self.phases:  # (the hot path of every stream without phases asks no more)
+                self._say(self._index(payload))(delta)
             else:
                 self.text(delta)
 
-    def _say(self, payload: dict[str, Any]) -> Callable[[str], None]:
-        """How the text of the message a `payload` is about is emitted: with its phase."""
-        phase = self.phases.get(self._index(payload)) if self.phases else None
+    def _say(self, index: int) -> Callable[[str], None]:
+        """How the text of the message at output `index` is emitted: with its phase."""
+        phase = self.phases.get(index)
         return self.text if phase is None else partial(self.text, phase=phase)
 
     def _refusal(self, payload: dict[str, Any]) -> None:
@@ -852,7 +852,7 @@ class ResponsesNormalizer(Normalizer):
             self.refusal(delta)
 
     def _text_done(self, payload: dict[str, Any]) -> None:
-        self._part_done(payload, payload.get("text"), self._say(payload))
+        self._part_done(payload, payload.get("text"), self._say(self._index(payload)))
 
     def _refusal_done(self, payload: dict[str, Any]) -> None:
         self._part_done(payload, payload.get("refusal"), self.refusal)
@@ -865,7 +865,7 @@ class ResponsesNormalizer(Normalizer):
             return
         kind = part.get("type")
         if kind == "output_text":
-            self._part_done(payload, part.get("text"), self._say(payload))
+            self._part_done(payload, part.get("text"), self._say(self._index(payload)))
             for annotation in part.get("annotations") or ():
                 self._annotation({**payload, "annotation": annotation})
         elif kind == "refusal":
@@ -1064,8 +1064,7 @@ class ResponsesNormalizer(Normalizer):
         if not isinstance(content, list):
             return
         self._phase(index, item)  # the done item is authoritative
-        phase = self.phases.get(index)
-        say = self.text if phase is None else partial(self.text, phase=phase)
+        say = self._say(index)
         # The parts that streamed are the item's first parts, in order: a server may
         # number them on from the items before (vLLM's gpt-oss stream: content_index 1
         # for the only part of a message after a reasoning item).
