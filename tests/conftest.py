@@ -1,13 +1,13 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 from aiohttp import web
 
 from rxllm.local import LocalServer
-from tests.support import CAPTURES, HAVE_CAPTURES, NO_CAPTURES, Handler, Serve
+from tests.support import CAPTURES, HAVE_CAPTURES, NO_CAPTURES, Handler, Serve, ServeBody
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ async def serve() -> AsyncIterator[Serve]:
 
 
 @pytest.fixture
-def serve_body(serve: Serve) -> Callable[[bytes], Awaitable[str]]:
+def serve_body(serve: Serve) -> ServeBody:
     """Serve fixed SSE bytes to any POST on a loopback port; returns the base URL."""
 
     async def start(body: bytes) -> str:

@@ -46,6 +46,8 @@ needs_captures = pytest.mark.skipif(not HAVE_CAPTURES, reason=NO_CAPTURES)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Serve = Callable[[Handler], Awaitable[str]]
 """The `serve` fixture (tests/conftest.py): a handler in, the loopback base URL out."""
+ServeBody = Callable[[bytes], Awaitable[str]]
+"""The `serve_body` fixture (tests/conftest.py): fixed SSE bytes in, the base URL out."""
 
 
 # One short complete turn of each wire a `Recorder` answers in.

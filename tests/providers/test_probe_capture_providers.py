@@ -6,16 +6,13 @@ arbitrary byte boundaries, and streamed once end to end over a loopback server.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 import rxllm
 from rxllm.events import Citation, Event
-from tests.support import Summary, kinds, replay_every_way, summarize
-
-ServeBody = Callable[[bytes], Awaitable[str]]
+from tests.support import ServeBody, Summary, kinds, replay_every_way, summarize
 
 
 def _sse(*payloads: dict[str, Any]) -> bytes:

@@ -8,16 +8,13 @@ and cut at arbitrary byte boundaries, and once per wire over a loopback server.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 import rxllm
 from rxllm.events import Done, Failed
-from tests.support import replay_every_way, summarize
-
-ServeBody = Callable[[bytes], Awaitable[str]]
+from tests.support import ServeBody, replay_every_way, summarize
 
 
 def _choice(finish: Any = None, delta: dict[str, Any] | None = None, **rest: Any) -> bytes:

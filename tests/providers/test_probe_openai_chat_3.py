@@ -5,15 +5,12 @@ cut at arbitrary byte boundaries, and once end to end over a loopback server.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import rxllm
 from rxllm.events import Done
 from tests.providers.test_probe_openai_chat import _chunk, _sse
-from tests.support import kinds, replay_every_way, summarize
-
-ServeBody = Callable[[bytes], Awaitable[str]]
+from tests.support import ServeBody, kinds, replay_every_way, summarize
 
 
 async def _record(serve_body: ServeBody, body: bytes, provider: str) -> rxllm.StreamRecord:

@@ -5,24 +5,13 @@ boundaries, and once end to end over a loopback server.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import rxllm
 from rxllm.events import Citation, Done
 from tests.providers.test_probe_openai_chat import _chunk, _sse
-from tests.support import kinds, log_messages, replay_every_way, summarize
-
-ServeBody = Callable[[bytes], Awaitable[str]]
-
-
-async def _record(serve_body: ServeBody, body: bytes, provider: str) -> rxllm.StreamRecord:
-    base_url = await serve_body(body)
-    async with rxllm.provider(
-        provider, base_url=base_url, allow_private_network=True, max_attempts=1
-    ) as p:
-        return await p.complete(rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")]))
-
+from tests.providers.test_probe_openai_chat_3 import _record
+from tests.support import ServeBody, kinds, log_messages, replay_every_way, summarize
 
 # ------------------------- text-generation-inference: a stop sequence is `stop_sequence`
 

@@ -9,16 +9,15 @@ a loopback server: the same events."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import rxllm
 from rxllm.events import Event
 from tests.providers.test_openai_responses_shapes import added, done, on, wire
 from tests.providers.test_probe_usage import _counts
-from tests.support import replay_every_way, summarize
+from tests.support import ServeBody, replay_every_way, summarize
 
-ServeBody = Callable[[bytes], Awaitable[str]]
 RESPONSE = {"id": "resp_1", "object": "response", "model": "gpt-oss-20b"}
 CREATED = {"type": "response.created", "response": {**RESPONSE, "status": "in_progress"}}
 USAGE = {

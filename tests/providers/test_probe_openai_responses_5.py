@@ -24,8 +24,7 @@ from rxllm import ChatRequest, Message
 from rxllm.events import Event, ReasoningDelta, ToolStart
 from rxllm.providers import wire_for
 from rxllm.request import ImagePart, ReasoningPart, TextPart, ToolCall
-from tests.providers.test_probe_openai_responses_3 import ServeBody
-from tests.support import Recorder, Serve, replay_every_way, summarize
+from tests.support import Recorder, Serve, ServeBody, replay_every_way, summarize
 
 ARGUMENTS = {"fc_1": '{"city":"Paris"}', "fc_2": '{"city":"Rome"}'}
 THOUGHT, ANSWER = "Two cities.", "Let me check."

@@ -15,9 +15,8 @@ from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers.openai_responses import OpenAIResponses
 from rxllm.request import ChatRequest, Message
 from tests.providers.test_openai_responses_shapes import added, done, on
-from tests.providers.test_probe_openai_responses_3 import ServeBody
 from tests.providers.test_recordings_responses import run
-from tests.support import summarize
+from tests.support import ServeBody, summarize
 
 
 def response(rid: str, model: str, status: str, **fields: Any) -> dict[str, Any]:

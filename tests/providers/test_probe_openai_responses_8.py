@@ -13,7 +13,6 @@ from rxllm.events import ServerToolResult
 from rxllm.providers.openai_responses import OpenAIResponses
 from rxllm.request import ChatRequest, Message
 from tests.providers.test_openai_responses_shapes import added, done, on
-from tests.providers.test_probe_openai_responses_3 import ServeBody
 from tests.providers.test_probe_openai_responses_7 import (
     next_input,
     record_of,
@@ -21,7 +20,7 @@ from tests.providers.test_probe_openai_responses_7 import (
     server_tools,
 )
 from tests.providers.test_recordings_responses import run
-from tests.support import summarize
+from tests.support import ServeBody, summarize
 
 
 def usage_of(input_tokens: int, cached: int, output: int, reasoning: int) -> dict[str, Any]:

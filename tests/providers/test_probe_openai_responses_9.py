@@ -15,7 +15,6 @@ from rxllm.events import ServerToolResult
 from rxllm.providers.openai_responses import OpenAIResponses
 from rxllm.request import ChatRequest, Message, ReasoningPart, ToolCall
 from tests.providers.test_openai_responses_shapes import added, done, on
-from tests.providers.test_probe_openai_responses_3 import ServeBody
 from tests.providers.test_probe_openai_responses_7 import (
     next_input,
     record_of,
@@ -30,7 +29,7 @@ from tests.providers.test_probe_openai_responses_8 import (
     usage_of,
 )
 from tests.providers.test_recordings_responses import run
-from tests.support import summarize
+from tests.support import ServeBody, summarize
 
 
 def input_of(messages: list[Message], **params: Any) -> list[dict[str, Any]]:

@@ -12,7 +12,6 @@ no arguments at all is `{}`; nothing is invented, wrapped or cut.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -23,9 +22,8 @@ from tests.providers import test_anthropic_shapes as anth
 from tests.providers import test_openai_responses_shapes as resp
 from tests.providers import test_probe_google as gem
 from tests.providers.test_probe_openai_chat import _chunk, _sse
-from tests.support import replay_every_way, summarize
+from tests.support import ServeBody, replay_every_way, summarize
 
-ServeBody = Callable[[bytes], Awaitable[str]]
 Call = tuple[str, str, dict[str, Any]]
 
 # Numbers JSON holds that a float would change: Python's json reads the integer exactly

@@ -10,9 +10,8 @@ import json
 from typing import Any
 
 from tests.providers.test_openai_responses_shapes import added, done, on
-from tests.providers.test_probe_openai_responses_3 import ServeBody
 from tests.providers.test_probe_openai_responses_3 import run as probe_run
-from tests.support import summarize
+from tests.support import ServeBody, summarize
 
 
 def frames(*payloads: dict[str, Any]) -> bytes:

@@ -22,8 +22,8 @@ from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers.openai_responses import OpenAIResponses
 from rxllm.request import ChatRequest, Message, TextPart
 from tests.providers.test_openai_responses_shapes import added, done, on
-from tests.providers.test_probe_openai_responses_3 import ServeBody
 from tests.providers.test_recordings_responses import run
+from tests.support import ServeBody
 
 RID, MODEL = "resp_phase_001", "gpt-5.3-codex"
 COMMENTARY, FINAL = "I'm going to search for that", "The capital of France is Paris."
