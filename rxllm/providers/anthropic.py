@@ -69,6 +69,10 @@ Decisions, where the wire leaves a choice:
   emitted once (a `tool_use` is `tool_start`, its `input` as the arguments and
   `tool_end`, so a `tool_request` follows), and its `stop_reason` is held like
   `message_delta`'s until `message_stop` (a later `message_delta` may replace it).
+- One message a stream: a `message_start` repeated while the message is open (the same
+  id, or no id to tell them apart) is ignored with a debug log; one naming another
+  message means a relay spliced two responses (vercel/ai#18331), whose blocks share
+  indices: `error(kind="protocol")`, never the two read as one turn.
 - Server tools run at Anthropic and are never `tool_start` / `tool_request`. A
   `server_tool_use` or `mcp_tool_use` block is one `server_tool_call` at its
   `content_block_stop` (call id = block id, name = block name; an MCP block's
@@ -293,6 +297,7 @@ class AnthropicNormalizer(Normalizer):
         "compacted",
         "compactions",
         "counts",
+        "message",
         "refusal_text",
         "server_names",
         "servers",
@@ -319,6 +324,7 @@ class AnthropicNormalizer(Normalizer):
         self.stop: str | None = None
         self.refusal_text: str | None = None  # a refusal explanation already emitted
         self.usage_sent = False
+        self.message: str | None = None  # the open message's id ("" for one without)
 
     def on_chunk(self, chunk: RawChunk) -> None:
         payload = json.loads(chunk.data)
@@ -510,10 +516,26 @@ class AnthropicNormalizer(Normalizer):
         )
 
     def _message_start(self, message: dict[str, Any]) -> None:
+        message_id = text_or_none(message.get("id")) or ""
+        if self.message is not None:
+            # The open message's start again (a relay's repeat): nothing new to read.
+            # Another message's: two responses spliced, their blocks at the same indices.
+            if message_id == self.message or not (message_id and self.message):
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "ignored a repeated message_start: {}", message_id
+                )
+                return
+            self.fail(
+                "protocol",
+                f"message {message_id} began while message {self.message} was still open: "
+                "two responses spliced into one stream",
+            )
+            return
+        self.message = message_id
         model = message.get("model")
         if model:
             self.model = model
-        self.response_id = text_or_none(message.get("id")) or self.response_id
+        self.response_id = message_id or self.response_id
         self._count(message.get("usage"))
         stop = message.get("stop_reason")
         if stop:
