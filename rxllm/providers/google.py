@@ -13,8 +13,11 @@ emitted at the end of the body.
 How the wire is read (decisions, each tested in tests/providers/test_google.py,
 test_google_shapes.py and test_probe_google.py):
 
-- Parts with `"thought": true` are reasoning; their `thoughtSignature` rides on the
-  same event. A signature on any other part (text, a function call, an empty text
+- Text parts with `"thought": true` are reasoning; their `thoughtSignature` rides on
+  the same event. Code and built-in tool steps flagged `thought` (Gemini 2.5 runs code
+  while it thinks, and the result follows) are tool steps like any other, as
+  pydantic-ai and the AI SDK read them; a thought image is logged (no event carries
+  an image). A signature on any other part (text, a function call, an empty text
   part) comes out first as a reasoning event with empty text carrying it: Gemini puts
   the signature of the thoughts on the first part after them, so it closes the
   reasoning that precedes that part. The signature of a text or thought part carries
@@ -529,17 +532,18 @@ class GeminiNormalizer(Normalizer):
         # A text or thought part's signature goes back on the turn's text: its details
         # (the part's own fields, `thought`) mark it as one (`gemini_contents`).
         details = _signature_details(part) if signature else None
-        if part.get("thought"):
-            if text or signature:
-                self.reasoning(text or "", signature, details=details)
-            if part.keys() - _TEXT_KEYS:  # a thought image: no event carries it
-                self._unread(part)
-            return
-        if signature:
+        thought = bool(part.get("thought"))
+        if thought and text:
+            self.reasoning(text, signature, details=details)
+        elif signature:
             self.reasoning("", signature, details=details)
         if text:
-            self.text(text)
+            if not thought:
+                self.text(text)
             return
+        # A part holds one kind of data; `thought` on code or a built-in tool's step
+        # (Gemini 2.5 runs code while thinking) still means the tool ran: shown as any
+        # other step, as google-genai clients do. A thought image stays unread below.
         code = part.get("executableCode")
         if code is not None:
             arguments = {"language": code.get("language"), "code": code.get("code") or ""}

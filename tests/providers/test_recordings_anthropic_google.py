@@ -128,8 +128,10 @@ def test_an_answer_after_a_finish_on_a_file_search_step_is_read() -> None:
     got = summarize(events)
     answer = "The capital of France is Paris. A famous landmark in Paris is the Eiffel Tower."
     assert got.text == answer
+    # The thought step and the step after it: each a code run, as pydantic-ai reads them.
     assert [(e.name, e.arguments["code"]) for e in events if isinstance(e, ServerToolCall)] == [
-        ("code_execution", SEARCH)
+        ("code_execution", SEARCH),
+        ("code_execution", SEARCH),
     ]
     assert got.usage is not None and got.usage.total_tokens == 805
     done = events[-1]
