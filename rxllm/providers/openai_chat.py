@@ -82,8 +82,9 @@ one dict lookup:
   tools the provider ran: `server_tool_call` named after `type`, its `arguments` JSON
   string read as an object (anything else kept under `arguments`), when an entry is
   first seen; `server_tool_result` (the entry's other keys: `output`, and
-  `search_results` where sent) once it carries an output. An entry is known by its
-  `index`, else by its position; the call id is `{type}_{n}`, `n` counting them.
+  `search_results` where sent) once it carries an output or results that are not
+  empty (`_has_result`). An entry is known by its `index`, else by its position; the
+  call id is `{type}_{n}`, `n` counting them.
 
 Only choice 0 is read (a choice with no index, or `index: null`, is choice 0): `n > 1`
 is not one stream. Other choices are ignored, with a
@@ -350,9 +351,11 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     """Normalize an OpenAI-style usage object: cached input apart, reasoning counted once.
 
     Reads the field's dialects too: DeepSeek's `prompt_cache_hit_tokens`, Together's
-    top-level `cached_tokens`, OpenRouter's `prompt_tokens_details.cache_write_tokens`
-    and `cost` (USD), xAI's `cost_in_usd_ticks`, Perplexity's `cost` object (its
-    `total_cost`) and top-level `reasoning_tokens`. `prompt_tokens` counts cache reads
+    top-level `cached_tokens`, Mistral's `num_cached_tokens` (and its
+    `prompt_token_details`, as @ai-sdk/mistral reads them), OpenRouter's
+    `prompt_tokens_details.cache_write_tokens` and `cost` (USD), xAI's
+    `cost_in_usd_ticks`, Perplexity's `cost` object (its `total_cost`) and top-level
+    `reasoning_tokens`. `prompt_tokens` counts cache reads
     and writes in this family, so both are taken out of `input_tokens`, and
     `completion_tokens` counts the reasoning unless `reasoning_in_completion` (or
     Perplexity's dialect) says otherwise; but the family does not agree, so
@@ -373,6 +376,8 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         prompt_details.get("cached_tokens")
         or raw.get("prompt_cache_hit_tokens")
         or raw.get("cached_tokens")
+        or raw.get("num_cached_tokens")
+        or (raw.get("prompt_token_details") or {}).get("cached_tokens")
         or 0
     )
     cache_write = prompt_details.get("cache_write_tokens") or 0
@@ -741,6 +746,26 @@ _DELTA_READ_WHEN_SENT = frozenset(
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
 # turn, as that API allows.
 _FUNCTION_CALL = "function_call"
+
+
+# What an executed tool found (groq-python's `ExecutedTool`): its `output` text, or the
+# structured results beside it. A search streamed in one chunk carries `search_results`
+# and no `output` (pydantic-ai's test_groq_model_web_search_tool_stream_single_chunk);
+# an entry announcing a search carries `search_results: {"results": []}`, nothing yet.
+_TOOL_RESULTS = ("search_results", "code_results", "browser_results")
+
+
+def _has_result(entry: dict[str, Any]) -> bool:
+    """Whether a Groq `executed_tools` entry carries its result yet."""
+    if entry.get("output") is not None:
+        return True
+    for key in _TOOL_RESULTS:
+        found = entry.get(key)
+        if found.__class__ is dict:
+            found = any(found.values())
+        if found:
+            return True
+    return False
 
 
 def _counts_tokens(usage: dict[str, Any]) -> bool:
@@ -1154,7 +1179,7 @@ class ChatNormalizer(Normalizer):
                 self.server_tools[key] = known
                 self.server_tool_call(call_id, name, _arguments_of(entry.get("arguments")))
             call_id, name, reported = known
-            if not reported and entry.get("output") is not None:
+            if not reported and _has_result(entry):
                 self.server_tools[key] = (call_id, name, True)
                 content = {
                     k: v for k, v in entry.items() if k not in ("index", "type", "arguments")
