@@ -225,6 +225,11 @@ class ToolCall(_Frozen):
     signature: str | None = None
     """The provider's opaque signature of the call, sent back as it came
     (`ToolRequest.to_call()` keeps it)."""
+    details: dict[str, Any] | None = Field(default=None, exclude_if=lambda d: d is None)
+    """The call block's own fields beyond its id, name and arguments, as the provider
+    sent them, which its wire sends back with the call (`ToolRequest.to_call()` keeps
+    them): an Anthropic `tool_use`'s `caller`, which names the code execution that made
+    a programmatic call. Other wires leave them out."""
     after: int | None = Field(default=None, ge=0)
     """How many of the message's content parts came before this call in the turn;
     None: after all of them. `StreamRecord.to_message()` sets it for a call that came

@@ -157,6 +157,7 @@ class _Calls:
                     index=start.index,
                     arguments=parsed,
                     signature=start.signature if signature is None else signature,
+                    details=start.details,
                 )
             )
             return True

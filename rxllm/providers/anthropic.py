@@ -115,12 +115,16 @@ Decisions, where the wire leaves a choice:
   an empty reasoning delta whose `details` is the block, so that the turn goes back with
   them where they came (between two runs of thinking the API rejects the turn without
   the fallback; a turn paused after compaction continues from its summary).
+- A `tool_use` block's `caller` (the code execution that made a programmatic call, or
+  `direct`) and `toolset_name` are the call's `details`, and go back on its block; the
+  `container` of a message or `message_delta` (where the turn's code ran) is the
+  `Done`'s id, for the next request to name: a turn that ended on a programmatic call
+  is refused without it.
 - Fields no event carries are logged at debug with their values, never dropped
   unsaid: a message's or `message_delta`'s `stop_sequence` (the sequence that matched),
-  `container`, `context_management` (the edits applied) and any newer field; a
-  `tool_use` block's `caller` (a programmatic call names the code that made it); usage
-  fields beyond the token counts (`cache_creation`'s 5m/1h split, `server_tool_use`
-  request counts, `service_tier`).
+  `context_management` (the edits applied) and any newer field; usage fields beyond
+  the token counts (`cache_creation`'s 5m/1h split, `server_tool_use` request counts,
+  `service_tier`).
 - An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
   for (`overloaded_error` 529, `api_error` 500) and the type as its code, so the
   recovery policy reads it as it reads the same HTTP error. An error payload without
@@ -240,10 +244,10 @@ def _count_of(value: object) -> int | None:
 # any other field is logged (`AnthropicNormalizer._unread`).
 _USAGE_READ = frozenset({wire for wire, _ in _USAGE_FIELDS} | {"output_tokens_details"})
 _MESSAGE_READ = frozenset(
-    {"id", "type", "role", "model", "content", "stop_reason", "usage", "stop_details"}
+    {"id", "type", "role", "model", "content", "stop_reason", "usage", "stop_details", "container"}
 )
 _MESSAGE_DELTA_READ = frozenset({"type", "delta", "usage"})
-_DELTA_READ = frozenset({"stop_reason", "stop_details"})
+_DELTA_READ = frozenset({"stop_reason", "stop_details", "container"})
 _TYPE_READ = frozenset({"type"})  # of a block or delta no event carries
 
 # Block kinds the normalizer reads; any other kind is logged and skipped.
@@ -258,9 +262,11 @@ _RESULT = "_tool_result"
 # turn verbatim — block included"; between two runs of thinking it marks where one
 # verification chain ends, and a turn sent back without it is rejected).
 _OWN_MARKERS = frozenset({"compaction", "fallback"})
-# A client tool_use block's fields the events carry; any other (a programmatic call's
-# `caller`) is logged.
-_TOOL_READ = frozenset({"type", "id", "name", "input"})
+# A client tool_use block's fields the events carry; of the others, those the block
+# takes back (`ToolUseBlockParam`) are the call's `details`: `caller` (the code execution
+# that made a programmatic call, or "direct") and `toolset_name`. Any other is logged.
+_TOOL_BACK = ("caller", "toolset_name")
+_TOOL_READ = frozenset({"type", "id", "name", "input", *_TOOL_BACK})
 
 
 class _ToolBlock:
@@ -296,6 +302,7 @@ class AnthropicNormalizer(Normalizer):
         "called",
         "compacted",
         "compactions",
+        "container",
         "counts",
         "message",
         "refusal_text",
@@ -325,6 +332,7 @@ class AnthropicNormalizer(Normalizer):
         self.refusal_text: str | None = None  # a refusal explanation already emitted
         self.usage_sent = False
         self.message: str | None = None  # the open message's id ("" for one without)
+        self.container: str | None = None  # the code execution container's id (`Done`)
 
     def on_chunk(self, chunk: RawChunk) -> None:
         payload = json.loads(chunk.data)
@@ -348,7 +356,8 @@ class AnthropicNormalizer(Normalizer):
             if not self.usage_sent and self.counts:
                 self._send_usage()
             stop = stop_reason_of(self.stop, STOP_REASONS)
-            self.done("tool_use" if stop == "stop" and self.called else stop, self.stop)
+            stop = "tool_use" if stop == "stop" and self.called else stop
+            self.done(stop, self.stop, container=self.container)
         elif kind == "error" or chunk.event == "error":
             self._error(payload)
         else:
@@ -412,7 +421,13 @@ class AnthropicNormalizer(Normalizer):
         elif kind == _TOOL:
             self.called = True
             self.tools[index] = _ToolBlock(block.get("input", _NO_INPUT))
-            self.tool_start(block.get("id") or f"toolu_{index}", block.get("name") or "", index)
+            details = {key: block[key] for key in _TOOL_BACK if block.get(key) is not None}
+            self.tool_start(
+                block.get("id") or f"toolu_{index}",
+                block.get("name") or "",
+                index,
+                details=details or None,
+            )
             self._unread("tool_use block", block, _TOOL_READ)
         elif kind == _THINKING:
             thinking, signature = block.get("thinking") or "", block.get("signature") or None
@@ -546,6 +561,7 @@ class AnthropicNormalizer(Normalizer):
                 self._block_start(index, block)
                 self._block_stop(index)
         self._stop_details(message.get("stop_details"))
+        self._container(message.get("container"))
         self._unread("message_start", message, _MESSAGE_READ)
 
     def _message_delta(self, payload: dict[str, Any]) -> None:
@@ -554,6 +570,7 @@ class AnthropicNormalizer(Normalizer):
         if stop:
             self.stop = stop
         self._stop_details(delta.get("stop_details"))
+        self._container(delta.get("container"))
         self._unread("message_delta", payload, _MESSAGE_DELTA_READ)
         self._unread("message_delta", delta, _DELTA_READ)
         self._count(payload.get("usage"))
@@ -595,8 +612,14 @@ class AnthropicNormalizer(Normalizer):
             "stop details: {} (category {})", details.get("type"), details.get("category")
         )
 
+    def _container(self, container: object) -> None:
+        """The container the turn's code ran in (`{"id": ..., "expires_at": ...}`): its id
+        is the `Done`'s, for the next request to name."""
+        if isinstance(container, dict) and isinstance(container.get("id"), str):
+            self.container = container["id"]
+
     def _unread(self, where: str, fields: dict[str, Any], read: frozenset[str]) -> None:
-        """Fields no event carries, with their values (a stop sequence, a container,
+        """Fields no event carries, with their values (a stop sequence,
         context management edits, usage breakdowns): at most a few per turn."""
         for key, value in fields.items():
             if key not in read and value is not None:
@@ -760,7 +783,15 @@ def _is_own_block(block: dict[str, Any]) -> bool:
 
 
 def _tool_use(call: ToolCall, ids: _CallIds) -> dict[str, Any]:
-    return {"type": "tool_use", "id": ids.call(call.id), "name": call.name, "input": call.arguments}
+    block = {
+        "type": "tool_use",
+        "id": ids.call(call.id),
+        "name": call.name,
+        "input": call.arguments,
+    }
+    if call.details:  # the block's own fields, as they came (`_TOOL_BACK`)
+        block.update((key, call.details[key]) for key in _TOOL_BACK if key in call.details)
+    return block
 
 
 # What the API accepts as a tool_use id (and so as a tool_result's tool_use_id).

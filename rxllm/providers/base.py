@@ -209,7 +209,14 @@ class Normalizer(ABC):
             )
         )
 
-    def tool_start(self, call_id: str, name: str, index: int, signature: str | None = None) -> None:
+    def tool_start(
+        self,
+        call_id: str,
+        name: str,
+        index: int,
+        signature: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
         self.emit(
             ToolStart.make(
                 provider=self.provider,
@@ -218,6 +225,7 @@ class Normalizer(ABC):
                 name=name,
                 index=index,
                 signature=signature,
+                details=details,
             )
         )
 
@@ -284,7 +292,12 @@ class Normalizer(ABC):
     def usage(self, usage: Usage) -> None:
         self.emit(UsageUpdate.make(provider=self.provider, attempt=self.attempt, usage=usage))
 
-    def done(self, stop_reason: StopReason, raw_stop_reason: str | None = None) -> None:
+    def done(
+        self,
+        stop_reason: StopReason,
+        raw_stop_reason: str | None = None,
+        container: str | None = None,
+    ) -> None:
         self.settled = True
         self.emit(
             Done.make(
@@ -294,6 +307,7 @@ class Normalizer(ABC):
                 raw_stop_reason=raw_stop_reason,
                 model=self.model,
                 response_id=self.response_id,
+                container=container,
             )
         )
 

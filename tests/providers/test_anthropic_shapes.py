@@ -122,7 +122,8 @@ def test_a_failed_mcp_result_says_so_in_its_content() -> None:
 def test_fields_no_event_carries_are_logged_with_their_values() -> None:
     """BetaRawMessageDeltaEvent: `context_management` beside `delta`, `delta.stop_sequence`
     (the sequence that matched), usage `cache_creation` (5m/1h split) and
-    `server_tool_use`; a message_start's `container`. They were dropped unsaid."""
+    `server_tool_use`. They were dropped unsaid. (A message_start's `container` was one;
+    its id is now the `Done`'s.)"""
     first = json.loads(json.dumps(START))
     first["message"]["container"] = {"id": "container_1", "expires_at": "2026-01-01T00:00:00Z"}
     first["message"]["usage"]["cache_creation"] = {
@@ -145,8 +146,8 @@ def test_fields_no_event_carries_are_logged_with_their_values() -> None:
     assert (got.text, got.stop_reason, got.raw_stop_reason) == ("Done", "stop", "stop_sequence")
     assert got.usage is not None
     assert (got.usage.input_tokens, got.usage.cache_write_tokens) == (12, 7)
+    assert isinstance(events[-1], Done) and events[-1].container == "container_1"
     for where, key, value in (
-        ("message_start", "container", "container_1"),
         ("usage", "cache_creation", "ephemeral_1h_input_tokens"),
         ("message_delta", "stop_sequence", "'END'"),
         ("message_delta", "context_management", "clear_tool_uses_20250919"),
