@@ -139,6 +139,7 @@ __all__ = [
     "DEGRADES",
     "OPENAI",
     "TOOL_RESULTS_READ",
+    "USD_PER_TICK",
     "ChatNormalizer",
     "ChatOptions",
     "OpenAIChat",
@@ -238,7 +239,7 @@ DEGRADES = RecoveryPolicy(degrade=True)
 # xAI reports cost in ticks of 1e-10 USD (`cost_in_usd_ticks`); checked against the
 # xai capture: 1 input, 290 cached and 222 output tokens of grok-3-mini at $0.30,
 # $0.075 and $0.50 per million cost $0.00013305 = 1,330,500 ticks.
-_USD_PER_TICK = 1e-10
+USD_PER_TICK = 1e-10
 
 # The C scanner behind `json.loads`, called directly: the same parse, without the
 # decoder's two whitespace regex matches per call (about a fifth of a chunk's cost).
@@ -396,7 +397,7 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         cost = cost.get("total_cost")
     if not isinstance(cost, int | float):
         ticks = raw.get("cost_in_usd_ticks")
-        cost = ticks * _USD_PER_TICK if isinstance(ticks, int | float) else None
+        cost = ticks * USD_PER_TICK if isinstance(ticks, int | float) else None
     elif raw.get("is_byok") is True:
         upstream = (raw.get("cost_details") or {}).get("upstream_inference_cost")
         if isinstance(upstream, int | float):

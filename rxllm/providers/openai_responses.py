@@ -9,8 +9,9 @@ assistant turn (`responses_input`). Response: events whose JSON `type` names the
 (`response.output_text.delta`, `response.function_call_arguments.delta`, ...). The
 `event:` line repeats the type on OpenAI's wire but not on OpenRouter's, so only the
 JSON `type` is read. The stream ends with `response.completed`, `response.incomplete`
-or `response.failed` (an `error` event may come first; the usage a failed response
-carries is emitted before its error); there is no `[DONE]`, though OpenRouter sends one
+or `response.failed` (or the older `response.done`, read as `response.completed`; an
+`error` event may come first; the usage a failed response carries is emitted before its
+error); there is no `[DONE]`, though OpenRouter sends one
 after the terminal event. An `error` event (or a proxy's type-less `{"error": ...}`) is
 `error(kind="stream_error")`, its fields read at the top level or nested in `error`; an
 `event: error` frame this reading does not end (a payload with no type it knows, a bare
@@ -90,6 +91,13 @@ Output items, by type (the decisions of this module):
   output), a `program_output` item that of its `program` (by its `call_id`: the program
   may have begun in an earlier turn, its client calls answered since). Progress events
   (`response.web_search_call.searching`, ...) add nothing and are logged at debug.
+- xAI's Responses stream its server-side tools as items of its own (`x_search_call`,
+  `code_execution_call`, `view_image_call`, `view_x_video_call`: provider-run items) and
+  as `custom_tool_call`s of the sub-tools those run (`XAI_SERVER_TOOLS`:
+  `x_keyword_search`, `view_x_video`, ...; call ids `xs_call_...`), which the same
+  response answers itself: a custom tool call of one of those names is provider-run,
+  named by its `name`, and its `server_tool_call` waits for its done item, the first
+  to hold its `input` (parsed, as vercel/ai's xAI provider reads these items).
 - `url_citation` annotations become `citation` events (url, title, and cited_text
   when the annotation's `start_index`/`end_index` fall inside the text of its part),
   from `response.output_text.annotation.added` or from the message's `output_text`
@@ -124,6 +132,9 @@ Output items, by type (the decisions of this module):
   reasoning), starts that index afresh: what was kept of the done item is dropped. So
   does one for another item than one still open there, both named by their ids
   (Ollama adds a chunk's calls at the index of the message before them, never done).
+- An `output_item.added` or `.done` whose `item` is null, absent or empty names no item
+  and begins none (logged); the items around it are read as they are (openai-python's
+  stream keeps them, `test_null_output_items.py`).
 - `sequence_number` counts the events of a response from 0: a number that is not the
   one after the last (an event lost or repeated on the way) is logged at debug; the
   events that did arrive are read as they are.
@@ -153,6 +164,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
+from rxllm.providers.openai_chat import USD_PER_TICK
 from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 
 __all__ = [
@@ -209,6 +221,30 @@ SERVER_ITEMS = frozenset(
         "mcp_list_tools",
         "image_generation_call",
         "program",
+        # xAI's
+        "x_search_call",
+        "code_execution_call",
+        "view_image_call",
+        "view_x_video_call",
+    }
+)
+# The sub-tools xAI's server-side web search, X search and code execution run, which its
+# Responses stream shows as `custom_tool_call` items (vercel/ai's xAI provider, the names
+# it reads as provider-executed; `view_x_video` in its x-search fixture): from a Grok
+# model, a custom tool call of one of these is xAI's to run. Not from another model: an
+# OpenAI client may declare a custom tool of its own named `web_search`.
+XAI_SERVER_TOOLS = frozenset(
+    {
+        "web_search",
+        "web_search_with_snippets",
+        "browse_page",
+        "x_user_search",
+        "x_keyword_search",
+        "x_semantic_search",
+        "x_thread_fetch",
+        "view_image",
+        "view_x_video",
+        "code_execution",
     }
 )
 # The fields of a provider-run item that say what it was asked to do.
@@ -220,6 +256,7 @@ SERVER_INPUT_FIELDS = (
     "server_label",
     "name",
     "arguments",
+    "input",
 )
 _NOT_ARGUMENTS = frozenset({"id", "type", "status", "call_id"})
 # The names a model gives the `multi_tool_use.parallel` wrapper when it sends it as a
@@ -288,17 +325,26 @@ def server_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
     for key in SERVER_INPUT_FIELDS:
         value = item.get(key)
         if value not in (None, "", [], {}):
-            out[key] = _parsed(value) if key == "arguments" else value
+            out[key] = _parsed(value) if key in ("arguments", "input") else value
     return out
 
 
-def item_kind(item: dict[str, Any]) -> str | None:
-    """`client`, `server` or None (another item) for an output item."""
+def server_name(item: dict[str, Any]) -> str:
+    """A provider-run item's tool name: its type, or an xAI custom tool call's `name`."""
+    kind = item.get("type")
+    return str(item.get("name") if kind == "custom_tool_call" else kind)
+
+
+def item_kind(item: dict[str, Any], grok: bool = False) -> str | None:
+    """`client`, `server` or None (another item) for an output item; `grok`: the
+    response is a Grok model's (`XAI_SERVER_TOOLS`)."""
     kind = item.get("type")
     if kind == "shell_call":  # run in a hosted container unless its environment is local
         environment = item.get("environment")
         if isinstance(environment, dict) and environment.get("type") not in (None, "local"):
             return "server"
+    if grok and kind == "custom_tool_call" and item.get("name") in XAI_SERVER_TOOLS:
+        return "server"
     if kind in CLIENT_ITEMS:
         return "client"
     if kind in SERVER_ITEMS:
@@ -313,16 +359,20 @@ def responses_usage(raw: dict[str, Any]) -> Usage:
     `input_tokens`), reasoning counted once (`output_tokens` already includes it).
     xAI's does not always count the cache inside (grok-4-1-fast-non-reasoning: 4,328
     cached of an `input_tokens` of 4,142, vercel/ai#12485): a cache larger than the
-    input, or a `total_tokens` that adds it to the input and output, is apart from it."""
+    input, or a `total_tokens` that adds it to the input and output, is apart from it.
+    The cost is OpenRouter's `cost` (USD) or xAI's `cost_in_usd_ticks`."""
     details = raw.get("input_tokens_details") or {}
-    cost = raw.get("cost")  # OpenRouter's
+    cost = raw.get("cost")
+    if not isinstance(cost, int | float):
+        ticks = raw.get("cost_in_usd_ticks")
+        cost = ticks * USD_PER_TICK if isinstance(ticks, int | float) else None
     usage = Usage.of(  # the counts read whole, the cache apart from the input
         input_tokens=raw.get("input_tokens") or 0,
         output_tokens=raw.get("output_tokens") or 0,
         reasoning_tokens=(raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
         cache_read_tokens=details.get("cached_tokens") or 0,
         cache_write_tokens=details.get("cache_write_tokens") or 0,
-        cost_usd=float(cost) if isinstance(cost, int | float) else None,
+        cost_usd=float(cost) if cost is not None else None,
     )
     cache = usage.cache_read_tokens + usage.cache_write_tokens
     if cache and cache <= usage.input_tokens and raw.get("total_tokens") != usage.total_tokens:
@@ -741,6 +791,8 @@ class ResponsesNormalizer(Normalizer):
             "response.output_item.done": self._item_done,
             "response.created": self._created,
             "response.completed": self._completed,
+            # the older name some servers end with (vercel/ai's xAI provider reads both)
+            "response.done": self._completed,
             "response.incomplete": self._incomplete,
             "response.failed": self._failed,
             "error": self._error,
@@ -962,7 +1014,9 @@ class ResponsesNormalizer(Normalizer):
     # -- output items and function calls ----------------------------------------------
 
     def _item_added(self, payload: dict[str, Any]) -> None:
-        item = payload.get("item") or {}
+        item = self._item_of(payload)
+        if item is None:
+            return
         kind = item.get("type")
         index = self._item_index(payload, item)
         self._show(index, kind, _key(item), event="added")
@@ -973,12 +1027,12 @@ class ResponsesNormalizer(Normalizer):
         elif kind == "message":
             self._phase(index, item)
         else:
-            acts = item_kind(item)
+            acts = item_kind(item, self._grok())
             if acts == "client" and kind != "tool_search_call":
                 # a client tool search is started at its done item: gpt-5.4 gives it
                 # another call_id there, the one its answer must name
                 self._start_call(index, item)
-            elif acts == "server":
+            elif acts == "server" and kind != "custom_tool_call":  # xAI's: at its done
                 self._start_server_call(index, item)
 
     def _phase(self, index: int, item: dict[str, Any]) -> None:
@@ -1003,8 +1057,23 @@ class ResponsesNormalizer(Normalizer):
         self.parts = {key: part for key, part in self.parts.items() if key[0] != index}
         self.reasoned_parts = {key for key in self.reasoned_parts if key[0] != index}
 
+    def _item_of(self, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """The item an `output_item` event carries; None (logged) for a null, absent or
+        empty one, which names no item and so begins none (module docstring)."""
+        item = payload.get("item")
+        if isinstance(item, dict) and item:
+            return item
+        logger.bind(provider=self.provider, attempt=self.attempt).debug(
+            "{} at output index {} without an item",
+            payload.get("type"),
+            payload.get("output_index"),
+        )
+        return None
+
     def _item_done(self, payload: dict[str, Any]) -> None:
-        item = payload.get("item") or {}
+        item = self._item_of(payload)
+        if item is None:
+            return
         index = self._item_index(payload, item)
         shown = self._show(index, item.get("type"), _key(item), event="done")
         shown.done = True
@@ -1043,7 +1112,7 @@ class ResponsesNormalizer(Normalizer):
             content = {k: v for k, v in item.items() if k not in ("id", "type")}
             self.server_tool_result(call_id, call_kind, content)
         else:
-            acts = item_kind(item)
+            acts = item_kind(item, self._grok())
             if acts == "client":
                 if index not in self.calls:
                     self._start_call(index, item)
@@ -1051,7 +1120,7 @@ class ResponsesNormalizer(Normalizer):
             elif acts == "server":
                 call_id = self.server_calls.get(index) or self._start_server_call(index, item)
                 content = {k: v for k, v in item.items() if k not in ("id", "type")}
-                self.server_tool_result(call_id, str(kind), content)
+                self.server_tool_result(call_id, server_name(item), content)
             elif kind is not None:
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
                     "an output item of type {!r} has no event", kind
@@ -1099,7 +1168,7 @@ class ResponsesNormalizer(Normalizer):
         call_id = str(item.get("call_id") or item.get("id") or f"call_{index}")
         if index not in self.server_calls:
             self.server_calls[index] = call_id
-            self.server_tool_call(call_id, str(item.get("type")), server_item_arguments(item))
+            self.server_tool_call(call_id, server_name(item), server_item_arguments(item))
         return call_id
 
     def _start_call(self, index: int, item: dict[str, Any]) -> None:
@@ -1219,6 +1288,10 @@ class ResponsesNormalizer(Normalizer):
 
     def _created(self, payload: dict[str, Any]) -> None:
         self._response(payload)
+
+    def _grok(self) -> bool:
+        """Whether a Grok model answers (xAI's own server tools, `XAI_SERVER_TOOLS`)."""
+        return "grok" in (self.model or "").lower()
 
     def _end_reasoning(self, item: dict[str, Any], blob: Any) -> None:
         """The delta that ends a reasoning item: its encrypted content as the signature,
