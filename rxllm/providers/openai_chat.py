@@ -354,7 +354,8 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     Reads the field's dialects too: DeepSeek's `prompt_cache_hit_tokens`, Together's
     top-level `cached_tokens`, Mistral's `num_cached_tokens` (and its
     `prompt_token_details`, as @ai-sdk/mistral reads them), OpenRouter's
-    `prompt_tokens_details.cache_write_tokens` and `cost` (USD), xAI's
+    `prompt_tokens_details.cache_write_tokens` and `cost` (USD), Alibaba's (Qwen's explicit
+    cache) `prompt_tokens_details.cache_creation_input_tokens`, xAI's
     `cost_in_usd_ticks`, Perplexity's `cost` object (its `total_cost`) and top-level
     `reasoning_tokens`. `prompt_tokens` counts cache reads
     and writes in this family, so both are taken out of `input_tokens`, and
@@ -381,7 +382,11 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         or (raw.get("prompt_token_details") or {}).get("cached_tokens")
         or 0
     )
-    cache_write = prompt_details.get("cache_write_tokens") or 0
+    cache_write = (
+        prompt_details.get("cache_write_tokens")
+        or prompt_details.get("cache_creation_input_tokens")
+        or 0
+    )
     reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens")
     total = raw.get("total_tokens")
     reasoning_apart = not reasoning_in_completion
