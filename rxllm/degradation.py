@@ -4,20 +4,24 @@ A rejection before anything was committed is read once, by `classify`, into one 
 
 - `surface`: the rejection is about the account (401, 402, 403, quota, billing, a balance
   in Chinese ("余额不足", Zhipu's 429), an organization that "must be verified", Google's
-  `FAILED_PRECONDITION`, a gateway's spending budget ("Budget has been exceeded!", LiteLLM);
+  `FAILED_PRECONDITION`, a gateway's spending budget ("Budget has been exceeded!", LiteLLM),
+  an organization "restricted" or an account "suspended", a spending or usage limit at 400
+  ("You have reached your specified API usage limits", Anthropic);
   a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
   the size (context length, input length, a request that exceeded the model's token limit
-  or max length (a value said to exceed it is that key's), 413, a
-  request larger than a whole per-minute allowance; under a rate limit only the last: a
-  per-minute limit that asks to "reduce the prompt length ... or try again later" backs
-  off), content policy, a missing model (its words, "模型不存在", or a structured code
-  such as `model_not_available`, Azure's `OperationNotSupported`), or the conversation
-  itself (a role, the message order, a message by its role or index, content inside a
-  message, a message's `content` by name, a provider asking to "adjust your prompt"), or
-  no part of the body at all (a request header, this endpoint for the model, by name or by
-  its path, at 4xx: a 5xx's "headers" are the server's own). No body can fix it.
+  or max length, a prompt that "exceeds max length" (a value said to exceed it is that
+  key's), 413, a request larger than a whole per-minute allowance; under a rate limit only
+  the last: a per-minute limit that asks to "reduce the prompt length ... or try again
+  later" backs off), content policy (in a moderation's own words too: "inappropriate
+  content", "Content Exists Risk", "敏感内容"), a missing model (its words, "模型不存在",
+  or a structured code such as `model_not_available`, Azure's `OperationNotSupported`),
+  or the conversation itself (a role, the message order, a message by its role or index,
+  content inside a message, a message's `content` by name, a provider asking to "adjust
+  your prompt"), or no part of the body at all (a request header, this endpoint for the
+  model, by name or by its path, at 4xx: a 5xx's "headers" are the server's own). No body
+  can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that
   failed). It is sent again after the `retry_after` the provider named, as given; when it
@@ -207,7 +211,13 @@ class Verdict(NamedTuple):
 _ACCOUNT = (
     r"(?i)api[ _-]?key|unauthori[sz]ed|authenticat|\bpermission|\bforbidden\b|access denied|"
     r"quota|billing|\bbalance\b|\bcredits?\b|payment|subscription|not found for account|"
-    r"organi[sz]ation (?:has been|is|must be) (?:disabled|suspended|verified)|"
+    r"organi[sz]ation must be verified|"
+    # the caller barred as a whole (Groq's 400 "Organization has been restricted. Please reach
+    # out to support"), or its spending cap (Anthropic's 400 "You have reached your specified
+    # API usage limits. You will regain access on ...")
+    r"\b(?:account|organi[sz]ation|project|workspace|team) (?:has been|is|was) "
+    r"(?:disabled|suspended|restricted|blocked|banned|deactivated)\b|"
+    r"\b(?:usage|spend(?:ing)?) limits?\b|"
     # a gateway's spending cap on the key (LiteLLM's "Budget has been exceeded! Current cost:
     # ..., Max budget: ...", "ExceededBudget: ... over budget"), sent at 400 or 429
     r"\bbudget has been exceeded|\bover budget\b|\bexceededbudget\b|"
@@ -275,13 +285,24 @@ _SIZE = (
     # model token limit" refuses `max_tokens`)
     r"\bexceeded (?:the )?model(?:'s)? (?:max(?:imum)? length|token limit)\b|"
     r"\bmodel(?:'s)? max(?:imum)? length exceeded\b|\bmodel(?:'s)? context limit\b|"
+    # the prompt itself over a length (Zhipu's 1261 "Prompt exceeds max length")
+    r"\b(?:prompt|input)s?\s+exceeds?\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|"
     + _OVER_ALLOWANCE
 )
 # RFC 9110 §15.5.14 Content Too Large (Anthropic's `request_too_large`, from Cloudflare).
 _TOO_LARGE_STATUS = 413
 # (OpenAI's `invalid_prompt`: "your prompt was flagged as potentially violating our usage
 # policy. Please try again with a different prompt")
-_CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)"
+_CONTENT_POLICY = (
+    r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)|"
+    # a moderation's verdict in its own words: content said to be unfit ("Input data may
+    # contain inappropriate content", "the input text may contain sensitive information"),
+    # at risk (DeepSeek's "Content Exists Risk"), or the same in Chinese (Zhipu's 1301
+    # "...可能包含不安全或敏感内容": unsafe or sensitive content)
+    r"\b(?:inappropriate|sensitive|unsafe|harmful|prohibited|objectionable|offensive)\s+"
+    r"(?:content|information|text|words?|material)\b|\bcontent\s+(?:\w+\s+)?risks?\b|"
+    r"(?:不安全|敏感|违规|违法|违禁)的?(?:内容|词|信息)"
+)
 _MISSING_MODEL = (
     # (to the sentence's end: a dot inside a name, "gpt-5.2-proo", ends none)
     r"(?i)\bmodel\b(?:[^.\n]|\.(?=\S)){0,120}?"
@@ -485,12 +506,16 @@ _BODY_ROOT = r"(?i)(?<![\w.])(?:body|\w*request|parameters?|params?)\.(?=[A-Za-z
 # read as that field quoted, its path dotted: a JSON pointer (Azure's "#/store", ajv's
 # "/messages/1/content"), pydantic v1's "body -> temperature", pydantic v2's location on a
 # line of its own above the indented message (vLLM: "temperature\n  Input should be a valid
-# number"), and serde's path in axum's "into the target type: temperature: invalid type".
+# number"), serde's path in axum's "into the target type: temperature: invalid type", and
+# a field that opens a line before a colon, as validators write "field: message" (Zhipu's
+# "stop:最大只能有4个停止词", at most 4 stop words; an identifier is ASCII, and a URL's
+# scheme is none).
 _LOCATION = re.compile(
     r"(?<![\w./#:-])#?/([A-Za-z_]\w*+(?:/(?:\w++|\*))*+)"
     r"|(?<!\w)(\w++(?: -> \w++)++)"
     r"|(?m:^([A-Za-z_][\w.]*+)$)(?=\n[ \t]+\S)"
     r"|(?<=into the target type: )([A-Za-z_][\w.\[\]]*+)(?=:)"
+    r"|(?m:^[ \t]*+)([A-Za-z_][A-Za-z0-9_.]*+)(?=:(?![/:]))"
 )
 # A sentence that points inside the conversation ("'messages.1' : property 'metadata' is
 # unsupported", "messages.2.assistant.reasoning_content", "successive user or assistant
