@@ -16,10 +16,17 @@ And a field named `error`, which the spec would ignore, reads as `event: error` 
 value as a `data` line: llama.cpp's server wrote its mid-stream failures that way (see
 `_line`), and an ignored failure would end the turn as a success. Every other unknown
 field is ignored, as the spec says, and logged at debug (once per field name).
+And an error object written into the body between events without SSE framing (Gemini
+and Vertex end a `200 OK` stream with their error pretty-printed over several lines,
+which google-genai reads, as lines without `data:` are JSON to it) reads as an
+`event: error` frame: no SSE field starts with `{` or `[`. Its lines run to a blank
+line, a line of a field the spec names, or the end of the body; any other JSON there is
+ignored and logged, as before.
 """
 
 from __future__ import annotations
 
+import json
 from typing import NamedTuple
 
 from loguru import logger
@@ -42,6 +49,8 @@ _new = tuple.__new__
 # grow neither a set nor the log as long as itself.
 _MAX_IGNORED_NAMES = 16
 _LOGGED_CHARS = 200
+# The fields the spec names: a line of one ends a stray JSON value (`SseDecoder._stray`).
+_FIELDS = frozenset({"data", "event", "id", "retry"})
 
 
 class SseEvent(NamedTuple):
@@ -80,6 +89,8 @@ class SseDecoder:
         "_retry",
         "_skip_lf",
         "_started",
+        "_stray",
+        "_stray_size",
         "bytes",
         "comments",
         "events",
@@ -105,6 +116,8 @@ class SseDecoder:
         self._last_id: str | None = None
         self._retry: int | None = None
         self._has_fields = False
+        self._stray: list[str] | None = None  # the lines of a JSON value outside framing
+        self._stray_size = 0
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
         if (  # the common read: one event of one `data` line, nothing pending
@@ -114,6 +127,7 @@ class SseDecoder:
             and self._started
             and not self._pending
             and not self._has_fields
+            and self._stray is None
             and not self._skip_lf
             and _CR not in chunk
             and len(chunk) <= self.max_line_bytes
@@ -179,6 +193,8 @@ class SseDecoder:
         out: list[SseEvent] = []
         if rest:
             self._line(rest.decode("utf-8", "replace"), out)
+        if self._stray is not None:
+            self._end_stray(out)
         if self._has_fields:
             self._dispatch(out)
         return out
@@ -208,11 +224,28 @@ class SseDecoder:
                 )
 
     def _line(self, line: str, out: list[SseEvent]) -> None:
+        if self._stray is not None:
+            if line and line[0] != ":" and line.partition(":")[0] not in _FIELDS:
+                self._stray.append(line)
+                self._stray_size += len(line)
+                if self._stray_size > self.max_line_bytes:
+                    raise SseLineTooLong(
+                        f"a JSON value outside SSE framing exceeded max_line_bytes "
+                        f"({self.max_line_bytes})",
+                        out,
+                    )
+                return
+            self._end_stray(out)
         if not line:
             self._dispatch(out)
             return
         if line[0] == ":":
             self.comments += 1
+            return
+        if line[0] in "{[" and not self._has_fields and (self.events or self.comments):
+            # A JSON value between events, outside framing (the module docstring); at the
+            # body's start it is the reader's (`sources.raw`: a body of JSON, no SSE).
+            self._stray, self._stray_size = [line], len(line)
             return
         name, colon, value = line.partition(":")
         if colon and value[:1] == " ":
@@ -240,6 +273,23 @@ class SseDecoder:
             self._event = "error"
         else:
             self._ignore(name, value)
+
+    def _end_stray(self, out: list[SseEvent]) -> None:
+        """A stray JSON value ended: an error object (or a list of one, Gemini's array
+        form) is an `event: error` frame, which each wire reads as its error; anything
+        else is ignored, and logged, as its lines were before."""
+        text = "\n".join(self._stray or ())
+        self._stray, self._stray_size = None, 0
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            value = None
+        first = value[0] if isinstance(value, list) and value else value
+        if isinstance(first, dict) and "error" in first:
+            out.append(SseEvent(text, "error", self._last_id, self._retry))
+            self.events += 1
+        else:
+            self._ignore("{", text)
 
     def _ignore(self, name: str, value: str) -> None:
         """A line the spec ignores (a field it does not know, `Data` too, a `retry`

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rxllm.sources.sse import SseDecoder, SseEvent, SseLineTooLong
-from tests.support import CAPTURES, rechunk
+from tests.support import CAPTURES, log_messages, rechunk
 
 
 def decode(*chunks: bytes, max_line_bytes: int = 1 << 20) -> list[SseEvent]:
@@ -152,3 +152,50 @@ def test_a_read_of_one_data_line_decodes_as_its_lines_do() -> None:
     ]
     assert shortcut.events == general.events == 7
     assert shortcut.bytes == general.bytes == sum(map(len, reads))
+
+
+# -- a JSON value written between events without framing ---------------------------------
+
+GEMINI_ERROR = b'{\n  "error": {\n    "code": 429,\n    "status": "RESOURCE_EXHAUSTED"\n  }\n}\n'
+
+
+def test_an_error_object_written_between_events_is_an_error_frame() -> None:
+    """Gemini and Vertex end a `200 OK` stream with their error object pretty-printed
+    into the body, without `data:` (google-genai reads lines without it as JSON). Before,
+    its lines were ignored as unknown fields and the turn read as truncated."""
+    text = GEMINI_ERROR.decode().rstrip("\n")
+    for body in (b"data: 1\n\n" + GEMINI_ERROR, b": keepalive\n" + GEMINI_ERROR):
+        for events in every_split(body):
+            assert events[-1] == SseEvent(text, "error")
+    listed = b"data: 1\n\n[" + GEMINI_ERROR.rstrip(b"\n") + b"]\n"
+    assert decode(listed)[-1].event == "error"
+
+
+def test_a_stray_value_ends_at_a_field_a_blank_line_or_the_end() -> None:
+    """The lines of a field the spec names, and a blank line, are the stream again: a
+    stray value never swallows the events after it."""
+    one_line = b'data: 1\n\n{"error": "busy"}\ndata: 2\n\n'
+    for events in every_split(one_line):
+        assert events == [SseEvent("1"), SseEvent('{"error": "busy"}', "error"), SseEvent("2")]
+    blank = b'data: 1\n\n{"error": "busy"}\n\ndata: 2\n\n'
+    assert [e.data for e in decode(blank)] == ["1", '{"error": "busy"}', "2"]
+
+
+def test_other_stray_json_is_ignored_and_said() -> None:
+    """JSON that is no error object, or no JSON, is ignored as its lines were before, and
+    logged; at the body's start a JSON value is the reader's (a body of JSON, no SSE)."""
+    with log_messages() as messages:
+        assert decode(b'data: 1\n\n{"candidates": []}\n[1, 2\ndata: 2\n\n') == [
+            SseEvent("1"),
+            SseEvent("2"),
+        ]
+    assert any("candidates" in m for m in messages), messages
+    assert decode(b'{"error": "at the start"}\n\ndata: 1\n\n') == [SseEvent("1")]
+
+
+def test_a_stray_value_longer_than_the_line_cap_is_refused() -> None:
+    """Its lines count together against `max_line_bytes`: a body of short lines that never
+    ends its value cannot grow the buffer without bound."""
+    body = b"data: 1\n\n{\n" + b'  "k": 1,\n' * 200
+    with pytest.raises(SseLineTooLong, match="outside SSE framing"):
+        decode(body, max_line_bytes=1000)
