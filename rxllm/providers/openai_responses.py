@@ -54,6 +54,15 @@ Output items, by type (the decisions of this module):
   place of parallel calls (vercel/ai#19067), each wrapped call is a `tool_request` of its
   own (call id `<call_id>_<n>`, the wrapper's output index); otherwise the call is
   requested as it came, and one still open at the terminal is ended there as any call.
+  A call added whole (`status: completed` at its `output_item.added`: Perplexity's
+  Agent API, which streams no argument events) is read at its done item, which says
+  whose it is: a `function_call` done item is the client's call; another item done at
+  its output index is the result of a tool the provider ran (Perplexity's `search_web`
+  call, then its `search_results` item, without an id, in the call's place): a
+  `server_tool_call` named and with the arguments of the call, its `server_tool_result`
+  that item (minus its id), and a `citation` for each page in its `results` (or
+  `contents`), as vercel/ai's Perplexity provider reads them. One that no done item
+  answers is read from the terminal's output, else requested as it came.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
   `local_shell_call`, `apply_patch_call`, `custom_tool_call`, `mcp_approval_request`, and
   a `tool_search_call` whose `execution` is `client`) are `tool_request`s too, so an
@@ -360,9 +369,12 @@ def responses_usage(raw: dict[str, Any]) -> Usage:
     xAI's does not always count the cache inside (grok-4-1-fast-non-reasoning: 4,328
     cached of an `input_tokens` of 4,142, vercel/ai#12485): a cache larger than the
     input, or a `total_tokens` that adds it to the input and output, is apart from it.
-    The cost is OpenRouter's `cost` (USD) or xAI's `cost_in_usd_ticks`."""
+    The cost is OpenRouter's `cost` (USD), Perplexity's `cost.total_cost` or xAI's
+    `cost_in_usd_ticks`."""
     details = raw.get("input_tokens_details") or {}
     cost = raw.get("cost")
+    if isinstance(cost, dict):  # Perplexity's Agent API: the cost's parts and their total
+        cost = cost.get("total_cost")
     if not isinstance(cost, int | float):
         ticks = raw.get("cost_in_usd_ticks")
         cost = ticks * USD_PER_TICK if isinstance(ticks, int | float) else None
@@ -371,7 +383,9 @@ def responses_usage(raw: dict[str, Any]) -> Usage:
         output_tokens=raw.get("output_tokens") or 0,
         reasoning_tokens=(raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
         cache_read_tokens=details.get("cached_tokens") or 0,
-        cache_write_tokens=details.get("cache_write_tokens") or 0,
+        cache_write_tokens=details.get("cache_write_tokens")
+        or details.get("cache_creation_input_tokens")  # Perplexity's (Anthropic's name)
+        or 0,
         cost_usd=float(cost) if cost is not None else None,
     )
     cache = usage.cache_read_tokens + usage.cache_write_tokens
@@ -736,6 +750,7 @@ class ResponsesNormalizer(Normalizer):
         "server_calls",
         "shown",
         "shown_at",
+        "whole_calls",
         "wrapped",
     )
 
@@ -757,6 +772,9 @@ class ResponsesNormalizer(Normalizer):
         # parallel wrappers held until their arguments are whole: output_index ->
         # (call id, name, the argument deltas)
         self.wrapped: dict[int, tuple[str, str, list[str]]] = {}
+        # function calls added whole, read at their done item (`_item_added`):
+        # output_index -> the added item
+        self.whole_calls: dict[int, dict[str, Any]] = {}
         # Text of each (output_index, content_index) part that had deltas, for citations'
         # cited_text and to know which parts of a done message were already streamed.
         self.parts: dict[tuple[int, int], list[str]] = {}
@@ -1021,7 +1039,12 @@ class ResponsesNormalizer(Normalizer):
         index = self._item_index(payload, item)
         self._show(index, kind, _key(item), event="added")
         if kind == "function_call":
-            self._start_call(index, item)
+            if item.get("status") == "completed":
+                # Added whole (Perplexity's Agent API): its done item says whose call it
+                # is; Perplexity replaces a search it runs itself by its results there.
+                self.whole_calls[index] = item
+            else:
+                self._start_call(index, item)
         elif kind == "reasoning":
             self.reasoning_items[index] = item
         elif kind == "message":
@@ -1050,6 +1073,7 @@ class ResponsesNormalizer(Normalizer):
             self.reasoning_items,
             self.wrapped,
             self.phases,
+            self.whole_calls,
         ):
             table.pop(index, None)
         self.custom_done.discard(index)
@@ -1077,12 +1101,17 @@ class ResponsesNormalizer(Normalizer):
         index = self._item_index(payload, item)
         shown = self._show(index, item.get("type"), _key(item), event="done")
         shown.done = True
+        whole = self.whole_calls.pop(index, None)
+        if whole is not None and item.get("type") != "function_call":
+            self._provider_ran(index, whole, item)
+            return
         self._done_item(index, item)
 
     def _done_item(self, index: int, item: dict[str, Any]) -> None:
         """An item read whole, as its `output_item.done` gives it, at output index `index`."""
         kind = item.get("type")
         if kind == "function_call":
+            self.whole_calls.pop(index, None)
             if index not in self.calls:
                 self._start_call(index, item)
             self._end_call(index, item.get("arguments"))
@@ -1170,6 +1199,32 @@ class ResponsesNormalizer(Normalizer):
             self.server_calls[index] = call_id
             self.server_tool_call(call_id, server_name(item), server_item_arguments(item))
         return call_id
+
+    def _release(self, index: int) -> None:
+        """A call added whole whose arguments then stream (or are marked done) is read as
+        any call: started now."""
+        whole = self.whole_calls.pop(index, None)
+        if whole is not None:
+            self._start_call(index, whole)
+
+    def _provider_ran(self, index: int, call: dict[str, Any], result: dict[str, Any]) -> None:
+        """A call added whole whose output index another item took when done: the call was
+        the provider's own and that item is its result (Perplexity's `search_web` call,
+        then its `search_results`); each result's page is a source (`citation`), as
+        vercel/ai's Perplexity provider reads them."""
+        call_id = str(call.get("call_id") or call.get("id") or f"call_{index}")
+        name = str(call.get("name") or "")
+        arguments = _parsed(call.get("arguments"))
+        if not isinstance(arguments, dict):
+            arguments = {"arguments": arguments} if arguments else {}
+        self.server_tool_call(call_id, name, arguments)
+        self.server_tool_result(call_id, name, {k: v for k, v in result.items() if k != "id"})
+        for found in result.get("results") or result.get("contents") or ():
+            url = found.get("url") if isinstance(found, dict) else None
+            if isinstance(url, str) and url and (url,) not in self.cited:
+                self.cited.add((url,))
+                title = found.get("title")
+                self.citation(url, title if isinstance(title, str) else None)
 
     def _start_call(self, index: int, item: dict[str, Any]) -> None:
         if index in self.calls:
@@ -1259,6 +1314,8 @@ class ResponsesNormalizer(Normalizer):
     def _arguments_delta(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
         self._show(index, "function_call", payload.get("item_id"))  # its id, as the call's
+        if self.whole_calls:  # (no call on the hot path of every other stream)
+            self._release(index)
         ended = self.calls.get(index)
         if ended is None:
             raise ValueError(f"arguments for output item {index}, which is not a function call")
@@ -1272,6 +1329,7 @@ class ResponsesNormalizer(Normalizer):
 
     def _arguments_done(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
+        self._release(index)
         if index not in self.calls:
             raise ValueError(f"arguments for output item {index}, which is not a function call")
         self._end_call(index, payload.get("arguments"))
@@ -1332,6 +1390,10 @@ class ResponsesNormalizer(Normalizer):
         for index, pieces in self.custom_inputs.items():
             if self.calls[index] is False and (index in self.custom_done or (complete and pieces)):
                 self._end_call(index, json.dumps({"input": "".join(pieces)}))
+        for index, item in self.whole_calls.items():  # complete when added, never done
+            self._start_call(index, item)
+            self._end_call(index, item.get("arguments"))
+        self.whole_calls.clear()
         for index, (call_id, name, pieces) in self.wrapped.items():
             # a wrapper never marked done: judged at the terminal as any call left open
             self.tool_start(call_id, name, index)
