@@ -745,7 +745,7 @@ _DELTA_KEYS = frozenset(
 # A chunk's top-level source lists: Perplexity's `search_results` (before `citations`:
 # it has titles), xAI's and Perplexity's `citations`, Z.ai's `web_search`.
 _SOURCE_LISTS = ("search_results", "citations", "web_search")
-_CHOICE_READ_WHEN_SENT = frozenset({"message"})
+_CHOICE_READ_WHEN_SENT = frozenset({"message", "text"})
 _DELTA_READ_WHEN_SENT = frozenset(
     {"function_call", "annotations", "executed_tools", "audio", "reasoning_steps"}
 )
@@ -1084,13 +1084,18 @@ class ChatNormalizer(Normalizer):
         text would repeat the deltas', so only what deltas cannot repeat is read from
         it: annotations, executed tools. Without a delta it is the answer itself, whole
         (servers that stream `message` instead of `delta`, Amm1rr/WebAI-to-API#55), and
-        is read as one delta: nothing it says is dropped."""
+        is read as one delta: nothing it says is dropped. So is a choice's `text` without
+        a delta: the legacy completions wire (`object: "text_completion"`, vLLM's,
+        llama.cpp's, Ollama's and OpenAI's `/v1/completions`) streams its answer so."""
         message = choice.get("message")
         if message:
             if "delta" in choice:
                 self._sources_and_tools(message)
             else:
                 self._delta(message)
+        text = choice.get("text")
+        if text and text.__class__ is str and "delta" not in choice and not message:
+            self.content(text)
         self.choice_keys = self._unread("choice", choice, self.choice_keys, _CHOICE_READ_WHEN_SENT)
 
     def _sources_and_tools(self, holder: dict[str, Any]) -> None:

@@ -64,6 +64,11 @@ _OLLAMA_HINT = (
     "which rxllm does not speak: record Ollama's OpenAI-compatible endpoint instead "
     "(provider='ollama', base URL http://localhost:11434/v1)"
 )
+_LLAMA_CPP_HINT = (
+    "the recording is llama.cpp's native /completion stream (`content` and `stop` per "
+    "chunk), which rxllm does not speak: record llama-server's OpenAI-compatible "
+    "endpoint instead (provider='llamacpp', base URL http://localhost:8080/v1)"
+)
 # Keys of a whole response (a request sent without streaming) -> what it is.
 _WHOLE_RESPONSES = {
     ("object", "chat.completion"): "an OpenAI chat completion",
@@ -332,6 +337,8 @@ class _Player:
         if isinstance(first, dict):
             if isinstance(first.get("done"), bool) and ("message" in first or "response" in first):
                 return self._failure("protocol", _OLLAMA_HINT)
+            if isinstance(first.get("stop"), bool) and "content" in first:
+                return self._failure("protocol", _LLAMA_CPP_HINT)
             for (key, value), what in _WHOLE_RESPONSES.items():
                 if first.get(key) == value:
                     message = (
