@@ -73,6 +73,12 @@ Decisions, where the wire leaves a choice:
   id, or no id to tell them apart) is ignored with a debug log; one naming another
   message means a relay spliced two responses (vercel/ai#18331), whose blocks share
   indices: `error(kind="protocol")`, never the two read as one turn.
+- A `content_block_start` naming a block that already ended starts the next block, as
+  the SDK's accumulator appends each started block: the API has sent, after a
+  `*_tool_result` block, the next block's start with the result's index and its deltas
+  and stop with the next one (vercel/ai anthropic-code-execution-pdf-skill.1), which
+  read by the start's index would lose a call's input. Its deltas and stop may name
+  either index.
 - Server tools run at Anthropic and are never `tool_start` / `tool_request`. A
   `server_tool_use` or `mcp_tool_use` block is one `server_tool_call` at its
   `content_block_stop` (call id = block id, name = block name; an MCP block's
@@ -304,7 +310,10 @@ class AnthropicNormalizer(Normalizer):
         "compactions",
         "container",
         "counts",
+        "ended",
         "message",
+        "moved",
+        "places",
         "refusal_text",
         "server_names",
         "servers",
@@ -333,6 +342,9 @@ class AnthropicNormalizer(Normalizer):
         self.usage_sent = False
         self.message: str | None = None  # the open message's id ("" for one without)
         self.container: str | None = None  # the code execution container's id (`Done`)
+        self.ended: set[int] = set()  # indices of streamed blocks that ended
+        self.places = 0  # one past the highest index a streamed block started at
+        self.moved: dict[int, int] = {}  # an ended block's index -> the block restarted there
 
     def on_chunk(self, chunk: RawChunk) -> None:
         payload = json.loads(chunk.data)
@@ -340,11 +352,16 @@ class AnthropicNormalizer(Normalizer):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         kind = payload.get("type") or chunk.event
         if kind == "content_block_delta":
-            self._delta(payload["index"], payload["delta"])
+            index = payload["index"]
+            if self.moved:  # (one dict test per delta otherwise: the hot path)
+                index = self._at(index)
+            self._delta(index, payload["delta"])
         elif kind == "content_block_start":
-            self._block_start(payload["index"], payload["content_block"])
+            self._block_start(self._place(payload["index"]), payload["content_block"])
         elif kind == "content_block_stop":
-            self._block_stop(payload["index"])
+            index = self._at(payload["index"])
+            self._block_stop(index)
+            self.ended.add(index)
         elif kind == "ping":
             return
         elif kind == "message_start":
@@ -364,6 +381,21 @@ class AnthropicNormalizer(Normalizer):
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "ignored an unknown Anthropic event: {}", kind
             )
+
+    def _place(self, index: int) -> int:
+        """Where a streamed block starts: its index, unless the block that started there
+        already ended; then the next place, where `_at` sends that index's deltas too."""
+        if index in self.ended:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "block {} started again after it ended: read as block {}", index, self.places
+            )
+            self.moved[index], index = self.places, self.places
+        self.places = max(self.places, index + 1)
+        return index
+
+    def _at(self, index: int) -> int:
+        """The block a delta or stop names: the one restarted at its index, if any."""
+        return self.moved.get(index, index)
 
     def _delta(self, index: int, delta: dict[str, Any]) -> None:
         kind = delta.get("type")
