@@ -344,6 +344,14 @@ def server_name(item: dict[str, Any]) -> str:
     return str(item.get("name") if kind == "custom_tool_call" else kind)
 
 
+def _a_result(item: dict[str, Any]) -> bool:
+    """Whether an item done where a call added whole was is that call's result: an item
+    of no kind the wire reads (Perplexity's `search_results`). A message, reasoning or
+    another call done at the same index is itself (a server that reuses indices)."""
+    kind = item.get("type")
+    return kind not in ("message", "reasoning", "function_call") and item_kind(item) is None
+
+
 def item_kind(item: dict[str, Any], grok: bool = False) -> str | None:
     """`client`, `server` or None (another item) for an output item; `grok`: the
     response is a Grok model's (`XAI_SERVER_TOOLS`)."""
@@ -1101,8 +1109,9 @@ class ResponsesNormalizer(Normalizer):
         index = self._item_index(payload, item)
         shown = self._show(index, item.get("type"), _key(item), event="done")
         shown.done = True
-        whole = self.whole_calls.pop(index, None)
-        if whole is not None and item.get("type") != "function_call":
+        whole = self.whole_calls.get(index)
+        if whole is not None and _a_result(item):
+            del self.whole_calls[index]
             self._provider_ran(index, whole, item)
             return
         self._done_item(index, item)

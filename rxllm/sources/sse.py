@@ -49,8 +49,9 @@ _new = tuple.__new__
 # grow neither a set nor the log as long as itself.
 _MAX_IGNORED_NAMES = 16
 _LOGGED_CHARS = 200
-# The fields the spec names: a line of one ends a stray JSON value (`SseDecoder._stray`).
-_FIELDS = frozenset({"data", "event", "id", "retry"})
+# The fields the spec names, and llama.cpp's `error` (`SseDecoder._line`): a line of one
+# ends a stray JSON value (`SseDecoder._stray`).
+_FIELDS = frozenset({"data", "event", "id", "retry", "error"})
 
 
 class SseEvent(NamedTuple):

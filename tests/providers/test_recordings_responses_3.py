@@ -199,3 +199,41 @@ async def test_a_call_added_whole_is_the_clients_when_done_as_a_call(
         ("call_2", "get_weather", {"city": "Rome"}),
     ]
     assert (summary.terminal, summary.stop_reason) == ("done", "tool_use")
+
+
+async def test_a_message_done_where_a_whole_call_was_added_is_no_result_of_it(
+    serve_body: ServeBody,
+) -> None:
+    """A server that reuses output indices (as Ollama's did) adds a whole call at the
+    index of the message before it, and the message is done there first: the message is
+    itself, not the result of a tool the provider ran, and the call stays the client's.
+    (A review of the change found it read as `server_tool_call` with the text as its
+    result, then requested again.)"""
+    call = {
+        "arguments": '{"city":"Paris"}',
+        "call_id": "call_1",
+        "id": "fc_1",
+        "name": "get_weather",
+        "status": "completed",
+        "type": "function_call",
+    }
+    message = {"id": "msg_1", "type": "message", "role": "assistant"}
+    part = {"type": "output_text", "text": "Let me check.", "annotations": []}
+    response = {"id": "resp_1", "object": "response", "model": "qwen3"}
+    events = await run(
+        serve_body,
+        {"type": "response.created", "response": {**response, "output": []}},
+        added(0, {**message, "status": "in_progress", "content": []}),
+        added(0, call),
+        done(0, {**message, "status": "completed", "content": [part]}),
+        done(0, call),
+        {
+            "type": "response.completed",
+            "response": {**response, "status": "completed", "output": [message, call]},
+        },
+        frame=data_only,
+    )
+    assert not [e for e in events if isinstance(e, ServerToolCall | ServerToolResult)]
+    summary = summarize(events)
+    assert summary.tool_calls == [("call_1", "get_weather", {"city": "Paris"})]
+    assert (summary.terminal, summary.stop_reason) == ("done", "tool_use")

@@ -179,6 +179,9 @@ def test_a_stray_value_ends_at_a_field_a_blank_line_or_the_end() -> None:
         assert events == [SseEvent("1"), SseEvent('{"error": "busy"}', "error"), SseEvent("2")]
     blank = b'data: 1\n\n{"error": "busy"}\n\ndata: 2\n\n'
     assert [e.data for e in decode(blank)] == ["1", '{"error": "busy"}', "2"]
+    # llama.cpp's `error:` field ends it too (a review found it swallowed)
+    llama = b'data: 1\n\n{"note": 1}\nerror: {"message": "boom"}\n\n'
+    assert decode(llama)[-1] == SseEvent('{"message": "boom"}', "error")
 
 
 def test_other_stray_json_is_ignored_and_said() -> None:
