@@ -16,7 +16,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
   later" backs off), content policy (in a moderation's own words too: "inappropriate
   content", "Content Exists Risk", "敏感内容"), a missing model (its words, "模型不存在",
-  or a structured code such as `model_not_available`, Azure's `OperationNotSupported`),
+  "Unsupported model", "the model name is invalid", a gateway's "Invalid provider" for the
+  route to it, or a structured code such as `model_not_available`, Azure's
+  `OperationNotSupported`),
   or the conversation itself (a role, the message order, a message by its role or index,
   content inside a message, a message's `content` by name, a provider asking to "adjust
   your prompt"), or no part of the body at all (a request header, this endpoint for the
@@ -58,17 +60,21 @@ A rejection before anything was committed is read once, by `classify`, into one 
   of another's refusal ("temperature=1 is supported unless reasoning_effort resolves to
   'none'" drops `temperature` alone). Capability phrases name keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
-  `tools`, "does not support thinking" the reasoning switches; "Tool use failed" names
-  nothing). A key that means nothing without a dropped one goes with it (`tool_choice`
-  with `tools`). Where the provider names a replacement ("Use 'max_completion_tokens'
-  instead") the value moves to it. Every named key goes in one retry, except a pair
-  refused only together where the structured `param` points at one ("Setting 'max_tokens'
-  and 'max_completion_tokens' at the same time is not supported"): that one goes alone.
+  `tools`, as do "Functions are not supported", "function calling not support", "not yet
+  implemented" and "Only [...] support tool calls"; "does not support thinking" the
+  reasoning switches; "Tool use failed" names nothing). The legacy `functions` and
+  `function_call` are tool keys. A key that means nothing without a dropped one goes with
+  it (`tool_choice` with `tools`). Where the provider names a replacement ("Use
+  'max_completion_tokens' instead") the value moves to it. Every named key goes in one
+  retry, except a pair refused only together where the structured `param` points at one
+  ("Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported",
+  "Function tools with reasoning_effort are not supported"): that one goes alone.
 - `images`: the body has images and the error says image input is refused ("is not a
   multimodal model", "not a vision model", "not a VLM", "Only text content is supported",
   "image input is not supported", "此模型不支持图像输入", "No endpoints found that support
   image input", "At most 1 image(s) may be provided", "image_url is only supported by
-  certain models", "unknown variant `image_url`, expected `text`"), even where its
+  certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
+  should be 'text'" at a part's type, "图片输入格式/解析错误"), even where its
   `param` points inside `messages`. Each message's images become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
@@ -154,7 +160,9 @@ BACKOFF_JITTER = 0.25
 `(1 - 0.25 * random())` of it, so a wait lies in 75 % to 100 % of the exponential one,
 never longer."""
 
-_TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
+# (with the legacy `functions` and `function_call`, which some servers still read: Qwen's
+# openai_api.py refuses them in stream mode, "Function calling is not yet implemented")
+_TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls", "functions", "function_call")
 
 
 def image_notice(count: int) -> str:
@@ -215,9 +223,11 @@ _ACCOUNT = (
     # the caller barred as a whole (Groq's 400 "Organization has been restricted. Please reach
     # out to support"), or its spending cap (Anthropic's 400 "You have reached your specified
     # API usage limits. You will regain access on ...")
+    # (where the sentence ends there, or says why: "is restricted from using logprobs" or
+    # "is restricted: 'service_tier' flex ..." refuses a key of the body)
     r"\b(?:account|organi[sz]ation|project|workspace|team) (?:has been|is|was) "
-    r"(?:disabled|suspended|restricted|blocked|banned|deactivated)\b|"
-    r"\b(?:usage|spend(?:ing)?) limits?\b|"
+    r"(?:disabled|suspended|restricted|blocked|banned|deactivated)"
+    r"(?=\s*(?:[.!;,)]|$)|\s+(?:due|because|until|please|pending)\b)|"
     # a gateway's spending cap on the key (LiteLLM's "Budget has been exceeded! Current cost:
     # ..., Max budget: ...", "ExceededBudget: ... over budget"), sent at 400 or 429
     r"\bbudget has been exceeded|\bover budget\b|\bexceededbudget\b|"
@@ -286,8 +296,18 @@ _SIZE = (
     r"\bexceeded (?:the )?model(?:'s)? (?:max(?:imum)? length|token limit)\b|"
     r"\bmodel(?:'s)? max(?:imum)? length exceeded\b|\bmodel(?:'s)? context limit\b|"
     # the prompt itself over a length (Zhipu's 1261 "Prompt exceeds max length")
-    r"\b(?:prompt|input)s?\s+exceeds?\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|"
+    # (not "max_tokens is too large: inputs exceed max length", a key's value)
+    r"\b(?:prompt|input)\s+exceeds\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|"
     + _OVER_ALLOWANCE
+)
+# The caller's own spending or usage cap ("You have reached your specified API usage
+# limits. You will regain access on ...", Anthropic's 400), unless a wait is said to help
+# ("Usage limit reached for this minute. Please try again later" is a rate limit), and not
+# a key's limit ("max_tokens exceeds the output token usage limit of 8192").
+_SPENDING_CAP = (
+    r"(?i)\b(?:you|your (?:account|organi[sz]ation|project|team|key))\b[^.\n]{0,40}?"
+    r"\b(?:usage|spend(?:ing)?) limits?\b|"
+    r"\b(?:usage|spend(?:ing)?) limits? (?:has been |have been |was )?(?:reached|exceeded|hit)\b"
 )
 # RFC 9110 §15.5.14 Content Too Large (Anthropic's `request_too_large`, from Cloudflare).
 _TOO_LARGE_STATUS = 413
@@ -295,10 +315,12 @@ _TOO_LARGE_STATUS = 413
 # policy. Please try again with a different prompt")
 _CONTENT_POLICY = (
     r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)|"
-    # a moderation's verdict in its own words: content said to be unfit ("Input data may
-    # contain inappropriate content", "the input text may contain sensitive information"),
-    # at risk (DeepSeek's "Content Exists Risk"), or the same in Chinese (Zhipu's 1301
-    # "...可能包含不安全或敏感内容": unsafe or sensitive content)
+    # a moderation's verdict in its own words: the request said to hold unfit content
+    # ("Input data may contain inappropriate content", "the input text may contain
+    # sensitive information"; not a parameter refused "because it may expose sensitive
+    # information"), at risk (DeepSeek's "Content Exists Risk"), or the same in Chinese
+    # (Zhipu's 1301 "...可能包含不安全或敏感内容": unsafe or sensitive content)
+    r"\b(?:contain(?:s|ed|ing)?|includ(?:es|ed|ing)|detected|flagged)\b[^.\n]{0,40}?"
     r"\b(?:inappropriate|sensitive|unsafe|harmful|prohibited|objectionable|offensive)\s+"
     r"(?:content|information|text|words?|material)\b|\bcontent\s+(?:\w+\s+)?risks?\b|"
     r"(?:不安全|敏感|违规|违法|违禁)的?(?:内容|词|信息)"
@@ -307,7 +329,12 @@ _MISSING_MODEL = (
     # (to the sentence's end: a dot inside a name, "gpt-5.2-proo", ends none)
     r"(?i)\bmodel\b(?:[^.\n]|\.(?=\S)){0,120}?"
     r"(?:does not exist|not found|not exist|is not available|unknown)|"
-    r"(?:unknown|invalid|no such|not an? (?:valid|known)) model|model[_ ]not[_ ]found|"
+    # (the model itself, not a setting of it: "Unsupported model parameter: top_k" names a key)
+    r"(?:unknown|invalid|unsupported|no such|not an? (?:valid|known)) model\b"
+    r"(?!\W*(?:param|parameter|option|setting|argument|field|feature)s?\b)|model[_ ]not[_ ]found|"
+    # the model's name said to be wrong ("You don't have access to this model or the model
+    # name is invalid", Google)
+    r"\bmodel(?:'s)? (?:name|id) is (?:invalid|unknown|not valid)\b|"
     # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
     # the model (at most its name between), not a parameter "not supported with this model",
     # nor a capability the model lacks ("... is not supported for tool calling").
@@ -315,6 +342,10 @@ _MISSING_MODEL = (
     # Zhipu's 1211 "模型不存在" (the model does not exist)
     r"模型\S{0,16}?(?:不存在|未找到)"
 )
+# The provider a gateway routes the model to ("Invalid provider", Cloudflare AI Gateway's
+# 2008 for a model id without its provider prefix): the model's route, unless the body
+# says a `provider` itself (OpenRouter's routing preferences, a key to drop).
+_MISSING_PROVIDER = r"(?i)\b(?:invalid|unknown|unsupported|no such) provider\b"
 # A structured code that says the model, or the endpoint or deployment serving it, is not
 # there: `model_not_available`, `model_not_supported`, `dedicated_endpoint_not_running`,
 # Azure's `DeploymentNotFound` and `OperationNotSupported` ("The chatCompletion operation
@@ -436,12 +467,20 @@ _IMAGE_REFUSAL = (
     # a limit on their number ("At most 1 image(s) may be provided in one request"): the
     # one image action there is removes them all, rather than surface the turn
     r"\bat most \d+|\btoo many\b|\bmore than \d+|"
-    # "does not support" in Chinese, Japanese and Korean
-    r"不支持|无法|サポート(?:し|され)ていません|지원하지 않"
+    # "does not support" in Chinese, Japanese and Korean; an image input invalid or that
+    # could not be parsed, in Chinese (Z.ai's 1210 "图片输入格式/解析错误")
+    r"不支持|无法|(?:格式|解析|数据)\S{0,4}?错误|无效|非法|"
+    r"サポート(?:し|され)ていません|지원하지 않"
 )
 # Text alone accepted ("Only text content is supported"): with images in the body, they are
 # what is refused, though the sentence does not name them.
-_TEXT_ONLY = r"(?i)\bonly text\b|\btext[ -]only\b|\bonly (?:supports?|accepts?|allows?) text\b"
+_TEXT_ONLY = (
+    r"(?i)\bonly text\b|\btext[ -]only\b|\bonly (?:supports?|accepts?|allows?) text\b|"
+    # a validator that wants each content part's type to be text ("Input should be 'text'"
+    # at `body -> messages -> 0 -> content -> list[TextContentPart] -> 0 -> type`, pydantic)
+    # (not one of a list of types: "Input should be 'text' or 'json_object'" is about a value)
+    r"\b(?:should|must) be ['\"`]text['\"`](?!\s*(?:or|,))"
+)
 # Images refused only in some messages ("Image URLs are only allowed for messages with role
 # 'user'") are a rule of the conversation, not image input refused.
 _IMAGE_ROLE_RULE = (
@@ -508,14 +547,15 @@ _BODY_ROOT = r"(?i)(?<![\w.])(?:body|\w*request|parameters?|params?)\.(?=[A-Za-z
 # line of its own above the indented message (vLLM: "temperature\n  Input should be a valid
 # number"), serde's path in axum's "into the target type: temperature: invalid type", and
 # a field that opens a line before a colon, as validators write "field: message" (Zhipu's
-# "stop:最大只能有4个停止词", at most 4 stop words; an identifier is ASCII, and a URL's
-# scheme is none).
+# "stop:最大只能有4个停止词", at most 4 stop words; an identifier is ASCII, and neither a
+# URL's scheme nor a speaker of a transcript the error quotes, "user: hi", is one).
 _LOCATION = re.compile(
     r"(?<![\w./#:-])#?/([A-Za-z_]\w*+(?:/(?:\w++|\*))*+)"
     r"|(?<!\w)(\w++(?: -> \w++)++)"
     r"|(?m:^([A-Za-z_][\w.]*+)$)(?=\n[ \t]+\S)"
     r"|(?<=into the target type: )([A-Za-z_][\w.\[\]]*+)(?=:)"
-    r"|(?m:^[ \t]*+)([A-Za-z_][A-Za-z0-9_.]*+)(?=:(?![/:]))"
+    r"|(?m:^[ \t]*+)(?!(?:user|assistant|system|developer|tool|function|human)\b)"
+    r"([A-Za-z_][A-Za-z0-9_.]*+)(?=:(?![/:]))"
 )
 # A sentence that points inside the conversation ("'messages.1' : property 'metadata' is
 # unsupported", "messages.2.assistant.reasoning_content", "successive user or assistant
@@ -536,9 +576,11 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "tool choice" in prose is the capability; `tool_choice` spelled as the key names
     # that one key (a refused value), and is found by `_is_named`.
     # ("tool calls", "function call" in prose are the capability too; `tool_calls` is a
-    # message's field)
+    # message's field; so are "functions", Azure's "Functions are not supported for this API
+    # version or this model version")
     (
-        r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice|[ -]calls?\b)|function[ _-]?call(?:ing|s)?\b",
+        r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice|[ -]calls?\b)|function[ _-]?call(?:ing|s)?\b|"
+        r"\bfunctions\b",
         _TOOL_KEYS,
     ),
     (
@@ -566,12 +608,20 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
 _CAPABILITY_REFUSAL = (
     r"(?i)\bnot (?:be )?(?:supported|enabled|available|allowed|permitted)|unsupported|"
     r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
-    r"\bcannot\b|can't|\bdisabled\b"
+    r"\bcannot\b|can't|\bdisabled\b|"
+    # a server's own English ("model features function calling not support", Novita) and a
+    # feature it lacks ("Function calling is not yet implemented for stream mode")
+    r"\bnot support\b|\bnot (?:yet )?implemented\b|"
+    # a list of the models that have it, the served one not among them ("Only ['qwen-chat',
+    # 'glm4-chat'] support tool calls", Xinference)
+    r"\bonly\b[^\n]{0,300}?\bsupports?\b"
 )
 # Keys refused only as a pair, either alone accepted ("Setting 'max_tokens' and
 # 'max_completion_tokens' at the same time is not supported", OpenAI; "`temperature` and
 # `top_p` cannot both be specified for this model. Please use only one.", Anthropic; Ark's
-# "cannot be set at the same time"): the one the structured `param` points at goes.
+# "cannot be set at the same time"; "Function tools with reasoning_effort are not supported
+# for gpt-5.6-terra", OpenAI, `param` at `reasoning_effort`): the one the structured `param`
+# points at goes.
 _TOGETHER = (
     r"(?i)\bat the same time\b|\b(?:cannot|can't|not) both\b|\bmutually exclusive\b|"
     r"\bonly one of\b|\bcannot be (?:used|set|specified|combined) together\b|"
@@ -581,6 +631,7 @@ _TOGETHER = (
 # "only allowed when 'tools' are specified", and `top_logprobs` without `logprobs`.
 _DEPENDENTS: Mapping[str, tuple[str, ...]] = {
     "tools": ("tool_choice", "parallel_tool_calls"),
+    "functions": ("function_call",),
     "logprobs": ("top_logprobs",),
 }
 # The provider asks for another prompt (Groq's `tool_use_failed`: "Failed to call a
@@ -629,7 +680,11 @@ def _strings(value: Any, pointers: bool = True) -> Iterator[str]:
             if field is None:
                 pending.extend(reversed(list(item.values())))
             else:
-                rest = [held for name, held in item.items() if name not in _POINTERS]
+                # (without pydantic's `input`: the client's own data, echoed, says nothing
+                # of the error, and its lines may open with a key's name, "user: hi")
+                rest = [
+                    held for name, held in item.items() if name not in _POINTERS and name != "input"
+                ]
                 yield f"'{field}': " + "; ".join(_strings(rest, pointers=False))
         elif isinstance(item, list):
             pending.extend(reversed(item))
@@ -787,9 +842,21 @@ def _one_of_together(named: list[str], param: str | None, text: str) -> list[str
     keeps its setting. Without a pointer the pair goes together, which is accepted too."""
     if param not in named:
         return named
+    keys = dict.fromkeys(named)
     for sentence in _sentences(text):
-        if re.search(_TOGETHER, sentence) and _is_named(param, sentence):
-            named = [key for key in named if key == param or not _is_named(key, sentence)]
+        # (read as `named_keys` reads them: "Tools with reasoning_effort 'high' are not
+        # supported" names `tools` once the compound key's words are set apart)
+        said = _named_in(sentence, keys)
+        if not re.search(_TOGETHER, sentence):
+            # or one key "with" another ("Function tools with reasoning_effort are not
+            # supported"), not keys refused "with this model": a key named after the
+            # `with`, and another before it
+            joint = re.search(r"(?i)\bwith\b", sentence)
+            after = _named_in(sentence[joint.end() :], keys) if joint and said else []
+            if not after or all(key in after for key in said):
+                continue
+        if param in said:
+            named = [key for key in named if key == param or key not in said]
     return named
 
 
@@ -864,6 +931,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         return Verdict("surface", "the account is refused: no body can change that")
     if not rate_limited and re.search(_ACCOUNT, re.sub(_RELAY_CLASS, " ", text)):
         return Verdict("surface", "the account is refused: no body can change that")
+    if not rate_limited and re.search(_SPENDING_CAP, text) and not re.search(_TRANSIENT, text):
+        return Verdict("surface", "the account's spending or usage limit is reached")
     if status == 403 and not _forbids_a_key(error, body, policy, text):
         return Verdict("surface", "the account is refused: no body can change that")
     # Under a rate limit only a request larger than the whole allowance is a size; the
@@ -873,7 +942,11 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
     if code == "content_filter" or (not rate_limited and re.search(_CONTENT_POLICY, text)):
         return Verdict("surface", "the content policy refused the prompt")
-    missing = re.search(_MISSING_MODEL_CODE, code) or re.search(_MISSING_MODEL, text)
+    missing = (
+        re.search(_MISSING_MODEL_CODE, code)
+        or re.search(_MISSING_MODEL, text)
+        or ("provider" not in body and re.search(_MISSING_PROVIDER, text))
+    )
     if missing and not re.search(_IMAGE_WORDS, text):
         return Verdict("surface", "the model does not exist for this endpoint")
     if rate_limited or status in _TRANSIENT_STATUSES or re.search(_TRANSIENT, text):

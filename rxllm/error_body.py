@@ -172,6 +172,10 @@ def parse_error_payload(payload: Any) -> ErrorBody:
         # Ollama's and TGI's `{"error": "<text>"}` where the text is an upstream's error body
         # (a proxy's relay of Google's 429): that body is the error, as in a `message`
         error = {"message": error}
+    # Spring Boot's and NestJS's `{"error": "Bad Request", "message": ...}`: there `error` is
+    # only the reason phrase, and the words are the `message` beside it
+    if isinstance(error, str) and payload.get("message") not in (None, ""):
+        error = None
     if isinstance(error, str):  # TGI: {"error": "...", "error_type": "validation"}
         message = _bounded(error)
         wait = _wait_in(message)
