@@ -62,7 +62,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, as do "Functions are not supported", "function calling not support", "not yet
   implemented" and "Only [...] support tool calls"; "does not support thinking" the
-  reasoning switches; "Tool use failed" names nothing). The legacy `functions` and
+  reasoning switches; "Tool use failed" names nothing). A tool's definition refused names
+  `tools` ("Invalid schema for function 'ls'", "Tool parameters must be a JSON object", a
+  validator's path "13.function.parameters.type" inside an `error` written as a JSON
+  string); a call's parameters ("parameters for tool X did not match schema") do not. The
+  values a validator lists as accepted ("Input should be 'user', 'assistant' or 'system'")
+  name nothing; roles listed so are the conversation. The legacy `functions` and
   `function_call` are tool keys. A key that means nothing without a dropped one goes with
   it (`tool_choice` with `tools`). Where the provider names a replacement ("Use
   'max_completion_tokens' instead") the value moves to it. Every named key goes in one
@@ -430,7 +435,11 @@ _CONVERSATION = (
     r"\b(?:system|developer) (?:instructions?|prompts?)\b|"
     # a message's `content` by its field name (the chat body has no key of that name):
     # "Invalid 'content' type. Expected one of: ['str'], got list." (SambaNova)
-    r"['\"`]content['\"`]|\bcontent (?:type|part)s?\b"
+    r"['\"`]content['\"`]|\bcontent (?:type|part)s?\b|"
+    # the roles a message may have, listed as a validator lists a field's values ("Input
+    # should be 'user', 'assistant' or 'system'", AI21 on Azure, its `loc` not shown)
+    r"['\"`](?:system|user|assistant|tool|developer)['\"`](?:,\s*|\s+or\s+)"
+    r"['\"`](?:system|user|assistant|tool|developer)['\"`]"
 )
 # What the rejection refuses is no part of the body: a request header ("Unexpected value(s)
 # ... for the anthropic-beta header"), or this endpoint for the model ("The model does not
@@ -513,7 +522,12 @@ _SUGGESTION = (
     # the values it would accept ("Supported values are: 'none', 'low', 'medium', and
     # 'high'.", MiniMax's "(allowed: adaptive, disabled)"): to the sentence's end
     r"\b(?:supported|allowed|valid|accepted) values? (?:are|is|include)\b[^.\n]*|"
-    r"\(allowed:[^()\n]*\)"
+    r"\(allowed:[^()\n]*\)|"
+    # pydantic's literal_error lists them too ("Input should be 'user', 'assistant' or
+    # 'system'"): two or more quoted alternatives, no key among them (the list only: "Tool
+    # choice must be" still refuses `tool_choice`)
+    r"(?:(?<=\bshould be )|(?<=\bmust be )|(?<=\bbe one of ))"
+    r"(?:['\"`][^'\"`\n]{1,40}['\"`](?:,\s*|\s+or\s+)){1,16}['\"`][^'\"`\n]{1,40}['\"`]"
 )
 # A clause that states the condition under which a value would be allowed ("Only
 # temperature=1 is supported unless reasoning_effort resolves to 'none'", "while reasoning
@@ -616,6 +630,30 @@ _CAPABILITY_REFUSAL = (
     # 'glm4-chat'] support tool calls", Xinference)
     r"\bonly\b[^\n]{0,300}?\bsupports?\b"
 )
+# A definition is refused by a validator's words as well ("Invalid schema for function",
+# "Tool parameters must be a JSON object"); a capability is not ("Invalid tool call id" is
+# about a message of the history).
+_DEFINITION_REFUSAL = (
+    _CAPABILITY_REFUSAL + r"|\binvalid\b|\bmust\b|\bis not of type\b|\bmalformed\b|\brequired\b"
+)
+# A tool's definition in prose is an entry of `tools` (or the legacy `functions`): its
+# schema refused ("Invalid schema for function 'ls': null is not of type \"array\"",
+# DeepSeek; "Tool parameters must be a JSON object.", Perplexity) refuses that key, as
+# `tools.0.function.parameters` would. A call's parameters ("parameters for tool X did not
+# match schema", Groq's `tool_use_failed`) are the model's output, not a definition.
+_TOOL_DEFINITION = (
+    r"(?i)\bschemas?\s+(?:for|of)\s+(?:the\s+)?(?:function|tool)\b|"
+    r"\b(?:tool|function)\s+(?:parameters|schemas?|definitions?|declarations?)\b|"
+    # the same as a path, where a validator of the tools alone points into an entry
+    # ("13.function.parameters.type", LM Studio's zod issues): a call in the history has
+    # `function.arguments`, never parameters
+    r"(?<![\w.])(?:\d+\.)?function\.parameters\b"
+)
+# Each phrase, the keys it names, and the words that refuse it in its sentence.
+_PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    *((pattern, keys, _CAPABILITY_REFUSAL) for pattern, keys in _CAPABILITIES),
+    (_TOOL_DEFINITION, ("tools", "functions"), _DEFINITION_REFUSAL),
+)
 # Keys refused only as a pair, either alone accepted ("Setting 'max_tokens' and
 # 'max_completion_tokens' at the same time is not supported", OpenAI; "`temperature` and
 # `top_p` cannot both be specified for this model. Please use only one.", Anthropic; Ark's
@@ -669,12 +707,18 @@ def _strings(value: Any, pointers: bool = True) -> Iterator[str]:
     the field, quoted, then its other strings, so that the pointer names a key as a quoted
     name does ("'temperature': Invalid value", express-validator), and a field inside a
     message is cut with its words ("'messages.0.role': Input should be 'user' or
-    'assistant'", pydantic), as a sentence that points there is."""
+    'assistant'", pydantic), as a sentence that points there is. A string that is itself
+    JSON is read as its value (LM Studio's `{"error": "[{\"path\": [13, \"function\",
+    ...], ...}]"}`, zod's issues serialized), so that its pointers point."""
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            yield item
+            nested = _json_in(item) if pointers else None
+            if nested is None:
+                yield item
+            else:
+                pending.append(nested)
         elif isinstance(item, dict):
             field = _pointer(item) if pointers else None
             if field is None:
@@ -688,6 +732,19 @@ def _strings(value: Any, pointers: bool = True) -> Iterator[str]:
                 yield f"'{field}': " + "; ".join(_strings(rest, pointers=False))
         elif isinstance(item, list):
             pending.extend(reversed(item))
+
+
+def _json_in(text: str) -> Any:
+    """The object or list `text` holds as JSON, else None. (Each level of JSON inside a
+    string escapes its quotes again, so a body cannot nest this deeper than its length's
+    logarithm.)"""
+    if text.lstrip()[:1] not in ("[", "{"):
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict | list) else None
 
 
 def _pointer(item: Mapping[str, Any]) -> str | None:
@@ -788,9 +845,9 @@ def _named_in(text: str, droppable: Mapping[str, Any]) -> list[str]:
         by_value = _named_by_value(text, droppable)
         if len(by_value) == 1:  # and only where one key holds it
             named.update(by_value)
-    for pattern, keys in _CAPABILITIES:
+    for pattern, keys, refusal in _PHRASES:
         if any(
-            re.search(_CAPABILITY_REFUSAL, sentence)
+            re.search(refusal, sentence)
             for sentence in _sentences(_without_compounds(text, compounds, pattern))
             if re.search(pattern, sentence)
         ):
