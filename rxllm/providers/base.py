@@ -94,6 +94,24 @@ def _not_a_string(what: str, value: object) -> TypeError:
     return TypeError(f"{what} is {type(value).__name__}, not a string")
 
 
+def _events_of_lines(data: str) -> list[str] | None:
+    """The events of `data` whose lines are each a whole JSON value (or `[DONE]`): a
+    server or recorder that wrote its events without the blank line between them
+    (simonw/llm's stream_tool_call.txt, vscode-copilot-chat's fixtures), whose lines the
+    SSE rules join into one value. None for data that is not so (a value of several lines
+    that parses whole never gets here)."""
+    lines = data.split("\n")
+    if len(lines) < 2:
+        return None
+    for line in lines:
+        if line.strip() != "[DONE]":
+            try:
+                json.loads(line)
+            except (ValueError, RecursionError):
+                return None
+    return lines
+
+
 class Normalizer(ABC):
     """Reads one attempt's raw chunks and emits fragments. One instance per attempt, so
     its state never outlives the stream it belongs to.
@@ -152,6 +170,13 @@ class Normalizer(ABC):
         try:
             self.on_chunk(chunk)
         except (ValueError, TypeError, AttributeError):
+            # Events written without the blank line between them: the SSE rules join
+            # their `data` lines into one value that is no JSON; each line is its event.
+            lines = None if self.settled else _events_of_lines(data)
+            if lines is not None:
+                for line in lines:
+                    self.feed(chunk._replace(data=line))
+                return
             # Not the wire's shape: an error envelope in place of a chunk (a list of
             # one, as Google's OpenAI-compatible endpoint sends) is that error; anything
             # else is a chunk that cannot be read (a `protocol` error).
