@@ -189,6 +189,11 @@ _CANDIDATE_KEYS = frozenset(
     }
 )
 _GROUNDING_KEYS = frozenset({"groundingChunks", "groundingSupports"})
+# A chunk's own fields read here (`createTime` says nothing to keep); any other is logged
+# once per turn, as a candidate's are.
+_CHUNK_KEYS = frozenset(
+    {"candidates", "usageMetadata", "modelVersion", "responseId", "promptFeedback", "createTime"}
+)
 # Grounding chunk kinds (google-genai `GroundingChunk`) and the field naming the page
 # each cites: an `image` chunk (Google Search image results) cites the page the image
 # is on (`sourceUri`), not the image (`imageUri`), as Google's attribution asks.
@@ -417,6 +422,8 @@ class GeminiNormalizer(Normalizer):
         if error is not None:
             self._error(error)
             return
+        if not _CHUNK_KEYS.issuperset(payload):
+            self._unread_fields(payload.keys() - _CHUNK_KEYS, "response chunk")
         model = payload.get("modelVersion")
         if model:
             self.model = model

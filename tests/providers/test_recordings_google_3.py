@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rxllm.events import Done, Failed
 from tests.providers.test_google import chunk, run
-from tests.support import kinds, log_messages, replay_every_way, summarize
+from tests.support import kinds, log_messages, replay, replay_every_way, summarize
 
 
 def test_vertex_model_armor_blocks_the_prompt() -> None:
@@ -121,3 +121,18 @@ def test_a_json_error_written_into_the_stream_outside_sse_framing() -> None:
         "RESOURCE_EXHAUSTED",
     )
     assert end.error.message == "Resource exhausted. Please try again later."
+
+
+def test_a_chunk_field_no_event_carries_is_said() -> None:
+    """A chunk's own field the wire does not read (here a part written at the top level,
+    outside `candidates`) is logged, as a candidate's are: before, it went unsaid."""
+    data = (
+        b'data: {"functionCall": {"name": "f", "args": {}}}\n\n'
+        b'data: {"candidates": [{"content": {"parts": [{"text": "Hi"}]}, '
+        b'"finishReason": "STOP"}], "createTime": "2026-12-02T00:00:00Z"}\n\n'
+    )
+    with log_messages() as messages:
+        events = replay(data, "google")
+    assert kinds(events) == ["text", "done"]
+    said = [m for m in messages if "response chunk fields" in m]
+    assert said == ["no event carries the response chunk fields ['functionCall']"]
