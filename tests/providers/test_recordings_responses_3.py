@@ -163,6 +163,17 @@ async def test_perplexity_usage_cost_object_and_cache_written(serve_body: ServeB
     assert (summary.usage.cache_write_tokens, summary.usage.total_tokens) == (2000, 5044)
 
 
+# A client's call added whole (`status: completed` at its added item).
+WHOLE_CALL = {
+    "arguments": '{"city":"Paris"}',
+    "call_id": "call_1",
+    "id": "fc_1",
+    "name": "get_weather",
+    "status": "completed",
+    "type": "function_call",
+}
+
+
 # A call added whole and then done as a `function_call` is the client's, requested once
 # with the done item's arguments (the shape a server that adds calls whole sends for a
 # function the client declared); one whose done item never came is read from the
@@ -171,14 +182,7 @@ async def test_perplexity_usage_cost_object_and_cache_written(serve_body: ServeB
 async def test_a_call_added_whole_is_the_clients_when_done_as_a_call(
     serve_body: ServeBody,
 ) -> None:
-    call = {
-        "arguments": '{"city":"Paris"}',
-        "call_id": "call_1",
-        "id": "fc_1",
-        "name": "get_weather",
-        "status": "completed",
-        "type": "function_call",
-    }
+    call = WHOLE_CALL
     other = {**call, "call_id": "call_2", "id": "fc_2", "arguments": '{"city":"Rome"}'}
     response = {"id": "resp_1", "object": "response", "model": "fast"}
     events = await run(
@@ -209,14 +213,7 @@ async def test_a_message_done_where_a_whole_call_was_added_is_no_result_of_it(
     itself, not the result of a tool the provider ran, and the call stays the client's.
     (A review of the change found it read as `server_tool_call` with the text as its
     result, then requested again.)"""
-    call = {
-        "arguments": '{"city":"Paris"}',
-        "call_id": "call_1",
-        "id": "fc_1",
-        "name": "get_weather",
-        "status": "completed",
-        "type": "function_call",
-    }
+    call = WHOLE_CALL
     message = {"id": "msg_1", "type": "message", "role": "assistant"}
     part = {"type": "output_text", "text": "Let me check.", "annotations": []}
     response = {"id": "resp_1", "object": "response", "model": "qwen3"}
