@@ -342,8 +342,10 @@ _MISSING_MODEL = (
     r"\bmodel(?:'s)? (?:name|id) is (?:invalid|unknown|not valid)\b|"
     # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
     # the model (at most its name between), not a parameter "not supported with this model",
-    # nor a capability the model lacks ("... is not supported for tool calling").
-    r"\bmodel(?:\s+\S+)?\s+(?:is|are) not supported\b(?!\s+(?:for|with)\b)|"
+    # nor a capability the model lacks ("... is not supported for tool calling"); in one
+    # line, as the next string of the body may open with a key ("... by this model\n
+    # 'logprobs' is not supported by this model").
+    r"\bmodel(?:[^\S\n]+\S+)?[^\S\n]+(?:is|are) not supported\b(?!\s+(?:for|with)\b)|"
     # Zhipu's 1211 "模型不存在" (the model does not exist)
     r"模型\S{0,16}?(?:不存在|未找到)"
 )
@@ -452,7 +454,10 @@ _NOT_THE_BODY = (
     r"(?<![\w./-])/?v\d+/[\w/]+['\"`]?\s+(?:API\b|endpoint\b|(?:is|are) not supported)|"
     # the model served at another path only ("This model is only supported in v1/responses
     # and not in v1/chat/completions.", OpenAI)
-    r"\bsupported (?:in|on|at|by|via|through) (?:the )?['\"`]?/?v\d+/"
+    r"\bsupported (?:in|on|at|by|via|through) (?:the )?['\"`]?/?v\d+/|"
+    # or at the other API, by its name or a path to use instead ("Model ... only supports
+    # the Responses API. Please use /serving-endpoints/responses instead.", Databricks)
+    r"\bresponses\s+API\b|\buse\s+['\"`]?/[\w/.-]+['\"`]?\s+instead\b"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
@@ -517,7 +522,9 @@ _SUGGESTION = (
     # \"top_k\" (class ...), not marked as ignorable (3 known properties: \"model\", ...)"):
     # to the end of the line
     r"\bexpected one of\b[^\n]*|\bknown propert(?:y|ies)\b[^\n]*|"
-    r"\buse\s+['\"`]?[A-Za-z_][\w.]*['\"`]?\s+instead|"
+    # (or several, "use tools/tool_choice instead": advice, and no one key to move a value to)
+    r"\buse\s+['\"`]?[A-Za-z_][\w.]*['\"`]?"
+    r"(?:\s*(?:/|,|\bor\b|\band\b)\s*['\"`]?[A-Za-z_][\w.]*['\"`]?){0,3}\s+instead|"
     r"\bmoved to\s+['\"`]?[A-Za-z_][\w.]*['\"`]?|"
     # the values it would accept ("Supported values are: 'none', 'low', 'medium', and
     # 'high'.", MiniMax's "(allowed: adaptive, disabled)"): to the sentence's end
@@ -859,10 +866,13 @@ def _without_compounds(text: str, keys: list[str], capability: str | None = None
     """`text` without the words of the named `keys` (`prompt_logprobs`, "Prompt logprobs"),
     so that a shorter key or a capability's phrase inside them is not read as named too:
     "parallel tool calls" is `parallel_tool_calls`, not the tools. A key whose words are
-    the `capability`'s whole phrase ("tool choice") stays that capability."""
+    the `capability`'s whole phrase stays that capability where written in prose ("tool
+    choice", "function call"), and is the key where spelled as one ("function_call is not
+    supported; use tools/tool_choice instead", FreeToken, refuses the legacy key alone)."""
     for key in keys:
         parts = key.strip("_").split("_")
         if capability is not None and re.fullmatch(capability, " ".join(parts)):
+            text = re.sub(rf"(?<![^\W_]){re.escape(key)}(?![^\W_])", " ", text)
             continue
         words = r"[\s_-]+".join(re.escape(part) for part in parts)
         text = re.sub(rf"(?i)(?<![^\W_]){words}(?![^\W_])", " ", text)
