@@ -1099,8 +1099,13 @@ _UNKNOWN_KEY = (
 )
 
 
+# A value refused, whose advice is another value ("Invalid value for 'response_format': use
+# json_schema instead"): no key to move it to.
+_VALUE_REFUSED = r"(?i)\b(?:invalid|unsupported|bad|wrong|illegal) values?\b"
+
+
 def _rename(text: str, named: list[str], body: Mapping[str, Any]) -> dict[str, str]:
-    if len(named) != 1:
+    if len(named) != 1 or re.search(_VALUE_REFUSED, text):
         return {}
     match = re.search(_REPLACEMENT, text)
     new = match.group(1) if match is not None else None

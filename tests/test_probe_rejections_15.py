@@ -183,3 +183,23 @@ def test_the_new_readings_take_linear_time(text: str) -> None:
     reader.start()
     reader.join(timeout=60)  # a hang guard: linear is a fraction of a second
     assert verdicts
+
+
+def test_a_value_refused_with_another_value_advised_is_no_rename() -> None:
+    """ "Invalid value for 'response_format': use json_schema instead" advises a value of
+    the key, not a key to move it to: `response_format` is dropped, not renamed to a
+    `json_schema` no endpoint reads. The parameter advice still renames."""
+    sent = body(response_format={"type": "json_object"}, temperature=0.2)
+    message = "Invalid value for 'response_format': use json_schema instead"
+    verdict = response(400, _error(message, param="response_format"), sent)
+    assert (verdict.action, verdict.drop, dict(verdict.rename)) == (
+        "drop",
+        ("response_format",),
+        {},
+    )
+    openai = (
+        "Unsupported parameter: 'max_tokens' is not supported with this model. "
+        "Use 'max_completion_tokens' instead."
+    )
+    verdict = response(400, _error(openai, param="max_tokens"), body(max_tokens=100))
+    assert dict(verdict.rename) == {"max_tokens": "max_completion_tokens"}
