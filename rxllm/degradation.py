@@ -230,6 +230,8 @@ _ACCOUNT = (
     # API usage limits. You will regain access on ...")
     # (where the sentence ends there, or says why: "is restricted from using logprobs" or
     # "is restricted: 'service_tier' flex ..." refuses a key of the body)
+    # (the caller the subject: not "Storing ... for this project is disabled", a feature)
+    r"(?<!\bfor )(?<!\bfor this )(?<!\bfor your )(?<!\bfor the )"
     r"\b(?:account|organi[sz]ation|project|workspace|team) (?:has been|is|was) "
     r"(?:disabled|suspended|restricted|blocked|banned|deactivated)"
     r"(?=\s*(?:[.!;,)]|$)|\s+(?:due|because|until|please|pending)\b)|"
@@ -302,8 +304,9 @@ _SIZE = (
     r"\bmodel(?:'s)? max(?:imum)? length exceeded\b|\bmodel(?:'s)? context limit\b|"
     # the prompt itself over a length (Zhipu's 1261 "Prompt exceeds max length")
     # (not "max_tokens is too large: inputs exceed max length", a key's value)
-    r"\b(?:prompt|input)\s+exceeds\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|"
-    + _OVER_ALLOWANCE
+    # (the request's own: not "'user' input exceeds maximum length of 256", a key's value)
+    r"(?:\b(?:the|your|this)\s+|(?<![\w'\"`]\s)(?<![\w'\"`]))"
+    r"(?:prompt|input)\s+exceeds\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|" + _OVER_ALLOWANCE
 )
 # The caller's own spending or usage cap ("You have reached your specified API usage
 # limits. You will regain access on ...", Anthropic's 400), unless a wait is said to help
@@ -314,18 +317,22 @@ _SPENDING_CAP = (
     r"\b(?:usage|spend(?:ing)?) limits?\b|"
     r"\b(?:usage|spend(?:ing)?) limits? (?:has been |have been |was )?(?:reached|exceeded|hit)\b"
 )
+# A 429's words that a wait lifts its limit ("Please wait a moment", "It resets at the top
+# of the hour", "retry after a short while").
+_WAIT_HELPS = r"(?i)\bwait\b|\bretry\b|\bresets?\b"
 # RFC 9110 §15.5.14 Content Too Large (Anthropic's `request_too_large`, from Cloudflare).
 _TOO_LARGE_STATUS = 413
 # (OpenAI's `invalid_prompt`: "your prompt was flagged as potentially violating our usage
 # policy. Please try again with a different prompt")
-_CONTENT_POLICY = (
-    r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)|"
-    # a moderation's verdict in its own words: the request said to hold unfit content
-    # ("Input data may contain inappropriate content", "the input text may contain
-    # sensitive information"; not a parameter refused "because it may expose sensitive
-    # information"), at risk (DeepSeek's "Content Exists Risk"), or the same in Chinese
-    # (Zhipu's 1301 "...可能包含不安全或敏感内容": unsafe or sensitive content)
-    r"\b(?:contain(?:s|ed|ing)?|includ(?:es|ed|ing)|detected|flagged)\b[^.\n]{0,40}?"
+_CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)"
+# A moderation's verdict in its own words: the request said to hold unfit content ("Input
+# data may contain inappropriate content", "the input text may contain sensitive
+# information"; not a parameter refused "because it may expose sensitive information"), at
+# risk (DeepSeek's "Content Exists Risk"), or the same in Chinese (Zhipu's 1301
+# "...可能包含不安全或敏感内容": unsafe or sensitive content). Read where the error names no
+# key: "logit_bias contains prohibited words" refuses that key.
+_MODERATION = (
+    r"(?i)\b(?:contain(?:s|ed|ing)?|includ(?:es|ed|ing)|detected|flagged)\b[^.\n]{0,40}?"
     r"\b(?:inappropriate|sensitive|unsafe|harmful|prohibited|objectionable|offensive)\s+"
     r"(?:content|information|text|words?|material)\b|\bcontent\s+(?:\w+\s+)?risks?\b|"
     r"(?:不安全|敏感|违规|违法|违禁)的?(?:内容|词|信息)"
@@ -335,8 +342,11 @@ _MISSING_MODEL = (
     r"(?i)\bmodel\b(?:[^.\n]|\.(?=\S)){0,120}?"
     r"(?:does not exist|not found|not exist|is not available|unknown)|"
     # (the model itself, not a setting of it: "Unsupported model parameter: top_k" names a key)
-    r"(?:unknown|invalid|unsupported|no such|not an? (?:valid|known)) model\b"
+    r"(?:unknown|invalid|no such|not an? (?:valid|known)) model\b"
     r"(?!\W*(?:param|parameter|option|setting|argument|field|feature)s?\b)|model[_ ]not[_ ]found|"
+    # "Unsupported model: 'deepseek-r1'." (a relay): the name next, and in the rest of the
+    # line no key it is for ("Unsupported model 'o1-mini' for parameter 'reasoning_effort'")
+    r"\bunsupported model\s*[:'\"`](?![^\n]*\b(?:for|with)\b)|"
     # the model's name said to be wrong ("You don't have access to this model or the model
     # name is invalid", Google)
     r"\bmodel(?:'s)? (?:name|id) is (?:invalid|unknown|not valid)\b|"
@@ -352,7 +362,11 @@ _MISSING_MODEL = (
 # The provider a gateway routes the model to ("Invalid provider", Cloudflare AI Gateway's
 # 2008 for a model id without its provider prefix): the model's route, unless the body
 # says a `provider` itself (OpenRouter's routing preferences, a key to drop).
-_MISSING_PROVIDER = r"(?i)\b(?:invalid|unknown|unsupported|no such) provider\b"
+# (not the provider's failed answer: "Unknown provider error", "Invalid provider response")
+_MISSING_PROVIDER = (
+    r"(?i)\b(?:invalid|unknown|unsupported|no such) provider\b"
+    r"(?!\s+(?:response|error|returned|failure|failed|timeout|option|setting|preference)s?\b)"
+)
 # A structured code that says the model, or the endpoint or deployment serving it, is not
 # there: `model_not_available`, `model_not_supported`, `dedicated_endpoint_not_running`,
 # Azure's `DeploymentNotFound` and `OperationNotSupported` ("The chatCompletion operation
@@ -488,13 +502,13 @@ _IMAGE_REFUSAL = (
 )
 # Text alone accepted ("Only text content is supported"): with images in the body, they are
 # what is refused, though the sentence does not name them.
-_TEXT_ONLY = (
-    r"(?i)\bonly text\b|\btext[ -]only\b|\bonly (?:supports?|accepts?|allows?) text\b|"
-    # a validator that wants each content part's type to be text ("Input should be 'text'"
-    # at `body -> messages -> 0 -> content -> list[TextContentPart] -> 0 -> type`, pydantic)
-    # (not one of a list of types: "Input should be 'text' or 'json_object'" is about a value)
-    r"\b(?:should|must) be ['\"`]text['\"`](?!\s*(?:or|,))"
-)
+_TEXT_ONLY = r"(?i)\bonly text\b|\btext[ -]only\b|\bonly (?:supports?|accepts?|allows?) text\b"
+# A validator that wants each content part's type to be text ("Input should be 'text'" at
+# `body -> messages -> 0 -> content -> list[TextContentPart] -> 0 -> type`, pydantic), where
+# the error points into a message's content (at `response_format.type` the same words
+# refuse that key's value); not one of a list of types ("'text' or 'json_object'").
+_TEXT_PART_ONLY = r"(?i)\b(?:should|must) be ['\"`]text['\"`](?!\s*(?:or|,))"
+_IN_CONTENT = r"(?i)\bmessages?\W+\d+\W+(?:\w+\W+)?content\b"
 # Images refused only in some messages ("Image URLs are only allowed for messages with role
 # 'user'") are a rule of the conversation, not image input refused.
 _IMAGE_ROLE_RULE = (
@@ -549,7 +563,7 @@ _VALUE_WORD = r"(?i)\bvalues?\b"
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
-_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted)|not supported|unsupported|must|is invalid|(?:is|are) unknown)"  # noqa: E501
+_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted)|not supported|unsupported|must|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support)"  # noqa: E501
 # Words that refuse the key written right after them ("invalid temperature: only 1 is
 # allowed"), and the words for "parameter" or "field" written right against it in Chinese,
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
@@ -575,7 +589,7 @@ _LOCATION = re.compile(
     r"|(?<!\w)(\w++(?: -> \w++)++)"
     r"|(?m:^([A-Za-z_][\w.]*+)$)(?=\n[ \t]+\S)"
     r"|(?<=into the target type: )([A-Za-z_][\w.\[\]]*+)(?=:)"
-    r"|(?m:^[ \t]*+)(?!(?:user|assistant|system|developer|tool|function|human)\b)"
+    r"|(?m:^)(?!(?:user|assistant|system|developer|tool|function|human)\b)"
     r"([A-Za-z_][A-Za-z0-9_.]*+)(?=:(?![/:]))"
 )
 # A sentence that points inside the conversation ("'messages.1' : property 'metadata' is
@@ -634,8 +648,9 @@ _CAPABILITY_REFUSAL = (
     # feature it lacks ("Function calling is not yet implemented for stream mode")
     r"\bnot support\b|\bnot (?:yet )?implemented\b|"
     # a list of the models that have it, the served one not among them ("Only ['qwen-chat',
-    # 'glm4-chat'] support tool calls", Xinference)
-    r"\bonly\b[^\n]{0,300}?\bsupports?\b"
+    # 'glm4-chat'] support tool calls", Xinference): names in a list or quoted, not "stop
+    # only supports 4 sequences" or "Only n=1 supports tool calls" (a key's value)
+    r"\bonly\s+(?:\[[^\]\n]{0,300}\]|['\"`][^'\"`\n]{1,80}['\"`])\s*supports?\b"
 )
 # A definition is refused by a validator's words as well ("Invalid schema for function",
 # "Tool parameters must be a JSON object"); a capability is not ("Invalid tool call id" is
@@ -650,7 +665,11 @@ _DEFINITION_REFUSAL = (
 # match schema", Groq's `tool_use_failed`) are the model's output, not a definition.
 _TOOL_DEFINITION = (
     r"(?i)\bschemas?\s+(?:for|of)\s+(?:the\s+)?(?:function|tool)\b|"
-    r"\b(?:tool|function)\s+(?:parameters|schemas?|definitions?|declarations?)\b|"
+    # (not a call checked against it: "arguments do not match the tool schema", Groq's
+    # tool_use_failed, "invalid against the function schema": the model's output)
+    r"(?<!match )(?<!match the )(?<!against )(?<!against the )(?<!for )(?<!for the )"
+    r"\b(?:tool|function)\s+(?:parameters|schemas?|definitions?|declarations?)\b"
+    r"(?!\s+(?:in|from)\s+(?:the\s+)?model)|"
     # the same as a path, where a validator of the tools alone points into an entry
     # ("13.function.parameters.type", LM Studio's zod issues): a call in the history has
     # `function.arguments`, never parameters
@@ -998,7 +1017,12 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         return Verdict("surface", "the account is refused: no body can change that")
     if not rate_limited and re.search(_ACCOUNT, re.sub(_RELAY_CLASS, " ", text)):
         return Verdict("surface", "the account is refused: no body can change that")
-    if not rate_limited and re.search(_SPENDING_CAP, text) and not re.search(_TRANSIENT, text):
+    if (
+        not rate_limited
+        and re.search(_SPENDING_CAP, text)
+        and not re.search(_TRANSIENT, text)
+        and not (status == 429 and re.search(_WAIT_HELPS, text))
+    ):
         return Verdict("surface", "the account's spending or usage limit is reached")
     if status == 403 and not _forbids_a_key(error, body, policy, text):
         return Verdict("surface", "the account is refused: no body can change that")
@@ -1008,6 +1032,13 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     if status == _TOO_LARGE_STATUS or oversize:
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
     if code == "content_filter" or (not rate_limited and re.search(_CONTENT_POLICY, text)):
+        return Verdict("surface", "the content policy refused the prompt")
+    if (
+        not rate_limited
+        and re.search(_MODERATION, text)
+        and _param_key(error.param) not in body
+        and not named_keys(error, body, policy)
+    ):
         return Verdict("surface", "the content policy refused the prompt")
     missing = (
         re.search(_MISSING_MODEL_CODE, code)
@@ -1070,8 +1101,9 @@ def _forbids_a_key(
 def _refuses_images(text: str, body: Mapping[str, Any], param: str | None = None) -> bool:
     # A body key's name is the key, not words about images ("'vl_high_resolution_images' is
     # not supported" refuses that key, not image input).
+    in_content = re.search(_TEXT_PART_ONLY, text) and re.search(_IN_CONTENT, text)
     text = _without_compounds(text, [key for key in body if "_" in key.strip("_")])
-    return any(
+    return bool(in_content) or any(
         (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
         or (re.search(_TEXT_ONLY, sentence) and _only_text_input(sentence, body, param))
         for sentence in _sentences(text)

@@ -117,3 +117,93 @@ def test_keys_refused_with_this_model_are_not_a_pair() -> None:
     message = "Unsupported parameters: 'temperature' and 'top_p' are not supported with this model."
     verdict = response(400, _error(message, param="temperature"), body(temperature=0.2, top_p=0.9))
     assert set(verdict.drop) == {"temperature", "top_p"}
+
+
+# -- a second review, of all the day's rules: everyday rejections they misread ----------
+
+
+def test_a_text_literal_at_another_key_refuses_that_key_not_the_images() -> None:
+    """ "Input should be 'text'" removes the images only where the error points into a
+    message's content: at `response_format.type` it refuses that key's value."""
+    detail = {
+        "type": "literal_error",
+        "loc": ["body", "response_format", "type"],
+        "msg": "Input should be 'text'",
+        "input": "json_schema",
+    }
+    sent = body(images=True, response_format={"type": "json_schema"})
+    verdict = response(422, {"detail": [detail]}, sent)
+    assert (verdict.action, verdict.drop) == ("drop", ("response_format",))
+
+
+@pytest.mark.parametrize("message", ["Unknown provider error", "Invalid provider response"])
+def test_a_providers_failed_answer_backs_off(message: str) -> None:
+    assert response(502, _error(message), body(temperature=0.2)).action == "backoff"
+
+
+def test_an_unsupported_provider_option_is_the_keys() -> None:
+    error = _error("unsupported provider option: reasoning_effort", param="reasoning_effort")
+    verdict = response(400, error, body(reasoning_effort="low"))
+    assert (verdict.action, verdict.drop) == ("drop", ("reasoning_effort",))
+
+
+def test_a_key_of_several_words_not_implemented_is_that_key() -> None:
+    """ "not yet implemented" refuses the key it follows, as "not supported" does; the
+    tools stay."""
+    sent = body(tools=[{"type": "function", "function": {"name": "f"}}], parallel_tool_calls=True)
+    message = "Parallel tool calls are not yet implemented for this model"
+    verdict = response(400, _error(message), sent)
+    assert (verdict.action, verdict.drop) == ("drop", ("parallel_tool_calls",))
+
+
+def test_a_usage_limit_a_short_wait_lifts_backs_off() -> None:
+    message = "You have reached your usage limit. Please wait a moment before sending more."
+    assert response(429, _error(message), body(temperature=0.2)).action == "backoff"
+
+
+def test_moderation_words_about_a_named_key_are_that_keys() -> None:
+    verdict = response(400, _error("logit_bias contains prohibited words"), body(logit_bias={}))
+    assert (verdict.action, verdict.drop) == ("drop", ("logit_bias",))
+
+
+def test_a_feature_disabled_for_a_project_is_its_key() -> None:
+    message = "Storing responses for this project is disabled."
+    verdict = response(400, _error(message, param="store"), body(store=True))
+    assert (verdict.action, verdict.drop) == ("drop", ("store",))
+
+
+def test_a_keys_input_over_a_length_is_that_key() -> None:
+    verdict = response(400, _error("'user' input exceeds maximum length of 256"), body())
+    assert (verdict.action, verdict.drop) == ("drop", ("user",))
+
+
+def test_an_unsupported_model_for_a_key_is_that_key() -> None:
+    message = "Unsupported model 'o1-mini' for parameter 'reasoning_effort'"
+    verdict = response(400, _error(message, param="reasoning_effort"), body(reasoning_effort="low"))
+    assert (verdict.action, verdict.drop) == ("drop", ("reasoning_effort",))
+
+
+def test_only_supports_of_a_keys_value_is_no_capability() -> None:
+    functions = [{"name": "f", "parameters": {"type": "object"}}]
+    message = "stop only supports up to 4 sequences; functions are fine"
+    verdict = response(
+        400, _error(message, param="stop"), body(stop=list("abcde"), functions=functions)
+    )
+    assert (verdict.action, verdict.drop) == ("drop", ("stop",))
+
+
+def test_a_call_checked_against_a_tool_schema_is_no_definition_refused() -> None:
+    """Groq's tool_use_failed: the model's call failed the schema; the tools are fine."""
+    message = (
+        "tool call validation failed: arguments do not match the tool schema: "
+        "'city' is a required property"
+    )
+    error = _error(message, code="tool_use_failed")
+    verdict = response(400, error, body(tools=[{"type": "function", "function": {"name": "f"}}]))
+    assert "tools" not in verdict.drop
+
+
+def test_an_indented_request_echo_names_no_key() -> None:
+    message = "request:\n  temperature: 0.2\n  top_k: 40\nerror: top_k is not supported"
+    verdict = response(400, _error(message), body(temperature=0.2, top_k=40))
+    assert (verdict.action, verdict.drop) == ("drop", ("top_k",))
