@@ -6,19 +6,23 @@ A rejection before anything was committed is read once, by `classify`, into one 
   in Chinese ("余额不足", Zhipu's 429), an organization that "must be verified", Google's
   `FAILED_PRECONDITION`, a gateway's spending budget ("Budget has been exceeded!", LiteLLM),
   an organization "restricted" or an account "suspended", a spending or usage limit at 400
-  ("You have reached your specified API usage limits", Anthropic);
+  ("You have reached your specified API usage limits", Anthropic), a key without the right
+  to the model ("无权使用模型"), the caller's own "data policy" excluding every route;
   a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
   the size (context length, input length, a request that exceeded the model's token limit
   or max length, a prompt that "exceeds max length" (a value said to exceed it is that
-  key's), 413, a request larger than a whole per-minute allowance; under a rate limit only
+  key's), 413 or its words ("Request body too large"), a request larger than a whole
+  per-minute allowance; under a rate limit only
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
   later" backs off), content policy (in a moderation's own words too: "inappropriate
   content", "Content Exists Risk", "敏感内容"), a missing model (its words, "模型不存在",
   "Unsupported model", "the model name is invalid", a gateway's "Invalid provider" for the
   route to it, or a structured code such as `model_not_available`, Azure's
   `OperationNotSupported`),
+  or a never-dropped key (the structured `param`, or quoted where nothing else is named:
+  "'stream' does not support true with this model"),
   or the conversation itself (a role, the message order, a message by its role or index,
   content inside a message, a message's `content` by name, a provider asking to "adjust
   your prompt"), or no part of the body at all (a request header, this endpoint for the
@@ -26,7 +30,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that
-  failed). It is sent again after the `retry_after` the provider named, as given; when it
+  failed; where no status says it, a 503's or 429's words: "server unavailable", a model
+  "still loading", no available channel, "wait one minute", a window such as "per
+  minute"). It is sent again after the `retry_after` the provider named, as given; when it
   named none (or 0), after an exponential wait less a random share of up to a quarter
   (`backoff_wait`), so that streams refused at one instant do not all come back at the
   next. A wait longer than
@@ -35,16 +41,17 @@ A rejection before anything was committed is read once, by `classify`, into one 
   this, for the same body only (`classify`).
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
-  is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``), the field a validator's item points
-  at (pydantic's `loc`, zod's and express-validator's `path` or `param`, Google's `field`,
-  ajv's `additionalProperty`) or its location written in text (a JSON pointer `#/store`,
-  pydantic's `body -> temperature` and its location line above the message, serde's path
-  after "into the target type: "), a path rooted at the request or its type
-  (`parameter.enable_thinking`, `body.maxTokens`, Go's `ChatCompletionRequest.max_tokens`),
-  the head of a path into it (`tools.0.function.strict` names `tools`, `thinking.type`
-  `thinking`: no body can edit inside a key), its own value quoted in a sentence about a
-  value ("Unsupported value: 'minimal'" names the key holding 'minimal', where nothing
-  else names a key and one key holds the value), an identifier
+  is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``) or assigned (`n=1`), the field a
+  validator's item points at (pydantic's `loc`, zod's and express-validator's `path` or
+  `param`, Google's `field`, ajv's `additionalProperty`) or its location written in text
+  (a JSON pointer `#/store`, pydantic's `body -> temperature` and its location line above
+  the message, serde's path after "into the target type: "), a path rooted at the request
+  or its type (`parameter.enable_thinking`, `body.maxTokens`, Go's
+  `ChatCompletionRequest.max_tokens`), the head of a path into it
+  (`tools.0.function.strict` names `tools`, `thinking.type` `thinking`: no body can edit
+  inside a key), its own value quoted in a sentence about a value ("Unsupported value:
+  'minimal'" names the key holding 'minimal', where nothing else names a key and one key
+  holds the value), an identifier
   that is no English word (`max_tokens`), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported", "Temperature value 0.2 is not supported", "invalid
@@ -243,9 +250,15 @@ _ACCOUNT = (
     # words say it where an envelope has no status or code for it
     r"\b(?:account|organi[sz]ation|project) is not (?:allowed|permitted|authori[sz]ed|active)\b|"
     r"\blocation is not supported for the API\b|"
+    # the caller's own settings exclude every route (OpenRouter's 404 "No endpoints found
+    # matching your data policy (Paid model training)"), at any status
+    r"\byour (?:data|privacy) (?:policy|policies|settings?|preferences)\b|"
     # Zhipu's 429 "余额不足或无可用资源包,请充值。" (balance, recharge) and "您的账户已欠费" (in
     # arrears): its exhausted account, at the status of a rate limit
-    r"余额|欠费|充值"
+    r"余额|欠费|充值|"
+    # the caller's key or token without the right to it, in Chinese (one-api's 403
+    # "该令牌无权使用模型" and the model's name, this token may not use the model)
+    r"无权(?:使用|访问|调用)|没有权限|权限不足"
 )
 # A 403 that speaks of what the caller may reach, not of a key: "This account is not
 # allowed to access this endpoint", "The account is not allowed to access this model",
@@ -254,6 +267,10 @@ _ACCOUNT = (
 # (LiteLLM's "litellm.PermissionDeniedError: OpenAIException - You are not allowed to request
 # logprobs from this model" at 403): its words are not the provider's about the account.
 _RELAY_CLASS = r"\b(?:litellm\.)?[A-Z][A-Za-z]*(?:Error|Exception)\b"
+# The same class as the prefix of the words it relays ("litellm.BadRequestError:
+# OpenAIException - stop:最大只能有4个停止词"): the provider's words start after it, as they
+# start a line in the provider's own body, where a validator writes "field: message".
+_RELAY_PREFIX = _RELAY_CLASS + r":[^\S\n]*(?:" + _RELAY_CLASS + r"[^\S\n]+-[^\S\n]+)?"
 _CALLER_ACCESS = (
     r"(?i)\baccess\b|\baccounts?\b|\borgani[sz]ations?\b|\bprojects?\b|\bregions?\b|"
     r"\bcountr(?:y|ies)\b|\bteams?\b"
@@ -278,7 +295,12 @@ _ACCOUNT_CODES = frozenset(
 # `rate_limit_exceeded` ("Request too large for model ... please reduce your message size"):
 # no wait makes it fit. The one size a rate limit can state: Anthropic's per-minute 429
 # also asks to "reduce the prompt length ... or try again later", and a wait does help it.
-_OVER_ALLOWANCE = r"request too large|reduce your message size"
+# A 413's words say it where no status does (GitHub Models' "Request body too large for
+# gpt-4o model. Max size: 8000 tokens.", the reason phrases "Payload Too Large" and
+# "Request Entity Too Large").
+_OVER_ALLOWANCE = (
+    r"request (?:body |entity |payload )?too large|payload too large|reduce your message size"
+)
 _SIZE = (
     # (tokens "processed" are a rate: Cerebras's 429 "Tokens per minute limit exceeded - too
     # many tokens processed")
@@ -386,12 +408,23 @@ _TRANSIENT = (
     r"\bbusy\b|"
     # the deployment behind the model is unhealthy, whatever status says so (NVIDIA's 400
     # "Function id '...': DEGRADED function cannot be invoked"): the server's state
-    r"\bdegraded\b"
+    r"\bdegraded\b|"
+    # a 503's words, where no status says them: the service down for now ("server
+    # unavailable: cache rebuild in progress"), the model still loading (Hugging Face's
+    # "Model ... is currently loading", llama.cpp's "Loading model"), no channel serving
+    # the model now (one-api's "当前分组 default 下对于模型 ... 无可用渠道"), a wait named
+    # ("Only one message at a time ... or wait one minute")
+    # (not where it is unavailable, or for what: "in your region", "for this model")
+    r"\b(?:server|service) (?:is )?(?:currently )?unavailable\b(?!\s+(?:in|for|to)\b)|"
+    r"\b(?:is|still|currently) loading\b|\bloading (?:the )?model\b|"
+    r"\bno (?:available|healthy) (?:channel|upstream|backend)s?\b|无可用(?:渠道|节点)|"
+    r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b"
 )
 # A 429 that names the window it counts in ("Tokens per minute limit exceeded", "on
 # requests per min (RPM)", Vertex's metric `generate_content_requests_per_minute_per_project`)
 # is a rate limit, whatever `quota` its code or `param` says: the window passes. An
-# exhausted balance names no window.
+# exhausted balance names no window. So is an error event that names no status (the 429's
+# words relayed after `200 OK`): its window is all that says the limit passes.
 _RATE_WINDOW = (
     r"(?i)(?<![^\W_])per[ _](?:second|sec|minute|min|hour)(?![^\W_])|\b(?:[RT]P[SMH]|[IO]TPM)\b"
 )
@@ -734,16 +767,18 @@ def _strings(value: Any, pointers: bool = True) -> Iterator[str]:
     name does ("'temperature': Invalid value", express-validator), and a field inside a
     message is cut with its words ("'messages.0.role': Input should be 'user' or
     'assistant'", pydantic), as a sentence that points there is. A string that is itself
-    JSON is read as its value (LM Studio's `{"error": "[{\"path\": [13, \"function\",
-    ...], ...}]"}`, zod's issues serialized), so that its pointers point."""
+    JSON, or ends in JSON after a relay's words, is read as those words and its value (LM
+    Studio's `{"error": "[{\"path\": [13, \"function\", ...], ...}]"}`, zod's issues
+    serialized; LiteLLM's "litellm.BadRequestError: OpenAIException - [{...}]"), so that
+    its pointers point."""
     pending = [value]
     while pending:
         item = pending.pop()
         if isinstance(item, str):
-            nested = _json_in(item) if pointers else None
-            if nested is None:
-                yield item
-            else:
+            words, nested = _json_in(item) if pointers else (item, None)
+            if words.strip():
+                yield words
+            if nested is not None:
                 pending.append(nested)
         elif isinstance(item, dict):
             field = _pointer(item) if pointers else None
@@ -760,17 +795,22 @@ def _strings(value: Any, pointers: bool = True) -> Iterator[str]:
             pending.extend(reversed(item))
 
 
-def _json_in(text: str) -> Any:
-    """The object or list `text` holds as JSON, else None. (Each level of JSON inside a
-    string escapes its quotes again, so a body cannot nest this deeper than its length's
-    logarithm.)"""
-    if text.lstrip()[:1] not in ("[", "{"):
-        return None
+def _json_in(text: str) -> tuple[str, Any]:
+    """The words before the object or list `text` ends with as JSON, and that value (the
+    first bracket only, decoded once: linear); else `text` and None. (Each level of JSON
+    inside a string escapes its quotes again, so a body cannot nest this deeper than its
+    length's logarithm.)"""
+    text = text.strip()
+    start = min((at for at in (text.find("["), text.find("{")) if at >= 0), default=-1)
+    if start < 0:
+        return text, None
     try:
-        value = json.loads(text)
+        value, end = json.JSONDecoder().raw_decode(text, start)
     except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict | list) else None
+        return text, None
+    if end != len(text) or not isinstance(value, dict | list):
+        return text, None
+    return text[:start], value
 
 
 def _pointer(item: Mapping[str, Any]) -> str | None:
@@ -793,8 +833,9 @@ def _is_named(key: str, text: str) -> bool:
         return True
     # The head of a path into the body names its key, whatever the key's word: a field
     # refused inside it ("tools.0.function.strict", vLLM; "thinking.type", MiniMax) is
-    # refused with it, as no degraded body can edit inside a key.
-    if re.search(rf"(?<![\w./-]){k}(?:\.(?:\d|[A-Za-z_]\w)|\[\d)", text):
+    # refused with it, as no degraded body can edit inside a key; so does a value assigned
+    # to it ("Only n=1 is supported").
+    if re.search(rf"(?<![\w./-]){k}(?:\.(?:\d|[A-Za-z_]\w)|\[\d|=(?!=))", text):
         return True
     if "_" in key.strip("_"):  # `frequency_penalty` written as the server's `frequencyPenalty`
         head, *rest = key.split("_")
@@ -828,11 +869,32 @@ def _is_named(key: str, text: str) -> bool:
 def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> list[str]:
     """The optional body keys the error names, in body order."""
     droppable = {key: value for key, value in body.items() if key not in policy.kept}
-    text = re.sub(_URL, " ", re.sub(_SUGGESTION, " ", _texts(error)))
-    text = _outside_messages(re.sub(_BODY_ROOT, "", _LOCATION.sub(_quoted_path, text)))
+    text = _names_text(error)
     # A condition's names count only when nothing else is named: "Error while parsing
     # 'top_k'" names what it refuses inside its clause.
     return _named_in(re.sub(_CONDITION, " ", text), droppable) or _named_in(text, droppable)
+
+
+def _names_text(error: ErrorInfo) -> str:
+    """The error's strings as read for names: without suggestions, links and sentences
+    inside a message, locations quoted, a path's root and a relay's prefix cut."""
+    text = re.sub(_RELAY_PREFIX, "\n", re.sub(_URL, " ", re.sub(_SUGGESTION, " ", _texts(error))))
+    return _outside_messages(re.sub(_BODY_ROOT, "", _LOCATION.sub(_quoted_path, text)))
+
+
+def _quoted_kept(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
+    """A never-dropped key the error's words quote, as its `param` would point at it
+    ("Unsupported value: 'stream' does not support true with this model", the `param`
+    lost in a relay's envelope)."""
+    text = _names_text(error)
+    return next(
+        (
+            key
+            for key in body
+            if key in policy.kept and re.search(rf"['\"`]{re.escape(key)}['\"`]", text)
+        ),
+        None,
+    )
 
 
 def _quoted_path(location: re.Match[str]) -> str:
@@ -1011,7 +1073,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     rate_limited = (
         code in _TRANSIENT_CODES
         or (status in _TRANSIENT_STATUSES and error.retry_after is not None)
-        or (status == 429 and re.search(_RATE_WINDOW, text) is not None)
+        or (status in (429, None) and re.search(_RATE_WINDOW, text) is not None)
     )
     if status in (401, 402) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
@@ -1068,6 +1130,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         named = _with_dependents(_one_of_together(named, param, text), body, policy)
         if named:
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
+        if param is None and (kept := _quoted_kept(error, body, policy)) is not None:
+            return Verdict("surface", f"the rejection is about {kept!r}, which is never dropped")
         if re.search(_CONVERSATION, text):
             return Verdict("surface", "the rejection is about the conversation itself")
         # (a 5xx speaks of the server's side: Envoy's "reset before headers" is its own)
