@@ -306,8 +306,17 @@ _SIZE = (
     # many tokens processed")
     # (`search_context_size` is a key's name, not words about the context)
     r"(?i)(?<!_)context[ _-]?(?:length|size|window)|maximum context|"
-    r"too many (?:input )?tokens(?!\s+(?:processed|used|consumed)\b)|"
-    r"reduce the length|prompt is too long|input is too long|exceeds? the (?:available|maximum)|"
+    # (nor tokens "per minute": Cerebras's and others' 503 "Too many tokens per minute")
+    r"too many (?:input )?tokens(?!\s+(?:processed|used|consumed|per)\b)|"
+    r"reduce the length|prompt is too long|input is too long|"
+    # the request's own parts over a maximum ("The input token count (1200000) exceeds the
+    # maximum", "the request exceeds the available context size", "The prompt is longer than
+    # the maximum allowed length"), not a key's value ("stop: sequence length exceeds the
+    # maximum length of 32")
+    r"\b(?:request|input|prompt|messages|conversation)(?:\s+(?:token\s+)?(?:count|length|size))?"
+    r"(?:\s*\(?\d[\d,]*\)?)?\s+(?:exceeds?|is longer than) the (?:available|maximum)|"
+    # the same in Chinese: the input, prompt or context over its length ("输入长度超过限制")
+    r"(?:输入|提示词?|上下文)的?(?:长度|内容)?\S{0,4}?(?:超过|超出|过长|太长)|"
     # xAI "maximum prompt length is 131072 but the request contains 136973 tokens", vLLM's
     # "The decoder prompt (length 5301) is longer than the maximum model length of 4096", a
     # "maximum supported sequence length"; TGI's limits on its `inputs`: "`inputs` tokens +
@@ -354,15 +363,19 @@ _CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|u
 # "...可能包含不安全或敏感内容": unsafe or sensitive content). Read where the error names no
 # key: "logit_bias contains prohibited words" refuses that key.
 _MODERATION = (
-    r"(?i)\b(?:contain(?:s|ed|ing)?|includ(?:es|ed|ing)|detected|flagged)\b[^.\n]{0,40}?"
+    r"(?i)\b(?:contain(?:s|ed|ing)?|includ(?:e|es|ed|ing)|detected|flagged)\b[^.\n]{0,40}?"
     r"\b(?:inappropriate|sensitive|unsafe|harmful|prohibited|objectionable|offensive)\s+"
     r"(?:content|information|text|words?|material)\b|\bcontent\s+(?:\w+\s+)?risks?\b|"
-    r"(?:不安全|敏感|违规|违法|违禁)的?(?:内容|词|信息)"
+    r"(?:不安全|敏感|违规|违法|违禁|不当|不良|有害)的?(?:内容|词|信息)|内容\S{0,6}?风险"
 )
 _MISSING_MODEL = (
     # (to the sentence's end: a dot inside a name, "gpt-5.2-proo", ends none)
     r"(?i)\bmodel\b(?:[^.\n]|\.(?=\S)){0,120}?"
-    r"(?:does not exist|not found|not exist|is not available|unknown)|"
+    # ("model gpt-x: unknown parameter 'top_k'" names the key; "temporarily unavailable"
+    # is the server's state)
+    r"(?:does not exist|not found|not exist|is not available|"
+    r"unknown(?!\s+(?:param|parameter|field|argument|key|option|property)s?\b)|"
+    r"(?<!temporarily )(?<!currently )\bunavailable\b)|"
     # (the model itself, not a setting of it: "Unsupported model parameter: top_k" names a key)
     r"(?:unknown|invalid|no such|not an? (?:valid|known)) model\b"
     r"(?!\W*(?:param|parameter|option|setting|argument|field|feature)s?\b)|model[_ ]not[_ ]found|"
@@ -416,7 +429,7 @@ _TRANSIENT = (
     # ("Only one message at a time ... or wait one minute")
     # (not where it is unavailable, or for what: "in your region", "for this model")
     r"\b(?:server|service) (?:is )?(?:currently )?unavailable\b(?!\s+(?:in|for|to)\b)|"
-    r"\b(?:is|still|currently) loading\b|\bloading (?:the )?model\b|"
+    r"\b(?:is|still|currently) (?:being loaded|loading)\b|\bloading (?:the )?model\b|"
     r"\bno (?:available|healthy) (?:channel|upstream|backend)s?\b|无可用(?:渠道|节点)|"
     r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b"
 )
@@ -473,6 +486,10 @@ _CONVERSATION = (
     # one message of the history, by its role or place ("Missing `reasoning_content` field in
     # the assistant message at message index 3"), or a field only messages carry
     r"\b(?:user|assistant|system|tool|developer) message\b|\bmessage (?:index|sequence)\b|"
+    # ("Last message must be from the user", "Message content must be a string", Gemini's
+    # "must end with a user turn")
+    r"\b(?:last|final|first) message\b|\bmessage content\b|"
+    r"\b(?:user|assistant|model|system|last|final|single)[ -]turns?\b|"
     r"\breasoning_content\b|"
     # the same in prose: a call or result of the history ("tool result's tool id(call_...)
     # not found", MiniMax; Gemini's "the number of function response parts is equal to the
@@ -504,7 +521,7 @@ _NOT_THE_BODY = (
     r"\bsupported (?:in|on|at|by|via|through) (?:the )?['\"`]?/?v\d+/|"
     # or at the other API, by its name or a path to use instead ("Model ... only supports
     # the Responses API. Please use /serving-endpoints/responses instead.", Databricks)
-    r"\bresponses\s+API\b|\buse\s+['\"`]?/[\w/.-]+['\"`]?\s+instead\b"
+    r"\bresponses\s+API\b|\b(?:use|call|try)\s+['\"`]?/[\w/.-]+['\"`]?\s+instead\b"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
@@ -515,7 +532,13 @@ _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual|\bVLM\b|图像|图片|视�
 _IMAGE_REFUSAL = (
     r"(?i)not (?:an? )?(?:multi-?modal|vision|VLM\b)|do(?:es)?(?: not|n't) support|not supported|"
     r"unsupported|"
-    r"no endpoints? found|not enabled|cannot|can't|not allowed|not accept|"
+    r"not enabled|cannot|can't|not allowed|not accept|not available|\bunavailable\b|"
+    # no route serves them ("No endpoints found that support image input", "No providers
+    # available that accept image input"), or a header is required for them ("Copilot-Vision-
+    # Request header is required for image input")
+    r"\bno (?:endpoints?|providers?|backends?|routes?|upstreams?)\b|\brequire[sd]?\b|"
+    # the image could not be read ("Image input format or parsing error")
+    r"\b(?:format|pars(?:e|ing)|decod(?:e|ing))\s+(?:error|failed|failure)\b|"
     r"invalid[ _-]?(?:image|vision|multi-?modal)|"
     # a deserializer that does not know the part ("unknown variant `image_url`, expected
     # `text`", DeepSeek): the endpoint takes text only
@@ -585,9 +608,11 @@ _SUGGESTION = (
 )
 # A clause that states the condition under which a value would be allowed ("Only
 # temperature=1 is supported unless reasoning_effort resolves to 'none'", "while reasoning
-# is active", LiteLLM) names the circumstance, not what is refused: like a suggestion, it
-# is not read for names to drop. Up to the clause's end.
-_CONDITION = r"(?i)\b(?:unless|while|whenever|when)\b[^.,;:!?\n]*"
+# is active", LiteLLM), or what the refused key needs ("The `metadata` field is only
+# supported if `store` is set to true", "requires store=true"), names the circumstance, not
+# what is refused: like a suggestion, it is not read for names to drop. Up to the clause's
+# end.
+_CONDITION = r"(?i)\b(?:unless|while|whenever|when|if|requires?)\b[^.,;:!?\n]*"
 # A link names no key, whatever its path or anchor says ("https://docs.example.com/tools.html",
 # "#chat-create-max_completion_tokens"): it is where to read, not what is refused.
 _URL = r"(?i)\bhttps?://[^\s\"'<>]*"
@@ -596,11 +621,11 @@ _VALUE_WORD = r"(?i)\bvalues?\b"
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
-_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted)|not supported|unsupported|must|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support)"  # noqa: E501
+_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted|available)|not supported|unsupported|unavailable|must|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|cannot be (?:used|set|specified|enabled))"  # noqa: E501
 # Words that refuse the key written right after them ("invalid temperature: only 1 is
 # allowed"), and the words for "parameter" or "field" written right against it in Chinese,
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
-_CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized)"
+_CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized|too many)"
 _CUE_CJK = r"(?:参数|字段)"
 # A path rooted at the request names a key of the body by its next segment
 # ("parameter.enable_thinking must be set to false", DashScope; "body.maxTokens: property
@@ -648,14 +673,14 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # version or this model version")
     (
         r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice|[ -]calls?\b)|function[ _-]?call(?:ing|s)?\b|"
-        r"\bfunctions\b",
+        r"\bfunctions\b|工具调用|函数调用",
         _TOOL_KEYS,
     ),
     (
-        r"(?i)response[ _-]?format|json[ _-]?(?:mode|output)|structured output",
+        r"(?i)response[ _-]?format|json[ _-]?(?:schema[ _-])?(?:mode|output)|structured output",
         ("response_format",),
     ),
-    (r"(?i)\blog[ _-]?probs\b", ("logprobs", "top_logprobs")),
+    (r"(?i)\blog[ _-]?(?:probs|probabilit(?:y|ies))\b", ("logprobs", "top_logprobs")),
     # Reasoning is switched on by a key the error rarely spells ("\"llama3.1:8b\" does not
     # support thinking" for `reasoning_effort`, Ollama's "think value \"medium\" is not
     # supported for this model"): a refusal right next to the word, or to the word and the
@@ -676,20 +701,23 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
 _CAPABILITY_REFUSAL = (
     r"(?i)\bnot (?:be )?(?:supported|enabled|available|allowed|permitted)|unsupported|"
     r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
-    r"\bcannot\b|can't|\bdisabled\b|"
+    r"\bcannot\b|can't|\bdisabled\b|不支持|"
     # a server's own English ("model features function calling not support", Novita) and a
     # feature it lacks ("Function calling is not yet implemented for stream mode")
     r"\bnot support\b|\bnot (?:yet )?implemented\b|"
     # a list of the models that have it, the served one not among them ("Only ['qwen-chat',
     # 'glm4-chat'] support tool calls", Xinference): names in a list or quoted, not "stop
     # only supports 4 sequences" or "Only n=1 supports tool calls" (a key's value)
-    r"\bonly\s+(?:\[[^\]\n]{0,300}\]|['\"`][^'\"`\n]{1,80}['\"`])\s*supports?\b"
+    r"\bonly\s+(?:\[[^\]\n]{0,300}\]|['\"`][^'\"`\n]{1,80}['\"`])\s*supports?\b|"
+    # or the list after ("Tool calls are only supported by ['qwen-chat', 'glm4-chat']")
+    r"\bonly supported (?:by|for|on)\s+(?:\[|['\"`])"
 )
 # A definition is refused by a validator's words as well ("Invalid schema for function",
 # "Tool parameters must be a JSON object"); a capability is not ("Invalid tool call id" is
 # about a message of the history).
 _DEFINITION_REFUSAL = (
-    _CAPABILITY_REFUSAL + r"|\binvalid\b|\bmust\b|\bis not of type\b|\bmalformed\b|\brequired\b"
+    _CAPABILITY_REFUSAL
+    + r"|\binvalid\b|\bmust\b|\bis not of type\b|\bmalformed\b|\brequired\b|\bmissing\b"
 )
 # A tool's definition in prose is an entry of `tools` (or the legacy `functions`): its
 # schema refused ("Invalid schema for function 'ls': null is not of type \"array\"",
@@ -697,7 +725,7 @@ _DEFINITION_REFUSAL = (
 # `tools.0.function.parameters` would. A call's parameters ("parameters for tool X did not
 # match schema", Groq's `tool_use_failed`) are the model's output, not a definition.
 _TOOL_DEFINITION = (
-    r"(?i)\bschemas?\s+(?:for|of)\s+(?:the\s+)?(?:function|tool)\b|"
+    r"(?i)\bschemas?\s+(?:for|of|in)\s+(?:the\s+)?(?:function|tool)\b(?!\s+calls?\b)|"
     # (not a call checked against it: "arguments do not match the tool schema", Groq's
     # tool_use_failed, "invalid against the function schema": the model's output)
     r"(?<!match )(?<!match the )(?<!against )(?<!against the )(?<!for )(?<!for the )"
@@ -1165,6 +1193,11 @@ def _forbids_a_key(
 def _refuses_images(text: str, body: Mapping[str, Any], param: str | None = None) -> bool:
     # A body key's name is the key, not words about images ("'vl_high_resolution_images' is
     # not supported" refuses that key, not image input).
+    # The structured `param` at another key of the body points at what is refused ("Image
+    # output is not supported by this model" at `modalities`): that key, not the images.
+    key = _param_key(param)
+    if key is not None and key not in ALWAYS_KEPT and key in body:
+        return False
     in_content = re.search(_TEXT_PART_ONLY, text) and re.search(_IN_CONTENT, text)
     text = _without_compounds(text, [key for key in body if "_" in key.strip("_")])
     return bool(in_content) or any(
