@@ -25,7 +25,14 @@ import pytest
 
 from rxllm.degradation import RecoveryPolicy, Verdict
 from tests.test_probe_rejections_7 import frame, response
-from tests.test_probe_rejections_9 import ENVELOPES, EXTRA, NOT_IN_BAND, original, wrapped
+from tests.test_probe_rejections_9 import (
+    ENVELOPES,
+    EXTRA,
+    NO_PARAM,
+    NOT_IN_BAND,
+    original,
+    wrapped,
+)
 
 # drop 25, none 18, backoff 10, images 4, static 3
 CASES = (
@@ -114,19 +121,6 @@ def reading(verdict: Verdict) -> tuple[str, set[str], dict[str, str]]:
     return verdict.action, set(verdict.drop), dict(verdict.rename)
 
 
-# The envelopes that have no `param` (`tests.test_probe_rejections_9`'s builders).
-_NO_PARAM = (
-    "fastapi",
-    "tgi",
-    "tgi/sse",
-    "ollama",
-    "ollama/sse",
-    "llamacpp",
-    "llamacpp/sse",
-    "anthropic",
-    "anthropic/sse",
-    "plain",
-)
 # The frames that name no status (the others carry it as a number or as LiteLLM's code).
 _NO_STATUS = ("openai/sse", "tgi/sse", "ollama/sse", "anthropic/sse")
 
@@ -138,11 +132,11 @@ DIFFERENT: dict[str, str] = {
     **{
         _AUDIO + envelope: "`param: model` is what says the model is at fault; the words "
         "('This model requires ... audio') name no key, and a 400 naming nothing is static"
-        for envelope in _NO_PARAM
+        for envelope in NO_PARAM
     },
     **{
         _WITH + envelope: "no `param` points at one key of the pair, so both go (accepted too)"
-        for envelope in _NO_PARAM
+        for envelope in NO_PARAM
     },
     **{
         _KEYERROR + envelope: "the frame has no status: the 500 alone said the server's "

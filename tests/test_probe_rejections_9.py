@@ -382,22 +382,22 @@ def combinations() -> list[Any]:
 # Combinations whose envelope loses what the original's action rests on: id -> why.
 _PAIR = "openai__max_tokens_and_max_completion_tokens_same_time/"
 _PAIR_WHY = "no `param` points at one key of the pair, so both go (accepted too)"
+# The envelopes that have no `param`.
+NO_PARAM = (
+    "fastapi",
+    "tgi",
+    "tgi/sse",
+    "ollama",
+    "ollama/sse",
+    "llamacpp",
+    "llamacpp/sse",
+    "anthropic",
+    "anthropic/sse",
+    "plain",
+)
+
 DIFFERENT: dict[str, str] = {
-    **{
-        _PAIR + envelope: _PAIR_WHY
-        for envelope in (
-            "fastapi",
-            "tgi",
-            "tgi/sse",
-            "ollama",
-            "ollama/sse",
-            "llamacpp",
-            "llamacpp/sse",
-            "anthropic",
-            "anthropic/sse",
-            "plain",
-        )
-    },
+    **{_PAIR + envelope: _PAIR_WHY for envelope in NO_PARAM},
     "openai__insufficient_quota_429/google": "Google's 429 status is RESOURCE_EXHAUSTED, a rate "
     "limit's code, and `insufficient_quota` is lost: quota words under it are a rate limit",
     "openai__insufficient_quota_429/google/sse": "as over HTTP",
