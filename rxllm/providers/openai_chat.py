@@ -139,14 +139,15 @@ __all__ = [
     "DEGRADES",
     "OPENAI",
     "TOOL_RESULTS_READ",
-    "USD_PER_TICK",
     "ChatNormalizer",
     "ChatOptions",
     "OpenAIChat",
+    "arguments_object",
     "chat_messages",
     "function_parameters",
     "openai_usage",
     "short_call_id",
+    "usage_cost",
 ]
 
 FINISH_REASONS: dict[str, StopReason] = {
@@ -239,7 +240,7 @@ DEGRADES = RecoveryPolicy(degrade=True)
 # xAI reports cost in ticks of 1e-10 USD (`cost_in_usd_ticks`); checked against the
 # xai capture: 1 input, 290 cached and 222 output tokens of grok-3-mini at $0.30,
 # $0.075 and $0.50 per million cost $0.00013305 = 1,330,500 ticks.
-USD_PER_TICK = 1e-10
+_USD_PER_TICK = 1e-10
 
 # The C scanner behind `json.loads`, called directly: the same parse, without the
 # decoder's two whitespace regex matches per call (about a fifth of a chunk's cost).
@@ -397,13 +398,8 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         # say where it is.
         reasoning, reasoning_apart, total = raw["reasoning_tokens"], True, None
     reasoning = reasoning or 0
-    cost = raw.get("cost")
-    if isinstance(cost, dict):  # Perplexity: the cost's parts and their total
-        cost = cost.get("total_cost")
-    if not isinstance(cost, int | float):
-        ticks = raw.get("cost_in_usd_ticks")
-        cost = ticks * USD_PER_TICK if isinstance(ticks, int | float) else None
-    elif raw.get("is_byok") is True:
+    cost = usage_cost(raw)
+    if cost is not None and raw.get("is_byok") is True:
         upstream = (raw.get("cost_details") or {}).get("upstream_inference_cost")
         if isinstance(upstream, int | float):
             cost += upstream
@@ -421,6 +417,18 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         cache_write_tokens=cache_write,
         cost_usd=float(cost) if cost is not None else None,
     )
+
+
+def usage_cost(raw: dict[str, Any]) -> float | None:
+    """A usage object's cost in USD, in its dialects: OpenRouter's `cost`, Perplexity's
+    `cost` object (its `total_cost`), xAI's `cost_in_usd_ticks`; None without one."""
+    cost = raw.get("cost")
+    if isinstance(cost, dict):  # Perplexity: the cost's parts and their total
+        cost = cost.get("total_cost")
+    if isinstance(cost, int | float):
+        return cost
+    ticks = raw.get("cost_in_usd_ticks")
+    return ticks * _USD_PER_TICK if isinstance(ticks, int | float) else None
 
 
 def _disjoint(
@@ -648,7 +656,7 @@ def _reasoning_detail(part: ReasoningPart) -> dict[str, Any] | None:
     return None
 
 
-def _arguments_of(raw: Any) -> dict[str, Any]:
+def arguments_object(raw: Any) -> dict[str, Any]:
     """A provider-run tool's arguments as an object: a JSON object string read, an
     object as it is, nothing as `{}`, anything else kept whole under `arguments`."""
     if raw is None or raw == "":
@@ -1188,7 +1196,7 @@ class ChatNormalizer(Normalizer):
                 call_id = f"{name}_{len(self.server_tools)}"
                 known = (call_id, name, False)
                 self.server_tools[key] = known
-                self.server_tool_call(call_id, name, _arguments_of(entry.get("arguments")))
+                self.server_tool_call(call_id, name, arguments_object(entry.get("arguments")))
             call_id, name, reported = known
             if not reported and _has_result(entry):
                 self.server_tools[key] = (call_id, name, True)

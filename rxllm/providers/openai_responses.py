@@ -173,7 +173,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.providers.openai_chat import USD_PER_TICK
+from rxllm.providers.openai_chat import arguments_object, usage_cost
 from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 
 __all__ = [
@@ -380,12 +380,7 @@ def responses_usage(raw: dict[str, Any]) -> Usage:
     The cost is OpenRouter's `cost` (USD), Perplexity's `cost.total_cost` or xAI's
     `cost_in_usd_ticks`."""
     details = raw.get("input_tokens_details") or {}
-    cost = raw.get("cost")
-    if isinstance(cost, dict):  # Perplexity's Agent API: the cost's parts and their total
-        cost = cost.get("total_cost")
-    if not isinstance(cost, int | float):
-        ticks = raw.get("cost_in_usd_ticks")
-        cost = ticks * USD_PER_TICK if isinstance(ticks, int | float) else None
+    cost = usage_cost(raw)
     usage = Usage.of(  # the counts read whole, the cache apart from the input
         input_tokens=raw.get("input_tokens") or 0,
         output_tokens=raw.get("output_tokens") or 0,
@@ -1223,10 +1218,7 @@ class ResponsesNormalizer(Normalizer):
         vercel/ai's Perplexity provider reads them."""
         call_id = str(call.get("call_id") or call.get("id") or f"call_{index}")
         name = str(call.get("name") or "")
-        arguments = _parsed(call.get("arguments"))
-        if not isinstance(arguments, dict):
-            arguments = {"arguments": arguments} if arguments else {}
-        self.server_tool_call(call_id, name, arguments)
+        self.server_tool_call(call_id, name, arguments_object(call.get("arguments")))
         self.server_tool_result(call_id, name, {k: v for k, v in result.items() if k != "id"})
         for found in result.get("results") or result.get("contents") or ():
             url = found.get("url") if isinstance(found, dict) else None
