@@ -403,7 +403,7 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         upstream = (raw.get("cost_details") or {}).get("upstream_inference_cost")
         if isinstance(upstream, int | float):
             cost += upstream
-    input_tokens, output_tokens = _disjoint(
+    input_tokens, output_tokens, reasoning = _disjoint(
         (prompt, cached, cache_write),
         (completion, reasoning),
         total,
@@ -433,13 +433,18 @@ def usage_cost(raw: dict[str, Any]) -> float | None:
 
 def _disjoint(
     input_: tuple[Any, ...], output: tuple[Any, Any], total: Any, *, reasoning_apart: bool
-) -> tuple[int, int]:
-    """The uncached input and the whole output, from (prompt, cache reads, cache writes)
-    and (completion, reasoning) counts that may each hold their part or not. The first
-    reading whose sum is the wire's `total` wins, and without one, the first: the cache
-    inside the prompt before apart from it, unless it is larger; the reasoning as
-    `reasoning_apart` says, and apart from a smaller completion (a total that says it is
-    inside one still wins: OpenRouter's counts of a turn cut by an error)."""
+) -> tuple[int, int, int]:
+    """The uncached input, the whole output and the reasoning, from (prompt, cache reads,
+    cache writes) and (completion, reasoning) counts that may each hold their part or
+    not. The first reading whose sum is the wire's `total` wins, and without one, the
+    first: the cache inside the prompt before apart from it, unless it is larger; the
+    reasoning as `reasoning_apart` says, and apart from a smaller completion (a total that
+    says it is inside one still wins: OpenRouter's counts of a turn cut by an error).
+    Where no reasoning is reported and the total holds more than that first reading, the
+    rest is output the completion left out: the reasoning. Gemini's OpenAI-compatible
+    endpoint counts its thought tokens in `total_tokens` alone (gemini-2.5-pro: prompt 35,
+    completion 12, total 126, in pydantic-ai's test_compatible_api_with_tool_calls_without_id
+    cassette), and converters of Gemini's usage to this wire did alike (mozilla-ai/any-llm#1290)."""
     prompt, *caches = (token_count(count) for count in input_)
     cache = sum(caches)
     completion, reasoning = (token_count(count) for count in output)
@@ -451,8 +456,11 @@ def _disjoint(
         for uncached in inputs:
             for whole in outputs:
                 if uncached + cache + whole == total:
-                    return uncached, whole
-    return inputs[0], outputs[0]
+                    return uncached, whole, reasoning
+        unsaid = token_count(total) - inputs[0] - cache - outputs[0]
+        if not reasoning and prompt and unsaid > 0:  # (with no prompt count, it may be the prompt)
+            return inputs[0], outputs[0] + unsaid, unsaid
+    return inputs[0], outputs[0], reasoning
 
 
 def _content(message: Message) -> str | list[dict[str, Any]]:
@@ -732,6 +740,7 @@ _CHOICE_KEYS = frozenset(
         "logprobs",
         "native_finish_reason",  # OpenRouter: the upstream's own word for the finish
         "stop_reason",  # vLLM: the stop token id or string behind the finish
+        "matched_stop",  # SGLang: the same (vercel/ai's azure-deepseek-reasoning fixture)
         "usage",  # Moonshot (Kimi): the turn's usage, on the last chunk's choice
         "token_ids",  # vLLM
         "seed",  # Together
