@@ -6,8 +6,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   in Chinese ("余额不足", Zhipu's 429), an organization that "must be verified", Google's
   `FAILED_PRECONDITION`, a gateway's spending budget ("Budget has been exceeded!", LiteLLM),
   an organization "restricted" or an account "suspended", a spending or usage limit at 400
-  ("You have reached your specified API usage limits", Anthropic), a key without the right
-  to the model ("无权使用模型"), the caller's own "data policy" excluding every route;
+  ("You have reached your specified API usage limits", Anthropic) or an allowance used up
+  where no wait is said to help ("used up your daily free allocation", Cloudflare's 429),
+  a key without the right to the model ("无权使用模型"), the caller's own "data policy"
+  excluding every route;
   a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
@@ -52,7 +54,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   inside a key), its own value quoted in a sentence about a value ("Unsupported value:
   'minimal'" names the key holding 'minimal', where nothing else names a key and one key
   holds the value), an identifier
-  that is no English word (`max_tokens`), or a plain word next to words
+  that is no English word (`max_tokens`, capitalized too as a sentence's first word:
+  "Response_format value as json_schema is enabled only for ..."), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported", "Temperature value 0.2 is not supported", "invalid
   temperature", "temperature参数", "参数temperature"), the words of an identifier read the
@@ -312,7 +315,9 @@ _SIZE = (
     # the request's own parts over a maximum ("The input token count (1200000) exceeds the
     # maximum", "the request exceeds the available context size", "The prompt is longer than
     # the maximum allowed length"), not a key's value ("stop: sequence length exceeds the
-    # maximum length of 32")
+    # maximum length of 32"), nor a part "in the request" (Gemini's "A FunctionDeclaration in
+    # the request exceeds the maximum allowed nesting depth" is a tool's)
+    r"(?<!\bin the )(?<!\bin this )(?<!\bin your )"
     r"\b(?:request|input|prompt|messages|conversation)(?:\s+(?:token\s+)?(?:count|length|size))?"
     r"(?:\s*\(?\d[\d,]*\)?)?\s+(?:exceeds?|is longer than) the (?:available|maximum)|"
     # the same in Chinese: the input, prompt or context over its length ("输入长度超过限制")
@@ -340,13 +345,16 @@ _SIZE = (
     r"(?:prompt|input)\s+exceeds\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|" + _OVER_ALLOWANCE
 )
 # The caller's own spending or usage cap ("You have reached your specified API usage
-# limits. You will regain access on ...", Anthropic's 400), unless a wait is said to help
-# ("Usage limit reached for this minute. Please try again later" is a rate limit), and not
-# a key's limit ("max_tokens exceeds the output token usage limit of 8192").
+# limits. You will regain access on ...", Anthropic's 400) or allowance, unless a wait is
+# said to help ("Usage limit reached for this minute. Please try again later" is a rate
+# limit), and not a key's limit ("max_tokens exceeds the output token usage limit of 8192").
 _SPENDING_CAP = (
     r"(?i)\b(?:you|your (?:account|organi[sz]ation|project|team|key))\b[^.\n]{0,40}?"
     r"\b(?:usage|spend(?:ing)?) limits?\b|"
-    r"\b(?:usage|spend(?:ing)?) limits? (?:has been |have been |was )?(?:reached|exceeded|hit)\b"
+    r"\b(?:usage|spend(?:ing)?) limits? (?:has been |have been |was )?(?:reached|exceeded|hit)\b|"
+    # or its allowance used up (Cloudflare's 429 "You have used up your daily free allocation of
+    # 10,000 neurons. Please upgrade to ... Workers Paid plan")
+    r"\b(?:used up|exhausted|spent|run out of)\b[^.\n]{0,40}?\b(?:allocation|allowance)\b"
 )
 # A 429's words that a wait lifts its limit ("Please wait a moment", "It resets at the top
 # of the hour", "retry after a short while").
@@ -487,9 +495,9 @@ _CONVERSATION = (
     # the assistant message at message index 3"), or a field only messages carry
     r"\b(?:user|assistant|system|tool|developer) message\b|\bmessage (?:index|sequence)\b|"
     # ("Last message must be from the user", "Message content must be a string", Gemini's
-    # "must end with a user turn")
+    # "must end with a user turn", Cohere's "must contain valid chat turns")
     r"\b(?:last|final|first) message\b|\bmessage content\b|"
-    r"\b(?:user|assistant|model|system|last|final|single)[ -]turns?\b|"
+    r"\b(?:user|assistant|model|system|last|final|single|chat)[ -]turns?\b|"
     r"\breasoning_content\b|"
     # the same in prose: a call or result of the history ("tool result's tool id(call_...)
     # not found", MiniMax; Gemini's "the number of function response parts is equal to the
@@ -520,8 +528,10 @@ _NOT_THE_BODY = (
     # and not in v1/chat/completions.", OpenAI)
     r"\bsupported (?:in|on|at|by|via|through) (?:the )?['\"`]?/?v\d+/|"
     # or at the other API, by its name or a path to use instead ("Model ... only supports
-    # the Responses API. Please use /serving-endpoints/responses instead.", Databricks)
-    r"\bresponses\s+API\b|\b(?:use|call|try)\s+['\"`]?/[\w/.-]+['\"`]?\s+instead\b"
+    # the Responses API. Please use /serving-endpoints/responses instead.", Databricks;
+    # "generate API is not supported for model '...'. Please use the chat API instead", Cohere)
+    r"\bresponses\s+API\b|\b(?:use|call|try)\s+['\"`]?/[\w/.-]+['\"`]?\s+instead\b|"
+    r"\b(?:use|call|try)\s+the\s+[\w/.-]+\s+API\b|\b\w+\s+API\s+(?:is|are)\s+not\s+supported\b"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
@@ -718,10 +728,14 @@ _CAPABILITY_REFUSAL = (
 _DEFINITION_REFUSAL = (
     _CAPABILITY_REFUSAL
     + r"|\binvalid\b|\bmust\b|\bis not of type\b|\bmalformed\b|\brequired\b|\bmissing\b"
+    # or over a limit ("A FunctionDeclaration in the request exceeds the maximum allowed
+    # nesting depth", Gemini)
+    + r"|\bexceed(?:s|ed|ing)?\b"
 )
-# A tool's definition in prose is an entry of `tools` (or the legacy `functions`): its
-# schema refused ("Invalid schema for function 'ls': null is not of type \"array\"",
-# DeepSeek; "Tool parameters must be a JSON object.", Perplexity) refuses that key, as
+# A tool's definition in prose (or by the API's name for it, Gemini's `FunctionDeclaration`)
+# is an entry of `tools` (or the legacy `functions`): its schema refused ("Invalid schema for
+# function 'ls': null is not of type \"array\"", DeepSeek; "Tool parameters must be a JSON
+# object.", Perplexity) refuses that key, as
 # `tools.0.function.parameters` would. A call's parameters ("parameters for tool X did not
 # match schema", Groq's `tool_use_failed`) are the model's output, not a definition.
 _TOOL_DEFINITION = (
@@ -729,7 +743,7 @@ _TOOL_DEFINITION = (
     # (not a call checked against it: "arguments do not match the tool schema", Groq's
     # tool_use_failed, "invalid against the function schema": the model's output)
     r"(?<!match )(?<!match the )(?<!against )(?<!against the )(?<!for )(?<!for the )"
-    r"\b(?:tool|function)\s+(?:parameters|schemas?|definitions?|declarations?)\b"
+    r"\b(?:tool|function)[\s_]*(?:parameters|schemas?|definitions?|declarations?)\b"
     r"(?!\s+(?:in|from)\s+(?:the\s+)?model)|"
     # the same as a path, where a validator of the tools alone points into an entry
     # ("13.function.parameters.type", LM Studio's zod issues): a call in the history has
@@ -874,6 +888,11 @@ def _is_named(key: str, text: str) -> bool:
     # ("max_tokens参数非法").
     if not key.isalpha() and re.search(rf"(?<![\w.-]){k}(?![\w-])", text, re.ASCII):
         return True  # max_tokens, top_p, n_probs: identifiers, not prose
+    # The same identifier capitalized as its sentence's first word ("Response_format value as
+    # json_schema is enabled only for api versions ...", Azure).
+    capital = re.escape(key[:1].upper() + key[1:])
+    if not key.isalpha() and re.search(rf"(?:^|(?<=[.!?:]\s))\s*{capital}(?![\w-])", text, re.M):
+        return True
     # In prose the key is a plain word, or the words of an identifier ("Frequency penalty
     # must satisfy p > 0" for `frequency_penalty`); either counts only next to words that
     # say it is a parameter being refused.
