@@ -2,7 +2,8 @@
 
 Sources emit `RawChunk`s (one SSE event of one attempt); a provider's normalizer reads
 them and emits `Fragment`s: events, plus tool-argument pieces that never reach the
-user (`accumulate_tool_arguments` turns them into `ToolRequest`s). Sources, providers
+user (`accumulate_tool_arguments` turns them into `ToolRequest`s) and the usage a
+failure brings (`track_commitment` decides whether it is reported). Sources, providers
 and operators all import these types from here, and none of them from each other.
 NamedTuples, because one is built per network chunk: immutable, and a quarter of a
 frozen dataclass's cost to build (and to define, at import).
@@ -33,12 +34,14 @@ from rxllm.events import (
     TextDelta,
     ToolRequest,
     ToolStart,
+    Usage,
     UsageUpdate,
 )
 
 __all__ = [
     "ChunkNormalizer",
     "Emit",
+    "FailureUsage",
     "Fragment",
     "RawChunk",
     "ResponseHeaders",
@@ -91,6 +94,17 @@ class ToolEnd(NamedTuple):
     signature: str | None = None
 
 
+class FailureUsage(NamedTuple):
+    """The usage that comes with a failure (in the chunk, the event or the finish that
+    ends the attempt in an error): what the failed request cost. It commits nothing:
+    `track_commitment` reports it as a `usage` event only where the attempt had already
+    committed."""
+
+    provider: str
+    attempt: int
+    usage: Usage
+
+
 Fragment: TypeAlias = (
     TextDelta
     | ReasoningDelta
@@ -103,6 +117,7 @@ Fragment: TypeAlias = (
     | ServerToolCall
     | ServerToolResult
     | UsageUpdate
+    | FailureUsage
     | Done
     | Failed
     | Cancelled

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -173,21 +173,37 @@ async def test_the_record_across_providers_names_who_produced_what(
     assert len(local_server.requests) == 2  # max_attempts is each provider's own
 
 
-async def test_usage_before_a_rejection_is_dropped_and_the_next_providers_reported(
-    serve: Serve,
-) -> None:
-    async def usage_then_error(request: web.Request) -> web.StreamResponse:
+def usage_then_error(*, same_chunk: bool) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    """A 200 stream that says what the prompt cost and then rejects the request: the usage
+    in the error's own chunk, or in a usage-only chunk before it."""
+    usage = b'"usage":{"prompt_tokens":10,"completion_tokens":0,"total_tokens":10}'
+    error = b'"error":{"message":"Input validation error: `top_p` must be < 1.0"}'
+    if same_chunk:
+        body = b"data: {" + error + b"," + usage + b"}\n\n"
+    else:
+        body = (
+            b'data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[],'
+            + usage
+            + b"}\n\ndata: {"
+            + error
+            + b"}\n\n"
+        )
+
+    async def handler(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        await response.write(
-            b'data: {"id":"x","object":"chat.completion.chunk","model":"m","choices":[],'
-            b'"usage":{"prompt_tokens":10,"completion_tokens":0,"total_tokens":10}}\n\n'
-            b'data: {"error":{"message":"Input validation error: `top_p` must be < 1.0"}}\n\n'
-        )
+        await response.write(body)
         await response.write_eof()
         return response
 
-    first = rxllm.provider("local", base_url=await serve(usage_then_error), max_attempts=1)
+    return handler
+
+
+async def test_the_usage_a_rejection_carries_is_dropped_and_the_next_providers_reported(
+    serve: Serve,
+) -> None:
+    handler = usage_then_error(same_chunk=True)
+    first = rxllm.provider("local", base_url=await serve(handler), max_attempts=1)
     async with LocalServer(pace=0) as second_server:
         both = rxllm.fallback([first, second_server.provider("anthropic")])
         events = await collect(both.astream(ask()))
@@ -195,6 +211,19 @@ async def test_usage_before_a_rejection_is_dropped_and_the_next_providers_report
     assert [(u.provider, u.attempt) for u in usage] == [("anthropic", 2)]
     assert usage[0].usage.input_tokens != 10
     assert events[0].type == "retry" and one_terminal(events).type == "done"
+
+
+async def test_usage_in_a_chunk_of_its_own_commits_the_attempt(serve: Serve) -> None:
+    """DESIGN, Commitment: usage commits an attempt. Once it has reached the consumer, the
+    rejection that follows surfaces: no fallback behind the consumer's back."""
+    handler = usage_then_error(same_chunk=False)
+    first = rxllm.provider("local", base_url=await serve(handler), max_attempts=1)
+    async with LocalServer(pace=0) as second_server:
+        both = rxllm.fallback([first, second_server.provider("anthropic")])
+        events = await collect(both.astream(ask()))
+        assert second_server.requests == []
+    assert [e.type for e in events] == ["usage", "error"]
+    assert {(e.provider, e.attempt) for e in events} == {("local", 1)}
 
 
 # -- each provider asked for its own model ------------------------------------------------

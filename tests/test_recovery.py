@@ -114,6 +114,44 @@ async def test_an_error_after_text_was_committed_surfaces(local_server: LocalSer
     assert text.count("Hello from rxllm") == 1
 
 
+@pytest.mark.parametrize("same_chunk", [False, True])
+async def test_usage_commits_but_the_usage_a_rejection_carries_does_not(
+    serve: Any, same_chunk: bool
+) -> None:
+    """DESIGN, Commitment: usage commits an attempt, so a rejection after a usage chunk
+    surfaces. The usage in the rejecting chunk itself (OpenRouter's and vLLM's error
+    chunks carry one) is what the refused request cost: the body is still degraded."""
+    bodies: list[dict[str, Any]] = []
+    usage = '"usage": {"prompt_tokens": 5, "completion_tokens": 0, "total_tokens": 5}'
+    error = '"error": {"message": "Unsupported parameter: \'temperature\'", "code": 400}'
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        bodies.append(body)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        if "temperature" not in body:
+            chunk = {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}
+            await response.write(f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode())
+        elif same_chunk:
+            await response.write(f"data: {{{error}, {usage}}}\n\n".encode())
+        else:
+            await response.write(
+                f'data: {{"choices": [], {usage}}}\n\ndata: {{{error}}}\n\n'.encode()
+            )
+        return response
+
+    provider = rxllm.provider("openrouter", api_key="sk-or-test", base_url=await serve(handler))
+    events = [e async for e in provider.astream(ask("m", temperature=0.3))]
+    await provider.aclose()
+    if same_chunk:
+        assert [e.type for e in events] == ["retry", "text", "done"]
+        assert [("temperature" in b) for b in bodies] == [True, False]
+    else:
+        assert [e.type for e in events] == ["usage", "error"]
+        assert len(bodies) == 1 and events[-1].error.kind == "stream_error"
+
+
 async def test_the_static_list_never_sends_a_body_twice(local_server: LocalServer) -> None:
     # NVIDIA degrades on an opaque 500; this one answers every body with it.
     p = local(local_server, "nvidia", max_attempts=10)

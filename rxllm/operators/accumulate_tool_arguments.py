@@ -20,7 +20,7 @@ from rxllm.events import (
     failed,
     named_call,
 )
-from rxllm.fragments import Fragment, ToolArgs, ToolEnd
+from rxllm.fragments import FailureUsage, Fragment, ToolArgs, ToolEnd
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
 
@@ -56,7 +56,7 @@ class _Call:
 
 def accumulate_tool_arguments(
     max_argument_bytes: int | None = None,
-) -> Callable[[Observable[Fragment]], Observable[Event]]:
+) -> Callable[[Observable[Fragment]], Observable[Event | FailureUsage]]:
     """Buffer each call's argument fragments and emit a `tool_request` once they form
     a complete JSON object.
 
@@ -98,9 +98,10 @@ def accumulate_tool_arguments(
     if max_argument_bytes is not None:
         check_count("max_argument_bytes", max_argument_bytes, 0)
 
-    def _accumulate(source: Observable[Fragment]) -> Observable[Event]:
+    def _accumulate(source: Observable[Fragment]) -> Observable[Event | FailureUsage]:
         def subscribe(
-            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+            observer: abc.ObserverBase[Event | FailureUsage],
+            scheduler: abc.SchedulerBase | None = None,
         ) -> abc.DisposableBase:
             calls = _Calls(observer, max_argument_bytes)
             return attach(source, calls, scheduler)
@@ -115,7 +116,9 @@ class _Calls:
 
     __slots__ = ("_broken", "_calls", "_ended", "_max_argument_bytes", "_observer")
 
-    def __init__(self, observer: abc.ObserverBase[Event], max_argument_bytes: int | None) -> None:
+    def __init__(
+        self, observer: abc.ObserverBase[Event | FailureUsage], max_argument_bytes: int | None
+    ) -> None:
         self._observer = observer
         self._max_argument_bytes = max_argument_bytes
         self._calls: dict[int, _Call] = {}

@@ -1,4 +1,4 @@
-"""track_commitment: hold a usage-only prelude, so that it alone commits nothing."""
+"""track_commitment: the first committing event, and the usage a failure brings."""
 
 from __future__ import annotations
 
@@ -7,35 +7,35 @@ from collections.abc import Callable
 from loguru import logger
 from reactivex import Observable, abc
 
-from rxllm.events import Event, Failed, UsageUpdate
+from rxllm.events import Event, UsageUpdate, commits
+from rxllm.fragments import FailureUsage
 from rxllm.operators._link import Operator, attach
 
 __all__ = ["track_commitment"]
 
 
-def track_commitment() -> Callable[[Observable[Event]], Observable[Event]]:
-    """Pass one attempt's events through, holding back usage that arrives before any
-    content, so that every event this operator lets through before the terminal
-    commits the attempt (`rxllm.events.commits`), and a rejection that follows a
-    usage-only prelude can still be retried.
+def track_commitment() -> Callable[[Observable[Event | FailureUsage]], Observable[Event]]:
+    """Pass one attempt's events through, and the usage that comes with its failure
+    (`FailureUsage`) as a `usage` event only if the attempt had committed before it.
 
     ::
 
-        source:  -u-t-t-done|        -u-x(rejected)|
+        source:  -t-f-x(error)|      -u-f-x(rejected)|      -f-x(rejected)|
         track_commitment()
-        result:  ---ut-t-done|       ---x(rejected)|
+        result:  -t-u-x(error)|      -u---x(rejected)|      ---x(rejected)|
 
-    Held usage is released just before the first content or the `done` that follows
-    it. Before an error it is dropped and logged at debug: some endpoints count the
-    prompt of a request they then reject (vLLM and OpenRouter can send usage in the
-    chunk that carries the error). It describes a request that produced nothing, and
-    reporting it would commit an attempt the user never saw, making an otherwise
-    clean rejection unrecoverable. The usage of the attempt that succeeds is the one
-    the turn reports. Text held by a text guard arrives here only when released, so
-    it commits then.
+    (f: the failure's usage, u: usage.) Every event commits as `rxllm.events.commits`
+    says, usage included: once a usage event has passed, a rejection that follows
+    surfaces. The usage a failure carries is another thing: it is what the failed
+    request cost, in the very chunk or event that rejects it (OpenRouter and vLLM put
+    usage in the chunk that carries an error, Gemini on the finish that refuses the
+    request, a failed Response on its `response.failed`). Reported before anything was
+    committed, it would commit the attempt it describes and make a clean rejection
+    unrecoverable; so it is dropped there, logged at debug, and the attempt that
+    succeeds reports its own.
     """
 
-    def _track_commitment(source: Observable[Event]) -> Observable[Event]:
+    def _track_commitment(source: Observable[Event | FailureUsage]) -> Observable[Event]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
@@ -48,43 +48,34 @@ def track_commitment() -> Callable[[Observable[Event]], Observable[Event]]:
 
 
 class _Track:
-    """One subscription: the usage held back, and whether content has come."""
+    """One subscription: whether the attempt has committed."""
 
-    __slots__ = ("_content_seen", "_held", "_observer")
+    __slots__ = ("_committed", "_observer")
 
     def __init__(self, observer: abc.ObserverBase[Event]) -> None:
         self._observer = observer
-        self._held: UsageUpdate | None = None
-        self._content_seen = False
+        self._committed = False
 
-    def on_next(self, event: Event) -> None:
-        if self._content_seen:
-            self._observer.on_next(event)
+    def on_next(self, item: Event | FailureUsage) -> None:
+        if type(item) is FailureUsage:
+            self._failure_usage(item)
             return
-        if type(event) is UsageUpdate:
-            self._held = event  # the latest usage wins
+        if not self._committed and commits(item):
+            self._committed = True
+        self._observer.on_next(item)  # type: ignore[arg-type]
+
+    def _failure_usage(self, item: FailureUsage) -> None:
+        if self._committed:
+            usage = UsageUpdate.make(provider=item.provider, attempt=item.attempt, usage=item.usage)
+            self._observer.on_next(usage)
             return
-        held = self._held
-        if type(event) is Failed:
-            if held is not None:
-                logger.bind(provider=event.provider, attempt=event.attempt).debug(
-                    "dropped the usage that came before a rejection: {}", held.usage
-                )
-            self._observer.on_next(event)
-            return
-        self._content_seen = True
-        if held is not None:
-            self._held = None
-            self._observer.on_next(held)
-        self._observer.on_next(event)
+        logger.bind(provider=item.provider, attempt=item.attempt).debug(
+            "dropped the usage that came with a failure before anything was committed: {}",
+            item.usage,
+        )
 
     def on_error(self, error: Exception) -> None:
         self._observer.on_error(error)
 
     def on_completed(self) -> None:
-        held = self._held
-        if held is not None:  # cut off before any content: nothing was said
-            logger.bind(provider=held.provider, attempt=held.attempt).debug(
-                "dropped the usage of an attempt that ended without content"
-            )
         self._observer.on_completed()

@@ -365,7 +365,7 @@ class Provider:
             options.max_tool_argument_bytes,
             sent.secrets,
         )
-        return track_commitment()(events)
+        return events
 
     def prepare(self, request: ChatRequest) -> Turn:
         """One turn's attempts, unsettled, numbered from the given first attempt: the
@@ -625,7 +625,8 @@ def events_of(
     secrets: tuple[str, ...] = (),
 ) -> Observable[Event]:
     """One attempt's events from its raw source: the provider's quirk operators, its
-    normalizer, the opt-in text guards, then tool-argument accumulation. Not settled:
+    normalizer, the opt-in text guards, tool-argument accumulation, then commitment
+    tracking. Not settled:
     that is the caller's. `secrets`: the request's credentials, which an error the
     provider sends inside the body never quotes."""
 
@@ -639,7 +640,8 @@ def events_of(
     fragments = normalize(make_normalizer)(source)
     for guard in guards:
         fragments = guard(fragments)
-    return accumulate_tool_arguments(max_tool_argument_bytes)(fragments)
+    events = accumulate_tool_arguments(max_tool_argument_bytes)(fragments)
+    return track_commitment()(events)
 
 
 async def record_of(

@@ -12,7 +12,6 @@ from rxllm.events import Event, Failed
 from rxllm.operators._link import Operator, forward
 from rxllm.operators.retry_before_commit import retry_before_commit
 from rxllm.operators.settle_once import settle_once
-from rxllm.operators.track_commitment import track_commitment
 from rxllm.pipeline.provider import events_of, surfaced
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
 from rxllm.providers import WireProtocol, wire_for
@@ -69,7 +68,7 @@ def replay(
         raise ConfigError(f"max_line_bytes must be greater than 0, got {max_line_bytes}")
     recording = read_recording(data)
     source = replay_source(recording, provider=provider, max_line_bytes=max_line_bytes)
-    events = events_of(source, wire, provider).pipe(track_commitment())
+    events = events_of(source, wire, provider)
 
     def surface(failure: Failed, _committed: bool) -> Failed:
         return surfaced(failure, classify(failure.error, {}, wire.recovery))

@@ -41,7 +41,7 @@ from rxllm.events import (
     UsageUpdate,
     failed,
 )
-from rxllm.fragments import Emit, RawChunk, SourceItem, ToolArgs, ToolEnd
+from rxllm.fragments import Emit, FailureUsage, RawChunk, SourceItem, ToolArgs, ToolEnd
 from rxllm.request import SAMPLING_FIELDS, ChatRequest
 from rxllm.secrets import redact
 
@@ -316,6 +316,11 @@ class Normalizer(ABC):
 
     def usage(self, usage: Usage) -> None:
         self.emit(UsageUpdate.make(provider=self.provider, attempt=self.attempt, usage=usage))
+
+    def failure_usage(self, usage: Usage) -> None:
+        """The usage that comes with the failure about to be emitted (in its chunk, its
+        event or its finish): reported only where the attempt had committed already."""
+        self.emit(FailureUsage(self.provider, self.attempt, usage))
 
     def done(
         self,

@@ -85,7 +85,8 @@ test_google_shapes.py and test_probe_google.py):
   `other`, the raw value kept. MALFORMED_FUNCTION_CALL and UNEXPECTED_TOOL_CALL say the
   call the model made is invalid: the turn holds neither a call to dispatch nor an
   answer, so it ends in `error(kind="malformed_tool_arguments")` (code = the reason,
-  message with the `finishMessage`, usage first), never a `done` an agent loop would
+  message with the `finishMessage`, its usage first, as the failure's own:
+  `FailureUsage`), never a `done` an agent loop would
   take for a final, empty answer. MISSING_THOUGHT_SIGNATURE says the request was
   faulty (history sent back without its thought signatures): it ends the same way in
   `error(kind="rejected")`, as Gemini's 400 for it before streaming does. Any other
@@ -482,15 +483,19 @@ class GeminiNormalizer(Normalizer):
                 f"streaming when the turn finished ({finish})",
             )
             return
-        if self.usage_raw is not None:
-            self.usage(gemini_usage(self.usage_raw))
-        if self.blocked:
-            self.done("content_filter", finish)
-            return
         # The enum is case-insensitive (google-genai's `FinishReason` is a
         # `CaseInSensitiveEnum`): a relay's `stop` is `STOP`.
         word = finish.upper() if isinstance(finish, str) else None
-        failure = FAILED_FINISHES.get(word) if word is not None else None
+        failure = None if self.blocked or word is None else FAILED_FINISHES.get(word)
+        if self.usage_raw is not None:
+            usage = gemini_usage(self.usage_raw)
+            if failure is None:
+                self.usage(usage)
+            else:  # what the refused request cost: it commits nothing
+                self.failure_usage(usage)
+        if self.blocked:
+            self.done("content_filter", finish)
+            return
         if failure is not None:
             message = self.finish_message
             self.fail(

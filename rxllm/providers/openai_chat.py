@@ -935,10 +935,15 @@ class ChatNormalizer(Normalizer):
                 usage = nested_usage
         if usage and not _counts_tokens(usage):
             usage = None  # a placeholder: neither usage nor, after the finish, the end
+        failing = error or chunk.event == "error"
         if usage and usage != self.last_usage:  # the same numbers again say nothing new
             self.last_usage = usage
-            self.usage(openai_usage(usage, self._reasoning_in_completion))
-        if error or chunk.event == "error":
+            counted = openai_usage(usage, self._reasoning_in_completion)
+            if failing:  # what the failed request cost: it commits nothing
+                self.failure_usage(counted)
+            else:
+                self.usage(counted)
+        if failing:
             self._error(error if error is not None else payload)
         elif usage and finished:
             # Usage after the finish's own chunk: the turn is over. Usage on the finish

@@ -10,8 +10,8 @@ assistant turn (`responses_input`). Response: events whose JSON `type` names the
 `event:` line repeats the type on OpenAI's wire but not on OpenRouter's, so only the
 JSON `type` is read. The stream ends with `response.completed`, `response.incomplete`
 or `response.failed` (or the older `response.done`, read as `response.completed`; an
-`error` event may come first; the usage a failed response carries is emitted before its
-error); there is no `[DONE]`, though OpenRouter sends one
+`error` event may come first; the usage a failed response carries comes before its
+error, as the failure's own: `FailureUsage`); there is no `[DONE]`, though OpenRouter sends one
 after the terminal event. An `error` event (or a proxy's type-less `{"error": ...}`) is
 `error(kind="stream_error")`, its fields read at the top level or nested in `error`; an
 `event: error` frame this reading does not end (a payload with no type it knows, a bare
@@ -1435,8 +1435,8 @@ class ResponsesNormalizer(Normalizer):
     def _failed(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
         usage = response.get("usage")
-        if usage:  # what the failed turn cost; held back, then dropped, if nothing came
-            self.usage(responses_usage(usage))
+        if usage:  # what the failed turn cost: it commits nothing
+            self.failure_usage(responses_usage(usage))
         error = response.get("error") or {}
         if not isinstance(error, dict):  # neither shape: read as any error body is
             self.stream_error(error, json.dumps(error))

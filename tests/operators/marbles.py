@@ -9,7 +9,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
 from rxllm.events import Cancelled, Done, TextDelta, ToolStart, Usage, UsageUpdate, failed
-from rxllm.fragments import ToolArgs, ToolEnd
+from rxllm.fragments import FailureUsage, ToolArgs, ToolEnd
 
 P = "openai"
 
@@ -19,6 +19,7 @@ EVENTS: dict[str | float, Any] = {
     "s": ToolStart(provider=P, call_id="call_1", name="f", index=0),
     "t": ToolStart(provider=P, call_id="call_2", name="g", index=1),
     "u": UsageUpdate(provider=P, usage=Usage.of(input_tokens=3, output_tokens=5)),
+    "f": FailureUsage(P, 1, Usage.of(input_tokens=3, output_tokens=5)),  # `u`, with a failure
     "d": Done(provider=P, stop_reason="stop", raw_stop_reason="stop"),
     "D": Done(provider=P, stop_reason="tool_use", raw_stop_reason="tool_calls"),
     "x": failed(P, "stream_error", "overloaded"),
