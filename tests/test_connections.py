@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from typing import Any
 
@@ -28,6 +29,23 @@ async def test_ten_turns_reuse_one_connection() -> None:
                 assert rec.terminal.type == "done"
                 await asyncio.sleep(0.02)  # the drain reads the body's end
         assert len(server.requests) == 10
+        assert len(server.connections) == 1
+
+
+async def test_turns_subscribed_without_a_scheduler_reuse_one_connection() -> None:
+    # `p.stream(req).subscribe(...)` from async code, no scheduler given: the drain runs
+    # on the running loop, as `complete()`'s does on the scheduler it passes.
+    async with LocalServer(pace=0.002) as server:
+        async with rxllm.provider("local", base_url=server.url) as p:
+            for _ in range(5):
+                ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                p.stream(ASK).subscribe(
+                    on_error=ended.set_exception,
+                    on_completed=functools.partial(ended.set_result, None),
+                )
+                await ended
+                await asyncio.sleep(0.02)  # the drain reads the body's end
+        assert len(server.requests) == 5
         assert len(server.connections) == 1
 
 
@@ -93,6 +111,19 @@ async def test_a_session_passed_in_is_used_and_left_open(local_server: LocalServ
         assert not session.closed
         async with session.get(local_server.root + "/nowhere") as response:
             assert response.status in (404, 405)
+
+
+async def test_a_session_that_raises_for_status_still_gets_rejections_read(
+    local_server: LocalServer,
+) -> None:
+    """`ClientSession(raise_for_status=True)` would raise on the 400 before its body is
+    read: the rejection must still be read and the body degraded, as with any session."""
+    rejected = ASK.model_copy(update={"model": "fault/reject_param", "params": {"temperature": 1}})
+    async with aiohttp.ClientSession(raise_for_status=True) as session:
+        p = rxllm.provider("local", base_url=local_server.url, session=session)
+        rec = await p.complete(rejected)
+    assert rec.terminal.type == "done"
+    assert [(a.status, a.dropped) for a in rec.attempts] == [(400, []), (None, ["temperature"])]
 
 
 @pytest.mark.parametrize("scheduler", [AsyncIOScheduler, AsyncIOThreadSafeScheduler])

@@ -10,7 +10,8 @@ from reactivex import Observable, abc
 from rxllm.events import IS_TERMINAL, Cancelled, Event, unterminated
 from rxllm.operators._args import check_seconds, check_str
 from rxllm.operators._link import Operator, attach
-from rxllm.operators._timers import Timer, after
+from rxllm.operators._timers import Timer, after, loop_scheduler
+from rxllm.sources.job import running_loop
 
 __all__ = ["settle_once"]
 
@@ -38,11 +39,12 @@ def settle_once(
     propagates to the source, which reports it with `on_error`.
 
     With `drain`, a source still running after a `done` or `error` is left to end on
-    its own, for at most `drain` seconds on the subscription's scheduler, even when the
-    result is unsubscribed meanwhile: an HTTP body read to its end gives its connection
-    back to the pool, while one closed early costs the next turn a new connection (and
-    TLS handshake). What it still emits is dropped and logged. Unsubscribing before the
-    terminal event, or after a `cancelled`, still unsubscribes the source at once.
+    its own, for at most `drain` seconds on the subscription's scheduler (subscribed
+    without one, on the running event loop's), even when the result is unsubscribed
+    meanwhile: an HTTP body read to its end gives its connection back to the pool,
+    while one closed early costs the next turn a new connection (and TLS handshake).
+    What it still emits is dropped and logged. Unsubscribing before the terminal event,
+    or after a `cancelled`, still unsubscribes the source at once.
 
     Args:
         provider: named on the truncation error when the source emitted nothing.
@@ -121,11 +123,15 @@ class _Settle(abc.DisposableBase):
 
     def _let_drain(self, event: Event) -> None:
         """Unsubscribe from the source now, or once it had `drain` s to end."""
-        if self._drain <= 0 or self._scheduler is None or isinstance(event, Cancelled):
+        clock = self._scheduler
+        if clock is None:  # subscribed without one: the running loop's, from async code
+            loop = running_loop()
+            clock = None if loop is None else loop_scheduler(loop)
+        if self._drain <= 0 or clock is None or isinstance(event, Cancelled):
             self._unsubscribe()
             return
         self._draining = True
-        self._drain_timer = after(self._scheduler, self._drain, self._unsubscribe)
+        self._drain_timer = after(clock, self._drain, self._unsubscribe)
 
     def on_next(self, event: Event) -> None:
         if self._settled:

@@ -366,6 +366,9 @@ class _Transfer(abc.DisposableBase):
                 headers=headers,
                 timeout=settings.timeout,
                 allow_redirects=False,
+                # A rejection's body is read here, for its words and fields, whatever a
+                # session passed in says (`ClientSession(raise_for_status=True)`).
+                raise_for_status=False,
             )
             self._response = resp
             self._headers = resp.headers
