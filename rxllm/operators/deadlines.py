@@ -19,6 +19,10 @@ __all__ = ["deadlines"]
 
 _T = TypeVar("_T")
 
+# How many looks of the idle timer make one `idle` period: a stall is reported at most
+# `idle / _LOOKS` late, for `_LOOKS` timers per quiet period.
+_LOOKS = 4
+
 
 def deadlines(
     *,
@@ -52,9 +56,10 @@ def deadlines(
     only keeps the connection alive stalls. A terminal event stops every deadline.
 
     The idle timer is not re-armed per item (that would cost a timer per network
-    chunk): items only count, and when the timer fires after output it re-arms for a
-    full period. So a stall is reported no sooner than `idle` seconds after the last
-    output, and no later than twice that.
+    chunk): items only count, and a timer looks every quarter of `idle` whether any
+    came; four looks in a row without output are a stall. So a stall is reported no
+    sooner than `idle` seconds after the last output, and no later than a quarter
+    period after that.
 
     The error names the request id of the response it cuts off (`ErrorInfo.request_id`,
     for a support ticket), when an operator upstream knew its headers and said so as it
@@ -112,6 +117,7 @@ class _Watch(abc.DisposableBase):
         "_last",
         "_observer",
         "_outputs",
+        "_quiet",
         "_stopped",
         "_upstream",
         "_watch",
@@ -133,6 +139,7 @@ class _Watch(abc.DisposableBase):
         self._idle = idle
         self._last = (provider, attempt)  # who an expiry names
         self._outputs = 0  # items of output so far
+        self._quiet = 0  # looks of the idle timer in a row that saw no output
         self._stopped = False
         self._upstream: abc.DisposableBase | None = None
         self._watch: Timer | None = None  # the first-event or idle timer
@@ -169,7 +176,12 @@ class _Watch(abc.DisposableBase):
         assert self._idle is not None
         if self._watch is not None:
             self._watch.cancel()  # the first-event timer, replaced
-        self._watch = after(self._clock, self._idle, self._idle_fired, self._outputs)
+        self._quiet = 0
+        self._look_later()
+
+    def _look_later(self) -> None:
+        assert self._idle is not None
+        self._watch = after(self._clock, self._idle / _LOOKS, self._idle_fired, self._outputs)
 
     def _first_event_fired(self) -> None:
         assert self._first_event is not None
@@ -184,10 +196,14 @@ class _Watch(abc.DisposableBase):
         if self._stopped:
             return
         if self._outputs != seen or not consumer_waits(self._clock):
-            self._arm_idle()  # output came meanwhile, or nobody asked for it: a full period
+            self._quiet = 0  # output came since the last look, or nobody asked for it
         else:
-            assert self._idle is not None
-            self._expire("idle_timeout", self._idle)
+            self._quiet += 1
+            if self._quiet == _LOOKS:
+                assert self._idle is not None
+                self._expire("idle_timeout", self._idle)
+                return
+        self._look_later()
 
     def _expire(self, which: str, seconds: float) -> None:
         if self._stopped:
