@@ -10,9 +10,15 @@ from urllib.parse import quote
 
 __all__ = ["MIN_SECRET_CHARS", "REDACTED", "redact"]
 
-# Shorter "keys" are placeholders (`ollama`, `EMPTY`, `lm-studio`, llama.cpp's
-# `sk-no-key-required`), not secrets; every real provider key is 32 characters or more.
-MIN_SECRET_CHARS = 20
+# Shorter "keys" are placeholders (`ollama`, `EMPTY`, `lm-studio`, `not-needed`,
+# LiteLLM's `sk-1234`), words a server's advice may hold; every real provider key is 32
+# characters or more, and a test's fake one (`sk-test-secret-key`) is still redacted. A
+# longer placeholder (llama.cpp's `sk-no-key-required`) is redacted only where it is
+# written whole, which no advice needs.
+MIN_SECRET_CHARS = 12
+# A credential in a URL's query is anyone's, the user's or one a provider's advice shows
+# (`?key=YOUR_API_KEY`): only one as long as a real key is.
+_MIN_QUERY_CREDENTIAL_CHARS = 20
 
 REDACTED = "[redacted]"
 
@@ -29,7 +35,7 @@ _TOKEN_END = r"(?![\w-])"
 _URL_PASSWORD = re.compile(r"(?<=//)([^\s/?#@:'\"<>]*):[^\s/?#@'\"<>]+(?=@)")
 _QUERY_CREDENTIAL = re.compile(
     r"(?i)(?<=[?&;])((?:key|api[_-]?key|x-goog-api-key|access[_-]?token|token|sig)=)"
-    rf"[^\s&#'\"<>\\]{{{MIN_SECRET_CHARS},}}"
+    rf"[^\s&#'\"<>\\]{{{_MIN_QUERY_CREDENTIAL_CHARS},}}"
 )
 # That userinfo as the Authorization header aiohttp sends for it, echoed back.
 _BASIC = re.compile(r"(?i)(?<![\w-])(Basic\s+)([A-Za-z0-9+/]{4,}={0,2})(?![\w+/=-])")

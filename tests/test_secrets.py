@@ -14,6 +14,7 @@ import rxllm
 from rxllm.events import Event
 from rxllm.local import LocalServer
 from rxllm.pipeline.record import RecordBuilder
+from rxllm.secrets import redact
 
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2  # 48 characters, as real keys are
 
@@ -153,3 +154,20 @@ def test_the_request_a_caller_gets_is_its_own_to_change_copy_and_pickle() -> Non
     assert copy.deepcopy(sent) == sent
     sent.headers["X-Mine"] = "1"  # type: ignore[index]
     assert "X-Mine" not in provider.http_request(request("m")).headers
+
+
+@pytest.mark.parametrize(
+    ("key", "redacted"),
+    [
+        ("sk-test-secret-key", True),  # a test's fake key: 18 characters
+        ("test-api-key", True),
+        ("lm-studio", False),
+        ("not-needed", False),
+        ("sk-1234", False),  # LiteLLM's placeholder master key
+    ],
+)
+def test_a_key_is_a_secret_from_twelve_characters_on(key: str, redacted: bool) -> None:
+    message = f"Incorrect API key provided: {key}. See https://example.com?key=YOUR_API_KEY"
+    shown = redact(message, (key,))
+    assert (key not in shown) is redacted
+    assert "?key=YOUR_API_KEY" in shown  # a provider's advice in a URL stays whole
