@@ -1283,11 +1283,28 @@ def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPoli
 
 
 def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
-    """Whether the error says the server failed: by its code, or, naming no status, in
-    words."""
+    """Whether the error says the server failed: by its code or its type (OpenAI's
+    envelope has both: Moonshot's mid-stream `{"type": "server_error", "code":
+    "upstream_failure"}`), or, naming no status, in words."""
     if (error.code or "").lower() in _SERVER_TROUBLE_CODES:
         return True
+    if not _SERVER_TROUBLE_CODES.isdisjoint(_error_types(error)):
+        return True
     return status is None and re.search(_SERVER_TROUBLE, error.message) is not None
+
+
+def _error_types(error: ErrorInfo) -> set[str]:
+    """The `type` the raw body gives its error, at its top or in its `error` object."""
+    try:
+        payload = json.loads(error.raw) if error.raw else None
+    except (ValueError, RecursionError):
+        return set()
+    found: set[str] = set()
+    for where in (payload, payload.get("error") if isinstance(payload, dict) else None):
+        kind = where.get("type") if isinstance(where, dict) else None
+        if isinstance(kind, str):
+            found.add(kind.lower())
+    return found
 
 
 # -- building bodies ----------------------------------------------------------------

@@ -153,6 +153,22 @@ def test_eligibility_of_5xx_is_per_provider() -> None:
     assert classify(rejection("Overloaded", 529), body(), FAMILY).action == "backoff"
 
 
+@pytest.mark.parametrize("code", [None, "upstream_failure"])
+def test_a_mid_stream_server_error_backs_off_whatever_its_code(code: str | None) -> None:
+    """vercel/ai's moonshotai-error fixture: an error chunk after `200 OK` whose OpenAI
+    envelope types it `server_error` beside a code of the upstream's own. The server
+    failed: the same request again, never a smaller one."""
+    error = {"message": "Internal server error", "type": "server_error", "code": code}
+    failure = ErrorInfo(
+        kind="stream_error",
+        message="Internal server error",
+        provider="p",
+        raw=json.dumps({"error": error}),
+        code=code or "server_error",
+    )
+    assert classify(failure, body(temperature=0.2), FAMILY).action == "backoff"
+
+
 def test_a_provider_without_degradation_only_backs_off() -> None:
     named = rejection("Unsupported parameter: 'temperature'", 400, "temperature")
     assert classify(named, body(temperature=1), NO_DEGRADATION).action == "surface"
