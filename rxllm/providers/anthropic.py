@@ -35,7 +35,9 @@ Decisions, where the wire leaves a choice:
 - Usage: `message_start`'s counts merged with `message_delta`'s (the later count of a
   field wins; Anthropic's delta counts are cumulative, so a later zero says nothing and
   never erases a count: compatible servers send `input_tokens: 0` there, envoyproxy/
-  ai-gateway#1631, #2292) and emitted once, at `message_delta`. `input_tokens` is
+  ai-gateway#1631, #2292) and emitted once, at `message_delta` (or, when an `error`
+  event or the body's end comes first, with that failure: `FailureUsage`, reported
+  where the turn had committed). `input_tokens` is
   already the uncached input; cache reads and writes are reported apart.
   `output_tokens` includes thinking; the thinking share, where sent
   (`output_tokens_details.thinking_tokens`), is `reasoning_tokens`. The top-level
@@ -689,14 +691,28 @@ class AnthropicNormalizer(Normalizer):
 
     def _send_usage(self) -> None:
         self.usage_sent = True
+        self.usage(self._counted())
+
+    def _counted(self) -> Usage:
         counts = self.counts
         if self.compacted:  # compaction's counts, which the top-level ones leave out
             counts = counts.copy()
             for field, value in self.compacted.items():
                 counts[field] = counts.get(field, 0) + value
-        self.usage(Usage.of(**counts))
+        return Usage.of(**counts)
+
+    def _held_usage(self) -> None:
+        """The counts `message_start` gave (the input's), which `message_delta` would
+        have completed: the turn fails before it, and they are what it cost so far."""
+        if not self.usage_sent and self.counts:
+            self.usage_sent = True
+            self.failure_usage(self._counted())
+
+    def end(self) -> None:  # the body ended before `message_stop`: it is truncated
+        self._held_usage()
 
     def _error(self, payload: dict[str, Any]) -> None:
+        self._held_usage()
         raw = json.dumps(payload, ensure_ascii=False)
         error = payload.get("error")
         kind = text_or_none(error.get("type")) if isinstance(error, dict) else None

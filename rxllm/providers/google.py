@@ -74,10 +74,12 @@ test_google_shapes.py and test_probe_google.py):
   around it are read as usual. So are candidate and grounding fields no event carries
   (`urlContextMetadata`, `webSearchQueries`, `searchEntryPoint`), each once per turn.
 - Usage: the latest `usageMetadata` with token counts wins and is emitted once,
-  before `done`. input = prompt - cached + toolUsePrompt (code execution and search
-  results the model read, which Gemini bills as input, so the total matches its
-  `totalTokenCount`); cache_read = cached; output = candidates + thoughts (Gemini's
-  candidates count excludes thoughts); reasoning = thoughts.
+  before `done` (or before the error of a stream cut before its finish, as that
+  failure's: `FailureUsage`, reported where the turn had committed).
+  input = prompt - cached + toolUsePrompt (code execution and search results the model
+  read, which Gemini bills as input, so the total matches its `totalTokenCount`);
+  cache_read = cached; output = candidates + thoughts (Gemini's candidates count
+  excludes thoughts); reasoning = thoughts.
 - Finish: STOP is `stop`, or `tool_use` when the turn made calls; MAX_TOKENS is
   `length`; the safety family (and LANGUAGE: content "flagged for using an unsupported
   language", worded as SAFETY and RECITATION are) is `content_filter`; OTHER,
@@ -473,8 +475,10 @@ class GeminiNormalizer(Normalizer):
 
     def end(self) -> None:
         finish = self.finish
-        if finish is None:
-            return  # no finish reason: `normalize` reports the stream truncated
+        if finish is None:  # no finish reason: `normalize` reports the stream truncated
+            if self.usage_raw is not None:  # what it cost so far, sent on every chunk
+                self.failure_usage(gemini_usage(self.usage_raw))
+            return
         call = self.open_call
         if call is not None:
             self.fail(

@@ -348,7 +348,11 @@ def test_error_event_mid_stream() -> None:
     data = text[:cut] + error
     for chunks in ([data], rechunk(data, 3, max_size=2)):
         events = replay(chunks, PROVIDER)
-        assert [e.type for e in events] == ["text", "error"]
+        # what message_start counted (the input), reported with the failure: the turn
+        # had committed, and message_delta's final counts never came
+        assert [e.type for e in events] == ["text", "usage", "error"]
+        usage = events[1]
+        assert isinstance(usage, UsageUpdate) and usage.usage.input_tokens == 20
         terminal = events[-1]
         assert isinstance(terminal, Failed)
         assert terminal.error.kind == "stream_error"
