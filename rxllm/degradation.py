@@ -9,7 +9,7 @@ A rejection before anything was committed is read once, by `classify`, into one 
   ("You have reached your specified API usage limits", Anthropic) or an allowance used up
   where no wait is said to help ("used up your daily free allocation", Cloudflare's 429),
   a key without the right to the model ("无权使用模型"), the caller's own "data policy"
-  excluding every route;
+  excluding every route, what is refused "for this account" where no key is named;
   a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
@@ -33,11 +33,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that
   failed; where no status says it, a 503's or 429's words: "server unavailable", a model
-  "still loading", no available channel, "wait one minute", a window such as "per
-  minute"). It is sent again after the `retry_after` the provider named, as given; when it
-  named none (or 0), after an exponential wait less a random share of up to a quarter
-  (`backoff_wait`), so that streams refused at one instant do not all come back at the
-  next. A wait longer than
+  "still loading", no available channel, deployment or data center, "wait one minute",
+  "请稍后再试", a wait named ("Try again in 5 seconds"), a window such as "per minute", or a
+  backend's gRPC failure, "rpc error: code = Unknown"). It is sent again after the
+  `retry_after` the provider named, as given; when it named none (or 0), after an
+  exponential wait less a random share of up to a quarter (`backoff_wait`), so that
+  streams refused at one instant do not all come back at the next. A wait longer than
   the policy's `max_retry_after`, or than what is left of the turn's `total_timeout`,
   surfaces instead of holding the turn. The server's `x-should-retry` outranks all of
   this, for the same body only (`classify`).
@@ -274,6 +275,15 @@ _RELAY_CLASS = r"\b(?:litellm\.)?[A-Z][A-Za-z]*(?:Error|Exception)\b"
 # OpenAIException - stop:最大只能有4个停止词"): the provider's words start after it, as they
 # start a line in the provider's own body, where a validator writes "field: message".
 _RELAY_PREFIX = _RELAY_CLASS + r":[^\S\n]*(?:" + _RELAY_CLASS + r"[^\S\n]+-[^\S\n]+)?"
+# What is refused to the caller, where no key of the body is named ("openai.gpt-5.6-luna is
+# not available for this account", Bedrock's 401; Cloudflare's 403 "Service unavailable for
+# account"): the account, whatever status the envelope kept. Read after the names, as
+# "service_tier 'flex' is not available for your organization" refuses that key.
+_CALLER_REFUSED = (
+    r"(?i)\b(?:not (?:available|enabled|accessible|permitted|allowed)|unavailable)\s+"
+    r"(?:for|to|on|in)\s+(?:(?:this|your|the)\s+)?"
+    r"(?:account|organi[sz]ation|project|subscription|plan|tier|team|workspace)\b"
+)
 _CALLER_ACCESS = (
     r"(?i)\baccess\b|\baccounts?\b|\borgani[sz]ations?\b|\bprojects?\b|\bregions?\b|"
     r"\bcountr(?:y|ies)\b|\bteams?\b"
@@ -353,8 +363,10 @@ _SPENDING_CAP = (
     r"\b(?:usage|spend(?:ing)?) limits?\b|"
     r"\b(?:usage|spend(?:ing)?) limits? (?:has been |have been |was )?(?:reached|exceeded|hit)\b|"
     # or its allowance used up (Cloudflare's 429 "You have used up your daily free allocation of
-    # 10,000 neurons. Please upgrade to ... Workers Paid plan")
-    r"\b(?:used up|exhausted|spent|run out of)\b[^.\n]{0,40}?\b(?:allocation|allowance)\b"
+    # 10,000 neurons. Please upgrade to ... Workers Paid plan"), in the passive too ("Your daily
+    # allowance has been exhausted")
+    r"\b(?:used up|exhausted|spent|run out of)\b[^.\n]{0,40}?\b(?:allocation|allowance)\b|"
+    r"\b(?:allocation|allowance)\b[^.\n]{0,40}?\b(?:used up|exhausted|spent|run out)\b"
 )
 # A 429's words that a wait lifts its limit ("Please wait a moment", "It resets at the top
 # of the hour", "retry after a short while").
@@ -420,6 +432,8 @@ _MISSING_MODEL_CODE = (
     r"(?:not_?\w+|unavailable|unsupported|invalid|unknown|deprecated|decommissioned|disabled)$|"
     r"^(?:invalid|unknown|unsupported|unavailable)_(?:model|endpoint|deployment)$"
 )
+# What serves a request, as gateways and relays count it when none is free.
+_SERVERS = r"(?:channel|upstream|backend|deployment|data ?center|replica|worker|instance|node)s?\b"
 _TRANSIENT = (
     r"(?i)rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
     # Groq's 498 `capacity_exceeded` ("Capacity temporarily exceeded for flex tier, please
@@ -432,14 +446,19 @@ _TRANSIENT = (
     r"\bdegraded\b|"
     # a 503's words, where no status says them: the service down for now ("server
     # unavailable: cache rebuild in progress"), the model still loading (Hugging Face's
-    # "Model ... is currently loading", llama.cpp's "Loading model"), no channel serving
-    # the model now (one-api's "当前分组 default 下对于模型 ... 无可用渠道"), a wait named
-    # ("Only one message at a time ... or wait one minute")
+    # "Model ... is currently loading", llama.cpp's "Loading model"), nothing left to serve
+    # the model now (one-api's "当前分组 default 下对于模型 ... 无可用渠道", LiteLLM's "No
+    # deployments available for selected model", Cloudflare's "No more data centers to
+    # forward the request to"), a wait named ("Only one message at a time ... or wait one
+    # minute"), or the same in Chinese (new-api's "当前分组上游负载已饱和, 请稍后再试": the
+    # upstream's load saturated, please try again later)
     # (not where it is unavailable, or for what: "in your region", "for this model")
     r"\b(?:server|service) (?:is )?(?:currently )?unavailable\b(?!\s+(?:in|for|to)\b)|"
     r"\b(?:is|still|currently) (?:being loaded|loading)\b|\bloading (?:the )?model\b|"
-    r"\bno (?:available|healthy) (?:channel|upstream|backend)s?\b|无可用(?:渠道|节点)|"
-    r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b"
+    r"\bno (?:(?:available|healthy|more) )?" + _SERVERS + r"\s+(?:available|left|to forward)\b|"
+    r"\bno (?:available|healthy) " + _SERVERS + r"|无可用(?:渠道|节点)|"
+    r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b|"
+    r"稍后再?(?:重?试|尝试)|负载\S{0,4}?(?:饱和|过高|过大)|繁忙"
 )
 # A 429 that names the window it counts in ("Tokens per minute limit exceeded", "on
 # requests per min (RPM)", Vertex's metric `generate_content_requests_per_minute_per_project`)
@@ -475,8 +494,13 @@ _SERVER_TROUBLE_CODES = frozenset(
 )
 # The same in words, for an error event that names neither status nor code (OpenAI's
 # mid-stream "The server had an error while processing your request", its `server_error`
-# type lost in an envelope without one).
-_SERVER_TROUBLE = r"(?i)\bserver (?:had|has|encountered|experienced) an? (?:\w+ )?error\b"
+# type lost in an envelope without one), or Go's gRPC status from the server's backend
+# whose code is the backend's failure, not the request's (LocalAI's "rpc error: code =
+# Unknown desc = unimplemented"; `InvalidArgument` or `NotFound` would be the request's).
+_SERVER_TROUBLE = (
+    r"(?i)\bserver (?:had|has|encountered|experienced) an? (?:\w+ )?error\b|"
+    r"\brpc error: code = (?:Unknown|Internal|Unavailable|DeadlineExceeded|Aborted|DataLoss)\b"
+)
 # 408, 409, 429 and 5xx are what the OpenAI and Anthropic SDKs retry; 425 Too Early
 # (RFC 8470 §5.2) asks for the same request again, once it is not early data; 529 is
 # Anthropic's overload.
@@ -488,8 +512,10 @@ _STATUS_CODE = r"[45]\d\d"
 # An error event that names no status but opens with a status line ("502 Bad Gateway", a
 # gateway's page relayed as the event's text): that is its status.
 _STATUS_LINE = r"\s*(?:HTTP(?:/\d(?:\.\d)?)? )?([45]\d\d) [A-Z][a-z]"
+# (ASCII word boundaries: in Chinese the field's name is written against the words,
+# "assistant消息中的tool_calls之后必须跟随对应的tool消息")
 _CONVERSATION = (
-    r"(?i)messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
+    r"(?ai)messages?\s*\[|\broles?\b|alternat|tool_call_id|\btool_calls?\b|conversation|"
     r"message order|\bmessages\b|"
     # one message of the history, by its role or place ("Missing `reasoning_content` field in
     # the assistant message at message index 3"), or a field only messages carry
@@ -519,19 +545,22 @@ _CONVERSATION = (
 # ... for the anthropic-beta header"), or this endpoint for the model ("The model does not
 # support Chat Completions API", vLLM; "not supported in the v1/chat/completions endpoint",
 # OpenAI), also by its path, refused ("does not support the '/v1/chat/completions' API",
-# Bedrock; "/v1/chat/completions is not supported. Please use /v1/responses."; a path, not
-# a URL's tail): no degraded body reaches another endpoint or sends other headers.
+# Bedrock; "/v1/chat/completions is not supported. Please use /v1/responses."; "is only
+# accessible via the /responses endpoint"; a path, not a URL's tail): no degraded body
+# reaches another endpoint or sends other headers.
 _NOT_THE_BODY = (
     r"(?i)\bheaders?\b|\bcompletions?\s+(?:API|endpoint)\b|\bendpoint or method\b|"
-    r"(?<![\w./-])/?v\d+/[\w/]+['\"`]?\s+(?:API\b|endpoint\b|(?:is|are) not supported)|"
+    r"(?<![\w./-])(?:/?v\d+/|/)[\w/]+['\"`]?\s+(?:API\b|endpoint\b|(?:is|are) not supported)|"
     # the model served at another path only ("This model is only supported in v1/responses
     # and not in v1/chat/completions.", OpenAI)
     r"\bsupported (?:in|on|at|by|via|through) (?:the )?['\"`]?/?v\d+/|"
-    # or at the other API, by its name or a path to use instead ("Model ... only supports
-    # the Responses API. Please use /serving-endpoints/responses instead.", Databricks;
-    # "generate API is not supported for model '...'. Please use the chat API instead", Cohere)
+    # or at the other API or endpoint, by its name or a path to use instead ("Model ... only
+    # supports the Responses API. Please use /serving-endpoints/responses instead.",
+    # Databricks; "generate API is not supported for model '...'. Please use the chat API
+    # instead", Cohere)
     r"\bresponses\s+API\b|\b(?:use|call|try)\s+['\"`]?/[\w/.-]+['\"`]?\s+instead\b|"
-    r"\b(?:use|call|try)\s+the\s+[\w/.-]+\s+API\b|\b\w+\s+API\s+(?:is|are)\s+not\s+supported\b"
+    r"\b(?:use|call|try)\s+the\s+[\w/.-]+\s+(?:API|endpoint)\b|"
+    r"\b\w+\s+(?:API|endpoint)\s+(?:is|are)\s+not\s+supported\b"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
@@ -1124,12 +1153,15 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     )
     if status in (401, 402) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
-    if not rate_limited and re.search(_ACCOUNT, re.sub(_RELAY_CLASS, " ", text)):
+    # (a relay's class is its name for the status, not the provider's words: neither
+    # "PermissionDenied" nor "RateLimitError" says more than the status does)
+    words = re.sub(_RELAY_CLASS, " ", text)
+    if not rate_limited and re.search(_ACCOUNT, words):
         return Verdict("surface", "the account is refused: no body can change that")
     if (
         not rate_limited
         and re.search(_SPENDING_CAP, text)
-        and not re.search(_TRANSIENT, text)
+        and not re.search(_TRANSIENT, words)
         and not (status == 429 and re.search(_WAIT_HELPS, text))
     ):
         return Verdict("surface", "the account's spending or usage limit is reached")
@@ -1156,7 +1188,10 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     )
     if missing and not re.search(_IMAGE_WORDS, text):
         return Verdict("surface", "the model does not exist for this endpoint")
-    if rate_limited or status in _TRANSIENT_STATUSES or re.search(_TRANSIENT, text):
+    # (a wait the error names, where no status speaks: LiteLLM's "Try again in 5 seconds"
+    # relayed after `200 OK`)
+    waits = status is None and error.retry_after is not None
+    if rate_limited or waits or status in _TRANSIENT_STATUSES or re.search(_TRANSIENT, text):
         return Verdict("backoff", "rate limited or overloaded", delay=error.retry_after)
 
     if (status is None or status < 500) and re.search(_ADJUST_PROMPT, text):
@@ -1179,6 +1214,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
         if param is None and (kept := _quoted_kept(error, body, policy)) is not None:
             return Verdict("surface", f"the rejection is about {kept!r}, which is never dropped")
+        if re.search(_CALLER_REFUSED, text):
+            return Verdict("surface", "the account is refused: no body can change that")
         if re.search(_CONVERSATION, text):
             return Verdict("surface", "the rejection is about the conversation itself")
         # (a 5xx speaks of the server's side: Envoy's "reset before headers" is its own)
