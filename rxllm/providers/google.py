@@ -122,7 +122,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from itertools import pairwise
+from itertools import count, pairwise
 from typing import Any, ClassVar
 from urllib.parse import quote, urlsplit
 
@@ -896,6 +896,9 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
     signatures (`_sign_text`).
     """
     calls: dict[str, tuple[str, int]] = {}  # call id -> (name, its place among the calls)
+    # Counted, not `len(calls)`: the ids of Gemini's own calls (`{name}_{index}`, it sent
+    # none) come back in every turn that calls the same functions.
+    places = count()
     contents: list[dict[str, Any]] = []
     system: list[str] = []
     results: list[dict[str, Any]] | None = None  # the parts of the open tool-result turn
@@ -938,7 +941,7 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
         if role == "assistant":
             _sign_text(parts, message.content)
             for number, call in enumerate(message.tool_calls):
-                calls[call.id] = (call.name, len(calls))  # the order of the calls
+                calls[call.id] = (call.name, next(places))  # the order of the calls
                 entry: dict[str, Any] = {
                     "functionCall": {"name": call.name, "args": call.arguments}
                 }

@@ -52,6 +52,30 @@ def test_parallel_results_go_back_in_the_order_of_the_calls() -> None:
     }
 
 
+def test_results_keep_the_order_of_their_calls_when_ids_come_back_each_turn() -> None:
+    """Gemini sends no call ids, so rxllm names its calls `{name}_{index}`, and a later
+    turn calling the same function brings the same ids back: each turn's results still
+    go back in the order of that turn's calls."""
+
+    def weather(index: int, city: str) -> ToolCall:
+        return ToolCall(id=f"get_weather_{index}", name="get_weather", arguments={"city": city})
+
+    body = body_of(
+        Message.user("Paris and London, then Tokyo and Rome"),
+        Message.assistant(tool_calls=[weather(0, "Paris"), weather(1, "London")]),
+        Message.tool("get_weather_1", "London: rain"),
+        Message.tool("get_weather_0", "Paris: sun"),
+        Message.assistant(tool_calls=[weather(0, "Tokyo"), weather(1, "Rome")]),
+        Message.tool("get_weather_1", "Rome: hot"),
+        Message.tool("get_weather_0", "Tokyo: snow"),
+    )
+    answers = [
+        [part["functionResponse"]["response"]["output"] for part in content["parts"]]
+        for content in body["contents"][2::2]
+    ]
+    assert answers == [["Paris: sun", "London: rain"], ["Tokyo: snow", "Rome: hot"]]
+
+
 def test_an_assistant_text_then_its_calls_are_one_model_turn() -> None:
     """Histories often hold the text and the calls of one model turn as two assistant
     messages: as two model contents the calls would not follow a user turn (400)."""
