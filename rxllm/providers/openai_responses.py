@@ -173,7 +173,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.providers.openai_chat import arguments_object, usage_cost
+from rxllm.providers.openai_chat import arguments_object, function_parameters, usage_cost
 from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 
 __all__ = [
@@ -1542,7 +1542,7 @@ class OpenAIResponses(WireProtocol):
                     "type": "function",
                     "name": tool.name,
                     "description": tool.description,
-                    "parameters": tool.parameters,
+                    "parameters": function_parameters(tool.parameters),
                     "strict": False,
                 }
                 for tool in request.tools

@@ -1210,3 +1210,26 @@ def test_the_error_event_keeps_param_and_invents_no_code() -> None:
     events = replay(wire(CREATED, event), P)
     assert isinstance(events[-1], Failed)
     assert (events[-1].error.code, events[-1].error.param) == (None, "temperature")
+
+
+@pytest.mark.parametrize(
+    ("parameters", "sent"),
+    [
+        ({"type": "object"}, {"type": "object", "properties": {}}),  # an MCP tool's
+        ({}, {"type": "object", "properties": {}}),
+        (
+            {"properties": {"q": {"type": "string"}}},
+            {"type": "object", "properties": {"q": {"type": "string"}}},
+        ),
+    ],
+)
+def test_tool_parameters_are_an_object_schema_with_properties(
+    parameters: dict[str, Any], sent: dict[str, Any]
+) -> None:
+    """As on the chat wire (`function_parameters`): an object schema without `properties`
+    is refused by the Responses API too ("object schema missing properties":
+    everruns/everruns#984, mark3labs/mcp-go#680)."""
+    tool = rxllm.Tool(name="lookup", parameters=parameters)
+    request = rxllm.ChatRequest(model="gpt-5", messages=[rxllm.Message.user("hi")], tools=[tool])
+    [function] = OpenAIResponses().build_body(request)["tools"]
+    assert function["parameters"] == sent
