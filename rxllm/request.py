@@ -61,7 +61,10 @@ class ImagePart(_Frozen):
     bytes are read into a data URL, of the type the bytes say (PNG, JPEG, GIF, WebP),
     else `media_type`, else the type a file's suffix says. A str that is not a URL (a
     file's path) is refused: a provider would refuse it as an image it cannot fetch,
-    which a retry takes for an endpoint without image input."""
+    which a retry takes for an endpoint without image input.
+
+    A PDF goes the same way (`pdf`): each wire sends it as its documents go (Anthropic's
+    `document` block, OpenAI's `file` and `input_file` parts, Gemini's PDF data)."""
 
     type: Literal["image"] = "image"
     url: str
@@ -114,6 +117,21 @@ class ImagePart(_Frozen):
             data = base64.b64encode(urllib.parse.unquote_to_bytes(data)).decode("ascii")
         return media_type.strip() or self.media_type or "application/octet-stream", data
 
+    @property
+    def pdf(self) -> bool:
+        """Whether the part is a PDF document: its bytes or its data URL say so, or, for
+        a remote URL, `media_type="application/pdf"`."""
+        inline = self.inline
+        if inline is None:
+            return (self.media_type or "").lower() == PDF
+        media_type, data = inline
+        return data.startswith(_PDF_BASE64) or media_type.lower() == PDF
+
+
+# A PDF's media type, and its bytes' first ones (`%PDF-`) in base64.
+PDF = "application/pdf"
+_PDF_BASE64 = "JVBERi"
+
 
 # A URL a provider may fetch or read: `data:`, or `scheme://` (https, Gemini's gs, the
 # `file://` a local vLLM reads under --allowed-local-media-path, ...).
@@ -146,8 +164,8 @@ def image_type(data: str) -> str | None:
 def _data_url(
     image: bytes | bytearray | memoryview | os.PathLike[str], media_type: str | None
 ) -> str:
-    """An image file, or its bytes, as a `data:` URL: of the type its bytes say, else
-    `media_type`, else (a file) the type its suffix says."""
+    """An image or PDF file, or its bytes, as a `data:` URL: of the type its bytes say,
+    else `media_type`, else (a file) the type its suffix says."""
     name = "the bytes given"
     if isinstance(image, os.PathLike):
         path = Path(image)
@@ -161,11 +179,12 @@ def _data_url(
 
             media_type = mimetypes.guess_type(path)[0]
     data = base64.b64encode(image).decode("ascii")
-    media_type = image_type(data) or media_type
-    if media_type is None or not media_type.startswith("image/"):
+    media_type = image_type(data) or (PDF if data.startswith(_PDF_BASE64) else media_type)
+    if media_type is None or not (media_type.startswith("image/") or media_type == PDF):
         raise ValueError(
-            f"the image type of {name} is unknown: neither its bytes (PNG, JPEG, GIF, WebP) "
-            "nor a file's suffix say it; give it as ImagePart(url=..., media_type='image/...')"
+            f"the image type of {name} is unknown: neither its bytes (PNG, JPEG, GIF, WebP, "
+            "PDF) nor a file's suffix say it; give it as ImagePart(url=..., "
+            "media_type='image/...' or 'application/pdf')"
         )
     return f"data:{media_type};base64,{data}"
 

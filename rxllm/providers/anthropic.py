@@ -15,8 +15,9 @@ providers made, such as `functions.f:0` or Gemini's per-turn `f_0`), is rewritte
 its `tool_use` and its results alike, as tool_use ids must be unique; a tool schema
 without a top-level `type` gets `"type": "object"`, which `input_schema` requires; an
 inline image goes with the type its bytes have, whatever its data URL says; a PDF part
-(a data URL of that type, or a URL given `media_type="application/pdf"`) is a
-`document` block, in a message or a tool result, never an `image` the API refuses.
+(`ImagePart.pdf`: its bytes or data URL say so, or a URL given `media_type=
+"application/pdf"`) is a `document` block, in a message or a tool result, never an
+`image` the API refuses.
 Reasoning from another wire is not sent: signed (a part with `details`), its signature
 is not Claude's; unsigned (no signature at all: DeepSeek's `reasoning_content`, plain
 text), the API refuses a thinking block without one. A thinking block an
@@ -167,6 +168,7 @@ from rxllm.providers.base import (
     text_or_none,
 )
 from rxllm.request import (
+    PDF,
     ChatRequest,
     ImagePart,
     Message,
@@ -735,28 +737,20 @@ class AnthropicNormalizer(Normalizer):
         )
 
 
-# The one type besides images that the Messages API reads from a part: a PDF, sent as a
-# `document` block (PDF support; `Base64PDFSourceParam`, `URLPDFSourceParam`).
-PDF = "application/pdf"
-
-
 def _media(part: ImagePart) -> dict[str, Any]:
-    """An image part as its content block: an `image`, or a `document` for a PDF (a data
-    URL of that type, or a remote URL given `media_type="application/pdf"`), which the
-    API refuses as an image ("media_type: Input should be 'image/jpeg', ...")."""
+    """An image part as its content block: an `image`, or a `document` for a PDF
+    (`ImagePart.pdf`), which the API refuses as an image ("media_type: Input should be
+    'image/jpeg', ...")."""
+    kind = "document" if part.pdf else "image"
     inline = part.inline
     if inline is None:
-        kind = "document" if (part.media_type or "").lower() == PDF else "image"
         return {"type": kind, "source": {"type": "url", "url": part.url}}
     media_type, data = inline
     # The API checks the type against the bytes ("The image was specified using the
     # image/png media type, but the image appears to be a image/jpeg image"), where
     # OpenAI's reads the bytes: a data URL that says another type, or `image/jpg`,
     # goes with the type its bytes have.
-    media_type = image_type(data) or media_type
-    kind = "image"
-    if media_type.lower() == PDF:
-        media_type, kind = PDF, "document"
+    media_type = PDF if part.pdf else image_type(data) or media_type
     return {"type": kind, "source": {"type": "base64", "media_type": media_type, "data": data}}
 
 

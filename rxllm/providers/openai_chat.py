@@ -115,6 +115,7 @@ from typing import Any, ClassVar
 from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
+from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage, token_count
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
@@ -126,6 +127,7 @@ from rxllm.providers.base import (
 )
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import (
+    PDF,
     ChatRequest,
     ImagePart,
     Message,
@@ -146,6 +148,7 @@ __all__ = [
     "chat_messages",
     "function_parameters",
     "openai_usage",
+    "pdf_file",
     "short_call_id",
     "usage_cost",
 ]
@@ -479,11 +482,31 @@ def _content_parts(content: Sequence[Part]) -> list[dict[str, Any]]:
             if part.text:
                 parts.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
+            if part.pdf:
+                parts.append({"type": "file", "file": pdf_file(part, "Chat Completions")})
+                continue
             image = {"url": part.url}
             if part.detail is not None:
                 image["detail"] = part.detail
             parts.append({"type": "image_url", "image_url": image})
     return parts
+
+
+def pdf_file(part: ImagePart, api: str) -> dict[str, str]:
+    """A PDF as OpenAI's file content takes it (`file` on Chat Completions, `input_file`
+    on Responses: platform.openai.com, "File inputs"), by its data; its URL only on
+    Responses (`file_url`), the one API that fetches one. An image part would be refused
+    ("Invalid MIME type. Only image types are supported."), and a retry would take that
+    for an endpoint without image input and send the turn on without the document."""
+    inline = part.inline
+    if inline is not None:
+        return {"filename": "document.pdf", "file_data": f"data:{PDF};base64,{inline[1]}"}
+    if api == "Responses":
+        return {"file_url": part.url}
+    raise ConfigError(
+        f"{api} takes a PDF by its data, not its URL ({part.url[:80]}): pass the file as "
+        "pathlib.Path(...) or its bytes, or a data:application/pdf;base64,... URL"
+    )
 
 
 def function_parameters(schema: dict[str, Any]) -> dict[str, Any]:

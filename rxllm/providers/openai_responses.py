@@ -173,7 +173,12 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.providers.openai_chat import arguments_object, function_parameters, usage_cost
+from rxllm.providers.openai_chat import (
+    arguments_object,
+    function_parameters,
+    pdf_file,
+    usage_cost,
+)
 from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, ToolCall
 
 __all__ = [
@@ -409,9 +414,11 @@ def _input_text(message: Message) -> list[dict[str, Any]]:
             if part.text or len(message.content) == 1:
                 parts.append({"type": "input_text", "text": part.text})
         elif isinstance(part, ImagePart):
-            parts.append(
-                {"type": "input_image", "image_url": part.url, "detail": part.detail or "auto"}
-            )
+            if part.pdf:
+                parts.append({"type": "input_file", **pdf_file(part, "Responses")})
+            else:
+                image = {"type": "input_image", "image_url": part.url}
+                parts.append({**image, "detail": part.detail or "auto"})
     return parts
 
 
