@@ -358,7 +358,8 @@ class Tool(_Frozen):
 
     name: str = Field(min_length=1)
     """Letters, digits, `_` and `-` (Gemini also takes `.` and `:`), at most 128
-    characters: what the providers take."""
+    characters: what some provider takes. Each wire checks its own rule when it builds a
+    body (`WireProtocol.tool_names`: OpenAI's 64 characters, Anthropic's no dots)."""
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 

@@ -162,6 +162,7 @@ from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     REQUEST_KEYS,
     Normalizer,
+    ToolNames,
     WireProtocol,
     endpoint,
     stop_reason_of,
@@ -931,6 +932,11 @@ class Anthropic(WireProtocol):
     api_key_env = "ANTHROPIC_API_KEY"
     system_apart = "all"  # every system message goes in `system`
     recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"max_tokens"}))
+    # `tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`: no dots
+    # or colons, which `rxllm.Tool` takes for Gemini.
+    tool_names = ToolNames(
+        re.compile(r"[A-Za-z0-9_-]{1,128}"), "letters, digits, '_' and '-', at most 128 characters"
+    )
     request_keys: ClassVar[Mapping[str, str]] = {
         **REQUEST_KEYS,
         "system": "the system prompt is the request's system messages (Message.system)",

@@ -8,9 +8,10 @@ stream mechanics in `rxllm.operators`.
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, NamedTuple, TypeAlias
 
 from loguru import logger
 from reactivex import Observable
@@ -49,6 +50,7 @@ __all__ = [
     "REQUEST_KEYS",
     "Normalizer",
     "RawOperator",
+    "ToolNames",
     "WireProtocol",
     "endpoint",
     "stop_reason_of",
@@ -421,6 +423,14 @@ class Normalizer(ABC):
         )
 
 
+class ToolNames(NamedTuple):
+    """The tool names an endpoint takes (`WireProtocol.tool_names`): the rule, and the
+    rule in words, for the error."""
+
+    pattern: re.Pattern[str]
+    says: str
+
+
 class WireProtocol(ABC):
     """One provider's wire: where to send, what to send, how to read what comes back."""
 
@@ -434,6 +444,10 @@ class WireProtocol(ABC):
     degraded bodies, only backoff on rate limits and overload. Its
     `mandatory_body_keys` are the keys this provider needs in every body: a degraded
     retry never drops them, and params may not overwrite one the wire wrote."""
+    tool_names: ToolNames | None = None
+    """The tool names this endpoint takes, where it is stricter than `rxllm.Tool`: a name
+    it refuses is a `ConfigError` when the body is built. Its 400 would name the tool's
+    definition, and a degraded retry would drop every tool."""
     request_keys: ClassVar[Mapping[str, str]] = REQUEST_KEYS
     """Body keys the wire writes from the request itself, each with why params may not
     set it: refused in params always, whether or not this request wrote it."""
@@ -472,12 +486,20 @@ class WireProtocol(ABC):
         Raises:
             ConfigError: params would set a key the wire writes from the request
                 (`request_keys`), or overwrite one it wrote for this request (tools, a
-                mandatory key) and that is not one of its `param_defaults`.
+                mandatory key) and that is not one of its `param_defaults`; a tool's
+                name is not one the endpoint takes (`tool_names`).
         """
         for key in request.params:
             why = self.request_keys.get(key)
             if why is not None:
                 raise ConfigError(f"params may not set {key!r}: {why}")
+        rule = self.tool_names
+        if rule is not None:
+            for tool in request.tools:
+                if rule.pattern.fullmatch(tool.name) is None:
+                    raise ConfigError(
+                        f"tool name {tool.name!r} is not one {self.name} takes: {rule.says}"
+                    )
         body = self.request_body(request)
         # The sampling fields go in as params would (a degraded retry drops them by
         # their body key alike), the user's params after them.

@@ -136,6 +136,7 @@ from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     REQUEST_KEYS,
     Normalizer,
+    ToolNames,
     WireProtocol,
     endpoint,
     stop_reason_of,
@@ -215,9 +216,12 @@ _NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPEC
 # `ToolRequest.to_call()` carries the real signature instead.
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 
-# The longest function name the Gemini API takes (`FunctionDeclaration.name`); other
-# wires take 128 (`rxllm.Tool`).
-MAX_TOOL_NAME = 64
+# The function names the Gemini API takes (`FunctionDeclaration.name`): dots and colons
+# too, at most 64 characters.
+TOOL_NAMES = ToolNames(
+    re.compile(r"[A-Za-z0-9_.:-]{1,64}"),
+    "letters, digits, '_', '-', '.' and ':', at most 64 characters (FunctionDeclaration.name)",
+)
 
 
 # -- usage --------------------------------------------------------------------------
@@ -981,6 +985,7 @@ class Google(WireProtocol):
 
     name = "google"
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
+    tool_names = TOOL_NAMES
     # The registry's "Multimodal content generation operation such as Gemini Generate
     # Content" (and what the google-genai instrumentation reports).
     genai_operation = "generate_content"
@@ -1034,12 +1039,6 @@ class Google(WireProtocol):
         if system:
             body["systemInstruction"] = {"parts": [{"text": text} for text in system]}
         if request.tools:
-            for tool in request.tools:
-                if len(tool.name) > MAX_TOOL_NAME:  # a 400 for the whole request, else
-                    raise ConfigError(
-                        f"tool name {tool.name!r} is longer than the {MAX_TOOL_NAME} "
-                        "characters Gemini takes (FunctionDeclaration.name)"
-                    )
             declarations = [
                 {
                     "name": tool.name,

@@ -120,6 +120,7 @@ from rxllm.events import StopReason, Usage, token_count
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
     Normalizer,
+    ToolNames,
     WireProtocol,
     endpoint,
     stop_reason_of,
@@ -140,6 +141,7 @@ from rxllm.request import (
 __all__ = [
     "DEGRADES",
     "OPENAI",
+    "OPENAI_TOOL_NAMES",
     "TOOL_RESULTS_READ",
     "ChatNormalizer",
     "ChatOptions",
@@ -340,16 +342,28 @@ class ChatOptions:
     """`ChatRequest` sampling fields this endpoint names otherwise (Mistral's
     `random_seed` for `seed`: its strict validation rejects `seed`)."""
 
+    tool_names: ToolNames | None = None
+    """The tool names the endpoint takes, where it says (`WireProtocol.tool_names`)."""
+
 
 _PLAIN = ChatOptions()
 
-OPENAI = ChatOptions(sampling_renames={"max_tokens": "max_completion_tokens"})
+OPENAI_TOOL_NAMES = ToolNames(
+    re.compile(r"[A-Za-z0-9_-]{1,64}"), "letters, digits, '_' and '-', at most 64 characters"
+)
+"""OpenAI's function names (`FunctionDefinition.name`: "Must be a-z, A-Z, 0-9, or contain
+underscores and dashes, with a maximum length of 64"), on both of its APIs."""
+
+OPENAI = ChatOptions(
+    sampling_renames={"max_tokens": "max_completion_tokens"}, tool_names=OPENAI_TOOL_NAMES
+)
 """OpenAI's own endpoint (and Azure's, which serves the same models): `max_tokens` is
 deprecated there "in favor of `max_completion_tokens`, and is not compatible with o-series
 models" (the API reference; gpt-5 refuses it alike: "Unsupported parameter: 'max_tokens'
 is not supported with this model. Use 'max_completion_tokens' instead."), while every
 model takes `max_completion_tokens`. The compatible servers keep `max_tokens`, the name
-they all read: one that ignored an unknown key would drop the limit unsaid."""
+they all read: one that ignored an unknown key would drop the limit unsaid. Its tool
+names are `OPENAI_TOOL_NAMES`."""
 
 
 def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> Usage:
@@ -1551,6 +1565,7 @@ class OpenAIChat(WireProtocol):
         self.api_key_env = api_key_env
         self.requires_api_key = requires_api_key
         self.options = OPENAI if options is None else options
+        self.tool_names = self.options.tool_names
         if self.options.sampling_renames:  # the endpoint's own body keys
             self.sampling_keys = {**self.sampling_keys, **self.options.sampling_renames}
 

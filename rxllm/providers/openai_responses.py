@@ -174,6 +174,7 @@ from rxllm.providers.base import (
     text_or_none,
 )
 from rxllm.providers.openai_chat import (
+    OPENAI_TOOL_NAMES,
     arguments_object,
     function_parameters,
     pdf_file,
@@ -1493,6 +1494,7 @@ class OpenAIResponses(WireProtocol):
     system_apart = "leading"
     # Never dropped by a degraded retry: without them the request says something else.
     recovery = RecoveryPolicy(mandatory_body_keys=frozenset({"input", "instructions"}))
+    tool_names = OPENAI_TOOL_NAMES
     # The Responses API has no stop sequences, seed or penalties.
     sampling_keys: Mapping[str, str] = {
         "temperature": "temperature",

@@ -24,7 +24,7 @@ from rxllm.events import (
     UsageUpdate,
 )
 from rxllm.providers import wire_for
-from rxllm.providers.openai_chat import ChatOptions, OpenAIChat, openai_usage
+from rxllm.providers.openai_chat import OPENAI_TOOL_NAMES, ChatOptions, OpenAIChat, openai_usage
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
 from tests.support import (
     Expect,
@@ -342,7 +342,9 @@ def test_url_and_headers() -> None:
 def test_openai_is_the_registered_core() -> None:
     wire = wire_for("openai")
     assert isinstance(wire, OpenAIChat)
-    assert wire.options == ChatOptions(sampling_renames={"max_tokens": "max_completion_tokens"})
+    assert wire.options == ChatOptions(
+        sampling_renames={"max_tokens": "max_completion_tokens"}, tool_names=OPENAI_TOOL_NAMES
+    )
     provider = rxllm.provider("openai", api_key="sk-test")
     assert provider.base_url == "https://api.openai.com/v1"
     assert "sk-test" not in repr(provider)

@@ -18,7 +18,7 @@ import rxllm
 from rxllm.events import Failed, ReasoningDelta
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
-from rxllm.providers.openai_chat import ChatOptions, OpenAIChat
+from rxllm.providers.openai_chat import OPENAI_TOOL_NAMES, ChatOptions, OpenAIChat
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, ToolCall
 from tests.support import (
@@ -637,7 +637,9 @@ PRESETS: dict[str, tuple[str, str | None, bool]] = {
 
 OPTIONS: dict[str, ChatOptions] = {
     "azure-openai": ChatOptions(
-        api_key_header="api-key", sampling_renames={"max_tokens": "max_completion_tokens"}
+        api_key_header="api-key",
+        sampling_renames={"max_tokens": "max_completion_tokens"},
+        tool_names=OPENAI_TOOL_NAMES,
     ),
     "groq": ChatOptions(extension="x_groq", call_signatures=False, think_tags=True),
     "mistral": ChatOptions(

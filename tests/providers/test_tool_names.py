@@ -1,0 +1,69 @@
+"""Each wire's own rule for tool names, checked when the body is built: a name the
+endpoint refuses is a `ConfigError` at the call. Sent, OpenAI's 400 names
+`tools[0].function.name`, and a degraded retry dropped every tool: the turn went on
+without them, a success that had lost them (a request-side review's probe). OpenAI's
+`FunctionDefinition.name`: "a-z, A-Z, 0-9, or contain underscores and dashes, with a
+maximum length of 64"; Anthropic's: `^[a-zA-Z0-9_-]{1,128}$` (its 400 `tools.0.custom.name:
+String should match pattern ...`); Gemini's `FunctionDeclaration.name` takes dots and
+colons, at most 64 characters. A compatible server keeps what `rxllm.Tool` takes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+import rxllm
+from rxllm.providers import wire_for
+from tests.support import Serve
+
+LONG = "t" * 65
+
+
+def build(provider: str, name: str) -> dict[str, Any]:
+    request = rxllm.ChatRequest(
+        model="m", messages=[rxllm.Message.user("hi")], tools=[rxllm.Tool(name=name)]
+    )
+    return wire_for(provider).build_body(request)
+
+
+@pytest.mark.parametrize(
+    ("provider", "refused", "taken"),
+    [
+        ("openai", ["github.list_commits", "mcp:search", LONG], ["get_weather", "t" * 64]),
+        ("azure-openai", ["github.list_commits", LONG], ["get-weather"]),
+        ("openai-responses", ["github.list_commits", LONG], ["get_weather"]),
+        ("anthropic", ["github.list_commits", "mcp:search"], ["t" * 128]),
+        ("google", [LONG], ["github.list_commits", "mcp:search"]),
+        ("vllm", [], ["github.list_commits", "t" * 128]),
+    ],
+)
+def test_a_tool_name_the_endpoint_refuses_is_a_config_error(
+    provider: str, refused: list[str], taken: list[str]
+) -> None:
+    for name in refused:
+        with pytest.raises(rxllm.ConfigError, match=rf"tool name '{name}' is not one"):
+            build(provider, name)
+    for name in taken:
+        build(provider, name)
+
+
+async def test_the_error_comes_at_the_call_and_nothing_is_sent(serve: Serve) -> None:
+    sent: list[Any] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        sent.append(await request.json())
+        error = {"message": "Invalid 'tools[0].function.name'", "param": "tools[0].function.name"}
+        return web.json_response({"error": error}, status=400)
+
+    provider = rxllm.provider("openai", api_key="sk-test-0123456789", base_url=await serve(handler))
+    request = rxllm.ChatRequest(
+        model="gpt-4.1",
+        messages=[rxllm.Message.user("hi")],
+        tools=[rxllm.Tool(name="github.list_commits")],
+    )
+    with pytest.raises(rxllm.ConfigError, match="letters, digits, '_' and '-', at most 64"):
+        provider.stream(request)
+    await provider.aclose()
+    assert sent == []
