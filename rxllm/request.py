@@ -470,12 +470,16 @@ def openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
     why); an assistant's `tool_calls` of type `function` have their JSON `arguments`
     parsed; `developer` is the system role (as OpenAI's newer models name it); keys
     set to None (as the openai SDK's dumps write `refusal`, `audio`, ...) are left
-    out. `Message`'s own shape passes unchanged.
+    out, and so are an assistant's `annotations` (the answer's url citations, in every
+    dump of `choices[0].message`: output the API does not take back). `Message`'s own
+    shape passes unchanged.
 
     Raises:
         ValueError: a content or tool call that cannot be read, naming the field.
     """
     message = {key: value for key, value in data.items() if value is not None}
+    if message.get("role") == "assistant" and isinstance(message.get("annotations"), list):
+        del message["annotations"]
     if message.get("role") == "developer":
         message["role"] = "system"
     content = message.get("content")

@@ -36,6 +36,7 @@ def test_openai_style_messages_validate_into_messages() -> None:
                 "role": "assistant",
                 "content": None,
                 "refusal": None,  # as the openai SDK's model_dump() writes it
+                "annotations": [],  # the answer's url citations, in every dump since 2025
                 "tool_calls": [
                     {
                         "id": "call_1",
