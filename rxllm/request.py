@@ -412,7 +412,8 @@ class ChatRequest(_Frozen):
     assistant's `tool_calls`, a tool result's `tool_call_id`, content parts of type
     `text` and `image_url`), validated into `Message`s."""
     tools: list[Tool] = []
-    """`Tool`s, or dicts of its fields or of the openai SDK's function tool shapes."""
+    """`Tool`s, or dicts of its fields or of the openai SDK's function tool shapes; each
+    name once (every provider refuses a name twice: "Tool names must be unique")."""
     temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
@@ -447,6 +448,16 @@ class ChatRequest(_Frozen):
             frequency_penalty: float | None = None,
             params: Mapping[str, Any] = ...,
         ) -> None: ...
+
+    @field_validator("tools")
+    @classmethod
+    def _named_once(cls, tools: list[Tool]) -> list[Tool]:
+        seen: set[str] = set()
+        for tool in tools:
+            if tool.name in seen:
+                raise ValueError(f"tool name {tool.name!r} is given twice: each tool once")
+            seen.add(tool.name)
+        return tools
 
     @model_validator(mode="before")
     @classmethod

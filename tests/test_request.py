@@ -213,3 +213,32 @@ async def test_a_typed_field_the_endpoint_rejects_is_dropped_and_retried(
     sent = local_server.requests
     assert len(sent) == 2 and sent[0]["temperature"] == 0.2 and "temperature" not in sent[1]
     assert sent[1]["messages"] == [{"role": "user", "content": "hi"}]
+
+
+def test_a_tool_name_given_twice_is_refused_at_the_request() -> None:
+    """Every provider refuses it (Anthropic: "tools: Tool names must be unique")."""
+    with pytest.raises(ValidationError, match="tool name 'f' is given twice"):
+        rxllm.ChatRequest(
+            model="m",
+            messages=[rxllm.Message.user("hi")],
+            tools=[rxllm.Tool(name="f"), rxllm.Tool(name="f", description="again")],
+        )
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "google"])
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [rxllm.Message.system("Be brief.")],
+        [rxllm.Message.system("Be brief."), rxllm.Message.user("")],
+    ],
+)
+def test_a_conversation_of_system_text_alone_is_a_config_error_where_it_goes_apart(
+    provider: str, messages: list[rxllm.Message]
+) -> None:
+    """Anthropic and Gemini take the system prompt apart from the messages, and refuse a
+    request with none left ("messages: at least one message is required"): said at the
+    call, never sent."""
+    request = rxllm.ChatRequest(model="m", messages=messages)
+    with pytest.raises(rxllm.ConfigError, match=f"{provider} needs a message besides"):
+        wire_for(provider).build_body(request)

@@ -978,6 +978,11 @@ class Anthropic(WireProtocol):
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         system, messages = anthropic_messages(request.messages)
+        if not messages:  # the API's 400: "messages: at least one message is required"
+            raise ConfigError(
+                "anthropic needs a message besides the system prompt, and one that says "
+                "something: an empty text is left out"
+            )
         body: dict[str, Any] = {
             "model": request.model,
             "max_tokens": _default_max_tokens(request.params),

@@ -1035,6 +1035,11 @@ class Google(WireProtocol):
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         contents, system = gemini_contents(request.messages)
+        if not contents:  # the API's 400: "contents is not specified"
+            raise ConfigError(
+                "google needs a message besides the system instruction, and one that says "
+                "something: an empty text is left out"
+            )
         body: dict[str, Any] = {"contents": contents}
         if system:
             body["systemInstruction"] = {"parts": [{"text": text} for text in system]}
