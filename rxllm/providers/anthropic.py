@@ -380,7 +380,9 @@ class AnthropicNormalizer(Normalizer):
             stop = stop_reason_of(self.stop, STOP_REASONS)
             stop = "tool_use" if stop == "stop" and self.called else stop
             self.done(stop, self.stop, container=self.container)
-        elif kind == "error" or chunk.event == "error":
+        elif kind == "error" or chunk.event == "error" or payload.get("error") is not None:
+            # (also an error with no type: a proxy's `{"error": "..."}` (TGI's shape) or
+            # OpenAI's `{"error": {"message": ...}}`, written where an event would be)
             self._error(payload)
         else:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(

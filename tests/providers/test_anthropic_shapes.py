@@ -11,7 +11,15 @@ from typing import Any
 
 import pytest
 
-from rxllm.events import Citation, Done, Event, ServerToolCall, ServerToolResult, UsageUpdate
+from rxllm.events import (
+    Citation,
+    Done,
+    Event,
+    Failed,
+    ServerToolCall,
+    ServerToolResult,
+    UsageUpdate,
+)
 from tests.support import log_messages, replay_every_way, summarize
 
 PROVIDER = "anthropic"
@@ -313,3 +321,22 @@ def test_usage_in_message_delta_updates_input_and_cache_fields() -> None:
     assert (last.input_tokens, last.output_tokens) == (30, 40)
     assert (last.cache_read_tokens, last.cache_write_tokens) == (100, 9)
     assert last.total_tokens == 30 + 40 + 100 + 9
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"error": "Input validation error: `top_p` must be > 0.0 and < 1.0"},  # TGI's
+        {"error": {"message": "Input validation error: `top_p` must be > 0.0 and < 1.0"}},
+    ],
+)
+def test_an_error_without_a_type_ends_the_turn_with_its_words(
+    payload: dict[str, Any],
+) -> None:
+    """A proxy's error written where an event would be, without Anthropic's `type`: read
+    as the other wires read it, never ignored into a truncated turn."""
+    framed = f"data: {json.dumps(payload)}\n\n".encode()  # no `event:` line either
+    events = replay_every_way(sse(START) + framed, PROVIDER)
+    terminal = events[-1]
+    assert isinstance(terminal, Failed) and terminal.error.kind == "stream_error"
+    assert "`top_p` must be > 0.0" in terminal.error.message
