@@ -448,12 +448,15 @@ async def _stream(args: argparse.Namespace) -> int:
     if api_key and any(ord(c) < 32 or ord(c) == 127 for c in api_key):  # a pasted line end
         source = "--api-key" if args.api_key else wire.api_key_env
         raise UsageError(f"the API key from {source} holds a line break or control character")
-    for path, flag in ((args.record, "--record"), (args.plot, "--plot")):
+    for path, flag in ((args.record, "--record"), (args.raw, "--raw"), (args.plot, "--plot")):
         _writable(path, flag)
     plot = _plotter(args.plot)
     printer = Printer(out := _stdout(args.json), args.json, wants_color(out))
     if name == "local" and not args.json:
-        print("(streaming from rxllm's embedded local provider)", file=sys.stderr)
+        where = "rxllm's embedded local provider"
+        if args.base_url:  # `local` is the OpenAI chat wire, at the URL given
+            where = f"the OpenAI-compatible server at {args.base_url}"
+        print(f"(streaming from {where})", file=sys.stderr)
     options: dict[str, Any] = {}
     if args.allow_private_network:
         options["allow_private_network"] = True

@@ -377,6 +377,16 @@ def test_param_values_that_json_cannot_send_are_refused() -> None:
     assert run("stream", "hi", "--no-tools", "--param", "user=bob").returncode == 0
 
 
+def test_a_base_url_without_a_provider_is_named_as_where_the_turn_streams_from() -> None:
+    """`--base-url` alone streams the local wire from that URL: the banner names it, not
+    the embedded server the turn never reached."""
+    result = run("stream", "hi", "--no-tools", "--base-url", "http://127.0.0.1:9/v1")
+    assert "(streaming from the OpenAI-compatible server at http://127.0.0.1:9/v1)" in (
+        result.stderr
+    )
+    assert "embedded local provider" not in result.stderr
+
+
 def test_a_turn_that_cannot_be_kept_or_sent_is_refused_before_it_runs(tmp_path: Path) -> None:
     for args, message in (
         (("",), "rxllm: the prompt is empty: pass the text to send"),
@@ -389,6 +399,10 @@ def test_a_turn_that_cannot_be_kept_or_sent_is_refused_before_it_runs(tmp_path: 
             f"rxllm: --record {tmp_path}/no/r.json: no directory",
         ),
         (("hi", "--plot", str(tmp_path)), f"rxllm: --plot {tmp_path}: is a directory"),
+        (
+            ("hi", "--raw", str(tmp_path / "no" / "turn.sse")),
+            f"rxllm: --raw {tmp_path}/no/turn.sse: no directory",
+        ),
     ):
         result = run("stream", "--no-tools", *args)
         assert result.returncode == 2, result.stderr

@@ -46,6 +46,17 @@ def test_a_base_url_that_is_not_a_str_is_a_type_error(base_url: Any) -> None:
         rxllm.provider("local", base_url=base_url)
 
 
+@pytest.mark.parametrize("name", [None, 3, rxllm.provider("local")])
+def test_a_provider_that_is_not_named_by_a_str_is_a_type_error(name: Any) -> None:
+    """`rxllm.provider(...)` and `rxllm.replay(..., provider=...)` take a provider's name:
+    anything else was an AttributeError from deep inside (`'NoneType' object has no
+    attribute 'lower'`)."""
+    with pytest.raises(TypeError, match="a provider is named by a str such as 'openai'"):
+        rxllm.provider(name)
+    with pytest.raises(TypeError, match="a provider is named by a str such as 'openai'"):
+        rxllm.replay(b"data: [DONE]\n\n", provider=name)
+
+
 def test_a_base_url_without_a_host_is_a_config_error() -> None:
     # was accepted, then every turn ended in "InvalidUrlClientError: http:///chat/completions"
     with pytest.raises(rxllm.ConfigError, match="with a host, got 'http://'"):

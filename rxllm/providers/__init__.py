@@ -53,7 +53,13 @@ _HINTS: dict[str, str] = {
 
 
 def wire_for(name: str) -> WireProtocol:
-    """The wire protocol of provider `name`; an unknown name is a `ConfigError`."""
+    """The wire protocol of provider `name`; an unknown name is a `ConfigError`, and
+    anything but a str a `TypeError`."""
+    if not isinstance(name, str):
+        given = type(name).__name__
+        named = getattr(name, "name", None)
+        also = f" (this one's is {named!r})" if isinstance(named, str) else ""
+        raise TypeError(f"a provider is named by a str such as 'openai', got {given}{also}")
     target = _FACTORIES.get(name)
     if target is None:
         raise ConfigError(
