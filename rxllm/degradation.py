@@ -73,7 +73,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, as do "Functions are not supported", "function calling not support", "not yet
   implemented" and "Only [...] support tool calls"; "does not support thinking" the
-  reasoning switches; "Tool use failed" names nothing). A tool's definition refused names
+  reasoning switches; "Penalty is not enabled" the penalty keys; "Only one completion
+  choice is allowed" `n`; "Tool use failed" names nothing). A tool's definition refused names
   `tools` ("Invalid schema for function 'ls'", "Tool parameters must be a JSON object", a
   validator's path "13.function.parameters.type" inside an `error` written as a JSON
   string); a call's parameters ("parameters for tool X did not match schema") do not. The
@@ -90,7 +91,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   "image input is not supported", "此模型不支持图像输入", "No endpoints found that support
   image input", "At most 1 image(s) may be provided", "image_url is only supported by
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
-  should be 'text'" at a part's type, "图片输入格式/解析错误"), even where its
+  should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
+  loaded, but images were provided"), even where its
   `param` points inside `messages`. Each message's images become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
@@ -585,8 +587,11 @@ _IMAGE_REFUSAL = (
     # OpenAI: "Invalid content type. image_url is only supported by certain models."
     r"\bonly (?:supported|available|allowed)\b|"
     # Ollama's 500 on a model without a projector: "this model is missing data required
-    # for image input"
+    # for image input"; the part that reads images absent ("Vision add-on is not loaded,
+    # but images were provided", LM Studio): the part, not the model, which may be loading
     r"\b(?:missing|lacks?|lacking)\b|"
+    r"\b(?:add-?on|projector|encoder|tower|adapter|processor)s?\b(?:\s+\w+){0,2}?"
+    r"\s+not\s+(?:been\s+)?(?:loaded|installed|initiali[sz]ed)\b|"
     # a limit on their number ("At most 1 image(s) may be provided in one request"): the
     # one image action there is removes them all, rather than surface the turn
     r"\bat most \d+|\btoo many\b|\bmore than \d+|"
@@ -720,6 +725,13 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("response_format",),
     ),
     (r"(?i)\blog[ _-]?(?:probs|probabilit(?:y|ies))\b", ("logprobs", "top_logprobs")),
+    # "Penalty is not enabled for models/gemini-2.5-flash" (Gemini): every penalty key the
+    # body holds; a penalty named by its own words ("Frequency penalty must be ...") is that
+    # key's, and its words are cut before this phrase is read.
+    (
+        r"(?i)(?<![\w-])penalt(?:y|ies)\b",
+        ("frequency_penalty", "presence_penalty", "repetition_penalty"),
+    ),
     # Reasoning is switched on by a key the error rarely spells ("\"llama3.1:8b\" does not
     # support thinking" for `reasoning_effort`, Ollama's "think value \"medium\" is not
     # supported for this model"): a refusal right next to the word, or to the word and the
@@ -783,6 +795,14 @@ _TOOL_DEFINITION = (
 _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     *((pattern, keys, _CAPABILITY_REFUSAL) for pattern, keys in _CAPABILITIES),
     (_TOOL_DEFINITION, ("tools", "functions"), _DEFINITION_REFUSAL),
+    # The choices `n` asks for, refused by number too ("Only one completion choice is
+    # allowed", llama.cpp): one is what a body without `n` gets.
+    (
+        r"(?i)\bcompletion choices?\b|\b(?:multiple|several|more than one)\s+"
+        r"(?:choices|completions)\b|\bnumber of (?:choices|completions)\b",
+        ("n",),
+        _CAPABILITY_REFUSAL + r"|\bonly (?:one|1|a single)\b|\bat most (?:one|1)\b",
+    ),
 )
 # Keys refused only as a pair, either alone accepted ("Setting 'max_tokens' and
 # 'max_completion_tokens' at the same time is not supported", OpenAI; "`temperature` and
