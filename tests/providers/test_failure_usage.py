@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from rxllm.events import Failed, UsageUpdate
+from tests.providers.test_anthropic_shapes import START
 from tests.support import replay_every_way
 
 
@@ -119,18 +120,6 @@ def test_gemini_the_refusing_finish_s_usage_commits_nothing() -> None:
 
 # -- Anthropic: what message_start counted, when message_delta never comes ----------------
 
-START = {
-    "type": "message_start",
-    "message": {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude",
-        "content": [],
-        "stop_reason": None,
-        "usage": {"input_tokens": 20, "output_tokens": 1},
-    },
-}
 TEXT = [
     {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
     {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}},
@@ -146,6 +135,6 @@ def test_anthropic_message_start_s_counts_come_with_a_failure(said: bool, ending
     kinds, input_tokens, kind = kinds_and_input(data, "anthropic")
     assert kind == ("stream_error" if ending == "error" else "truncated")
     if said:
-        assert (kinds, input_tokens) == (["text", "usage", "error"], 20)
+        assert (kinds, input_tokens) == (["text", "usage", "error"], 10)
     else:
         assert (kinds, input_tokens) == (["error"], None)
