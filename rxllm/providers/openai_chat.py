@@ -297,6 +297,14 @@ class ChatOptions:
     are mapped: an id already of that form is kept, any other becomes 9 base-62
     characters of its SHA-256, the same for the call and for its result."""
 
+    max_tool_call_id: int | None = None
+    """The longest tool call id the endpoint takes. OpenAI's refuses a longer one
+    ("Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with
+    maximum length 40", opencode#12653), as ids of calls made elsewhere can be (vLLM's
+    `chatcmpl-tool-...` are 46 characters; Gemini's calls, which have none, are named
+    `{name}_{index}`): a longer id becomes `call_` and 24 base-62 characters of its
+    SHA-256, the same for the call and for its result."""
+
     send_reasoning_content: bool = False
     """Every assistant message carries its reasoning back as `reasoning_content` (the
     text of its `ReasoningPart`s), `""` when it has none. DeepSeek's thinking mode
@@ -355,7 +363,9 @@ OPENAI_TOOL_NAMES = ToolNames(
 underscores and dashes, with a maximum length of 64"), on both of its APIs."""
 
 OPENAI = ChatOptions(
-    sampling_renames={"max_tokens": "max_completion_tokens"}, tool_names=OPENAI_TOOL_NAMES
+    sampling_renames={"max_tokens": "max_completion_tokens"},
+    tool_names=OPENAI_TOOL_NAMES,
+    max_tool_call_id=40,
 )
 """OpenAI's own endpoint (and Azure's, which serves the same models): `max_tokens` is
 deprecated there "in favor of `max_completion_tokens`, and is not compatible with o-series
@@ -363,7 +373,7 @@ models" (the API reference; gpt-5 refuses it alike: "Unsupported parameter: 'max
 is not supported with this model. Use 'max_completion_tokens' instead."), while every
 model takes `max_completion_tokens`. The compatible servers keep `max_tokens`, the name
 they all read: one that ignored an unknown key would drop the limit unsaid. Its tool
-names are `OPENAI_TOOL_NAMES`."""
+names are `OPENAI_TOOL_NAMES`, its tool call ids at most 40 characters."""
 
 
 def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> Usage:
@@ -541,15 +551,28 @@ _NINE_ALNUM = re.compile(r"[a-zA-Z0-9]{9}")
 _BASE62 = string.digits + string.ascii_letters
 
 
+def bounded_call_id(call_id: str, longest: int | None) -> str:
+    """`call_id`, or, longer than `longest`, `call_` and base-62 characters of its
+    SHA-256 (`ChatOptions.max_tool_call_id`): the same for a call and its result."""
+    if longest is None or len(call_id) <= longest:
+        return call_id
+    return "call_" + _base62(call_id, min(24, longest - 5))
+
+
 def short_call_id(call_id: str) -> str:
     """A tool call id as 9 characters of `[a-zA-Z0-9]` (`ChatOptions.short_tool_call_ids`):
     kept if it is one already, else derived from its SHA-256 (the same id, the same
     result, so a call and its tool message still match)."""
     if _NINE_ALNUM.fullmatch(call_id):
         return call_id
-    n = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
+    return _base62(call_id, 9)
+
+
+def _base62(text: str, length: int) -> str:
+    """`length` base-62 characters of `text`'s SHA-256."""
+    n = int.from_bytes(hashlib.sha256(text.encode()).digest(), "big")
     chars = []
-    for _ in range(9):
+    for _ in range(length):
         n, r = divmod(n, 62)
         chars.append(_BASE62[r])
     return "".join(chars)
@@ -571,15 +594,19 @@ def chat_messages(
     after tool results, one comes before the next user or system message
     (`ChatOptions.assistant_after_tool_results`)."""
     options = options or _PLAIN
-    short_ids = options.short_tool_call_ids
+    short_ids, longest = options.short_tool_call_ids, options.max_tool_call_id
+
+    def wire_id(call_id: str) -> str:
+        return short_call_id(call_id) if short_ids else bounded_call_id(call_id, longest)
+
     bridge = options.assistant_after_tool_results
     out: list[dict[str, Any]] = []
     shown: list[dict[str, Any]] = []  # the images of the tool results just sent
     for message in messages:
         if message.role == "tool":
             call_id = message.tool_call_id
-            if short_ids and call_id is not None:
-                call_id = short_call_id(call_id)
+            if call_id is not None:
+                call_id = wire_id(call_id)
             out.append({"role": "tool", "tool_call_id": call_id, "content": message.text})
             if message.images and options.images_after_tool_results:
                 shown.append({"type": "text", "text": f"[Images from tool call {call_id}]"})
@@ -604,12 +631,7 @@ def chat_messages(
             entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
             if message.tool_calls:
                 entry["tool_calls"] = [
-                    _call_entry(
-                        call,
-                        short_call_id(call.id) if short_ids else call.id,
-                        custom_tools,
-                        options.call_signatures,
-                    )
+                    _call_entry(call, wire_id(call.id), custom_tools, options.call_signatures)
                     for call in message.tool_calls
                 ]
             if options.send_reasoning_content:

@@ -109,8 +109,8 @@ def azure_openai() -> OpenAIChat:
     OpenAI's models, so `max_tokens` goes as `max_completion_tokens`, as to OpenAI (`OPENAI`:
     o-series and gpt-5 deployments refuse `max_tokens`); an older `api-version` that does
     not know the key refuses it by name ("Unrecognized request argument supplied"), and
-    the retry sends the value as `max_tokens` (`rxllm.degradation`). Its tool names are
-    OpenAI's."""
+    the retry sends the value as `max_tokens` (`rxllm.degradation`). Its tool names and
+    tool call ids are OpenAI's."""
     return OpenAIChat(
         "azure-openai",
         default_base_url="",
@@ -119,6 +119,7 @@ def azure_openai() -> OpenAIChat:
             api_key_header="api-key",
             sampling_renames=dict(OPENAI.sampling_renames),
             tool_names=OPENAI.tool_names,
+            max_tool_call_id=OPENAI.max_tool_call_id,
         ),
     )
 

@@ -343,7 +343,9 @@ def test_openai_is_the_registered_core() -> None:
     wire = wire_for("openai")
     assert isinstance(wire, OpenAIChat)
     assert wire.options == ChatOptions(
-        sampling_renames={"max_tokens": "max_completion_tokens"}, tool_names=OPENAI_TOOL_NAMES
+        sampling_renames={"max_tokens": "max_completion_tokens"},
+        tool_names=OPENAI_TOOL_NAMES,
+        max_tool_call_id=40,
     )
     provider = rxllm.provider("openai", api_key="sk-test")
     assert provider.base_url == "https://api.openai.com/v1"

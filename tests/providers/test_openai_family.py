@@ -640,6 +640,7 @@ OPTIONS: dict[str, ChatOptions] = {
         api_key_header="api-key",
         sampling_renames={"max_tokens": "max_completion_tokens"},
         tool_names=OPENAI_TOOL_NAMES,
+        max_tool_call_id=40,
     ),
     "groq": ChatOptions(extension="x_groq", call_signatures=False, think_tags=True),
     "mistral": ChatOptions(

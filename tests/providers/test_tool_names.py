@@ -67,3 +67,30 @@ async def test_the_error_comes_at_the_call_and_nothing_is_sent(serve: Serve) -> 
         provider.stream(request)
     await provider.aclose()
     assert sent == []
+
+
+VLLM_ID = "chatcmpl-tool-0123456789abcdef0123456789abcdef"  # 46 characters, as vLLM writes
+GEMINI_ID = "github_list_commits_for_repository_branch_0"  # rxllm's name for Gemini's call
+
+
+@pytest.mark.parametrize("call_id", [VLLM_ID, GEMINI_ID])
+@pytest.mark.parametrize(("provider", "longest"), [("openai", 40), ("azure-openai", 40)])
+def test_a_call_id_longer_than_openai_takes_is_shortened_for_the_call_and_its_result(
+    call_id: str, provider: str, longest: int
+) -> None:
+    """OpenAI refuses a tool call id over 40 characters ("string too long. Expected a
+    string with maximum length 40", opencode#12653): the ids of calls made elsewhere (a
+    fallback, a history begun on vLLM or Gemini) go as a shorter one, the same for the
+    call and its result. A compatible server keeps the id it may have written itself."""
+    call = rxllm.ToolCall(id=call_id, name="lookup", arguments={})
+    history = [
+        rxllm.Message.user("hi"),
+        rxllm.Message.assistant(tool_calls=[call]),
+        rxllm.Message.tool(call_id, "done"),
+    ]
+    request = rxllm.ChatRequest(model="m", messages=history)
+    messages = wire_for(provider).build_body(request)["messages"]
+    sent = messages[1]["tool_calls"][0]["id"]
+    assert len(sent) <= longest and sent != call_id and messages[2]["tool_call_id"] == sent
+    kept = wire_for("vllm").build_body(request)["messages"]
+    assert kept[1]["tool_calls"][0]["id"] == kept[2]["tool_call_id"] == call_id
