@@ -168,6 +168,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
+from rxllm.providers.call_ids import CallIds
 from rxllm.request import (
     PDF,
     ChatRequest,
@@ -793,7 +794,7 @@ def _thinking(part: ReasoningPart) -> dict[str, Any] | None:
     return None
 
 
-def _assistant_blocks(message: Message, ids: _CallIds) -> list[dict[str, Any]]:
+def _assistant_blocks(message: Message, ids: CallIds) -> list[dict[str, Any]]:
     """An assistant turn's blocks in the order of its content, each tool call where
     its `after` puts it (else last): with thinking on, the API refuses a turn of tool
     calls sent back without its thinking blocks, or with them moved (a turn that
@@ -827,7 +828,7 @@ def _is_own_block(block: dict[str, Any]) -> bool:
     return kind in _SERVER_CALLS or (isinstance(kind, str) and kind.endswith(_RESULT))
 
 
-def _tool_use(call: ToolCall, ids: _CallIds) -> dict[str, Any]:
+def _tool_use(call: ToolCall, ids: CallIds) -> dict[str, Any]:
     block = {
         "type": "tool_use",
         "id": ids.call(call.id),
@@ -839,35 +840,9 @@ def _tool_use(call: ToolCall, ids: _CallIds) -> dict[str, Any]:
     return block
 
 
-# What the API accepts as a tool_use id (and so as a tool_result's tool_use_id).
-_TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
-_NOT_ID = re.compile(r"[^a-zA-Z0-9_-]")
-
-
-class _CallIds:
-    """Call ids as the API accepts them: `^[a-zA-Z0-9_-]+$` and unique in the
-    conversation. A valid id seen for the first time is kept; any other is rewritten
-    (invalid characters to `_`, then `_2`, `_3`... until unused), and the results that
-    follow take the id of the latest call that had theirs."""
-
-    def __init__(self) -> None:
-        self.used: set[str] = set()
-        self.latest: dict[str, str] = {}
-
-    def call(self, call_id: str) -> str:
-        base = call_id if _TOOL_ID.fullmatch(call_id) else _NOT_ID.sub("_", call_id) or "toolu"
-        wire, n = base, 1
-        while wire in self.used:
-            n += 1
-            wire = f"{base}_{n}"
-        self.used.add(wire)
-        self.latest[call_id] = wire
-        return wire
-
-    def result(self, call_id: str | None) -> str | None:
-        if call_id is None:
-            return None
-        return self.latest.get(call_id) or _NOT_ID.sub("_", call_id)
+# What the API accepts as a tool_use id (and so as a tool_result's tool_use_id):
+# `^[a-zA-Z0-9_-]+$`, unique in the conversation.
+_TOOL_ID_CHARACTERS = "a-zA-Z0-9_-"
 
 
 def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
@@ -877,7 +852,7 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
     removed, which the API refuses there."""
     system: list[str] = []
     out: list[dict[str, Any]] = []
-    ids = _CallIds()
+    ids = CallIds(_TOOL_ID_CHARACTERS)
     results: list[dict[str, Any]] | None = None  # the open tool-result user message
     for message in messages:
         if message.role == "tool":

@@ -126,6 +126,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
+from rxllm.providers.call_ids import CallIds
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import (
     PDF,
@@ -303,7 +304,7 @@ class ChatOptions:
     maximum length 40", opencode#12653), as ids of calls made elsewhere can be (vLLM's
     `chatcmpl-tool-...` are 46 characters; Gemini's calls, which have none, are named
     `{name}_{index}`): a longer id becomes `call_` and 24 base-62 characters of its
-    SHA-256, the same for the call and for its result."""
+    SHA-256, the same for the call and for its result (`CallIds`)."""
 
     send_reasoning_content: bool = False
     """Every assistant message carries its reasoning back as `reasoning_content` (the
@@ -551,28 +552,15 @@ _NINE_ALNUM = re.compile(r"[a-zA-Z0-9]{9}")
 _BASE62 = string.digits + string.ascii_letters
 
 
-def bounded_call_id(call_id: str, longest: int | None) -> str:
-    """`call_id`, or, longer than `longest`, `call_` and base-62 characters of its
-    SHA-256 (`ChatOptions.max_tool_call_id`): the same for a call and its result."""
-    if longest is None or len(call_id) <= longest:
-        return call_id
-    return "call_" + _base62(call_id, min(24, longest - 5))
-
-
 def short_call_id(call_id: str) -> str:
     """A tool call id as 9 characters of `[a-zA-Z0-9]` (`ChatOptions.short_tool_call_ids`):
     kept if it is one already, else derived from its SHA-256 (the same id, the same
     result, so a call and its tool message still match)."""
     if _NINE_ALNUM.fullmatch(call_id):
         return call_id
-    return _base62(call_id, 9)
-
-
-def _base62(text: str, length: int) -> str:
-    """`length` base-62 characters of `text`'s SHA-256."""
-    n = int.from_bytes(hashlib.sha256(text.encode()).digest(), "big")
+    n = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
     chars = []
-    for _ in range(length):
+    for _ in range(9):
         n, r = divmod(n, 62)
         chars.append(_BASE62[r])
     return "".join(chars)
@@ -594,19 +582,18 @@ def chat_messages(
     after tool results, one comes before the next user or system message
     (`ChatOptions.assistant_after_tool_results`)."""
     options = options or _PLAIN
-    short_ids, longest = options.short_tool_call_ids, options.max_tool_call_id
-
-    def wire_id(call_id: str) -> str:
-        return short_call_id(call_id) if short_ids else bounded_call_id(call_id, longest)
-
+    short_ids = options.short_tool_call_ids
+    ids = CallIds(longest=options.max_tool_call_id)
     bridge = options.assistant_after_tool_results
     out: list[dict[str, Any]] = []
     shown: list[dict[str, Any]] = []  # the images of the tool results just sent
     for message in messages:
         if message.role == "tool":
             call_id = message.tool_call_id
-            if call_id is not None:
-                call_id = wire_id(call_id)
+            if short_ids and call_id is not None:
+                call_id = short_call_id(call_id)
+            else:
+                call_id = ids.result(call_id)
             out.append({"role": "tool", "tool_call_id": call_id, "content": message.text})
             if message.images and options.images_after_tool_results:
                 shown.append({"type": "text", "text": f"[Images from tool call {call_id}]"})
@@ -631,7 +618,12 @@ def chat_messages(
             entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
             if message.tool_calls:
                 entry["tool_calls"] = [
-                    _call_entry(call, wire_id(call.id), custom_tools, options.call_signatures)
+                    _call_entry(
+                        call,
+                        short_call_id(call.id) if short_ids else ids.call(call.id),
+                        custom_tools,
+                        options.call_signatures,
+                    )
                     for call in message.tool_calls
                 ]
             if options.send_reasoning_content:

@@ -173,6 +173,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
+from rxllm.providers.call_ids import CallIds
 from rxllm.providers.openai_chat import (
     OPENAI_TOOL_NAMES,
     arguments_object,
@@ -465,36 +466,37 @@ def tool_namespaces(tools: Iterable[Any]) -> dict[str, str]:
 
 
 def _call_item(
-    call: ToolCall, custom_tools: frozenset[str], namespaces: Mapping[str, str]
+    call: ToolCall, call_id: str, custom_tools: frozenset[str], namespaces: Mapping[str, str]
 ) -> dict[str, Any]:
-    """An assistant's tool call as the item the model sent: a `function_call` (with the
-    `namespace` of the tool it called, `tool_namespaces`), or the client-actionable item
-    its name stands for (`client_item_arguments` reversed)."""
+    """An assistant's tool call as the item the model sent, under `call_id` (its id as
+    the API takes it back, `CallIds`): a `function_call` (with the `namespace` of the
+    tool it called, `tool_namespaces`), or the client-actionable item its name stands for
+    (`client_item_arguments` reversed)."""
     if call.name in custom_tools:
-        return {"type": "custom_tool_call", "call_id": call.id, "name": call.name, **call.arguments}
+        return {"type": "custom_tool_call", "call_id": call_id, "name": call.name, **call.arguments}
     if call.name == "mcp_approval_request":  # answered by its id, its arguments as text
         fields = dict(call.arguments)
         if isinstance(fields.get("arguments"), dict):
             fields["arguments"] = json.dumps(fields["arguments"])
         return {"type": call.name, "id": call.id, **fields}
     if call.name in STATUS_REQUIRED:
-        return {"type": call.name, "call_id": call.id, "status": "completed", **call.arguments}
+        return {"type": call.name, "call_id": call_id, "status": "completed", **call.arguments}
     if call.name in ANSWER_ITEMS:
-        return {"type": call.name, "call_id": call.id, **call.arguments}
-    item = {"type": "function_call", "call_id": call.id, "name": call.name}
+        return {"type": call.name, "call_id": call_id, **call.arguments}
+    item = {"type": "function_call", "call_id": call_id, "name": call.name}
     if call.name in namespaces:
         item["namespace"] = namespaces[call.name]
     return {**item, "arguments": call.arguments_json}
 
 
-def _answer_item(kind: str, message: Message) -> dict[str, Any]:
-    """A tool message as the item that answers a call of this `kind`: a JSON object's
-    fields are the answer item's own (`output`, `status`, `approve`...), anything else
-    is its `output` text. A function's or custom tool's result with images is a list of
-    `input_text` and `input_image` parts, which their `output` takes. An apply_patch
-    output requires its `status`: the answer's own, else `failed` for a failed call
-    (`is_error`), `completed` otherwise."""
-    call_id, text = message.tool_call_id, message.text
+def _answer_item(kind: str, message: Message, call_id: str | None) -> dict[str, Any]:
+    """A tool message as the item that answers a call of this `kind` (`call_id`: its
+    call's id as sent, `CallIds`): a JSON object's fields are the answer item's own
+    (`output`, `status`, `approve`...), anything else is its `output` text. A function's
+    or custom tool's result with images is a list of `input_text` and `input_image`
+    parts, which their `output` takes. An apply_patch output requires its `status`: the
+    answer's own, else `failed` for a failed call (`is_error`), `completed` otherwise."""
+    text = message.text
     if kind in ("function_call", "custom_tool_call") and message.images:
         return {"type": f"{kind}_output", "call_id": call_id, "output": _input_text(message)}
     if kind == "function_call":
@@ -504,8 +506,8 @@ def _answer_item(kind: str, message: Message) -> dict[str, Any]:
         fields = {"output": text}
     if kind == "apply_patch_call":
         fields = {"status": "failed" if message.is_error else "completed", **fields}
-    if kind == "mcp_approval_request":
-        return {**fields, "type": ANSWER_ITEMS[kind], "approval_request_id": call_id}
+    if kind == "mcp_approval_request":  # by the request item's own id, as it came
+        return {**fields, "type": ANSWER_ITEMS[kind], "approval_request_id": message.tool_call_id}
     return {**fields, "type": ANSWER_ITEMS[kind], "call_id": call_id}
 
 
@@ -631,6 +633,9 @@ def responses_input(
     items: list[dict[str, Any]] = []
     held = 0  # how many items the API holds when `chained`: those up to the last turn
     kinds: dict[str, str] = {}  # call id -> the item type that carried the call
+    # Each call once (the API refuses "Duplicate function_call_output for call_id"), at
+    # most 64 characters: Gemini's calls come back as `{name}_{index}` in every turn.
+    ids = CallIds(longest=64)
     for message in messages:
         role = message.role
         if role == "system":
@@ -649,7 +654,7 @@ def responses_input(
             said = _said(message)
             calls: list[dict[str, Any]] = []
             for call in message.tool_calls:
-                item = _call_item(call, custom_tools, namespaces)
+                item = _call_item(call, ids.call(call.id), custom_tools, namespaces)
                 kinds[call.id] = item["type"]
                 calls.append(item)
             kept = [part for part in message.content if isinstance(part, ReasoningPart)]
@@ -660,7 +665,7 @@ def responses_input(
             held = len(items)
         else:  # tool
             kind = kinds.get(message.tool_call_id or "", "function_call")
-            answer = _answer_item(kind, message)
+            answer = _answer_item(kind, message, ids.result(message.tool_call_id))
             if kind == "tool_search_call":  # the tools it loaded, namespaces among them
                 namespaces |= tool_namespaces(answer.get("tools") or ())
             items.append(answer)

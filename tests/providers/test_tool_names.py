@@ -5,7 +5,10 @@ without them, a success that had lost them (a request-side review's probe). Open
 `FunctionDefinition.name`: "a-z, A-Z, 0-9, or contain underscores and dashes, with a
 maximum length of 64"; Anthropic's: `^[a-zA-Z0-9_-]{1,128}$` (its 400 `tools.0.custom.name:
 String should match pattern ...`); Gemini's `FunctionDeclaration.name` takes dots and
-colons, at most 64 characters. A compatible server keeps what `rxllm.Tool` takes."""
+colons, at most 64 characters. A compatible server keeps what `rxllm.Tool` takes.
+
+Then the tool call ids of a history written anywhere, as each API takes them back
+(`rxllm.providers.call_ids`)."""
 
 from __future__ import annotations
 
@@ -94,3 +97,34 @@ def test_a_call_id_longer_than_openai_takes_is_shortened_for_the_call_and_its_re
     assert len(sent) <= longest and sent != call_id and messages[2]["tool_call_id"] == sent
     kept = wire_for("vllm").build_body(request)["messages"]
     assert kept[1]["tool_calls"][0]["id"] == kept[2]["tool_call_id"] == call_id
+
+
+def test_repeated_and_long_call_ids_go_unique_and_bounded_to_the_responses_api() -> None:
+    """Gemini's calls come back as `{name}_{index}` in every turn that calls the same
+    function: two `function_call` items of one `call_id` are refused ("Duplicate
+    function_call_output for call_id ..."), and so is a `call_id` over 64 characters.
+    Each call goes once, each result with its own call."""
+    long_id = "x" * 70
+
+    def turn(call_id: str, city: str) -> list[rxllm.Message]:
+        call = rxllm.ToolCall(id=call_id, name="get_weather", arguments={"city": city})
+        return [rxllm.Message.assistant(tool_calls=[call]), rxllm.Message.tool(call_id, city)]
+
+    history = [
+        rxllm.Message.user("Paris, then Rome, then Oslo"),
+        *turn("get_weather_0", "Paris"),
+        *turn("get_weather_0", "Rome"),
+        *turn(long_id, "Oslo"),
+    ]
+    request = rxllm.ChatRequest(model="gpt-5", messages=history)
+    items = wire_for("openai-responses").build_body(request)["input"][1:]
+    pairs = [(item["type"], item["call_id"]) for item in items]
+    calls = [call_id for kind, call_id in pairs if kind == "function_call"]
+    outputs = [call_id for kind, call_id in pairs if kind == "function_call_output"]
+    assert calls == outputs and len(set(calls)) == 3
+    assert calls[0] == "get_weather_0" and all(len(call_id) <= 64 for call_id in calls)
+    assert [item["output"] for item in items if item["type"] == "function_call_output"] == [
+        "Paris",
+        "Rome",
+        "Oslo",
+    ]
