@@ -34,7 +34,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that
   failed; where no status says it, a 503's or 429's words: "server unavailable", a model
   "still loading", no available channel, deployment or data center, "wait one minute",
-  "请稍后再试", a wait named ("Try again in 5 seconds"), a window such as "per minute", or a
+  "请稍后再试", a wait named ("Try again in 5 seconds"), a window such as "per minute", the
+  server's own failure ("An internal error has occurred", "on our end"), or a
   backend's gRPC failure, "rpc error: code = Unknown"). It is sent again after the
   `retry_after` the provider named, as given; when it named none (or 0), after an
   exponential wait less a random share of up to a quarter (`backoff_wait`), so that
@@ -92,7 +93,7 @@ A rejection before anything was committed is read once, by `classify`, into one 
   image input", "At most 1 image(s) may be provided", "image_url is only supported by
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
-  loaded, but images were provided"), even where its
+  loaded, but images were provided", "does not have the projector"), even where its
   `param` points inside `messages`. Each message's images become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
@@ -440,9 +441,11 @@ _TRANSIENT = (
     r"(?i)rate[ _-]?limit|overloaded|too many requests|temporarily unavailable|at capacity|"
     # Groq's 498 `capacity_exceeded` ("Capacity temporarily exceeded for flex tier, please
     # try again later"): the docs ask for backoff
-    r"capacity[ _-](?:\w+ )?exceeded|try again later|\bretry (?:later|shortly)\b|"
-    # DeepInfra's "Model busy, retry later", "server is busy"
-    r"\bbusy\b|"
+    # (or any short wait: "please try again shortly", "retry in a moment")
+    r"capacity[ _-](?:\w+ )?exceeded|"
+    r"\b(?:try again|retry) (?:later|shortly|soon|in a (?:moment|while|bit))\b|"
+    # DeepInfra's "Model busy, retry later", "server is busy", "under high load"
+    r"\bbusy\b|\bhigh (?:load|demand|traffic)\b|"
     # the deployment behind the model is unhealthy, whatever status says so (NVIDIA's 400
     # "Function id '...': DEGRADED function cannot be invoked"): the server's state
     r"\bdegraded\b|"
@@ -501,6 +504,11 @@ _SERVER_TROUBLE_CODES = frozenset(
 # Unknown desc = unimplemented"; `InvalidArgument` or `NotFound` would be the request's).
 _SERVER_TROUBLE = (
     r"(?i)\bserver (?:had|has|encountered|experienced) an? (?:\w+ )?error\b|"
+    # Google's "An internal error has occurred. Please retry or report in ...", "Internal
+    # error encountered." (its `INTERNAL` status lost in a frame without one)
+    r"\binternal (?:server )?error\b|"
+    # ("An unexpected error occurred on our end. Please retry your request.")
+    r"\bon our (?:end|side)\b|"
     r"\brpc error: code = (?:Unknown|Internal|Unavailable|DeadlineExceeded|Aborted|DataLoss)\b"
 )
 # 408, 409, 429 and 5xx are what the OpenAI and Anthropic SDKs retry; 425 Too Early
@@ -568,10 +576,14 @@ _NOT_THE_BODY = (
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
 # Language Model)")
 _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual|\bVLM\b|图像|图片|视觉|多模态|画像|이미지"
+# The part of a server that reads images, where it is separate from the model (LM Studio's
+# vision add-on, llama.cpp's multimodal projector).
+_IMAGE_PART = r"(?:add-?on|projector|encoder|tower|adapter|processor|module|component|plugin)s?\b"
 # An invalid image is refused (`invalid_image_url`, "Invalid image data"); a part of invalid
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
 _IMAGE_REFUSAL = (
-    r"(?i)not (?:an? )?(?:multi-?modal|vision|VLM\b)|do(?:es)?(?: not|n't) support|not supported|"
+    r"(?i)not (?:an? )?(?:multi-?modal|vision|VLM\b)|do(?:es)?(?: not|n't) support|"
+    r"(?:not|n't) supported|"
     r"unsupported|"
     r"not enabled|cannot|can't|not allowed|not accept|not available|\bunavailable\b|"
     # no route serves them ("No endpoints found that support image input", "No providers
@@ -589,15 +601,22 @@ _IMAGE_REFUSAL = (
     # Ollama's 500 on a model without a projector: "this model is missing data required
     # for image input"; the part that reads images absent ("Vision add-on is not loaded,
     # but images were provided", LM Studio): the part, not the model, which may be loading
+    # (or "does not have the projector needed to process images")
     r"\b(?:missing|lacks?|lacking)\b|"
-    r"\b(?:add-?on|projector|encoder|tower|adapter|processor)s?\b(?:\s+\w+){0,2}?"
-    r"\s+not\s+(?:been\s+)?(?:loaded|installed|initiali[sz]ed)\b|"
-    # a limit on their number ("At most 1 image(s) may be provided in one request"): the
-    # one image action there is removes them all, rather than surface the turn
-    r"\bat most \d+|\btoo many\b|\bmore than \d+|"
+    r"\b"
+    + _IMAGE_PART
+    + r"(?:\s+\w+){0,2}?\s+not\s+(?:been\s+)?(?:loaded|installed|initiali[sz]ed)\b|"
+    r"\b(?:do(?:es)?(?: not|n't) have|without|no)\s+(?:(?:an?|the|any)\s+)?(?:[\w-]+\s+)?"
+    + _IMAGE_PART
+    + r"|"
+    # a limit on their number ("At most 1 image(s) may be provided in one request", "Only
+    # one image is allowed per request"): the one image action there is removes them all,
+    # rather than surface the turn
+    r"\b(?:at most|more than|only|up to|no more than)\s+(?:(?:supports?|accepts?|allows?)\s+)?"
+    r"(?:\d+|one|a single)\b|\btoo many\b|"
     # "does not support" in Chinese, Japanese and Korean; an image input invalid or that
     # could not be parsed, in Chinese (Z.ai's 1210 "图片输入格式/解析错误")
-    r"不支持|无法|(?:格式|解析|数据)\S{0,4}?错误|无效|非法|"
+    r"不支持|无法|(?:格式|解析|数据)\S{0,4}?错误|无效|非法|最多|"
     r"サポート(?:し|され)ていません|지원하지 않"
 )
 # Text alone accepted ("Only text content is supported"): with images in the body, they are
@@ -665,7 +684,7 @@ _VALUE_WORD = r"(?i)\bvalues?\b"
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
-_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are) not (?:supported|allowed|permitted|available)|not supported|unsupported|unavailable|must|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|cannot be (?:used|set|specified|enabled))"  # noqa: E501
+_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't) (?:supported|allowed|permitted|available|enabled)|not supported|unsupported|unavailable|must|(?:may|can) only be|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|cannot be (?:used|set|specified|enabled))"  # noqa: E501
 # Words that refuse the key written right after them ("invalid temperature: only 1 is
 # allowed"), and the words for "parameter" or "field" written right against it in Chinese,
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
@@ -727,9 +746,13 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"(?i)\blog[ _-]?(?:probs|probabilit(?:y|ies))\b", ("logprobs", "top_logprobs")),
     # "Penalty is not enabled for models/gemini-2.5-flash" (Gemini): every penalty key the
     # body holds; a penalty named by its own words ("Frequency penalty must be ...") is that
-    # key's, and its words are cut before this phrase is read.
+    # key's, and its words are cut before this phrase is read. So the word names them all
+    # only unqualified, after nothing, a mark or a word that is no penalty's kind (a
+    # determiner, a preposition, a verb): "Length penalty is not supported" is
+    # `length_penalty`'s, which the body may not hold.
     (
-        r"(?i)(?<![\w-])penalt(?:y|ies)\b",
+        r"(?i)(?:^|[^\w\s-]|\b(?:the|an?|any|all|no|these|such|of|for|with|without|and|or|"
+        r"is|are|not|supports?|supported|enabled?|use|using|set|setting))\s*penalt(?:y|ies)\b",
         ("frequency_penalty", "presence_penalty", "repetition_penalty"),
     ),
     # Reasoning is switched on by a key the error rarely spells ("\"llama3.1:8b\" does not
@@ -750,7 +773,7 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
 # match the expected schema for tool calls") says the model's call failed, and dropping
 # the tools would only hide the turn's purpose.
 _CAPABILITY_REFUSAL = (
-    r"(?i)\bnot (?:be )?(?:supported|enabled|available|allowed|permitted)|unsupported|"
+    r"(?i)(?:\bnot|n't) (?:be )?(?:supported|enabled|available|allowed|permitted)|unsupported|"
     r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
     r"\bcannot\b|can't|\bdisabled\b|不支持|"
     # a server's own English ("model features function calling not support", Novita) and a
@@ -798,10 +821,11 @@ _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # The choices `n` asks for, refused by number too ("Only one completion choice is
     # allowed", llama.cpp): one is what a body without `n` gets.
     (
-        r"(?i)\bcompletion choices?\b|\b(?:multiple|several|more than one)\s+"
-        r"(?:choices|completions)\b|\bnumber of (?:choices|completions)\b",
+        r"(?i)\bcompletion choices?\b|\b(?:multiple|several)\s+(?:choices|completions)\b|"
+        r"\bmore than (?:one|1)\s+(?:choices?|completions?)\b|"
+        r"\bnumber of (?:choices|completions)\b",
         ("n",),
-        _CAPABILITY_REFUSAL + r"|\bonly (?:one|1|a single)\b|\bat most (?:one|1)\b",
+        _CAPABILITY_REFUSAL + r"|\b(?:only|at most|must be) (?:one|1|a single)\b",
     ),
 )
 # Keys refused only as a pair, either alone accepted ("Setting 'max_tokens' and
@@ -1322,6 +1346,13 @@ def _rename(text: str, named: list[str], body: Mapping[str, Any]) -> dict[str, s
 
 
 def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPolicy) -> bool:
+    # (a relay's exception classes before the words are its names for the status: LiteLLM's
+    # "litellm.InternalServerError: OpenAIException - Internal server error" says no more)
+    opaque = re.match(_OPAQUE_SERVER_ERROR, re.sub(_RELAY_CLASS, " ", error.message))
+    # (where such a server says so, its bare "Internal server error" is the body's, with
+    # or without the status)
+    if opaque and policy.degrade_on_opaque_server_error and (status is None or status >= 500):
+        return True
     if status is None:
         # An error event that names no status: its code says whose fault it is, and a
         # server's trouble (OpenAI's mid-stream `server_error`, "The server had an error
@@ -1331,12 +1362,7 @@ def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPoli
         return True
     if status < 500 and re.search(_PARAMETERS_REFUSED, _texts(error)):
         return True
-    if status == 502 and policy.degrade_on_bad_gateway:
-        return True
-    # (a relay's exception classes before the words are its names for the status: LiteLLM's
-    # "litellm.InternalServerError: OpenAIException - Internal server error" says no more)
-    opaque = re.match(_OPAQUE_SERVER_ERROR, re.sub(_RELAY_CLASS, " ", error.message))
-    return status >= 500 and policy.degrade_on_opaque_server_error and opaque is not None
+    return status == 502 and policy.degrade_on_bad_gateway
 
 
 def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
