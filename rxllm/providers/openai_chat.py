@@ -508,7 +508,7 @@ def _content_parts(content: Sequence[Part]) -> list[dict[str, Any]]:
                 parts.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
             if part.pdf:
-                parts.append({"type": "file", "file": pdf_file(part, "Chat Completions")})
+                parts.append({"type": "file", "file": pdf_file(part, by_url=False)})
                 continue
             image = {"url": part.url}
             if part.detail is not None:
@@ -517,20 +517,20 @@ def _content_parts(content: Sequence[Part]) -> list[dict[str, Any]]:
     return parts
 
 
-def pdf_file(part: ImagePart, api: str) -> dict[str, str]:
+def pdf_file(part: ImagePart, *, by_url: bool) -> dict[str, str]:
     """A PDF as OpenAI's file content takes it (`file` on Chat Completions, `input_file`
-    on Responses: platform.openai.com, "File inputs"), by its data; its URL only on
-    Responses (`file_url`), the one API that fetches one. An image part would be refused
+    on Responses: platform.openai.com, "File inputs"), by its data, or by its URL where
+    the API fetches one (`by_url`: Responses' `file_url`). An image part would be refused
     ("Invalid MIME type. Only image types are supported."), and a retry would take that
     for an endpoint without image input and send the turn on without the document."""
     inline = part.inline
     if inline is not None:
         return {"filename": "document.pdf", "file_data": f"data:{PDF};base64,{inline[1]}"}
-    if api == "Responses":
+    if by_url:
         return {"file_url": part.url}
     raise ConfigError(
-        f"{api} takes a PDF by its data, not its URL ({part.url[:80]}): pass the file as "
-        "pathlib.Path(...) or its bytes, or a data:application/pdf;base64,... URL"
+        f"Chat Completions takes a PDF by its data, not its URL ({part.url[:80]}): pass the "
+        "file as pathlib.Path(...) or its bytes, or a data:application/pdf;base64,... URL"
     )
 
 

@@ -417,7 +417,7 @@ def _input_text(message: Message) -> list[dict[str, Any]]:
                 parts.append({"type": "input_text", "text": part.text})
         elif isinstance(part, ImagePart):
             if part.pdf:
-                parts.append({"type": "input_file", **pdf_file(part, "Responses")})
+                parts.append({"type": "input_file", **pdf_file(part, by_url=True)})
             else:
                 image = {"type": "input_image", "image_url": part.url}
                 parts.append({**image, "detail": part.detail or "auto"})
