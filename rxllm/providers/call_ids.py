@@ -13,7 +13,7 @@ import hashlib
 import re
 import string
 
-__all__ = ["CallIds"]
+__all__ = ["CallIds", "base62_of"]
 
 _BASE62 = string.digits + string.ascii_letters
 
@@ -52,10 +52,15 @@ class CallIds:
         if self._refused is not None:
             call_id = self._refused.sub("_", call_id) or "call"
         if self._longest is not None and len(call_id) > self._longest:
-            n = int.from_bytes(hashlib.sha256(call_id.encode()).digest(), "big")
-            chars = []
-            for _ in range(min(24, self._longest - 5)):
-                n, r = divmod(n, 62)
-                chars.append(_BASE62[r])
-            call_id = "call_" + "".join(chars)
+            call_id = "call_" + base62_of(call_id, min(24, self._longest - 5))
         return call_id
+
+
+def base62_of(text: str, length: int) -> str:
+    """`length` base-62 characters of `text`'s SHA-256: the same text, the same id."""
+    n = int.from_bytes(hashlib.sha256(text.encode()).digest(), "big")
+    chars = []
+    for _ in range(length):
+        n, r = divmod(n, 62)
+        chars.append(_BASE62[r])
+    return "".join(chars)

@@ -104,10 +104,8 @@ reasoning format to get `reasoning_content` instead, which is read as reasoning.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
-import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -126,7 +124,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.providers.call_ids import CallIds
+from rxllm.providers.call_ids import CallIds, base62_of
 from rxllm.providers.think_tags import ThinkTagSplitter
 from rxllm.request import (
     PDF,
@@ -549,7 +547,6 @@ def function_parameters(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _NINE_ALNUM = re.compile(r"[a-zA-Z0-9]{9}")
-_BASE62 = string.digits + string.ascii_letters
 
 
 def short_call_id(call_id: str) -> str:
@@ -558,12 +555,7 @@ def short_call_id(call_id: str) -> str:
     result, so a call and its tool message still match)."""
     if _NINE_ALNUM.fullmatch(call_id):
         return call_id
-    n = int.from_bytes(hashlib.sha256(call_id.encode()).digest()[:8], "big")
-    chars = []
-    for _ in range(9):
-        n, r = divmod(n, 62)
-        chars.append(_BASE62[r])
-    return "".join(chars)
+    return base62_of(call_id, 9)
 
 
 def chat_messages(
