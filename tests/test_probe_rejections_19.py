@@ -41,7 +41,6 @@ from tests.test_probe_rejections_7 import TOOLS, body, frame, litellm, response
 from tests.test_probe_rejections_9 import (
     ENVELOPES,
     EXTRA,
-    NOT_IN_BAND,
     Said,
     chat_wire_error,
     http_status,
@@ -50,6 +49,7 @@ from tests.test_probe_rejections_9 import (
     said,
     sent,
 )
+from tests.test_probe_rejections_16 import combination_id, combinations, reading
 from tests.test_probe_rejections_17 import SCHEMA, case, error, pydantic
 
 # none 17, drop 10, backoff 5, static 4, images 1
@@ -116,23 +116,6 @@ def wrapped(case: dict[str, Any], envelope: str, in_band: bool) -> Verdict | Non
     return None if error is None else frame(error, sent(case), policy(case))
 
 
-def _name(case: str, envelope: str, in_band: bool) -> str:
-    return f"{case}/{envelope}{'/sse' if in_band else ''}"
-
-
-def combinations() -> list[Any]:
-    return [
-        pytest.param(case, envelope, in_band, id=_name(case, envelope, in_band))
-        for case in ROUND_FIVE
-        for envelope in ENVELOPES
-        for in_band in ((False,) if envelope in NOT_IN_BAND else (False, True))
-    ]
-
-
-def reading(verdict: Verdict) -> tuple[str, set[str], dict[str, str]]:
-    return verdict.action, set(verdict.drop), dict(verdict.rename)
-
-
 _ALLOCATION = "cloudflare__3036_429_daily_free_allocation_used_up/"
 _RATE_CODE = (
     "the envelope types every 429 as a rate limit (Anthropic's `rate_limit_error`, Google's "
@@ -148,13 +131,13 @@ DIFFERENT: dict[str, str] = {
 }
 
 
-@pytest.mark.parametrize(("case_name", "envelope", "in_band"), combinations())
+@pytest.mark.parametrize(("case_name", "envelope", "in_band"), combinations(ROUND_FIVE))
 def test_every_envelope_reads_the_same(case_name: str, envelope: str, in_band: bool) -> None:
     case = json.loads((EXTRA / f"{case_name}.json").read_text())
     verdict = wrapped(case, envelope, in_band)
     assert verdict is not None
     expected = reading(original(case))
-    if _name(case_name, envelope, in_band) in DIFFERENT:
+    if combination_id(case_name, envelope, in_band) in DIFFERENT:
         assert reading(verdict) != expected, "now reads the same: unmark it"
         return
     assert reading(verdict) == expected, verdict

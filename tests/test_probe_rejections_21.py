@@ -36,7 +36,8 @@ import pytest
 
 from rxllm.degradation import RecoveryPolicy, Verdict
 from tests.test_probe_rejections_7 import TOOLS, body, frame, response
-from tests.test_probe_rejections_9 import ENVELOPES, EXTRA, NOT_IN_BAND, original
+from tests.test_probe_rejections_9 import EXTRA, original
+from tests.test_probe_rejections_16 import combinations, reading
 from tests.test_probe_rejections_17 import case, error, pydantic
 from tests.test_probe_rejections_19 import wrapped
 
@@ -76,24 +77,7 @@ ROUND_SIX = (
 )
 
 
-def _name(case: str, envelope: str, in_band: bool) -> str:
-    return f"{case}/{envelope}{'/sse' if in_band else ''}"
-
-
-def combinations() -> list[Any]:
-    return [
-        pytest.param(case, envelope, in_band, id=_name(case, envelope, in_band))
-        for case in ROUND_SIX
-        for envelope in ENVELOPES
-        for in_band in ((False,) if envelope in NOT_IN_BAND else (False, True))
-    ]
-
-
-def reading(verdict: Verdict) -> tuple[str, set[str], dict[str, str]]:
-    return verdict.action, set(verdict.drop), dict(verdict.rename)
-
-
-@pytest.mark.parametrize(("case_name", "envelope", "in_band"), combinations())
+@pytest.mark.parametrize(("case_name", "envelope", "in_band"), combinations(ROUND_SIX))
 def test_every_envelope_reads_the_same(case_name: str, envelope: str, in_band: bool) -> None:
     case = json.loads((EXTRA / f"{case_name}.json").read_text())
     verdict = wrapped(case, envelope, in_band)
