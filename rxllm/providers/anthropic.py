@@ -165,6 +165,7 @@ from rxllm.providers.base import (
     ToolNames,
     WireProtocol,
     endpoint,
+    read_json,
     stop_reason_of,
     text_or_none,
 )
@@ -353,7 +354,7 @@ class AnthropicNormalizer(Normalizer):
         self.moved: dict[int, int] = {}  # an ended block's index -> the block restarted there
 
     def on_chunk(self, chunk: RawChunk) -> None:
-        payload = json.loads(chunk.data)
+        payload = read_json(chunk.data)
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         kind = payload.get("type") or chunk.event

@@ -139,6 +139,7 @@ from rxllm.providers.base import (
     ToolNames,
     WireProtocol,
     endpoint,
+    read_json,
     stop_reason_of,
     text_or_none,
 )
@@ -422,7 +423,7 @@ class GeminiNormalizer(Normalizer):
     def on_chunk(self, chunk: RawChunk) -> None:
         # Vertex sends `usageMetadata: {"trafficType": ...}` alone on the chunks before
         # the last: only a usage with counts replaces the one kept.
-        payload = json.loads(chunk.data)
+        payload = read_json(chunk.data)
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         error = payload.get("error")

@@ -121,6 +121,7 @@ from rxllm.providers.base import (
     ToolNames,
     WireProtocol,
     endpoint,
+    read_json,
     stop_reason_of,
     text_or_none,
 )
@@ -245,12 +246,6 @@ DEGRADES = RecoveryPolicy(degrade=True)
 # xai capture: 1 input, 290 cached and 222 output tokens of grok-3-mini at $0.30,
 # $0.075 and $0.50 per million cost $0.00013305 = 1,330,500 ticks.
 _USD_PER_TICK = 1e-10
-
-# The C scanner behind `json.loads`, called directly: the same parse, without the
-# decoder's two whitespace regex matches per call (about a fifth of a chunk's cost).
-# (typeshed does not declare the attribute, hence the ignore).
-_scan_json: Callable[[str, int], tuple[Any, int]]
-_scan_json = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -935,18 +930,16 @@ class ChatNormalizer(Normalizer):
         if data == "[DONE]":
             self._settle()
             return
-        try:  # json.loads without its wrapper: this is the hot path of every chunk
-            payload, end = _scan_json(data, 0)
-        except (StopIteration, ValueError):  # (an error frame in plain words: see `feed`)
-            if data.strip() == "[DONE]":
-                # Padded (`data: [DONE] `, `data:  [DONE]`: servers send both), as the
-                # SDKs read it (openai-python's `startswith("[DONE]")`), and as a chunk's
-                # JSON is read, whitespace around it passing.
-                self._settle()
-                return
-            payload, end = json.loads(data), len(data)  # raises the usual JSONDecodeError
-        if end != len(data):
-            payload = json.loads(data)  # trailing whitespace passes; anything else raises
+        try:
+            payload = read_json(data)
+        except ValueError:  # (an error frame in plain words: see `feed`)
+            if data.strip() != "[DONE]":
+                raise
+            # Padded (`data: [DONE] `, `data:  [DONE]`: servers send both), as the SDKs
+            # read it (openai-python's `startswith("[DONE]")`), and as a chunk's JSON is
+            # read, whitespace around it passing.
+            self._settle()
+            return
         if payload.__class__ is not dict:
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         model = payload.get("model")
