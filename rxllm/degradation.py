@@ -672,10 +672,14 @@ _SUGGESTION = (
 # A clause that states the condition under which a value would be allowed ("Only
 # temperature=1 is supported unless reasoning_effort resolves to 'none'", "while reasoning
 # is active", LiteLLM), or what the refused key needs ("The `metadata` field is only
-# supported if `store` is set to true", "requires store=true"), names the circumstance, not
-# what is refused: like a suggestion, it is not read for names to drop. Up to the clause's
-# end.
-_CONDITION = r"(?i)\b(?:unless|while|whenever|when|if|requires?)\b[^.,;:!?\n]*"
+# supported if `store` is set to true", "requires store=true"), or the purpose a rule serves
+# ("'messages' must contain the word 'json' in some form, to use 'response_format' of type
+# 'json_object'", not "unable to use"), names the circumstance, not what is refused: like a
+# suggestion, it is not read for names to drop. Up to the clause's end.
+_CONDITION = (
+    r"(?i)(?:\b(?:unless|while|whenever|when|if|requires?)|"
+    r"(?<!\bable )(?<!\bfailed )(?<!\bnot )\b(?:in order )?to use)\b[^.,;:!?\n]*"
+)
 # A link names no key, whatever its path or anchor says ("https://docs.example.com/tools.html",
 # "#chat-create-max_completion_tokens"): it is where to read, not what is refused.
 _URL = r"(?i)\bhttps?://[^\s\"'<>]*"
@@ -799,15 +803,16 @@ _DEFINITION_REFUSAL = (
 # A tool's definition in prose (or by the API's name for it, Gemini's `FunctionDeclaration`)
 # is an entry of `tools` (or the legacy `functions`): its schema refused ("Invalid schema for
 # function 'ls': null is not of type \"array\"", DeepSeek; "Tool parameters must be a JSON
-# object.", Perplexity) refuses that key, as
-# `tools.0.function.parameters` would. A call's parameters ("parameters for tool X did not
-# match schema", Groq's `tool_use_failed`) are the model's output, not a definition.
+# object.", Perplexity), or its name ("Tool names are not allowed to be [search]", DashScope)
+# refuses that key, as `tools.0.function.parameters` would. A call's parameters ("parameters
+# for tool X did not match schema", Groq's `tool_use_failed`) are the model's output, not a
+# definition.
 _TOOL_DEFINITION = (
     r"(?i)\bschemas?\s+(?:for|of|in)\s+(?:the\s+)?(?:function|tool)\b(?!\s+calls?\b)|"
     # (not a call checked against it: "arguments do not match the tool schema", Groq's
     # tool_use_failed, "invalid against the function schema": the model's output)
     r"(?<!match )(?<!match the )(?<!against )(?<!against the )(?<!for )(?<!for the )"
-    r"\b(?:tool|function)[\s_]*(?:parameters|schemas?|definitions?|declarations?)\b"
+    r"\b(?:tool|function)(?:\s+names?|[\s_]*(?:parameters|schemas?|definitions?|declarations?))\b"
     r"(?!\s+(?:in|from)\s+(?:the\s+)?model)|"
     # the same as a path, where a validator of the tools alone points into an entry
     # ("13.function.parameters.type", LM Studio's zod issues): a call in the history has
@@ -970,12 +975,14 @@ def _is_named(key: str, text: str) -> bool:
     # must satisfy p > 0" for `frequency_penalty`); either counts only next to words that
     # say it is a parameter being refused.
     # The words may be hyphenated ("Top-p must be greater than 0"), and a number between
-    # them and the cue is one word ("Temperature value 0.2 is not supported").
+    # them and the cue is one word ("Temperature value 0.2 is not supported"); both in one
+    # sentence of one string (the error's strings are joined by lines: "... with tools +
+    # stream\nlogprobs is not supported ..." refuses no `tools`).
     parts = key.strip("_").split("_")
     if not all(part.isalpha() for part in parts):
         return False
     w = r"[\s-]+".join(parts)
-    gap = r"(?:\W+\w+(?:\.\d+)?){0,2}?\W+"
+    gap = r"(?:[^\w.!?\n]+\w+(?:\.\d+)?){0,2}?[^\w.!?\n]+"
     cue = (
         rf"\b{_CUE_BEFORE}{gap}{w}\b"
         rf"|\b{w}\b{gap}{_CUE_AFTER}"
@@ -990,9 +997,15 @@ def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy
     """The optional body keys the error names, in body order."""
     droppable = {key: value for key, value in body.items() if key not in policy.kept}
     text = _names_text(error)
-    # A condition's names count only when nothing else is named: "Error while parsing
-    # 'top_k'" names what it refuses inside its clause.
-    return _named_in(re.sub(_CONDITION, " ", text), droppable) or _named_in(text, droppable)
+    # A condition's names count only when nothing else is named, a never-dropped key
+    # included: "Error while parsing 'top_k'" names what it refuses inside its clause;
+    # "'messages' must contain the word 'json' ..., to use 'response_format'" refuses the
+    # messages.
+    outside = re.sub(_CONDITION, " ", text)
+    named = _named_in(outside, droppable)
+    if named or _quoted_kept(outside, body, policy) is not None:
+        return named
+    return _named_in(text, droppable)
 
 
 def _names_text(error: ErrorInfo) -> str:
@@ -1002,11 +1015,10 @@ def _names_text(error: ErrorInfo) -> str:
     return _outside_messages(re.sub(_BODY_ROOT, "", _LOCATION.sub(_quoted_path, text)))
 
 
-def _quoted_kept(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
-    """A never-dropped key the error's words quote, as its `param` would point at it
-    ("Unsupported value: 'stream' does not support true with this model", the `param`
-    lost in a relay's envelope)."""
-    text = _names_text(error)
+def _quoted_kept(text: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
+    """A never-dropped key the error's words (`_names_text`) quote, as its `param` would
+    point at it ("Unsupported value: 'stream' does not support true with this model", the
+    `param` lost in a relay's envelope)."""
     return next(
         (
             key
@@ -1256,7 +1268,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         named = _with_dependents(_one_of_together(named, param, text), body, policy)
         if named:
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
-        if param is None and (kept := _quoted_kept(error, body, policy)) is not None:
+        if param is None and (kept := _quoted_kept(_names_text(error), body, policy)):
             return Verdict("surface", f"the rejection is about {kept!r}, which is never dropped")
         if re.search(_CALLER_REFUSED, text):
             return Verdict("surface", "the account is refused: no body can change that")
