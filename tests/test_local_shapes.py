@@ -89,16 +89,21 @@ async def test_a_web_search_with_a_cited_answer(local_server: LocalServer, wire:
     (cite,) = answer.citations
     assert record.text == answer.text and record.terminal.type == "done"
     assert [(c.url, c.title) for c in record.citations] == [(cite.url, cite.title)]
-    # Gemini's supports are the answer's own text, not a quote of the source.
-    quoted = None if wire == "google" else cite.cited_text
+    # Gemini's supports and Responses' ranges are the answer's own text, not a quote of
+    # the source.
+    quoted = None if wire in ("google", "openai-responses") else cite.cited_text
     assert record.citations[0].cited_text == quoted
     expected = {
         "openai": [  # Groq's executed_tools
             ("server_tool_call", "search", {"query": SEARCH.input}),
             ("server_tool_result", "search", {"output": SEARCH.output}),
         ],
-        "openai-responses": [  # OpenAI fills in the search's action only at .done
-            ("server_tool_call", "web_search_call", {}),
+        "openai-responses": [  # shown at .done, where OpenAI fills in the action
+            (
+                "server_tool_call",
+                "web_search_call",
+                {"action": {"type": "search", "query": SEARCH.input}},
+            ),
             (
                 "server_tool_result",
                 "web_search_call",
@@ -149,7 +154,7 @@ async def test_code_execution(local_server: LocalServer, wire: str) -> None:
         assert result.content == {"output": "42\n"}
     elif wire == "openai-responses":
         assert call.name == "code_interpreter_call"
-        assert call.arguments == {"container_id": "cntr_local"}  # the code comes at .done
+        assert call.arguments == {"container_id": "cntr_local", "code": code}
         assert result.content["code"] == code
         assert result.content["outputs"] == [{"type": "logs", "logs": "42\n"}]
     elif wire == "anthropic":

@@ -87,10 +87,15 @@ Output items, by type (the decisions of this module):
   `program` of programmatic tool calling, whose calls of client tools are function
   calls, a server-executed `tool_search_call`, a hosted `shell_call`) are never
   `tool_request`s:
-  `server_tool_call` at `output_item.added` (or at `.done` when no added was seen),
-  name = the item type, arguments = the input fields the item carries at that moment
-  (`action`, `queries`, `code`, `container_id`, `server_label`, `name`, `arguments`
-  parsed; empty values left out: OpenAI often fills them in only at `.done`); then
+  `server_tool_call` once its input is known, as the Anthropic wire shows a server
+  tool at its block's end (an added item carries none: a web search's `action`, a file
+  search's `queries` and a call's `code` come only later): at
+  `code_interpreter_call_code.done` (the code, with the added item's `container_id`),
+  at `mcp_call_arguments.done` (the arguments, with its `server_label` and `name`), else
+  at the item's `output_item.done`, right before its result. Name = the item type,
+  arguments = the input fields (`action` without the `sources` it found, `queries`,
+  `code`, `container_id`, `server_label`, `name`, `arguments` parsed; empty values left
+  out); the input's deltas are not read, its done event repeats them. Then
   `server_tool_result` at `output_item.done` with content = the whole done item minus
   `id` and `type` (its `status`, `results`, `outputs`, `output`, `error`, `tools`,
   `result`, and the final input such as a web search's `action`). A
@@ -107,10 +112,11 @@ Output items, by type (the decisions of this module):
   response answers itself: a custom tool call of one of those names is provider-run,
   named by its `name`, and its `server_tool_call` waits for its done item, the first
   to hold its `input` (parsed, as vercel/ai's xAI provider reads these items).
-- `url_citation` annotations become `citation` events (url, title, and cited_text
-  when the annotation's `start_index`/`end_index` fall inside the text of its part),
-  from `response.output_text.annotation.added` or from the message's `output_text`
-  parts at `output_item.done`, each once (keyed by output item, part, url and range).
+- `url_citation` annotations become `citation` events (url, title), from
+  `response.output_text.annotation.added` or from the message's `output_text` parts at
+  `output_item.done`, each once (keyed by output item, part, url and range).
+  `cited_text` stays empty, as on the Gemini wire: `start_index`/`end_index` mark the
+  answer's own text (often the link itself), not text quoted from the source.
   Other annotation types (`file_citation`, `container_file_citation`, `file_path`)
   have no event and are logged at debug.
 - The terminal response (`response.completed`, `response.incomplete`) holds every
@@ -212,6 +218,11 @@ _IGNORED = frozenset(
         "response.queued",
         "response.content_part.added",
         "response.reasoning_summary_part.added",
+        # a provider-run call's input, whole at its done event (`_server_input_done`)
+        "response.code_interpreter_call_code.delta",
+        "response.code_interpreter_call.code.delta",  # the older name
+        "response.mcp_call_arguments.delta",
+        "response.mcp_call.arguments_delta",  # the older name
     }
 )
 
@@ -336,12 +347,19 @@ def client_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def server_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
-    """What a provider-run item was asked to do, as far as the item says yet."""
+    """What a provider-run item was asked to do: its input fields. A web search's
+    `action` leaves out the `sources` it found, which are its result (pydantic-ai's
+    reading, `_map_web_search_tool_call`)."""
     out: dict[str, Any] = {}
     for key in SERVER_INPUT_FIELDS:
         value = item.get(key)
-        if value not in (None, "", [], {}):
-            out[key] = _parsed(value) if key in ("arguments", "input") else value
+        if value in (None, "", [], {}):
+            continue
+        if key in ("arguments", "input"):
+            value = _parsed(value)
+        elif key == "action" and isinstance(value, dict) and "sources" in value:
+            value = {k: v for k, v in value.items() if k != "sources"}
+        out[key] = value
     return out
 
 
@@ -764,6 +782,7 @@ class ResponsesNormalizer(Normalizer):
         "reasoning_part",
         "sequence",
         "server_calls",
+        "server_items",
         "shown",
         "shown_at",
         "whole_calls",
@@ -784,16 +803,18 @@ class ResponsesNormalizer(Normalizer):
         self.reasoned: set[int] = set()  # reasoning output_index that showed a part
         self.reasoned_parts: set[tuple[int, str, int]] = set()  # the parts shown
         self.sequence: int | None = None  # the last sequence_number
-        self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools started
+        self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools shown
+        # provider-run items added, their call not yet shown: output_index -> the added item
+        self.server_items: dict[int, dict[str, Any]] = {}
         # parallel wrappers held until their arguments are whole: output_index ->
         # (call id, name, the argument deltas)
         self.wrapped: dict[int, tuple[str, str, list[str]]] = {}
         # function calls added whole, read at their done item (`_item_added`):
         # output_index -> the added item
         self.whole_calls: dict[int, dict[str, Any]] = {}
-        # Text of each (output_index, content_index) part that had deltas, for citations'
-        # cited_text and to know which parts of a done message were already streamed.
-        self.parts: dict[tuple[int, int], list[str]] = {}
+        # The (output_index, content_index) of each part that had deltas (or came whole at
+        # its own `.done`): which parts of a done message were already shown.
+        self.parts: set[tuple[int, int]] = set()
         # The `phase` of each message that named one (gpt-5.4: commentary, final_answer),
         # by output index: its text carries it.
         self.phases: dict[int, str] = {}
@@ -821,6 +842,10 @@ class ResponsesNormalizer(Normalizer):
             "response.refusal.done": self._refusal_done,
             "response.content_part.done": self._content_part_done,
             "response.output_text.annotation.added": self._annotation,
+            "response.code_interpreter_call_code.done": partial(self._server_input_done, "code"),
+            "response.code_interpreter_call.code.done": partial(self._server_input_done, "code"),
+            "response.mcp_call_arguments.done": partial(self._server_input_done, "arguments"),
+            "response.mcp_call.arguments_done": partial(self._server_input_done, "arguments"),
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
             "response.created": self._created,
@@ -911,16 +936,15 @@ class ResponsesNormalizer(Normalizer):
 
     # -- content ----------------------------------------------------------------------
 
-    def _part(self, payload: dict[str, Any]) -> list[str]:
+    def _part(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
         self._show(index, "message", payload.get("item_id"))
-        return self.parts.setdefault((index, payload.get("content_index", 0)), [])
+        self.parts.add((index, payload.get("content_index", 0)))
 
     def _text(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
-        part = self._part(payload)
+        self._part(payload)
         if delta:
-            part.append(delta)
             if self.phases:  # (the hot path of every stream without phases asks no more)
                 self._say(self._index(payload))(delta)
             else:
@@ -966,20 +990,16 @@ class ResponsesNormalizer(Normalizer):
         if key in self.parts:
             return
         self._show(index, "message", payload.get("item_id"))
-        self.parts[key] = [whole] if isinstance(whole, str) else []
+        self.parts.add(key)
         if isinstance(whole, str) and whole:
             emit(whole)
 
     def _annotation(self, payload: dict[str, Any]) -> None:
         annotation = payload.get("annotation")
         if isinstance(annotation, dict):
-            key = (self._index(payload), payload.get("content_index", 0))
-            pieces = self.parts.get(key)
-            if pieces and len(pieces) > 1:
-                pieces[:] = ["".join(pieces)]  # joined once, kept joined
-            self._cite(key, annotation, pieces[0] if pieces else None)
+            self._cite((self._index(payload), payload.get("content_index", 0)), annotation)
 
-    def _cite(self, part: tuple[int, int], annotation: dict[str, Any], text: str | None) -> None:
+    def _cite(self, part: tuple[int, int], annotation: dict[str, Any]) -> None:
         if annotation.get("type") != "url_citation":
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "an annotation of type {!r} has no event", annotation.get("type")
@@ -993,16 +1013,8 @@ class ResponsesNormalizer(Normalizer):
         if key in self.cited:
             return
         self.cited.add(key)
-        cited = None
-        if (
-            text is not None
-            and isinstance(start, int)
-            and isinstance(end, int)
-            and 0 <= start < end <= len(text)
-        ):
-            cited = text[start:end]
         title = annotation.get("title")
-        self.citation(url, title if isinstance(title, str) else None, cited)
+        self.citation(url, title if isinstance(title, str) else None)
 
     def _reasoning_key(self, payload: dict[str, Any], which: str) -> tuple[int, str, int]:
         """(output index, "summary" or "text", part index) of a reasoning part's event."""
@@ -1071,8 +1083,8 @@ class ResponsesNormalizer(Normalizer):
                 # a client tool search is started at its done item: gpt-5.4 gives it
                 # another call_id there, the one its answer must name
                 self._start_call(index, item)
-            elif acts == "server" and kind != "custom_tool_call":  # xAI's: at its done
-                self._start_server_call(index, item)
+            elif acts == "server":  # shown once its input is known (`_server_input_done`)
+                self.server_items[index] = item
 
     def _phase(self, index: int, item: dict[str, Any]) -> None:
         phase = item.get("phase")
@@ -1086,6 +1098,7 @@ class ResponsesNormalizer(Normalizer):
             self.calls,
             self.custom_inputs,
             self.server_calls,
+            self.server_items,
             self.reasoning_items,
             self.wrapped,
             self.phases,
@@ -1094,7 +1107,7 @@ class ResponsesNormalizer(Normalizer):
             table.pop(index, None)
         self.custom_done.discard(index)
         self.reasoned.discard(index)
-        self.parts = {key: part for key, part in self.parts.items() if key[0] != index}
+        self.parts = {key for key in self.parts if key[0] != index}
         self.reasoned_parts = {key for key in self.reasoned_parts if key[0] != index}
 
     def _item_of(self, payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -1164,6 +1177,7 @@ class ResponsesNormalizer(Normalizer):
                     self._start_call(index, item)
                 self._end_call(index, json.dumps(self._client_arguments(index, item)))
             elif acts == "server":
+                self.server_items.pop(index, None)
                 call_id = self.server_calls.get(index) or self._start_server_call(index, item)
                 content = {k: v for k, v in item.items() if k not in ("id", "type")}
                 self.server_tool_result(call_id, server_name(item), content)
@@ -1196,7 +1210,7 @@ class ResponsesNormalizer(Normalizer):
                     say(whole)
                 for annotation in part.get("annotations") or ():
                     if isinstance(annotation, dict):
-                        self._cite(key, annotation, whole if isinstance(whole, str) else None)
+                        self._cite(key, annotation)
             elif kind == "refusal":
                 whole = part.get("refusal")
                 if not streamed and isinstance(whole, str) and whole:
@@ -1209,6 +1223,21 @@ class ResponsesNormalizer(Normalizer):
             if shown.kind == kind and shown.index in self.server_calls:
                 return self.server_calls[shown.index]
         return None
+
+    def _server_input_done(self, field: str, payload: dict[str, Any]) -> None:
+        """A provider-run call's input, whole (`code_interpreter_call_code.done`'s `code`,
+        `mcp_call_arguments.done`'s `arguments`): the call is shown now, with the fields
+        its added item gave, before it runs. Its done item shows it otherwise."""
+        index = self._index(payload)
+        added = self.server_items.pop(index, None)
+        if added is None:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "{} for output item {}, which is no provider-run call open",
+                payload.get("type"),
+                index,
+            )
+            return
+        self._start_server_call(index, {**added, field: payload.get(field)})
 
     def _start_server_call(self, index: int, item: dict[str, Any]) -> str:
         call_id = str(item.get("call_id") or item.get("id") or f"call_{index}")

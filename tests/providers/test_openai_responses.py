@@ -830,7 +830,7 @@ SERVER_CASES = [
             "status": "completed",
             "action": {"type": "search", "query": "rxllm"},
         },
-        {},
+        {"action": {"type": "search", "query": "rxllm"}},
         {"action": {"type": "search", "query": "rxllm"}},
     ),
     (
@@ -861,7 +861,7 @@ SERVER_CASES = [
             "container_id": "c1",
             "outputs": [{"type": "logs", "logs": "2\n"}],
         },
-        {"container_id": "c1"},
+        {"code": "print(2)", "container_id": "c1"},
         {"code": "print(2)", "container_id": "c1"},
     ),
     (
@@ -930,8 +930,8 @@ def test_provider_run_items_are_server_tool_calls_and_results(
     at_done: dict[str, Any],
     seen_added: bool,
 ) -> None:
-    # The call's arguments are what the item says when it is first seen: at added if
-    # that came, else at done; the result is the whole done item minus id and type.
+    # The call's arguments are the item's input once known (here at its done item, an
+    # added one or not); the result is the whole done item minus id and type.
     body = (added(1, first),) if seen_added else ()
     events = replay(wire(CREATED, *body, item_done(1, last), text("ok"), completed()), P)
     calls = [ev for ev in events if isinstance(ev, ServerToolCall)]
@@ -1012,7 +1012,7 @@ def test_annotation_added_is_a_citation_once_even_when_the_done_item_repeats_it(
         ),
         P,
     )
-    assert citations(events) == [("https://example.com/paris", "Paris", "Paris")]
+    assert citations(events) == [("https://example.com/paris", "Paris", None)]
     assert summarize(events).text == "See Paris, capital."
 
 
@@ -1033,9 +1033,9 @@ def test_citations_and_text_of_a_message_that_arrived_whole() -> None:
         P,
     )
     assert summarize(events).text == "See Paris, capital."
-    # A range outside the text gives no cited_text rather than a wrong one.
+    # cited_text stays empty: the range marks the answer's own text, not the source's.
     assert citations(events) == [
-        ("https://example.com/paris", "Paris", "Paris"),
+        ("https://example.com/paris", "Paris", None),
         ("https://example.com/b", None, None),
     ]
 
@@ -1107,7 +1107,7 @@ def test_a_text_part_that_arrived_whole_at_its_done_event_is_emitted_once() -> N
     )
     s = summarize(events)
     assert (s.text, s.refusal) == ("See Paris, capital.", "No.")
-    assert citations(events) == [("https://example.com/paris", "Paris", "Paris")]
+    assert citations(events) == [("https://example.com/paris", "Paris", None)]
 
 
 @pytest.mark.parametrize(

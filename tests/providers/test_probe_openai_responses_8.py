@@ -361,7 +361,8 @@ async def test_a_hosted_mcp_call_and_its_tool_list_are_shown_never_requested(
         ("server_tool_result", cid, "mcp_call"),
     ]
     shown = [e for e in events if e.type == "server_tool_call"]
-    assert shown[1].arguments == {"server_label": "dmcp", "name": "web_search_exa"}
+    mcp_input = {"server_label": "dmcp", "name": "web_search_exa"}
+    assert shown[1].arguments == {**mcp_input, "arguments": json.loads(MCP_ARGUMENTS)}
     results = [e for e in events if isinstance(e, ServerToolResult)]
     assert results[0].content["tools"] == [tool]
     assert json.loads(results[1].content["arguments"])["numResults"] == 5
@@ -446,7 +447,8 @@ async def test_a_code_interpreter_call_is_shown_with_its_code_and_logs_once(
         ("server_tool_result", ci, "code_interpreter_call"),
     ]
     shown = next(e for e in events if e.type == "server_tool_call")
-    assert shown.arguments == {"container_id": container}  # the code only at its done
+    # shown with its code (at `code_interpreter_call_code.done`), as pydantic-ai maps it
+    assert shown.arguments == {"container_id": container, "code": CODE}
     result = next(e for e in events if isinstance(e, ServerToolResult))
     assert (result.content["code"], result.content["outputs"]) == (CODE, call["outputs"])
     assert (summary.terminal, summary.stop_reason) == ("done", "stop")
@@ -603,7 +605,7 @@ def cite(text: str, link: str, url: str, title: str, after: int = 0) -> dict[str
     }
 
 
-async def test_web_searches_are_shown_and_each_citation_comes_once_with_its_text(
+async def test_web_searches_are_shown_with_their_action_and_each_citation_comes_once(
     serve_body: ServeBody,
 ) -> None:
     rid, model, mid = "resp_68c187cc", "gpt-5-nano-2025-08-07", "msg_68c187e2"
@@ -664,11 +666,18 @@ async def test_web_searches_are_shown_and_each_citation_comes_once_with_its_text
     ]
     results = [e for e in events if isinstance(e, ServerToolResult)]
     assert results[0].content["action"]["query"] == "Berlin news today"
+    # each call shows its done item's action, less the sources it found (its result's)
+    assert [e.arguments for e in events if e.type == "server_tool_call"] == [
+        {"action": {"type": "search", "query": "Berlin news today"}},
+        {"action": {"type": "search"}},
+        {"action": {"type": "search"}},
+    ]
+    # no cited_text: each range is the answer's own link, `([wallpaper.com](...))`
     citations = [(e.url, e.title, e.cited_text) for e in events if e.type == "citation"]
     assert citations == [
-        (WALLPAPER, art["title"], f"([wallpaper.com]({WALLPAPER}))"),
-        (VISIT, first["title"], f"([visitberlin.de]({VISIT}))"),
-        (VISIT, first["title"], f"([visitberlin.de]({VISIT}))"),
+        (WALLPAPER, art["title"], None),
+        (VISIT, first["title"], None),
+        (VISIT, first["title"], None),
     ]
     assert (summary.terminal, summary.stop_reason) == ("done", "stop")
 

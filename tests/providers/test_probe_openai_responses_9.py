@@ -92,7 +92,7 @@ async def test_a_file_search_is_shown_with_its_results_and_its_file_citation_add
         ("server_tool_result", fs, "file_search_call"),
     ]
     shown = next(e for e in events if e.type == "server_tool_call")
-    assert shown.arguments == {}  # nothing asked yet at its added item
+    assert shown.arguments == {"queries": queries}  # its done item's, as pydantic-ai maps it
     result = next(e for e in events if isinstance(e, ServerToolResult))
     assert (result.content["queries"], result.content["results"]) == (queries, results)
     assert summary.usage is not None

@@ -118,7 +118,10 @@ def test_mcp_listings_done_only_in_the_completed_response_are_each_answered_once
         },
     )
     calls = [(e.call_id, e.arguments) for e in events if isinstance(e, ServerToolCall)]
-    assert calls == [(f"mcpl_{n}", {"server_label": label}) for n, label, _ in servers]
+    # each shown when its item is done, right before its result: the last in the stream,
+    # the other two at the terminal
+    shown = [servers[2], *servers[:2]]
+    assert calls == [(f"mcpl_{n}", {"server_label": label}) for n, label, _ in shown]
     results = {
         e.call_id: [tool["name"] for tool in e.content["tools"]]
         for e in events
