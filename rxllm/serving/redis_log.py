@@ -126,6 +126,37 @@ def _id(raw: bytes | str) -> tuple[int, int]:
     return (int(ms), int(seq))
 
 
+class _FairPool(aioredis.BlockingConnectionPool):
+    """A bounded pool that serves its waiters in turn. redis-py's hands a freed
+    connection to whoever asks first: a follower whose `XREAD BLOCK` timed out asks
+    again at once, so followers of quiet streams kept a full pool from the readers
+    waiting for it for good. Once the pool is full, askers queue on a lock (FIFO) and
+    only the first waits for a connection."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._queue = asyncio.Lock()
+        self._waiting = 0
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._waiting and self.can_get_connection():
+            # Nobody waits and one is free: take it (new ones connect in parallel).
+            return await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+        self._waiting += 1
+        try:
+            async with self._queue:
+                return await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+        finally:
+            self._waiting -= 1
+
+
+def _pool(url: str, size: int) -> _FairPool:
+    pool: _FairPool = _FairPool.from_url(
+        url, max_connections=size, timeout=None, socket_connect_timeout=2.0
+    )
+    return pool
+
+
 def _as_sent(response: Any, **kwargs: Any) -> Any:
     return response
 
@@ -221,6 +252,11 @@ class RedisLog:
     ) -> None:
         if lease_ms < 10 or ttl_s < 1 or retention_s < 1 or max_events < 2:
             raise ValueError("lease_ms >= 10, ttl_s >= 1, retention_s >= 1, max_events >= 2")
+        if max_connections < 3:
+            raise ValueError(
+                f"max_connections ({max_connections}) must be at least 3: the cancel "
+                "listener's, a writer's and a reader's"
+            )
         if ttl_s * 1000 < lease_ms:
             # The heartbeat refreshes the running keys once per 0.3 lease: a shorter TTL
             # lets a turn that is quiet for a moment leave Redis while it runs.
@@ -232,17 +268,21 @@ class RedisLog:
         self.max_events = max_events
         self.block_ms = min(MAX_BLOCK_MS, lease_ms)
         self.channel = f"{prefix}:{CANCEL_CHANNEL}"
-        # A follower holds a connection while it blocks: a bounded pool that waits for
-        # a free connection, rather than one that fails when all are busy.
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=None, socket_connect_timeout=2.0
-        )
-        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        # A follower holds a connection while its XREAD blocks (up to 3 s), so readers
+        # have a pool of their own: however many follow, the producers' writes, lease
+        # renewals and terminals never wait behind them. The writers' pool (a quarter,
+        # at least 2) also holds the cancel listener's connection for good, and serves
+        # `cancel`. Both wait for a free connection rather than fail when all are busy;
+        # together they open at most `max_connections`.
+        writers = max(2, max_connections // 4)
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=_pool(url, writers))
+        readers = _pool(url, max_connections - writers)
+        self._readers = aioredis.Redis(connection_pool=readers)
         # XRANGE as Redis sends it, a list per entry: redis-py's reply callback makes a
         # tuple and a dict of each more, which the garbage collector then walks (a
-        # resume reads thousands). A second client on the same pool keeps `redis` as is.
-        self._reader = aioredis.Redis(connection_pool=pool)
-        self._reader.set_response_callback("XRANGE", _as_sent)
+        # resume reads thousands). A second client on the same pool keeps the first as is.
+        self._pages = aioredis.Redis(connection_pool=readers)
+        self._pages.set_response_callback("XRANGE", _as_sent)
         self._register = self.redis.register_script(REGISTER)
         self._append = self.redis.register_script(APPEND)
         self._terminate = self.redis.register_script(TERMINATE)
@@ -293,7 +333,7 @@ class RedisLog:
     # -- readers --------------------------------------------------------------------
 
     async def info(self, sid: str) -> StreamInfo | None:
-        fields = await self.redis.hgetall(self.keys(check_sid(sid))[1])
+        fields = await self._readers.hgetall(self.keys(check_sid(sid))[1])
         if not fields:
             return None
         meta = {_text(k): _text(v) for k, v in fields.items()}
@@ -403,7 +443,7 @@ class RedisLog:
         while True:
             # Once the state is final its terminal is in the log: read without blocking.
             block = None if finished else self.block_ms
-            reply: Any = await self.redis.xread({log: position}, count=PAGE, block=block)
+            reply: Any = await self._readers.xread({log: position}, count=PAGE, block=block)
             if not reply:
                 if finished:
                     return
@@ -422,7 +462,7 @@ class RedisLog:
         hold every entry after `after` (`whole`: every entry)."""
         cursor = check_cursor(after)
         log, meta, _, _ = self.keys(sid)
-        async with self.redis.pipeline(transaction=False) as pipe:
+        async with self._readers.pipeline(transaction=False) as pipe:
             pipe.hget(meta, "start_ms")
             pipe.xrange(log, count=1)
             start_ms, first = await pipe.execute()
@@ -446,7 +486,7 @@ class RedisLog:
     async def _read_page(self, log: str, low: str, high: str, count: int = PAGE) -> list[list[Any]]:
         """Up to `count` entries of `log` from `low` to `high` (XRANGE bounds), as Redis
         sends them: `[id, [b"e", event JSON]]` (`e` is an entry's only field)."""
-        reply: Any = await self._reader.xrange(log, low, high, count=count)
+        reply: Any = await self._pages.xrange(log, low, high, count=count)
         page: list[list[Any]] = reply
         return page
 
@@ -454,18 +494,20 @@ class RedisLog:
         """Whether the stream is finished. A running stream whose lease is gone has a
         dead producer: end it as `error(kind="stalled")`, unless a racer ended it first."""
         stalled = failed("unknown", "stalled", "the stream's producer stopped (its lease expired)")
-        outcome = await self._end(sid, "error", stalled)
+        outcome = await self._end(sid, "error", stalled, self._readers)
         if outcome == "unknown":
             raise UnknownStream(sid)
         return outcome in _STATE_OF
 
-    async def _end(self, sid: str, state: str, event: Event, token: str = "", at: str = "") -> str:
-        """Write the terminal `event` (TERMINATE); returns `won`, `fenced`, `leased`,
-        `unknown`, or the state another racer already set."""
+    async def _end(self, sid: str, state: str, event: Event, client: aioredis.Redis) -> str:
+        """Write the terminal `event` (TERMINATE) with no lease, as a resumer or a cancel
+        (on `client`'s pool); returns `won`, `leased`, `unknown`, or the state another
+        racer already set."""
         log, meta, lease, _ = self.keys(sid)
         reply = await self._terminate(
             keys=[log, meta, lease],
-            args=[state, dump_event(event), self.retention_ms, token, at, MAX_ID_PART],
+            args=[state, dump_event(event), self.retention_ms, "", "", MAX_ID_PART],
+            client=client,
         )
         return _text(reply[0]) or ""
 
@@ -482,7 +524,8 @@ class RedisLog:
         if _text(reply[0]) != "running":
             return False
         if len(reply) == 1:  # no lease: its producer is gone, so cancel ends it here
-            await self._end(sid, "cancelled", Cancelled.make(provider="unknown", reason=reason))
+            cancelled = Cancelled.make(provider="unknown", reason=reason)
+            await self._end(sid, "cancelled", cancelled, self.redis)
         return True
 
     async def _listen(self) -> None:
@@ -525,8 +568,9 @@ class RedisLog:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
-        # The clients were given the pool, so closing them leaves its connections open.
+        # The clients were given their pools, so closing them leaves the connections open.
         await self.redis.connection_pool.disconnect()
+        await self._readers.connection_pool.disconnect()
 
     async def __aenter__(self) -> RedisLog:
         return self
