@@ -176,6 +176,7 @@ from rxllm.providers.base import (
     Normalizer,
     WireProtocol,
     endpoint,
+    read_json,
     stop_reason_of,
     text_or_none,
 )
@@ -861,7 +862,7 @@ class ResponsesNormalizer(Normalizer):
         data = chunk.data
         if data == "[DONE]":  # OpenRouter's, after the terminal event; not a terminal itself
             return
-        payload = json.loads(data)
+        payload = read_json(data)
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         kind = payload.get("type")
