@@ -45,6 +45,10 @@ def _finite(number: str) -> float:
 _JSON = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 
 
+# The stops that end a turn before its output did: a call still open was cut off.
+_CUT_SHORT = frozenset({"length", "content_filter", "pause"})
+
+
 class _Call:
     __slots__ = ("pieces", "size", "start")
 
@@ -87,8 +91,8 @@ def accumulate_tool_arguments(
     arguments), raised to `on_error`.
 
     Args:
-        max_argument_bytes: the most JSON text one call may stream (counted in
-            characters, which JSON from providers keeps ASCII); more ends the stream
+        max_argument_bytes: the most JSON text one call may stream, in UTF-8 bytes
+            (providers send non-ASCII text as it is, not escaped); more ends the stream
             with `error(kind="limit")` naming the call, instead of buffering without end.
             None: no limit.
 
@@ -125,9 +129,10 @@ class _Calls:
         self._ended: dict[int, ToolStart] = {}  # the starts of the calls complete
         self._broken = False  # a malformed call ended the stream
 
-    def _finish(self, index: int, end: ToolEnd | None) -> bool:
+    def _finish(self, index: int, end: ToolEnd | None, done: Done | None = None) -> bool:
         """Dispatch call `index`; `end`: the provider marked it complete, rather than
-        the turn ending while it was open (None)."""
+        the turn ending while it was open (None); `done`: the turn's end, if that is
+        what ended it."""
         call = self._calls.pop(index)
         start = self._ended[index] = call.start
         ended = end is not None
@@ -164,14 +169,23 @@ class _Calls:
                 )
             )
             return True
+        message = (
+            f"arguments of {named_call(start.call_id, start.name)} are {reason}, not a JSON object"
+        )
+        # A turn that stopped early (a token limit, a filter) cut the call off: say so,
+        # or a refusal reads like a model that wrote bad JSON.
+        stop = None
+        if done is not None and done.stop_reason in _CUT_SHORT:
+            stop = done.raw_stop_reason or done.stop_reason
+            message += f": the turn stopped ({stop}) before the call was complete"
         self._observer.on_next(
             failed(
                 start.provider,
                 "malformed_tool_arguments",
-                f"arguments of {named_call(start.call_id, start.name)} are "
-                f"{reason}, not a JSON object",
+                message,
                 attempt=start.attempt,
                 raw=text[:2000],
+                code=stop,
             )
         )
         return False
@@ -193,8 +207,11 @@ class _Calls:
             if call is None:
                 self._late_arguments(item)
                 return
-            call.pieces.append(item.delta)
-            call.size += len(item.delta)
+            delta = item.delta
+            call.pieces.append(delta)
+            call.size += (
+                len(delta) if delta.isascii() else len(delta.encode("utf-8", "surrogatepass"))
+            )
             limit = self._max_argument_bytes
             if limit is not None and call.size > limit:
                 self._broken = True
@@ -221,11 +238,12 @@ class _Calls:
             self._ended.pop(item.index, None)
             self._observer.on_next(item)
         elif kind is Done:
+            assert isinstance(item, Done)
             for index in sorted(calls):
-                if not self._finish(index, None):
+                if not self._finish(index, None, item):
                     self._broken = True
                     return
-            self._observer.on_next(item)  # type: ignore[arg-type]
+            self._observer.on_next(item)
         else:
             if kind is Failed or kind is Cancelled:
                 calls.clear()

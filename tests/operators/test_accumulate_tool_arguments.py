@@ -6,7 +6,7 @@ import pytest
 import reactivex
 from reactivex.testing.marbles import marbles_testing
 
-from rxllm.events import Failed, ToolRequest
+from rxllm.events import Done, Failed, ToolRequest
 from rxllm.fragments import ToolArgs, ToolEnd
 from rxllm.operators import accumulate_tool_arguments
 from tests.operators.marbles import EVENTS, P
@@ -167,3 +167,40 @@ def test_bad_limits_are_refused_at_the_call(limit: Any) -> None:
     fragment."""
     with pytest.raises((TypeError, ValueError), match="max_argument_bytes"):
         accumulate_tool_arguments(limit)
+
+
+def test_the_limit_counts_utf8_bytes_not_characters() -> None:
+    """Providers send non-ASCII arguments unescaped: 112 characters of them are 312
+    bytes, which passed a cap of 200 (a review of the hostile network), while the same
+    bytes of ASCII were refused."""
+    wide = '{"city": "' + "\u6771\u4eac" * 50 + '"}'  # 3 bytes a character
+    assert len(wide) == 112 and len(wide.encode()) == 312
+    for limit, ends in [(200, "error"), (312, "done")]:
+        out: list[Any] = []
+        reactivex.from_iterable([EVENTS["s"], ToolArgs(0, wide), ToolEnd(0), EVENTS["D"]]).pipe(
+            accumulate_tool_arguments(limit)
+        ).subscribe(out.append)
+        assert out[-1].type == ends, (limit, out[-1])
+        if ends == "error":
+            assert out[-1].error.kind == "limit"
+
+
+@pytest.mark.parametrize(
+    ("stop_reason", "raw"),
+    [("length", "max_tokens"), ("content_filter", "content_filter"), ("length", None)],
+)
+def test_a_call_cut_off_by_an_early_stop_names_the_stop(stop_reason: Any, raw: Any) -> None:
+    """A refusal or a token limit that cuts a call off read as a model that wrote bad
+    JSON (a review built these stops from the providers' references): the error names
+    the stop, and carries it as its code."""
+    done = Done(provider=P, stop_reason=stop_reason, raw_stop_reason=raw)
+    (_, failure) = run(EVENTS["s"], EVENTS["z"], done)
+    assert failure.error.kind == "malformed_tool_arguments"
+    stop = raw or stop_reason
+    assert f"the turn stopped ({stop}) before the call was complete" in failure.error.message
+    assert failure.error.code == stop
+
+
+def test_a_call_malformed_at_a_normal_end_names_no_stop() -> None:
+    (_, failure) = run(EVENTS["s"], EVENTS["z"], EVENTS["D"])
+    assert "stopped" not in failure.error.message and failure.error.code is None

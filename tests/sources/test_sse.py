@@ -202,3 +202,15 @@ def test_a_stray_value_longer_than_the_line_cap_is_refused() -> None:
     body = b"data: 1\n\n{\n" + b'  "k": 1,\n' * 200
     with pytest.raises(SseLineTooLong, match="outside SSE framing"):
         decode(body, max_line_bytes=1000)
+
+
+def test_a_stray_value_is_counted_in_bytes_not_characters() -> None:
+    """Found by a review of the hostile network: the stray value's lines were counted
+    after decoding, so 480 bytes of non-ASCII text (210 characters) passed a cap of 400
+    that the same bytes of ASCII did not."""
+    wide = "\u00e9\u4e2d"  # 2 and 3 bytes in UTF-8
+    line = b'  "m": "' + (wide * 30).encode() + b'",\n'  # 160 bytes, 70 characters
+    body = b"data: 1\n\n{\n" + line * 3 + b"}\n\n"
+    with pytest.raises(SseLineTooLong, match="outside SSE framing"):
+        decode(body, max_line_bytes=400)
+    assert decode(body, max_line_bytes=600)[0] == SseEvent("1")  # within the cap: read
