@@ -38,6 +38,7 @@ from rxllm.events import (
 )
 
 __all__ = [
+    "Html",
     "event_html",
     "events_html",
     "plain",
@@ -213,6 +214,16 @@ def _badge(kind: str) -> str:
     )
 
 
+class Html(str):
+    """HTML text: a `str` everywhere, shown rendered as a cell's result in Jupyter
+    (`_repr_html_`), where a plain `str` shows as its quoted source."""
+
+    __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        return str(self)
+
+
 def event_html(event: Event) -> str:
     """One event: its type as a badge, where it came from, and its fields in brief."""
     return (
@@ -222,15 +233,15 @@ def event_html(event: Event) -> str:
     )
 
 
-def events_html(events: Iterable[Event]) -> str:
-    """A list of events as a numbered table."""
+def events_html(events: Iterable[Event]) -> Html:
+    """A list of events as a numbered table (shown as one in a notebook)."""
     rows = "".join(
         f"<tr><td>{i}</td><td>{_badge(e.type)}</td>"
         f"<td>{_html(e.provider)} #{_html(e.attempt)}</td>"
         f"<td><code>{_html(summary(e))}</code></td></tr>"
         for i, e in enumerate(events)
     )
-    return (
+    return Html(
         f"<table {_ROOT.format('rxllm-events')}><tr><th>#</th><th>type</th><th>from</th>"
         f"<th>detail</th></tr>{rows}</table>"
     )

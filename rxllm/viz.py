@@ -11,6 +11,7 @@ matplotlib is an optional extra: `pip install 'rxllm[viz]'`.
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import AsyncIterable, Iterable, Sequence
 from typing import TypeAlias
@@ -184,9 +185,19 @@ def _record_timeline(record: StreamRecord, title: str | None) -> Figure:
     return fig
 
 
+class _Timeline(Figure):
+    """A bare Figure (not pyplot: no global figure registry to leak into, any backend)
+    that shows itself as PNG as a notebook cell's result: IPython draws a bare Figure
+    only once `%matplotlib inline` has set up a formatter for it."""
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png")
+        return buffer.getvalue()
+
+
 def _figure(lanes: Sequence[str]) -> tuple[Figure, Axes]:
-    # A bare Figure, not pyplot: no global figure registry to leak into, any backend.
-    fig = Figure(figsize=(10, 1.2 + 0.45 * len(lanes)), layout="constrained")
+    fig = _Timeline(figsize=(10, 1.2 + 0.45 * len(lanes)), layout="constrained")
     ax = fig.add_subplot()
     ax.set_yticks(range(len(lanes)), labels=list(lanes))
     ax.set_ylim(len(lanes) - 0.5, -0.5)  # the first lane on top

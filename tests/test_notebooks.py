@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -52,13 +53,19 @@ def _execute(path: Path, scratch: Path) -> NotebookNode:
     and in CI `pip install -e '.[dev]'` is all it needs. Jupyter's and IPython's state
     folders point at `scratch` too: nothing is written under the home directory.
     """
-    write_kernel_spec(scratch / "kernels" / KERNEL)
     notebook = _read(path)
+    _run(notebook, path.parent, scratch)
+    return notebook
+
+
+def _run(notebook: NotebookNode, folder: Path, scratch: Path) -> None:
+    """Execute `notebook` in place, in `folder` (see `_execute`)."""
+    write_kernel_spec(scratch / "kernels" / KERNEL)
     client = NotebookClient(
         notebook,
         kernel_name=KERNEL,
         timeout=CELL_TIMEOUT,
-        resources={"metadata": {"path": str(path.parent)}},
+        resources={"metadata": {"path": str(folder)}},
     )
     with pytest.MonkeyPatch.context() as env:
         env.setenv("JUPYTER_PATH", str(scratch))
@@ -70,8 +77,7 @@ def _execute(path: Path, scratch: Path) -> NotebookNode:
         env.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
         began = time.perf_counter()
         client.execute()  # starts the kernel, runs every cell, shuts the kernel down
-        print(f"{path.name} ran in {time.perf_counter() - began:.1f} s")
-    return notebook
+        print(f"{folder.name} ran in {time.perf_counter() - began:.1f} s")
 
 
 def _read(path: Path) -> NotebookNode:
@@ -102,6 +108,27 @@ def outputs(notebook: NotebookNode, tag: str) -> str:
         elif output.output_type in ("execute_result", "display_data"):
             text.append(output.data.get("text/plain", ""))
     return "".join(text)
+
+
+def test_a_fresh_kernel_shows_event_tables_and_timelines_as_they_are(tmp_path: Path) -> None:
+    """Run in a fresh kernel, without `%matplotlib inline`, a timeline showed as
+    `<Figure size 1000x300 with 1 Axes>` and `events_html(...)` as its quoted source (a
+    review of the composable surface, with nbclient): each shows itself now."""
+    setup = (
+        "from rxllm import viz\n"
+        "from rxllm.display import events_html\n"
+        "from rxllm.events import Done, TextDelta\n"
+        "events = [TextDelta(provider='p', text='hi'), Done(provider='p', stop_reason='stop')]"
+    )
+    cells = [("setup", setup), ("table", "events_html(events)"), ("plot", "viz.timeline(events)")]
+    notebook = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    for tag, source in cells:
+        notebook.cells.append(nbformat.v4.new_code_cell(source, metadata={"tags": [tag]}))  # type: ignore[no-untyped-call]
+    _run(notebook, tmp_path, tmp_path / "scratch")
+    (table,) = rich(notebook, "table", "text/html")
+    assert table.startswith("<table") and "hi" in table
+    (png,) = rich(notebook, "plot", "image/png")
+    assert base64.b64decode(png).startswith(b"\x89PNG")
 
 
 def test_there_are_notebooks() -> None:

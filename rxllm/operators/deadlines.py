@@ -30,7 +30,7 @@ def deadlines(
     idle: float | None = None,
     total: float | None = None,
     elapsed: float = 0.0,
-    provider: str = "unknown",
+    provider: str | None = None,
     attempt: int = 1,
     scheduler: abc.SchedulerBase | None = None,
 ) -> Callable[[Observable[_T]], Observable[_T | Failed]]:
@@ -74,7 +74,9 @@ def deadlines(
             turns one off.
         elapsed: seconds of `total` already spent (zero or more, less than `total`).
         provider, attempt: named on the error (a `retry` event passing names the
-            next attempt instead).
+            next attempt instead). Without `provider`, the error names the provider and
+            attempt of the last event that passed (composed after `provider.stream()`,
+            the turn's), and "unknown" before any.
         scheduler: where the timers run (default: the subscription's; without one,
             the running event loop, or RxPY's TimeoutScheduler outside a loop).
 
@@ -88,7 +90,8 @@ def deadlines(
     check_seconds("elapsed", elapsed, zero=True)
     if total is not None and elapsed >= total:
         raise ValueError(f"elapsed ({elapsed:g} s) must be less than total ({total:g} s)")
-    check_str("provider", provider)
+    if provider is not None:
+        check_str("provider", provider)
     check_count("attempt", attempt, 1)
     check_scheduler("scheduler", scheduler)
 
@@ -115,6 +118,7 @@ class _Watch(abc.DisposableBase):
         "_first_event",
         "_idle",
         "_last",
+        "_learns",
         "_observer",
         "_outputs",
         "_quiet",
@@ -130,14 +134,15 @@ class _Watch(abc.DisposableBase):
         clock: abc.SchedulerBase,
         first_event: float | None,
         idle: float | None,
-        provider: str,
+        provider: str | None,
         attempt: int,
     ) -> None:
         self._observer = observer
         self._clock = clock
         self._first_event = first_event
         self._idle = idle
-        self._last = (provider, attempt)  # who an expiry names
+        self._last = (provider or "unknown", attempt)  # who an expiry names
+        self._learns = provider is None  # names the provider of the events passing
         self._outputs = 0  # items of output so far
         self._quiet = 0  # looks of the idle timer in a row that saw no output
         self._stopped = False
@@ -240,6 +245,8 @@ class _Watch(abc.DisposableBase):
             self._last = (item.next_provider, item.next_attempt)
         else:
             self._outputs += 1
+            if self._learns and isinstance(named := getattr(item, "provider", None), str):
+                self._last = (named, getattr(item, "attempt", self._last[1]))
             if self._outputs == 1 and self._first_event is not None:
                 if self._idle is not None:
                     self._arm_idle()

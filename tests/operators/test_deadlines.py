@@ -146,7 +146,7 @@ def test_each_subscription_has_its_own_timers() -> None:
         {"total": float("inf")},
         {"idle": True},
         {"idle": 1, "scheduler": 1},
-        {"idle": 1, "provider": None},
+        {"idle": 1, "provider": 5},
         {"idle": 1, "attempt": 0},
     ],
 )
@@ -171,3 +171,21 @@ def test_elapsed_time_shortens_the_total_deadline_and_the_message_names_the_tota
 def test_an_elapsed_time_not_below_the_total_is_refused(total: float, elapsed: float) -> None:
     with pytest.raises(ValueError, match="elapsed"):
         deadlines(total=total, elapsed=elapsed)
+
+
+def test_composed_without_a_provider_it_names_the_events_provider() -> None:
+    """`p.stream(req).pipe(deadlines(idle=30))`, as docs/operators.md composes it, said
+    "no output from unknown" (a review of the composable surface): the stall names the
+    provider and attempt of the last event that passed, as `cap_events` and
+    `cancel_on` do; "unknown" only before any event."""
+    scheduler = TestScheduler()
+    later = EVENTS["a"].model_copy(update={"attempt": 2})
+    source = scheduler.create_cold_observable(on_next(10, EVENTS["a"]), on_next(20, later))
+    messages = scheduler.start(lambda: source.pipe(deadlines(idle=40))).messages
+    _, message = stalled(messages)
+    failure = messages[-2].value.value
+    assert (failure.provider, failure.attempt, failure.error.provider) == (P, 2, P)
+    assert message == f"idle_timeout expired: no output from {P} for 40 s"
+    silent = scheduler.create_cold_observable(on_next(500, EVENTS["a"]))
+    messages = TestScheduler().start(lambda: silent.pipe(deadlines(first_event=40))).messages
+    assert messages[0].value.value.provider == "unknown"
