@@ -95,7 +95,9 @@ Output items, by type (the decisions of this module):
   at the item's `output_item.done`, right before its result. Name = the item type,
   arguments = the input fields (`action` without the `sources` it found, `queries`,
   `code`, `container_id`, `server_label`, `name`, `arguments` parsed; empty values left
-  out); the input's deltas are not read, its done event repeats them. Then
+  out); the input's deltas are not read, its done event repeats them (a shell call's
+  `shell_call_command.*` and a hosted one's `shell_call_output_content.*`: their items'
+  done events repeat them whole). Then
   `server_tool_result` at `output_item.done` with content = the whole done item minus
   `id` and `type` (its `status`, `results`, `outputs`, `output`, `error`, `tools`,
   `result`, and the final input such as a web search's `action`). A
@@ -224,6 +226,13 @@ _IGNORED = frozenset(
         "response.code_interpreter_call.code.delta",  # the older name
         "response.mcp_call_arguments.delta",
         "response.mcp_call.arguments_delta",  # the older name
+        # a shell call's commands and a hosted one's output: its `output_item.done` (and
+        # its `shell_call_output` item's) repeats them whole
+        "response.shell_call_command.added",
+        "response.shell_call_command.delta",
+        "response.shell_call_command.done",
+        "response.shell_call_output_content.delta",
+        "response.shell_call_output_content.done",
     }
 )
 
