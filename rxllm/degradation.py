@@ -509,6 +509,18 @@ _SERVER_TROUBLE = (
     r"\binternal (?:server )?error\b|"
     # ("An unexpected error occurred on our end. Please retry your request.")
     r"\bon our (?:end|side)\b|"
+    # the server's own crash dump (a Python traceback: LiteLLM's "Error serializing to JSON
+    # ... Traceback (most recent call last)" relayed mid-stream), or a proxy that lost its
+    # connection to the server behind it (Envoy's "upstream connect error or
+    # disconnect/reset before headers. reset reason: connection termination")
+    r"\bTraceback \(most recent call last\)|"
+    r"\b(?:(?:upstream|backend|origin)\s+connect(?:ion)?\s+(?:error|fail\w*)|"
+    r"connection\s+(?:termination|refused|reset|fail\w*|timed? ?out))\b|"
+    # or that waited for it in vain (Tengine's "The gateway did not receive a timely response
+    # from the upstream server", haproxy's "The server didn't respond in time", Cloudflare's
+    # "A timeout occurred")
+    r"\btimely response\b|\brespond(?:ed)? in time\b|\btime(?:d out|out occurred)\b|"
+    r"\bgateway time-?out\b|"
     r"\brpc error: code = (?:Unknown|Internal|Unavailable|DeadlineExceeded|Aborted|DataLoss)\b"
 )
 # 408, 409, 429 and 5xx are what the OpenAI and Anthropic SDKs retry; 425 Too Early
@@ -520,8 +532,11 @@ _TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 503, 529})
 # code is the status.
 _STATUS_CODE = r"[45]\d\d"
 # An error event that names no status but opens with a status line ("502 Bad Gateway", a
-# gateway's page relayed as the event's text): that is its status.
+# gateway's page relayed as the event's text), or whose words give the status as an error
+# code (the OpenAI and Anthropic SDKs' "Error code: 400 - {...}" a relay passes on,
+# Cloudflare's page "524: A timeout occurred ... Error code 524"): that is its status.
 _STATUS_LINE = r"\s*(?:HTTP(?:/\d(?:\.\d)?)? )?([45]\d\d) [A-Z][a-z]"
+_STATUS_WORDS = r"\bError code:? ([45]\d\d)\b"
 # (ASCII word boundaries: in Chinese the field's name is written against the words,
 # "assistant消息中的tool_calls之后必须跟随对应的tool消息")
 _CONVERSATION = (
@@ -997,13 +1012,17 @@ def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy
     """The optional body keys the error names, in body order."""
     droppable = {key: value for key, value in body.items() if key not in policy.kept}
     text = _names_text(error)
-    # A condition's names count only when nothing else is named, a never-dropped key
-    # included: "Error while parsing 'top_k'" names what it refuses inside its clause;
-    # "'messages' must contain the word 'json' ..., to use 'response_format'" refuses the
-    # messages.
+    # A condition's names count only when nothing else is named, a never-dropped key or
+    # the conversation in words included: "Error while parsing 'top_k'" names what it
+    # refuses inside its clause; "'messages' (or "The messages") must contain the word
+    # 'json' ..., to use 'response_format'" refuses the messages.
     outside = re.sub(_CONDITION, " ", text)
     named = _named_in(outside, droppable)
-    if named or _quoted_kept(outside, body, policy) is not None:
+    if (
+        named
+        or _quoted_kept(outside, body, policy) is not None
+        or re.search(_CONVERSATION, outside)
+    ):
         return named
     return _named_in(text, droppable)
 
@@ -1198,7 +1217,9 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     status = error.status
     if status is None and re.fullmatch(_STATUS_CODE, code):
         status = int(code)
-    elif status is None and (line := re.match(_STATUS_LINE, error.message)):
+    elif status is None and (
+        line := re.match(_STATUS_LINE, error.message) or re.search(_STATUS_WORDS, error.message)
+    ):
         status = int(line.group(1))
     # Structure before words: a rate-limit code, or a transient status that names its
     # wait, is a rate limit even when its message links a quota or billing page.
@@ -1254,6 +1275,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         return Verdict("surface", "the provider asks for another prompt, not another body")
 
     degrade = policy.degrade and (status is None or 400 <= status < 600)
+    server_side = (status is not None and status >= 500) or _server_trouble(error, status)
     # Before the structured `param`: OpenAI points its image refusal at the part
     # ("messages.[0].content.[1].type"), inside the never-dropped `messages`.
     if degrade and count_images(body, policy) and _refuses_images(text, body, error.param):
@@ -1274,14 +1296,15 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             return Verdict("surface", "the account is refused: no body can change that")
         if re.search(_CONVERSATION, text):
             return Verdict("surface", "the rejection is about the conversation itself")
-        # (a 5xx speaks of the server's side: Envoy's "reset before headers" is its own)
-        if (status is None or status < 500) and re.search(_NOT_THE_BODY, text):
+        # (the server's trouble speaks of its side, by a 5xx or its words: Envoy's "reset
+        # before headers" is its own)
+        if not server_side and re.search(_NOT_THE_BODY, text):
             return Verdict("surface", "the rejection is about the headers or the endpoint")
         if _static_qualifies(error, status, policy):
             return Verdict(
                 "static", "nothing is named, and the status or the words say the body is at fault"
             )
-    if (status is not None and status >= 500) or _server_trouble(error, status):
+    if server_side:
         return Verdict("backoff", "a server error without detail", delay=error.retry_after)
     return Verdict("surface", "no policy covers this rejection")
 
@@ -1380,7 +1403,10 @@ def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPoli
 def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
     """Whether the error says the server failed: by its code or its type (OpenAI's
     envelope has both: Moonshot's mid-stream `{"type": "server_error", "code":
-    "upstream_failure"}`), or, naming no status, in words."""
+    "upstream_failure"}`), or, naming no status, in words. A 4xx is the request's fault
+    whatever its type (Ollama types its 400 "... does not support tools" `api_error`)."""
+    if status is not None and status < 500:
+        return False
     if (error.code or "").lower() in _SERVER_TROUBLE_CODES:
         return True
     if not _SERVER_TROUBLE_CODES.isdisjoint(_error_types(error)):
