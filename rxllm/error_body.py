@@ -108,6 +108,8 @@ _EPOCH_MILLISECONDS = 1e12
 _TAG = re.compile(r"<[^>]*>")
 _SCRIPT_START = re.compile(r"<(script|style)\b", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
+# How an SSE-framed body begins: a field or a comment (WHATWG event-stream).
+_SSE_FIELD = re.compile(r"(?:data|event|id|retry)?:")
 
 
 class ErrorBody(NamedTuple):
@@ -139,8 +141,12 @@ class ErrorBody(NamedTuple):
 
 
 def parse_error_body(text: str) -> ErrorBody:
-    """Read an error body of any known shape; text that is not JSON is its own message."""
+    """Read an error body of any known shape; text that is not JSON is its own message.
+    A body framed as SSE (a server that answers its error in the stream's framing,
+    `data: {"error": ...}`, with its 4xx) is the data of its first event that has any."""
     stripped = text.strip()
+    if _SSE_FIELD.match(stripped):
+        stripped = _first_data(stripped) or stripped
     if stripped[:1] in ("{", "["):
         try:  # raw_decode: a body cut at the read cap or followed by junk still reads
             payload, _ = json.JSONDecoder().raw_decode(stripped)
@@ -153,6 +159,18 @@ def parse_error_body(text: str) -> ErrorBody:
     if not message:
         message = "(no readable text in the body)" if stripped else "(empty body)"
     return ErrorBody(message, retry_after=_wait_in(message))
+
+
+def _first_data(body: str) -> str:
+    """The data of the first event of an SSE-framed body that has any: its `data:`
+    lines joined by line breaks, each without the one space after the colon."""
+    for event in re.split(r"\r\n\r\n|\n\n|\r\r", body):
+        data = [
+            line[5:].removeprefix(" ") for line in event.splitlines() if line.startswith("data:")
+        ]
+        if data:
+            return "\n".join(data).strip()
+    return ""
 
 
 def parse_error_payload(payload: Any) -> ErrorBody:

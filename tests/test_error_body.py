@@ -429,3 +429,28 @@ def test_a_request_id_in_the_body() -> None:
     google = {"error": {"code": 500, "message": "Internal", "details": [request_info]}}
     assert parse_error_body(json.dumps(google)).request_id == "g-7"
     assert parse_error_body('{"error":{"message":"x"}}').request_id is None
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (  # vLLM's in-stream error shape, sent framed with the 4xx
+            'data: {"error":{"object":"error","message":"Unsupported parameter: temperature",'
+            '"param":"temperature","code":400}}\n\n',
+            ErrorBody("Unsupported parameter: temperature", param="temperature"),
+        ),
+        (  # Anthropic's error event, with its event line, CRLF line ends
+            'event: error\r\ndata: {"type":"error","error":{"type":"overloaded_error",'
+            '"message":"Overloaded"}}\r\n\r\n',
+            ErrorBody("Overloaded", code="overloaded_error"),
+        ),
+        (": keepalive\n\ndata:model busy\n\n", ErrorBody("model busy")),  # after a comment
+        ('data: {"error":\ndata: "split over two lines"}\n\n', ErrorBody("split over two lines")),
+    ],
+)
+def test_an_error_body_framed_as_sse_is_its_first_events_data(
+    body: str, expected: ErrorBody
+) -> None:
+    """A 400 whose body was `data: {"error": {...}}` kept the framing in its message and
+    lost `param` and `code` (a review of retries and records, with a loopback server)."""
+    assert parse_error_body(body) == expected
