@@ -229,3 +229,28 @@ async def test_cancelling_while_waiting_for_the_answer_closes_the_connection() -
     finally:
         server.close()
         await server.wait_closed()
+
+
+def test_closing_on_another_loop_leaves_an_idle_loop_nothing_to_report(
+    local_server_url: str,
+) -> None:
+    """A provider used on loop A and closed on loop B while A is idle (pytest-asyncio's
+    module-scoped loop beside the `rxllm_scripted` fixture's): the close scheduled on A
+    ran only at A's shutdown, beside the shutdown's own close of the same generator,
+    and asyncio logged "aclose(): asynchronous generator is already running" (a review
+    of the composable surface)."""
+    p = rxllm.provider("local", base_url=local_server_url)
+    loop_a = asyncio.new_event_loop()
+    reported: list[dict[str, Any]] = []
+    loop_a.set_exception_handler(lambda _loop, context: reported.append(context))
+    try:
+        record = loop_a.run_until_complete(asyncio.wait_for(p.complete(ASK), 10))
+        assert record.terminal.type == "done"
+        assert p._pool is not None
+        session = p._pool._entries[loop_a].session
+        asyncio.run(p.aclose())  # loop B
+        assert session.closed and not p._pool._entries
+        loop_a.run_until_complete(loop_a.shutdown_asyncgens())
+    finally:
+        loop_a.close()
+    assert not reported, reported

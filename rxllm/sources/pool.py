@@ -77,7 +77,10 @@ class SessionPool:
         return entry.session
 
     async def aclose(self) -> None:
-        """Close every connection: this loop's now, other loops' on their own loop."""
+        """Close every connection: this loop's now, a running loop's on that loop, an
+        idle loop's (another test's, between its runs) at once, as if dropped: a close
+        scheduled there would run only when it runs again, and that loop's shutdown
+        closes the same generator, which asyncio reports as already running."""
         current = asyncio.get_running_loop()
         self.closings += 1
         for transfer in list(self.streaming):  # each on its own loop
@@ -88,8 +91,10 @@ class SessionPool:
         for loop, entry in entries:
             if loop is current:
                 await entry.keeper.aclose()
-            elif not loop.is_closed():
+            elif loop.is_running():
                 asyncio.run_coroutine_threadsafe(entry.keeper.aclose(), loop)
+            elif not loop.is_closed():
+                _close_now({loop: entry})
 
 
 def _close_now(entries: dict[asyncio.AbstractEventLoop, _Entry]) -> None:
