@@ -336,3 +336,37 @@ def test_fallback_skips_a_provider_that_cannot_express_the_request() -> None:
     bad = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")], params={"stream": 0})
     with pytest.raises(rxllm.ConfigError, match="no provider can express"):
         rxllm.fallback([good]).stream(bad)
+
+
+@pytest.mark.parametrize("held", ["\n", "\nUs"])
+async def test_text_a_speaker_guard_holds_does_not_commit_a_rejected_attempt(
+    serve: Any, held: str
+) -> None:
+    """DESIGN, Commitment: "Text held by a guard does not commit until released." The
+    guard released what it held before the error frame, so the text committed the
+    attempt and the rejection surfaced (a review of DESIGN's rules against the tests):
+    the held text is dropped with the failed attempt, which is retried clean."""
+    bodies: list[dict[str, Any]] = []
+    error = '"error": {"message": "Unsupported parameter: \'temperature\'", "code": 400}'
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        bodies.append(body)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        if "temperature" in body:
+            chunk = {"choices": [{"index": 0, "delta": {"content": held}}]}
+            await response.write(f"data: {json.dumps(chunk)}\n\ndata: {{{error}}}\n\n".encode())
+        else:
+            chunk = {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}
+            await response.write(f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode())
+        return response
+
+    provider = rxllm.provider(
+        "openai", api_key="sk-test-0123456789abcdef", base_url=await serve(handler),
+        speaker_guard=True,
+    )  # fmt: skip
+    events = [e async for e in provider.astream(ask("m", temperature=0.3))]
+    await provider.aclose()
+    assert [e.type for e in events] == ["retry", "text", "done"]
+    assert events[1].text == "ok" and [("temperature" in b) for b in bodies] == [True, False]

@@ -9,7 +9,8 @@ from typing import TypeVar, cast
 from loguru import logger
 from reactivex import Observable, abc
 
-from rxllm.events import TextDelta
+from rxllm.events import Failed, TextDelta
+from rxllm.fragments import FailureUsage
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, link
 
@@ -59,9 +60,11 @@ def speaker_guard(
     While the end of the text could still become a marker (`"\\nUs"`), it is held back,
     not emitted (so it does not commit the attempt). It is released as soon as it
     cannot be a marker, before any item that is not text, and at the end of the
-    stream. Once a marker is seen, the text before it is emitted and every later text
-    chunk is dropped; other items still pass through unchanged and in order. The state
-    lives in each subscription: every stream and every retry starts clean.
+    stream; an error drops it (it never reached anyone, so the attempt the error ends
+    is not committed by it and may be retried). Once a marker is seen, the text before
+    it is emitted and every later text chunk is dropped; other items still pass
+    through unchanged and in order. The state lives in each subscription: every stream
+    and every retry starts clean.
 
     Args:
         names: the speaker names (a list, even of one: `["Bob"]`); by default
@@ -114,10 +117,23 @@ def speaker_guard(
                 if guard.held and last is not None:
                     emit(last, guard.release())
 
+            def drop(failure: Failed) -> None:
+                # Held text never reached anyone: it must not commit the attempt the
+                # error ends, which may yet be retried from a clean start.
+                if guard.held:
+                    logger.bind(provider=failure.provider, attempt=failure.attempt).debug(
+                        "the turn failed: the {} characters held are dropped", len(guard.held)
+                    )
+                    guard.release()
+
             def on_next(item: _T) -> None:
                 nonlocal last
                 if not isinstance(item, TextDelta):
-                    release()
+                    kind = type(item)
+                    if kind is Failed:
+                        drop(cast(Failed, item))
+                    elif kind is not FailureUsage:  # (the usage of the failure to come)
+                        release()
                     observer.on_next(item)
                     return
                 if guard.stopped:

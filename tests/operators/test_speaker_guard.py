@@ -11,8 +11,16 @@ from reactivex import operators as ops
 from reactivex.testing import ReactiveTest, TestScheduler
 from reactivex.testing.marbles import marbles_testing
 
-from rxllm.events import Done, ReasoningDelta, TextDelta, ToolStart, Usage, UsageUpdate
-from rxllm.fragments import Fragment, ToolArgs, ToolEnd
+from rxllm.events import (
+    Done,
+    ReasoningDelta,
+    TextDelta,
+    ToolStart,
+    Usage,
+    UsageUpdate,
+    failed,
+)
+from rxllm.fragments import FailureUsage, Fragment, ToolArgs, ToolEnd
 from rxllm.operators.speaker_guard import DEFAULT_SPEAKERS, SPEAKER_HOLD, speaker_guard
 from tests.operators.marbles import BOOM, raise_on
 
@@ -335,3 +343,13 @@ def test_a_single_name_given_as_a_string_is_refused() -> None:
 def test_arguments_of_the_wrong_type_are_refused(kwargs: dict[str, Any], match: str) -> None:
     with pytest.raises(TypeError, match=match):
         speaker_guard(**kwargs)
+
+
+def test_an_error_drops_the_held_text_and_the_usage_before_it_does_not_release_it() -> None:
+    """Held text never reached anyone: released before the error, it committed the
+    attempt the error ends, which could then not be retried (DESIGN: "Text held by a
+    guard does not commit until released")."""
+    failure = failed("p", "stream_error", "boom")
+    usage = FailureUsage("p", 1, Usage(input_tokens=5))
+    assert run("Hi\nUs", usage, failure) == [t("Hi"), usage, failure, "|"]
+    assert run("\n", failure) == [failure, "|"]
