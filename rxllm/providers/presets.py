@@ -130,12 +130,19 @@ def groq() -> OpenAIChat:
     message field it does not know, so no Gemini call signature goes there. Its
     `reasoning_format` defaults to `raw` (the reasoning "within <think> tags in the main
     text content", console.groq.com/docs/reasoning) for a turn without tools or JSON
-    mode: qwen3-32b thinks inside `content` unless asked for `parsed`."""
+    mode: qwen3-32b thinks inside `content` unless asked for `parsed`. Its tool names are
+    OpenAI's (groq-python's `FunctionDefinition`: a-z, A-Z, 0-9, underscores and dashes,
+    at most 64)."""
     return OpenAIChat(
         "groq",
         "https://api.groq.com/openai/v1",
         "GROQ_API_KEY",
-        options=ChatOptions(extension="x_groq", call_signatures=False, think_tags=True),
+        options=ChatOptions(
+            extension="x_groq",
+            call_signatures=False,
+            think_tags=True,
+            tool_names=OPENAI.tool_names,
+        ),
     )
 
 
@@ -145,7 +152,10 @@ def mistral() -> OpenAIChat:
     ids of 9 alphanumerics only, the seed named `random_seed`, no field it does not know
     (no Gemini call signature), and no user message right after tool messages
     ("Unexpected role 'user' after role 'tool'", code 3230), so an assistant message
-    comes between, and the images of tool results are left out."""
+    comes between, and the images of tool results are left out. Tool names follow
+    OpenAI's rule ("must be a-z, A-Z, 0-9, or contain underscores and dashes, with a
+    maximum length of 64"): another is a `ConfigError` at the call, not a 400 whose
+    degraded retry drops every tool."""
     return OpenAIChat(
         "mistral",
         "https://api.mistral.ai/v1",
@@ -157,6 +167,7 @@ def mistral() -> OpenAIChat:
             assistant_after_tool_results=True,
             images_after_tool_results=False,
             sampling_renames={"seed": "random_seed"},
+            tool_names=OPENAI.tool_names,
         ),
     )
 
@@ -206,8 +217,17 @@ def xai() -> OpenAIChat:
 
 
 def zai() -> OpenAIChat:
-    """Z.ai (GLM): `reasoning_content`, no finish key until the end; read by the core."""
-    return OpenAIChat("zai", "https://api.z.ai/api/paas/v4", "ZAI_API_KEY", options=_COMPATIBLE)
+    """Z.ai (GLM): `reasoning_content`, no finish key until the end; read by the core.
+    Interleaved thinking wants an assistant turn's reasoning back with the tool results
+    ("thinking blocks should be explicitly preserved and returned together with the tool
+    results", docs.z.ai/guides/capabilities/thinking-mode), so every assistant message
+    carries it as `reasoning_content`, as DeepSeek's do."""
+    return OpenAIChat(
+        "zai",
+        "https://api.z.ai/api/paas/v4",
+        "ZAI_API_KEY",
+        options=ChatOptions(send_reasoning_content=True),
+    )
 
 
 def together() -> OpenAIChat:

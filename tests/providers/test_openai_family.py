@@ -642,7 +642,9 @@ OPTIONS: dict[str, ChatOptions] = {
         tool_names=OPENAI_TOOL_NAMES,
         max_tool_call_id=40,
     ),
-    "groq": ChatOptions(extension="x_groq", call_signatures=False, think_tags=True),
+    "groq": ChatOptions(
+        extension="x_groq", call_signatures=False, think_tags=True, tool_names=OPENAI_TOOL_NAMES
+    ),
     "mistral": ChatOptions(
         stream_usage=False,
         short_tool_call_ids=True,
@@ -650,8 +652,10 @@ OPTIONS: dict[str, ChatOptions] = {
         assistant_after_tool_results=True,
         images_after_tool_results=False,
         sampling_renames={"seed": "random_seed"},
+        tool_names=OPENAI_TOOL_NAMES,
     ),
     "deepseek": ChatOptions(send_reasoning_content=True),
+    "zai": ChatOptions(send_reasoning_content=True),
     "openrouter": ChatOptions(reasoning_details=True),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True),
@@ -750,11 +754,14 @@ def test_mistral_sends_the_seed_as_random_seed() -> None:
         wire_for("mistral").build_body(twice)
 
 
-def test_deepseek_sends_the_reasoning_of_a_tool_turn_back() -> None:
+@pytest.mark.parametrize("name", ["deepseek", "zai"])
+def test_deepseek_and_zai_send_the_reasoning_of_a_tool_turn_back(name: str) -> None:
     """api-docs.deepseek.com/guides/thinking_mode: the reasoning_content of every
     assistant message of a user turn that made tool calls "must be passed back to the API
-    in all subsequent requests" (else a 400), the answer after the results too. Other
-    presets send none."""
+    in all subsequent requests" (else a 400), the answer after the results too. Z.ai's
+    interleaved thinking alike: "thinking blocks should be explicitly preserved and
+    returned together with the tool results" (docs.z.ai, Thinking Mode; a review of the
+    presets found Z.ai's dropped). Other presets send none."""
     thought = rxllm.ReasoningPart(text="I need the weather. ")
     history = [
         Message.user("Weather in Paris?"),
@@ -766,7 +773,7 @@ def test_deepseek_sends_the_reasoning_of_a_tool_turn_back() -> None:
         Message.user("Thanks."),
     ]
     request = ChatRequest(model="deepseek-v4-pro", messages=history)
-    sent = wire_for("deepseek").build_body(request)["messages"]
+    sent = wire_for(name).build_body(request)["messages"]
     assert sent[1]["reasoning_content"] == "I need the weather. "
     assert sent[3]["reasoning_content"] == "Easy."
     plain = wire_for("openai").build_body(request)["messages"]
@@ -809,3 +816,20 @@ def test_mistral_leaves_out_tool_result_images_rather_than_break_the_turn() -> N
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool"]
     plain = wire_for("openai").build_body(ChatRequest(model="m", messages=history))
     assert [m["role"] for m in plain["messages"]] == ["user", "assistant", "tool", "user"]
+
+
+@pytest.mark.parametrize("name", ["mistral", "groq"])
+@pytest.mark.parametrize("tool", ["fs.read", "t" * 65])
+def test_mistral_and_groq_refuse_tool_names_at_the_call(name: str, tool: str) -> None:
+    """Mistral answers such a name 400 ("must be a-z, A-Z, 0-9, or contain underscores
+    and dashes, with a maximum length of 64", quoted in Kochava-Studios/witsy#164), and
+    the degraded retry then dropped every tool (a review of the presets); groq-python
+    documents the same rule. A ConfigError at the call names it instead."""
+    request = ChatRequest(
+        model="m",
+        messages=[Message.user("hi")],
+        tools=[rxllm.Tool(name=tool, parameters={"type": "object"})],
+    )
+    with pytest.raises(rxllm.ConfigError, match="tool name"):
+        wire_for(name).build_body(request)
+    wire_for(name).build_body(request.model_copy(update={"tools": [rxllm.Tool(name="t_1-a")]}))
