@@ -63,30 +63,34 @@ A rejection before anything was committed is read once, by `classify`, into one 
   temperature", "temperature参数", "参数temperature"), the words of an identifier read the
   same way ("Frequency penalty must satisfy p > 0", "Top-p must be greater than 0"), or the
   server's camelCase of it (`frequencyPenalty`). So "stop" in an unrelated sentence never
-  drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?") or a
-  value it would accept ("Supported values are: 'low', ..."), nor a link's path, nor a
-  field or role of a message the error points into ("'messages.1' : property 'metadata'
-  is unsupported" is not the body's `metadata`, "roles must alternate between "user" and
-  "assistant"" not its `user`), nor a word inside a longer key's words ("does not support
-  prompt logprobs" names `prompt_logprobs` alone), nor a key named only as the condition
+  drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?") or
+  asks to turn on ("enable `thinking`"), or a value it would accept ("Supported values
+  are: 'low', ..."), nor a link's path, nor a field or role of a message the error points
+  into ("'messages.1' : property 'metadata' is unsupported" is not the body's `metadata`,
+  "roles must alternate between "user" and "assistant"" not its `user`), nor a word
+  inside a longer key's words ("does not support prompt logprobs" names `prompt_logprobs`
+  alone), nor a key named only as the condition
   of another's refusal ("temperature=1 is supported unless reasoning_effort resolves to
   'none'" drops `temperature` alone). Capability phrases name keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, as do "Functions are not supported", "function calling not support", "not yet
-  implemented" and "Only [...] support tool calls"; "does not support thinking" the
-  reasoning switches; "Penalty is not enabled" the penalty keys; "Only one completion
-  choice is allowed" `n`; "Tool use failed" names nothing). A tool's definition refused names
-  `tools` ("Invalid schema for function 'ls'", "Tool parameters must be a JSON object", a
-  validator's path "13.function.parameters.type" inside an `error` written as a JSON
-  string); a call's parameters ("parameters for tool X did not match schema") do not. The
-  values a validator lists as accepted ("Input should be 'user', 'assistant' or 'system'")
-  name nothing; roles listed so are the conversation. The legacy `functions` and
-  `function_call` are tool keys. A key that means nothing without a dropped one goes with
-  it (`tool_choice` with `tools`). Where the provider names a replacement ("Use
-  'max_completion_tokens' instead") the value moves to it. Every named key goes in one
-  retry, except a pair refused only together where the structured `param` points at one
-  ("Setting 'max_tokens' and 'max_completion_tokens' at the same time is not supported",
-  "Function tools with reasoning_effort are not supported"): that one goes alone.
+  implemented" and "Only [...] support tool calls"; "does not support thinking" and
+  "thinking_config is not supported" the reasoning switches; "Penalty is not enabled" the
+  penalty keys; "Only one completion choice is allowed" and "Only one candidate" `n`; a
+  "stopSequences value" out of range `stop`; "Tool use failed" names nothing). The output's
+  schema refused ("response_schema...: should be non-empty") names `response_format`, as
+  a tool's definition refused names `tools` ("Invalid schema for function 'ls'", "Tool
+  parameters must be a JSON object", a validator's path "13.function.parameters.type"
+  inside an `error` written as a JSON string); a call's parameters ("parameters for tool X
+  did not match schema") do not. The values a validator lists as accepted ("Input should
+  be 'user', 'assistant' or 'system'") name nothing; roles listed so are the conversation.
+  The legacy `functions` and `function_call` are tool keys. A key that means nothing
+  without a dropped one goes with it (`tool_choice` with `tools`). Where the provider
+  names a replacement ("Use 'max_completion_tokens' instead") the value moves to it.
+  Every named key goes in one retry, except a pair refused only together where the
+  structured `param` points at one ("Setting 'max_tokens' and 'max_completion_tokens' at
+  the same time is not supported", "Function tools with reasoning_effort are not
+  supported"): that one goes alone.
 - `images`: the body has images and the error says image input is refused ("is not a
   multimodal model", "not a vision model", "not a VLM", "Only text content is supported",
   "image input is not supported", "此模型不支持图像输入", "No endpoints found that support
@@ -320,8 +324,11 @@ _OVER_ALLOWANCE = (
 _SIZE = (
     # (tokens "processed" are a rate: Cerebras's 429 "Tokens per minute limit exceeded - too
     # many tokens processed")
-    # (`search_context_size` is a key's name, not words about the context)
-    r"(?i)(?<!_)context[ _-]?(?:length|size|window)|maximum context|"
+    # (`search_context_size` is a key's name, not words about the context; nor is a field
+    # quoted: Groq's "`max_completion_tokens` must be less than or equal to `16384`, the
+    # maximum value for `max_completion_tokens` is less than the `context_window`" refuses
+    # the key's value)
+    r"(?i)(?<!_)(?<![`'\"])context[ _-]?(?:length|size|window)|maximum context|"
     # (nor tokens "per minute": Cerebras's and others' 503 "Too many tokens per minute")
     r"too many (?:input )?tokens(?!\s+(?:processed|used|consumed|per)\b)|"
     r"reduce the length|prompt is too long|input is too long|"
@@ -402,9 +409,12 @@ _MISSING_MODEL = (
     # (the model itself, not a setting of it: "Unsupported model parameter: top_k" names a key)
     r"(?:unknown|invalid|no such|not an? (?:valid|known)) model\b"
     r"(?!\W*(?:param|parameter|option|setting|argument|field|feature)s?\b)|model[_ ]not[_ ]found|"
-    # "Unsupported model: 'deepseek-r1'." (a relay): the name next, and in the rest of the
-    # line no key it is for ("Unsupported model 'o1-mini' for parameter 'reasoning_effort'")
-    r"\bunsupported model\s*[:'\"`](?![^\n]*\b(?:for|with)\b)|"
+    # "Unsupported model: 'deepseek-r1'." (a relay), or its id bare ("Unsupported model
+    # anthropic.claude-3-5-haiku-20241022-v1:0, please use models API ...", Bedrock Access
+    # Gateway; an id has a digit, a slash or a hyphen: "Unsupported model parameter" is no
+    # model): the name next, and in the rest of the line no key it is for ("Unsupported
+    # model 'o1-mini' for parameter 'reasoning_effort'")
+    r"\bunsupported model\s*(?:[:'\"`]|(?=[\w.:/-]*[\d/-])[A-Za-z_])(?![^\n]*\b(?:for|with)\b)|"
     # the model's name said to be wrong ("You don't have access to this model or the model
     # name is invalid", Google)
     r"\bmodel(?:'s)? (?:name|id) is (?:invalid|unknown|not valid)\b|"
@@ -674,6 +684,9 @@ _SUGGESTION = (
     r"\buse\s+['\"`]?[A-Za-z_][\w.]*['\"`]?"
     r"(?:\s*(?:/|,|\bor\b|\band\b)\s*['\"`]?[A-Za-z_][\w.]*['\"`]?){0,3}\s+instead|"
     r"\bmoved to\s+['\"`]?[A-Za-z_][\w.]*['\"`]?|"
+    # advice to switch a key on ("To use thinking blocks, enable `thinking` in your request.",
+    # Anthropic): no body without a key turns it on ("disable `thinking`" still names it)
+    r"\b(?:enable|turn on|activate|switch on)\s+['\"`][A-Za-z_][\w.]*['\"`]|"
     # the values it would accept ("Supported values are: 'none', 'low', 'medium', and
     # 'high'.", MiniMax's "(allowed: adaptive, disabled)"): to the sentence's end
     r"\b(?:supported|allowed|valid|accepted) values? (?:are|is|include)\b[^.\n]*|"
@@ -709,6 +722,9 @@ _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't) (
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
 _CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized|too many)"
 _CUE_CJK = r"(?:参数|字段)"
+# A key listed before another after such words: an identifier (a plain word is prose,
+# "Invalid request and ..."), or quoted (or the quotes a named key's words left).
+_LISTED_KEY = r"(?:['\"`][^'\"`\n]{0,40}['\"`]|[A-Za-z]\w*_\w+)"
 # A path rooted at the request names a key of the body by its next segment
 # ("parameter.enable_thinking must be set to false", DashScope; "body.maxTokens: property
 # 'body.maxTokens' is unsupported", Cerebras): the root is cut, so that the key reads as if
@@ -778,12 +794,15 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # support thinking" for `reasoning_effort`, Ollama's "think value \"medium\" is not
     # supported for this model"): a refusal right next to the word, or to the word and the
     # setting it names (its mode, value, level, effort or budget, the value quoted), names
-    # the switches; the word alone ("while reasoning is active") names nothing.
+    # the switches, the setting spelled as the server's field too (Gemini's "thinking_config
+    # is not supported.", Vertex's "thinking is not configurable in this model"); the word
+    # alone ("while reasoning is active") names nothing.
     (
         r"(?i)(?:does(?: not|n't)|do(?: not|n't)) support\W+"
         r"(?:\w+\W+){0,2}?(?:thinking|reasoning)\b|"
-        r"\b(?:think|thinking|reasoning)(?: (?:mode|value|level|effort|budget))?"
-        r"(?: [\"'`][^\"'`\n]{0,32}[\"'`])? (?:is|are) not (?:supported|enabled|available)",
+        r"\b(?:think|thinking|reasoning)(?:[ _-]?(?:mode|value|level|effort|budget|config))?"
+        r"(?: [\"'`][^\"'`\n]{0,32}[\"'`])? (?:is|are) not "
+        r"(?:supported|enabled|available|configurable|adjustable)",
         _REASONING_KEYS,
     ),
 )
@@ -792,7 +811,8 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
 # match the expected schema for tool calls") says the model's call failed, and dropping
 # the tools would only hide the turn's purpose.
 _CAPABILITY_REFUSAL = (
-    r"(?i)(?:\bnot|n't) (?:be )?(?:supported|enabled|available|allowed|permitted)|unsupported|"
+    r"(?i)(?:\bnot|n't) (?:be )?(?:supported|enabled|available|allowed|permitted|configurable|"
+    r"adjustable)|unsupported|"
     r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
     r"\bcannot\b|can't|\bdisabled\b|不支持|"
     # a server's own English ("model features function calling not support", Novita) and a
@@ -838,14 +858,33 @@ _TOOL_DEFINITION = (
 _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     *((pattern, keys, _CAPABILITY_REFUSAL) for pattern, keys in _CAPABILITIES),
     (_TOOL_DEFINITION, ("tools", "functions"), _DEFINITION_REFUSAL),
+    # The output's schema by the API's name for it (Gemini's "generation_config.response_schema
+    # .properties[...]: should be non-empty for OBJECT type") is `response_format`'s, refused
+    # as a tool's definition is, by a validator's "should be" too.
+    (
+        r"(?i)\bresponse[ _-]?schemas?\b",
+        ("response_format",),
+        _DEFINITION_REFUSAL + r"|\bshould be\b",
+    ),
     # The choices `n` asks for, refused by number too ("Only one completion choice is
-    # allowed", llama.cpp): one is what a body without `n` gets.
+    # allowed", llama.cpp; Gemini's name for them, "Only one candidate can be specified"):
+    # one is what a body without `n` gets.
     (
         r"(?i)\bcompletion choices?\b|\b(?:multiple|several)\s+(?:choices|completions)\b|"
+        r"\bcandidates?(?:[ _-]?count)?\b|"
         r"\bmore than (?:one|1)\s+(?:choices?|completions?)\b|"
         r"\bnumber of (?:choices|completions)\b",
         ("n",),
         _CAPABILITY_REFUSAL + r"|\b(?:only|at most|must be) (?:one|1|a single)\b",
+    ),
+    # The sequences `stop` holds, in prose or by Google's field for them ("it has a
+    # stopSequences value of 10 but the supported range is from 1 (inclusive) to 6
+    # (exclusive)", Vertex), refused as a value is; `stop_sequences` spelled is a longer
+    # key's name (Anthropic's), not `stop`.
+    (
+        r"(?i)\bstop[ -]?sequences?\b",
+        ("stop",),
+        _DEFINITION_REFUSAL + r"|\b(?:supported|allowed|valid) range\b|\bup to \d+\b",
     ),
 )
 # Keys refused only as a pair, either alone accepted ("Setting 'max_tokens' and
@@ -992,7 +1031,9 @@ def _is_named(key: str, text: str) -> bool:
     # The words may be hyphenated ("Top-p must be greater than 0"), and a number between
     # them and the cue is one word ("Temperature value 0.2 is not supported"); both in one
     # sentence of one string (the error's strings are joined by lines: "... with tools +
-    # stream\nlogprobs is not supported ..." refuses no `tools`).
+    # stream\nlogprobs is not supported ..." refuses no `tools`). Words that refuse the key
+    # right after them refuse a list of keys the same ("Invalid top_logprobs and logprobs
+    # value", DeepSeek): identifiers before it, or the gap a named longer key left.
     parts = key.strip("_").split("_")
     if not all(part.isalpha() for part in parts):
         return False
@@ -1002,7 +1043,8 @@ def _is_named(key: str, text: str) -> bool:
         rf"\b{_CUE_BEFORE}{gap}{w}\b"
         rf"|\b{w}\b{gap}{_CUE_AFTER}"
         # ("Unsupported user content type" speaks of a message's content, not `user`)
-        rf"|\b{_CUE_ADJACENT_BEFORE}\s+{w}\b(?!\s+(?:message|content|role)s?\b)"
+        rf"|\b{_CUE_ADJACENT_BEFORE}\s+(?:(?:{_LISTED_KEY}\s*)?(?:,|\band\b|\bor\b)\s*){{0,3}}"
+        rf"{w}\b(?!\s+(?:message|content|role)s?\b)"
         rf"|\b{w}\s*{_CUE_CJK}|{_CUE_CJK}\s*{w}\b"
     )
     return re.search(cue, text, re.I | re.ASCII) is not None
