@@ -31,18 +31,18 @@ A rejection before anything was committed is read once, by `classify`, into one 
   model, by name or by its path, at 4xx: a 5xx's "headers" are the server's own). No body
   can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
-  model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that
-  failed; where no status says it, a 503's or 429's words: "server unavailable", a model
-  "still loading", no available channel, deployment or data center, "wait one minute",
-  "请稍后再试", a wait named ("Try again in 5 seconds"), a window such as "per minute", the
-  server's own failure ("An internal error has occurred", "on our end"), or a
-  backend's gRPC failure, "rpc error: code = Unknown"). It is sent again after the
-  `retry_after` the provider named, as given; when it named none (or 0), after an
-  exponential wait less a random share of up to a quarter (`backoff_wait`), so that
-  streams refused at one instant do not all come back at the next. A wait longer than
-  the policy's `max_retry_after`, or than what is left of the turn's `total_timeout`,
-  surfaces instead of holding the turn. The server's `x-should-retry` outranks all of
-  this, for the same body only (`classify`).
+  model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that failed;
+  where no status says it, a 503's or 429's words: "server unavailable", a model "still
+  loading", no available channel, deployment or data center, "wait one minute", "请稍后再试", a
+  queue that "is full", a wait named ("Try again in 5 seconds"), a window such as "per
+  minute", the server's own failure ("An internal error has occurred", "on our end", a
+  model that "has crashed"), or a backend's gRPC failure, "rpc error: code = Unknown"). It
+  is sent again after the `retry_after` the provider named, as given; when it named none
+  (or 0), after an exponential wait less a random share of up to a quarter
+  (`backoff_wait`), so that streams refused at one instant do not all come back at the
+  next. A wait longer than the policy's `max_retry_after`, or than what is left of the
+  turn's `total_timeout`, surfaces instead of holding the turn. The server's
+  `x-should-retry` outranks all of this, for the same body only (`classify`).
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``) or assigned (`n=1`), the field a
@@ -334,12 +334,15 @@ _SIZE = (
     r"reduce the length|prompt is too long|input is too long|"
     # the request's own parts over a maximum ("The input token count (1200000) exceeds the
     # maximum", "the request exceeds the available context size", "The prompt is longer than
-    # the maximum allowed length"), not a key's value ("stop: sequence length exceeds the
+    # the maximum allowed length", "Input tokens (9000) exceed the model's `context_length`"),
+    # not a key's value ("stop: sequence length exceeds the
     # maximum length of 32"), nor a part "in the request" (Gemini's "A FunctionDeclaration in
     # the request exceeds the maximum allowed nesting depth" is a tool's)
     r"(?<!\bin the )(?<!\bin this )(?<!\bin your )"
-    r"\b(?:request|input|prompt|messages|conversation)(?:\s+(?:token\s+)?(?:count|length|size))?"
-    r"(?:\s*\(?\d[\d,]*\)?)?\s+(?:exceeds?|is longer than) the (?:available|maximum)|"
+    r"\b(?:request|input|prompt|messages|conversation)"
+    r"(?:\s+(?:token\s+)?(?:count|length|size)|\s+tokens)?"
+    r"(?:\s*\(?\d[\d,]*\)?)?\s+(?:exceeds?|is longer than) the (?:model's )?"
+    r"(?:available|maximum|['\"`]?context[ _-]?(?:length|size|window))|"
     # the same in Chinese: the input, prompt or context over its length ("输入长度超过限制")
     r"(?:输入|提示词?|上下文)的?(?:长度|内容)?\S{0,4}?(?:超过|超出|过长|太长)|"
     # xAI "maximum prompt length is 131072 but the request contains 136973 tokens", vLLM's
@@ -473,6 +476,9 @@ _TRANSIENT = (
     r"\bno (?:(?:available|healthy|more) )?" + _SERVERS + r"\s+(?:available|left|to forward)\b|"
     r"\bno (?:available|healthy) " + _SERVERS + r"|无可用(?:渠道|节点)|"
     r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b|"
+    # a queue with no room now (SGLang's "The request queue is full." after `200 OK`, its
+    # 503 lost in a frame without one)
+    r"\bqueue (?:is )?(?:full|at capacity)\b|队列已?满|"
     r"稍后再?(?:重?试|尝试)|负载\S{0,4}?(?:饱和|过高|过大)|繁忙"
 )
 # A 429 that names the window it counts in ("Tokens per minute limit exceeded", "on
@@ -524,6 +530,10 @@ _SERVER_TROUBLE = (
     # connection to the server behind it (Envoy's "upstream connect error or
     # disconnect/reset before headers. reset reason: connection termination")
     r"\bTraceback \(most recent call last\)|"
+    # or its model's process gone (LM Studio's "The model has crashed without additional
+    # information. (Exit code: null)", its 500 and `api_error` lost in a frame; Ollama's
+    # "llama runner process has terminated: exit status 2")
+    r"\bcrash(?:ed|es)?\b|\bprocess (?:has )?(?:terminated|exited|died)\b|"
     r"\b(?:(?:upstream|backend|origin)\s+connect(?:ion)?\s+(?:error|fail\w*)|"
     r"connection\s+(?:termination|refused|reset|fail\w*|timed? ?out))\b|"
     # or that waited for it in vain (Tengine's "The gateway did not receive a timely response
@@ -686,6 +696,8 @@ _SUGGESTION = (
     r"\bmoved to\s+['\"`]?[A-Za-z_][\w.]*['\"`]?|"
     # advice to switch a key on ("To use thinking blocks, enable `thinking` in your request.",
     # Anthropic): no body without a key turns it on ("disable `thinking`" still names it)
+    # (not where it cannot be: "Cannot enable `logprobs` for this model" refuses it)
+    r"(?<!\bcannot )(?<!\bcan't )(?<!\bnot )(?<!\bunable to )(?<!\bfailed to )"
     r"\b(?:enable|turn on|activate|switch on)\s+['\"`][A-Za-z_][\w.]*['\"`]|"
     # the values it would accept ("Supported values are: 'none', 'low', 'medium', and
     # 'high'.", MiniMax's "(allowed: adaptive, disabled)"): to the sentence's end
@@ -716,7 +728,7 @@ _VALUE_WORD = r"(?i)\bvalues?\b"
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused.
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
-_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't) (?:supported|allowed|permitted|available|enabled)|not supported|unsupported|unavailable|must|(?:may|can) only be|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|cannot be (?:used|set|specified|enabled))"  # noqa: E501
+_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't) (?:supported|allowed|permitted|available|enabled|configurable|adjustable)|not supported|unsupported|unavailable|must|(?:may|can) only be|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|cannot be (?:used|set|specified|enabled))"  # noqa: E501
 # Words that refuse the key written right after them ("invalid temperature: only 1 is
 # allowed"), and the words for "parameter" or "field" written right against it in Chinese,
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
@@ -875,7 +887,8 @@ _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         r"\bmore than (?:one|1)\s+(?:choices?|completions?)\b|"
         r"\bnumber of (?:choices|completions)\b",
         ("n",),
-        _CAPABILITY_REFUSAL + r"|\b(?:only|at most|must be) (?:one|1|a single)\b",
+        # (or out of its range: "candidateCount must be between 1 and 8")
+        _CAPABILITY_REFUSAL + r"|\b(?:only|at most) (?:one|1|a single)\b|\bmust be\b",
     ),
     # The sequences `stop` holds, in prose or by Google's field for them ("it has a
     # stopSequences value of 10 but the supported range is from 1 (inclusive) to 6
@@ -1032,8 +1045,9 @@ def _is_named(key: str, text: str) -> bool:
     # them and the cue is one word ("Temperature value 0.2 is not supported"); both in one
     # sentence of one string (the error's strings are joined by lines: "... with tools +
     # stream\nlogprobs is not supported ..." refuses no `tools`). Words that refuse the key
-    # right after them refuse a list of keys the same ("Invalid top_logprobs and logprobs
-    # value", DeepSeek): identifiers before it, or the gap a named longer key left.
+    # right after them, or after "value(s) for", refuse a list of keys the same ("Invalid
+    # top_logprobs and logprobs value", DeepSeek; "Invalid values for top_logprobs and
+    # logprobs"): identifiers before it, or the gap a named longer key left.
     parts = key.strip("_").split("_")
     if not all(part.isalpha() for part in parts):
         return False
@@ -1043,7 +1057,8 @@ def _is_named(key: str, text: str) -> bool:
         rf"\b{_CUE_BEFORE}{gap}{w}\b"
         rf"|\b{w}\b{gap}{_CUE_AFTER}"
         # ("Unsupported user content type" speaks of a message's content, not `user`)
-        rf"|\b{_CUE_ADJACENT_BEFORE}\s+(?:(?:{_LISTED_KEY}\s*)?(?:,|\band\b|\bor\b)\s*){{0,3}}"
+        rf"|\b{_CUE_ADJACENT_BEFORE}\s+(?:values?\s+(?:for|of)\s+)?"
+        rf"(?:(?:{_LISTED_KEY}\s*)?(?:,|\band\b|\bor\b)\s*){{0,3}}"
         rf"{w}\b(?!\s+(?:message|content|role)s?\b)"
         rf"|\b{w}\s*{_CUE_CJK}|{_CUE_CJK}\s*{w}\b"
     )
@@ -1129,7 +1144,7 @@ def _named_in(text: str, droppable: Mapping[str, Any]) -> list[str]:
     for pattern, keys, refusal in _PHRASES:
         if any(
             re.search(refusal, sentence)
-            for sentence in _sentences(_without_compounds(text, compounds, pattern))
+            for sentence in _clauses(_without_compounds(text, compounds, pattern))
             if re.search(pattern, sentence)
         ):
             named.update(keys)
@@ -1175,6 +1190,21 @@ def _named_by_value(text: str, droppable: Mapping[str, Any]) -> set[str]:
 
 def _sentences(text: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+|\n", text)
+
+
+# A remark in parentheses, one level deep.
+_ASIDE = r"\(([^()\n]*)\)"
+
+
+def _clauses(text: str) -> list[str]:
+    """Each sentence of `text` without its remarks in parentheses, and each remark apart:
+    an aside neither refuses nor is refused by the words around it ("Invalid 'logit_bias':
+    token ids must be integers (stop sequences are unaffected)" refuses no `stop`)."""
+    return [
+        clause
+        for sentence in _sentences(text)
+        for clause in (re.sub(_ASIDE, " ", sentence), *re.findall(_ASIDE, sentence))
+    ]
 
 
 def _one_of_together(named: list[str], param: str | None, text: str) -> list[str]:
