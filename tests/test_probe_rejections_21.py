@@ -36,10 +36,9 @@ import pytest
 
 from rxllm.degradation import RecoveryPolicy, Verdict
 from tests.test_probe_rejections_7 import TOOLS, body, frame, response
-from tests.test_probe_rejections_9 import EXTRA, original
-from tests.test_probe_rejections_16 import combinations, reading
+from tests.test_probe_rejections_16 import combinations
 from tests.test_probe_rejections_17 import case, error, pydantic
-from tests.test_probe_rejections_19 import wrapped
+from tests.test_probe_rejections_19 import action_counts, assert_reads_the_same
 
 # drop 18, none 5, backoff 4, images 4
 ROUND_SIX = (
@@ -79,18 +78,12 @@ ROUND_SIX = (
 
 @pytest.mark.parametrize(("case_name", "envelope", "in_band"), combinations(ROUND_SIX))
 def test_every_envelope_reads_the_same(case_name: str, envelope: str, in_band: bool) -> None:
-    case = json.loads((EXTRA / f"{case_name}.json").read_text())
-    verdict = wrapped(case, envelope, in_band)
-    assert verdict is not None
-    assert reading(verdict) == reading(original(case)), verdict
+    assert_reads_the_same(case_name, envelope, in_band)
 
 
 def test_the_cases_are_round_sixs() -> None:
-    actions = [
-        json.loads((EXTRA / f"{name}.json").read_text())["expected"]["action"] for name in ROUND_SIX
-    ]
     assert len(set(ROUND_SIX)) == 31
-    assert {action: actions.count(action) for action in set(actions)} == {
+    assert action_counts(ROUND_SIX) == {
         "drop": 18,
         "none": 5,
         "backoff": 4,

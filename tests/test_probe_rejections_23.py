@@ -29,7 +29,6 @@ support tools" is typed `api_error`): where no key can go, it surfaces, never re
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
@@ -38,10 +37,9 @@ import pytest
 import rxllm
 from rxllm.degradation import RecoveryPolicy, Verdict
 from tests.test_probe_rejections_7 import TOOLS, body, frame, gateway_string, response
-from tests.test_probe_rejections_9 import EXTRA, original
-from tests.test_probe_rejections_16 import combinations, reading
+from tests.test_probe_rejections_16 import combinations
 from tests.test_probe_rejections_17 import case, error, pydantic
-from tests.test_probe_rejections_19 import wrapped
+from tests.test_probe_rejections_19 import action_counts, assert_reads_the_same
 from tests.test_probe_rejections_21 import JSON_OBJECT, NAMED_CHOICE, anthropic
 
 # drop 12, none 9, backoff 7, static 2
@@ -81,19 +79,12 @@ ROUND_SEVEN = (
 
 @pytest.mark.parametrize(("case_name", "envelope", "in_band"), combinations(ROUND_SEVEN))
 def test_every_envelope_reads_the_same(case_name: str, envelope: str, in_band: bool) -> None:
-    case = json.loads((EXTRA / f"{case_name}.json").read_text())
-    verdict = wrapped(case, envelope, in_band)
-    assert verdict is not None
-    assert reading(verdict) == reading(original(case)), verdict
+    assert_reads_the_same(case_name, envelope, in_band)
 
 
 def test_the_cases_are_round_sevens() -> None:
-    actions = [
-        json.loads((EXTRA / f"{name}.json").read_text())["expected"]["action"]
-        for name in ROUND_SEVEN
-    ]
     assert len(set(ROUND_SEVEN)) == 30
-    assert {action: actions.count(action) for action in set(actions)} == {
+    assert action_counts(ROUND_SEVEN) == {
         "drop": 12,
         "none": 9,
         "backoff": 7,

@@ -39,10 +39,9 @@ import pytest
 
 from rxllm.degradation import RecoveryPolicy, Verdict
 from tests.test_probe_rejections_7 import TOOLS, body, frame, litellm, response
-from tests.test_probe_rejections_9 import EXTRA, original
-from tests.test_probe_rejections_16 import combinations, reading
+from tests.test_probe_rejections_16 import combinations
 from tests.test_probe_rejections_17 import SCHEMA, case, error, pydantic, vllm
-from tests.test_probe_rejections_19 import wrapped
+from tests.test_probe_rejections_19 import action_counts, assert_reads_the_same
 from tests.test_probe_rejections_21 import anthropic
 from tests.test_probe_rejections_23 import flat, google
 
@@ -84,19 +83,12 @@ ROUND_EIGHT = (
 
 @pytest.mark.parametrize(("case_name", "envelope", "in_band"), combinations(ROUND_EIGHT))
 def test_every_envelope_reads_the_same(case_name: str, envelope: str, in_band: bool) -> None:
-    case = json.loads((EXTRA / f"{case_name}.json").read_text())
-    verdict = wrapped(case, envelope, in_band)
-    assert verdict is not None
-    assert reading(verdict) == reading(original(case)), verdict
+    assert_reads_the_same(case_name, envelope, in_band)
 
 
 def test_the_cases_are_round_eights() -> None:
-    actions = [
-        json.loads((EXTRA / f"{name}.json").read_text())["expected"]["action"]
-        for name in ROUND_EIGHT
-    ]
     assert len(set(ROUND_EIGHT)) == 31
-    assert {action: actions.count(action) for action in set(actions)} == {
+    assert action_counts(ROUND_EIGHT) == {
         "drop": 18,
         "none": 9,
         "images": 2,
