@@ -130,8 +130,14 @@ class _Settle(abc.DisposableBase):
         if self._drain <= 0 or clock is None or isinstance(event, Cancelled):
             self._unsubscribe()
             return
+        try:
+            timer = after(clock, self._drain, self._unsubscribe)
+        except Exception:  # the scheduler cannot time it (disposed): no drain, then
+            logger.opt(exception=True).debug("the drain could not be scheduled")
+            self._unsubscribe()
+            return
         self._draining = True
-        self._drain_timer = after(clock, self._drain, self._unsubscribe)
+        self._drain_timer = timer
 
     def on_next(self, event: Event) -> None:
         if self._settled:

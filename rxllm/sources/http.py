@@ -167,8 +167,8 @@ def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
     except RuntimeError:
         raise RuntimeError(
             "an rxllm HTTP stream must be subscribed inside a running asyncio event loop "
-            "(or with scheduler=AsyncIOScheduler(loop)); use astream() or complete() "
-            "from async code"
+            "(or with scheduler=AsyncIOThreadSafeScheduler(loop) from another thread); use "
+            "astream() or complete() from async code"
         ) from None
 
 

@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 import reactivex
 from reactivex import operators as ops
+from reactivex.scheduler import EventLoopScheduler
 from reactivex.testing import ReactiveTest, TestScheduler
 from reactivex.testing.marbles import marbles_testing
 
@@ -147,3 +148,20 @@ def test_a_subclass_of_a_terminal_event_is_terminal(end: Done | Failed) -> None:
     late = TextDelta.of(P, 1, "late")
     reactivex.of(text, end, late).pipe(settle_once(P)).subscribe(events.append)
     assert events == [text, end]  # one terminal, the subclass's; what came after dropped
+
+
+def test_a_scheduler_that_can_no_longer_time_the_drain_still_completes() -> None:
+    """A scheduler disposed mid-turn (`EventLoopScheduler().dispose()`): the drain timer
+    raised DisposedException, so the terminal came but `on_completed` never did (a review
+    of rxllm from threads and schedulers). The source is unsubscribed at once instead."""
+    disposed = EventLoopScheduler()
+    disposed.dispose()
+    subject: reactivex.subject.Subject[Any] = reactivex.subject.Subject()
+    out: list[Any] = []
+    subject.pipe(settle_once(drain=2.0)).subscribe(
+        out.append, out.append, lambda: out.append("|"), scheduler=disposed
+    )
+    subject.on_next(EVENTS["a"])
+    subject.on_next(EVENTS["d"])
+    assert out == [EVENTS["a"], EVENTS["d"], "|"]
+    assert not subject.observers  # unsubscribed: no drain left waiting on a dead clock
