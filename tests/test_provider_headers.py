@@ -147,3 +147,30 @@ def test_a_credential_pasted_for_a_name_is_not_quoted_either() -> None:
     with pytest.raises(rxllm.ConfigError) as raised:
         rxllm.provider("openai", api_key="k", headers={f"Bearer {TOKEN}": "Authorization"})
     assert TOKEN not in str(raised.value) and "'Bearer'" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "headers"),
+    [
+        ("azure-openai", {"Authorization": "Bearer entra-token-0123456789"}),
+        ("anthropic", {"X-Api-Key": "sk-ant-test-0123456789"}),
+    ],
+)
+def test_a_credential_header_stands_for_the_api_key(
+    name: str, headers: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Azure with a Microsoft Entra ID token (what the openai SDK sends for
+    `azure_ad_token`) raised "needs an API key", and with a placeholder key sent both
+    credentials (a review of the presets). The caller's own credential header is the
+    key: it alone goes, and it stays secret."""
+    for env in ("AZURE_OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(env, raising=False)
+    p = rxllm.provider(name, base_url="https://example.com/openai/v1", headers=headers)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")], max_tokens=8)
+    sent = {k.lower(): v for k, v in p.http_request(request).headers.items()}
+    ((key, value),) = headers.items()
+    assert sent[key.lower()] == value
+    assert not {"api-key", "x-api-key", "authorization"} - {key.lower()} & set(sent)
+    assert value not in repr(p)
+    with pytest.raises(rxllm.ConfigError, match="needs an API key"):
+        rxllm.provider(name, base_url="https://example.com/openai/v1", headers={"X-Title": "t"})

@@ -709,7 +709,7 @@ def provider(
         raise ConfigError(f"bad option for provider {name!r}: {problems}") from None
     if api_key is None and wire.api_key_env:
         api_key = os.environ.get(wire.api_key_env) or None
-    if wire.requires_api_key and not api_key:
+    if wire.requires_api_key and not api_key and not _carries_credential(wire, settings.headers):
         hint = f" or set {wire.api_key_env}" if wire.api_key_env else ""
         raise ConfigError(f"provider {name!r} needs an API key: pass api_key=...{hint}")
     if base_url is None:
@@ -724,6 +724,17 @@ def provider(
         raise TypeError(f"base_url must be a str, got {type(base_url).__name__}")
     _check_base_url(base_url, wire, api_key)
     return Provider(wire, api_key=api_key, base_url=base_url, session=session, options=settings)
+
+
+def _carries_credential(wire: WireProtocol, headers: Mapping[str, str]) -> bool:
+    """Whether the caller's own headers authenticate: an `Authorization` (a token, such
+    as Azure's Microsoft Entra ID bearer, which the openai SDK sends as `azure_ad_token`)
+    or the header the wire would put the key in."""
+    given = {name.lower() for name in headers}
+    keyed = {name.lower() for name in wire.headers("key")} - {
+        name.lower() for name in wire.headers(None)
+    }
+    return "authorization" in given or not given.isdisjoint(keyed)
 
 
 def _problem(error: Any) -> str:
