@@ -253,3 +253,30 @@ def test_text_that_is_not_unicode_is_a_config_error_at_the_call() -> None:
     request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi \udcff")])
     with pytest.raises(rxllm.ConfigError, match="the request holds text that is not Unicode"):
         p.stream(request)
+
+
+@pytest.mark.parametrize(
+    ("name", "base_url", "base"),
+    [
+        (  # as Azure's docs print the endpoint
+            "azure-openai",
+            "https://res.openai.azure.com/openai/deployments/gpt/chat/completions?api-version=2024-10-21",
+            "https://res.openai.azure.com/openai/deployments/gpt?api-version=2024-10-21",
+        ),
+        (
+            "snowflake",
+            "https://acct.snowflakecomputing.com/api/v2/cortex/v1/chat/completions/",
+            "https://acct.snowflakecomputing.com/api/v2/cortex/v1",
+        ),
+        ("openai-responses", "https://api.openai.com/v1/responses", "https://api.openai.com/v1"),
+    ],
+)
+def test_a_base_url_that_is_already_the_endpoint_is_refused_with_its_base(
+    name: str, base_url: str, base: str
+) -> None:
+    """The wire's path was added again (".../chat/completions/chat/completions"): every
+    turn a plain 404 (a review of the presets). The error names the base to give."""
+    with pytest.raises(rxllm.ConfigError, match="already ends in") as caught:
+        rxllm.provider(name, api_key="sk-test-0123456789abcdef", base_url=base_url)
+    assert repr(base) in str(caught.value)
+    rxllm.provider(name, api_key="sk-test-0123456789abcdef", base_url=base)

@@ -50,7 +50,7 @@ from rxllm.pipeline.aiter import EventStream
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
 from rxllm.providers.base import Normalizer, WireProtocol
-from rxllm.request import ChatRequest
+from rxllm.request import ChatRequest, Message
 from rxllm.secrets import redact
 from rxllm.sources.guard import SsrfGuard
 from rxllm.sources.http import DEFAULT_READ_TIMEOUT, HttpRequest, http_source, unusable_session
@@ -755,6 +755,18 @@ def _check_base_url(base_url: str, wire: WireProtocol, api_key: str | None) -> N
         raise ConfigError(f"base_url is not a URL ({exc}): {shown!r}") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise ConfigError(f"base_url must be an http:// or https:// URL with a host, got {shown!r}")
+    # An endpoint's URL pasted whole (".../v1/chat/completions", as Azure's and Snowflake's
+    # docs print it) would have the wire's path added again: every turn a plain 404.
+    base_path = url.path.rstrip("/")
+    sample = ChatRequest(model="m", messages=[Message.user("hi")])
+    tail = URL(wire.url(base_url, sample)).path[len(base_path) :]
+    if tail and base_path.endswith(tail):
+        base, mark, query = shown.partition("?")
+        base = base.rstrip("/")[: -len(tail)]
+        raise ConfigError(
+            f"base_url already ends in {tail!r}, which rxllm adds: give the base, "
+            f"{base + mark + query!r}"
+        )
     bearer = api_key and "authorization" in {name.lower() for name in wire.headers(api_key)}
     if bearer and url.raw_user is not None:  # aiohttp would refuse every request
         raise ConfigError(
