@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, NamedTuple
 
+from rxllm.sources.sse import SseDecoder
+
 __all__ = [
     "ErrorBody",
     "MAX_MESSAGE_CHARS",
@@ -162,15 +164,11 @@ def parse_error_body(text: str) -> ErrorBody:
 
 
 def _first_data(body: str) -> str:
-    """The data of the first event of an SSE-framed body that has any: its `data:`
-    lines joined by line breaks, each without the one space after the colon."""
-    for event in re.split(r"\r\n\r\n|\n\n|\r\r", body):
-        data = [
-            line[5:].removeprefix(" ") for line in event.splitlines() if line.startswith("data:")
-        ]
-        if data:
-            return "\n".join(data).strip()
-    return ""
+    """The data of the first event of an SSE-framed body that has any, as the stream's
+    own decoder reads it."""
+    decoder = SseDecoder()
+    events = decoder.feed(body.encode("utf-8", "surrogatepass")) + decoder.close()
+    return next((event.data.strip() for event in events if event.data), "")
 
 
 def parse_error_payload(payload: Any) -> ErrorBody:

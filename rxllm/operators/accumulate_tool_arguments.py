@@ -23,6 +23,7 @@ from rxllm.events import (
 from rxllm.fragments import FailureUsage, Fragment, ToolArgs, ToolEnd
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
+from rxllm.sources.sse import utf8_size
 
 __all__ = ["accumulate_tool_arguments"]
 
@@ -209,9 +210,7 @@ class _Calls:
                 return
             delta = item.delta
             call.pieces.append(delta)
-            call.size += (
-                len(delta) if delta.isascii() else len(delta.encode("utf-8", "surrogatepass"))
-            )
+            call.size += utf8_size(delta)
             limit = self._max_argument_bytes
             if limit is not None and call.size > limit:
                 self._broken = True

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 from loguru import logger
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "SseDecoder", "SseEvent", "SseLineTooLong"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "SseDecoder", "SseEvent", "SseLineTooLong", "utf8_size"]
 
 # Large enough for a whole `response.completed` echo of a long answer; small enough
 # that a body with no line breaks cannot eat the memory of a small service.
@@ -228,7 +228,7 @@ class SseDecoder:
         if self._stray is not None:
             if line and line[0] != ":" and line.partition(":")[0] not in _FIELDS:
                 self._stray.append(line)
-                self._stray_size += _utf8_size(line)
+                self._stray_size += utf8_size(line)
                 if self._stray_size > self.max_line_bytes:
                     raise SseLineTooLong(
                         f"a JSON value outside SSE framing exceeded max_line_bytes "
@@ -246,7 +246,7 @@ class SseDecoder:
         if line[0] in "{[" and not self._has_fields and (self.events or self.comments):
             # A JSON value between events, outside framing (the module docstring); at the
             # body's start it is the reader's (`sources.raw`: a body of JSON, no SSE).
-            self._stray, self._stray_size = [line], _utf8_size(line)
+            self._stray, self._stray_size = [line], utf8_size(line)
             return
         name, colon, value = line.partition(":")
         if colon and value[:1] == " ":
@@ -322,7 +322,8 @@ class SseDecoder:
         self._event = ""
 
 
-def _utf8_size(line: str) -> int:
-    """The bytes `line` came as (a JSON value outside SSE framing is counted against
-    max_line_bytes line by line, after decoding)."""
-    return len(line) if line.isascii() else len(line.encode("utf-8", "surrogatepass"))
+def utf8_size(text: str) -> int:
+    """The bytes `text` takes in UTF-8, what a byte limit counts (a JSON value outside
+    SSE framing is counted against max_line_bytes line by line, after decoding; a tool
+    call's arguments against max_tool_argument_bytes). ASCII costs no encoding."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
