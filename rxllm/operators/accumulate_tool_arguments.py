@@ -210,7 +210,8 @@ class _Calls:
                 return
             delta = item.delta
             call.pieces.append(delta)
-            call.size += utf8_size(delta)
+            # (ASCII, nearly every fragment, without a call: this runs per fragment)
+            call.size += len(delta) if delta.isascii() else utf8_size(delta)
             limit = self._max_argument_bytes
             if limit is not None and call.size > limit:
                 self._broken = True
