@@ -193,6 +193,9 @@ def _client_timeout(connect: float) -> aiohttp.ClientTimeout:
 
 # Seconds without a byte before the transport gives up on a connection, when nothing
 # longer was asked for (`ProviderOptions.read_timeout`).
+TASK_CANCELLED = "the task reading the stream was cancelled (its event loop shutting down?)"
+"""`cancelled`'s reason when the stream's task was cancelled, not the stream."""
+
 DEFAULT_READ_TIMEOUT = 300.0
 
 
@@ -544,13 +547,15 @@ class _Transfer(abc.DisposableBase):
                 async with _own_session(settings.guard) as client:
                     await self._transfer(client)
         except asyncio.CancelledError:
-            cut = self._cut
-            if cut is None or self._disposed:
+            if self._disposed:  # hung up: nobody listens any more
                 logger.bind(provider=provider, attempt=settings.attempt).debug(
                     "http source cancelled"
                 )
                 raise
-            kind, message = cut
+            # Ended by the source itself (`cut`), or its task cancelled by someone else
+            # (the consumer's task, the loop shutting down as `asyncio.run` returns):
+            # the observer is still subscribed, and hears how the turn ended.
+            kind, message = self._cut or (None, TASK_CANCELLED)
             if kind is None:
                 self._observer.on_next(
                     Cancelled.make(provider=provider, attempt=settings.attempt, reason=message)
