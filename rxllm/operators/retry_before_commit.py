@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import NamedTuple
 
 from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
+from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 
-from rxllm.events import Event, Failed, Retry, commits
+from rxllm.events import Cancelled, Event, Failed, Retry, commits
 from rxllm.operators._args import check_callable, check_observable
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after, default_clock
-from rxllm.sources.job import running_loop
+from rxllm.sources.job import TASK_CANCELLED, running_loop
 
 __all__ = ["Decide", "Switch", "retry_before_commit"]
 
@@ -87,10 +89,10 @@ class _Retrying(abc.DisposableBase):
         self._observer = observer
         self._decide = decide
         self._scheduler = scheduler
-        self._current: _Attempt | Timer | None = None
+        self._current: _Attempt | Timer | _Backoff | None = None
         self._disposed = False
 
-    def _replace(self, current: _Attempt | Timer | None) -> None:
+    def _replace(self, current: _Attempt | Timer | _Backoff | None) -> None:
         """What `SerialDisposable` does: the new one in, the old one stopped."""
         old, self._current = self._current, current
         if old is not None:
@@ -124,6 +126,9 @@ class _Retrying(abc.DisposableBase):
         if self._disposed:  # the consumer left on the `retry` event
             return
         clock = self._scheduler or _clock_without_scheduler(outcome.delay)
+        if outcome.delay > 0 and _on_its_loop(clock):
+            self._replace(_Backoff(self, outcome))
+            return
         wait = after(clock, outcome.delay, self.run, outcome.events)
         if self._current is None:  # not started already by a clock that ran it at once
             self._replace(wait)
@@ -141,6 +146,51 @@ def _clock_without_scheduler(delay: float) -> abc.SchedulerBase:
     if delay <= 0 and running_loop() is None:
         return CurrentThreadScheduler.singleton()
     return default_clock()
+
+
+def _on_its_loop(clock: abc.SchedulerBase) -> bool:
+    """Whether `clock` is the event loop running in this thread."""
+    loop = running_loop()
+    return (
+        loop is not None
+        and isinstance(clock, AsyncIOScheduler)
+        and not isinstance(clock, AsyncIOThreadSafeScheduler)
+        and clock._loop is loop
+    )
+
+
+class _Backoff:
+    """The wait before the next attempt, on the running loop: a task rather than a
+    timer, so that a loop shutting down mid-wait (`asyncio.run` returning) cancels it
+    and whoever is subscribed hears `cancelled`, not nothing. Rare enough (a rejection
+    that asks to wait) for a task to cost nothing that shows."""
+
+    __slots__ = ("_stopped", "_task")
+
+    def __init__(self, retrying: _Retrying, switch: Switch) -> None:
+        self._stopped = False
+        self._task = asyncio.get_running_loop().create_task(self._wait(retrying, switch))
+
+    async def _wait(self, retrying: _Retrying, switch: Switch) -> None:
+        try:
+            await asyncio.sleep(switch.delay)
+        except asyncio.CancelledError:
+            if not self._stopped:  # not by the turn: by its loop, or whoever holds the task
+                retry, observer = switch.retry, retrying._observer
+                observer.on_next(
+                    Cancelled.make(
+                        provider=retry.next_provider,
+                        attempt=retry.next_attempt,
+                        reason=TASK_CANCELLED,
+                    )
+                )
+                observer.on_completed()
+            raise
+        retrying.run(switch.events)
+
+    def cancel(self) -> None:
+        self._stopped = True
+        self._task.cancel()
 
 
 class _Attempt:

@@ -34,7 +34,7 @@ from rxllm.fragments import ResponseHeaders, SourceItem
 from rxllm.operators._link import Operator
 from rxllm.secrets import redact
 from rxllm.sources.guard import AddressRefused, SsrfGuard
-from rxllm.sources.job import Job, running_loop, start
+from rxllm.sources.job import TASK_CANCELLED, Job, running_loop, start
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.raw import ChunkReader
 from rxllm.sources.redirects import REDIRECTS, next_hop
@@ -193,9 +193,6 @@ def _client_timeout(connect: float) -> aiohttp.ClientTimeout:
 
 # Seconds without a byte before the transport gives up on a connection, when nothing
 # longer was asked for (`ProviderOptions.read_timeout`).
-TASK_CANCELLED = "the task reading the stream was cancelled (its event loop shutting down?)"
-"""`cancelled`'s reason when the stream's task was cancelled, not the stream."""
-
 DEFAULT_READ_TIMEOUT = 300.0
 
 

@@ -28,7 +28,12 @@ from typing import Any
 
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
-__all__ = ["Driver", "Job", "consumer_waits", "running_loop", "start"]
+__all__ = ["TASK_CANCELLED", "Driver", "Job", "consumer_waits", "running_loop", "start"]
+
+TASK_CANCELLED = "the task reading the stream was cancelled (its event loop shutting down?)"
+"""`cancelled`'s reason when a turn's task was cancelled by someone else than the turn
+(the consumer's task, or the loop shutting down as `asyncio.run` returns): whoever is
+still subscribed hears how the turn ended."""
 
 
 def running_loop() -> asyncio.AbstractEventLoop | None:
