@@ -79,7 +79,10 @@ Output items, by type (the decisions of this module):
   whole at `.done`): the done item's `input` is authoritative; a done item without one (a
   proxy's) takes the streamed input, and so does a call whose done item never came, once
   its input is marked done or the response completed (free text cannot say it was cut
-  off, as a function call's JSON does); otherwise the call is malformed. A `shell_call`
+  off, as a function call's JSON does); otherwise the call is malformed. The item's type
+  decides what its input events are: function-call argument events about a custom tool
+  call (LiteLLM's bridge streams its input as them, JSON-wrapped as `{"content": ...}`)
+  are logged and left out, its done item's `input` the call's. A `shell_call`
   whose `environment` is a hosted container (any type but `local`) is run by OpenAI: a
   provider-run item (below).
 - Items the provider runs itself (`SERVER_ITEMS`: `web_search_call`, `file_search_call`,
@@ -777,6 +780,7 @@ class ResponsesNormalizer(Normalizer):
     """
 
     __slots__ = (
+        "call_types",
         "calls",
         "cited",
         "custom_done",
@@ -802,6 +806,9 @@ class ResponsesNormalizer(Normalizer):
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
         self.calls: dict[int, bool] = {}  # output_index -> ended
+        # output_index -> the type of the item each call began from: an event that streams
+        # a call's input is read for a call of its own type only (`_begun`)
+        self.call_types: dict[int, str] = {}
         # The input each custom tool call streamed (output_index -> its pieces, or the
         # whole input of its `custom_tool_call_input.done`), and the calls that had one.
         self.custom_inputs: dict[int, list[str]] = {}
@@ -1106,6 +1113,7 @@ class ResponsesNormalizer(Normalizer):
         what was kept of that item is dropped, so that the new one is read afresh there."""
         for table in (
             self.calls,
+            self.call_types,
             self.custom_inputs,
             self.server_calls,
             self.server_items,
@@ -1285,6 +1293,7 @@ class ResponsesNormalizer(Normalizer):
         self.calls[index] = False
         call_id = item.get("call_id") or item.get("id") or f"call_{index}"
         kind = item.get("type")
+        self.call_types[index] = str(kind)
         # A function or custom tool is named by the client; any other item by its type.
         named = kind in ("function_call", "custom_tool_call")
         if kind == "custom_tool_call":
@@ -1336,17 +1345,25 @@ class ResponsesNormalizer(Normalizer):
             arguments["input"] = "".join(streamed)
         return arguments
 
+    def _begun(self, index: int, kind: str, payload: dict[str, Any]) -> bool:
+        """Whether the call at output `index`, which an event streaming a call's input
+        (`payload`) is about, began from an item of type `kind`. Not (logged) for a call
+        never begun there, or begun from another item (LiteLLM's bridge streams a custom
+        tool call's input as function-call arguments, JSON-wrapped): its done item, whole,
+        will say everything."""
+        if self.call_types.get(index) == kind:
+            return True
+        logger.bind(provider=self.provider, attempt=self.attempt).debug(
+            "{} for output item {}, which is no {} begun", payload.get("type"), index, kind
+        )
+        return False
+
     def _custom_input(self, payload: dict[str, Any]) -> list[str] | None:
-        """The input pieces of the custom tool call the event is about; None (logged)
-        for one never started: its done item, whole, will say everything."""
+        """The input pieces of the custom tool call the event is about; None for one
+        never begun (`_begun`)."""
         index = self._index(payload)
-        pieces = self.custom_inputs.get(index)
-        if pieces is None:
-            logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "custom tool input for output item {}, which is no custom tool call begun",
-                index,
-            )
-        return pieces
+        begun = self._begun(index, "custom_tool_call", payload)
+        return self.custom_inputs[index] if begun else None
 
     def _custom_input_delta(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
@@ -1372,6 +1389,8 @@ class ResponsesNormalizer(Normalizer):
         ended = self.calls.get(index)
         if ended is None:
             raise ValueError(f"arguments for output item {index}, which is not a function call")
+        if not self._begun(index, "function_call", payload):
+            return
         delta = payload.get("delta")
         if delta and not ended:
             held = self.wrapped.get(index)
@@ -1385,7 +1404,8 @@ class ResponsesNormalizer(Normalizer):
         self._release(index)
         if index not in self.calls:
             raise ValueError(f"arguments for output item {index}, which is not a function call")
-        self._end_call(index, payload.get("arguments"))
+        if self._begun(index, "function_call", payload):
+            self._end_call(index, payload.get("arguments"))
 
     # -- lifecycle and terminals ------------------------------------------------------
 
