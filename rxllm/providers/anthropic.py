@@ -36,10 +36,12 @@ Decisions, where the wire leaves a choice:
 - Usage: `message_start`'s counts merged with `message_delta`'s (the later count of a
   field wins; Anthropic's delta counts are cumulative, so a later zero says nothing and
   never erases a count: compatible servers send `input_tokens: 0` there, envoyproxy/
-  ai-gateway#1631, #2292) and emitted once, at `message_delta` (or, when an `error`
-  event or the body's end comes first, with that failure: `FailureUsage`, reported
-  where the turn had committed). `input_tokens` is
-  already the uncached input; cache reads and writes are reported apart.
+  ai-gateway#1631, #2292; but a zero input beside a non-zero cache count is a count,
+  the cache-aware split of a prompt `message_start` counted whole as input, Kimi's and
+  QwenCloud's: maximhq/bifrost#5355, #5510) and emitted once, at `message_delta`
+  (or, when an `error` event or the body's end comes first, with that failure:
+  `FailureUsage`, reported where the turn had committed). `input_tokens` is already
+  the uncached input; cache reads and writes are reported apart.
   `output_tokens` includes thinking; the thinking share, where sent
   (`output_tokens_details.thinking_tokens`), is `reasoning_tokens`. The top-level
   counts leave out compaction (the compaction docs: the billed total sums
@@ -244,6 +246,7 @@ _USAGE_FIELDS = (
     ("cache_read_input_tokens", "cache_read_tokens"),
     ("cache_creation_input_tokens", "cache_write_tokens"),
 )
+_CACHE_COUNTS = ("cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 def _count_of(value: object) -> int | None:
@@ -678,9 +681,15 @@ class AnthropicNormalizer(Normalizer):
         # which the compaction iteration already holds.
         iterations = usage.get("iterations")
         exact = isinstance(iterations, list)
+        # A zero input beside a cache count is the cache-aware split of an input that
+        # `message_start` counted whole (Kimi's and QwenCloud's compatible endpoints:
+        # maximhq/bifrost#5355, #5510): the input is all cached, not left unsaid.
+        split = any(_count_of(usage.get(wire)) for wire in _CACHE_COUNTS)
         for wire, ours in _USAGE_FIELDS:
             value = _count_of(usage.get(wire))
-            if value is not None and (value or exact or ours not in counts):
+            if value is not None and (
+                value or exact or ours not in counts or (split and wire == "input_tokens")
+            ):
                 counts[ours] = value
         details = usage.get("output_tokens_details")
         thinking = _count_of(details.get("thinking_tokens")) if isinstance(details, dict) else None

@@ -19,6 +19,7 @@ import rxllm
 from rxllm.events import Usage
 from tests.support import (
     Serve,
+    ServeBody,
     captures_of,
     needs_captures,
     replay,
@@ -359,6 +360,36 @@ def test_counts_first_given_in_message_delta_are_read() -> None:
     usage = _usage(_anthropic(start, delta), "anthropic")
     assert _counts(usage) == (4522, 5, 0, 0, 9038)
     assert usage.cache_write_tokens == 4511
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        {"input_tokens": 8834, "output_tokens": 0},  # QwenCloud's: no cache counts
+        {"input_tokens": 8834, "cache_read_input_tokens": 0, "output_tokens": 0},  # Kimi's
+    ],
+)
+async def test_a_zero_input_beside_a_cache_count_is_the_split_of_the_prompt(
+    serve_body: ServeBody, start: dict[str, Any]
+) -> None:
+    # Kimi's and QwenCloud's Anthropic-compatible endpoints count the whole prompt as
+    # input in `message_start`, then split it in `message_delta` (maximhq/bifrost#5355,
+    # #5510): a prompt read whole from the cache is 0 input beside 8834 cached. Before:
+    # 8834 input and 8834 cached, a total of 18094.
+    delta = {
+        "input_tokens": 0,
+        "output_tokens": 426,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 8834,
+    }
+    data = _anthropic(start, delta)
+    base_url = await serve_body(data)
+    async with rxllm.provider("anthropic", base_url=base_url, api_key="k", max_attempts=1) as p:
+        record = await p.complete(rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")]))
+    assert record.terminal.type == "done"
+    assert record.usage is not None
+    assert _counts(record.usage) == (0, 426, 0, 8834, 9260)
+    assert _counts(_usage(data, "anthropic")) == (0, 426, 0, 8834, 9260)
 
 
 def test_a_gemini_count_of_the_wrong_type_counts_as_zero() -> None:
