@@ -74,8 +74,9 @@ test_google_shapes.py and test_probe_google.py):
   around it are read as usual. So are candidate and grounding fields no event carries
   (`urlContextMetadata`, `webSearchQueries`, `searchEntryPoint`), each once per turn.
 - Usage: the latest `usageMetadata` with token counts wins and is emitted once,
-  before `done` (or before the error of a stream cut before its finish, as that
-  failure's: `FailureUsage`, reported where the turn had committed).
+  before `done` (or before the error of a stream cut before its finish, or of an
+  `error` chunk or frame, even one after the finish, as that failure's: `FailureUsage`,
+  reported where the turn had committed).
   input = prompt - cached + toolUsePrompt (code execution and search results the model
   read, which Gemini bills as input, so the total matches its `totalTokenCount`);
   cache_read = cached; output = candidates + thoughts (Gemini's candidates count
@@ -481,8 +482,7 @@ class GeminiNormalizer(Normalizer):
     def end(self) -> None:
         finish = self.finish
         if finish is None:  # no finish reason: `normalize` reports the stream truncated
-            if self.usage_raw is not None:  # what it cost so far, sent on every chunk
-                self.failure_usage(gemini_usage(self.usage_raw))
+            self.release()
             return
         call = self.open_call
         if call is not None:
@@ -516,6 +516,12 @@ class GeminiNormalizer(Normalizer):
             return
         stop = stop_reason_of(word, FINISH_REASONS)
         self.done("tool_use" if stop == "stop" and self.calls else stop, finish)
+
+    def release(self) -> None:
+        """Before a failure: the latest usage is what the turn cost so far (Gemini sends
+        it, cumulative, on every chunk), the failure's own (`FailureUsage`)."""
+        if self.usage_raw is not None:
+            self.failure_usage(gemini_usage(self.usage_raw))
 
     def _candidate(self, candidate: dict[str, Any]) -> None:
         content = candidate.get("content")
@@ -717,6 +723,7 @@ class GeminiNormalizer(Normalizer):
             message, code, status_name = str(error), None, None
         status = code if isinstance(code, int) and 400 <= code < 600 else None
         body = parse_error_payload({"error": error})  # RetryInfo, RequestInfo: as over HTTP
+        self.release()
         self.fail(
             "stream_error",
             message,

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
+import rxllm
 from rxllm.events import Failed, UsageUpdate
 from tests.providers.test_anthropic_shapes import START
-from tests.support import replay_every_way
+from tests.support import ServeBody, replay_every_way
 
 
 def sse(*payloads: dict[str, Any], event: bool = False) -> bytes:
@@ -110,6 +111,41 @@ def test_gemini_a_stream_cut_before_its_finish_reports_the_latest_usage(said: bo
         assert (kinds, input_tokens) == (["text", "usage", "error"], 12)
     else:
         assert (kinds, input_tokens) == (["error"], None)
+
+
+GEMINI_ERROR = {
+    "error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}
+}
+
+
+@pytest.mark.parametrize(
+    ("before", "error"),
+    [
+        ([gemini([{"text": "Hi"}])], sse(GEMINI_ERROR)),
+        ([gemini([{"text": "Hi"}], "STOP")], sse(GEMINI_ERROR)),  # the error stays terminal
+        ([gemini([{"text": "Hi"}])], b"event: error\ndata: The model is overloaded.\n\n"),
+        ([gemini([])], sse(GEMINI_ERROR)),  # nothing said: no usage, still retryable
+    ],
+    ids=["error chunk", "error chunk after the finish", "error frame", "nothing said"],
+)
+async def test_gemini_an_error_after_usage_reports_that_usage_first(
+    serve_body: ServeBody, before: list[dict[str, Any]], error: bytes
+) -> None:
+    """Gemini's `usageMetadata` comes, cumulative, on every chunk: an error that ends the
+    stream after one comes with what the turn cost so far, as a cut stream does. Before:
+    the text, then the error, and no usage."""
+    data = sse(*before) + error
+    said = bool(before[0]["candidates"][0]["content"]["parts"])
+    kinds, input_tokens, kind = kinds_and_input(data, "google")
+    assert kind == "stream_error"
+    assert (kinds, input_tokens) == (
+        (["text", "usage", "error"], 12) if said else (["error"], None)
+    )
+    base_url = await serve_body(data)
+    async with rxllm.provider("google", base_url=base_url, api_key="k", max_attempts=1) as p:
+        record = await p.complete(rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")]))
+    assert record.terminal.type == "error"
+    assert (record.usage.input_tokens if record.usage else None) == (12 if said else None)
 
 
 def test_gemini_the_refusing_finish_s_usage_commits_nothing() -> None:
