@@ -43,10 +43,13 @@ Output items, by type (the decisions of this module):
   signature and its other fields as `details`; the request builder sends it back after
   the turn's other items, where OpenAI's response puts it ("For stateless input-array
   chaining, append output items as usual", the compaction guide).
-- `function_call`: a `tool_request` (below). A call seen only at its `output_item.done`
-  is started and ended there. The arguments of the first done event
-  (`function_call_arguments.done`, `output_item.done`) are authoritative; an empty or
-  absent `arguments` there (a proxy's) leaves the streamed deltas as the arguments, and
+- `function_call`: a `tool_request` (below). A call seen only at its `output_item.done` is
+  started and ended there; argument events with no call begun at their output index (a
+  background stream resumed with `starting_after` past its `output_item.added`, a server
+  that sends none) are logged and left out, as custom tool input is, and the call is read
+  whole from its done item, else the terminal's output. The arguments of the first done
+  event (`function_call_arguments.done`, `output_item.done`) are authoritative; an empty
+  or absent `arguments` there (a proxy's) leaves the streamed deltas as the arguments, and
   an object sent in place of the JSON text is taken as its text. A call named `parallel`
   (`PARALLEL_WRAPPERS`) is held until its arguments are whole: when they are the
   `multi_tool_use.parallel` wrapper, `{"tool_uses": [{"recipient_name":
@@ -1386,13 +1389,10 @@ class ResponsesNormalizer(Normalizer):
         self._show(index, "function_call", payload.get("item_id"))  # its id, as the call's
         if self.whole_calls:  # (no call on the hot path of every other stream)
             self._release(index)
-        ended = self.calls.get(index)
-        if ended is None:
-            raise ValueError(f"arguments for output item {index}, which is not a function call")
         if not self._begun(index, "function_call", payload):
             return
         delta = payload.get("delta")
-        if delta and not ended:
+        if delta and not self.calls[index]:
             held = self.wrapped.get(index)
             if held is not None:  # a parallel wrapper: read once whole
                 held[2].append(delta)
@@ -1402,8 +1402,6 @@ class ResponsesNormalizer(Normalizer):
     def _arguments_done(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
         self._release(index)
-        if index not in self.calls:
-            raise ValueError(f"arguments for output item {index}, which is not a function call")
         if self._begun(index, "function_call", payload):
             self._end_call(index, payload.get("arguments"))
 

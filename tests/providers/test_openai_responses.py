@@ -24,7 +24,7 @@ from rxllm.local import FAULTS, LocalServer
 from rxllm.local.script import ANSWER, WEATHER_CALL, Reasoning, Say
 from rxllm.local.wire_openai_responses import frames
 from rxllm.providers.openai_responses import OpenAIResponses
-from tests.support import Summary, capture, rechunk, replay, summarize
+from tests.support import Summary, capture, log_messages, rechunk, replay, summarize
 
 P = "openai-responses"
 
@@ -412,9 +412,14 @@ def test_late_events_after_the_terminal_are_ignored() -> None:
     assert summarize(events).text == "a" and isinstance(events[-1], Done)
 
 
-def test_arguments_for_an_unknown_item_are_a_protocol_error() -> None:
-    events = replay(wire(CREATED, args(5, "{}"), completed()), P)
-    assert isinstance(events[-1], Failed) and events[-1].error.kind == "protocol"
+def test_arguments_for_an_item_nothing_else_names_are_logged_and_no_call() -> None:
+    """Argument events with no call begun (the call whole at its done item or in the
+    terminal's output, when those come): without a name they request nothing."""
+    with log_messages() as messages:
+        events = replay(wire(CREATED, args(5, "{}"), completed()), P)
+    assert isinstance(events[-1], Done) and events[-1].stop_reason == "stop"
+    assert summarize(events).tool_calls == []
+    assert any("output item 5, which is no function_call begun" in m for m in messages)
 
 
 def test_a_non_json_chunk_is_a_protocol_error() -> None:
