@@ -17,6 +17,7 @@ from rxllm.events import (
     Failed,
     ToolRequest,
     ToolStart,
+    UsageUpdate,
     failed,
     named_call,
 )
@@ -81,6 +82,18 @@ def accumulate_tool_arguments(
     completion signal is never dispatched. An error or a
     cancellation drops the calls still open.
 
+    A call marked complete whose arguments are malformed ends the turn where the turn
+    ends (its `done`, error or cancellation), not at once: the usage the provider sends
+    after the call is passed on, so the failed turn says what it cost, and a stop that
+    cut the call short (`max_tokens`) is named, as for a call still open then. Nothing
+    else after the call is emitted.
+
+    ::
+
+        source:  -start(0)-a('{"x"')-end(0)-text-usage-done(length)-|
+        accumulate_tool_arguments()
+        result:  -start(0)------------------------usage-error-------|
+
     A wire's contradictions are the provider's failure, never `on_error`: a start on
     the index of a call still open (another call id: a repeat of the same start is
     dropped) ends the earlier call there, judged as the end of the turn judges it
@@ -119,7 +132,7 @@ def accumulate_tool_arguments(
 class _Calls:
     """One subscription: the calls still open, and whether a malformed one broke it."""
 
-    __slots__ = ("_broken", "_calls", "_ended", "_max_argument_bytes", "_observer")
+    __slots__ = ("_broken", "_calls", "_ended", "_malformed", "_max_argument_bytes", "_observer")
 
     def __init__(
         self, observer: abc.ObserverBase[Event | FailureUsage], max_argument_bytes: int | None
@@ -129,6 +142,9 @@ class _Calls:
         self._calls: dict[int, _Call] = {}
         self._ended: dict[int, ToolStart] = {}  # the starts of the calls complete
         self._broken = False  # a malformed call ended the stream
+        # A call marked complete with malformed arguments: (its start, why, its text),
+        # reported at the turn's end, which says whether the turn cut it short.
+        self._malformed: tuple[ToolStart, str, str] | None = None
 
     def _finish(self, index: int, end: ToolEnd | None, done: Done | None = None) -> bool:
         """Dispatch call `index`; `end`: the provider marked it complete, rather than
@@ -170,6 +186,17 @@ class _Calls:
                 )
             )
             return True
+        self._malformed = (start, reason, text)
+        if done is not None:
+            self._report(done)
+        return False
+
+    def _report(self, done: Done | None) -> None:
+        """The malformed call's error, at the end of its turn: `done`, if that is how the
+        turn ended."""
+        assert self._malformed is not None
+        start, reason, text = self._malformed
+        self._malformed = None
         message = (
             f"arguments of {named_call(start.call_id, start.name)} are {reason}, not a JSON object"
         )
@@ -189,16 +216,19 @@ class _Calls:
                 code=stop,
             )
         )
-        return False
 
     def on_error(self, error: Exception) -> None:
         self._observer.on_error(error)
 
     def on_completed(self) -> None:
+        if self._malformed is not None:  # (a source that ended without a terminal event)
+            self._report(None)
         self._observer.on_completed()
 
     def on_next(self, item: Fragment) -> None:
         if self._broken:
+            if self._malformed is not None:
+                self._until_the_end(item)
             return
         calls = self._calls
         kind = type(item)
@@ -248,6 +278,18 @@ class _Calls:
             if kind is Failed or kind is Cancelled:
                 calls.clear()
             self._observer.on_next(item)  # type: ignore[arg-type]
+
+    def _until_the_end(self, item: Fragment) -> None:
+        """After a malformed call, until its turn ends: the usage passes, the end
+        reports the call's error (the first failure), and the rest is dropped."""
+        kind = type(item)
+        if kind is UsageUpdate or kind is FailureUsage:
+            self._observer.on_next(item)  # type: ignore[arg-type]
+        elif kind is Done:
+            assert isinstance(item, Done)
+            self._report(item)
+        elif kind is Failed or kind is Cancelled:
+            self._report(None)
 
     def _restart(self, item: ToolStart) -> bool:
         """A start on the index of a call still open: False if it is a repeat of that

@@ -204,3 +204,39 @@ def test_a_call_cut_off_by_an_early_stop_names_the_stop(stop_reason: Any, raw: A
 def test_a_call_malformed_at_a_normal_end_names_no_stop() -> None:
     (_, failure) = run(EVENTS["s"], EVENTS["z"], EVENTS["D"])
     assert "stopped" not in failure.error.message and failure.error.code is None
+
+
+def test_a_malformed_call_ends_the_turn_at_its_end_with_the_usage_before() -> None:
+    """A call marked complete with malformed arguments fails the turn where it ends, so
+    the usage sent after the call is reported (it was dropped with everything after the
+    call), and a stop that cut the call short is named, as for a call still open then."""
+    cut = Done(provider=P, stop_reason="length", raw_stop_reason="max_tokens")
+    lookup = {**EVENTS, "L": cut}
+    with marbles_testing() as (start, cold, _hot, _exp):
+        source = cold("-s-z-e-a-t-o-u-L-|", lookup)
+        results = start(source.pipe(accumulate_tool_arguments()))
+    values = [r.value.value for r in results if r.value.kind == "N"]
+    assert values[:2] == [EVENTS["s"], EVENTS["u"]] and len(values) == 3
+    error = values[2].error
+    assert error.kind == "malformed_tool_arguments" and error.code == "max_tokens"
+    assert "the turn stopped (max_tokens) before the call was complete" in error.message
+    assert results[-1].value.kind == "C"
+
+
+@pytest.mark.parametrize(
+    ("after", "types"),
+    [
+        ("ud", ["tool_start", "usage", "error"]),  # a natural end: no stop named
+        ("fx", ["tool_start", "FailureUsage", "error"]),  # an error after it: the call's
+        ("c", ["tool_start", "error"]),
+        ("", ["tool_start", "error"]),  # a source that completes without a terminal
+    ],
+)
+def test_a_malformed_call_s_error_is_the_first_failure_of_its_turn(
+    after: str, types: list[str]
+) -> None:
+    out = run(EVENTS["s"], EVENTS["z"], EVENTS["e"], *(EVENTS[key] for key in after))
+    assert [getattr(event, "type", type(event).__name__) for event in out] == types
+    error = out[-1].error
+    assert error.kind == "malformed_tool_arguments" and error.code is None
+    assert "stopped" not in error.message

@@ -191,6 +191,7 @@ def test_anthropic_second_tool_use_cutting_the_first_short_is_malformed() -> Non
     )
     out, errs = _run(body, "anthropic")
     assert not errs
-    assert [e.type for e in out] == ["tool_start", "error"]
+    # the turn's usage (message_delta's) before the error, which ends the turn
+    assert [e.type for e in out] == ["tool_start", "usage", "error"]
     assert out[-1].error.kind == "malformed_tool_arguments"
     assert "'toolu_a' ('f')" in out[-1].error.message

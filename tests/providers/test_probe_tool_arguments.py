@@ -282,6 +282,31 @@ def test_anthropic_input_that_is_no_json_object_is_malformed(
     malformed(replay_every_way(data, "anthropic"), "anthropic", "toolu_1", "f")
 
 
+@pytest.mark.parametrize("reason", ["max_tokens", "tool_use", "end_turn"])
+@pytest.mark.parametrize("stop", [True, False], ids=["block stop", "no block stop"])
+async def test_anthropic_a_malformed_call_ends_the_turn_with_its_usage(
+    serve_body: ServeBody, reason: str, stop: bool
+) -> None:
+    # Invalid input that its `content_block_stop` closed, then `message_delta` with the
+    # stop and the usage. Before: the error came at the block stop, the usage never (the
+    # turn's counts lost) and a max_tokens cut unnamed, where the same call without its
+    # block stop (the capture max_tokens_truncated_tool_json.sse) reported both.
+    data = anthropic({}, '{"filename": "a.txt", "lines": ["Roses", "Vio', reason=reason, stop=stop)
+    base_url = await serve_body(data)
+    async with rxllm.provider("anthropic", base_url=base_url, api_key="k", max_attempts=1) as p:
+        request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+        over_http = [event async for event in p.astream(request)]
+    for events in (over_http, replay_every_way(data, "anthropic")):
+        assert [event.type for event in events] == ["tool_start", "usage", "error"]
+        malformed(events, "anthropic", "toolu_1", "f")
+        usage = summarize(events).usage
+        assert usage is not None and (usage.input_tokens, usage.output_tokens) == (10, 5)
+        error = events[-1].error  # type: ignore[union-attr]
+        cut = reason == "max_tokens"
+        assert ("the turn stopped (max_tokens)" in error.message) is cut
+        assert error.code == ("max_tokens" if cut else None)
+
+
 # ------------------------------------------------------------------ Gemini
 # Reference: `Part.functionCall` {id?, name, args: Struct}; Vertex's streamed arguments
 # (`FunctionCallingConfig.streamFunctionCallArguments`): `partialArgs` [{jsonPath,
