@@ -727,6 +727,9 @@ class AnthropicNormalizer(Normalizer):
     def end(self) -> None:  # the body ended before `message_stop`: it is truncated
         self._held_usage()
 
+    def release(self) -> None:  # before an error frame no `_error` could read (plain text)
+        self._held_usage()
+
     def _error(self, payload: dict[str, Any]) -> None:
         self._held_usage()
         raw = json.dumps(payload, ensure_ascii=False)

@@ -164,12 +164,14 @@ OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": 
 
 
 @pytest.mark.parametrize("said", [False, True])
-@pytest.mark.parametrize("ending", ["cut", "error"])
+@pytest.mark.parametrize("ending", ["cut", "error", "plain error frame"])
 def test_anthropic_message_start_s_counts_come_with_a_failure(said: bool, ending: str) -> None:
     tail = [OVERLOADED] if ending == "error" else []
     data = sse(START, *(TEXT if said else []), *tail, event=True)
+    if ending == "plain error frame":  # not JSON: read as any error body (before: no usage)
+        data += b"event: error\ndata: upstream overloaded\n\n"
     kinds, input_tokens, kind = kinds_and_input(data, "anthropic")
-    assert kind == ("stream_error" if ending == "error" else "truncated")
+    assert kind == ("truncated" if ending == "cut" else "stream_error")
     if said:
         assert (kinds, input_tokens) == (["text", "usage", "error"], 10)
     else:
