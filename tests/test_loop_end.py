@@ -127,9 +127,13 @@ def test_a_subscriber_hears_cancelled_when_its_loop_ends_in_a_backoff() -> None:
     assert [getattr(e, "type", e) for e in heard] == ["retry", "cancelled", "on_completed"]
     retry, ended = heard[0], heard[1]
     assert isinstance(ended, Cancelled)
-    assert (ended.provider, ended.attempt) == (retry.next_provider, retry.next_attempt) == (
-        "openai",
-        2,
+    assert (
+        (ended.provider, ended.attempt)
+        == (retry.next_provider, retry.next_attempt)
+        == (
+            "openai",
+            2,
+        )
     )
     assert "task reading the stream was cancelled" in ended.reason
 
@@ -151,8 +155,7 @@ async def test_a_backoff_still_ends_in_the_next_attempt(serve: Any) -> None:
         await response.prepare(request)
         await response.write(FIRST)
         await response.write(
-            b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
-            b"data: [DONE]\n\n"
+            b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
         )
         return response
 
