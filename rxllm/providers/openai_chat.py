@@ -69,7 +69,10 @@ one dict lookup:
   chunks without choices; a duplicate finish chunk (OpenRouter) is ignored, except a
   later `content_filter`, which overrules the finish held (Azure's asynchronous filter
   judges the text after the model's own finish). A choice with a whole `message` and no
-  `delta` (a server that streams completions) is read as its delta.
+  `delta` (a server that streams completions) is read as its delta; after deltas that
+  carried output it is the turn's summary, which repeats them (MiniMax ends its stream
+  with a `chat.completion` frame: the whole message, its finish and the real usage,
+  GCWing/OpenBitFun#792), so only its finish, usage and citations not seen are read.
 - `annotations` of type `url_citation` (OpenRouter's web search, OpenAI's search
   models: `{url, title, content}`), on the delta or on a whole `message`, are
   `citation` events (`content` is the cited text); the same annotation repeated on a
@@ -872,6 +875,7 @@ class ChatNormalizer(Normalizer):
         "read_when_sent",
         "server_tools",
         "signatures",
+        "streamed",
         "think",
         "unnamed",
         "unread",
@@ -894,6 +898,8 @@ class ChatNormalizer(Normalizer):
         self.unnamed: dict[int, list[Any]] = {}
         self.custom: set[int] | None = None  # custom tool calls whose input is open
         self.think: ThinkTagSplitter | None = None
+        # Whether a delta carried output: a whole `message` after it is a summary.
+        self.streamed = False
         self.content: Callable[[str], None] = self.text
         if options.think_tags:
             self.think = ThinkTagSplitter(self.text, self.reasoning)
@@ -1020,8 +1026,8 @@ class ChatNormalizer(Normalizer):
 
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")
-        if delta:
-            self._delta(delta)
+        if delta and self._delta(delta):
+            self.streamed = True
         if not self.choice_keys.issuperset(choice):  # most choices have nothing more
             self._choice_rest(choice)
         finish = choice.get("finish_reason")
@@ -1057,11 +1063,13 @@ class ChatNormalizer(Normalizer):
         held = self.finish_word
         return held not in FAILED_FINISHES and FINISH_REASONS.get(held or "") != "content_filter"
 
-    def _delta(self, delta: dict[str, Any]) -> None:
-        """One delta of choice 0 (or a whole `message` sent where deltas are usual)."""
+    def _delta(self, delta: dict[str, Any]) -> bool:
+        """One delta of choice 0 (or a whole `message` sent where deltas are usual);
+        returns whether it carried reasoning, content, a refusal or tool calls."""
         details = delta.get("reasoning_details")
         if details:
             self._reasoning_details(details, delta)
+            reasoning: Any = details
         else:
             if self.detail is not None:  # other output: the detail is complete
                 self._end_detail()
@@ -1088,6 +1096,7 @@ class ChatNormalizer(Normalizer):
                 self._tool_call(call, None if alone else place)
         if not self.delta_keys.issuperset(delta):  # most deltas have nothing more
             self._delta_rest(delta, bool(tool_calls))
+        return bool(reasoning or content or refusal or tool_calls)
 
     def _delta_rest(self, delta: dict[str, Any], beside_tool_calls: bool) -> None:
         """What a delta carries beside reasoning, content, a refusal and tool calls:
@@ -1142,12 +1151,17 @@ class ChatNormalizer(Normalizer):
         text would repeat the deltas', so only what deltas cannot repeat is read from
         it: annotations, executed tools. Without a delta it is the answer itself, whole
         (servers that stream `message` instead of `delta`, Amm1rr/WebAI-to-API#55), and
-        is read as one delta: nothing it says is dropped. So is a choice's `text` without
-        a delta: the legacy completions wire (`object: "text_completion"`, vLLM's,
-        llama.cpp's, Ollama's and OpenAI's `/v1/completions`) streams its answer so."""
+        is read as one delta: nothing it says is dropped; unless deltas carried output
+        before it: then it is the turn's summary, and its text, reasoning and calls are
+        theirs again (MiniMax's closing `chat.completion` frame). So is a choice's `text`
+        without a delta: the legacy completions wire (`object: "text_completion"`,
+        vLLM's, llama.cpp's, Ollama's and OpenAI's `/v1/completions`) streams its
+        answer so."""
         message = choice.get("message")
         if message:
-            if "delta" in choice:
+            if "delta" in choice or self.streamed:
+                if self.streamed:
+                    self._log_once("summary", "a whole message after the deltas: a summary")
                 self._sources_and_tools(message)
             else:
                 self._delta(message)
