@@ -4,7 +4,9 @@ A conversation may hold calls another provider made (a fallback, a history begun
 elsewhere): their ids may hold characters the API refuses (`functions.f:0`), be longer
 than it takes (vLLM's 46 characters), or repeat (rxllm names Gemini's calls, which have
 none, `{name}_{index}` in every turn). `CallIds` rewrites what the API would refuse and
-keeps the rest, so that each result still names its call.
+keeps the rest, so that each result still names its call. The chat wire names one
+turn's calls through it too, as they start: a server that gives two calls of a turn one
+id (DeepSeek, Z.ai) has the repeat renamed there, and the history keeps that name.
 """
 
 from __future__ import annotations

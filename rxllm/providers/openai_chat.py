@@ -40,6 +40,8 @@ one dict lookup:
   `name: ""` opener) starts when its name does, with the arguments held until then;
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text, and
   `tool_calls` sent as one call object rather than a list (TGI before 3.2) as that call.
+  Two calls of a turn with one id (DeepSeek, Z.ai: HKUDS/nanobot#3943) are two calls,
+  the repeat renamed `{id}_2` as it starts (`CallIds`), in its events and its history.
   A call's `extra_content.google.thought_signature` (Gemini's OpenAI-compatible
   endpoint, on the call's first delta or on one of its own after it) is its
   `ToolRequest.signature`, and goes back in the history the same way.
@@ -877,6 +879,7 @@ class ChatNormalizer(Normalizer):
         "signatures",
         "streamed",
         "think",
+        "turn_ids",
         "unnamed",
         "unread",
         "warned_choices",
@@ -890,7 +893,8 @@ class ChatNormalizer(Normalizer):
         self.finish: str | None = None  # the raw reason, as the server wrote it
         self.finish_word: str | None = None  # the word it says (`finish_word`)
         self.calls: dict[Any, int] = {}  # the wire's key of a call -> our index
-        self.call_ids: dict[int, str] = {}
+        self.call_ids: dict[int, str] = {}  # each call's id as the server sent it
+        self.turn_ids: CallIds | None = None  # the ids emitted, made at the first call
         self.last_call: int | None = None
         # The calls' signatures, made at the first (Gemini's OpenAI-compatible endpoint).
         self.signatures: dict[int, str] | None = None
@@ -1409,7 +1413,7 @@ class ChatNormalizer(Normalizer):
             self.calls[key if key is not None else ("no-index", index)] = index
             self.call_ids[index] = call_id or f"call_{index}"
             if name:
-                self.tool_start(self.call_ids[index], name, index)
+                self._start_call(index, name)
             else:  # its name comes in a later delta: the call starts then
                 self.unnamed[index] = [bool(call_id), []]
         elif self.unnamed and index in self.unnamed:
@@ -1490,9 +1494,21 @@ class ChatNormalizer(Normalizer):
             self.call_ids[index] = call_id
         if name:
             del self.unnamed[index]
-            self.tool_start(self.call_ids[index], name, index)
+            self._start_call(index, name)
             for piece in held[1]:
                 self.tool_args(index, piece)
+
+    def _start_call(self, index: int, name: str) -> None:
+        """Call `index` starts, under an id no other call of the turn has: DeepSeek and
+        Z.ai have given two parallel calls one id (HKUDS/nanobot#3943), whose results
+        could not be told apart, and an endpoint refuses a history that repeats one
+        ("Duplicate value for 'tool_call_id'"). The repeat is renamed as `CallIds`
+        renames one in a history (`{id}_2`), and goes back under that name. Calls are
+        matched on the wire by the id the server sent (`call_ids`)."""
+        ids = self.turn_ids
+        if ids is None:
+            ids = self.turn_ids = CallIds()
+        self.tool_start(ids.call(self.call_ids[index]), name, index)
 
     def _release_unnamed(self) -> None:
         """The turn ended with calls that never named their tool: they start as they
@@ -1502,7 +1518,7 @@ class ChatNormalizer(Normalizer):
             logger.bind(provider=self.provider, attempt=self.attempt).warning(
                 "tool call {} ended without a name", self.call_ids[index]
             )
-            self.tool_start(self.call_ids[index], "", index)
+            self._start_call(index, "")
             for piece in pieces:
                 self.tool_args(index, piece)
 
