@@ -23,10 +23,12 @@ one dict lookup:
   a line of its own, in its concise stream mode) or OpenRouter's
   `delta.reasoning_details` (also Snowflake):
   `reasoning.text` / `reasoning.summary` text, signatures, and `reasoning.encrypted`
-  data kept as `ReasoningDelta.signature`. When `reasoning_details` carries the text,
-  the plain field beside it repeats it and is not read again. A detail streams in
-  fragments of one `type` and `index`; the delta that ends it (its signature, or an
-  empty one when the next detail, other output or the finish comes) carries its other
+  data kept as `ReasoningDelta.signature`; a detail's fragment that starts with its text
+  so far is a snapshot (MiniMax's documented shape), and only its rest is new. When
+  `reasoning_details` carries the text, the plain field beside it repeats it and is not
+  read again. A detail streams in fragments of one `type` and `index`; the delta that
+  ends it (its signature, or an empty one when the next detail, other output or the
+  finish comes) carries its other
   fields (`type`, `id`, `format`, `index`) as `details`, so that the record keeps it
   whole and OpenRouter gets it back as it came (`ChatOptions.reasoning_details`).
 - `delta.audio.transcript` (OpenAI's audio output, where `content` stays null) as the
@@ -868,6 +870,7 @@ class ChatNormalizer(Normalizer):
         "detail",
         "detail_key",
         "detail_said",
+        "detail_text",
         "finish",
         "finish_word",
         "last_call",
@@ -934,6 +937,8 @@ class ChatNormalizer(Normalizer):
         self.detail_key: tuple[Any, Any] | None = None
         self.detail: dict[str, Any] | None = None
         self.detail_said = False
+        # Its text so far while each fragment repeated it (`_detail_news`), else None.
+        self.detail_text: str | None = None
 
     def on_chunk(self, chunk: RawChunk) -> None:
         data = chunk.data
@@ -1296,8 +1301,10 @@ class ChatNormalizer(Normalizer):
             carried_text = True
             self._detail_fragment(kind, item)
             if text:
-                self.detail_said = True
-                self.reasoning(text)
+                text = self._detail_news(text)
+                if text:
+                    self.detail_said = True
+                    self.reasoning(text)
             signature = item.get("signature") or None
             if signature:  # the signature ends the detail (Anthropic's, last)
                 self._end_detail(signature)
@@ -1305,6 +1312,23 @@ class ChatNormalizer(Normalizer):
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if reasoning:
                 self.reasoning(reasoning)
+
+    def _detail_news(self, text: str) -> str:
+        """What a fragment adds to the open detail. MiniMax documents each fragment's
+        `text` as the detail's whole text so far (platform.minimax.io, the OpenAI API's
+        streaming example keeps only the part past what it has), while its M2.7 sends
+        increments (MiniMax-AI/MiniMax-M2#95), as OpenRouter does: a fragment that
+        starts with the text so far adds only its rest. The text is kept only while
+        each fragment has started with it; the first that does not shows increments,
+        and the detail's later fragments are taken as they come."""
+        so_far = self.detail_text
+        if so_far is None:  # increments
+            return text
+        if so_far and text.startswith(so_far):  # the whole so far, again
+            self.detail_text = text
+            return text[len(so_far) :]
+        self.detail_text = None if so_far else text
+        return text
 
     def _detail_fragment(self, kind: str, item: dict[str, Any]) -> None:
         """A fragment of a text or summary detail: the next fragment of the open detail
@@ -1320,6 +1344,7 @@ class ChatNormalizer(Normalizer):
         if detail is not None:
             self._end_detail()
         self.detail_key, self.detail = key, _detail_fields(item)
+        self.detail_text = ""
 
     def _end_detail(self, signature: str | None = None) -> None:
         """The open detail is complete: one delta closes it with its own fields (and
