@@ -24,20 +24,23 @@ A rejection before anything was committed is read once, by `classify`, into one 
   route to it, or a structured code such as `model_not_available`, Azure's
   `OperationNotSupported`),
   or a never-dropped key (the structured `param`, or quoted where nothing else is named:
-  "'stream' does not support true with this model"),
+  "'stream' does not support true with this model"; or refused as unknown, alone or among
+  others: "Unknown name "messages"" says the body reached another API),
   or the conversation itself (a role, the message order, a message by its role or index,
-  content inside a message, a message's `content` by name, a provider asking to "adjust
-  your prompt"), or no part of the body at all (a request header, this endpoint for the
+  content inside a message, a message's `content` by name, a "chat message", an assistant
+  turn left to "prefill", the "parts field" of a turn, a provider asking to "adjust your
+  prompt"), or no part of the body at all (a request header, this endpoint for the
   model, by name or by its path, at 4xx: a 5xx's "headers" are the server's own). No body
   can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that failed;
   where no status says it, a 503's or 429's words: "server unavailable", a model "still
-  loading", no available channel, deployment or data center, "wait one minute", "请稍后再试", a
-  queue that "is full", a wait named ("Try again in 5 seconds"), a window such as "per
-  minute", the server's own failure ("An internal error has occurred", "on our end", a
-  model that "has crashed"), or a backend's gRPC failure, "rpc error: code = Unknown"). It
-  is sent again after the `retry_after` the provider named, as given; when it named none
+  loading" or "not ready yet", no available channel, deployment or data center, "wait one
+  minute", "请稍后再试", a queue that "is full", a wait named ("Try again in 5 seconds"), a
+  window such as "per minute", the server's own failure ("An internal error has occurred",
+  "on our end", a model that "has crashed"), or a backend's gRPC failure, "rpc error: code =
+  Unknown"; a turn that ended with `finish_reason: "error"` before any output). It is
+  sent again after the `retry_after` the provider named, as given; when it named none
   (or 0), after an exponential wait less a random share of up to a quarter
   (`backoff_wait`), so that streams refused at one instant do not all come back at the
   next. A wait longer than the policy's `max_retry_after`, or than what is left of the
@@ -61,15 +64,15 @@ A rejection before anything was committed is read once, by `classify`, into one 
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported", "Temperature value 0.2 is not supported", "invalid
   temperature", "temperature参数", "参数temperature"), the words of an identifier read the
-  same way ("Frequency penalty must satisfy p > 0", "Top-p must be greater than 0"), or the
-  server's camelCase of it (`frequencyPenalty`). So "stop" in an unrelated sentence never
-  drops `stop`, nor does a key the provider only suggests ("did you mean 'stop'?") or
-  asks to turn on ("enable `thinking`"), or a value it would accept ("Supported values
-  are: 'low', ..."), nor a link's path, nor a field or role of a message the error points
-  into ("'messages.1' : property 'metadata' is unsupported" is not the body's `metadata`,
-  "roles must alternate between "user" and "assistant"" not its `user`), nor a word
-  inside a longer key's words ("does not support prompt logprobs" names `prompt_logprobs`
-  alone), nor a key named only as the condition
+  same way ("Frequency penalty must satisfy p > 0", "Top-p must be greater than 0", "enable
+  thinking can not be support"), or the server's camelCase of it (`frequencyPenalty`). So
+  "stop" in an unrelated sentence never drops `stop`, nor does a key the provider only
+  suggests ("did you mean 'stop'?") or asks to turn on ("enable `thinking`"), or a value
+  it would accept ("Supported values are: 'low', ..."), nor a link's path, nor a field or
+  role of a message the error points into ("'messages.1' : property 'metadata' is
+  unsupported" is not the body's `metadata`, "roles must alternate between "user" and
+  "assistant"" not its `user`), nor a word inside a longer key's words ("does not support
+  prompt logprobs" names `prompt_logprobs` alone), nor a key named only as the condition
   of another's refusal ("temperature=1 is supported unless reasoning_effort resolves to
   'none'" drops `temperature` alone). Capability phrases name keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
@@ -82,8 +85,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   a tool's definition refused names `tools` ("Invalid schema for function 'ls'", "Tool
   parameters must be a JSON object", a validator's path "13.function.parameters.type"
   inside an `error` written as a JSON string); a call's parameters ("parameters for tool X
-  did not match schema") do not. The values a validator lists as accepted ("Input should
-  be 'user', 'assistant' or 'system'") name nothing; roles listed so are the conversation.
+  did not match schema") do not. A JSON schema refused without its owner named ("JSON
+  Schema not supported: could not understand the instance ...", a path rooted at a schema's
+  keyword, "Field 'properties.data.properties' is missing") names the one key that holds
+  schemas, the tools or a `response_format` with one; with both, neither. The values a
+  validator lists as accepted ("Input should be 'user', 'assistant' or 'system'") name
+  nothing; roles listed so are the conversation.
   The legacy `functions` and `function_call` are tool keys. A key that means nothing
   without a dropped one goes with it (`tool_choice` with `tools`). Where the provider
   names a replacement ("Use 'max_completion_tokens' instead") the value moves to it.
@@ -97,7 +104,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   image input", "At most 1 image(s) may be provided", "image_url is only supported by
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
-  loaded, but images were provided", "does not have the projector"), even where its
+  loaded, but images were provided", "does not have the projector", an image it "could not
+  process" or was "unable to decode"), even where its
   `param` points inside `messages`. Each message's images become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
@@ -473,6 +481,15 @@ _TRANSIENT = (
     # (not where it is unavailable, or for what: "in your region", "for this model")
     r"\b(?:server|service) (?:is )?(?:currently )?unavailable\b(?!\s+(?:in|for|to)\b)|"
     r"\b(?:is|still|currently) (?:being loaded|loading)\b|\bloading (?:the )?model\b|"
+    # or not ready yet, as a model scaled to zero is brought up (KServe's "Model sklearn-iris
+    # is not ready yet.", at 400; Dynamo's "Model `x` is not ready to serve requests yet"):
+    # the model or server itself the subject, by its name at most, and not ready for
+    # anything but requests ("not ready for tool calling" is a capability)
+    r"\b(?:model|server|service|deployment|endpoint|backend|engine|worker|replica)s?"
+    r"(?:\s+(?:with\s+)?name)?(?:\s+[`'\"]?[\w./:@-]+[`'\"]?)?"
+    r"\s+(?:is|are)\s+(?:still\s+)?not\s+(?:yet\s+)?ready\b"
+    r"(?=\s*(?:yet\b|to (?:serve|accept|handle|process)\b|for (?:requests|inference|serving)\b|"
+    r"[.!,;]|$))|"
     r"\bno (?:(?:available|healthy|more) )?" + _SERVERS + r"\s+(?:available|left|to forward)\b|"
     r"\bno (?:available|healthy) " + _SERVERS + r"|无可用(?:渠道|节点)|"
     r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b|"
@@ -513,6 +530,11 @@ _TRANSIENT_CODES = frozenset(
 _SERVER_TROUBLE_CODES = frozenset(
     {"server_error", "internal_error", "api_error", "timeout_error", "internal"}
 )
+# The chat wire's code for a turn that ended with `finish_reason: "error"` and no error
+# object it could read (OpenRouter's chunk after `200 OK` when its upstream failed
+# mid-stream, the "Error processing stream" object inside the choice): the generation
+# failed, not the body. A code only: Anthropic's envelope is typed "error" whatever it says.
+_FAILED_FINISH_CODE = "error"
 # The same in words, for an error event that names neither status nor code (OpenAI's
 # mid-stream "The server had an error while processing your request", its `server_error`
 # type lost in an envelope without one), or Go's gRPC status from the server's backend
@@ -569,6 +591,14 @@ _CONVERSATION = (
     # "must end with a user turn", Cohere's "must contain valid chat turns")
     r"\b(?:last|final|first) message\b|\bmessage content\b|"
     r"\b(?:user|assistant|model|system|last|final|single|chat)[ -]turns?\b|"
+    # a message of the chat by the API's own word for it (StepFun's "Unrecognized chat
+    # message."), an assistant turn left last for the model to continue, a "prefill"
+    # (llama.cpp's "Assistant response prefill is incompatible with enable_thinking.",
+    # "Prefilling assistant messages is not supported"), or the parts of a turn's content
+    # (Vertex's "must include at least one parts field, which describes the prompt input")
+    r"\bchat messages?\b|"
+    r"\b(?:assistant|response|message)\s+prefill\w*|\bprefill\w*\s+(?:the\s+)?(?:assistant|response)|"
+    r"\bparts? field\b|\bprompt input\b|"
     r"\breasoning_content\b|"
     # the same in prose: a call or result of the history ("tool result's tool id(call_...)
     # not found", MiniMax; Gemini's "the number of function response parts is equal to the
@@ -625,8 +655,11 @@ _IMAGE_REFUSAL = (
     # available that accept image input"), or a header is required for them ("Copilot-Vision-
     # Request header is required for image input")
     r"\bno (?:endpoints?|providers?|backends?|routes?|upstreams?)\b|\brequire[sd]?\b|"
-    # the image could not be read ("Image input format or parsing error")
+    # the image could not be read ("Image input format or parsing error"; Anthropic's
+    # "Could not process image", "unable to decode", "failed to load")
     r"\b(?:format|pars(?:e|ing)|decod(?:e|ing))\s+(?:error|failed|failure)\b|"
+    r"\b(?:could(?: not|n't)|can not|unable to|failed to)\s+(?:be\s+)?"
+    r"(?:process|read|decod|pars|load|open|handl)\w*\b|"
     r"invalid[ _-]?(?:image|vision|multi-?modal)|"
     # a deserializer that does not know the part ("unknown variant `image_url`, expected
     # `text`", DeepSeek): the endpoint takes text only
@@ -726,9 +759,11 @@ _URL = r"(?i)\bhttps?://[^\s\"'<>]*"
 # A sentence about a value: where it quotes a value of the body, the key holding it is named.
 _VALUE_WORD = r"(?i)\bvalues?\b"
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
-# Words that, next to a plain-word key, say it is a parameter being refused.
+# Words that, next to a plain-word key, say it is a parameter being refused ("cannot" also
+# written as two words, and with the server's own English: ModelScope's "enable thinking can
+# not be support when `stream=False`").
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
-_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't) (?:supported|allowed|permitted|available|enabled|configurable|adjustable)|not supported|unsupported|unavailable|must|(?:may|can) only be|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|cannot be (?:used|set|specified|enabled))"  # noqa: E501
+_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't) (?:supported|allowed|permitted|available|enabled|configurable|adjustable)|not supported|unsupported|unavailable|must|(?:may|can) only be|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|can ?not be (?:used|set|specified|enabled|support(?:ed)?))"  # noqa: E501
 # Words that refuse the key written right after them ("invalid temperature: only 1 is
 # allowed"), and the words for "parameter" or "field" written right against it in Chinese,
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
@@ -865,6 +900,20 @@ _TOOL_DEFINITION = (
     # ("13.function.parameters.type", LM Studio's zod issues): a call in the history has
     # `function.arguments`, never parameters
     r"(?<![\w.])(?:\d+\.)?function\.parameters\b"
+)
+# A JSON schema refused without its owner named, in words ("JSON Schema not supported: could
+# not understand the instance `{'required': [...]}`", Fireworks) or by a path rooted at a
+# schema's own keyword ("Field 'properties.data.properties' is missing", GigaChat, a location
+# quoted: "'properties.a.type'" from "/properties/a/type"), names the one key of the body that
+# holds schemas (`_schema_holders`), with both the tools and an output schema neither; not a
+# model's output checked against a schema ("does not match the JSON schema").
+_SCHEMA_WORDS = (
+    r"(?i)(?<!match )(?<!match the )(?<!against )(?<!against the )(?<!conform to )"
+    r"(?<!conform to the )(?<!conforms to the )\bjson[ _-]?schemas?\b(?!\s*(?:mode|output)\b)"
+)
+_SCHEMA_KEYWORD_PATH = (
+    r"['\"`/](?:properties|items|\$defs|definitions|anyOf|oneOf|allOf|additionalProperties|"
+    r"patternProperties|\$ref)[./\[]"
 )
 # Each phrase, the keys it names, and the words that refuse it in its sentence.
 _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -1105,6 +1154,37 @@ def _quoted_kept(text: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     )
 
 
+# A key refused as unknown to the server: named after the words ("Unknown name \"messages\"",
+# "Unrecognized request argument supplied: stream", "unknown field `model`"), or quoted
+# before them ("'messages': Extra inputs are not permitted", a validator's item).
+_UNKNOWN_BEFORE = (
+    r"(?:unknown|unrecognized|unexpected|extraneous|extra)\s+(?:request\s+)?"
+    r"(?:names?|fields?|keys?|parameters?|params?|arguments?|propert(?:y|ies)|inputs?)"
+    r"(?:\s+supplied)?\W{0,3}"
+)
+_UNKNOWN_AFTER = (
+    r"\W{0,3}(?:(?:is|are)\s+)?(?:unknown|unrecognized|not (?:a )?(?:known|recognized)|"
+    r"extra (?:inputs?|fields?) (?:are |is )?not (?:permitted|allowed))"
+)
+
+
+def _unknown_kept(text: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
+    """A never-dropped key the error's words (`_names_text`) refuse as unknown, alone or
+    among others (Gemini's native endpoint given a chat body: "Unknown name \"messages\":
+    Cannot find field." and the same for `temperature` and `stream`): the body reached an
+    endpoint of another API, where no body without the others passes either."""
+    for key in body:
+        if key not in policy.kept:
+            continue
+        k = re.escape(key)
+        if re.search(
+            rf"(?i){_UNKNOWN_BEFORE}['\"`]?{k}['\"`]?(?![\w.\[-])|['\"`]{k}['\"`]{_UNKNOWN_AFTER}",
+            text,
+        ):
+            return key
+    return None
+
+
 def _quoted_path(location: re.Match[str]) -> str:
     path = next(group for group in location.groups() if group)
     return "'" + path.replace(" -> ", ".").replace("/", ".") + "'"
@@ -1148,7 +1228,29 @@ def _named_in(text: str, droppable: Mapping[str, Any]) -> list[str]:
             if re.search(pattern, sentence)
         ):
             named.update(keys)
+    holders = _schema_holders(droppable)
+    if len(holders) == 1 and any(
+        re.search(_DEFINITION_REFUSAL, clause)
+        for clause in _clauses(_without_compounds(text, compounds))
+        if re.search(_SCHEMA_WORDS, clause) or re.search(_SCHEMA_KEYWORD_PATH, clause)
+    ):
+        named.update(holders[0])
     return [key for key in droppable if key in named]
+
+
+def _schema_holders(droppable: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """The keys of the body that hold JSON schemas: the tools (with the legacy
+    `functions`), and `response_format` where it carries one."""
+    holders = []
+    tools = tuple(key for key in ("tools", "functions") if key in droppable)
+    if tools:
+        holders.append(tools)
+    output = droppable.get("response_format")
+    if isinstance(output, dict) and (
+        "json_schema" in output or output.get("type") == "json_schema"
+    ):
+        holders.append(("response_format",))
+    return holders
 
 
 def _without_compounds(text: str, keys: list[str], capability: str | None = None) -> str:
@@ -1355,6 +1457,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     param = _param_key(error.param)
     if param is not None and param in policy.kept:
         return Verdict("surface", f"the rejection is about {error.param!r}, which is never dropped")
+    if degrade and (kept := _unknown_kept(_names_text(error), body, policy)):
+        return Verdict("surface", f"{kept!r} itself is unknown there: the body reached another API")
     if degrade:
         named = named_keys(error, body, policy)
         if param is not None and param in body and param not in named:
@@ -1479,7 +1583,8 @@ def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
     whatever its type (Ollama types its 400 "... does not support tools" `api_error`)."""
     if status is not None and status < 500:
         return False
-    if (error.code or "").lower() in _SERVER_TROUBLE_CODES:
+    code = (error.code or "").lower()
+    if code in _SERVER_TROUBLE_CODES or code == _FAILED_FINISH_CODE:
         return True
     if not _SERVER_TROUBLE_CODES.isdisjoint(_error_types(error)):
         return True
