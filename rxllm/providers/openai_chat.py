@@ -46,7 +46,10 @@ one dict lookup:
   the repeat renamed `{id}_2` as it starts (`CallIds`), in its events and its history.
   A call's `extra_content.google.thought_signature` (Gemini's OpenAI-compatible
   endpoint, on the call's first delta or on one of its own after it) is its
-  `ToolRequest.signature`, and goes back in the history the same way.
+  `ToolRequest.signature`, and goes back in the history the same way. The same field on
+  a delta (the first text delta, or a last delta of its own) is Gemini's signature of
+  the turn's text: a reasoning delta with the signature, as Gemini's native wire gives
+  it, back on the assistant message's `extra_content`.
   OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
@@ -620,6 +623,10 @@ def chat_messages(
                     )
                     for call in message.tool_calls
                 ]
+            if options.call_signatures:
+                signature = _gemini_text_signature(message.content)
+                if signature is not None:  # Gemini's, back where its compatible API put it
+                    entry["extra_content"] = {"google": {"thought_signature": signature}}
             if options.send_reasoning_content:
                 entry["reasoning_content"] = "".join(
                     part.text for part in message.content if isinstance(part, ReasoningPart)
@@ -726,6 +733,32 @@ def arguments_object(raw: Any) -> dict[str, Any]:
     return {"arguments": raw}
 
 
+def _google_signature(extra: Any) -> str | None:
+    """The thought signature in Gemini's `extra_content` (`{"google": {"thought_signature":
+    ...}}`), on a call or a delta; None without one."""
+    google = extra.get("google") if extra.__class__ is dict else None
+    signature = google.get("thought_signature") if google.__class__ is dict else None
+    return signature if signature.__class__ is str and signature else None
+
+
+def _gemini_text_signature(content: Sequence[Part]) -> str | None:
+    """The last signature Gemini gave a turn's text: a reasoning part whose details are a
+    text or thought part's (`{}`, `{"thought": true}`), as both of its wires mark one (no
+    other wire's details are either). Gemini's native wire puts the same one back on the
+    turn's text (`rxllm.providers.google`)."""
+    signature = None
+    for part in content:
+        if (
+            isinstance(part, ReasoningPart)
+            and part.signature
+            and not part.redacted
+            and part.details is not None
+            and part.details.keys() <= {"thought"}
+        ):
+            signature = part.signature
+    return signature
+
+
 def _arguments_text(arguments: Any) -> str:
     """A call's `arguments` sent as a JSON object rather than its text (TGI, llama.cpp
     and Ollama send it so): the object's JSON text; `{}` adds nothing, as `""` does.
@@ -809,7 +842,7 @@ _DELTA_KEYS = frozenset(
 _SOURCE_LISTS = ("search_results", "citations", "web_search")
 _CHOICE_READ_WHEN_SENT = frozenset({"message", "text"})
 _DELTA_READ_WHEN_SENT = frozenset(
-    {"function_call", "annotations", "executed_tools", "audio", "reasoning_steps"}
+    {"function_call", "annotations", "executed_tools", "audio", "reasoning_steps", "extra_content"}
 )
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
 # turn, as that API allows.
@@ -1075,6 +1108,11 @@ class ChatNormalizer(Normalizer):
     def _delta(self, delta: dict[str, Any]) -> bool:
         """One delta of choice 0 (or a whole `message` sent where deltas are usual);
         returns whether it carried reasoning, content, a refusal or tool calls."""
+        rest = not self.delta_keys.issuperset(delta)  # most deltas have nothing more
+        if rest:
+            extra = delta.get("extra_content")
+            if extra:  # Gemini's signature of the text: before the text, as its wire has it
+                self._text_signature(extra)
         details = delta.get("reasoning_details")
         if details:
             self._reasoning_details(details, delta)
@@ -1103,7 +1141,7 @@ class ChatNormalizer(Normalizer):
             alone = len(tool_calls) == 1
             for place, call in enumerate(tool_calls):
                 self._tool_call(call, None if alone else place)
-        if not self.delta_keys.issuperset(delta):  # most deltas have nothing more
+        if rest:
             self._delta_rest(delta, bool(tool_calls))
         return bool(reasoning or content or refusal or tool_calls)
 
@@ -1464,12 +1502,24 @@ class ChatNormalizer(Normalizer):
         """Gemini's thought signature of call `index`, in the call's `extra_content`
         (on its first delta, or on a delta of its own after it): Gemini 3 answers 400
         to a history whose calls lost it, so the request sends it back the same way."""
-        google = extra.get("google") if extra.__class__ is dict else None
-        signature = google.get("thought_signature") if google.__class__ is dict else None
-        if signature.__class__ is str and signature:
+        signature = _google_signature(extra)
+        if signature is not None:
             if self.signatures is None:
                 self.signatures = {}
             self.signatures[index] = signature
+
+    def _text_signature(self, extra: Any) -> None:
+        """Gemini's thought signature of the turn's text, in a delta's `extra_content`
+        (on the first text delta, or on a delta of its own at the end: Gemini 3 signs
+        every turn). Its native wire gives it on a text part, and rxllm emits it as that
+        wire does (`rxllm.providers.google`): an empty reasoning delta with the
+        signature, before the text, its details the part's fields (`{}`, or
+        `{"thought": true}` on a thought), so the turn goes back signed on either wire
+        (`chat_messages`)."""
+        signature = _google_signature(extra)
+        if signature is not None:
+            thought = extra["google"].get("thought") is True
+            self.reasoning("", signature, details={"thought": True} if thought else {})
 
     def _custom_input(self, index: int, text: Any) -> str:
         """A fragment of a custom tool's input (OpenAI's custom tools take free text, and

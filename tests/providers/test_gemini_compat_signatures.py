@@ -5,7 +5,8 @@
 Gemini 3 answers 400 "Function call is missing a thought_signature in functionCall
 parts" to a history that lost it (langroid/langroid#969, and many more), so the
 signature reaches `ToolRequest.signature` and goes back in the next request where it
-came. Bodies are written from those sources; the signatures are made up."""
+came. So does the signature Gemini gives the turn's text (below). Bodies are written
+from those sources; the signatures are made up."""
 
 from __future__ import annotations
 
@@ -14,9 +15,13 @@ from typing import Any
 
 import rxllm
 from rxllm import ChatRequest, Message
-from rxllm.events import ToolRequest
+from rxllm.events import ReasoningDelta, ToolRequest
 from rxllm.providers.openai_chat import chat_messages
-from tests.support import Recorder, Serve, replay_every_way
+from rxllm.providers.presets import mistral
+from rxllm.request import ReasoningPart
+from tests.support import Recorder, Serve, kinds, log_messages, replay_every_way, summarize
+
+MISTRAL_OPTIONS = mistral().options
 
 
 def _sse(*deltas: dict[str, Any], finish: str = "tool_calls") -> bytes:
@@ -92,3 +97,62 @@ async def test_the_next_turn_sends_the_signature_back_where_it_came(serve: Serve
             "extra_content": {"google": {"thought_signature": "SIG_A"}},
         }
     ]
+
+
+# Gemini 3 signs a turn's text too: on the endpoint, `extra_content.google.thought_signature`
+# on the first text delta (discuss.ai.google.dev/t/109823: "We get `extra_content` in the
+# first `delta`"), or on a last delta of its own after the text. The native wire gives it
+# on a text part, and rxllm emits it as that wire does: `reasoning("", signature)` with the
+# part's details (`{}` for text), before the text.
+_SIGNED_TEXT = _sse(
+    {"role": "assistant", "content": "Hello", **_signed("TSIG")},
+    {"content": " there"},
+    finish="stop",
+)
+
+
+def test_a_signature_on_a_text_delta_is_a_signed_reasoning_delta_before_it() -> None:
+    # Before: dropped, logged "delta field 'extra_content' has no event".
+    with log_messages() as logs:
+        events = replay_every_way(_SIGNED_TEXT, "custom")
+    assert kinds(events) == ["reasoning", "text", "done"]
+    first = events[0]
+    assert isinstance(first, ReasoningDelta)
+    assert (first.text, first.signature, first.details) == ("", "TSIG", {})
+    assert summarize(events).text == "Hello there"
+    assert not [line for line in logs if "extra_content" in line]
+
+
+def test_a_signature_on_a_delta_of_its_own_after_the_text_is_the_texts() -> None:
+    body = _sse({"content": "Hello"}, {"role": "assistant", **_signed("LAST")}, finish="stop")
+    events = replay_every_way(body, "custom")
+    assert kinds(events) == ["text", "reasoning", "done"]
+    assert [e.signature for e in events if isinstance(e, ReasoningDelta)] == ["LAST"]
+
+
+async def test_the_next_turn_sends_the_texts_signature_back_on_the_message(
+    serve: Serve,
+) -> None:
+    recorder = Recorder(answers={"/chat/completions": _SIGNED_TEXT})
+    base_url = await serve(recorder.handle)
+    question = Message.user("Hi")
+    async with rxllm.provider("custom", base_url=base_url, allow_private_network=True) as p:
+        record = await p.complete(ChatRequest(model="gemini-3-flash", messages=[question]))
+        history = [question, record.to_message(), Message.user("And?")]
+        await p.complete(ChatRequest(model="gemini-3-flash", messages=history))
+    assistant = recorder.requests[1]["body"]["messages"][1]
+    assert assistant == {
+        "role": "assistant",
+        "content": "Hello there",
+        "extra_content": {"google": {"thought_signature": "TSIG"}},
+    }
+
+
+def test_an_endpoint_without_call_signatures_gets_no_text_signature() -> None:
+    # Mistral and Groq refuse a message field they do not know.
+    signed = ReasoningPart(signature="TSIG", details={})
+    message = Message(role="assistant", content=[signed, rxllm.TextPart(text="Hello")])
+    (sent,) = chat_messages([message], MISTRAL_OPTIONS)
+    assert sent == {"role": "assistant", "content": "Hello"}
+    (sent,) = chat_messages([message])
+    assert sent["extra_content"] == {"google": {"thought_signature": "TSIG"}}
