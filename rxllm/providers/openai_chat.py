@@ -49,7 +49,9 @@ one dict lookup:
   `ToolRequest.signature`, and goes back in the history the same way. The same field on
   a delta (the first text delta, or a last delta of its own) is Gemini's signature of
   the turn's text: a reasoning delta with the signature, as Gemini's native wire gives
-  it, back on the assistant message's `extra_content`.
+  it, back on the assistant message's `extra_content`. Its `thought: true` (with
+  `include_thoughts`) makes the delta's content reasoning, the `<thought>` tags around
+  a turn's thoughts left out.
   OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
@@ -733,6 +735,12 @@ def arguments_object(raw: Any) -> dict[str, Any]:
     return {"arguments": raw}
 
 
+# The tags around Gemini's thoughts in `content` (its OpenAI-compatible endpoint, with
+# `include_thoughts`): `_thought`.
+_THOUGHT_OPEN = "<thought>"
+_THOUGHT_CLOSE = "</thought>"
+
+
 def _google_signature(extra: Any) -> str | None:
     """The thought signature in Gemini's `extra_content` (`{"google": {"thought_signature":
     ...}}`), on a call or a delta; None without one."""
@@ -1111,8 +1119,8 @@ class ChatNormalizer(Normalizer):
         rest = not self.delta_keys.issuperset(delta)  # most deltas have nothing more
         if rest:
             extra = delta.get("extra_content")
-            if extra:  # Gemini's signature of the text: before the text, as its wire has it
-                self._text_signature(extra)
+            if extra:  # Gemini's: a signature (before the text), a thought
+                self._google_extra(extra, delta)
         details = delta.get("reasoning_details")
         if details:
             self._reasoning_details(details, delta)
@@ -1508,18 +1516,45 @@ class ChatNormalizer(Normalizer):
                 self.signatures = {}
             self.signatures[index] = signature
 
-    def _text_signature(self, extra: Any) -> None:
-        """Gemini's thought signature of the turn's text, in a delta's `extra_content`
-        (on the first text delta, or on a delta of its own at the end: Gemini 3 signs
-        every turn). Its native wire gives it on a text part, and rxllm emits it as that
-        wire does (`rxllm.providers.google`): an empty reasoning delta with the
-        signature, before the text, its details the part's fields (`{}`, or
-        `{"thought": true}` on a thought), so the turn goes back signed on either wire
-        (`chat_messages`)."""
+    def _google_extra(self, extra: Any, delta: dict[str, Any]) -> None:
+        """Gemini's `extra_content` on a delta. Its `thought_signature` is Gemini's
+        signature of the turn's text (on the first text delta, or on a delta of its own
+        at the end: Gemini 3 signs every turn). Its native wire gives it on a text part,
+        and rxllm emits it as that wire does (`rxllm.providers.google`): an empty
+        reasoning delta with the signature, before the text, its details the part's
+        fields (`{}`, or `{"thought": true}` on a thought), so the turn goes back signed
+        on either wire (`chat_messages`). `thought: true` (with `include_thoughts`)
+        says the delta's content is a thought, not the answer: it is reasoning
+        (`_thought`)."""
+        google = extra.get("google") if extra.__class__ is dict else None
+        if google.__class__ is not dict:
+            return
+        thought = google.get("thought") is True
         signature = _google_signature(extra)
         if signature is not None:
-            thought = extra["google"].get("thought") is True
             self.reasoning("", signature, details={"thought": True} if thought else {})
+        content = delta.get("content") if thought else None
+        if content and content.__class__ is str:
+            self.content = self._thought  # this delta's content only
+
+    def _thought(self, content: str) -> None:
+        """The content of a delta Gemini flags as a thought, as reasoning. Its endpoint
+        wraps a turn's thoughts in tags, `<thought>` at the start of the first flagged
+        delta and `</thought>` at the start of the first delta after them (a probe of
+        the API, as written by a fake server's tests); the tags are the wire's, not the
+        model's words. The next content is `_after_thought`'s."""
+        thought = content.removeprefix(_THOUGHT_OPEN).removesuffix(_THOUGHT_CLOSE)
+        if thought:
+            self.reasoning(thought)
+        self.content = self._after_thought
+
+    def _after_thought(self, content: str) -> None:
+        """Content after a thought, not flagged: the answer, without the tag that
+        closes the thoughts."""
+        self.content = self.text if self.think is None else self.think.feed
+        content = content.removeprefix(_THOUGHT_CLOSE)
+        if content:
+            self.content(content)
 
     def _custom_input(self, index: int, text: Any) -> str:
         """A fragment of a custom tool's input (OpenAI's custom tools take free text, and

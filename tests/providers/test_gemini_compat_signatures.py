@@ -156,3 +156,53 @@ def test_an_endpoint_without_call_signatures_gets_no_text_signature() -> None:
     assert sent == {"role": "assistant", "content": "Hello"}
     (sent,) = chat_messages([message])
     assert sent["extra_content"] == {"google": {"thought_signature": "TSIG"}}
+
+
+# With `include_thoughts` (extra_body google.thinking_config), the endpoint streams the
+# thoughts as content flagged `extra_content.google.thought: true`, `<thought>` opening the
+# first flagged delta and `</thought>` opening the first delta after them, then the text's
+# signature on a delta of its own. The shapes are a fake server's copy of a probe of the
+# real API (its tests: "thoughts marked and tagged, a closing signature"), weaker evidence
+# than a capture; usage comes on every chunk there, left out here.
+_THOUGHT = {"extra_content": {"google": {"thought": True}}}
+_THOUGHTS = _sse(
+    {"role": "assistant", "content": "<thought>**Planning** I consider", **_THOUGHT},
+    {"role": "assistant", "content": " the question.", **_THOUGHT},
+    {"role": "assistant", "content": "</thought>The answer is 4."},
+    {"role": "assistant", **_signed("TEXTSIG")},
+    finish="stop",
+)
+
+
+def test_flagged_thoughts_are_reasoning_without_their_tags() -> None:
+    # Before: all of it text, '<thought>**Planning** I consider the question.</thought>...'
+    events = replay_every_way(_THOUGHTS, "custom")
+    assert kinds(events) == ["reasoning", "text", "reasoning", "done"]
+    summary = summarize(events)
+    assert summary.reasoning == "**Planning** I consider the question."
+    assert summary.text == "The answer is 4."
+
+
+def test_a_flagged_delta_without_content_leaves_the_next_content_text() -> None:
+    body = _sse({"content": "", **_THOUGHT}, {"content": "Answer."}, finish="stop")
+    summary = summarize(replay_every_way(body, "custom"))
+    assert (summary.reasoning, summary.text) == ("", "Answer.")
+
+
+async def test_thoughts_over_http_close_with_the_texts_signature(serve: Serve) -> None:
+    recorder = Recorder(answers={"/chat/completions": _THOUGHTS})
+    base_url = await serve(recorder.handle)
+    question = Message.user("2 + 2?")
+    async with rxllm.provider("custom", base_url=base_url, allow_private_network=True) as p:
+        record = await p.complete(ChatRequest(model="gemini-3-flash", messages=[question]))
+        assert (record.reasoning, record.text) == (
+            "**Planning** I consider the question.",
+            "The answer is 4.",
+        )
+        (part,) = record.reasoning_parts
+        assert (part.signature, part.details) == ("TEXTSIG", {})
+        history = [question, record.to_message(), Message.user("And 3 + 3?")]
+        await p.complete(ChatRequest(model="gemini-3-flash", messages=history))
+    assistant = recorder.requests[1]["body"]["messages"][1]
+    assert assistant["content"] == "The answer is 4."
+    assert assistant["extra_content"] == {"google": {"thought_signature": "TEXTSIG"}}
