@@ -20,24 +20,26 @@ A rejection before anything was committed is read once, by `classify`, into one 
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
   later" backs off), content policy (in a moderation's own words too: "inappropriate
   content", "Content Exists Risk", "敏感内容"), a missing model (its words, "模型不存在",
-  "Unsupported model", "the model name is invalid", a gateway's "Invalid provider" for the
-  route to it, or a structured code such as `model_not_available`, Azure's
-  `OperationNotSupported`),
+  "Unsupported model", a model "not supported for this request", "the model name is
+  invalid", a gateway's "Invalid provider" for the route to it, or a structured code such
+  as `model_not_available`, Azure's `OperationNotSupported`),
   or a never-dropped key (the structured `param`, or quoted where nothing else is named:
   "'stream' does not support true with this model"; or refused as unknown, alone or among
   others: "Unknown name "messages"" says the body reached another API),
   or the conversation itself (a role, the message order, a message by its role or index,
   content inside a message, a message's `content` by name, a "chat message", an assistant
-  turn left to "prefill", the "parts field" of a turn, a provider asking to "adjust your
-  prompt"), or no part of the body at all (a request header, this endpoint for the
-  model, by name or by its path, at 4xx: a 5xx's "headers" are the server's own). No body
+  turn left to "prefill", the "parts field" of a turn, Gemini's `contents` by its path
+  ("contents[3].parts"), a provider asking to "adjust your prompt"), or no part of the body
+  at all (a request header, this endpoint for the model, by name or by its path, at 4xx:
+  a 5xx's "headers" are the server's own). No body
   can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that failed;
   where no status says it, a 503's or 429's words: "server unavailable", a model "still
-  loading" or "not ready yet", no available channel, deployment or data center, "wait one
-  minute", "请稍后再试", a queue that "is full", a wait named ("Try again in 5 seconds"), a
-  window such as "per minute", the server's own failure ("An internal error has occurred",
+  loading", "not ready yet" or still "starting up", no available channel, deployment or
+  data center, no worker to serve it, "wait one minute", "请稍后再试", a queue that "is
+  full", a wait named ("Try again in 5 seconds"), a window such as "per minute", the
+  server's own failure ("An internal error has occurred",
   "on our end", a model that "has crashed"), or a backend's gRPC failure, "rpc error: code =
   Unknown"; a turn that ended with `finish_reason: "error"` before any output). It is
   sent again after the `retry_after` the provider named, as given; when it named none
@@ -62,9 +64,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   that is no English word (`max_tokens`, capitalized too as a sentence's first word:
   "Response_format value as json_schema is enabled only for ..."), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
-  "temperature is not supported", "Temperature value 0.2 is not supported", "invalid
-  temperature", "temperature参数", "参数temperature"), the words of an identifier read the
-  same way ("Frequency penalty must satisfy p > 0", "Top-p must be greater than 0", "enable
+  "temperature is not supported", "Temperature value 0.2 is not supported", "Argument not
+  supported on this model: include", "invalid temperature", "temperature参数",
+  "参数temperature"), the words of an identifier read the same way ("Frequency penalty
+  must satisfy p > 0", "Top-p must be greater than 0", "enable
   thinking can not be support"), or the server's camelCase of it (`frequencyPenalty`). So
   "stop" in an unrelated sentence never drops `stop`, nor does a key the provider only
   suggests ("did you mean 'stop'?") or asks to turn on ("enable `thinking`"), or a value
@@ -87,8 +90,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   inside an `error` written as a JSON string); a call's parameters ("parameters for tool X
   did not match schema") do not. A JSON schema refused without its owner named ("JSON
   Schema not supported: could not understand the instance ...", a path rooted at a schema's
-  keyword, "Field 'properties.data.properties' is missing") names the one key that holds
-  schemas, the tools or a `response_format` with one; with both, neither. The values a
+  keyword, quoted or bare: "Field 'properties.data.properties' is missing") names the one
+  key that holds schemas, the tools or a `response_format` with one; with both, neither.
+  The values a
   validator lists as accepted ("Input should be 'user', 'assistant' or 'system'") name
   nothing; roles listed so are the conversation.
   The legacy `functions` and `function_call` are tool keys. A key that means nothing
@@ -105,8 +109,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
   loaded, but images were provided", "does not have the projector", an image it "could not
-  process" or was "unable to decode"), even where its
-  `param` points inside `messages`. Each message's images become one notice (`image_notice`).
+  process", was "unable to decode" or "failed to download", or that is "not valid"), even
+  where its `param` points inside `messages`. Each message's images become one notice
+  (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
   the server's trouble, a code that is a status, LiteLLM's `"500"`, read as one; "the
@@ -431,10 +436,13 @@ _MISSING_MODEL = (
     r"\bmodel(?:'s)? (?:name|id) is (?:invalid|unknown|not valid)\b|"
     # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
     # the model (at most its name between), not a parameter "not supported with this model",
-    # nor a capability the model lacks ("... is not supported for tool calling"); in one
-    # line, as the next string of the body may open with a key ("... by this model\n
-    # 'logprobs' is not supported by this model").
-    r"\bmodel(?:[^\S\n]+\S+)?[^\S\n]+(?:is|are) not supported\b(?!\s+(?:for|with)\b)|"
+    # nor a capability the model lacks ("... is not supported for tool calling"), but the
+    # model refused for the request as a whole (Copilot's "Model is not supported for this
+    # request.", its `model_not_supported` code and `param` lost in an envelope without
+    # them); in one line, as the next string of the body may open with a key ("... by this
+    # model\n'logprobs' is not supported by this model").
+    r"\bmodel(?:[^\S\n]+\S+)?[^\S\n]+(?:is|are) not supported\b"
+    r"(?!\s+(?:for|with)\b(?!\s+(?:this|the|your)\s+request\b))|"
     # Zhipu's 1211 "模型不存在" (the model does not exist)
     r"模型\S{0,16}?(?:不存在|未找到)"
 )
@@ -487,10 +495,17 @@ _TRANSIENT = (
     # anything but requests ("not ready for tool calling" is a capability)
     r"\b(?:model|server|service|deployment|endpoint|backend|engine|worker|replica)s?"
     r"(?:\s+(?:with\s+)?name)?(?:\s+[`'\"]?[\w./:@-]+[`'\"]?)?"
-    r"\s+(?:is|are)\s+(?:still\s+)?not\s+(?:yet\s+)?ready\b"
+    r"\s+(?:(?:is|are)\s+(?:still\s+)?not\s+(?:yet\s+)?ready\b"
     r"(?=\s*(?:yet\b|to (?:serve|accept|handle|process)\b|for (?:requests|inference|serving)\b|"
     r"[.!,;]|$))|"
-    r"\bno (?:(?:available|healthy|more) )?" + _SERVERS + r"\s+(?:available|left|to forward)\b|"
+    # or still being brought up, in other words (Dynamo's "The deployment may still be
+    # starting up", "Model x is still initializing", "The server is warming up")
+    r"(?:is|are|may\s+still\s+be)\s+(?:still\s+)?(?:(?:starting|booting|warming|spinning)\s+up|"
+    r"initiali[sz]ing|being\s+(?:initiali[sz]ed|provisioned|deployed|scaled\s+up))\b)|"
+    # (TorchServe's "Model \"x\" has no worker to serve inference request")
+    r"\bno (?:(?:available|healthy|more) )?"
+    + _SERVERS
+    + r"\s+(?:available|left|to (?:forward|serve|handle|process))\b|"
     r"\bno (?:available|healthy) " + _SERVERS + r"|无可用(?:渠道|节点)|"
     r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b|"
     # a queue with no room now (SGLang's "The request queue is full." after `200 OK`, its
@@ -599,6 +614,11 @@ _CONVERSATION = (
     r"\bchat messages?\b|"
     r"\b(?:assistant|response|message)\s+prefill\w*|\bprefill\w*\s+(?:the\s+)?(?:assistant|response)|"
     r"\bparts? field\b|\bprompt input\b|"
+    # and Gemini's own name for the messages, as its validator writes the path
+    # ("GenerateContentRequest.contents[3].parts: contents.parts must not be empty",
+    # "GenerateContentRequest.contents: contents is not specified")
+    # (a lookbehind: `\w+Request` would rescan every long word from each of its letters)
+    r"\bcontents(?:\[\d|\.(?:parts|role)\b)|(?<=Request)\.contents\b|"
     r"\breasoning_content\b|"
     # the same in prose: a call or result of the history ("tool result's tool id(call_...)
     # not found", MiniMax; Gemini's "the number of function response parts is equal to the
@@ -656,10 +676,13 @@ _IMAGE_REFUSAL = (
     # Request header is required for image input")
     r"\bno (?:endpoints?|providers?|backends?|routes?|upstreams?)\b|\brequire[sd]?\b|"
     # the image could not be read ("Image input format or parsing error"; Anthropic's
-    # "Could not process image", "unable to decode", "failed to load")
+    # "Could not process image", "unable to decode", "failed to load"), nor fetched
+    # (DashScope's "Failed to download multimodal content", a relay's "fail to decode image
+    # config"), or is not a valid one (Gemini's "Provided image is not valid")
     r"\b(?:format|pars(?:e|ing)|decod(?:e|ing))\s+(?:error|failed|failure)\b|"
-    r"\b(?:could(?: not|n't)|can not|unable to|failed to)\s+(?:be\s+)?"
-    r"(?:process|read|decod|pars|load|open|handl)\w*\b|"
+    r"\b(?:could(?: not|n't)|can not|unable to|fail(?:ed)? to)\s+(?:be\s+)?"
+    r"(?:process|read|decod|pars|load|open|handl|download|fetch|retriev)\w*\b|"
+    r"\bnot (?:an? )?valid\b|"
     r"invalid[ _-]?(?:image|vision|multi-?modal)|"
     # a deserializer that does not know the part ("unknown variant `image_url`, expected
     # `text`", DeepSeek): the endpoint takes text only
@@ -769,6 +792,13 @@ _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't) (
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
 _CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized|too many)"
 _CUE_CJK = r"(?:参数|字段)"
+# The same words before a colon, the key after it, however far the refusal reaches ("Argument
+# not supported on this model: include", xAI).
+_CUE_COLON = (
+    r"(?:argument|parameter|param|field|option|property)s?\s+(?:(?:is|are)\s+)?"
+    r"(?:not\s+(?:supported|allowed|permitted|recognized)|unsupported|unrecognized|unknown|invalid)"
+    r"(?:\s+(?:on|for|by|with|in)\s+(?:this|the)\s+(?:model|endpoint|request|API))?\s*:\s*"
+)
 # A key listed before another after such words: an identifier (a plain word is prose,
 # "Invalid request and ..."), or quoted (or the quotes a named key's words left).
 _LISTED_KEY = r"(?:['\"`][^'\"`\n]{0,40}['\"`]|[A-Za-z]\w*_\w+)"
@@ -904,15 +934,20 @@ _TOOL_DEFINITION = (
 # A JSON schema refused without its owner named, in words ("JSON Schema not supported: could
 # not understand the instance `{'required': [...]}`", Fireworks) or by a path rooted at a
 # schema's own keyword ("Field 'properties.data.properties' is missing", GigaChat, a location
-# quoted: "'properties.a.type'" from "/properties/a/type"), names the one key of the body that
-# holds schemas (`_schema_holders`), with both the tools and an output schema neither; not a
-# model's output checked against a schema ("does not match the JSON schema").
+# quoted: "'properties.a.type'" from "/properties/a/type"; or bare), names the one key of
+# the body that holds schemas (`_schema_holders`), with both the tools and an output schema
+# neither; not a model's output checked against a schema ("does not match the JSON schema").
 _SCHEMA_WORDS = (
     r"(?i)(?<!match )(?<!match the )(?<!against )(?<!against the )(?<!conform to )"
     r"(?<!conform to the )(?<!conforms to the )\bjson[ _-]?schemas?\b(?!\s*(?:mode|output)\b)"
 )
+# (quoted, or written bare as the root of a path two steps deep at least: "Field
+# properties.location.description is missing", "items.properties.name.type must be a
+# string"; not a file's name, "definitions.json", nor the end of a longer name,
+# `max_items.value.x`)
 _SCHEMA_KEYWORD_PATH = (
-    r"['\"`/](?:properties|items|\$defs|definitions|anyOf|oneOf|allOf|additionalProperties|"
+    r"(?:['\"`/]|(?<![\w.$'\"`/-])(?=[\w$]+(?:\.[\w$]+|\[\w*\]){2}))"
+    r"(?:properties|items|\$defs|definitions|anyOf|oneOf|allOf|additionalProperties|"
     r"patternProperties|\$ref)[./\[]"
 )
 # Each phrase, the keys it names, and the words that refuse it in its sentence.
@@ -1110,6 +1145,7 @@ def _is_named(key: str, text: str) -> bool:
         rf"(?:(?:{_LISTED_KEY}\s*)?(?:,|\band\b|\bor\b)\s*){{0,3}}"
         rf"{w}\b(?!\s+(?:message|content|role)s?\b)"
         rf"|\b{w}\s*{_CUE_CJK}|{_CUE_CJK}\s*{w}\b"
+        rf"|\b{_CUE_COLON}{w}\b"
     )
     return re.search(cue, text, re.I | re.ASCII) is not None
 
