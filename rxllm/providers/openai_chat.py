@@ -946,7 +946,8 @@ class ChatNormalizer(Normalizer):
         self.unnamed: dict[int, list[Any]] = {}
         self.custom: set[int] | None = None  # custom tool calls whose input is open
         self.think: ThinkTagSplitter | None = None
-        # Whether a delta carried output: a whole `message` after it is a summary.
+        # Whether a delta carried output (reasoning, content, a refusal, tool calls): a
+        # whole `message` after it is the turn's summary.
         self.streamed = False
         self.content: Callable[[str], None] = self.text
         if options.think_tags:
@@ -1076,8 +1077,8 @@ class ChatNormalizer(Normalizer):
 
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")
-        if delta and self._delta(delta):
-            self.streamed = True
+        if delta:
+            self._delta(delta)
         if not self.choice_keys.issuperset(choice):  # most choices have nothing more
             self._choice_rest(choice)
         finish = choice.get("finish_reason")
@@ -1113,35 +1114,38 @@ class ChatNormalizer(Normalizer):
         held = self.finish_word
         return held not in FAILED_FINISHES and FINISH_REASONS.get(held or "") != "content_filter"
 
-    def _delta(self, delta: dict[str, Any]) -> bool:
-        """One delta of choice 0 (or a whole `message` sent where deltas are usual);
-        returns whether it carried reasoning, content, a refusal or tool calls."""
-        rest = not self.delta_keys.issuperset(delta)  # most deltas have nothing more
-        if rest:
+    def _delta(self, delta: dict[str, Any]) -> None:
+        """One delta of choice 0 (or a whole `message` sent where deltas are usual)."""
+        known = self.delta_keys.issuperset(delta)  # most deltas have nothing more
+        if not known:
             extra = delta.get("extra_content")
             if extra:  # Gemini's: a signature (before the text), a thought
                 self._google_extra(extra, delta)
         details = delta.get("reasoning_details")
         if details:
+            self.streamed = True  # output: a whole message after it is a summary
             self._reasoning_details(details, delta)
-            reasoning: Any = details
         else:
             if self.detail is not None:  # other output: the detail is complete
                 self._end_detail()
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if reasoning:
+                self.streamed = True
                 self.reasoning(reasoning)
         content = delta.get("content")
         if content:
+            self.streamed = True
             if content.__class__ is str:
                 self.content(content)
             else:
                 self._content_parts(content)
         refusal = delta.get("refusal")
         if refusal:
+            self.streamed = True
             self.refusal(refusal)
         tool_calls = delta.get("tool_calls")
         if tool_calls:
+            self.streamed = True
             if tool_calls.__class__ is dict:
                 # One call as an object, not a list: text-generation-inference before 3.2
                 # (huggingface/text-generation-inference#2949, fixed by #3086).
@@ -1149,9 +1153,8 @@ class ChatNormalizer(Normalizer):
             alone = len(tool_calls) == 1
             for place, call in enumerate(tool_calls):
                 self._tool_call(call, None if alone else place)
-        if rest:
+        if not known:
             self._delta_rest(delta, bool(tool_calls))
-        return bool(reasoning or content or refusal or tool_calls)
 
     def _delta_rest(self, delta: dict[str, Any], beside_tool_calls: bool) -> None:
         """What a delta carries beside reasoning, content, a refusal and tool calls:
@@ -1220,6 +1223,7 @@ class ChatNormalizer(Normalizer):
                 self._sources_and_tools(message)
             else:
                 self._delta(message)
+                self.streamed = False  # read as the answer: the next message is read too
         text = choice.get("text")
         if text and text.__class__ is str and "delta" not in choice and not message:
             self.content(text)
@@ -1347,7 +1351,8 @@ class ChatNormalizer(Normalizer):
             carried_text = True
             self._detail_fragment(kind, item)
             if text:
-                text = self._detail_news(text)
+                if self.detail_text is not None:  # not known to be increments yet
+                    text = self._detail_news(text, self.detail_text)
                 if text:
                     self.detail_said = True
                     self.reasoning(text)
@@ -1359,17 +1364,14 @@ class ChatNormalizer(Normalizer):
             if reasoning:
                 self.reasoning(reasoning)
 
-    def _detail_news(self, text: str) -> str:
+    def _detail_news(self, text: str, so_far: str) -> str:
         """What a fragment adds to the open detail. MiniMax documents each fragment's
         `text` as the detail's whole text so far (platform.minimax.io, the OpenAI API's
         streaming example keeps only the part past what it has), while its M2.7 sends
         increments (MiniMax-AI/MiniMax-M2#95), as OpenRouter does: a fragment that
         starts with the text so far adds only its rest. The text is kept only while
         each fragment has started with it; the first that does not shows increments,
-        and the detail's later fragments are taken as they come."""
-        so_far = self.detail_text
-        if so_far is None:  # increments
-            return text
+        and the detail's later fragments are taken as they come, not compared again."""
         if so_far and text.startswith(so_far):  # the whole so far, again
             self.detail_text = text
             return text[len(so_far) :]

@@ -96,6 +96,13 @@ def test_a_role_only_delta_before_the_message_is_not_a_streamed_answer() -> None
     assert summarize(replay_every_way(body, "custom")).text == "Whole answer"
 
 
+def test_a_server_that_streams_messages_has_each_read() -> None:
+    # Messages in place of deltas, one piece each: none of them is a summary.
+    pieces = [{"index": 0, "message": {"content": text}} for text in ("Whole", " answer")]
+    body = _sse(*({"model": "m", "choices": [choice]} for choice in pieces), _chunk({}, "stop"))
+    assert summarize(replay_every_way(body, "custom")).text == "Whole answer"
+
+
 async def test_the_summary_over_http(serve_body: ServeBody) -> None:
     record = await _record(serve_body, _TEXT, "custom")
     assert (record.reasoning, record.text) == ("The user says hi.", "Hello!")
