@@ -44,7 +44,7 @@ from rxllm.events import (
     failed,
 )
 from rxllm.fragments import Emit, FailureUsage, RawChunk, SourceItem, ToolArgs, ToolEnd
-from rxllm.request import SAMPLING_FIELDS, ChatRequest
+from rxllm.request import SAMPLING_FIELDS, ChatRequest, Part, ReasoningPart
 from rxllm.secrets import redact
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "ToolNames",
     "WireProtocol",
     "endpoint",
+    "gemini_text_signature",
     "read_json",
     "stop_reason_of",
     "text_or_none",
@@ -74,6 +75,24 @@ REQUEST_KEYS: Mapping[str, str] = {
 def text_or_none(value: object) -> str | None:
     """A wire field that should be a string (an id), or None when it is not one."""
     return value if isinstance(value, str) and value else None
+
+
+def gemini_text_signature(content: Sequence[Part]) -> str | None:
+    """The last signature Gemini gave a turn's text: a reasoning part whose details are a
+    text or thought part's (`{}`, `{"thought": true}`), as both of Gemini's wires (its
+    own, and its OpenAI-compatible endpoint) mark one; no other wire's details are
+    either. Each wire puts it back on the turn's text."""
+    signature = None
+    for part in content:
+        if (
+            isinstance(part, ReasoningPart)
+            and part.signature
+            and not part.redacted
+            and part.details is not None
+            and part.details.keys() <= {"thought"}
+        ):
+            signature = part.signature
+    return signature
 
 
 def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReason:

@@ -140,11 +140,12 @@ from rxllm.providers.base import (
     ToolNames,
     WireProtocol,
     endpoint,
+    gemini_text_signature,
     read_json,
     stop_reason_of,
     text_or_none,
 )
-from rxllm.request import ChatRequest, ImagePart, Message, Part, ReasoningPart, TextPart
+from rxllm.request import ChatRequest, ImagePart, Message, Part, TextPart
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
 
@@ -872,16 +873,7 @@ def _sign_text(parts: list[dict[str, Any]], content: Sequence[Part]) -> None:
     text part) goes on the turn's last text part (a record keeps a run of text between
     other parts as a part of its own). Thought text itself is not sent back, and a
     signature from another provider is never sent to Gemini."""
-    signature = None
-    for part in content:
-        if (
-            isinstance(part, ReasoningPart)
-            and part.signature
-            and not part.redacted
-            and part.details is not None
-            and part.details.keys() <= {"thought"}
-        ):
-            signature = part.signature
+    signature = gemini_text_signature(content)
     if signature is None:
         return
     for entry in reversed(parts):

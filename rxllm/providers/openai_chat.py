@@ -133,6 +133,7 @@ from rxllm.providers.base import (
     ToolNames,
     WireProtocol,
     endpoint,
+    gemini_text_signature,
     read_json,
     stop_reason_of,
     text_or_none,
@@ -626,7 +627,7 @@ def chat_messages(
                     for call in message.tool_calls
                 ]
             if options.call_signatures:
-                signature = _gemini_text_signature(message.content)
+                signature = gemini_text_signature(message.content)
                 if signature is not None:  # Gemini's, back where its compatible API put it
                     entry["extra_content"] = {"google": {"thought_signature": signature}}
             if options.send_reasoning_content:
@@ -747,24 +748,6 @@ def _google_signature(extra: Any) -> str | None:
     google = extra.get("google") if extra.__class__ is dict else None
     signature = google.get("thought_signature") if google.__class__ is dict else None
     return signature if signature.__class__ is str and signature else None
-
-
-def _gemini_text_signature(content: Sequence[Part]) -> str | None:
-    """The last signature Gemini gave a turn's text: a reasoning part whose details are a
-    text or thought part's (`{}`, `{"thought": true}`), as both of its wires mark one (no
-    other wire's details are either). Gemini's native wire puts the same one back on the
-    turn's text (`rxllm.providers.google`)."""
-    signature = None
-    for part in content:
-        if (
-            isinstance(part, ReasoningPart)
-            and part.signature
-            and not part.redacted
-            and part.details is not None
-            and part.details.keys() <= {"thought"}
-        ):
-            signature = part.signature
-    return signature
 
 
 def _arguments_text(arguments: Any) -> str:
