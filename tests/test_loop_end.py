@@ -11,6 +11,7 @@ from aiohttp import web
 
 import rxllm
 from rxllm.events import Cancelled
+from tests.support import Handler
 
 ASK = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
 FIRST = b'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n'
@@ -27,6 +28,12 @@ async def _serve_one_chunk_then_hold(dropped: asyncio.Event) -> tuple[web.AppRun
             dropped.set()
         return response
 
+    return await _serve(handler)
+
+
+async def _serve(handler: Handler) -> tuple[web.AppRunner, str]:
+    """`handler` on a loopback port, in the loop `asyncio.run` runs (the `serve` fixture
+    lives in pytest's loop); the runner, and the base URL to give a provider."""
     app = web.Application()
     app.router.add_post("/v1/chat/completions", handler)
     runner = web.AppRunner(app, handler_cancellation=True)
@@ -104,13 +111,7 @@ def test_a_subscriber_hears_cancelled_when_its_loop_ends_in_a_backoff() -> None:
                 headers={"retry-after": "30"},
             )
 
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", handler)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+        _runner, url = await _serve(handler)
         p = rxllm.provider("openai", api_key="sk-test-0123456789abcdef", base_url=url)
         p.stream(ASK).subscribe(
             on_next=heard.append,
