@@ -31,7 +31,14 @@ from rxllm.local.script import WEATHER_CALL, Reasoning, sealed
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
 from rxllm.request import ChatRequest, Message, ReasoningPart, ToolCall
-from tests.support import capture, needs_captures, replay, replay_every_way
+from tests.support import (
+    Recorder,
+    Serve,
+    capture,
+    needs_captures,
+    replay,
+    replay_every_way,
+)
 
 WEATHER = rxllm.Tool(
     name="get_weather",
@@ -506,3 +513,66 @@ def test_a_gemini_calls_signature_is_not_sent_to_claude_as_its_thinking() -> Non
     call_part = gemini["contents"][1]["parts"][-1]
     assert call_part["functionCall"]["name"] == "get_weather"
     assert call_part["thoughtSignature"] == "g-sig"
+
+
+# -- Chat-compatible endpoints: `reasoning_content`, asked for on any preset -------------------
+
+# Kimi with thinking on (Moonshot's API, and Kimi on other hosts) refuses the next turn of a
+# tool loop without it: 400 "thinking is enabled but reasoning_content is missing in
+# assistant tool call message at index N" (MoonshotAI/kimi-agent-sdk#169,
+# mastra-ai/mastra#12592, cloudwego/eino-ext#700).
+THINKING_CALL = chat_sse(
+    {"role": "assistant", "reasoning_content": "Need the weather."}, CALL_DELTA
+)
+
+
+async def next_turn(serve: Serve, name: str, first: bytes, **options: Any) -> dict[str, Any]:
+    """A tool loop over HTTP on provider `name`: the first turn answered with `first`, its
+    call's result, and the assistant message of the second request as the server got it."""
+    recorder = Recorder(answers={"/chat/completions": first})
+    base_url = await serve(recorder.handle)
+    if name == "custom":
+        options["allow_private_network"] = True
+    async with rxllm.provider(name, api_key="k", base_url=base_url, **options) as p:
+        ask = ChatRequest(model="m", messages=[QUESTION], tools=[WEATHER])
+        record = await p.complete(ask)
+        (call,) = record.tool_calls
+        history = [QUESTION, record.to_message(), Message.tool(call.call_id, "21")]
+        await p.complete(ask.model_copy(update={"messages": history}))
+    turn: dict[str, Any] = recorder.requests[1]["body"]["messages"][1]
+    return turn
+
+
+@pytest.mark.parametrize("name", ["custom", "vllm", "nvidia", "together"])
+async def test_send_reasoning_sends_the_turns_reasoning_content_back(
+    serve: Serve, name: str
+) -> None:
+    """Before: no option for it; `custom` sent the turn back without its reasoning."""
+    turn = await next_turn(serve, name, THINKING_CALL, send_reasoning=True)
+    assert turn["reasoning_content"] == "Need the weather."
+    assert turn["content"] is None  # the reasoning goes back once, not also in content
+    assert turn["tool_calls"][0]["id"] == "call_1"
+
+
+async def test_without_send_reasoning_a_preset_keeps_its_own_way(serve: Serve) -> None:
+    assert "reasoning_content" not in await next_turn(serve, "custom", THINKING_CALL)
+    turn = await next_turn(serve, "zai", THINKING_CALL)
+    assert turn["reasoning_content"] == "Need the weather."
+
+
+def test_send_reasoning_false_sends_no_reasoning_back() -> None:
+    turn = Message.assistant("", tool_calls=[CALL], reasoning=[SIGNED])
+    request = ChatRequest(model="m", messages=[QUESTION, turn, RESULT])
+    for name in ("deepseek", "openrouter"):
+        p = rxllm.provider(name, api_key="k", send_reasoning=False)
+        sent = json.loads(p.http_request(request).body)["messages"][1]
+        assert "reasoning_content" not in sent and "reasoning_details" not in sent, name
+
+
+def test_send_reasoning_is_refused_where_it_means_nothing() -> None:
+    # Anthropic, Gemini and Responses send reasoning back as their APIs require it.
+    for name in ("anthropic", "google", "openai-responses"):
+        with pytest.raises(rxllm.ConfigError, match="send_reasoning is an option of the OpenAI"):
+            rxllm.provider(name, api_key="k", send_reasoning=True)
+    with pytest.raises(rxllm.ConfigError, match=r"send_reasoning: .*True or False"):
+        rxllm.provider("custom", base_url="https://example.com/v1", send_reasoning="yes")

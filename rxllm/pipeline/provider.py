@@ -156,6 +156,13 @@ class ProviderOptions(BaseModel):
     `HTTP-Referer` and `X-Title`, a gateway's own. The value of a credential header
     (`Authorization`, `x-api-key`, `Helicone-Auth`, ...) is kept secret as the API key
     is. Not shown in a repr."""
+    send_reasoning: bool | None = None
+    """Whether the assistant messages of the history carry their reasoning back as
+    `reasoning_content` (the OpenAI chat wire and its presets only): True for an endpoint
+    that refuses a tool loop without it (Kimi with thinking on: "thinking is enabled but
+    reasoning_content is missing in assistant tool call message"), False to send no
+    reasoning back at all. None: the provider's default (`deepseek` and `zai` send it,
+    `openrouter` its `reasoning_details`)."""
 
     @field_validator("headers")
     @classmethod
@@ -199,6 +206,7 @@ class ProviderOptions(BaseModel):
         "telemetry",
         "ssrf_guard",
         "allow_private_network",
+        "send_reasoning",
         mode="before",
     )
     @classmethod
@@ -223,6 +231,24 @@ class ProviderOptions(BaseModel):
             for net in value:
                 ip_network(net, strict=False)  # a ValueError names the bad one
         return value
+
+    def configured(self, wire: WireProtocol) -> WireProtocol:
+        """`wire` as these options want it: one that sends reasoning back as
+        `send_reasoning` says.
+
+        Raises:
+            ConfigError: `send_reasoning` for a wire that is not the OpenAI chat wire.
+        """
+        if self.send_reasoning is None:
+            return wire
+        from rxllm.providers.openai_chat import OpenAIChat  # here: only when asked for
+
+        if not isinstance(wire, OpenAIChat):
+            raise ConfigError(
+                f"send_reasoning is an option of the OpenAI chat wire and its presets; "
+                f"{wire.name!r} sends reasoning back as its API requires"
+            )
+        return wire.sending_reasoning(self.send_reasoning)
 
     def silence_allowed(self) -> float:
         """`read_timeout` as the transport applies it (see there)."""
@@ -266,11 +292,11 @@ class Provider:
             raise TypeError(
                 f"session must be an aiohttp.ClientSession, got {type(session).__name__}"
             )
-        self.wire = wire
+        self.options = options = options or ProviderOptions()
+        self.wire = wire = options.configured(wire)
         self.name = wire.name
         self.base_url = base_url
         self.session = session
-        self.options = options = options or ProviderOptions()
         # Built once: every turn sends the same, and a server streams for many at once.
         given = {name.lower() for name in options.headers}
         own = {k: v for k, v in wire.headers(api_key).items() if k.lower() not in given}

@@ -115,11 +115,12 @@ reasoning format to get `reasoning_content` instead, which is read as reasoning.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from loguru import logger
@@ -321,7 +322,11 @@ class ChatOptions:
     there: 400 "Missing `reasoning_content` field in the assistant message at message
     index N" for calls made without reasoning (a history begun on another provider).
     `""` passes, and DeepSeek ignores the field where it needs none (continuedev/
-    continue#11285, Chevey339/kelivo#966), so every assistant message carries it."""
+    continue#11285, Chevey339/kelivo#966), so every assistant message carries it. Kimi
+    with thinking on refuses a tool loop without it alike ("thinking is enabled but
+    reasoning_content is missing in assistant tool call message at index N",
+    MoonshotAI/kimi-agent-sdk#169), wherever it is served: a user turns it on for any
+    endpoint with `send_reasoning=True` (`ProviderOptions.send_reasoning`)."""
 
     reasoning_details: bool = False
     """An assistant turn carries its reasoning back as OpenRouter's `reasoning_details`:
@@ -1695,6 +1700,19 @@ class OpenAIChat(WireProtocol):
 
     def __repr__(self) -> str:
         return f"OpenAIChat({self.name!r}, {self.default_base_url!r}, {self.options})"
+
+    def sending_reasoning(self, send: bool) -> OpenAIChat:
+        """This endpoint with the reasoning of assistant messages sent back as
+        `reasoning_content` (`send`: beside OpenRouter's `reasoning_details`, which carry
+        what that field cannot, signatures and encrypted data), or no reasoning sent back
+        at all (`ProviderOptions.send_reasoning`)."""
+        wire = copy.copy(self)
+        wire.options = replace(
+            self.options,
+            send_reasoning_content=send,
+            reasoning_details=send and self.options.reasoning_details,
+        )
+        return wire
 
     def url(self, base_url: str, request: ChatRequest) -> str:
         return endpoint(base_url, "/chat/completions")
