@@ -576,3 +576,51 @@ def test_send_reasoning_is_refused_where_it_means_nothing() -> None:
             rxllm.provider(name, api_key="k", send_reasoning=True)
     with pytest.raises(rxllm.ConfigError, match=r"send_reasoning: .*True or False"):
         rxllm.provider("custom", base_url="https://example.com/v1", send_reasoning="yes")
+
+
+# -- Think-tag presets: the reasoning goes back inside the content it came in ----------------
+
+# MiniMax-M2's interleaved thinking needs its previous response kept whole, `<think>` block
+# included (docs.vllm.ai, interleaved thinking; Novita's interleaved thinking guide); the
+# chat templates of other thinking models (Qwen3, DeepSeek-R1) strip earlier turns' think
+# blocks themselves.
+THINK_IN_CONTENT = chat_sse(
+    {"role": "assistant", "content": "<think>\nNeed weather.\n</think>\n\nChecking."},
+    CALL_DELTA,
+)
+
+
+@pytest.mark.parametrize("name", ["together", "nvidia", "groq"])
+async def test_a_think_tag_preset_sends_the_content_back_as_it_came(
+    serve: Serve, name: str
+) -> None:
+    """Before: `content` went back as the text alone ("Checking."), the think block lost;
+    `custom`, which reads no think tags, sent the same stream back intact."""
+    turn = await next_turn(serve, name, THINK_IN_CONTENT)
+    intact = await next_turn(serve, "custom", THINK_IN_CONTENT)
+    assert turn["content"] == intact["content"] == "<think>\nNeed weather.\n</think>\n\nChecking."
+    assert "reasoning_content" not in turn
+
+
+async def test_a_think_tag_preset_without_text_sends_its_think_block(serve: Serve) -> None:
+    # Before: `content: null`.
+    alone = chat_sse({"role": "assistant", "content": "<think>Need weather.</think>"}, CALL_DELTA)
+    turn = await next_turn(serve, "together", alone)
+    assert turn["content"] == "<think>\nNeed weather.\n</think>\n\n"
+
+
+async def test_a_think_tag_preset_asked_for_reasoning_content_sends_it_there_alone(
+    serve: Serve,
+) -> None:
+    turn = await next_turn(serve, "together", THINK_IN_CONTENT, send_reasoning=True)
+    assert (turn["content"], turn["reasoning_content"]) == ("Checking.", "Need weather.\n")
+    turn = await next_turn(serve, "together", THINK_IN_CONTENT, send_reasoning=False)
+    assert (turn["content"], "reasoning_content" in turn) == ("Checking.", False)
+
+
+def test_a_think_tag_preset_adds_no_block_for_reasoning_without_text() -> None:
+    assert sent_turn("together", Message.assistant("Hi."))["content"] == "Hi."
+    sealed_only = ReasoningPart(signature="S", redacted=True)  # Anthropic's, redacted
+    assert sent_turn("together", Message.assistant("Hi.", reasoning=[sealed_only]))["content"] == (
+        "Hi."
+    )

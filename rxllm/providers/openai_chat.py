@@ -140,7 +140,7 @@ from rxllm.providers.base import (
     text_or_none,
 )
 from rxllm.providers.call_ids import CallIds, base62_of
-from rxllm.providers.think_tags import ThinkTagSplitter
+from rxllm.providers.think_tags import ThinkTagSplitter, think_tagged
 from rxllm.request import (
     PDF,
     ChatRequest,
@@ -294,6 +294,15 @@ class ChatOptions:
     serves DeepSeek-R1 with its chain of thought inside the content (the together
     capture), and so do Groq's `raw` reasoning format and NVIDIA's R1 and Nemotron
     (`rxllm.providers.presets`); see `rxllm.providers.think_tags` for the exact rules."""
+
+    send_think_tags: bool = False
+    """Every assistant message carries its reasoning back inside `content`, as a
+    `<think>` block before its text (`think_tagged`): what came in the content goes back
+    there, whole. MiniMax-M2's interleaved thinking needs its previous response kept so
+    (docs.vllm.ai, interleaved thinking; Novita's interleaved thinking guide), and the
+    chat templates of the other models that think in tags (Qwen3, DeepSeek-R1) strip
+    earlier turns' blocks themselves. Off where the reasoning goes back as
+    `reasoning_content` (`OpenAIChat.sending_reasoning`): it would go twice."""
 
     extra_headers: dict[str, str] = field(default_factory=dict)
     """Headers every request of this endpoint carries."""
@@ -620,7 +629,10 @@ def chat_messages(
                 # assistant message's schema), so an empty turn is left out, as in the
                 # Responses wire.
                 continue
-            entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+            text = message.text
+            if options.send_think_tags:
+                text = think_tagged(_reasoning_text(message), text)
+            entry: dict[str, Any] = {"role": "assistant", "content": text or None}
             if message.tool_calls:
                 entry["tool_calls"] = [
                     _call_entry(
@@ -636,9 +648,7 @@ def chat_messages(
                 if signature is not None:  # Gemini's, back where its compatible API put it
                     entry["extra_content"] = {"google": {"thought_signature": signature}}
             if options.send_reasoning_content:
-                entry["reasoning_content"] = "".join(
-                    part.text for part in message.content if isinstance(part, ReasoningPart)
-                )
+                entry["reasoning_content"] = _reasoning_text(message)
             if options.reasoning_details:
                 details = [
                     detail
@@ -654,6 +664,11 @@ def chat_messages(
     if shown:
         out += _after_results(shown, options)
     return out
+
+
+def _reasoning_text(message: Message) -> str:
+    """The text of a message's reasoning parts, in order."""
+    return "".join(part.text for part in message.content if isinstance(part, ReasoningPart))
 
 
 TOOL_RESULTS_READ = "Tool results received."
@@ -1705,12 +1720,13 @@ class OpenAIChat(WireProtocol):
         """This endpoint with the reasoning of assistant messages sent back as
         `reasoning_content` (`send`: beside OpenRouter's `reasoning_details`, which carry
         what that field cannot, signatures and encrypted data), or no reasoning sent back
-        at all (`ProviderOptions.send_reasoning`)."""
+        at all (`ProviderOptions.send_reasoning`); either way not inside `content`."""
         wire = copy.copy(self)
         wire.options = replace(
             self.options,
             send_reasoning_content=send,
             reasoning_details=send and self.options.reasoning_details,
+            send_think_tags=False,
         )
         return wire
 

@@ -74,7 +74,8 @@ def nvidia() -> OpenAIChat:
     body; `chat_template_kwargs` (how its reasoning models are switched on) is never
     dropped. Some of its reasoning models (DeepSeek-R1, Nemotron with "detailed thinking
     on") think inside `content`, between `<think>` tags, where others send
-    `reasoning_content` (pipecat's `NvidiaLLMService` reads both)."""
+    `reasoning_content` (pipecat's `NvidiaLLMService` reads both); the block goes back in
+    the content it came in."""
     return OpenAIChat(
         "nvidia",
         "https://integrate.api.nvidia.com/v1",
@@ -84,7 +85,7 @@ def nvidia() -> OpenAIChat:
             degrade_on_opaque_server_error=True,
             mandatory_body_keys=frozenset({"chat_template_kwargs"}),
         ),
-        options=ChatOptions(think_tags=True),
+        options=ChatOptions(think_tags=True, send_think_tags=True),
     )
 
 
@@ -130,7 +131,8 @@ def groq() -> OpenAIChat:
     message field it does not know, so no Gemini call signature goes there. Its
     `reasoning_format` defaults to `raw` (the reasoning "within <think> tags in the main
     text content", console.groq.com/docs/reasoning) for a turn without tools or JSON
-    mode: qwen3-32b thinks inside `content` unless asked for `parsed`. Its tool names are
+    mode: qwen3-32b thinks inside `content` unless asked for `parsed`, and the block goes
+    back in the content it came in. Its tool names are
     OpenAI's (groq-python's `FunctionDefinition`: a-z, A-Z, 0-9, underscores and dashes,
     at most 64)."""
     return OpenAIChat(
@@ -141,6 +143,7 @@ def groq() -> OpenAIChat:
             extension="x_groq",
             call_signatures=False,
             think_tags=True,
+            send_think_tags=True,
             tool_names=OPENAI.tool_names,
         ),
     )
@@ -231,12 +234,13 @@ def zai() -> OpenAIChat:
 
 
 def together() -> OpenAIChat:
-    """Together: open reasoning models think inside `content`, between `<think>` tags."""
+    """Together: open reasoning models think inside `content`, between `<think>` tags;
+    the block goes back in the content it came in (MiniMax-M2 needs it there)."""
     return OpenAIChat(
         "together",
         "https://api.together.xyz/v1",
         "TOGETHER_API_KEY",
-        options=ChatOptions(think_tags=True),
+        options=ChatOptions(think_tags=True, send_think_tags=True),
     )
 
 

@@ -21,13 +21,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["CLOSE_TAG", "OPEN_TAG", "ThinkTagSplitter"]
+__all__ = ["CLOSE_TAG", "OPEN_TAG", "ThinkTagSplitter", "think_tagged"]
 
 OPEN_TAG = "<think>"
 CLOSE_TAG = "</think>"
 
 _START, _THINKING, _ANSWER = 0, 1, 2
 _NEWLINES = "\r\n"
+
+
+def think_tagged(reasoning: str, text: str) -> str:
+    """An assistant turn's content as a model that thinks in tags writes it, for the
+    history: its reasoning in a `<think>` block before its text, with the newlines the
+    chat templates of MiniMax-M2 and Qwen3 put around the block (and the splitter drops).
+    Reasoning that says nothing is no block."""
+    reasoning = reasoning.strip(_NEWLINES)
+    if not reasoning:
+        return text
+    return f"{OPEN_TAG}\n{reasoning}\n{CLOSE_TAG}\n\n{text}"
 
 
 def _held_prefix(text: str, tag: str) -> int:

@@ -643,7 +643,11 @@ OPTIONS: dict[str, ChatOptions] = {
         max_tool_call_id=40,
     ),
     "groq": ChatOptions(
-        extension="x_groq", call_signatures=False, think_tags=True, tool_names=OPENAI_TOOL_NAMES
+        extension="x_groq",
+        call_signatures=False,
+        think_tags=True,
+        send_think_tags=True,
+        tool_names=OPENAI_TOOL_NAMES,
     ),
     "mistral": ChatOptions(
         stream_usage=False,
@@ -658,8 +662,8 @@ OPTIONS: dict[str, ChatOptions] = {
     "zai": ChatOptions(send_reasoning_content=True),
     "openrouter": ChatOptions(reasoning_details=True),
     "xai": ChatOptions(reasoning_in_completion=False),
-    "together": ChatOptions(think_tags=True),
-    "nvidia": ChatOptions(think_tags=True),
+    "together": ChatOptions(think_tags=True, send_think_tags=True),
+    "nvidia": ChatOptions(think_tags=True, send_think_tags=True),
 }
 
 
