@@ -556,8 +556,9 @@ async def test_send_reasoning_sends_the_turns_reasoning_content_back(
 
 async def test_without_send_reasoning_a_preset_keeps_its_own_way(serve: Serve) -> None:
     assert "reasoning_content" not in await next_turn(serve, "custom", THINKING_CALL)
-    turn = await next_turn(serve, "zai", THINKING_CALL)
-    assert turn["reasoning_content"] == "Need the weather."
+    for name in ("zai", "moonshot"):
+        turn = await next_turn(serve, name, THINKING_CALL)
+        assert turn["reasoning_content"] == "Need the weather.", name
 
 
 def test_send_reasoning_false_sends_no_reasoning_back() -> None:

@@ -161,8 +161,8 @@ class ProviderOptions(BaseModel):
     `reasoning_content` (the OpenAI chat wire and its presets only): True for an endpoint
     that refuses a tool loop without it (Kimi with thinking on: "thinking is enabled but
     reasoning_content is missing in assistant tool call message"), False to send no
-    reasoning back at all. None: the provider's default (`deepseek` and `zai` send it,
-    `openrouter` its `reasoning_details`)."""
+    reasoning back at all. None: the provider's default (`deepseek`, `zai` and
+    `moonshot` send it, `openrouter` its `reasoning_details`)."""
 
     @field_validator("headers")
     @classmethod

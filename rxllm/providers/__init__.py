@@ -21,6 +21,7 @@ _FACTORIES: dict[str, str] = {
     "openrouter": "presets:openrouter",
     "nvidia": "presets:nvidia",
     "deepseek": "presets:deepseek",
+    "moonshot": "presets:moonshot",
     "custom": "presets:custom",
     "local": "presets:local",
     "azure-openai": "presets:azure_openai",

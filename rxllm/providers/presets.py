@@ -17,6 +17,7 @@ __all__ = [
     "llamacpp",
     "local",
     "mistral",
+    "moonshot",
     "nvidia",
     "ollama",
     "openrouter",
@@ -98,6 +99,24 @@ def deepseek() -> OpenAIChat:
         "deepseek",
         "https://api.deepseek.com",
         "DEEPSEEK_API_KEY",
+        recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
+        options=ChatOptions(send_reasoning_content=True),
+    )
+
+
+def moonshot() -> OpenAIChat:
+    """Moonshot (Kimi): `reasoning_content`, usage on the last chunk's choice; read by the
+    core. Its thinking models (kimi-k2-thinking; kimi-k2.6 and k2.5 unless `thinking` is
+    `{"type": "disabled"}`) want the reasoning kept in the context of a tool loop
+    (platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model), and refuse the next turn
+    without it: 400 "thinking is enabled but reasoning_content is missing in assistant
+    tool call message at index N" (MoonshotAI/kimi-agent-sdk#169). So every assistant
+    message carries it as `reasoning_content`, as DeepSeek's do; `thinking` (its switch)
+    is never dropped."""
+    return OpenAIChat(
+        "moonshot",
+        "https://api.moonshot.ai/v1",
+        "MOONSHOT_API_KEY",
         recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
         options=ChatOptions(send_reasoning_content=True),
     )

@@ -111,6 +111,7 @@ async def test_an_azure_api_version_without_the_key_gets_max_tokens_on_retry(
         "llamacpp",
         "nvidia",
         "zai",
+        "moonshot",
         "snowflake",
         "local",
     ],

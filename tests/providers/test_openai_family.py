@@ -629,6 +629,7 @@ PRESETS: dict[str, tuple[str, str | None, bool]] = {
     "llamacpp": ("http://localhost:8080/v1", None, False),
     "xai": ("https://api.x.ai/v1", "XAI_API_KEY", True),
     "zai": ("https://api.z.ai/api/paas/v4", "ZAI_API_KEY", True),
+    "moonshot": ("https://api.moonshot.ai/v1", "MOONSHOT_API_KEY", True),
     "together": ("https://api.together.xyz/v1", "TOGETHER_API_KEY", True),
     "snowflake": ("", "SNOWFLAKE_API_KEY", True),
     "custom": ("", "CUSTOM_API_KEY", False),
@@ -660,6 +661,7 @@ OPTIONS: dict[str, ChatOptions] = {
     ),
     "deepseek": ChatOptions(send_reasoning_content=True),
     "zai": ChatOptions(send_reasoning_content=True),
+    "moonshot": ChatOptions(send_reasoning_content=True),
     "openrouter": ChatOptions(reasoning_details=True),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True, send_think_tags=True),
@@ -758,14 +760,16 @@ def test_mistral_sends_the_seed_as_random_seed() -> None:
         wire_for("mistral").build_body(twice)
 
 
-@pytest.mark.parametrize("name", ["deepseek", "zai"])
+@pytest.mark.parametrize("name", ["deepseek", "zai", "moonshot"])
 def test_deepseek_and_zai_send_the_reasoning_of_a_tool_turn_back(name: str) -> None:
     """api-docs.deepseek.com/guides/thinking_mode: the reasoning_content of every
     assistant message of a user turn that made tool calls "must be passed back to the API
     in all subsequent requests" (else a 400), the answer after the results too. Z.ai's
     interleaved thinking alike: "thinking blocks should be explicitly preserved and
     returned together with the tool results" (docs.z.ai, Thinking Mode; a review of the
-    presets found Z.ai's dropped). Other presets send none."""
+    presets found Z.ai's dropped). Moonshot's Kimi with thinking on refuses the next turn
+    without it ("thinking is enabled but reasoning_content is missing in assistant tool
+    call message at index N"). Other presets send none."""
     thought = rxllm.ReasoningPart(text="I need the weather. ")
     history = [
         Message.user("Weather in Paris?"),
@@ -837,3 +841,10 @@ def test_mistral_and_groq_refuse_tool_names_at_the_call(name: str, tool: str) ->
     with pytest.raises(rxllm.ConfigError, match="tool name"):
         wire_for(name).build_body(request)
     wire_for(name).build_body(request.model_copy(update={"tools": [rxllm.Tool(name="t_1-a")]}))
+
+
+def test_moonshot_never_drops_its_thinking_switch() -> None:
+    """`thinking: {"type": "disabled"}` turns kimi-k2.6's thinking off: a degraded retry
+    that dropped it would turn thinking on unasked, as for DeepSeek."""
+    assert "thinking" in wire_for("moonshot").mandatory_body_keys
+    assert "thinking" in wire_for("deepseek").mandatory_body_keys
