@@ -20,15 +20,20 @@ A rejection before anything was committed is read once, by `classify`, into one 
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
   later" backs off), content policy (in a moderation's own words too: "inappropriate
   content", "Content Exists Risk", "敏感内容"), a missing model (its words, "模型不存在",
-  "Unsupported model", a model "not supported for this request", "the model name is
-  invalid", a gateway's "Invalid provider" for the route to it, or a structured code such
-  as `model_not_available`, Azure's `OperationNotSupported`),
+  "Unsupported model", a model "not supported for this request" or "not available for
+  session", "the model name is invalid" or its "identifier", "Unable to access model", a
+  model retired ("has been decommissioned", "is deprecated and no longer available"), one
+  named by its id and refused where no key is ("model ID x with on-demand throughput isn't
+  supported"), a gateway's "Invalid provider" for the route to it, or a structured code
+  such as `model_not_available`, Azure's `OperationNotSupported`), a model that needs more
+  memory than the machine has ("model requires more system memory ... than is available"),
   or a never-dropped key (the structured `param`, or quoted where nothing else is named:
   "'stream' does not support true with this model"; or refused as unknown, alone or among
   others: "Unknown name "messages"" says the body reached another API),
   or the conversation itself (a role, the message order, a message by its role or index,
   content inside a message, a message's `content` by name, a "chat message", an assistant
-  turn left to "prefill", the "parts field" of a turn, Gemini's `contents` by its path
+  turn left to "prefill", the "parts field" of a turn, the chat's "history", Gemini's
+  `contents` by its path
   ("contents[3].parts"), a provider asking to "adjust your prompt"), or no part of the body
   at all (a request header, this endpoint for the model, by name or by its path, at 4xx:
   a 5xx's "headers" are the server's own). No body
@@ -81,7 +86,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, as do "Functions are not supported", "function calling not support", "not yet
   implemented" and "Only [...] support tool calls"; "does not support thinking" and
-  "thinking_config is not supported" the reasoning switches; "Penalty is not enabled" the
+  "thinking_config is not supported" the reasoning switches; "Function calling config is
+  set without function_declarations" the tool keys sent; "Penalty is not enabled" the
   penalty keys; "Only one completion choice is allowed" and "Only one candidate" `n`; a
   "stopSequences value" out of range `stop`; "Tool use failed" names nothing). The output's
   schema refused ("response_schema...: should be non-empty") names `response_format`, as
@@ -109,8 +115,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
   loaded, but images were provided", "does not have the projector", an image it "could not
-  process", was "unable to decode" or "failed to download", or that is "not valid"), even
-  where its `param` points inside `messages`. Each message's images become one notice
+  process", was "unable to decode" or "failed to download", or that is "not valid", an
+  image over a size or dimension limit: "image exceeds 5 MB maximum"), even where its
+  `param` or its path points inside `messages`. Each message's images become one notice
   (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
@@ -414,6 +421,9 @@ _MODERATION = (
     r"(?:content|information|text|words?|material)\b|\bcontent\s+(?:\w+\s+)?risks?\b|"
     r"(?:不安全|敏感|违规|违法|违禁|不当|不良|有害)的?(?:内容|词|信息)|内容\S{0,6}?风险"
 )
+# The words for a setting of a model, which a model's name is not ("model parameter",
+# "model option top_k").
+_SETTING_WORDS = r"(?:param|parameter|option|setting|argument|field|feature|capabilit)\w*\b"
 _MISSING_MODEL = (
     # (to the sentence's end: a dot inside a name, "gpt-5.2-proo", ends none)
     r"(?i)\bmodel\b(?:[^.\n]|\.(?=\S)){0,120}?"
@@ -432,19 +442,45 @@ _MISSING_MODEL = (
     # model 'o1-mini' for parameter 'reasoning_effort'")
     r"\bunsupported model\s*(?:[:'\"`]|(?=[\w.:/-]*[\d/-])[A-Za-z_])(?![^\n]*\b(?:for|with)\b)|"
     # the model's name said to be wrong ("You don't have access to this model or the model
-    # name is invalid", Google)
-    r"\bmodel(?:'s)? (?:name|id) is (?:invalid|unknown|not valid)\b|"
-    # "The requested model is not supported", "The 'gpt-5' model is not supported when ...":
-    # the model (at most its name between), not a parameter "not supported with this model",
-    # nor a capability the model lacks ("... is not supported for tool calling"), but the
-    # model refused for the request as a whole (Copilot's "Model is not supported for this
-    # request.", its `model_not_supported` code and `param` lost in an envelope without
-    # them); in one line, as the next string of the body may open with a key ("... by this
-    # model\n'logprobs' is not supported by this model").
-    r"\bmodel(?:[^\S\n]+\S+)?[^\S\n]+(?:is|are) not supported\b"
-    r"(?!\s+(?:for|with)\b(?!\s+(?:this|the|your)\s+request\b))|"
+    # name is invalid", Google; Bedrock's "The provided model identifier is invalid.")
+    r"\bmodel(?:'s)? (?:name|id|identifier) is (?:invalid|unknown|not valid)\b|"
+    # "The requested model is not supported", "The 'gpt-5' model is not supported when ...",
+    # the verb left out or contracted ("Requested model not available for session", Copilot;
+    # "Model not supported by provider fireworks-ai", Hugging Face's router): the model (at
+    # most its name between, no setting of it), not a parameter "not supported with this
+    # model", nor a capability the model lacks ("... is not supported for tool calling"), but
+    # the model refused for the request or session as a whole (Copilot's "Model is not
+    # supported for this request.", its `model_not_supported` code and `param` lost in an
+    # envelope without them); in one line, as the next string of the body may open with a key
+    # ("... by this model\n'logprobs' is not supported by this model").
+    r"\bmodel(?:[^\S\n]+(?!" + _SETTING_WORDS + r")\S+)?[^\S\n]+"
+    r"(?:(?:is|are)[^\S\n]+not|isn['\u2019]t|aren['\u2019]t|not)[^\S\n]+(?:supported|available)\b"
+    r"(?!\s+(?:for|with)\b(?!\s+(?:(?:this|the|your)\s+)?(?:request|session)\b))|"
+    # or retired, in words as by its code (Groq's "The model `llama-3.1-70b-versatile` has
+    # been decommissioned and is no longer supported", its `model_decommissioned` lost in a
+    # relay's envelope; Azure's "The model associated with the deployment is deprecated and no
+    # longer available for use"): the model and at most four words of its own, no setting of
+    # it and no clause about another thing ("The model supports `functions`, which is
+    # deprecated")
+    r"\bmodel(?:[^\S\n]+(?!" + _SETTING_WORDS + r"|which\b|that\b)[^\s,;:]+){0,4}?[^\S\n]+"
+    r"(?:has been|have been|was|were|is|are)[^\S\n]+(?:now[^\S\n]+)?"
+    r"(?:decommissioned|deprecated|retired|discontinued|sunset|"
+    r"no longer[^\S\n]+(?:supported|available|served|offered))\b|"
+    # the caller unable to reach it ("400 Unable to access model gpt-4o-mini.", AI/ML API's
+    # 500; Together's "Unable to access non-serverless model ..."), not a part of it
+    r"\b(?:unable to|cannot|can['\u2019]?t|could(?: not|n['\u2019]t)|not able to) access "
+    r"(?:(?:the|this)[^\S\n]+)?(?:[\w-]+[^\S\n]+)?model\b(?!['\u2019]s\b)|"
     # Zhipu's 1211 "模型不存在" (the model does not exist)
     r"模型\S{0,16}?(?:不存在|未找到)"
+)
+# The model named by its id and refused in the same sentence, whatever stands between
+# ("Invocation of model ID anthropic.claude-sonnet-4-6 with on-demand throughput isn't
+# supported. Retry your request with the ID or ARN of an inference profile ...", Bedrock):
+# read where the error names no key of the body, as "model ID x with temperature=2 isn't
+# supported" refuses that key.
+_MODEL_ID_REFUSED = (
+    r"(?i)\bmodel[ _-]?(?:id|identifier)\b(?:[^.\n]|\.(?=\S)){0,120}?"
+    r"(?:\bis not|\bisn['\u2019]t|\bnot)\s+(?:supported|available|allowed|valid)\b"
 )
 # The provider a gateway routes the model to ("Invalid provider", Cloudflare AI Gateway's
 # 2008 for a model id without its provider prefix): the model's route, unless the body
@@ -463,6 +499,16 @@ _MISSING_MODEL_CODE = (
     r"(?i)^(?:\w+_)?(?:model|endpoint|deployment|operation)_?"
     r"(?:not_?\w+|unavailable|unsupported|invalid|unknown|deprecated|decommissioned|disabled)$|"
     r"^(?:invalid|unknown|unsupported|unavailable)_(?:model|endpoint|deployment)$"
+)
+# The model needs more memory than the machine has (Ollama's 500 "model requires more system
+# memory (3.7 GiB) than is available (3.6 GiB)", "not enough memory to load the model"): no
+# body and no short wait makes it fit; where a wait is said to help, it is a wait, and where
+# a key of the body is named ("max_tokens needs more memory than ..."), that key's.
+_NO_ROOM_FOR_MODEL = (
+    r"(?i)\b(?:requires?|needs?)\s+more\s+(?:\w+\s+)?(?:memory|RAM|VRAM)\b"
+    r"(?:[^.\n]|\.(?=\S)){0,40}?\bthan\b|"
+    r"\b(?:insufficient|not\s+enough)\s+(?:\w+\s+)?(?:memory|RAM|VRAM)\s+"
+    r"(?:to\s+(?:load|run|fit|hold)|for\s+(?:the|this)\s+model)\b"
 )
 # What serves a request, as gateways and relays count it when none is free.
 _SERVERS = r"(?:channel|upstream|backend|deployment|data ?center|replica|worker|instance|node)s?\b"
@@ -625,6 +671,9 @@ _CONVERSATION = (
     # number of function call parts of the function call turn"), a rule for every message's
     # content ("The model expects a single `text` element per message", xAI)
     r"\b(?:tool|function) (?:calls?|results?|responses?)\b|\b(?:per|each|every) message\b|"
+    # the messages as the chat's history (Cohere's "invalid request: all elements in history
+    # must have a message.")
+    r"\b(?:chat|conversation|message)\s+history\b|\b(?:in|of)\s+(?:the\s+)?history\b|"
     # the system turn itself (Gemma on Gemini: "Developer instruction is not enabled for
     # models/gemma-3-27b-it")
     r"\b(?:system|developer) (?:instructions?|prompts?)\b|"
@@ -709,6 +758,16 @@ _IMAGE_REFUSAL = (
     # could not be parsed, in Chinese (Z.ai's 1210 "图片输入格式/解析错误")
     r"不支持|无法|(?:格式|解析|数据)\S{0,4}?错误|无效|非法|最多|"
     r"サポート(?:し|され)ていません|지원하지 않"
+)
+# An image said to be over a limit, the image the subject ("messages.2.content.0.image.source
+# .base64: image exceeds 5 MB maximum", "At least one of the image dimensions exceed max
+# allowed size for many-image requests: 2000 pixels", Anthropic; "图片大小超过限制"): image
+# input refused, though the path to it points into a message; not a key's value said to
+# exceed a limit for images ("max_tokens exceeds 4096 for vision models").
+_IMAGE_TOO_LARGE = (
+    r"(?i)\b(?:image|picture|photo)s?\b(?:[^\S\n]+[\w-]+){0,3}?[^\S\n]+"
+    r"(?:exceed(?:s|ed|ing)?|(?:is|are)\s+(?:too\s+(?:large|big)|larger\s+than))\b|"
+    r"(?:图片|图像)\S{0,6}?(?:超过|超出|过大)"
 )
 # Text alone accepted ("Only text content is supported"): with images in the body, they are
 # what is refused, though the sentence does not name them.
@@ -891,6 +950,9 @@ _CAPABILITY_REFUSAL = (
     r"(?i)(?:\bnot|n't) (?:be )?(?:supported|enabled|available|allowed|permitted|configurable|"
     r"adjustable)|unsupported|"
     r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
+    # or given without what it needs (Gemini's "Function calling config is set without
+    # function_declarations.": a tool choice sent without tools)
+    r"\b(?:is|are|was|were)\s+(?:set|given|specified|provided|passed|sent|enabled)\s+without\b|"
     r"\bcannot\b|can't|\bdisabled\b|不支持|"
     # a server's own English ("model features function calling not support", Novita) and a
     # feature it lacks ("Function calling is not yet implemented for stream mode")
@@ -1475,6 +1537,13 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     )
     if missing and not re.search(_IMAGE_WORDS, text):
         return Verdict("surface", "the model does not exist for this endpoint")
+    if (
+        not rate_limited
+        and re.search(_NO_ROOM_FOR_MODEL, text)
+        and not re.search(_TRANSIENT, words)
+        and not named_keys(error, body, policy)
+    ):
+        return Verdict("surface", "the server has no room for the model: no body or wait helps")
     # (a wait the error names, where no status speaks: LiteLLM's "Try again in 5 seconds"
     # relayed after `200 OK`)
     waits = status is None and error.retry_after is not None
@@ -1506,6 +1575,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             return Verdict("surface", f"the rejection is about {kept!r}, which is never dropped")
         if re.search(_CALLER_REFUSED, text):
             return Verdict("surface", "the account is refused: no body can change that")
+        if re.search(_MODEL_ID_REFUSED, text):
+            return Verdict("surface", "the model, named by its id, is refused here")
         if re.search(_CONVERSATION, text):
             return Verdict("surface", "the rejection is about the conversation itself")
         # (the server's trouble speaks of its side, by a 5xx or its words: Envoy's "reset
@@ -1549,6 +1620,7 @@ def _refuses_images(text: str, body: Mapping[str, Any], param: str | None = None
     text = _without_compounds(text, [key for key in body if "_" in key.strip("_")])
     return bool(in_content) or any(
         (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
+        or re.search(_IMAGE_TOO_LARGE, sentence)
         or (re.search(_TEXT_ONLY, sentence) and _only_text_input(sentence, body, param))
         for sentence in _sentences(text)
         if not re.search(_IMAGE_ROLE_RULE, sentence)
