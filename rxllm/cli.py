@@ -49,6 +49,7 @@ from rxllm.providers import PROVIDER_NAMES, wire_for
 from rxllm.request import ImagePart, is_image_url
 from rxllm.serving.event_json import dump_event
 from rxllm.sources.http import raw_tap
+from rxllm.sources.replay import retry_marker
 
 __all__ = ["main"]
 
@@ -403,25 +404,24 @@ def _writable(path: str | None, flag: str) -> None:
 
 
 @contextlib.contextmanager
-def _raw_file(path: str | None) -> Iterator[None]:
-    """With --raw, every byte of every streamed body goes to `path` as it arrived; an
-    SSE comment line marks where each later attempt begins, so the file still replays."""
+def _raw_file(path: str | None) -> Iterator[Callable[[Retry], None]]:
+    """With --raw, every byte of every streamed body goes to `path` as it arrived, and
+    each `retry` event given to the function yielded as a comment line between the
+    bodies (`retry_marker`), so that a replay plays the attempts as the turn did."""
     if path is None:
-        yield
+        yield lambda _: None
         return
     with open(path, "wb") as file:
-        seen: set[tuple[str, int]] = set()
 
-        def tap(provider: str, attempt: int, data: bytes) -> None:
-            if (provider, attempt) not in seen:
-                if seen:
-                    file.write(f"\n: rxllm: attempt {attempt} on {provider}\n\n".encode())
-                seen.add((provider, attempt))
+        def tap(_provider: str, _attempt: int, data: bytes) -> None:
             file.write(data)
+
+        def mark(retry: Retry) -> None:
+            file.write(retry_marker(retry))
 
         token = raw_tap.set(tap)
         try:
-            yield
+            yield mark
         finally:
             raw_tap.reset(token)
 
@@ -474,11 +474,13 @@ async def _stream(args: argparse.Namespace) -> int:
     builder = RecordBuilder(provider.name, model)
     timed: list[tuple[float, Event]] = []
     started = time.monotonic()
-    with _raw_file(args.raw):
+    with _raw_file(args.raw) as mark_retry:
         events = provider.astream(request)
         try:
             async for event in events:
                 timed.append((time.monotonic() - started, event))
+                if isinstance(event, Retry):  # before the next body: astream reads it only
+                    mark_retry(event)  # once this event is taken
                 printer(event)
                 builder.add(event)
         except asyncio.CancelledError:  # Ctrl-C: the turn ends cancelled, its last event

@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from rxllm.cli import Printer, wants_color
-from rxllm.events import Done, EventAdapter, ReasoningDelta, Refusal, StreamRecord, TextDelta
+from rxllm.events import (
+    Done,
+    EventAdapter,
+    ReasoningDelta,
+    Refusal,
+    Retry,
+    StreamRecord,
+    TextDelta,
+)
 from tests.support import CAPTURES, needs_captures
 
 RXLLM = [sys.executable, "-m", "rxllm.cli"]
@@ -238,14 +246,22 @@ def test_record_raw_and_plot_keep_a_recovered_turn(tmp_path: Path) -> None:
     assert [a.committed for a in record.attempts] == [False, True]
     assert record.terminal.type == "done" and record.text.startswith("Hello from rxllm")
     raw = raw_path.read_bytes()
-    # Both 200 bodies as they came: the first ends in its error event, then a marker.
-    first, marker, second = raw.partition(b"\n: rxllm: attempt 2 on local\n\n")
+    # Both 200 bodies as they came: the first ends in its error event, then the retry.
+    first, marker, second = raw.partition(b"\n: rxllm: retry {")
     assert marker and b"error" in first and b"Hello" in second
     assert plot_path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     replayed = run("replay", str(raw_path), "--json", "--plot", str(tmp_path / "replay.png"))
+    assert replayed.returncode == 0, replayed.stderr  # it ended `error`, exit 1
     events = [EventAdapter.validate_json(line) for line in replayed.stdout.splitlines()]
-    assert events[0].type == "error"  # a replay is one stream: the first body's end is its end
+    retry = events[0]  # the turn as it went: the retry, then the attempt that ended it
+    assert isinstance(retry, Retry) and retry.next_attempt == 2 and retry.dropped == ["top_p"]
+    assert retry.reason.message == record.attempts[0].error
+    assert {e.attempt for e in events[1:]} == {2} and events[-1].type == "done"
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == record.text
     assert (tmp_path / "replay.png").read_bytes().startswith(b"\x89PNG")
+    shown = run("replay", str(raw_path))
+    assert shown.stdout.startswith("[retry] attempt 1 on openai failed before any output")
+    assert "attempt 2: without top_p" in shown.stdout
 
 
 def test_colors_only_for_a_terminal_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:

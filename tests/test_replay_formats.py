@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 import rxllm.sources.replay
-from rxllm.events import Done, Event, Failed
+from rxllm.events import Done, ErrorInfo, Event, Failed, Retry
 from rxllm.pipeline.sniff import sniff_provider
+from rxllm.sources.replay import retry_marker
 from tests.support import CAPTURES, captures_of, needs_captures, rechunk, replay, summarize
 
 ALL = sorted(CAPTURES.glob("*/*.sse")) if CAPTURES.is_dir() else []
@@ -235,6 +236,76 @@ def test_a_broken_or_enormous_gzip_is_a_clear_error(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(rxllm.sources.replay, "MAX_DECOMPRESSED_BYTES", 1000)
     error = end_of(replay(gzip.compress(b"data: {}\n\n" * 1000), "openai")).error
     assert error.kind == "limit" and "gzip" in error.message
+
+
+# -- a retried turn, as `rxllm stream --raw` keeps it -------------------------------------
+
+RESPONSES = CAPTURES / "openai-responses" / "reasoning_summary.sse"
+GEMINI_TEXT = CAPTURES / "gemini" / "text.sse"
+CHAT_TURN = (
+    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+    b'"delta":{"content":"Hi"},"finish_reason":null}]}\n\n'
+    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+    b'"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+)
+
+
+def a_retry(wire: str, attempt: int = 1) -> Retry:
+    reason = ErrorInfo(kind="stream_error", message="`top_p` must be < 1.0", provider=wire)
+    return Retry(
+        provider=wire, attempt=attempt, reason=reason, next_attempt=attempt + 1,
+        next_provider=wire, dropped=["top_p"],
+    )  # fmt: skip
+
+
+def as_attempt(events: list[Event], attempt: int) -> list[Event]:
+    return [e.model_copy(update={"attempt": attempt}) for e in events]
+
+
+@needs_captures
+@pytest.mark.parametrize("path", [OPENAI, ANTHROPIC, RESPONSES, GEMINI_TEXT], ids=wire_of)
+def test_a_retried_turn_replays_each_attempt_as_the_turn_did(path: Path) -> None:
+    """The first attempt's body ended in an error (here: cut inside its first event),
+    the turn retried, the second body ended it: the replay says so in that order, where
+    it used to end at the first body's error."""
+    wire = wire_of(path)
+    body = lf(path.read_bytes())
+    first = body[: body.index(b"data:") + 20]
+    retry = a_retry(wire)
+    recording = first + retry_marker(retry) + body
+    expected = [retry, *as_attempt(replay(body, wire), 2)]
+    assert isinstance(expected[-1], Done)
+    assert replay(recording, wire) == expected
+    for seed in range(3):  # the network's cuts fall anywhere, inside the marker too
+        assert replay(rechunk(recording, seed, 7), wire) == expected
+    assert replay(recording.replace(b"\n", b"\r\n"), wire) == expected
+    assert replay(gzip.compress(recording), wire) == expected
+    assert sniff_provider(recording) == wire
+
+
+def test_retries_with_no_body_kept_are_replayed_where_they_came() -> None:
+    r1, r2 = a_retry("openai", 1), a_retry("openai", 2)
+    # attempt 1 was an HTTP error (no body kept): the file begins with its retry
+    events = replay(retry_marker(r1) + CHAT_TURN, "openai")
+    assert events == [r1, *as_attempt(replay(CHAT_TURN, "openai"), 2)]
+    # a retry after the last body: the turn ended before another body came
+    events = replay(CHAT_TURN[:30] + retry_marker(r1) + retry_marker(r2), "openai")
+    assert events[:2] == [r1, r2]
+    error = end_of(events)
+    assert error.attempt == 3 and error.error.kind == "truncated"
+    assert "the recording ends where attempt 3 began" in error.error.message
+
+
+async def test_a_retried_turn_replays_at_once_in_async_code_too() -> None:
+    events = replay(CHAT_TURN[:30] + retry_marker(a_retry("openai")) + CHAT_TURN, "openai")
+    assert [e.type for e in events] == ["retry", "text", "done"]
+
+
+def test_a_marker_that_is_no_retry_of_a_later_attempt_stays_a_comment() -> None:
+    expected = replay(CHAT_TURN, "openai")
+    back = a_retry("openai", 1).model_copy(update={"attempt": 3, "next_attempt": 1})
+    for marker in (b"\n: rxllm: retry {not json}\n\n", b"\n" + retry_marker(back)):
+        assert replay(CHAT_TURN + marker, "openai") == expected
 
 
 # -- the command line ------------------------------------------------------------------

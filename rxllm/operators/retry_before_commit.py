@@ -12,7 +12,7 @@ from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeSch
 
 from rxllm.events import Cancelled, Event, Failed, Retry, commits
 from rxllm.operators._args import check_callable, check_observable
-from rxllm.operators._link import Operator, attach
+from rxllm.operators._link import _DETACHED, Operator, attach
 from rxllm.operators._timers import Timer, after, default_clock
 from rxllm.sources.job import TASK_CANCELLED, running_loop
 
@@ -199,7 +199,7 @@ class _Attempt:
     __slots__ = ("_retrying", "_stopped", "_upstream", "committed")
 
     def __init__(self, retrying: _Retrying) -> None:
-        self._retrying = retrying
+        self._retrying: _Retrying | _Gone = retrying
         self._upstream: abc.DisposableBase | None = None
         self._stopped = False
         self.committed = False
@@ -227,6 +227,22 @@ class _Attempt:
 
     def cancel(self) -> None:
         self._stopped = True
+        self._retrying = _GONE  # what a source still emitting says now goes nowhere
         upstream, self._upstream = self._upstream, None
         if upstream is not None:
             upstream.dispose()
+
+
+class _Gone:
+    """What a replaced attempt reports to: nothing, as after a dispose. A source that
+    emits synchronously (a replay) is still inside its subscribe when its failure
+    replaces it, so it cannot be unsubscribed yet, and goes on to complete."""
+
+    __slots__ = ()
+    _observer = _DETACHED
+
+    def failed(self, event: Failed, committed: bool) -> None:
+        pass
+
+
+_GONE = _Gone()

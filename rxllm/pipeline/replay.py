@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import functools
-
-from reactivex import Observable
+import reactivex
+from reactivex import Observable, abc
+from reactivex.scheduler import CurrentThreadScheduler
 
 from rxllm.degradation import classify
 from rxllm.errors import ConfigError
-from rxllm.events import Event, Failed
+from rxllm.events import Event, Failed, Retry, failed
 from rxllm.operators._link import Operator, forward
-from rxllm.operators.retry_before_commit import retry_before_commit
+from rxllm.operators.retry_before_commit import Switch, retry_before_commit
 from rxllm.operators.settle_once import settle_once
 from rxllm.pipeline.provider import events_of, surfaced
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
 from rxllm.providers import WireProtocol, wire_for
-from rxllm.sources.replay import ReplayData, read_recording, replay_source
+from rxllm.sources.replay import Body, ReplayData, bodies_of, read_recording, replay_source
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["replay", "wire_family"]
@@ -52,7 +52,11 @@ def replay(
     payload a line, each object replayed as one event (`rxllm.sources.replay`). What
     is no recording of a stream ends in an error that says what it is.
     A recording cannot be sent again, so nothing is retried; an error still says, as
-    a live one would, whether the provider's policy deems it `retryable`.
+    a live one would, whether the provider's policy deems it `retryable`. A turn that
+    `rxllm stream --raw` kept after it retried holds each attempt's body, and the
+    `retry` events between them (`rxllm.sources.replay.bodies_of`): a body that ended
+    in an error is followed, as the live turn was, by those `retry` events and the
+    next body's events (each replayed event names `provider`).
 
     When the replay ends in an error and the first data events clearly belong to
     another wire than `provider`'s (`rxllm.pipeline.sniff`), the error's message says
@@ -67,11 +71,36 @@ def replay(
     if max_line_bytes <= 0:
         raise ConfigError(f"max_line_bytes must be greater than 0, got {max_line_bytes}")
     recording = read_recording(data)
-    source = replay_source(recording, provider=provider, max_line_bytes=max_line_bytes)
-    events = events_of(source, wire, provider)
+    bodies = bodies_of(recording)
+    # the attempt whose body ended in an error -> the body that followed it
+    following = dict(zip((body.number for body in bodies), bodies[1:], strict=False))
 
-    def surface(failure: Failed, _committed: bool) -> Failed:
-        return surfaced(failure, classify(failure.error, {}, wire.recovery))
+    def retries(body: Body) -> list[Retry]:
+        """The body's retry events, from the replay's provider as all its events are."""
+        update = {"provider": provider, "next_provider": provider}
+        return [retry.model_copy(update=update) for retry in body.retries]
+
+    def events(body: Body, announced: list[Retry]) -> Observable[Event]:
+        number = body.number
+        if body.recording.chunks:
+            source = replay_source(
+                body.recording, provider=provider, attempt=number, max_line_bytes=max_line_bytes
+            )
+            played = events_of(source, wire, provider, number)
+        else:  # the turn retried, and ended before another body came
+            message = (
+                f"the recording ends where attempt {number} began: no body of it was kept "
+                "(an HTTP error's body is in the turn's record)"
+            )
+            played = reactivex.of(failed(provider, "truncated", message, attempt=number))
+        return reactivex.concat(reactivex.of(*announced), played) if announced else played
+
+    def decide(failure: Failed, _committed: bool) -> Failed | Switch:
+        body = following.get(failure.attempt)
+        if body is None:
+            return surfaced(failure, classify(failure.error, {}, wire.recovery))
+        first, *rest = retries(body)
+        return Switch(first, events(body, rest))  # no delay: a replay has no clock
 
     def hint(event: Event) -> Event:
         if not isinstance(event, Failed):
@@ -91,5 +120,15 @@ def replay(
         error = event.error.model_copy(update={"message": message})
         return event.model_copy(update={"error": error})
 
-    settled = retry_before_commit(events, surface).pipe(settle_once(provider), ops.map(hint))
-    return Operator(functools.partial(forward, settled))  # rxllm's: `for` over it is an error
+    first = events(bodies[0], retries(bodies[0]))
+    settled = retry_before_commit(first, decide).pipe(settle_once(provider), ops.map(hint))
+    # Every body plays on RxPY's trampoline, so that the next one too is played before
+    # `subscribe` returns, from async code as well (the loop's scheduler would wait).
+    trampoline = CurrentThreadScheduler.singleton()
+
+    def subscribe(
+        observer: abc.ObserverBase[Event], _: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        return forward(settled, observer, trampoline)
+
+    return Operator(subscribe)  # rxllm's: `for` over it is an error

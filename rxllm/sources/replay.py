@@ -13,10 +13,16 @@ are read too, as the body they hold:
 What cannot be a recording of a stream ends the replay in an error that says what it
 is: an empty file, a whole response that was not streamed, Ollama's native NDJSON
 API, bytes that are not SSE, a recording cut in the middle of a line.
+
+A turn that `rxllm stream --raw` kept holds each attempt's body in turn, with the
+`retry` events that came between them as comment lines (`retry_marker`);
+`bodies_of` reads them apart again.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import re
 import zlib
@@ -29,19 +35,22 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
 from rxllm.error_body import parse_error_body
-from rxllm.events import ErrorKind, Failed, failed
+from rxllm.events import ErrorKind, Failed, Retry, failed
 from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.raw import ChunkReader, cut_short
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "MAX_DECOMPRESSED_BYTES",
+    "Body",
     "Recording",
     "ReplayData",
     "as_chunks",
+    "bodies_of",
     "json_documents",
     "read_recording",
     "replay_source",
+    "retry_marker",
 ]
 
 ReplayData = bytes | str | Path | Iterable[bytes]
@@ -109,6 +118,74 @@ def read_recording(data: ReplayData, limit: int | None = None) -> Recording:
     if _STATUS_LINE.match(start) is None:
         return Recording(chunks)
     return _response(b"".join(chunks), limit)
+
+
+_RETRY_MARKER = b": rxllm: retry "
+# The marker as a line of its own (any line end: a file may have been converted).
+_EOL = rb"(?:\r\n|\r|\n)"
+_RETRY_LINE = re.compile(
+    rb"(?:%s|^)%s(\{[^\r\n]*\})%s(?:%s|\Z)" % (_EOL, _RETRY_MARKER, _EOL, _EOL)
+)
+
+
+def retry_marker(retry: Retry) -> bytes:
+    """The comment line `rxllm stream --raw` writes where a turn retried: the `retry`
+    event as JSON. Its line end first ends a body cut in the middle of a line, and the
+    blank line after it any event left open; `bodies_of` takes all three away again."""
+    from rxllm.serving.event_json import dump_event  # here: only a retried turn needs it
+
+    return b"\n" + _RETRY_MARKER + dump_event(retry).encode() + b"\n\n"
+
+
+@dataclass(frozen=True)
+class Body:
+    """One attempt's body in a recording: the attempt's number, and the `retry`
+    events the recording holds before it (the last one announced this attempt)."""
+
+    recording: Recording
+    number: int = 1
+    retries: tuple[Retry, ...] = ()
+
+
+def bodies_of(recording: Recording) -> list[Body]:
+    """The bodies of `recording`, one per attempt, split where `retry_marker` lines
+    are (a recording without them is one body, attempt 1). Each keeps the given
+    chunking. Retries after the last body (the turn ended before another body came)
+    make a last, empty body. A marker that is not a `retry` event, or that announces
+    no later attempt than the one before it, is left in its body as the comment it is."""
+    chunks = recording.chunks
+    data = b"".join(chunks)  # one chunk (a file) is not copied
+    if _RETRY_MARKER not in data or recording.problem is not None or recording.status:
+        return [Body(recording)]  # no markers (and none in a response dump: no CLI writes one)
+    from rxllm.serving.event_json import load_event
+
+    ends = list(itertools.accumulate(map(len, chunks)))  # where each given chunk ended
+    bodies: list[Body] = []
+    number, retries, start = 1, list[Retry](), 0
+    for match in _RETRY_LINE.finditer(data):
+        try:
+            retry = load_event(match[1])
+        except ValueError:  # pydantic's ValidationError is one
+            continue
+        if not isinstance(retry, Retry) or retry.next_attempt <= number:
+            continue
+        if match.start() > start:  # the bytes since the last marker: a body
+            body = Recording(_between(data, ends, start, match.start()))
+            bodies.append(Body(body, number, tuple(retries)))
+            retries = []
+        retries.append(retry)
+        number, start = retry.next_attempt, match.end()
+    if not retries:  # markers in name only: the recording as it came
+        return [Body(recording)]
+    bodies.append(Body(Recording(_between(data, ends, start, len(data))), number, tuple(retries)))
+    return bodies
+
+
+def _between(data: bytes, ends: list[int], start: int, end: int) -> list[bytes]:
+    """`data[start:end]`, cut where the given chunks ended."""
+    inside = ends[bisect.bisect_right(ends, start) : bisect.bisect_left(ends, end)]
+    edges = [start, *inside, end]
+    return [data[a:b] for a, b in itertools.pairwise(edges) if b > a]
 
 
 def as_chunks(data: ReplayData) -> list[bytes]:

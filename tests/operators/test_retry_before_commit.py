@@ -12,6 +12,7 @@ from reactivex.testing import ReactiveTest, TestScheduler
 
 from rxllm.events import Event, Failed, Retry
 from rxllm.operators import retry_before_commit
+from rxllm.operators._link import Operator
 from rxllm.operators.retry_before_commit import Switch
 from tests.operators.marbles import EVENTS, P
 
@@ -164,6 +165,25 @@ def test_the_retry_event_comes_before_the_next_attempt_even_when_it_starts_at_on
     got: list[Any] = []
     retry_before_commit(first, decide).subscribe(got.append, got.append, lambda: got.append("|"))
     first.on_next(EVENTS["x"])
+    assert [getattr(e, "type", e) for e in got] == ["retry", "text", "done", "|"]
+
+
+def test_a_source_that_fails_and_completes_while_subscribing_still_switches() -> None:
+    """A source of rxllm's own operators that emits at once (a replay) cannot be
+    unsubscribed before its subscribe returns: its completion, after the failure that
+    replaced it, ended the whole stream before the next attempt played."""
+
+    def first(observer: abc.ObserverBase[Event], _: abc.SchedulerBase | None = None) -> Any:
+        observer.on_next(EVENTS["x"])
+        observer.on_completed()
+
+    def decide(failure: Failed, committed: bool) -> Failed | Switch:
+        return Switch(announce(failure), reactivex.of(EVENTS["a"], EVENTS["d"]))
+
+    got: list[Any] = []
+    retry_before_commit(Operator(first), decide).subscribe(
+        got.append, got.append, lambda: got.append("|")
+    )
     assert [getattr(e, "type", e) for e in got] == ["retry", "text", "done", "|"]
 
 
