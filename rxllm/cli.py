@@ -94,6 +94,8 @@ def wants_color(out: IO[str]) -> bool:
 
 
 DEFAULT_MODELS = {"openai": "gpt-4.1-mini", "local": "rxllm-local"}
+# Why a turn ended when the reader of its output left (`| head`).
+OUTPUT_CLOSED = "the output was closed (its reader left)"
 # The local fault that redirects to http://10.0.0.1, a real address on many networks:
 # the CLI plays it only with the SSRF guard on, the local server's loopback allowed.
 PRIVATE_REDIRECT_FAULT = "redirect_private"
@@ -481,17 +483,20 @@ async def _stream(args: argparse.Namespace) -> int:
                 timed.append((time.monotonic() - started, event))
                 if isinstance(event, Retry):  # before the next body: astream reads it only
                     mark_retry(event)  # once this event is taken
+                builder.add(event)  # kept before it is shown: the output may be gone
                 printer(event)
-                builder.add(event)
-        except asyncio.CancelledError:  # Ctrl-C: the turn ends cancelled, its last event
+        except (asyncio.CancelledError, BrokenPipeError) as stop:
+            # Ctrl-C, or the reader left (`| head`): the turn ends cancelled, its last event
+            interrupted = isinstance(stop, asyncio.CancelledError)
             last = timed[-1][1] if timed else None
             if last is None or not IS_TERMINAL[type(last)]:
                 cancelled = Cancelled(
                     provider=last.provider if last else provider.name,
                     attempt=last.attempt if last else 1,
-                    reason="interrupted (Ctrl-C)",
+                    reason="interrupted (Ctrl-C)" if interrupted else OUTPUT_CLOSED,
                 )
-                printer(cancelled)  # --json readers too see exactly one terminal
+                if interrupted:  # --json readers too see exactly one terminal
+                    printer(cancelled)
                 builder.add(cancelled)
             if args.record:  # what came is kept, ended as the user ended it
                 Path(args.record).write_text(builder.build().model_dump_json(indent=2) + "\n")
@@ -500,6 +505,11 @@ async def _stream(args: argparse.Namespace) -> int:
             await events.aclose()
             await provider.aclose()
     record = builder.build()
+    # kept before anything more is printed: a reader may leave before the summary
+    if args.record:
+        Path(args.record).write_text(record.model_dump_json(indent=2) + "\n")
+    if plot is not None:
+        plot(timed, f"{record.provider} ({model}): {summary_outcome(record)}")
     if not args.json:
         print(terminal_text(summary(record)))
     terminal = record.terminal
@@ -511,10 +521,6 @@ async def _stream(args: argparse.Namespace) -> int:
             "private addresses (cloud metadata addresses stay refused)",
             file=sys.stderr,
         )
-    if args.record:
-        Path(args.record).write_text(record.model_dump_json(indent=2) + "\n")
-    if plot is not None:
-        plot(timed, f"{record.provider} ({model}): {summary_outcome(record)}")
     return 0 if isinstance(record.terminal, Done) else 1
 
 

@@ -487,6 +487,42 @@ def test_ctrl_c_keeps_the_record_of_what_came(tmp_path: Path) -> None:
     assert record.reasoning.startswith(getattr(first, "text", ""))
 
 
+@pytest.mark.parametrize("json_flag", [["--json"], []], ids=["json", "text"])
+def test_a_reader_that_left_keeps_the_record_of_what_came(
+    tmp_path: Path, json_flag: list[str]
+) -> None:
+    """`rxllm stream --json --record turn.json hi | head -1`: the record was never
+    written. Here the reader has left before the first event, so the first print fails."""
+    record_path, raw_path = tmp_path / "r.json", tmp_path / "r.sse"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        child = subprocess.run(
+            [
+                *RXLLM,
+                "stream",
+                "hi",
+                *json_flag,
+                "--record",
+                str(record_path),
+                "--raw",
+                str(raw_path),
+            ],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert child.returncode == 0 and "Traceback" not in child.stderr, child.stderr
+    record = StreamRecord.model_validate_json(record_path.read_text())
+    assert record.terminal.type == "cancelled"
+    assert record.terminal.reason == "the output was closed (its reader left)"
+    assert record.reasoning  # the event the reader missed is in the record
+    assert raw_path.read_bytes().startswith(b"data: ")
+
+
 def test_python_dash_m_rxllm_is_the_command() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "rxllm", "--version"], capture_output=True, text=True, timeout=120
