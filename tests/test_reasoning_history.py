@@ -610,6 +610,45 @@ async def test_a_think_tag_preset_without_text_sends_its_think_block(serve: Serv
     assert turn["content"] == "<think>\nNeed weather.\n</think>\n\n"
 
 
+@pytest.mark.parametrize(
+    ("name", "field"), [("groq", "reasoning"), ("nvidia", "reasoning_content")]
+)
+async def test_a_think_tag_preset_leaves_out_reasoning_that_came_in_a_field(
+    serve: Serve, name: str, field: str
+) -> None:
+    """gpt-oss on Groq streams `reasoning`, NIM's reasoning models `reasoning_content`:
+    not the content's, so not put in it. Before: a `<think>` block the model never
+    wrote, in the content."""
+    first = chat_sse(
+        {"role": "assistant", field: "Need weather."}, {"content": "Checking."}, CALL_DELTA
+    )
+    turn = await next_turn(serve, name, first)
+    assert turn["content"] == "Checking."
+    assert field not in turn and "reasoning_content" not in turn
+
+
+def test_reasoning_that_came_in_think_tags_is_marked_so() -> None:
+    """The splitter ends each block with an empty delta whose details say where the
+    block came (`{"think_tags": true}`, as Gemini's `{"thought": true}`): the record's
+    part keeps it, and reasoning from a field has no such details. A block still open
+    at a call (or at the end) is ended there."""
+    record = record_of(replay_every_way(THINK_IN_CONTENT, "together"), "together")
+    assert [(p.text, p.details) for p in record.reasoning_parts] == [
+        ("Need weather.\n", {"think_tags": True})
+    ]
+    open_block = chat_sse({"content": "<think>Need weather."}, CALL_DELTA)
+    record = record_of(replay_every_way(open_block, "together"), "together")
+    assert [(p.text, p.details) for p in record.reasoning_parts] == [
+        ("Need weather.", {"think_tags": True})
+    ]
+    assert sent_turn("together", record.to_message())["content"] == (
+        "<think>\nNeed weather.\n</think>\n\n"
+    )
+    field = chat_sse({"reasoning_content": "Need weather."}, CALL_DELTA)
+    record = record_of(replay_every_way(field, "together"), "together")
+    assert [(p.text, p.details) for p in record.reasoning_parts] == [("Need weather.", None)]
+
+
 async def test_a_think_tag_preset_asked_for_reasoning_content_sends_it_there_alone(
     serve: Serve,
 ) -> None:

@@ -140,7 +140,7 @@ from rxllm.providers.base import (
     text_or_none,
 )
 from rxllm.providers.call_ids import CallIds, base62_of
-from rxllm.providers.think_tags import ThinkTagSplitter, think_tagged
+from rxllm.providers.think_tags import TAGGED, ThinkTagSplitter, came_in_tags, think_tagged
 from rxllm.request import (
     PDF,
     ChatRequest,
@@ -293,12 +293,16 @@ class ChatOptions:
     """Split `<think>...</think>` at the start of `content` into reasoning. Together
     serves DeepSeek-R1 with its chain of thought inside the content (the together
     capture), and so do Groq's `raw` reasoning format and NVIDIA's R1 and Nemotron
-    (`rxllm.providers.presets`); see `rxllm.providers.think_tags` for the exact rules."""
+    (`rxllm.providers.presets`); see `rxllm.providers.think_tags` for the exact rules.
+    Each block ends with an empty reasoning delta whose details are `{"think_tags":
+    true}` (`think_tags.TAGGED`): its part is known to have come in the content."""
 
     send_think_tags: bool = False
-    """Every assistant message carries its reasoning back inside `content`, as a
-    `<think>` block before its text (`think_tagged`): what came in the content goes back
-    there, whole. MiniMax-M2's interleaved thinking needs its previous response kept so
+    """Every assistant message carries the reasoning that came inside `<think>` tags
+    (`came_in_tags`) back inside `content`, as a `<think>` block before its text
+    (`think_tagged`): what came in the content goes back there, whole; reasoning that
+    came in a field (gpt-oss's `reasoning` on Groq, NIM's `reasoning_content`) is not
+    the content's. MiniMax-M2's interleaved thinking needs its previous response kept so
     (docs.vllm.ai, interleaved thinking; Novita's interleaved thinking guide), and the
     chat templates of the other models that think in tags (Qwen3, DeepSeek-R1) strip
     earlier turns' blocks themselves. Off where the reasoning goes back as
@@ -631,7 +635,7 @@ def chat_messages(
                 continue
             text = message.text
             if options.send_think_tags:
-                text = think_tagged(_reasoning_text(message), text)
+                text = think_tagged(_reasoning_text(message, tagged=True), text)
             entry: dict[str, Any] = {"role": "assistant", "content": text or None}
             if message.tool_calls:
                 entry["tool_calls"] = [
@@ -666,9 +670,14 @@ def chat_messages(
     return out
 
 
-def _reasoning_text(message: Message) -> str:
-    """The text of a message's reasoning parts, in order."""
-    return "".join(part.text for part in message.content if isinstance(part, ReasoningPart))
+def _reasoning_text(message: Message, tagged: bool = False) -> str:
+    """The text of a message's reasoning parts, in order; only those that came inside
+    `<think>` tags if `tagged`."""
+    return "".join(
+        part.text
+        for part in message.content
+        if isinstance(part, ReasoningPart) and (not tagged or came_in_tags(part.details))
+    )
 
 
 TOOL_RESULTS_READ = "Tool results received."
@@ -954,7 +963,7 @@ class ChatNormalizer(Normalizer):
         self.streamed = False
         self.content: Callable[[str], None] = self.text
         if options.think_tags:
-            self.think = ThinkTagSplitter(self.text, self.reasoning)
+            self.think = ThinkTagSplitter(self.text, self.reasoning, self._tagged)
             self.content = self.think.feed
         self._extension = options.extension
         self._reasoning_in_completion = options.reasoning_in_completion
@@ -984,6 +993,12 @@ class ChatNormalizer(Normalizer):
         self.detail_said = False
         # Its text so far while each fragment repeated it (`_detail_news`), else None.
         self.detail_text: str | None = None
+
+    def _tagged(self) -> None:
+        """The end of a block of reasoning that came inside `<think>` tags: an empty
+        delta whose details say so (`TAGGED`), as Gemini's `{"thought": true}` marks a
+        thought, so the record's part is known from reasoning that came in a field."""
+        self.reasoning(details={TAGGED: True})
 
     def on_chunk(self, chunk: RawChunk) -> None:
         data = chunk.data

@@ -76,7 +76,7 @@ def nvidia() -> OpenAIChat:
     dropped. Some of its reasoning models (DeepSeek-R1, Nemotron with "detailed thinking
     on") think inside `content`, between `<think>` tags, where others send
     `reasoning_content` (pipecat's `NvidiaLLMService` reads both); the block goes back in
-    the content it came in."""
+    the content it came in, and reasoning that came in the field is not sent back."""
     return OpenAIChat(
         "nvidia",
         "https://integrate.api.nvidia.com/v1",
@@ -151,9 +151,9 @@ def groq() -> OpenAIChat:
     `reasoning_format` defaults to `raw` (the reasoning "within <think> tags in the main
     text content", console.groq.com/docs/reasoning) for a turn without tools or JSON
     mode: qwen3-32b thinks inside `content` unless asked for `parsed`, and the block goes
-    back in the content it came in. Its tool names are
-    OpenAI's (groq-python's `FunctionDefinition`: a-z, A-Z, 0-9, underscores and dashes,
-    at most 64)."""
+    back in the content it came in (gpt-oss's, streamed as `reasoning`, is not sent
+    back). Its tool names are OpenAI's (groq-python's `FunctionDefinition`: a-z, A-Z,
+    0-9, underscores and dashes, at most 64)."""
     return OpenAIChat(
         "groq",
         "https://api.groq.com/openai/v1",

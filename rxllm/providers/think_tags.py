@@ -15,16 +15,33 @@ Rules, chosen to never turn visible text into reasoning by accident:
   the answer does not start with `"\\n"` (what DeepSeek's own `reasoning_content`
   API gives).
 - A reasoning block the stream never closes (cut by `max_tokens`) stays reasoning.
+
+Each block that said something ends with `end_reasoning` (at its close tag, or where
+`flush()` finds it open), so that the reasoning part it makes is known to have come in
+tags (`TAGGED`): it goes back in the content it came in, not in a reasoning field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["CLOSE_TAG", "OPEN_TAG", "ThinkTagSplitter", "think_tagged"]
+__all__ = ["CLOSE_TAG", "OPEN_TAG", "TAGGED", "ThinkTagSplitter", "came_in_tags", "think_tagged"]
 
 OPEN_TAG = "<think>"
 CLOSE_TAG = "</think>"
+
+TAGGED = "think_tags"
+"""The key of a reasoning part's details (`{"think_tags": true}`) that says the part came
+inside `<think>` tags in the content, as Gemini's `{"thought": true}` says where its part
+came: a wire that takes tagged reasoning back in the content tells it from reasoning
+that came in a field (`reasoning_content`, `reasoning`) of the same stream."""
+
+
+def came_in_tags(details: dict[str, Any] | None) -> bool:
+    """Whether a reasoning part with these details came inside `<think>` tags."""
+    return details is not None and details.get(TAGGED) is True
+
 
 _START, _THINKING, _ANSWER = 0, 1, 2
 _NEWLINES = "\r\n"
@@ -54,17 +71,25 @@ class ThinkTagSplitter:
 
     One instance per stream (its state is the stream's). `flush()` releases what is
     held back (at most a tag's length) and must be called before any event that has
-    to come after the text so far: a tool call, the end of the turn.
+    to come after the text so far: a tool call, the end of the turn. `end_reasoning`,
+    if given, is called where a block of reasoning that said something ends.
     """
 
-    __slots__ = ("_held", "_reasoning", "_state", "_strip", "_text")
+    __slots__ = ("_end_reasoning", "_held", "_reasoning", "_said", "_state", "_strip", "_text")
 
-    def __init__(self, text: Callable[[str], None], reasoning: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        text: Callable[[str], None],
+        reasoning: Callable[[str], None],
+        end_reasoning: Callable[[], None] | None = None,
+    ) -> None:
         self._text = text
         self._reasoning = reasoning
+        self._end_reasoning = end_reasoning
         self._state = _START
         self._held = ""
         self._strip = False  # drop the newlines that follow a tag
+        self._said = False  # reasoning came out since the block (or its last end) began
 
     def feed(self, content: str) -> None:
         state = self._state
@@ -93,28 +118,40 @@ class ThinkTagSplitter:
                 if keep:
                     self._held = buffer[-keep:]
                     buffer = buffer[:-keep]
-                self._emit(self._reasoning, buffer)
+                self._think(buffer)
                 return
-            self._emit(self._reasoning, buffer[:end])
+            self._think(buffer[:end])
+            self._end_block()
             self._state, self._strip = _ANSWER, True
             buffer = buffer[end + len(CLOSE_TAG) :]
         self._emit(self._text, buffer)
 
     def flush(self) -> None:
         held, self._held = self._held, ""
-        if not held:
-            return
         if self._state == _THINKING:
-            self._emit(self._reasoning, held)
-        else:  # whitespace or an unfinished "<thi" at the start: it was text
+            self._think(held)
+            self._end_block()  # what follows (a call, the end) comes after the block
+        elif held:  # whitespace or an unfinished "<thi" at the start: it was text
             self._state = _ANSWER
             self._text(held)
 
-    def _emit(self, out: Callable[[str], None], text: str) -> None:
+    def _think(self, text: str) -> None:
+        if self._emit(self._reasoning, text):
+            self._said = True
+
+    def _end_block(self) -> None:
+        if self._said and self._end_reasoning is not None:
+            self._end_reasoning()
+        self._said = False
+
+    def _emit(self, out: Callable[[str], None], text: str) -> bool:
+        """Send `text` to `out`, the newlines after a tag dropped; whether any went."""
         if self._strip:
             text = text.lstrip(_NEWLINES)
             if not text:
-                return
+                return False
             self._strip = False
         if text:
             out(text)
+            return True
+        return False

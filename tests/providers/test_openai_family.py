@@ -450,6 +450,35 @@ def test_think_tags_hold_back_only_a_possible_tag() -> None:
     assert out[-1] == ("text", " there")
 
 
+def test_think_tags_end_each_block_that_said_something() -> None:
+    """`end_reasoning` comes where a block ends: its close tag, or a flush that finds it
+    open (a call, the end of the turn); never for a block that said nothing."""
+    out: list[tuple[str, str]] = []
+
+    def splitter() -> ThinkTagSplitter:
+        out.clear()
+        return ThinkTagSplitter(
+            lambda t: out.append(("text", t)),
+            lambda t: out.append(("reasoning", t)),
+            lambda: out.append(("end", "")),
+        )
+
+    think = splitter()
+    think.feed("<think>a</th")
+    think.feed("ink>b")
+    think.flush()
+    assert out == [("reasoning", "a"), ("end", ""), ("text", "b")]
+    think = splitter()
+    think.feed("<think>plan</thi")
+    think.flush()  # a call comes
+    think.flush()  # and the end: the block was ended already
+    assert out == [("reasoning", "plan"), ("reasoning", "</thi"), ("end", "")]
+    think = splitter()
+    think.feed("<think>\n</think>answer")
+    think.flush()
+    assert out == [("text", "answer")]
+
+
 def _sse(*payloads: dict[str, Any], done: bool = True) -> bytes:
     body = "".join(f"data: {json.dumps(p)}\n\n" for p in payloads)
     return (body + ("data: [DONE]\n\n" if done else "")).encode()
