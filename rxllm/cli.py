@@ -44,7 +44,7 @@ from rxllm.events import (
     UsageUpdate,
 )
 from rxllm.pipeline.record import RecordBuilder
-from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
+from rxllm.pipeline.sniff import MAX_BYTES, sniff_not_a_stream, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
 from rxllm.request import ImagePart, is_image_url
 from rxllm.serving.event_json import dump_event
@@ -561,6 +561,8 @@ def _replay(args: argparse.Namespace) -> int:
     if provider is None:
         provider = sniff_provider(data[:MAX_BYTES])
         if provider is None:
+            if (what := sniff_not_a_stream(data[:MAX_BYTES])) is not None:
+                raise UsageError(f"{args.file}: {what}")
             raise UsageError(f"cannot tell which provider wrote {args.file}; pass --provider")
         print(f"rxllm: replaying as {provider} (read from its first events)", file=sys.stderr)
     rxllm.replay(data, provider=provider).subscribe(show)

@@ -14,8 +14,18 @@ from pathlib import Path
 import pytest
 
 import rxllm.sources.replay
-from rxllm.events import Done, ErrorInfo, Event, Failed, Retry
-from rxllm.pipeline.sniff import sniff_provider
+from rxllm.events import (
+    Done,
+    ErrorInfo,
+    Event,
+    Failed,
+    ReasoningDelta,
+    Retry,
+    Usage,
+    UsageUpdate,
+)
+from rxllm.pipeline.record import RecordBuilder
+from rxllm.pipeline.sniff import sniff_not_a_stream, sniff_provider
 from rxllm.sources.replay import retry_marker
 from tests.support import CAPTURES, captures_of, needs_captures, rechunk, replay, summarize
 
@@ -191,6 +201,38 @@ def test_a_whole_response_that_was_not_streamed_is_a_clear_error() -> None:
         assert error.kind == "protocol" and "not streamed" in error.message, error.message
 
 
+def own_files() -> dict[str, bytes]:
+    """What rxllm itself writes of a turn: `--record`'s StreamRecord, `--json`'s lines."""
+    usage = Usage(output_tokens=15, reasoning_tokens=15, total_tokens=15)
+    events: list[Event] = [
+        ReasoningDelta(provider="local", text="The user"),
+        UsageUpdate(provider="local", usage=usage),
+        Done(provider="local", stop_reason="stop"),
+    ]
+    builder = RecordBuilder("local", "rxllm-local")
+    for event in events:
+        builder.add(event)
+    return {
+        "turn.json": builder.build().model_dump_json(indent=2).encode() + b"\n",
+        "events.jsonl": b"".join(e.model_dump_json().encode() + b"\n" for e in events),
+    }
+
+
+def test_rxllm_s_own_record_and_events_say_what_they_are() -> None:
+    """They replayed as chat chunks, with a usage event made up from the record's
+    `usage` (input 0, output 15), then `truncated`."""
+    says = {"turn.json": "rxllm's record of a turn", "events.jsonl": "rxllm's own events"}
+    for name, data in own_files().items():
+        assert sniff_provider(data) is None
+        assert says[name] in (sniff_not_a_stream(data) or "")
+        for provider in ("openai", "anthropic", "google", "openai-responses"):
+            events = replay(data, provider)
+            assert len(events) == 1, events  # the error alone: nothing read as events
+            error = end_of(events).error
+            assert error.kind == "protocol" and says[name] in error.message
+            assert "--raw" in error.message
+
+
 # -- cut, empty, compressed, not a recording -------------------------------------------
 
 
@@ -343,15 +385,20 @@ def replay_last(stdout: str) -> Event:
 
 
 def test_the_command_line_on_no_recording_at_all(tmp_path: Path) -> None:
-    cases = {
-        "ollama.ndjson": (OLLAMA_NATIVE, "Ollama's native API"),
-        "noise.bin": (bytes(range(256)), "not an SSE stream"),
+    own = own_files()
+    cases = {  # name: (bytes, what the replay says, whether that is known without one)
+        "ollama.ndjson": (OLLAMA_NATIVE, "Ollama's native API", True),
+        "turn.json": (own["turn.json"], "rxllm's record of a turn", True),
+        "events.jsonl": (own["events.jsonl"], "rxllm's own events", True),
+        "noise.bin": (bytes(range(256)), "not an SSE stream", False),
     }
-    for name, (data, says) in cases.items():
+    for name, (data, says, known) in cases.items():
         path = tmp_path / name
         path.write_bytes(data)
-        sniffed = cli(str(path))  # nothing to tell the wire from: asks for --provider
-        assert sniffed.returncode == 2 and "pass --provider" in sniffed.stderr
+        sniffed = cli(str(path))  # no wire to replay it as: what it is, or ask for one
+        assert sniffed.returncode == 2 and sniffed.stdout == "", sniffed.stderr
+        assert (says if known else "pass --provider") in sniffed.stderr
         result = cli(str(path), "--provider", "openai")
         assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-        assert says in result.stdout
+        assert says in result.stdout and result.stdout.startswith("[error] ")
+        assert result.stdout.count("\n") == 1  # no event made up from it

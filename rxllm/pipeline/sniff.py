@@ -18,6 +18,8 @@ The signs, first match wins, event by event:
 
 Events that say nothing (comments, `[DONE]`, keepalives, other errors) are skipped;
 after `MAX_EVENTS` data events or `MAX_BYTES` bytes without a sign, the answer is None.
+Then `sniff_not_a_stream` may say what the bytes are instead (rxllm's own record or
+events, a whole response), as a replay of them would.
 A recording is read as a replay reads it (`rxllm.sources.replay`): gzip is
 decompressed, an HTTP response dump's head set aside, and the values of a JSON body
 (Gemini's array, NDJSON) are its events.
@@ -29,9 +31,9 @@ import json
 import re
 from typing import Any
 
-from rxllm.sources.replay import json_documents, read_recording
+from rxllm.sources.replay import json_documents, not_a_stream, read_recording
 
-__all__ = ["MAX_BYTES", "MAX_EVENTS", "sniff_provider"]
+__all__ = ["MAX_BYTES", "MAX_EVENTS", "sniff_not_a_stream", "sniff_provider"]
 
 MAX_EVENTS = 16
 MAX_BYTES = 1 << 20
@@ -117,4 +119,17 @@ def sniff_provider(data: bytes) -> str | None:
             return "google"
         if "choices" in payload or payload.get("object") == "chat.completion.chunk":
             return "openai"
+    return None
+
+
+def sniff_not_a_stream(data: bytes) -> str | None:
+    """What `data` is when its first JSON value shows that it holds no provider's
+    stream (rxllm's own record or events, a whole response, Ollama's native API: the
+    message a replay of it ends with, `rxllm.sources.replay.not_a_stream`), or None."""
+    for _, body in _events(data)[:1]:
+        try:
+            payload = json.loads(body)
+        except (ValueError, RecursionError):
+            return None
+        return not_a_stream(payload) if isinstance(payload, dict) else None
     return None

@@ -12,7 +12,8 @@ are read too, as the body they hold:
 
 What cannot be a recording of a stream ends the replay in an error that says what it
 is: an empty file, a whole response that was not streamed, Ollama's native NDJSON
-API, bytes that are not SSE, a recording cut in the middle of a line.
+API, rxllm's own record or events, bytes that are not SSE, a recording cut in the
+middle of a line.
 
 A turn that `rxllm stream --raw` kept holds each attempt's body in turn, with the
 `retry` events that came between them as comment lines (`retry_marker`);
@@ -29,6 +30,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import reactivex
 from reactivex import Observable, abc
@@ -48,6 +50,7 @@ __all__ = [
     "as_chunks",
     "bodies_of",
     "json_documents",
+    "not_a_stream",
     "read_recording",
     "replay_source",
     "retry_marker",
@@ -84,6 +87,40 @@ _WHOLE_RESPONSES = {
     ("object", "response"): "an OpenAI Responses API response",
     ("type", "message"): "an Anthropic message",
 }
+
+
+_RXLLM_RECORD = (
+    "the recording is rxllm's record of a turn (a StreamRecord, as `rxllm stream --record` "
+    "writes it), not a provider's stream: it holds what the turn came to, not its bytes "
+    "(`StreamRecord.model_validate_json` reads it); replay the turn's `--raw` file"
+)
+_RXLLM_EVENTS = (
+    "the recording is rxllm's own events (as `rxllm stream --json` prints them), not a "
+    "provider's stream: they are normalized already "
+    "(`rxllm.events.EventAdapter.validate_json` reads each line); replay the turn's "
+    "`--raw` file"
+)
+
+
+def not_a_stream(first: dict[str, Any]) -> str | None:
+    """Why a recording whose first JSON value is `first` holds no provider's stream
+    (rxllm's own record or events, a whole response, a native API rxllm does not
+    speak), or None."""
+    if isinstance(first.get("terminal"), dict) and "attempts" in first:
+        return _RXLLM_RECORD
+    if isinstance(first.get("type"), str) and "provider" in first and "attempt" in first:
+        return _RXLLM_EVENTS
+    if isinstance(first.get("done"), bool) and ("message" in first or "response" in first):
+        return _OLLAMA_HINT
+    if isinstance(first.get("stop"), bool) and "content" in first:
+        return _LLAMA_CPP_HINT
+    for (key, value), what in _WHOLE_RESPONSES.items():
+        if first.get(key) == value:
+            return (
+                f"the recording is a whole response, not streamed ({what}): rxllm "
+                "replays streamed bodies, record a request sent with streaming on"
+            )
+    return None
 
 
 @dataclass(frozen=True)
@@ -411,18 +448,8 @@ class _Player:
             first = None
         if documents and not isinstance(first, dict):
             return self._failure("protocol", "the recording is JSON, but not of JSON objects")
-        if isinstance(first, dict):
-            if isinstance(first.get("done"), bool) and ("message" in first or "response" in first):
-                return self._failure("protocol", _OLLAMA_HINT)
-            if isinstance(first.get("stop"), bool) and "content" in first:
-                return self._failure("protocol", _LLAMA_CPP_HINT)
-            for (key, value), what in _WHOLE_RESPONSES.items():
-                if first.get(key) == value:
-                    message = (
-                        f"the recording is a whole response, not streamed ({what}): rxllm "
-                        "replays streamed bodies, record a request sent with streaming on"
-                    )
-                    return self._failure("protocol", message)
+        if isinstance(first, dict) and (why := not_a_stream(first)) is not None:
+            return self._failure("protocol", why)
         for document in documents:
             self.sink.on_next(RawChunk(self.provider, self.attempt, "message", document))
         if ends_early is not None:
