@@ -215,10 +215,12 @@ class ReasoningPart(_Frozen):
     signature) or an OpenRouter reasoning detail (`type: "reasoning.text"`, ...,
     `id`, `format`, `index`; its text, summary or data is `text` or `signature`), or
     a Gemini text or thought part (`{}`, `{"thought": true}`: its signature goes back
-    on the turn's text), or a block of Anthropic's own that no event carries, unsigned,
-    its details the whole block (a `compaction` summary, a model `fallback`), or a
-    Responses `compaction` item. None for reasoning that came as text and a signature
-    alone (Anthropic's thinking blocks)."""
+    on the turn's text), or reasoning that came inside `<think>` tags in the content
+    (`{"think_tags": true}`: it goes back there, `ChatOptions.reasoning_back`), or a
+    block of Anthropic's own that no event carries, unsigned, its details the whole
+    block (a `compaction` summary, a model `fallback`), or a Responses `compaction`
+    item. None for reasoning that came as text and a signature alone (Anthropic's
+    thinking blocks)."""
 
 
 class ServerToolPart(_Frozen):

@@ -149,7 +149,7 @@ def test_openrouter_leaves_out_reasoning_that_was_not_a_detail() -> None:
     assert "reasoning_details" not in sent_turn(
         "openrouter", Message.assistant("x", reasoning=others)
     )
-    for endpoint in ("openai", "snowflake", "deepseek", "custom"):
+    for endpoint in ("openai", "deepseek", "custom"):  # Snowflake takes them: below
         assert "reasoning_details" not in sent_turn(endpoint, turn), endpoint
 
 
@@ -663,4 +663,110 @@ def test_a_think_tag_preset_adds_no_block_for_reasoning_without_text() -> None:
     sealed_only = ReasoningPart(signature="S", redacted=True)  # Anthropic's, redacted
     assert sent_turn("together", Message.assistant("Hi.", reasoning=[sealed_only]))["content"] == (
         "Hi."
+    )
+
+
+# -- Snowflake, Ollama, Mistral: each takes the reasoning back in its own form ---------------
+
+# Snowflake Cortex streams Claude's thinking as OpenRouter's `reasoning_details`, signed in
+# a last fragment (pydantic-ai tests/models/cassettes/test_snowflake/
+# test_snowflake_thinking.yaml), and takes them back unchanged beside the turn's tool
+# calls; Anthropic requires signed thinking back beside `tool_use`.
+SNOWFLAKE_THINKING = chat_sse(
+    details({"type": "reasoning.text", "text": "Need weather.", **CLAUDE, "index": 0}),
+    details({"type": "reasoning.text", "text": "", "signature": "EvABsig==", **CLAUDE, "index": 0}),
+    CALL_DELTA,
+)
+# Ollama's /v1 streams `reasoning` (and reads only that field back: ollama/ollama#18534).
+OLLAMA_THINKING = chat_sse({"role": "assistant", "reasoning": "Need the weather."}, CALL_DELTA)
+# Magistral thinks in `thinking` chunks of the content (the mistral capture's shape).
+MISTRAL_THINKING = chat_sse(
+    {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": "Need weather."}]}]},
+    {"content": "Checking."},
+    CALL_DELTA,
+)
+# What each sends back for it: the form its API reads.
+OWN_FORM: dict[str, tuple[bytes, dict[str, Any]]] = {
+    "snowflake": (
+        SNOWFLAKE_THINKING,
+        {
+            "content": None,
+            "reasoning_details": [
+                {
+                    "type": "reasoning.text",
+                    "text": "Need weather.",
+                    "signature": "EvABsig==",
+                    **CLAUDE,
+                    "index": 0,
+                }
+            ],
+        },
+    ),
+    "ollama": (OLLAMA_THINKING, {"content": None, "reasoning": "Need the weather."}),
+    "mistral": (
+        MISTRAL_THINKING,
+        {
+            "content": [
+                {
+                    "type": "thinking",
+                    "thinking": [{"type": "text", "text": "Need weather."}],
+                    "closed": True,
+                },
+                {"type": "text", "text": "Checking."},
+            ]
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("send", [None, True])
+@pytest.mark.parametrize("name", OWN_FORM)
+async def test_an_endpoint_takes_the_reasoning_back_in_its_own_form(
+    serve: Serve, name: str, send: bool | None
+) -> None:
+    """Before: no reasoning went back (Snowflake's signed thinking lost beside its calls),
+    and `send_reasoning=True` sent `reasoning_content`, which Ollama ignores, Mistral
+    refuses (422 `extra_forbidden`) and Snowflake takes without the signature."""
+    first, expected = OWN_FORM[name]
+    options = {} if send is None else {"send_reasoning": send}
+    turn = await next_turn(serve, name, first, **options)
+    assert {key: turn[key] for key in expected} == expected
+    assert "reasoning_content" not in turn
+    assert len(turn["tool_calls"]) == 1
+
+
+async def test_openrouter_asked_to_send_reasoning_sends_its_details_alone(serve: Serve) -> None:
+    """`send_reasoning=True` is the endpoint's own form, and OpenRouter's is its details.
+    Before: `reasoning_content` beside them, the text twice."""
+    turn = await next_turn(serve, "openrouter", SNOWFLAKE_THINKING, send_reasoning=True)
+    assert [detail["signature"] for detail in turn["reasoning_details"]] == ["EvABsig=="]
+    assert "reasoning_content" not in turn
+
+
+def test_mistral_sends_reasoning_alone_as_a_thinking_chunk() -> None:
+    """A turn of calls without text: its thinking chunk alone; a turn without reasoning:
+    its text as a string, as before."""
+    turn = Message.assistant("", tool_calls=[CALL], reasoning=[ReasoningPart(text="Hm.")])
+    thought = {"type": "thinking", "thinking": [{"type": "text", "text": "Hm."}], "closed": True}
+    assert sent_turn("mistral", turn)["content"] == [thought]
+    assert sent_turn("mistral", Message.assistant("Hi."))["content"] == "Hi."
+
+
+@needs_captures
+def test_captured_mistral_and_snowflake_reasoning_goes_back_in_their_forms() -> None:
+    magistral = record_of(
+        replay(capture("mistral/magistral_thinking_content_list.sse"), "mistral"), "mistral"
+    )
+    sent = sent_turn("mistral", magistral.to_message())["content"]
+    assert [chunk["type"] for chunk in sent] == ["thinking", "text"]
+    assert sent[0]["thinking"] == [{"type": "text", "text": magistral.reasoning}]
+    assert sent[1]["text"] == magistral.text
+    cortex = record_of(
+        replay(capture("snowflake/cortex_claude_thinking.sse"), "snowflake"), "snowflake"
+    )
+    (detail,) = sent_turn("snowflake", cortex.to_message())["reasoning_details"]
+    assert (detail["type"], detail["text"], detail["id"]) == (
+        "reasoning.text",
+        cortex.reasoning,
+        "reasoning-text-1",
     )

@@ -157,12 +157,16 @@ class ProviderOptions(BaseModel):
     (`Authorization`, `x-api-key`, `Helicone-Auth`, ...) is kept secret as the API key
     is. Not shown in a repr."""
     send_reasoning: bool | None = None
-    """Whether the assistant messages of the history carry their reasoning back as
-    `reasoning_content` (the OpenAI chat wire and its presets only): True for an endpoint
-    that refuses a tool loop without it (Kimi with thinking on: "thinking is enabled but
-    reasoning_content is missing in assistant tool call message"), False to send no
-    reasoning back at all. None: the provider's default (`deepseek`, `zai` and
-    `moonshot` send it, `openrouter` its `reasoning_details`)."""
+    """Whether the assistant messages of the history carry their reasoning back (the
+    OpenAI chat wire and its presets only). True: in the endpoint's own form
+    (`ChatOptions.reasoning_back`), `reasoning_content` where the preset sends none back
+    or only what came in `<think>` tags; for an endpoint that refuses a tool loop without
+    it (Kimi with thinking on, served anywhere: "thinking is enabled but
+    reasoning_content is missing in assistant tool call message"). False: no reasoning
+    back at all. None: the provider's default (`deepseek`, `zai` and `moonshot` send
+    `reasoning_content`, `openrouter` and `snowflake` `reasoning_details`, `ollama`
+    `reasoning`, `mistral` `thinking` chunks, `together`, `nvidia` and `groq` what came
+    in `<think>` tags as such a block)."""
 
     @field_validator("headers")
     @classmethod

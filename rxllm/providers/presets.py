@@ -65,7 +65,7 @@ def openrouter() -> OpenAIChat:
         "https://openrouter.ai/api/v1",
         "OPENROUTER_API_KEY",
         recovery=RecoveryPolicy(degrade=True, degrade_on_bad_gateway=True),
-        options=ChatOptions(reasoning_details=True),
+        options=ChatOptions(reasoning_back="reasoning_details"),
     )
 
 
@@ -86,7 +86,7 @@ def nvidia() -> OpenAIChat:
             degrade_on_opaque_server_error=True,
             mandatory_body_keys=frozenset({"chat_template_kwargs"}),
         ),
-        options=ChatOptions(think_tags=True, send_think_tags=True),
+        options=ChatOptions(think_tags=True, reasoning_back="think_tags"),
     )
 
 
@@ -100,7 +100,7 @@ def deepseek() -> OpenAIChat:
         "https://api.deepseek.com",
         "DEEPSEEK_API_KEY",
         recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
-        options=ChatOptions(send_reasoning_content=True),
+        options=ChatOptions(reasoning_back="reasoning_content"),
     )
 
 
@@ -118,7 +118,7 @@ def moonshot() -> OpenAIChat:
         "https://api.moonshot.ai/v1",
         "MOONSHOT_API_KEY",
         recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
-        options=ChatOptions(send_reasoning_content=True),
+        options=ChatOptions(reasoning_back="reasoning_content"),
     )
 
 
@@ -162,7 +162,7 @@ def groq() -> OpenAIChat:
             extension="x_groq",
             call_signatures=False,
             think_tags=True,
-            send_think_tags=True,
+            reasoning_back="think_tags",
             tool_names=OPENAI.tool_names,
         ),
     )
@@ -177,7 +177,9 @@ def mistral() -> OpenAIChat:
     comes between, and the images of tool results are left out. Tool names follow
     OpenAI's rule ("must be a-z, A-Z, 0-9, or contain underscores and dashes, with a
     maximum length of 64"): another is a `ConfigError` at the call, not a 400 whose
-    degraded retry drops every tool."""
+    degraded retry drops every tool. A turn's reasoning goes back as the `thinking`
+    chunk of its content that Magistral streamed (docs.mistral.ai, reasoning,
+    multi-turn conversations)."""
     return OpenAIChat(
         "mistral",
         "https://api.mistral.ai/v1",
@@ -190,6 +192,7 @@ def mistral() -> OpenAIChat:
             images_after_tool_results=False,
             sampling_renames={"seed": "random_seed"},
             tool_names=OPENAI.tool_names,
+            reasoning_back="thinking_chunks",
         ),
     )
 
@@ -206,13 +209,15 @@ def vllm() -> OpenAIChat:
 
 
 def ollama() -> OpenAIChat:
-    """A local Ollama server's OpenAI-compatible endpoint; no key."""
+    """A local Ollama server's OpenAI-compatible endpoint; no key. It streams reasoning
+    as `reasoning` and reads it back from that field alone (`reasoning_content` is
+    ignored unsaid: ollama/ollama#18534), as its tool-calling guide asks."""
     return OpenAIChat(
         "ollama",
         "http://localhost:11434/v1",
         api_key_env=None,
         requires_api_key=False,
-        options=_COMPATIBLE,
+        options=ChatOptions(reasoning_back="reasoning"),
     )
 
 
@@ -248,7 +253,7 @@ def zai() -> OpenAIChat:
         "zai",
         "https://api.z.ai/api/paas/v4",
         "ZAI_API_KEY",
-        options=ChatOptions(send_reasoning_content=True),
+        options=ChatOptions(reasoning_back="reasoning_content"),
     )
 
 
@@ -259,7 +264,7 @@ def together() -> OpenAIChat:
         "together",
         "https://api.together.xyz/v1",
         "TOGETHER_API_KEY",
-        options=ChatOptions(think_tags=True, send_think_tags=True),
+        options=ChatOptions(think_tags=True, reasoning_back="think_tags"),
     )
 
 
@@ -267,7 +272,12 @@ def snowflake() -> OpenAIChat:
     """Snowflake Cortex. `base_url` is the account's, from the user:
     `https://<account>.snowflakecomputing.com/api/v2/cortex/v1`; the key is a
     programmatic access token, sent as a bearer token. It sends no finish reason:
-    `[DONE]` ends the turn."""
+    `[DONE]` ends the turn. Claude's thinking streams as OpenRouter's
+    `reasoning_details`, signed, and goes back so beside the turn's tool calls, where
+    Anthropic requires its signed thinking (pydantic-ai's test_snowflake_thinking.yaml)."""
     return OpenAIChat(
-        "snowflake", default_base_url="", api_key_env="SNOWFLAKE_API_KEY", options=_COMPATIBLE
+        "snowflake",
+        default_base_url="",
+        api_key_env="SNOWFLAKE_API_KEY",
+        options=ChatOptions(reasoning_back="reasoning_details"),
     )

@@ -676,7 +676,7 @@ OPTIONS: dict[str, ChatOptions] = {
         extension="x_groq",
         call_signatures=False,
         think_tags=True,
-        send_think_tags=True,
+        reasoning_back="think_tags",
         tool_names=OPENAI_TOOL_NAMES,
     ),
     "mistral": ChatOptions(
@@ -687,14 +687,17 @@ OPTIONS: dict[str, ChatOptions] = {
         images_after_tool_results=False,
         sampling_renames={"seed": "random_seed"},
         tool_names=OPENAI_TOOL_NAMES,
+        reasoning_back="thinking_chunks",
     ),
-    "deepseek": ChatOptions(send_reasoning_content=True),
-    "zai": ChatOptions(send_reasoning_content=True),
-    "moonshot": ChatOptions(send_reasoning_content=True),
-    "openrouter": ChatOptions(reasoning_details=True),
+    "deepseek": ChatOptions(reasoning_back="reasoning_content"),
+    "zai": ChatOptions(reasoning_back="reasoning_content"),
+    "moonshot": ChatOptions(reasoning_back="reasoning_content"),
+    "openrouter": ChatOptions(reasoning_back="reasoning_details"),
+    "snowflake": ChatOptions(reasoning_back="reasoning_details"),
+    "ollama": ChatOptions(reasoning_back="reasoning"),
     "xai": ChatOptions(reasoning_in_completion=False),
-    "together": ChatOptions(think_tags=True, send_think_tags=True),
-    "nvidia": ChatOptions(think_tags=True, send_think_tags=True),
+    "together": ChatOptions(think_tags=True, reasoning_back="think_tags"),
+    "nvidia": ChatOptions(think_tags=True, reasoning_back="think_tags"),
 }
 
 

@@ -26,6 +26,7 @@ import pytest
 import rxllm
 from rxllm import ChatRequest, Message
 from rxllm.events import StreamRecord
+from rxllm.providers import wire_for
 from rxllm.providers.openai_chat import TOOL_RESULTS_READ
 from rxllm.request import ImagePart, TextPart
 from tests.providers.test_openai_family import PRESETS
@@ -110,9 +111,17 @@ async def test_every_preset_sends_the_calls_and_their_results_back_whole(
     sent = recorder.requests[1]["body"]["messages"]
     assert [message["role"] for message in sent[:4]] == ["user", "assistant", "tool", "tool"]
     assistant = sent[1]
-    # The reasoning came in a field, not in the content: no think-tag preset puts it
-    # there (before: together, nvidia and groq sent it back as a `<think>` block).
-    assert assistant["content"] == "Checking both."
+    if wire_for(name).options.reasoning_back == "thinking_chunks":  # Mistral's chunks
+        thought = {
+            "type": "thinking",
+            "thinking": [{"type": "text", "text": "Weather first, then time."}],
+            "closed": True,
+        }
+        assert assistant["content"] == [thought, {"type": "text", "text": "Checking both."}]
+    else:
+        # The reasoning came in a field, not in the content: no think-tag preset puts it
+        # there (before: together, nvidia and groq sent it back as a `<think>` block).
+        assert assistant["content"] == "Checking both."
     calls = assistant["tool_calls"]
     assert [(call["type"], call["function"]["name"]) for call in calls] == [
         ("function", "get_weather"),
