@@ -13,6 +13,8 @@ from pydantic import ValidationError
 import rxllm
 from rxllm.local import LocalServer
 from rxllm.providers import wire_for
+from rxllm.providers.base import SAMPLING_ALIASES
+from rxllm.request import SAMPLING_FIELDS
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -200,6 +202,54 @@ def test_a_field_set_twice_is_a_config_error(provider: str, key: str) -> None:
     field = "temperature" if key == "temperature" else "max_tokens"
     with pytest.raises(rxllm.ConfigError, match=f"{field} is set twice.*params\\['{key}'\\]"):
         body_of(provider, **{field: 1, "params": {key: 1}})
+
+
+@pytest.mark.parametrize(
+    "provider",
+    ["openai", "openai-responses", "anthropic", "google", "mistral", "xai", "deepseek"],
+)
+@pytest.mark.parametrize(
+    ("field", "key"),
+    [
+        ("max_tokens", "max_tokens"),
+        ("max_tokens", "max_completion_tokens"),
+        ("max_tokens", "max_output_tokens"),
+        ("max_tokens", "maxOutputTokens"),
+        ("temperature", "temperature"),
+        ("top_p", "topP"),
+    ],
+)
+def test_a_field_set_again_under_any_of_its_names_is_a_config_error(
+    provider: str, field: str, key: str
+) -> None:
+    """The same setting under another wire's name is the field set twice: Mistral,
+    xAI, DeepSeek and the Responses API sent both limits (`max_tokens` 100 and
+    `max_completion_tokens` 50), Anthropic `max_tokens` beside a key it does not know."""
+    with pytest.raises(rxllm.ConfigError, match=rf"{field} is set twice.*params\['{key}'\]"):
+        body_of(provider, **{field: 1, "params": {key: 1}})
+
+
+@pytest.mark.parametrize(
+    ("provider", "field", "key"),
+    [
+        ("openai", "stop", "stop_sequences"),
+        ("anthropic", "stop", "stopSequences"),
+        ("openai", "seed", "random_seed"),
+        ("mistral", "seed", "seed"),
+        ("openai", "presence_penalty", "presencePenalty"),
+        ("mistral", "frequency_penalty", "frequencyPenalty"),
+    ],
+)
+def test_every_field_with_other_names_is_refused_under_them(
+    provider: str, field: str, key: str
+) -> None:
+    with pytest.raises(rxllm.ConfigError, match=rf"{field} is set twice.*params\['{key}'\]"):
+        body_of(provider, **{field: ALL[field], "params": {key: ALL[field]}})
+
+
+def test_every_sampling_field_has_its_names() -> None:
+    assert SAMPLING_ALIASES.keys() == set(SAMPLING_FIELDS)
+    assert all(field in names for field, names in SAMPLING_ALIASES.items())
 
 
 async def test_a_typed_field_the_endpoint_rejects_is_dropped_and_retried(

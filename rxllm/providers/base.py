@@ -49,6 +49,7 @@ from rxllm.secrets import redact
 
 __all__ = [
     "REQUEST_KEYS",
+    "SAMPLING_ALIASES",
     "Normalizer",
     "RawOperator",
     "ToolNames",
@@ -69,6 +70,25 @@ REQUEST_KEYS: Mapping[str, str] = {
     "model": "the model is ChatRequest.model",
     "messages": "the conversation is ChatRequest.messages",
     "stream": "rxllm streams every request",
+}
+
+
+# The names the wires and their users give each `ChatRequest` sampling field: the same
+# setting under another name in params is the field set twice, whichever wire the request
+# goes to (one would be lost, or the endpoint would take both: Anthropic's `max_tokens`
+# beside an unknown `max_completion_tokens`, Mistral's strict validation refusing the
+# second). OpenAI's chat names, the Responses API's, Anthropic's, Gemini's (camelCase and
+# snake_case, both of which it reads) and Mistral's `random_seed`.
+SAMPLING_ALIASES: Mapping[str, frozenset[str]] = {
+    "temperature": frozenset({"temperature"}),
+    "top_p": frozenset({"top_p", "topP"}),
+    "max_tokens": frozenset(
+        {"max_tokens", "max_completion_tokens", "max_output_tokens", "maxOutputTokens"}
+    ),
+    "stop": frozenset({"stop", "stop_sequences", "stopSequences"}),
+    "seed": frozenset({"seed", "random_seed"}),
+    "presence_penalty": frozenset({"presence_penalty", "presencePenalty"}),
+    "frequency_penalty": frozenset({"frequency_penalty", "frequencyPenalty"}),
 }
 
 
@@ -544,7 +564,8 @@ class WireProtocol(ABC):
         """The request's sampling fields that are set, under this wire's body keys.
 
         Raises:
-            ConfigError: a field this wire has no parameter for, or one also in params.
+            ConfigError: a field this wire has no parameter for, or one also in params,
+                under any of its names (`SAMPLING_ALIASES`).
         """
         params: dict[str, Any] = {}
         for name in SAMPLING_FIELDS:
@@ -557,7 +578,7 @@ class WireProtocol(ABC):
                     f"{self.name} has no {name!r} parameter: leave ChatRequest.{name} unset "
                     "for this provider"
                 )
-            for given in {name, key} & request.params.keys():
+            for given in sorted(({key} | SAMPLING_ALIASES[name]) & request.params.keys()):
                 raise ConfigError(
                     f"{name} is set twice, as ChatRequest.{name} and in params[{given!r}]: keep one"
                 )
