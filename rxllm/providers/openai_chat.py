@@ -267,6 +267,9 @@ ReasoningBack = Literal[
 ]
 """The forms in which an endpoint takes a turn's reasoning back (`ChatOptions.reasoning_back`)."""
 
+PdfInput = Literal["file_data", "file_data_or_url", "document_url"]
+"""The ways an endpoint takes a PDF in a message (`ChatOptions.pdf_input`)."""
+
 
 @dataclass(frozen=True)
 class ChatOptions:
@@ -387,6 +390,24 @@ class ChatOptions:
     message after the run of results. Off for an endpoint that refuses a user message
     right after tool messages (Mistral: "Unexpected role 'user' after role 'tool'", code
     3230): the images are then left out, logged at debug."""
+
+    pdf_input: PdfInput = "file_data"
+    """How the endpoint takes a PDF (an `ImagePart` whose `pdf` is true):
+
+    - `"file_data"`: OpenAI's `file` part, by its data only (`{"type": "file", "file":
+      {"filename", "file_data": "data:application/pdf;base64,..."}}`). Chat Completions
+      takes no file by its URL ("External file URL (file_url): Not supported",
+      platform.openai.com, "File inputs"), so a PDF's URL is a `ConfigError`.
+    - `"file_data_or_url"`: the same part, whose `file_data` is the PDF's data or its URL:
+      OpenRouter ("PDFs can be sent as direct URLs or base64-encoded data URLs ... via the
+      file content type", openrouter.ai/docs/features/multimodal/pdfs, whose example sends
+      `"file_data": "https://bitcoin.org/bitcoin.pdf"`).
+    - `"document_url"`: Mistral's `{"type": "document_url", "document_url": url}` chunk
+      (`DocumentURLChunk`), the URL or the data as a `data:application/pdf;base64,...` URL.
+      Its schema has no `file` part with data (`FileChunk` is `{type: "file", file_id}`),
+      so OpenAI's is refused by its strict validation. Its Document QnA sends a URL in
+      chat (docs.mistral.ai, document_qna), its OCR the same chunk with a data URL, and
+      @ai-sdk/mistral a PDF's data as that data URL in chat."""
 
     sampling_renames: dict[str, str] = field(default_factory=dict)
     """`ChatRequest` sampling fields this endpoint names otherwise (Mistral's
@@ -532,13 +553,13 @@ def _disjoint(
     return inputs[0], outputs[0], reasoning
 
 
-def _content(message: Message) -> str | list[dict[str, Any]]:
+def _content(message: Message, options: ChatOptions) -> str | list[dict[str, Any]]:
     if not message.images:
         return message.text
-    return _content_parts(message.content)
+    return _content_parts(message.content, options)
 
 
-def _content_parts(content: Sequence[Part]) -> list[dict[str, Any]]:
+def _content_parts(content: Sequence[Part], options: ChatOptions) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for part in content:
         if isinstance(part, TextPart):
@@ -549,7 +570,7 @@ def _content_parts(content: Sequence[Part]) -> list[dict[str, Any]]:
                 parts.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
             if part.pdf:
-                parts.append({"type": "file", "file": pdf_file(part, by_url=False)})
+                parts.append(_pdf_part(part, options.pdf_input))
                 continue
             image = {"url": part.url}
             if part.detail is not None:
@@ -564,15 +585,29 @@ def pdf_file(part: ImagePart, *, by_url: bool) -> dict[str, str]:
     the API fetches one (`by_url`: Responses' `file_url`). An image part would be refused
     ("Invalid MIME type. Only image types are supported."), and a retry would take that
     for an endpoint without image input and send the turn on without the document."""
-    inline = part.inline
-    if inline is not None:
-        return {"filename": "document.pdf", "file_data": f"data:{PDF};base64,{inline[1]}"}
+    if part.inline is not None:
+        return {"filename": "document.pdf", "file_data": _pdf_url(part)}
     if by_url:
         return {"file_url": part.url}
     raise ConfigError(
         f"Chat Completions takes a PDF by its data, not its URL ({part.url[:80]}): pass the "
         "file as pathlib.Path(...) or its bytes, or a data:application/pdf;base64,... URL"
     )
+
+
+def _pdf_part(part: ImagePart, form: PdfInput) -> dict[str, Any]:
+    """A PDF as a content part of the endpoint's `form` (`ChatOptions.pdf_input`)."""
+    if form == "document_url":
+        return {"type": "document_url", "document_url": _pdf_url(part)}
+    if form == "file_data_or_url":
+        return {"type": "file", "file": {"filename": "document.pdf", "file_data": _pdf_url(part)}}
+    return {"type": "file", "file": pdf_file(part, by_url=False)}
+
+
+def _pdf_url(part: ImagePart) -> str:
+    """A PDF's remote URL, or its data as a base64 `data:` URL of its type."""
+    inline = part.inline
+    return part.url if inline is None else f"data:{PDF};base64,{inline[1]}"
 
 
 def function_parameters(schema: dict[str, Any]) -> dict[str, Any]:
@@ -632,7 +667,7 @@ def chat_messages(
             out.append({"role": "tool", "tool_call_id": call_id, "content": message.text})
             if message.images and options.images_after_tool_results:
                 shown.append({"type": "text", "text": f"[Images from tool call {call_id}]"})
-                shown += _content_parts(message.images)
+                shown += _content_parts(message.images, options)
             elif message.images:
                 logger.debug(
                     "left out {} image(s) of the result of tool call {}: the endpoint takes "
@@ -669,7 +704,7 @@ def chat_messages(
                 _reasoning_back(entry, message, options.reasoning_back)
             out.append(entry)
         else:
-            out.append({"role": message.role, "content": _content(message)})
+            out.append({"role": message.role, "content": _content(message, options)})
     if shown:
         out += _after_results(shown, options)
     return out

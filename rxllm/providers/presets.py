@@ -57,15 +57,15 @@ def openrouter() -> OpenAIChat:
     """OpenRouter: processing comments, `reasoning_details`, a served model that may differ
     from the requested one, usage after the finish, errors inside data chunks; all read
     by the core. An assistant turn sends its `reasoning_details` back as they came
-    (openrouter.ai/docs, Reasoning Tokens, "Preserving reasoning blocks"). It routes
-    each body to upstream providers and answers 502 when none of them serves it, so a
-    502 degrades the body."""
+    (openrouter.ai/docs, Reasoning Tokens, "Preserving reasoning blocks"). A PDF goes
+    by its data or by its URL, which OpenRouter fetches. It routes each body to upstream
+    providers and answers 502 when none of them serves it, so a 502 degrades the body."""
     return OpenAIChat(
         "openrouter",
         "https://openrouter.ai/api/v1",
         "OPENROUTER_API_KEY",
         recovery=RecoveryPolicy(degrade=True, degrade_on_bad_gateway=True),
-        options=ChatOptions(reasoning_back="reasoning_details"),
+        options=ChatOptions(reasoning_back="reasoning_details", pdf_input="file_data_or_url"),
     )
 
 

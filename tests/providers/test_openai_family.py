@@ -692,7 +692,7 @@ OPTIONS: dict[str, ChatOptions] = {
     "deepseek": ChatOptions(reasoning_back="reasoning_content"),
     "zai": ChatOptions(reasoning_back="reasoning_content"),
     "moonshot": ChatOptions(reasoning_back="reasoning_content"),
-    "openrouter": ChatOptions(reasoning_back="reasoning_details"),
+    "openrouter": ChatOptions(reasoning_back="reasoning_details", pdf_input="file_data_or_url"),
     "snowflake": ChatOptions(reasoning_back="reasoning_details"),
     "ollama": ChatOptions(reasoning_back="reasoning"),
     "xai": ChatOptions(reasoning_in_completion=False),

@@ -48,6 +48,10 @@ def user_parts(provider: str, pdf: rxllm.ImagePart) -> list[dict[str, Any]]:
             {"type": "file", "file": {"filename": "document.pdf", "file_data": DATA_URL}},
         ),
         (
+            "openrouter",
+            {"type": "file", "file": {"filename": "document.pdf", "file_data": DATA_URL}},
+        ),
+        (
             "openai-responses",
             {"type": "input_file", "filename": "document.pdf", "file_data": DATA_URL},
         ),
@@ -74,14 +78,37 @@ def test_a_pdf_file_is_read_by_its_suffix_and_bytes(tmp_path: Path) -> None:
     assert rxllm.ImagePart(url=path).url == DATA_URL
 
 
-def test_a_remote_pdf_goes_by_url_where_the_api_fetches_one() -> None:
-    pdf = rxllm.ImagePart(url="https://example.com/report.pdf", media_type="application/pdf")
-    assert user_parts("openai-responses", pdf)[-1] == {
-        "type": "input_file",
-        "file_url": "https://example.com/report.pdf",
-    }
+REMOTE_PDF = rxllm.ImagePart(url="https://example.com/report.pdf", media_type="application/pdf")
+
+
+@pytest.mark.parametrize(
+    ("provider", "sent"),
+    [
+        ("openai-responses", {"type": "input_file", "file_url": "https://example.com/report.pdf"}),
+        (
+            # "PDFs can be sent as direct URLs or base64-encoded data URLs ... via the file
+            # content type" (openrouter.ai/docs/features/multimodal/pdfs)
+            "openrouter",
+            {
+                "type": "file",
+                "file": {"filename": "document.pdf", "file_data": "https://example.com/report.pdf"},
+            },
+        ),
+    ],
+)
+def test_a_remote_pdf_goes_by_url_where_the_api_fetches_one(
+    provider: str, sent: dict[str, Any]
+) -> None:
+    assert user_parts(provider, REMOTE_PDF)[-1] == sent
+
+
+@pytest.mark.parametrize("provider", ["openai", "azure-openai", "deepseek", "vllm", "custom"])
+def test_a_remote_pdf_is_refused_where_chat_completions_takes_its_data_only(
+    provider: str,
+) -> None:
+    """OpenAI's Chat Completions: "External file URL (file_url): Not supported"."""
     with pytest.raises(rxllm.ConfigError, match="Chat Completions takes a PDF by its data"):
-        user_parts("openai", pdf)
+        user_parts(provider, REMOTE_PDF)
 
 
 async def test_a_pdf_reaches_the_endpoint_as_a_file_never_removed_as_an_image(
