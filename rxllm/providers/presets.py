@@ -179,7 +179,8 @@ def mistral() -> OpenAIChat:
     maximum length of 64"): another is a `ConfigError` at the call, not a 400 whose
     degraded retry drops every tool. A turn's reasoning goes back as the `thinking`
     chunk of its content that Magistral streamed (docs.mistral.ai, reasoning,
-    multi-turn conversations)."""
+    multi-turn conversations). A PDF goes as its `document_url` chunk, by its URL or its
+    data (Document QnA)."""
     return OpenAIChat(
         "mistral",
         "https://api.mistral.ai/v1",
@@ -193,6 +194,7 @@ def mistral() -> OpenAIChat:
             sampling_renames={"seed": "random_seed"},
             tool_names=OPENAI.tool_names,
             reasoning_back="thinking_chunks",
+            pdf_input="document_url",
         ),
     )
 

@@ -688,6 +688,7 @@ OPTIONS: dict[str, ChatOptions] = {
         sampling_renames={"seed": "random_seed"},
         tool_names=OPENAI_TOOL_NAMES,
         reasoning_back="thinking_chunks",
+        pdf_input="document_url",
     ),
     "deepseek": ChatOptions(reasoning_back="reasoning_content"),
     "zai": ChatOptions(reasoning_back="reasoning_content"),

@@ -51,6 +51,9 @@ def user_parts(provider: str, pdf: rxllm.ImagePart) -> list[dict[str, Any]]:
             "openrouter",
             {"type": "file", "file": {"filename": "document.pdf", "file_data": DATA_URL}},
         ),
+        # Mistral's `DocumentURLChunk` (its OCR takes this data URL in the same chunk); its
+        # strict validation refuses OpenAI's `file` part, which it has no shape for.
+        ("mistral", {"type": "document_url", "document_url": DATA_URL}),
         (
             "openai-responses",
             {"type": "input_file", "filename": "document.pdf", "file_data": DATA_URL},
@@ -94,6 +97,8 @@ REMOTE_PDF = rxllm.ImagePart(url="https://example.com/report.pdf", media_type="a
                 "file": {"filename": "document.pdf", "file_data": "https://example.com/report.pdf"},
             },
         ),
+        # docs.mistral.ai, Document QnA: `{"type": "document_url", "document_url": url}`
+        ("mistral", {"type": "document_url", "document_url": "https://example.com/report.pdf"}),
     ],
 )
 def test_a_remote_pdf_goes_by_url_where_the_api_fetches_one(
