@@ -837,12 +837,32 @@ def _parts(content: Sequence[Part]) -> list[dict[str, Any]]:
             if inline is not None:
                 parts.append({"inlineData": {"mimeType": inline[0], "data": inline[1]}})
             else:
-                media_type = part.media_type or mimetypes.guess_type(urlsplit(part.url).path)[0]
-                file_data = {"fileUri": part.url}
-                if media_type:
-                    file_data["mimeType"] = media_type
-                parts.append({"fileData": file_data})
+                parts.append({"fileData": _file_data(part)})
     return parts
+
+
+# The type of an image whose URL does not say it, as the AI SDK's google provider sends an
+# image of unknown type (`image/*` becomes `image/jpeg`).
+_IMAGE_BY_DEFAULT = "image/jpeg"
+
+# A file of Gemini's Files API (`https://generativelanguage.googleapis.com/v1beta/files/
+# {id}`): the API has its type, whatever it is (a video, audio, a document).
+_GEMINI_FILE = re.compile(r"https://generativelanguage\.googleapis\.com/[^?#]*/files/")
+
+
+def _file_data(part: ImagePart) -> dict[str, str]:
+    """An image by its URL, with its type: `media_type`, else the one its URL's path says,
+    else `_IMAGE_BY_DEFAULT`. Vertex AI requires the type (`FileData.mime_type`: "Required";
+    without it, 400 "it has an empty mimeType parameter in fileData"); the Gemini API reads
+    it where given. A file of Gemini's Files API goes without one unless given: the API
+    knows its type, which a default would misname."""
+    media_type = part.media_type or mimetypes.guess_type(urlsplit(part.url).path)[0]
+    if media_type is None and _GEMINI_FILE.match(part.url) is None:
+        media_type = _IMAGE_BY_DEFAULT
+    file_data = {"fileUri": part.url}
+    if media_type:
+        file_data["mimeType"] = media_type
+    return file_data
 
 
 def _function_response(content: str, is_error: bool = False) -> dict[str, Any]:

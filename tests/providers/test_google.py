@@ -758,7 +758,7 @@ def test_body_images_inline_and_by_uri() -> None:
             ImagePart(url=f"data:image/png;base64,{PNG}"),
             ImagePart(url="https://example.com/cat.jpg?size=2"),
             ImagePart(url="https://example.com/image", media_type="image/webp"),
-            ImagePart(url="https://example.com/unknown"),
+            ImagePart(url="gs://bucket/clip.mp4"),
         ],
     )
     assert body_of(messages=[message])["contents"][0]["parts"] == [
@@ -766,7 +766,31 @@ def test_body_images_inline_and_by_uri() -> None:
         {"inlineData": {"mimeType": "image/png", "data": PNG}},
         {"fileData": {"fileUri": "https://example.com/cat.jpg?size=2", "mimeType": "image/jpeg"}},
         {"fileData": {"fileUri": "https://example.com/image", "mimeType": "image/webp"}},
-        {"fileData": {"fileUri": "https://example.com/unknown"}},
+        {"fileData": {"fileUri": "gs://bucket/clip.mp4", "mimeType": "video/mp4"}},
+    ]
+
+
+@pytest.mark.parametrize("url", ["https://example.com/img?id=42", "gs://bucket/photo"])
+def test_an_image_url_that_says_no_type_goes_as_a_jpeg(url: str) -> None:
+    """Vertex AI requires `fileData.mimeType` ("Unable to submit request because it has an
+    empty mimeType parameter in fileData", GoogleCloudPlatform/generative-ai#1390): an
+    image whose URL says no type goes as the AI SDK's google provider sends one."""
+    message = Message.user("What is this?", images=[url])
+    assert body_of(messages=[message])["contents"][0]["parts"][1] == {
+        "fileData": {"fileUri": url, "mimeType": "image/jpeg"}
+    }
+
+
+def test_a_gemini_files_api_file_goes_without_a_type_unless_given() -> None:
+    """The Files API has the type of each file it holds (a video, a PDF): none is guessed."""
+    uri = "https://generativelanguage.googleapis.com/v1beta/files/abc-123"
+    message = Message(
+        role="user",
+        content=[ImagePart(url=uri), ImagePart(url=uri, media_type="video/mp4")],
+    )
+    assert body_of(messages=[message])["contents"][0]["parts"] == [
+        {"fileData": {"fileUri": uri}},
+        {"fileData": {"fileUri": uri, "mimeType": "video/mp4"}},
     ]
 
 
