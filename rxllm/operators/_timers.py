@@ -4,7 +4,11 @@ RxPY's `AsyncIOScheduler.schedule_relative` wraps each `call_later` in three
 disposables (each with a lock), two closures and a composite: a dozen objects per
 timer, and a deadline keeps one armed per stream in flight. On the loop's thread
 `loop.call_later` is all a timer needs; any other scheduler (a test's virtual time,
-a thread's) is used as RxPY's operators use it.
+a thread's) is used as RxPY's operators use it, with one difference: a timer armed on
+an event loop's thread calls back on that thread, whichever thread the scheduler fires
+on. A turn's source runs on that loop, so what a timer emits (a deadline's error) never
+overlaps what the source emits, and what it subscribes (a retry's next attempt) finds
+the loop the turn's first attempt found.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeSch
 
 from rxllm.sources.job import running_loop
 
-__all__ = ["Timer", "after", "default_clock", "loop_scheduler"]
+__all__ = ["Timer", "after", "call_on", "default_clock", "loop_scheduler"]
 
 
 class Timer(Protocol):
@@ -29,29 +33,61 @@ class Timer(Protocol):
 
 
 class _Scheduled:
-    """A timer on any RxPY scheduler."""
+    """A timer on any RxPY scheduler, calling back on the thread of the loop it was
+    armed on (if any)."""
 
-    __slots__ = ("_disposable",)
+    __slots__ = ("_args", "_callback", "_disposable", "_loop", "_stopped")
 
-    def __init__(self, disposable: abc.DisposableBase) -> None:
-        self._disposable = disposable
+    def __init__(
+        self,
+        clock: abc.SchedulerBase,
+        seconds: float,
+        callback: Callable[..., Any],
+        args: tuple[Any, ...],
+    ) -> None:
+        self._callback = callback
+        self._args = args
+        self._loop = running_loop()
+        self._stopped = False
+        self._disposable = clock.schedule_relative(seconds, self._fire)
+
+    def _fire(self, _: abc.SchedulerBase, __: Any = None) -> None:
+        call_on(self._loop, self._call)
+
+    def _call(self) -> None:
+        if not self._stopped:  # stopped after it fired, before its loop ran it
+            self._callback(*self._args)
 
     def cancel(self) -> None:
+        self._stopped = True
         self._disposable.dispose()
 
 
 def after(
     clock: abc.SchedulerBase, seconds: float, callback: Callable[..., Any], *args: Any
 ) -> Timer:
-    """Call `callback(*args)` in `seconds` on `clock`; `.cancel()` stops it."""
+    """Call `callback(*args)` in `seconds` on `clock`; `.cancel()` stops it. Armed on an
+    event loop's thread, the callback runs on that thread, whatever thread `clock`
+    fires on."""
     # Not the thread-safe subclass: that one is for other threads.
     if isinstance(clock, AsyncIOScheduler) and not isinstance(clock, AsyncIOThreadSafeScheduler):
         return clock._loop.call_later(seconds, callback, *args)
+    return _Scheduled(clock, seconds, callback, args)
 
-    def action(_: abc.SchedulerBase, __: Any = None) -> None:
-        callback(*args)
 
-    return _Scheduled(clock.schedule_relative(seconds, action))
+def call_on(
+    loop: asyncio.AbstractEventLoop | None, callback: Callable[..., Any], *args: Any
+) -> None:
+    """`callback(*args)` on `loop`'s thread: now when this is that thread (or there is
+    no loop, or it has closed), else queued there (`call_soon_threadsafe`). Rx calls an
+    observer from one thread at a time; a stream's source calls it from its loop's."""
+    if loop is not None and running_loop() is not loop:
+        try:
+            loop.call_soon_threadsafe(callback, *args)
+            return
+        except RuntimeError:  # closed meanwhile: nothing runs there any more
+            pass
+    callback(*args)
 
 
 # Not a WeakKeyDictionary: each scheduler holds its loop, so no key would ever be freed.

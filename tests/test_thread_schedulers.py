@@ -1,0 +1,228 @@
+"""Turns subscribed from async code with a thread scheduler (RxPY's ThreadPoolScheduler,
+NewThreadScheduler): their timers fire on the scheduler's threads, their HTTP source
+runs on the loop. Every call to the observer comes from the loop's thread, one at a
+time, and every attempt runs on the loop the first one found."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from aiohttp import web
+from reactivex import Observable, abc
+from reactivex.scheduler import NewThreadScheduler, ThreadPoolScheduler
+
+import rxllm
+from rxllm.events import Event
+from tests.support import Handler, Recorder, Serve
+
+# The deadlines a provider arms by default would each hold a pool thread until they are
+# due (RxPY's EventLoopScheduler waits out a cancelled item): off, where not tested.
+QUIET = {"first_event_timeout": None, "idle_timeout": None}
+
+THREAD_SCHEDULERS: list[Callable[[], abc.SchedulerBase]] = [
+    lambda: ThreadPoolScheduler(4),
+    NewThreadScheduler,
+]
+
+
+class Consumer:
+    """An observer that notes each call, the thread it came from, and whether it began
+    while another was still running. `during_text` runs inside the first text event's
+    `on_next`; `ended` is resolved on the loop when the stream completes or fails."""
+
+    def __init__(self, during_text: Callable[[], None] | None = None) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.ended: asyncio.Future[None] = self.loop.create_future()
+        self.events: list[Event] = []
+        self.errors: list[Exception] = []
+        self.threads: set[int] = set()
+        self.overlapped = False
+        self._inside = 0
+        self._lock = threading.Lock()
+        self._during_text = during_text
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._inside += 1
+            self.overlapped |= self._inside > 1
+        self.threads.add(threading.get_ident())
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._inside -= 1
+
+    def _end(self) -> None:
+        self.loop.call_soon_threadsafe(self._resolve)
+
+    def _resolve(self) -> None:
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+    def subscribe(
+        self, events: Observable[Event], scheduler: abc.SchedulerBase
+    ) -> abc.DisposableBase:
+        return events.subscribe(self.on_next, self.on_error, self.on_completed, scheduler=scheduler)
+
+    def on_next(self, event: Event) -> None:
+        self._enter()
+        try:
+            self.events.append(event)
+            hook, self._during_text = self._during_text, None
+            if hook is not None and event.type == "text":
+                hook()
+            elif hook is not None:
+                self._during_text = hook
+        finally:
+            self._leave()
+
+    def on_error(self, error: Exception) -> None:
+        self._enter()
+        self.errors.append(error)
+        self._leave()
+        self._end()
+
+    def on_completed(self) -> None:
+        self._enter()
+        self._leave()
+        self._end()
+
+    def kinds(self) -> list[str]:
+        return [event.type for event in self.events]
+
+
+def ask(**params: Any) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")], params=params)
+
+
+TEXT_CHUNK = {
+    "id": "c",
+    "object": "chat.completion.chunk",
+    "model": "m",
+    "choices": [{"index": 0, "delta": {"content": "Hel"}, "finish_reason": None}],
+}
+
+
+def one_text_then_silence(until: asyncio.Event) -> Handler:
+    """A handler that sends one text chunk, then nothing until `until` is set."""
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(f"data: {json.dumps(TEXT_CHUNK)}\n\n".encode())
+        await until.wait()
+        return response
+
+    return handle
+
+
+@pytest.mark.parametrize("make_scheduler", THREAD_SCHEDULERS, ids=["pool", "new_thread"])
+async def test_a_retry_under_a_thread_scheduler_runs_on_the_turns_loop(
+    serve: Serve, make_scheduler: Callable[[], abc.SchedulerBase]
+) -> None:
+    """The retry is timed on a worker thread; the next attempt still finds the loop the
+    first one found (it used to end the turn with `on_error`: "must be subscribed
+    inside a running asyncio event loop")."""
+    rejection = {
+        "error": {
+            "message": "Unsupported parameter: 'temperature' is not supported with this model.",
+            "type": "invalid_request_error",
+            "param": "temperature",
+            "code": "unsupported_parameter",
+        }
+    }
+    recorder = Recorder((400, rejection))
+    url = await serve(recorder.handle)
+    consumer = Consumer()
+    async with rxllm.provider("openai", api_key="sk-test", base_url=url, **QUIET) as p:
+        subscription = consumer.subscribe(p.stream(ask(temperature=0.2)), make_scheduler())
+        await asyncio.wait_for(consumer.ended, 10)
+        subscription.dispose()
+    assert consumer.errors == []
+    assert consumer.kinds() == ["retry", "text", "done"]
+    assert [r["body"].get("temperature") for r in recorder.requests] == [0.2, None]
+    assert consumer.threads == {threading.get_ident()}
+
+
+async def test_a_fallback_under_a_thread_scheduler_starts_the_next_provider_on_the_loop(
+    serve: Serve,
+) -> None:
+    first = Recorder((500, {"error": {"message": "boom"}}))
+    second = Recorder()
+    consumer = Consumer()
+    p1 = rxllm.provider(
+        "openai", api_key="sk-test", base_url=await serve(first.handle), max_attempts=1, **QUIET
+    )
+    p2 = rxllm.provider("openai", api_key="sk-test", base_url=await serve(second.handle), **QUIET)
+    async with rxllm.fallback([p1, p2]) as both:
+        subscription = consumer.subscribe(both.stream(ask()), ThreadPoolScheduler(4))
+        await asyncio.wait_for(consumer.ended, 10)
+        subscription.dispose()
+    assert consumer.errors == []
+    assert consumer.kinds() == ["retry", "text", "done"]
+    assert (len(first.requests), len(second.requests)) == (1, 1)
+
+
+class GatedPool(ThreadPoolScheduler):
+    """A ThreadPoolScheduler whose timers of `seconds` fire when the test says so
+    (`release`) and say when they have (`fired`): the race between a timer's thread
+    and the loop's, made to happen every time."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(4)
+        self.seconds = seconds
+        self.release = threading.Event()
+        self.fired = threading.Event()
+
+    def schedule_relative(self, duetime: Any, action: Any, state: Any = None) -> Any:
+        if self.to_seconds(duetime) != self.seconds:
+            return super().schedule_relative(duetime, action, state)
+
+        def gated(scheduler: abc.SchedulerBase, state_: Any) -> Any:
+            self.release.wait(10)
+            try:
+                return action(scheduler, state_)
+            finally:
+                self.fired.set()
+
+        return super().schedule(gated, state)
+
+
+async def test_a_deadline_fired_on_a_worker_thread_never_overlaps_an_event(
+    serve: Serve,
+) -> None:
+    """`total_timeout` expires on the pool's thread while the loop's thread is inside
+    the consumer's `on_next` for a text event: its error waits for that call to
+    return, and comes from the loop's thread (Rx's observer calls are serialized)."""
+    total = 321.0
+    pool = GatedPool(total)
+    fired_in_time: list[bool] = []
+
+    def expire_now() -> None:  # on the loop's thread, inside on_next(text)
+        pool.release.set()
+        fired_in_time.append(pool.fired.wait(10))
+
+    consumer = Consumer(during_text=expire_now)
+    silence = asyncio.Event()
+    url = await serve(one_text_then_silence(silence))
+    async with rxllm.provider(
+        "openai", api_key="sk-test", base_url=url, total_timeout=total, **QUIET
+    ) as p:
+        subscription = consumer.subscribe(p.stream(ask()), pool)
+        try:
+            await asyncio.wait_for(consumer.ended, 10)
+        finally:
+            subscription.dispose()
+            silence.set()  # the handler returns, or the server's cleanup waits for it
+    assert fired_in_time == [True]
+    assert not consumer.overlapped
+    assert consumer.errors == []
+    assert consumer.kinds() == ["text", "error"]
+    error = consumer.events[-1]
+    assert error.type == "error" and error.error.kind == "stalled"
+    assert error.error.message.startswith("total_timeout expired")
+    assert consumer.threads == {threading.get_ident()}
