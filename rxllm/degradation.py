@@ -8,8 +8,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   an organization "restricted" or an account "suspended", a spending or usage limit at 400
   ("You have reached your specified API usage limits", Anthropic) or an allowance used up
   where no wait is said to help ("used up your daily free allocation", Cloudflare's 429),
-  a key without the right to the model ("无权使用模型"), the caller's own "data policy"
-  excluding every route, what is refused "for this account" where no key is named;
+  a limit counted by the day or longer that names no wait ("Rate limit exceeded:
+  free-models-per-day", OpenRouter; "requests per day (RPD)", Groq; "per 86400s", GitHub
+  Models; a quota id "...PerDay...", Google; "超过每日使用限额"), whatever rate-limit code
+  the envelope gives it, a key without the right to the model ("无权使用模型"), the
+  caller's own "data policy" excluding every route, what is refused "for this account"
+  where no key is named;
   a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
@@ -21,32 +25,35 @@ A rejection before anything was committed is read once, by `classify`, into one 
   later" backs off), content policy (in a moderation's own words too: "inappropriate
   content", "Content Exists Risk", "敏感内容"), a missing model (its words, "模型不存在",
   "Unsupported model", a model "not supported for this request" or "not available for
-  session", "the model name is invalid" or its "identifier", "Unable to access model", a
-  model retired ("has been decommissioned", "is deprecated and no longer available"), one
+  session", "not deployed", "the model name is invalid" or its "identifier", "Unable to
+  access model", "You do not have access to the model", a model retired ("has been
+  decommissioned", "is deprecated and no longer available", "模型已下线"), one
   named by its id and refused where no key is ("model ID x with on-demand throughput isn't
   supported"), a gateway's "Invalid provider" for the route to it, or a structured code
   such as `model_not_available`, Azure's `OperationNotSupported`), a model that needs more
-  memory than the machine has ("model requires more system memory ... than is available"),
+  memory than the machine has ("model requires more system memory ... than is available",
+  LM Studio's "Model loading was stopped due to insufficient system resources"),
   or a never-dropped key (the structured `param`, or quoted where nothing else is named:
   "'stream' does not support true with this model"; or refused as unknown, alone or among
   others: "Unknown name "messages"" says the body reached another API),
   or the conversation itself (a role, the message order, a message by its role or index,
   content inside a message, a message's `content` by name, a "chat message", an assistant
-  turn left to "prefill", the "parts field" of a turn, the chat's "history", Gemini's
-  `contents` by its path
-  ("contents[3].parts"), a provider asking to "adjust your prompt"), or no part of the body
-  at all (a request header, this endpoint for the model, by name or by its path, at 4xx:
-  a 5xx's "headers" are the server's own). No body
-  can fix it.
+  turn left to "prefill", the "parts field" of a turn, the chat's "history" (Cohere's
+  `chat_history`), Gemini's `contents` by its path ("contents[3].parts"), a provider
+  asking to "adjust your prompt"), or no part of the body at all (a request header, this
+  endpoint for the model, by name or by its path, at 4xx: a 5xx's "headers" are the
+  server's own). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that failed;
   where no status says it, a 503's or 429's words: "server unavailable", a model "still
   loading", "not ready yet" or still "starting up", no available channel, deployment or
-  data center, no worker to serve it, "wait one minute", "请稍后再试", a queue that "is
-  full", a wait named ("Try again in 5 seconds"), a window such as "per minute", the
-  server's own failure ("An internal error has occurred",
-  "on our end", a model that "has crashed"), or a backend's gRPC failure, "rpc error: code =
-  Unknown"; a turn that ended with `finish_reason: "error"` before any output). It is
+  data center, no worker to serve it, "No capacity available for model x", "out of
+  capacity", too many requests at once ("Concurrency limit exceeded", "并发请求过多"), "wait
+  one minute", "请稍后再试", a queue that "is full", a wait named ("Try again in 5
+  seconds"), a window such as "per minute", the server's own failure ("An internal error
+  has occurred", "on our end", a model that "has crashed"), or a backend's gRPC failure,
+  "rpc error: code = Unknown"; a turn that ended with `finish_reason: "error"` before any
+  output). It is
   sent again after the `retry_after` the provider named, as given; when it named none
   (or 0), after an exponential wait less a random share of up to a quarter
   (`backoff_wait`), so that streams refused at one instant do not all come back at the
@@ -116,9 +123,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
   loaded, but images were provided", "does not have the projector", an image it "could not
   process", was "unable to decode" or "failed to download", or that is "not valid", an
-  image over a size or dimension limit: "image exceeds 5 MB maximum"), even where its
-  `param` or its path points inside `messages`. Each message's images become one notice
-  (`image_notice`).
+  image over a size or dimension limit: "image exceeds 5 MB maximum", "image too large"),
+  even where its `param` or its path points inside `messages`. Each message's images
+  become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
   the server's trouble, a code that is a status, LiteLLM's `"500"`, read as one; "the
@@ -133,7 +140,11 @@ names its wait or its window ("per minute") is a rate limit, whatever page its m
 links or code it sends (Azure's per-minute 429 points at "aka.ms/oai/quotaincrease",
 Gemini's says "You exceeded your current quota", Groq's links its billing page, and a
 per-minute code may say `quota`). An account code (`insufficient_quota`) or
-status (401, 402, 403) still outranks any wait.
+status (401, 402, 403) still outranks any wait. And a limit counted by the day or longer
+that names no wait surfaces under a rate-limit code too (Anthropic's envelope types every
+429 `rate_limit_error`, Google's `RESOURCE_EXHAUSTED`): a retry in seconds meets the same
+refusal until the day turns; a wait it names is weighed against `max_retry_after` as any
+other is.
 
 Degradation is declared per provider (`RecoveryPolicy`): the OpenAI-compatible family
 degrades; the other wires only back off. `model`, `messages`, `stream` and the
@@ -446,16 +457,19 @@ _MISSING_MODEL = (
     r"\bmodel(?:'s)? (?:name|id|identifier) is (?:invalid|unknown|not valid)\b|"
     # "The requested model is not supported", "The 'gpt-5' model is not supported when ...",
     # the verb left out or contracted ("Requested model not available for session", Copilot;
-    # "Model not supported by provider fireworks-ai", Hugging Face's router): the model (at
-    # most its name between, no setting of it), not a parameter "not supported with this
-    # model", nor a capability the model lacks ("... is not supported for tool calling"), but
-    # the model refused for the request or session as a whole (Copilot's "Model is not
+    # "Model not supported by provider fireworks-ai", Hugging Face's router), or not deployed
+    # ("Model accounts/x/models/y is not deployed", Fireworks): the model (at most its name
+    # between, no setting of it), not a parameter "not supported with this model", nor a
+    # capability the model lacks ("... is not supported for tool calling"), but the model
+    # refused for the request, session, task or provider as a whole (Copilot's "Model is not
     # supported for this request.", its `model_not_supported` code and `param` lost in an
-    # envelope without them); in one line, as the next string of the body may open with a key
+    # envelope without them; Hugging Face's "... is not supported for task text-generation and
+    # provider novita"); in one line, as the next string of the body may open with a key
     # ("... by this model\n'logprobs' is not supported by this model").
     r"\bmodel(?:[^\S\n]+(?!" + _SETTING_WORDS + r")\S+)?[^\S\n]+"
-    r"(?:(?:is|are)[^\S\n]+not|isn['\u2019]t|aren['\u2019]t|not)[^\S\n]+(?:supported|available)\b"
-    r"(?!\s+(?:for|with)\b(?!\s+(?:(?:this|the|your)\s+)?(?:request|session)\b))|"
+    r"(?:(?:is|are)[^\S\n]+not|isn['\u2019]t|aren['\u2019]t|not)[^\S\n]+"
+    r"(?:supported|available|deployed|served|hosted)\b"
+    r"(?!\s+(?:for|with)\b(?!\s+(?:(?:this|the|your)\s+)?(?:request|session|task|provider)\b))|"
     # or retired, in words as by its code (Groq's "The model `llama-3.1-70b-versatile` has
     # been decommissioned and is no longer supported", its `model_decommissioned` lost in a
     # relay's envelope; Azure's "The model associated with the deployment is deprecated and no
@@ -467,11 +481,16 @@ _MISSING_MODEL = (
     r"(?:decommissioned|deprecated|retired|discontinued|sunset|"
     r"no longer[^\S\n]+(?:supported|available|served|offered))\b|"
     # the caller unable to reach it ("400 Unable to access model gpt-4o-mini.", AI/ML API's
-    # 500; Together's "Unable to access non-serverless model ..."), not a part of it
-    r"\b(?:unable to|cannot|can['\u2019]?t|could(?: not|n['\u2019]t)|not able to) access "
-    r"(?:(?:the|this)[^\S\n]+)?(?:[\w-]+[^\S\n]+)?model\b(?!['\u2019]s\b)|"
-    # Zhipu's 1211 "模型不存在" (the model does not exist)
-    r"模型\S{0,16}?(?:不存在|未找到)"
+    # 500; Together's "Unable to access non-serverless model ..."; Bedrock's "You don't have
+    # access to the model with the specified model ID."), not a part or a setting of it
+    r"\b(?:(?:unable to|cannot|can['\u2019]?t|could(?: not|n['\u2019]t)|not able to) access|"
+    r"(?:do(?:es)?(?: not|n['\u2019]t) have|no) access to)[^\S\n]+"
+    r"(?:(?:the|this)[^\S\n]+)?(?:[\w-]+[^\S\n]+)?model\b"
+    r"(?!['\u2019]s\b|[^\S\n]+" + _SETTING_WORDS + r")|"
+    # Zhipu's 1211 "模型不存在" (the model does not exist), or the model taken offline or
+    # retired ("该模型已下线", "模型 x 已停用"; not a parameter of it, "模型的top_k参数已弃用")
+    r"模型\S{0,16}?(?:不存在|未找到)|"
+    r"模型(?:[^\S\n]?(?a:[\w.:/'\"`-]{1,64})[^\S\n]?)?已(?:下线|停用|弃用|废弃|退役)"
 )
 # The model named by its id and refused in the same sentence, whatever stands between
 # ("Invocation of model ID anthropic.claude-sonnet-4-6 with on-demand throughput isn't
@@ -501,14 +520,18 @@ _MISSING_MODEL_CODE = (
     r"^(?:invalid|unknown|unsupported|unavailable)_(?:model|endpoint|deployment)$"
 )
 # The model needs more memory than the machine has (Ollama's 500 "model requires more system
-# memory (3.7 GiB) than is available (3.6 GiB)", "not enough memory to load the model"): no
-# body and no short wait makes it fit; where a wait is said to help, it is a wait, and where
-# a key of the body is named ("max_tokens needs more memory than ..."), that key's.
+# memory (3.7 GiB) than is available (3.6 GiB)", "not enough memory to load the model"; LM
+# Studio's guardrail, "Model loading was stopped due to insufficient system resources", "Not
+# enough resources to load the model with the current settings"): no body and no short wait
+# makes it fit; where a wait is said to help, it is a wait, and where a key of the body is
+# named ("max_tokens needs more memory than ..."), that key's.
 _NO_ROOM_FOR_MODEL = (
     r"(?i)\b(?:requires?|needs?)\s+more\s+(?:\w+\s+)?(?:memory|RAM|VRAM)\b"
     r"(?:[^.\n]|\.(?=\S)){0,40}?\bthan\b|"
-    r"\b(?:insufficient|not\s+enough)\s+(?:\w+\s+)?(?:memory|RAM|VRAM)\s+"
-    r"(?:to\s+(?:load|run|fit|hold)|for\s+(?:the|this)\s+model)\b"
+    r"\b(?:insufficient|not\s+enough)\s+(?:\w+\s+)?(?:memory|RAM|VRAM|resources)\s+"
+    r"(?:to\s+(?:load|run|fit|hold)|for\s+(?:the|this)\s+model)\b|"
+    r"\bmodel\s+loading\s+(?:was\s+)?(?:stopped|aborted|refused)\s+"
+    r"(?:due\s+to|because\s+of)\s+insufficient\b"
 )
 # What serves a request, as gateways and relays count it when none is free.
 _SERVERS = r"(?:channel|upstream|backend|deployment|data ?center|replica|worker|instance|node)s?\b"
@@ -518,7 +541,17 @@ _TRANSIENT = (
     # try again later"): the docs ask for backoff
     # (or any short wait: "please try again shortly", "retry in a moment")
     r"capacity[ _-](?:\w+ )?exceeded|"
-    r"\b(?:try again|retry) (?:later|shortly|soon|in a (?:moment|while|bit))\b|"
+    # or none free for the model now (Gemini Code Assist's "No capacity available for model x
+    # on the server", its 503 and `MODEL_CAPACITY_EXHAUSTED` lost in a frame without them;
+    # "out of capacity", "当前模型无可用容量"), or too many of the caller's requests at once
+    # (sub2api's "Concurrency limit exceeded for user", "Too many concurrent requests for this
+    # model", "并发请求过多"): a request that ends frees a place
+    r"\bno (?:(?:free|spare|available) )?capacity (?:available|left|for (?:the |this )?model)\b|"
+    r"\b(?:out of|insufficient) (?:\w+ )?capacity\b|\bcapacity (?:is )?(?:exhausted|unavailable)\b|"
+    r"\bconcurrency limit\b|\btoo many (?:concurrent|parallel|simultaneous) requests\b|"
+    r"容量不足|并发\S{0,6}?(?:过多|超过|超出|上限)|"
+    r"\b(?:try again|retry) (?:later|shortly|soon|"
+    r"in a (?:moment|while|bit|few (?:seconds|moments)))\b|"
     # DeepInfra's "Model busy, retry later", "server is busy", "under high load"
     r"\bbusy\b|\bhigh (?:load|demand|traffic)\b|"
     # the deployment behind the model is unhealthy, whatever status says so (NVIDIA's 400
@@ -552,7 +585,7 @@ _TRANSIENT = (
     r"\bno (?:(?:available|healthy|more) )?"
     + _SERVERS
     + r"\s+(?:available|left|to (?:forward|serve|handle|process))\b|"
-    r"\bno (?:available|healthy) " + _SERVERS + r"|无可用(?:渠道|节点)|"
+    r"\bno (?:available|healthy) " + _SERVERS + r"|无可用(?:渠道|节点|容量)|"
     r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b|"
     # a queue with no room now (SGLang's "The request queue is full." after `200 OK`, its
     # 503 lost in a frame without one)
@@ -566,6 +599,33 @@ _TRANSIENT = (
 # words relayed after `200 OK`): its window is all that says the limit passes.
 _RATE_WINDOW = (
     r"(?i)(?<![^\W_])per[ _](?:second|sec|minute|min|hour)(?![^\W_])|\b(?:[RT]P[SMH]|[IO]TPM)\b"
+)
+# A limit counted by the day or longer, said to be reached (OpenRouter's "Rate limit exceeded:
+# free-models-per-day", Groq's "on requests per day (RPD): Limit 1000, Used 1000", GitHub
+# Models' "Rate limit of 50 per 86400s exceeded for UserByModelByDay", Google's quota id
+# "GenerateRequestsPerDayPerProjectPerModel", "Daily request limit exceeded", "超过每日使用限额"):
+# its window, then the words of a limit in the same sentence, or the other way round.
+_LONG_WINDOW = (
+    r"(?<![^\W_])per[ _-]?(?:day|week|month)(?![^\W_])|\b(?:daily|weekly|monthly)\b|"
+    r"(?-i:\b[RT]PD\b|[a-z](?:Per|By)(?:Day|Week|Month)(?![a-z]))|\bper 86400 ?s|"
+    r"\b(?:in|per|every|within) (?:a |the (?:last |past )?)?24 ?(?:h|hours?|hrs?)\b|"
+    r"每[日天周月]|今[日天]|本[周月]"
+)
+_LIMIT_WORDS = (
+    r"\blimits?\b|\bquotas?\b|\bcap\b|\ballowance\b|\ballocation\b|\bexceeded\b|"
+    r"\bexhausted\b|\breached\b|\bused up\b|\brun out\b|限额|额度|上限|配额|用完|用尽|超过|超出"
+)
+_LONG_WINDOW_LIMIT = (
+    rf"(?i)(?:{_LONG_WINDOW})[^.\n]{{0,80}}?(?:{_LIMIT_WORDS})|"
+    rf"(?:{_LIMIT_WORDS})[^.\n]{{0,80}}?(?:{_LONG_WINDOW})|"
+    # (a quota's own id names its window, and is the limit: Google's QuotaFailure detail)
+    r"(?-i:[a-z](?:Per|By)(?:Day|Week|Month)(?![a-z]))"
+)
+# Words that a short wait lifts a limit ("retry shortly", "wait a few seconds"), unlike "try
+# again tomorrow" or a reset at midnight.
+_SHORT_WAIT = (
+    r"(?i)\b(?:try again|retry)\s+(?:shortly|soon|in a (?:moment|bit|few (?:seconds|moments)))\b|"
+    r"\bwait (?:a|one|a few) (?:moments?|seconds?)\b|\bmomentarily\b"
 )
 _TRANSIENT_CODES = frozenset(
     {
@@ -673,7 +733,8 @@ _CONVERSATION = (
     r"\b(?:tool|function) (?:calls?|results?|responses?)\b|\b(?:per|each|every) message\b|"
     # the messages as the chat's history (Cohere's "invalid request: all elements in history
     # must have a message.")
-    r"\b(?:chat|conversation|message)\s+history\b|\b(?:in|of)\s+(?:the\s+)?history\b|"
+    # (or by Cohere's v1 field for them, "chat_history[2].message is required")
+    r"\b(?:chat|conversation|message)[\s_]+history\b|\b(?:in|of)\s+(?:the\s+)?history\b|"
     # the system turn itself (Gemma on Gemini: "Developer instruction is not enabled for
     # models/gemma-3-27b-it")
     r"\b(?:system|developer) (?:instructions?|prompts?)\b|"
@@ -761,12 +822,13 @@ _IMAGE_REFUSAL = (
 )
 # An image said to be over a limit, the image the subject ("messages.2.content.0.image.source
 # .base64: image exceeds 5 MB maximum", "At least one of the image dimensions exceed max
-# allowed size for many-image requests: 2000 pixels", Anthropic; "图片大小超过限制"): image
-# input refused, though the path to it points into a message; not a key's value said to
-# exceed a limit for images ("max_tokens exceeds 4096 for vision models").
+# allowed size for many-image requests: 2000 pixels", Anthropic; "image too large: 9000x9000",
+# the verb left out; "图片大小超过限制"): image input refused, though the path to it points
+# into a message; not a key's value said to exceed a limit for images ("max_tokens exceeds
+# 4096 for vision models").
 _IMAGE_TOO_LARGE = (
     r"(?i)\b(?:image|picture|photo)s?\b(?:[^\S\n]+[\w-]+){0,3}?[^\S\n]+"
-    r"(?:exceed(?:s|ed|ing)?|(?:is|are)\s+(?:too\s+(?:large|big)|larger\s+than))\b|"
+    r"(?:exceed(?:s|ed|ing)?|(?:(?:is|are)\s+)?(?:too\s+(?:large|big)|larger\s+than))\b|"
     r"(?:图片|图像)\S{0,6}?(?:超过|超出|过大)"
 )
 # Text alone accepted ("Only text content is supported"): with images in the body, they are
@@ -1514,6 +1576,18 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         and not (status == 429 and re.search(_WAIT_HELPS, text))
     ):
         return Verdict("surface", "the account's spending or usage limit is reached")
+    # A limit counted by the day or longer that names no wait: a retry in seconds meets the
+    # same refusal until its window turns, whatever rate-limit code the envelope gives every
+    # 429 (Anthropic's, Google's); a wait it names is the plan's to weigh (`max_retry_after`),
+    # and a shorter window or a short wait said beside it is a rate limit.
+    if (
+        error.retry_after is None
+        and re.search(_LONG_WINDOW_LIMIT, text)
+        and not re.search(_RATE_WINDOW, text)
+        and not re.search(_SHORT_WAIT, text)
+        and not named_keys(error, body, policy)
+    ):
+        return Verdict("surface", "a limit counted by the day or longer: no short wait lifts it")
     if status == 403 and not _forbids_a_key(error, body, policy, text):
         return Verdict("surface", "the account is refused: no body can change that")
     # Under a rate limit only a request larger than the whole allowance is a size; the

@@ -75,9 +75,10 @@ surfaces alike; the bound only keeps a hostile or broken value from being believ
 # "Please try again in 5.289s" (OpenAI, Groq), "in 20ms", Groq's Go durations
 # "in 1m2.639999999s" / "in 7m12.864s", and Gemini's "Please retry in 17.14s".
 # The wait in words as well: Azure's "Please retry after 86400 seconds", "Try again in 30
-# seconds", "retry after 500 milliseconds".
+# seconds", "retry after 500 milliseconds", GitHub Models' "Please wait 5631 seconds before
+# retrying".
 _TRY_AGAIN = re.compile(
-    r"(?:try again|retry) (?:in|after)\s+("
+    r"(?:(?:try again|retry) (?:in|after)|\bwait(?: for)?)\s+("
     r"(?:\d+(?:\.\d+)?(?:h|ms|m|s)(?![a-z]))+|"
     r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?)\b)",
     re.IGNORECASE,
@@ -217,7 +218,7 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     param = _string(fields.get("param")) or _field_violated(details)
     upstream = _upstream_of(fields)
     if upstream is not None:  # OpenRouter: the upstream's words are the useful ones
-        message = f"{message}: {upstream.message}" if message else upstream.message
+        message = _with_upstream(message, upstream.message, _upstream_name(fields))
         code = code or upstream.code
         param = param or upstream.param
         retry_after = retry_after if retry_after is not None else upstream.retry_after
@@ -456,20 +457,33 @@ def _nested_of(message: str) -> dict[str, Any] | None:
 
 
 def _upstream_of(fields: dict[str, Any]) -> ErrorBody | None:
+    """What the upstream said, in OpenRouter's `metadata.raw` (its body as JSON or text)."""
     metadata = fields.get("metadata")
     if not isinstance(metadata, dict):
         return None
     raw = metadata.get("raw")
     if isinstance(raw, dict | list):
-        upstream = parse_error_payload(raw)
-    elif isinstance(raw, str) and raw.strip():
-        upstream = parse_error_body(raw)
-    else:
-        return None
-    provider = _string(metadata.get("provider_name"))
-    if provider:
-        return upstream._replace(message=f"{provider}: {upstream.message}")
-    return upstream
+        return parse_error_payload(raw)
+    if isinstance(raw, str) and raw.strip():
+        return parse_error_body(raw)
+    return None
+
+
+def _upstream_name(fields: dict[str, Any]) -> str | None:
+    metadata = fields.get("metadata")
+    return _string(metadata.get("provider_name")) if isinstance(metadata, dict) else None
+
+
+def _with_upstream(message: str, words: str, provider: str | None) -> str:
+    """The gateway's message with its upstream's words and name ("Provider returned error:
+    Fireworks: max_tokens is too large"). An upstream that said nothing readable (OpenRouter's
+    `"raw": {"retryable": true}`) adds only its name, in parentheses ("Error processing stream
+    (DeepInfra)"), so that no colon is left introducing nothing."""
+    if not words:
+        named = f"({provider})" if provider else ""
+        return f"{message} {named}".strip()
+    said = f"{provider}: {words}" if provider else words
+    return f"{message}: {said}" if message else said
 
 
 def _headers_wait(metadata: Any) -> float | None:

@@ -117,19 +117,11 @@ def wrapped(case: dict[str, Any], envelope: str, in_band: bool) -> Verdict | Non
     return None if error is None else frame(error, sent(case), policy(case))
 
 
-_ALLOCATION = "cloudflare__3036_429_daily_free_allocation_used_up/"
-_RATE_CODE = (
-    "the envelope types every 429 as a rate limit (Anthropic's `rate_limit_error`, Google's "
-    "`RESOURCE_EXHAUSTED`), a structured code that outranks account words by design "
-    "(Gemini's 'You exceeded your current quota' under it is a rate limit): a backoff"
-)
-# Combinations whose envelope loses or overrides what the original's action rests on.
-DIFFERENT: dict[str, str] = {
-    _ALLOCATION + "anthropic": _RATE_CODE,
-    _ALLOCATION + "anthropic/sse": _RATE_CODE,
-    _ALLOCATION + "google": _RATE_CODE,
-    _ALLOCATION + "google/sse": _RATE_CODE,
-}
+# Combinations whose envelope loses or overrides what the original's action rests on. (None
+# now: Cloudflare's "daily free allocation" in Anthropic's and Google's envelopes, which type
+# every 429 as a rate limit, reads the same since a limit counted by the day outranks that
+# code where no wait is named, tests/test_probe_rejections_29.py.)
+DIFFERENT: dict[str, str] = {}
 
 
 def assert_reads_the_same(
