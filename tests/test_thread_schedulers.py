@@ -1,7 +1,8 @@
 """Turns subscribed from async code with a thread scheduler (RxPY's ThreadPoolScheduler,
-NewThreadScheduler): their timers fire on the scheduler's threads, their HTTP source
-runs on the loop. Every call to the observer comes from the loop's thread, one at a
-time, and every attempt runs on the loop the first one found."""
+NewThreadScheduler), whose timers fire on the scheduler's threads, or cancelled from
+another thread, while their HTTP source runs on the loop. Every call to the observer
+comes from the loop's thread, one at a time, and every attempt runs on the loop the
+first one found."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import pytest
 from aiohttp import web
 from reactivex import Observable, abc
 from reactivex.scheduler import NewThreadScheduler, ThreadPoolScheduler
+from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
+from reactivex.subject import Subject
 
 import rxllm
 from rxllm.events import Event
@@ -64,7 +67,7 @@ class Consumer:
             self.ended.set_result(None)
 
     def subscribe(
-        self, events: Observable[Event], scheduler: abc.SchedulerBase
+        self, events: Observable[Event], scheduler: abc.SchedulerBase | None
     ) -> abc.DisposableBase:
         return events.subscribe(self.on_next, self.on_error, self.on_completed, scheduler=scheduler)
 
@@ -225,4 +228,43 @@ async def test_a_deadline_fired_on_a_worker_thread_never_overlaps_an_event(
     error = consumer.events[-1]
     assert error.type == "error" and error.error.kind == "stalled"
     assert error.error.message.startswith("total_timeout expired")
+    assert consumer.threads == {threading.get_ident()}
+
+
+@pytest.mark.parametrize("subscribed", ["in_the_loop", "from_another_thread"])
+async def test_a_cancel_fired_in_another_thread_never_overlaps_an_event(
+    serve: Serve, subscribed: str
+) -> None:
+    """The signal fires in another thread while the loop's thread is inside the
+    consumer's `on_next` for a text event: `cancelled` waits for that call to return,
+    and comes from the loop's thread, whether the stream was subscribed in the loop or
+    from another thread (with `AsyncIOThreadSafeScheduler(loop)`, as documented)."""
+    signal: Subject[bool] = Subject()
+    fired_in_time: list[bool] = []
+
+    def cancel_from_a_thread() -> None:  # on the loop's thread, inside on_next(text)
+        canceller = threading.Thread(target=signal.on_next, args=(True,))
+        canceller.start()
+        canceller.join(10)
+        fired_in_time.append(not canceller.is_alive())
+
+    consumer = Consumer(during_text=cancel_from_a_thread)
+    silence = asyncio.Event()
+    url = await serve(one_text_then_silence(silence))
+    async with rxllm.provider("openai", api_key="sk-test", base_url=url, **QUIET) as p:
+        events = p.stream(ask(), cancel=signal)
+        if subscribed == "in_the_loop":
+            subscription = consumer.subscribe(events, None)
+        else:
+            scheduler = AsyncIOThreadSafeScheduler(asyncio.get_running_loop())
+            subscription = await asyncio.to_thread(consumer.subscribe, events, scheduler)
+        try:
+            await asyncio.wait_for(consumer.ended, 10)
+        finally:
+            subscription.dispose()
+            silence.set()
+    assert fired_in_time == [True]
+    assert not consumer.overlapped
+    assert consumer.errors == []
+    assert consumer.kinds() == ["text", "cancelled"]
     assert consumer.threads == {threading.get_ident()}

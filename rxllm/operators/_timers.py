@@ -14,6 +14,7 @@ the loop the turn's first attempt found.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -23,7 +24,7 @@ from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeSch
 
 from rxllm.sources.job import running_loop
 
-__all__ = ["Timer", "after", "call_on", "default_clock", "loop_scheduler"]
+__all__ = ["Timer", "after", "call_on", "default_clock", "loop_scheduler", "on_its_loop"]
 
 
 class Timer(Protocol):
@@ -88,6 +89,19 @@ def call_on(
         except RuntimeError:  # closed meanwhile: nothing runs there any more
             pass
     callback(*args)
+
+
+def on_its_loop(
+    callback: Callable[..., None], scheduler: abc.SchedulerBase | None
+) -> Callable[..., None]:
+    """`callback`, run on the thread of the event loop that a subscription made now
+    with `scheduler` runs on (an asyncio scheduler's, else the running one), from
+    whichever thread it is called (a signal fired in another thread); itself when
+    there is no such loop."""
+    loop = scheduler._loop if isinstance(scheduler, AsyncIOScheduler) else running_loop()
+    if loop is None:
+        return callback
+    return functools.partial(call_on, loop, callback)
 
 
 # Not a WeakKeyDictionary: each scheduler holds its loop, so no key would ever be freed.

@@ -11,6 +11,7 @@ from reactivex.disposable import CompositeDisposable, SingleAssignmentDisposable
 from rxllm.events import IS_TERMINAL, Cancelled, Event, Retry
 from rxllm.operators._args import check_observable, check_str
 from rxllm.operators._link import Operator, link
+from rxllm.operators._timers import on_its_loop
 
 __all__ = ["cancel_on"]
 
@@ -34,7 +35,9 @@ def cancel_on(
     provider failure), unsubscribing the source. Once the source's terminal event has
     come, the signal is let go: a signal the observer fires while it handles that
     event (a `Subject` it calls on `done`) cancels nothing, and the stream still has
-    exactly one terminal event.
+    exactly one terminal event. A signal fired in another thread than the event loop
+    the stream runs on is handled on that loop, so `cancelled` comes after the event
+    being delivered, never during it.
 
     Args:
         signal: any observable; its first item cancels.
@@ -106,7 +109,14 @@ def cancel_on(
                 watcher.dispose()
                 observer.on_completed()
 
-            watcher.disposable = link(signal, on_signal, on_signal_error, scheduler=scheduler)
+            # A signal fired in another thread ends the stream on the source's loop,
+            # never while the loop's thread is inside `on_next`.
+            watcher.disposable = link(
+                signal,
+                on_its_loop(on_signal, scheduler),
+                on_its_loop(on_signal_error, scheduler),
+                scheduler=scheduler,
+            )
             if not stopped:
                 upstream.disposable = link(source, on_next, observer.on_error, on_done, scheduler)
             return CompositeDisposable(upstream, watcher)
