@@ -16,11 +16,12 @@ import pytest
 from aiohttp import web
 from reactivex import Observable, abc
 from reactivex.scheduler import NewThreadScheduler, ThreadPoolScheduler
-from reactivex.scheduler.eventloop import AsyncIOThreadSafeScheduler
+from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 from reactivex.subject import Subject
 
 import rxllm
 from rxllm.events import Event
+from rxllm.local.server import shared_server_url
 from tests.support import Handler, Recorder, Serve
 
 # The deadlines a provider arms by default would each hold a pool thread until they are
@@ -268,3 +269,37 @@ async def test_a_cancel_fired_in_another_thread_never_overlaps_an_event(
     assert consumer.errors == []
     assert consumer.kinds() == ["text", "cancelled"]
     assert consumer.threads == {threading.get_ident()}
+
+
+def test_the_loops_own_scheduler_given_in_another_thread_arms_timers_thread_safely() -> None:
+    """Subscribed from a plain thread with `AsyncIOScheduler(loop)` (the loop running
+    elsewhere): the deadlines' timers are armed from that thread, where the loop's
+    `call_later` is not safe (asyncio's debug mode refuses it: the turn used to end
+    with `on_error` "Non-thread-safe operation invoked on an event loop other than
+    the current one")."""
+    loop = asyncio.new_event_loop()
+    loop.set_debug(True)
+    runner = threading.Thread(target=loop.run_forever, daemon=True)
+    runner.start()
+    try:
+        p = rxllm.provider("local", base_url=shared_server_url(pace=0))
+        ended = threading.Event()
+        events: list[Event] = []
+        errors: list[Exception] = []
+
+        def failed(error: Exception) -> None:
+            errors.append(error)
+            ended.set()
+
+        subscription = p.stream(ask()).subscribe(
+            events.append, failed, ended.set, scheduler=AsyncIOScheduler(loop)
+        )
+        assert ended.wait(10), "the stream never ended"
+        subscription.dispose()
+        asyncio.run_coroutine_threadsafe(p.aclose(), loop).result(5)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        runner.join(5)
+        loop.close()
+    assert errors == []
+    assert events[-1].type == "done"

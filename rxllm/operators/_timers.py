@@ -72,7 +72,12 @@ def after(
     fires on."""
     # Not the thread-safe subclass: that one is for other threads.
     if isinstance(clock, AsyncIOScheduler) and not isinstance(clock, AsyncIOThreadSafeScheduler):
-        return clock._loop.call_later(seconds, callback, *args)
+        loop = clock._loop
+        if running_loop() is loop:
+            return loop.call_later(seconds, callback, *args)
+        # Armed in another thread (a stream subscribed there with the loop's scheduler):
+        # `call_later` is not thread-safe (asyncio's debug mode refuses it outright).
+        clock = AsyncIOThreadSafeScheduler(loop)
     return _Scheduled(clock, seconds, callback, args)
 
 
