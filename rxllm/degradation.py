@@ -236,7 +236,10 @@ class RecoveryPolicy:
     """Send a degraded body after a rejection (the OpenAI-compatible family)."""
     degrade_on_bad_gateway: bool = False
     """A 502 means "this body cannot be served upstream" (OpenRouter routes the body to
-    providers, and answers 502 when none accepts it), not a gateway fault."""
+    providers, and answers 502 when none accepts it), not a gateway fault. The HTTP
+    status only: a 502 in an error event after `200 OK` (OpenRouter's "Error processing
+    stream", openrouter.ai/docs/api/errors) is an upstream that failed while it streamed,
+    the same body's to send again."""
     degrade_on_opaque_server_error: bool = False
     """A 5xx that says only "Internal server error" is a refusal of the body (NVIDIA's
     backend answers unsupported input that way)."""
@@ -1755,7 +1758,7 @@ def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPoli
         return True
     if status < 500 and re.search(_PARAMETERS_REFUSED, _texts(error)):
         return True
-    return status == 502 and policy.degrade_on_bad_gateway
+    return status == 502 and policy.degrade_on_bad_gateway and error.kind != "stream_error"
 
 
 def _server_trouble(error: ErrorInfo, status: int | None) -> bool:

@@ -153,6 +153,19 @@ def test_eligibility_of_5xx_is_per_provider() -> None:
     assert classify(rejection("Overloaded", 529), body(), FAMILY).action == "backoff"
 
 
+def test_openrouter_degrades_on_its_http_502_only() -> None:
+    """OpenRouter answers 502 when no provider accepts the body; a 502 in an error event
+    after `200 OK` (its "Error processing stream", by status or code) is the upstream that
+    failed while streaming: the same body again, never a smaller one."""
+    assert classify(rejection("Provider returned error", 502), body(), OPENROUTER).action == (
+        "static"
+    )
+    in_stream = rejection("Error processing stream (DeepInfra)", None)
+    for said in ({"status": 502}, {"code": "502"}):
+        verdict = classify(in_stream.model_copy(update=said), body(temperature=0.6), OPENROUTER)
+        assert verdict.action == "backoff", (said, verdict)
+
+
 @pytest.mark.parametrize("code", [None, "upstream_failure"])
 def test_a_mid_stream_server_error_backs_off_whatever_its_code(code: str | None) -> None:
     """vercel/ai's moonshotai-error fixture: an error chunk after `200 OK` whose OpenAI

@@ -36,14 +36,14 @@ supported for this request" in words twice; a deployment "still starting up" or
 Gemini's `contents` twice; xAI's "Argument not supported on this model: include"), and one
 rule's positive ("Could not fetch image from URL").
 
-Left out as debatable: OpenRouter's documented mid-stream error object with `code: 502`
-("Provider disconnected"), which reads static by OpenRouter's 502 (no upstream serves the
-body), though a provider that failed mid-stream says it (as probe 26 leaves out the error
-object inside the choice); a never-dropped key refused unquoted ("stream can not be false
+Left out as debatable: a never-dropped key refused unquoted ("stream can not be false
 for this model": the key, or nothing named); Anthropic's image of another media type than
 declared ("... but the image appears to be a image/png image", no words of refusal); a
 failed finish for a malformed call (`malformed_function_call`: the same body again, or one
-without tools); Gemini's "Unsupported MIME type: png" (no word of an image).
+without tools); Gemini's "Unsupported MIME type: png" (no word of an image). (OpenRouter's
+documented mid-stream error object with `code: 502`, left out here before, reads backoff
+since OpenRouter's 502 rule reads the HTTP status only: a 502 in a frame after `200 OK` is an
+upstream that failed while streaming, tests/test_degradation.py.)
 """
 
 from __future__ import annotations

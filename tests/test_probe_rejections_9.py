@@ -406,6 +406,12 @@ DIFFERENT: dict[str, str] = {
     "nvidia__opaque_500_internal_server_error/openrouter/sse": "as over HTTP",
     "openrouter__502_invalid_url_stealth_upstream/anthropic/sse": "the frame has no status, "
     "and its type for a 5xx (`api_error`) says the server's trouble, not OpenRouter's 502",
+    **{
+        f"openrouter__502_invalid_url_stealth_upstream/{envelope}/sse": "a 502 in a frame after "
+        "`200 OK` is an upstream that failed while streaming, not OpenRouter's HTTP 502 (no "
+        "provider accepts the body): the server's trouble, a backoff"
+        for envelope in ("vllm", "llamacpp", "google", "openrouter", "litellm")
+    },
 }
 
 
