@@ -51,11 +51,10 @@ watsonx__missing_json_field_response_format_type,
 xai__argument_not_supported_include,
 zai__1214_messages_parameter_is_illegal.
 
-Left out as debatable: the chat wire does not read the error object OpenRouter puts inside a
-choice (its "Error processing stream" and 502 are lost; the failed finish is what is read);
-read, its 502 would be OpenRouter's "no upstream serves this body" (static) by the rule for
-its HTTP 502, though a provider that failed mid-stream says it (backoff): OpenRouter commits
-`200 OK` before a provider answers, so the frame alone does not tell which.
+(Left out here as debatable: the error object OpenRouter puts inside a choice. The chat wire
+reads it since, its "Error processing stream", 502 and `metadata.raw.retryable`; the 502 of
+an error after `200 OK` is an upstream that failed while streaming, a backoff, as OpenRouter's
+502 rule reads the HTTP status only.)
 """
 
 from __future__ import annotations

@@ -56,8 +56,9 @@ one dict lookup:
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
   back in the history as a custom call when the request offers that custom tool.
-- an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp), a chunk that is
-  the error itself (`{"object": "error", "message", ...}`, vLLM's and Mistral's shape),
+- an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp) or inside its
+  choice (OpenRouter's, when the upstream failed mid-stream), a chunk that is the error
+  itself (`{"object": "error", "message", ...}`, vLLM's and Mistral's shape),
   `event: error`
   frames (Groq; in plain words, or with no data, `Normalizer.error_frame`) and the
   `error` string of an endpoint's extension object (Groq's `x_groq`): the stream ends
@@ -918,7 +919,7 @@ _DELTA_KEYS = frozenset(
 # A chunk's top-level source lists: Perplexity's `search_results` (before `citations`:
 # it has titles), xAI's and Perplexity's `citations`, Z.ai's `web_search`.
 _SOURCE_LISTS = ("search_results", "citations", "web_search")
-_CHOICE_READ_WHEN_SENT = frozenset({"message", "text"})
+_CHOICE_READ_WHEN_SENT = frozenset({"message", "text", "error"})
 _DELTA_READ_WHEN_SENT = frozenset(
     {"function_call", "annotations", "executed_tools", "audio", "reasoning_steps", "extra_content"}
 )
@@ -971,6 +972,7 @@ class ChatNormalizer(Normalizer):
         "_reasoning_in_completion",
         "call_ids",
         "calls",
+        "choice_error",
         "choice_keys",
         "chunk_keys",
         "cited",
@@ -1015,6 +1017,7 @@ class ChatNormalizer(Normalizer):
         # calls whose name has not come yet: index -> [whether the id came, arguments]
         self.unnamed: dict[int, list[Any]] = {}
         self.custom: set[int] | None = None  # custom tool calls whose input is open
+        self.choice_error: Any = None  # an error object inside choice 0 (`_choice_rest`)
         self.think: ThinkTagSplitter | None = None
         # Whether a delta carried output (reasoning, content, a refusal, tool calls): a
         # whole `message` after it is the turn's summary.
@@ -1097,9 +1100,11 @@ class ChatNormalizer(Normalizer):
                         "choice {} ignored: only choice 0 is read (n > 1 is not one stream)",
                         choice.get("index"),
                     )
-        error: Any = None
+        error: Any = self.choice_error
         if not self.chunk_keys.issuperset(payload):  # most chunks have nothing more
-            nested_usage, error = self._beside_choices(payload)
+            nested_usage, beside = self._beside_choices(payload)
+            if beside is not None:  # the chunk's own error first
+                error = beside
             if not usage:
                 usage = nested_usage
         if usage and not _counts_tokens(usage):
@@ -1290,7 +1295,11 @@ class ChatNormalizer(Normalizer):
         theirs again (MiniMax's closing `chat.completion` frame). So is a choice's `text`
         without a delta: the legacy completions wire (`object: "text_completion"`,
         vLLM's, llama.cpp's, Ollama's and OpenAI's `/v1/completions`) streams its
-        answer so."""
+        answer so. An `error` object in it (OpenRouter's, beside a failed finish, when
+        the upstream failed mid-stream) ends the turn as an error chunk does (`on_chunk`)."""
+        error = choice.get("error")
+        if error:
+            self.choice_error = error
         message = choice.get("message")
         if message:
             if "delta" in choice or self.streamed:

@@ -643,6 +643,51 @@ def test_openrouter_finish_reason_error_fails_the_turn_and_dispatches_no_call() 
     assert summarize(alone).error_kind == "stream_error"
 
 
+# OpenRouter's chunk when the upstream failed mid-stream: the error object inside the choice
+# (hotovo/aider-desk#103, tests/rejections_extra/openrouter__sse_choice_error_processing_...).
+PROCESSING_STREAM = {
+    "message": "Error processing stream",
+    "code": 502,
+    "metadata": {"provider_name": "DeepInfra", "raw": {"retryable": True}},
+}
+
+
+def _choice_error(error: dict[str, Any]) -> dict[str, Any]:
+    choice = {"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": "error"}
+    return {"model": "m", "choices": [{**choice, "native_finish_reason": "error", "error": error}]}
+
+
+def test_openrouter_error_inside_the_choice_is_the_error() -> None:
+    usage = {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13}
+    data = _sse(
+        _delta({"content": "Half"}), _choice_error(PROCESSING_STREAM) | {"usage": usage}, done=False
+    )
+    events = replay(data, "openrouter")
+    assert kinds(events) == ["text", "usage", "error"]
+    error = events[-1]
+    assert isinstance(error, Failed)
+    # its words, the upstream's name and its 502, as an error chunk's are read
+    assert error.error.message.startswith("Error processing stream")
+    assert "DeepInfra" in error.error.message
+    assert (error.error.kind, error.error.status) == ("stream_error", 502)
+    assert error.error.raw is not None and json.loads(error.error.raw) == PROCESSING_STREAM
+
+
+def test_openrouter_retryable_is_the_word_on_the_same_request() -> None:
+    def said(error: dict[str, Any], where: str) -> bool | None:
+        chunk = _choice_error(error) if where == "choice" else _delta({}, "error", error=error)
+        terminal = replay(_sse(chunk, done=False), "openrouter")[-1]
+        assert isinstance(terminal, Failed)
+        return terminal.error.should_retry
+
+    refused = {**PROCESSING_STREAM, "metadata": {"raw": {"retryable": False}}}
+    silent = {"message": "Error processing stream", "code": 502}
+    for where in ("choice", "chunk"):
+        assert said(PROCESSING_STREAM, where) is True
+        assert said(refused, where) is False
+        assert said(silent, where) is None
+
+
 # ------------------------------------------------------------------------- presets
 
 PRESETS: dict[str, tuple[str, str | None, bool]] = {
