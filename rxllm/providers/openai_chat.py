@@ -830,10 +830,14 @@ _THOUGHT_OPEN = "<thought>"
 _THOUGHT_CLOSE = "</thought>"
 
 
-def _google_signature(extra: Any) -> str | None:
-    """The thought signature in Gemini's `extra_content` (`{"google": {"thought_signature":
-    ...}}`), on a call or a delta; None without one."""
-    google = extra.get("google") if extra.__class__ is dict else None
+def _google_of(extra: Any) -> Any:
+    """The `google` object of Gemini's `extra_content`, on a call or a delta, or None."""
+    return extra.get("google") if extra.__class__ is dict else None
+
+
+def _thought_signature(google: Any) -> str | None:
+    """The thought signature in that `google` object (`{"thought_signature": ...}`), or
+    None without one."""
     signature = google.get("thought_signature") if google.__class__ is dict else None
     return signature if signature.__class__ is str and signature else None
 
@@ -1597,7 +1601,7 @@ class ChatNormalizer(Normalizer):
         """Gemini's thought signature of call `index`, in the call's `extra_content`
         (on its first delta, or on a delta of its own after it): Gemini 3 answers 400
         to a history whose calls lost it, so the request sends it back the same way."""
-        signature = _google_signature(extra)
+        signature = _thought_signature(_google_of(extra))
         if signature is not None:
             if self.signatures is None:
                 self.signatures = {}
@@ -1613,11 +1617,11 @@ class ChatNormalizer(Normalizer):
         on either wire (`chat_messages`). `thought: true` (with `include_thoughts`)
         says the delta's content is a thought, not the answer: it is reasoning
         (`_thought`)."""
-        google = extra.get("google") if extra.__class__ is dict else None
+        google = _google_of(extra)
         if google.__class__ is not dict:
             return
         thought = google.get("thought") is True
-        signature = _google_signature(extra)
+        signature = _thought_signature(google)
         if signature is not None:
             self.reasoning("", signature, details={"thought": True} if thought else {})
         content = delta.get("content") if thought else None
