@@ -600,6 +600,7 @@ _TRANSIENT = (
 # is a rate limit, whatever `quota` its code or `param` says: the window passes. An
 # exhausted balance names no window. So is an error event that names no status (the 429's
 # words relayed after `200 OK`): its window is all that says the limit passes.
+_RATE_LIMIT_WORDS = r"(?i)\brate[ _-]?limit(?:ed|ing)?\b"
 _RATE_WINDOW = (
     r"(?i)(?<![^\W_])per[ _](?:second|sec|minute|min|hour)(?![^\W_])|\b(?:[RT]P[SMH]|[IO]TPM)\b"
 )
@@ -1564,6 +1565,9 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         code in _TRANSIENT_CODES
         or (status in _TRANSIENT_STATUSES and error.retry_after is not None)
         or (status in (429, None) and re.search(_RATE_WINDOW, text) is not None)
+        # a 429 that says it is a rate limit: "Rate limit exceeded for this API key" is
+        # the key's rate, not the key refused
+        or (status == 429 and re.search(_RATE_LIMIT_WORDS, text) is not None)
     )
     if status in (401, 402) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")

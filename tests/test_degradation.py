@@ -691,3 +691,27 @@ def test_the_computed_wait_is_capped_before_jitter() -> None:
         8.0,
     ]
     assert backoff_wait(4, 0.5) == 7.0
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "action"),
+    [
+        # A 429 that says it is a rate limit is the key's rate, whatever else it names.
+        (429, "Rate limit exceeded for this API key.", "backoff"),
+        (429, "API key rate-limited: too many requests, slow down.", "backoff"),
+        # Near misses: the key or the account refused, or a limit a short wait cannot lift.
+        (401, "Rate limit check failed: invalid API key.", "surface"),
+        (
+            429,
+            "You exceeded your current quota, please check your plan and billing details.",
+            "surface",
+        ),
+        (
+            429,
+            "Rate limit exceeded: free-models-per-day. Add 10 credits to unlock more.",
+            "surface",
+        ),
+    ],
+)
+def test_a_rate_limit_of_the_key_backs_off(status: int, message: str, action: str) -> None:
+    assert classify(rejection(message, status=status), body(), FAMILY).action == action

@@ -48,8 +48,7 @@ deployed", no capacity three times, LM Studio's resources twice, the per-day cap
 times, too many requests at once twice); 5 of the long windows (4 positives, and a short
 wait beside a daily limit, read static); GitHub Models' wait in words; the 3 colon tests.
 
-Left out as debatable: a 429 "Rate limit exceeded for this API key." reads `none` by the
-account words "API key" (a rate limit of the key, or the key); "max_tokens too large for
+Left out as debatable: "max_tokens too large for
 vision models: at most 4096." reads `images` by "at most 4096" beside "vision" (the near
 miss here says the limit otherwise); "This deployment has no capacity for tool calling."
 reads static (the tools, or the deployment); Gemini's quota per day with a RetryInfo of
