@@ -136,15 +136,15 @@ A rejection before anything was committed is read once, by `classify`, into one 
 
 Account words ("quota", "billing") decide only where nothing structured does: a
 rate-limit code (`rate_limit_exceeded`, Google's `RESOURCE_EXHAUSTED`) or a 429 that
-names its wait or its window ("per minute") is a rate limit, whatever page its message
-links or code it sends (Azure's per-minute 429 points at "aka.ms/oai/quotaincrease",
-Gemini's says "You exceeded your current quota", Groq's links its billing page, and a
-per-minute code may say `quota`). An account code (`insufficient_quota`) or
-status (401, 402, 403) still outranks any wait. And a limit counted by the day or longer
-that names no wait surfaces under a rate-limit code too (Anthropic's envelope types every
-429 `rate_limit_error`, Google's `RESOURCE_EXHAUSTED`): a retry in seconds meets the same
-refusal until the day turns; a wait it names is weighed against `max_retry_after` as any
-other is.
+names its wait or its window ("per minute") or says "rate limit" ("Rate limit exceeded
+for this API key") is a rate limit, whatever page its message links or code it sends
+(Azure's per-minute 429 points at "aka.ms/oai/quotaincrease", Gemini's says "You
+exceeded your current quota", Groq's links its billing page, and a per-minute code may
+say `quota`). An account code (`insufficient_quota`) or status (401, 402, 403) still
+outranks any wait. And a limit counted by the day or longer that names no wait surfaces
+under a rate-limit code too (Anthropic's envelope types every 429 `rate_limit_error`,
+Google's `RESOURCE_EXHAUSTED`): a retry in seconds meets the same refusal until the day
+turns; a wait it names is weighed against `max_retry_after` as any other is.
 
 Degradation is declared per provider (`RecoveryPolicy`): the OpenAI-compatible family
 degrades; the other wires only back off. `model`, `messages`, `stream` and the
