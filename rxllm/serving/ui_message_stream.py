@@ -163,7 +163,8 @@ tool its tool set does not list (`stream-text.ts`, `toUIMessageStream`): a
 `dynamic-tool` part, which a typed UI renders by its `toolName` and `validateUIMessages`
 with the app's tools accepts. A static `tool-<name>` part is refused there ("No tool
 schema found for tool part web_search"), and the client and such a validation disagree
-on the part's type (later versions turn a finished one dynamic)."""
+on the part's type (later versions turn a finished one dynamic). Not on a result for a
+call the client holds as the app's own: that part is static (`_server_tool_result`)."""
 
 
 class UIMessageEncoder:
@@ -201,6 +202,7 @@ class UIMessageEncoder:
         "_pending",
         "_redacted",
         "_retries",
+        "_server_calls",
         "_signature",
         "_started",
         "finished",
@@ -229,6 +231,7 @@ class UIMessageEncoder:
         self._counts = {"t": 0, "r": 0, "s": 0}
         self._pending: dict[str, str] = {}  # call id -> tool name, input not yet complete
         self._calls: set[str] = set()  # call ids whose input the client has
+        self._server_calls: set[str] = set()  # those of them the provider runs (dynamic)
         self._handlers: dict[type, Callable[[Any, list[Part]], None]] = {
             TextDelta: self._text,
             ReasoningDelta: self._reasoning,
@@ -482,6 +485,7 @@ class UIMessageEncoder:
     def _server_tool_call(self, event: ServerToolCall, out: list[Part]) -> None:
         self._end_block(out)
         self._calls.add(event.call_id)
+        self._server_calls.add(event.call_id)
         out += (
             {
                 "type": "tool-input-start",
@@ -501,9 +505,25 @@ class UIMessageEncoder:
     def _server_tool_result(self, event: ServerToolResult, out: list[Part]) -> None:
         self._end_block(out)
         call_id = event.call_id
-        if call_id not in self._calls and call_id not in self._pending:
+        output: Part = {
+            "type": "tool-output-available",
+            "toolCallId": call_id,
+            "output": event.content,
+        }
+        if call_id in self._server_calls:
+            output.update(_PROVIDER_TOOL)
+        elif call_id in self._calls or call_id in self._pending:
+            # A call the client holds as one of the app's own (a static part, its input
+            # complete or still streaming): 5.x looks a `dynamic` output up among the
+            # dynamic parts only ("must be preceded by a tool-input-available"), so the
+            # output goes to the part the client has, as a server-run tool's does. Its
+            # input never completing no longer fails it: it has its output.
+            self._pending.pop(call_id, None)
+            self._calls.add(call_id)
+        else:
             # The client throws on output for a call it has not seen: give it the call.
             self._calls.add(call_id)
+            self._server_calls.add(call_id)
             out.append(
                 {
                     "type": "tool-input-available",
@@ -513,14 +533,8 @@ class UIMessageEncoder:
                     **_PROVIDER_TOOL,
                 }
             )
-        out.append(
-            {
-                "type": "tool-output-available",
-                "toolCallId": call_id,
-                "output": event.content,
-                **_PROVIDER_TOOL,
-            }
-        )
+            output.update(_PROVIDER_TOOL)
+        out.append(output)
 
     def _citation(self, event: Citation, out: list[Part]) -> None:
         self._counts["s"] += 1

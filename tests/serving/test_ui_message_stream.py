@@ -498,6 +498,32 @@ async def test_a_result_after_its_call_is_not_given_another() -> None:
     assert stream.of("tool-output-available")[0]["output"] is None
 
 
+def _result_for_a_call_of_the_app(*, complete: bool) -> list[Event]:
+    """A provider's result for a call the client holds as the app's own (Responses'
+    `shell_call` is a `tool_request`: the client runs it), its input complete or not."""
+    start = ToolStart(provider=P, call_id="c1", name="shell_call", index=0)
+    request = ToolRequest(provider=P, call_id="c1", name="shell_call", index=0, arguments={})
+    result = ServerToolResult(provider=P, call_id="c1", name="shell_call", content={"out": "x"})
+    return [start, request, result] if complete else [start, result]
+
+
+@pytest.mark.parametrize("complete", [True, False], ids=["input complete", "input pending"])
+async def test_a_result_for_a_call_of_the_app_goes_to_its_static_part(complete: bool) -> None:
+    """`ai` 5.x looks a `dynamic` output up among the dynamic parts only, and the call
+    is a static one there: "tool-output-error must be preceded by a
+    tool-input-available" ended the message."""
+    events = _result_for_a_call_of_the_app(complete=complete)
+    stream = await encode([*events, done()])
+    check_rules(stream)
+    assert stream.of("tool-output-available") == [
+        {"type": "tool-output-available", "toolCallId": "c1", "output": {"out": "x"}}
+    ]
+    assert all("dynamic" not in p for p in stream.parts)
+    # with its output, a call whose input never completed is no longer failed by an error
+    failed = Failed(provider=P, error=ErrorInfo(kind="stalled", message="m", provider=P))
+    assert not (await encode([*events, failed])).of("tool-input-error")
+
+
 def test_an_event_after_the_terminal_is_dropped_and_logged() -> None:
     messages: list[str] = []
     sink = logger.add(lambda m: messages.append(m.record["message"]), level="WARNING")

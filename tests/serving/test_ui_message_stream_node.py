@@ -153,6 +153,19 @@ def _edge_cases() -> dict[str, list[Event]]:
             Failed(provider=p, error=info),
         ],
         "cut_without_terminal": [TextDelta(provider=p, text="half")],
+        # a provider's result for a call the client holds as the app's own (static):
+        # `ai` 5.x threw on a `dynamic` output for it
+        "result_for_an_app_call": [
+            ToolStart(provider=p, call_id="c1", name="shell_call", index=0),
+            ToolRequest(provider=p, call_id="c1", name="shell_call", index=0, arguments={}),
+            ServerToolResult(provider=p, call_id="c1", name="shell_call", content={"out": 1}),
+            rxllm.Done(provider=p, stop_reason="stop"),
+        ],
+        "result_for_a_pending_app_call": [
+            ToolStart(provider=p, call_id="c1", name="shell_call", index=0),
+            ServerToolResult(provider=p, call_id="c1", name="shell_call", content={"out": 1}),
+            Failed(provider=p, error=info),
+        ],
         "non_finite_numbers": [
             ToolRequest(provider=p, call_id="c1", name="f", index=0, arguments={"x": nan}),
             ServerToolResult(provider=p, call_id="s1", name="code", content=[float("inf")]),
@@ -255,6 +268,8 @@ def test_the_ai_client_reads_every_stream_without_error(node_client: Path) -> No
         tool_parts = [p for p in message["parts"] if "toolCallId" in p]
         calls = {p["toolCallId"] for p in stream.parts if "toolCallId" in p}
         assert {p["toolCallId"] for p in tool_parts} == calls, (r["version"], name)
+        if "result_for_" in name:  # the provider's output on the app's call, which keeps it
+            assert [p["state"] for p in tool_parts] == ["output-available"], (r["version"], name)
         assert r["chunks"] == stream.types, (r["version"], name)
         assert r["errorTexts"] == [p["errorText"] for p in stream.of("error")]
     local = [name for name in ours if name.startswith("local ")]
