@@ -392,6 +392,14 @@ class ChatOptions:
     right after tool messages (Mistral: "Unexpected role 'user' after role 'tool'", code
     3230): the images are then left out, logged at debug."""
 
+    image_urls: bool = True
+    """Whether the endpoint takes an image by its URL (it fetches it). Ollama's /v1 takes
+    one by its data only: its `decodeImageURL` (ollama/ollama, openai/openai.go) answers
+    an `http(s)://` URL with 400 "image URLs are not currently supported, please use
+    base64 encoded data instead", whose degraded retries cost two more requests and send
+    the turn on without the image. Off there, an image by its URL is a `ConfigError` at
+    the call, naming the endpoint; a data URL goes as ever."""
+
     pdf_input: PdfInput = "file_data"
     """How the endpoint takes a PDF (an `ImagePart` whose `pdf` is true):
 
@@ -554,13 +562,15 @@ def _disjoint(
     return inputs[0], outputs[0], reasoning
 
 
-def _content(message: Message, options: ChatOptions) -> str | list[dict[str, Any]]:
+def _content(message: Message, options: ChatOptions, endpoint: str) -> str | list[dict[str, Any]]:
     if not message.images:
         return message.text
-    return _content_parts(message.content, options)
+    return _content_parts(message.content, options, endpoint)
 
 
-def _content_parts(content: Sequence[Part], options: ChatOptions) -> list[dict[str, Any]]:
+def _content_parts(
+    content: Sequence[Part], options: ChatOptions, endpoint: str
+) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
     for part in content:
         if isinstance(part, TextPart):
@@ -573,6 +583,12 @@ def _content_parts(content: Sequence[Part], options: ChatOptions) -> list[dict[s
             if part.pdf:
                 parts.append(_pdf_part(part, options.pdf_input))
                 continue
+            if not options.image_urls and part.inline is None:
+                raise ConfigError(
+                    f"{endpoint} takes an image by its data only, not its URL "
+                    f"({part.url[:80]}): pass the image as pathlib.Path(...) or its bytes, "
+                    "or a data:image/...;base64,... URL"
+                )
             image = {"url": part.url}
             if part.detail is not None:
                 image["detail"] = part.detail
@@ -641,6 +657,7 @@ def chat_messages(
     messages: list[Message],
     options: ChatOptions | None = None,
     custom_tools: frozenset[str] = frozenset(),
+    endpoint: str = "the endpoint",
 ) -> list[dict[str, Any]]:
     """Messages in the Chat Completions shape, as the endpoint's `options` want them
     (tool call ids through `short_call_id`, reasoning beside tool calls). A call of one
@@ -651,7 +668,8 @@ def chat_messages(
     naming its call (`ChatOptions.images_after_tool_results`): no message comes between
     a turn's calls and their results. Where the endpoint wants an assistant message
     after tool results, one comes before the next user or system message
-    (`ChatOptions.assistant_after_tool_results`)."""
+    (`ChatOptions.assistant_after_tool_results`). An attachment the endpoint cannot
+    take (`ChatOptions.image_urls`) is a `ConfigError` that names it (`endpoint`)."""
     options = options or _PLAIN
     short_ids = options.short_tool_call_ids
     ids = CallIds(longest=options.max_tool_call_id)
@@ -668,7 +686,7 @@ def chat_messages(
             out.append({"role": "tool", "tool_call_id": call_id, "content": message.text})
             if message.images and options.images_after_tool_results:
                 shown.append({"type": "text", "text": f"[Images from tool call {call_id}]"})
-                shown += _content_parts(message.images, options)
+                shown += _content_parts(message.images, options, endpoint)
             elif message.images:
                 logger.debug(
                     "left out {} image(s) of the result of tool call {}: the endpoint takes "
@@ -705,7 +723,7 @@ def chat_messages(
                 _reasoning_back(entry, message, options.reasoning_back)
             out.append(entry)
         else:
-            out.append({"role": message.role, "content": _content(message, options)})
+            out.append({"role": message.role, "content": _content(message, options, endpoint)})
     if shown:
         out += _after_results(shown, options)
     return out
@@ -1833,7 +1851,10 @@ class OpenAIChat(WireProtocol):
         body: dict[str, Any] = {
             "model": request.model,
             "messages": chat_messages(
-                request.messages, self.options, _custom_tools(request.params.get("tools"))
+                request.messages,
+                self.options,
+                _custom_tools(request.params.get("tools")),
+                endpoint=self.name,
             ),
             "stream": True,
         }

@@ -213,13 +213,15 @@ def vllm() -> OpenAIChat:
 def ollama() -> OpenAIChat:
     """A local Ollama server's OpenAI-compatible endpoint; no key. It streams reasoning
     as `reasoning` and reads it back from that field alone (`reasoning_content` is
-    ignored unsaid: ollama/ollama#18534), as its tool-calling guide asks."""
+    ignored unsaid: ollama/ollama#18534), as its tool-calling guide asks. It takes an
+    image by its data only (openai/openai.go, `decodeImageURL`: "image URLs are not
+    currently supported"), so one by its URL is refused at the call."""
     return OpenAIChat(
         "ollama",
         "http://localhost:11434/v1",
         api_key_env=None,
         requires_api_key=False,
-        options=ChatOptions(reasoning_back="reasoning"),
+        options=ChatOptions(reasoning_back="reasoning", image_urls=False),
     )
 
 

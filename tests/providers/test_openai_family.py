@@ -740,7 +740,7 @@ OPTIONS: dict[str, ChatOptions] = {
     "moonshot": ChatOptions(reasoning_back="reasoning_content"),
     "openrouter": ChatOptions(reasoning_back="reasoning_details", pdf_input="file_data_or_url"),
     "snowflake": ChatOptions(reasoning_back="reasoning_details"),
-    "ollama": ChatOptions(reasoning_back="reasoning"),
+    "ollama": ChatOptions(reasoning_back="reasoning", image_urls=False),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True, reasoning_back="think_tags"),
     "nvidia": ChatOptions(think_tags=True, reasoning_back="think_tags"),
