@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 __all__ = [
     "SAMPLING_FIELDS",
+    "TOOL_CHOICE_MODES",
     "ChatRequest",
     "ImagePart",
     "ImageSource",
@@ -400,6 +401,10 @@ SAMPLING_FIELDS = (
 its own body keys (`WireProtocol.sampling_keys`)."""
 
 
+TOOL_CHOICE_MODES = ("auto", "required", "none")
+"""The modes of `ChatRequest.tool_choice`; any other value names a tool."""
+
+
 class ChatRequest(_Frozen):
     """One turn to send: the model, the conversation, the tools, how to sample.
 
@@ -416,6 +421,17 @@ class ChatRequest(_Frozen):
     tools: list[Tool] = []
     """`Tool`s, or dicts of its fields or of the openai SDK's function tool shapes; each
     name once (every provider refuses a name twice: "Tool names must be unique")."""
+    tool_choice: Literal["auto", "required", "none"] | str | None = None
+    """Whether the model calls a tool: `"auto"` (it decides, every provider's default
+    with tools), `"required"` (it calls at least one), `"none"` (it answers in text),
+    or a tool's name (it calls that tool). Each wire writes it in its own form (OpenAI
+    chat's `tool_choice`, `{"type": "function", "function": {"name": ...}}` for a
+    name; the Responses `tool_choice`; Anthropic's `{"type": "auto" | "any" | "none" |
+    "tool"}`; Gemini's `toolConfig.functionCallingConfig` mode `AUTO`, `ANY` (with
+    `allowedFunctionNames` for a name) or `NONE`). `"required"` or a name needs `tools`,
+    a name one of them; the same setting also in params (`tool_choice`, Gemini's
+    `toolConfig.functionCallingConfig`) is a `ConfigError` when the request is sent, and
+    so is a forced choice with Anthropic's extended thinking, which it refuses."""
     temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
@@ -441,6 +457,7 @@ class ChatRequest(_Frozen):
             model: str,
             messages: Sequence[MessageLike],
             tools: Sequence[Tool | Mapping[str, Any]] = (),
+            tool_choice: Literal["auto", "required", "none"] | str | None = None,
             temperature: float | None = None,
             top_p: float | None = None,
             max_tokens: int | None = None,
@@ -460,6 +477,25 @@ class ChatRequest(_Frozen):
                 raise ValueError(f"tool name {tool.name!r} is given twice: each tool once")
             seen.add(tool.name)
         return tools
+
+    @model_validator(mode="after")
+    def _chosen_tool_offered(self) -> "ChatRequest":
+        choice = self.tool_choice
+        if choice is None or choice in ("auto", "none"):
+            return self
+        names = [tool.name for tool in self.tools]
+        if not names:
+            raise ValueError(
+                f"tool_choice={choice!r} needs tools to choose from: offer them in "
+                "ChatRequest.tools (for a provider's own tools in params, set its tool "
+                "choice in params too)"
+            )
+        if choice != "required" and choice not in names:
+            raise ValueError(
+                f"tool_choice names {choice!r}, which is not among the tools ({', '.join(names)}): "
+                "name one of them, or 'auto', 'required' or 'none'"
+            )
+        return self
 
     @model_validator(mode="before")
     @classmethod

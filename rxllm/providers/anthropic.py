@@ -174,6 +174,7 @@ from rxllm.providers.base import (
 from rxllm.providers.call_ids import CallIds
 from rxllm.request import (
     PDF,
+    TOOL_CHOICE_MODES,
     ChatRequest,
     ImagePart,
     Message,
@@ -204,6 +205,13 @@ def _default_max_tokens(params: Mapping[str, Any]) -> int:
     if budget.__class__ is int and budget > 0:
         return DEFAULT_MAX_TOKENS + budget
     return DEFAULT_MAX_TOKENS
+
+
+def _thinking_on(params: Mapping[str, Any]) -> bool:
+    """Whether params turn extended thinking on: `thinking` of any type but `disabled`
+    (`enabled` with its budget, `adaptive`)."""
+    thinking = params.get("thinking")
+    return isinstance(thinking, Mapping) and thinking.get("type") != "disabled"
 
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -996,6 +1004,28 @@ class Anthropic(WireProtocol):
             ]
         body["stream"] = True  # this library reads streams only
         return body
+
+    def tool_choice_body(self, choice: str, request: ChatRequest) -> dict[str, Any]:
+        """Anthropic's `tool_choice`: `{"type": "auto" | "any" | "none"}`, or
+        `{"type": "tool", "name": ...}` for a name.
+
+        Raises:
+            ConfigError: a forced choice (`required`, a name) with extended thinking
+                on in params, which the API refuses ("Thinking may not be enabled when
+                tool_choice forces tool use"): a fallback moves on to another provider.
+        """
+        forced = choice not in ("auto", "none")
+        if forced and _thinking_on(request.params):
+            raise ConfigError(
+                f"anthropic refuses tool_choice={choice!r} with extended thinking on "
+                "(params['thinking']): thinking may not be enabled when tool_choice "
+                "forces tool use; use 'auto' or 'none', or turn thinking off"
+            )
+        if choice == "required":
+            return {"tool_choice": {"type": "any"}}
+        if choice in TOOL_CHOICE_MODES:
+            return {"tool_choice": {"type": choice}}
+        return {"tool_choice": {"type": "tool", "name": choice}}
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> AnthropicNormalizer:
         return AnthropicNormalizer(emit, provider, attempt)

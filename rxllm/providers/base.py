@@ -44,12 +44,13 @@ from rxllm.events import (
     failed,
 )
 from rxllm.fragments import Emit, FailureUsage, RawChunk, SourceItem, ToolArgs, ToolEnd
-from rxllm.request import SAMPLING_FIELDS, ChatRequest, Part, ReasoningPart
+from rxllm.request import SAMPLING_FIELDS, TOOL_CHOICE_MODES, ChatRequest, Part, ReasoningPart
 from rxllm.secrets import redact
 
 __all__ = [
     "REQUEST_KEYS",
     "SAMPLING_ALIASES",
+    "TOOL_CHOICE_KEYS",
     "Normalizer",
     "RawOperator",
     "ToolNames",
@@ -90,6 +91,31 @@ SAMPLING_ALIASES: Mapping[str, frozenset[str]] = {
     "presence_penalty": frozenset({"presence_penalty", "presencePenalty"}),
     "frequency_penalty": frozenset({"frequency_penalty", "frequencyPenalty"}),
 }
+
+
+# The keys the wires give `ChatRequest.tool_choice`: OpenAI's, the Responses API's and
+# Anthropic's `tool_choice`, Gemini's `toolConfig` (camelCase and snake_case). In params
+# they are the field set twice, whichever wire the request goes to: a fallback shares
+# the request, and one wire's form is another's 400 (Anthropic refuses `"required"`,
+# Gemini an unknown `tool_choice`) or is dropped by a degraded retry. A Gemini
+# `toolConfig` without `functionCallingConfig` holds other settings
+# (`includeServerSideToolInvocations`, `retrievalConfig`), which the google wire keeps.
+TOOL_CHOICE_KEYS = frozenset({"tool_choice", "toolConfig", "tool_config"})
+_FUNCTION_CALLING = frozenset({"functionCallingConfig", "function_calling_config"})
+
+
+def tool_choice_given(params: Mapping[str, Any]) -> str | None:
+    """The key of `params` that sets the tool choice (`TOOL_CHOICE_KEYS`), or None."""
+    for key in sorted(params.keys() & TOOL_CHOICE_KEYS):
+        value = params[key]
+        if (
+            key != "tool_choice"
+            and isinstance(value, Mapping)
+            and not value.keys() & _FUNCTION_CALLING
+        ):
+            continue  # Gemini's other tool settings: not the choice
+        return key
+    return None
 
 
 def text_or_none(value: object) -> str | None:
@@ -570,10 +596,49 @@ class WireProtocol(ABC):
                         f"tool name {tool.name!r} is not one {self.name} takes: {rule.says}"
                     )
         body = self.request_body(request)
-        # The sampling fields go in as params would (a degraded retry drops them by
-        # their body key alike), the user's params after them.
-        self.add_params(body, self.sampling_params(request) | request.params)
+        # The sampling fields and the tool choice go in as params would (a degraded retry
+        # drops them by their body key alike), the user's params after them. A key the
+        # tool choice writes has merged the same key of params (Gemini's `toolConfig`).
+        choice = self.tool_choice_params(request)
+        params = {key: value for key, value in request.params.items() if key not in choice}
+        self.add_params(body, self.sampling_params(request) | choice | params)
         return body
+
+    def tool_choice_params(self, request: ChatRequest) -> dict[str, Any]:
+        """`ChatRequest.tool_choice` under this wire's body keys (`tool_choice_body`);
+        nothing for none, or for `auto` and `none` where nothing offers tools (neither
+        `ChatRequest.tools` nor params' own `tools`): that is what every provider does
+        without tools, and endpoints refuse a choice without them ("'tool_choice' is only
+        allowed when 'tools' are specified", vLLM's "When using `tool_choice`, `tools`
+        must be set.", Gemini's "Function calling config is set without
+        function_declarations.": tests/rejections_extra).
+
+        Raises:
+            ConfigError: the tool choice also in params, under any of its keys
+                (`TOOL_CHOICE_KEYS`); what `tool_choice_body` refuses.
+        """
+        choice = request.tool_choice
+        if choice is None:
+            return {}
+        given = tool_choice_given(request.params)
+        if given is not None:
+            raise ConfigError(
+                f"tool_choice is set twice, as ChatRequest.tool_choice and in params[{given!r}]: "
+                "keep one"
+            )
+        if not request.tools and "tools" not in request.params:
+            return {}  # only `auto` or `none` validate without tools
+        return self.tool_choice_body(choice, request)
+
+    def tool_choice_body(self, choice: str, request: ChatRequest) -> dict[str, Any]:
+        """The body keys of a tool choice: `auto`, `required`, `none` (`TOOL_CHOICE_MODES`)
+        or a tool's name. By default the OpenAI chat form, which every chat preset takes:
+        the mode as it is, a name as `{"type": "function", "function": {"name": ...}}`.
+        A key returned here replaces the same key of the request's params, so a wire that
+        writes one the user may also give merges it (Gemini's `toolConfig`)."""
+        if choice in TOOL_CHOICE_MODES:
+            return {"tool_choice": choice}
+        return {"tool_choice": {"type": "function", "function": {"name": choice}}}
 
     def sampling_params(self, request: ChatRequest) -> dict[str, Any]:
         """The request's sampling fields that are set, under this wire's body keys.

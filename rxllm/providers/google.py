@@ -145,7 +145,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.request import ChatRequest, ImagePart, Message, Part, TextPart
+from rxllm.request import TOOL_CHOICE_MODES, ChatRequest, ImagePart, Message, Part, TextPart
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
 
@@ -773,6 +773,11 @@ _ALIASES = {
 }
 
 
+# `ChatRequest.tool_choice` modes as `functionCallingConfig.mode` names them: ANY is
+# "constrained to always predicting function calls only" (Vertex AI's ToolConfig).
+_GEMINI_MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
+
+
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(word.title() for word in rest)
@@ -1085,6 +1090,21 @@ class Google(WireProtocol):
         if config:
             body["generationConfig"] = config
         body.update(extra)
+
+    def tool_choice_body(self, choice: str, request: ChatRequest) -> dict[str, Any]:
+        """`toolConfig.functionCallingConfig`: mode `AUTO`, `ANY` or `NONE`, a name as
+        `ANY` with `allowedFunctionNames: [name]`. A `toolConfig` in params (under
+        either spelling, which it keeps) holds Gemini's other tool settings
+        (`includeServerSideToolInvocations`): the mode joins them."""
+        if choice in TOOL_CHOICE_MODES:
+            config: dict[str, Any] = {"mode": _GEMINI_MODES[choice]}
+        else:
+            config = {"mode": "ANY", "allowedFunctionNames": [choice]}
+        key = "tool_config" if "tool_config" in request.params else "toolConfig"
+        given = request.params.get(key)
+        return {
+            key: {**(given if isinstance(given, Mapping) else {}), "functionCallingConfig": config}
+        }
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> GeminiNormalizer:
         return GeminiNormalizer(emit, provider, attempt)

@@ -196,7 +196,15 @@ from rxllm.providers.openai_chat import (
     pdf_file,
     usage_cost,
 )
-from rxllm.request import ChatRequest, ImagePart, Message, ReasoningPart, TextPart, ToolCall
+from rxllm.request import (
+    TOOL_CHOICE_MODES,
+    ChatRequest,
+    ImagePart,
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCall,
+)
 
 __all__ = [
     "CLIENT_ITEMS",
@@ -1619,6 +1627,12 @@ class OpenAIResponses(WireProtocol):
                 for tool in request.tools
             ]
         return body
+
+    def tool_choice_body(self, choice: str, request: ChatRequest) -> dict[str, Any]:
+        # The Responses function choice is flat: `{"type": "function", "name": ...}`.
+        if choice in TOOL_CHOICE_MODES:
+            return {"tool_choice": choice}
+        return {"tool_choice": {"type": "function", "name": choice}}
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ResponsesNormalizer:
         return ResponsesNormalizer(emit, provider, attempt)

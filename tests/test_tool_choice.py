@@ -1,0 +1,312 @@
+"""`ChatRequest.tool_choice`: one portable setting, written by each wire in its own form,
+checked where it is given, and carried across a fallback in each provider's form.
+
+What each provider's reference says of the forms (quoted where a test relies on them):
+
+- OpenAI Chat Completions: "`none` means the model will not call any tool and instead
+  generates a message. `auto` means the model can pick between generating a message or
+  calling one or more tools. `required` means the model must call one or more tools.
+  Specifying a particular tool via `{"type": "function", "function": {"name":
+  "my_function"}}` forces the model to call that tool."
+- Responses: the same modes; a function is `{"type": "function", "name": ...}`, flat.
+- Anthropic: `{"type": "auto"}`, `{"type": "any"}`, `{"type": "tool", "name": ...}`,
+  `{"type": "none"}`; "Tool use with thinking only supports tool_choice: {"type":
+  "auto"} (the default) or tool_choice: {"type": "none"}", else 400 "Thinking may not be
+  enabled when tool_choice forces tool use."
+- Gemini `toolConfig.functionCallingConfig`: mode `AUTO`, `ANY` ("constrained to always
+  predicting function calls only. If allowedFunctionNames are set, the predicted
+  function calls will be limited to any one of allowedFunctionNames"), `NONE`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import rxllm
+from tests.support import Recorder, Serve
+
+KEY = "sk-tool-choice-test-0123456789abcdef"
+TOOLS = [
+    rxllm.Tool(
+        name="get_weather",
+        description="the weather in a city",
+        parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+    ),
+    rxllm.Tool(name="get_time", description="the time now"),
+]
+
+GEMINI_ANSWER = (
+    b'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},'
+    b'"finishReason":"STOP"}]}\n\n'
+)
+RESPONSES_ANSWER = b"".join(
+    f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+    for event in (
+        {"type": "response.created", "response": {"id": "r", "status": "in_progress"}},
+        {
+            "type": "response.output_text.delta",
+            "item_id": "m",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "ok",
+        },
+        {
+            "type": "response.completed",
+            "response": {"id": "r", "status": "completed", "output": []},
+        },
+    )
+)
+ANSWERS = {":streamGenerateContent": GEMINI_ANSWER, "/responses": RESPONSES_ANSWER}
+
+# The body key each wire writes the choice under.
+CHOICE_KEY = {"openai-responses": "tool_choice", "anthropic": "tool_choice", "google": "toolConfig"}
+
+FORMS: dict[str, dict[str, Any]] = {
+    "openai": {
+        "auto": "auto",
+        "required": "required",
+        "none": "none",
+        "get_time": {"type": "function", "function": {"name": "get_time"}},
+    },
+    "openai-responses": {
+        "auto": "auto",
+        "required": "required",
+        "none": "none",
+        "get_time": {"type": "function", "name": "get_time"},
+    },
+    "anthropic": {
+        "auto": {"type": "auto"},
+        "required": {"type": "any"},
+        "none": {"type": "none"},
+        "get_time": {"type": "tool", "name": "get_time"},
+    },
+    "google": {
+        "auto": {"functionCallingConfig": {"mode": "AUTO"}},
+        "required": {"functionCallingConfig": {"mode": "ANY"}},
+        "none": {"functionCallingConfig": {"mode": "NONE"}},
+        "get_time": {
+            "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_time"]}
+        },
+    },
+}
+# The chat presets write OpenAI's form: one of them, and the catch-all.
+FORMS["groq"] = FORMS["custom"] = FORMS["openai"]
+
+
+def ask(**fields: Any) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("What time is it?")], **fields)
+
+
+async def sent(serve: Serve, provider: str, request: rxllm.ChatRequest) -> dict[str, Any]:
+    """The body `provider` sent for `request` to a loopback endpoint of its wire, which
+    answered one complete turn."""
+    recorder = Recorder(answers=ANSWERS)
+    options = {"allow_private_network": True} if provider == "custom" else {}
+    async with rxllm.provider(
+        provider, api_key=KEY, base_url=await serve(recorder.handle), **options
+    ) as p:
+        record = await p.complete(request)
+    assert record.ok, record.terminal
+    [only] = recorder.requests
+    body: dict[str, Any] = only["body"]
+    return body
+
+
+@pytest.mark.parametrize("choice", ["auto", "required", "none", "get_time"])
+@pytest.mark.parametrize("provider", sorted(FORMS))
+async def test_each_wire_writes_the_choice_in_its_own_form(
+    serve: Serve, provider: str, choice: str
+) -> None:
+    body = await sent(serve, provider, ask(tools=TOOLS, tool_choice=choice))
+    key = CHOICE_KEY.get(provider, "tool_choice")
+    assert body[key] == FORMS[provider][choice]
+    assert not {"tool_choice", "toolConfig", "tool_config"} - {key} & body.keys()
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "google"])
+async def test_no_choice_and_no_tools_write_nothing(serve: Serve, provider: str) -> None:
+    """Unset, nothing is sent (each provider's own default). `auto` and `none` without any
+    tool are what a provider does anyway, and a choice without tools is refused
+    (vLLM: "When using `tool_choice`, `tools` must be set."; Gemini: "Function calling
+    config is set without function_declarations.")."""
+    for request in (ask(tools=TOOLS), ask(tool_choice="none"), ask(tool_choice="auto")):
+        body = await sent(serve, provider, request)
+        assert not {"tool_choice", "toolConfig", "tool_config"} & body.keys(), body
+
+
+async def test_a_providers_own_tools_in_params_take_auto_and_none(serve: Serve) -> None:
+    tools = [{"type": "web_search"}]
+    body = await sent(serve, "openai-responses", ask(tool_choice="none", params={"tools": tools}))
+    assert body["tool_choice"] == "none"
+    assert body["tools"] == tools
+
+
+# -- validation at construction -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"tool_choice": "required"}, r"tool_choice='required' needs tools to choose from"),
+        ({"tool_choice": "get_time"}, r"tool_choice='get_time' needs tools to choose from"),
+        (
+            {"tools": TOOLS, "tool_choice": "get_date"},
+            r"tool_choice names 'get_date', which is not among the tools \(get_weather, "
+            r"get_time\)",
+        ),
+        ({"tools": TOOLS, "tool_choice": "Required"}, r"tool_choice names 'Required'"),
+    ],
+)
+def test_a_choice_that_cannot_be_made_is_refused_at_construction(
+    fields: dict[str, Any], says: str
+) -> None:
+    with pytest.raises(ValueError, match=says):
+        ask(**fields)
+
+
+@pytest.mark.parametrize("choice", ["auto", "none"])
+def test_auto_and_none_need_no_tools(choice: str) -> None:
+    assert ask(tool_choice=choice).tool_choice == choice
+
+
+# -- the same setting in params --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "provider", ["openai", "mistral", "openai-responses", "anthropic", "google"]
+)
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("tool_choice", "required"),
+        ("tool_choice", {"type": "tool", "name": "get_time"}),
+        ("toolConfig", {"functionCallingConfig": {"mode": "ANY"}}),
+        ("tool_config", {"function_calling_config": {"mode": "NONE"}}),
+    ],
+)
+async def test_the_choice_also_in_params_is_set_twice(
+    serve: Serve, provider: str, key: str, value: Any
+) -> None:
+    """Under any wire's name, on every wire: a fallback shares one request, and one
+    wire's form is another's 400 or a key a degraded retry drops."""
+    request = ask(tools=TOOLS, tool_choice="get_time", params={key: value})
+    with pytest.raises(
+        rxllm.ConfigError,
+        match=rf"tool_choice is set twice, as ChatRequest.tool_choice and in params\['{key}'\]",
+    ):
+        await sent(serve, provider, request)
+
+
+@pytest.mark.parametrize("key", ["toolConfig", "tool_config"])
+async def test_geminis_other_tool_settings_keep_their_place_beside_the_choice(
+    serve: Serve, key: str
+) -> None:
+    """A `toolConfig` without `functionCallingConfig` is not the choice: the mode joins
+    it, under the spelling the user gave."""
+    given = {"includeServerSideToolInvocations": True}
+    body = await sent(serve, "google", ask(tools=TOOLS, tool_choice="none", params={key: given}))
+    assert body[key] == {**given, "functionCallingConfig": {"mode": "NONE"}}
+    assert not {"toolConfig", "tool_config"} - {key} & body.keys()
+
+
+# -- Anthropic's extended thinking ------------------------------------------------------
+
+THINKING = {"type": "enabled", "budget_tokens": 1024}
+
+
+@pytest.mark.parametrize("thinking", [THINKING, {"type": "adaptive"}])
+@pytest.mark.parametrize("choice", ["required", "get_time"])
+async def test_anthropic_refuses_a_forced_choice_with_thinking_before_sending(
+    serve: Serve, choice: str, thinking: dict[str, Any]
+) -> None:
+    """ "Thinking may not be enabled when tool_choice forces tool use.": a ConfigError at
+    the call, which a fallback skips, rather than a 400 from the API."""
+    request = ask(tools=TOOLS, tool_choice=choice, params={"thinking": thinking})
+    with pytest.raises(rxllm.ConfigError, match="forces tool use"):
+        await sent(serve, "anthropic", request)
+
+
+@pytest.mark.parametrize(
+    ("choice", "thinking"),
+    [("auto", THINKING), ("none", THINKING), ("required", {"type": "disabled"})],
+)
+async def test_anthropic_takes_the_choices_thinking_allows(
+    serve: Serve, choice: str, thinking: dict[str, Any]
+) -> None:
+    request = ask(tools=TOOLS, tool_choice=choice, params={"thinking": thinking})
+    body = await sent(serve, "anthropic", request)
+    assert body["tool_choice"] == FORMS["anthropic"][choice]
+    assert body["thinking"] == thinking
+
+
+# -- across a fallback, and through a degraded retry --------------------------------------
+
+OVERLOADED = (
+    529,
+    {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+)
+
+
+async def test_a_fallback_sends_each_provider_its_own_form(serve: Serve) -> None:
+    """Anthropic overloaded, then OpenAI: each gets the named choice as it reads it (with
+    the choice in params, one of them got the other's form, a 400 or a dropped key)."""
+    anthropic, openai = Recorder(OVERLOADED), Recorder()
+    first = rxllm.provider(
+        "anthropic", api_key=KEY, base_url=await serve(anthropic.handle), max_attempts=1
+    )
+    second = rxllm.provider("openai", api_key=KEY, base_url=await serve(openai.handle))
+    request = ask(tools=TOOLS, tool_choice="get_weather")
+    events = [e async for e in rxllm.fallback([first, second]).astream(request)]
+    await first.aclose()
+    await second.aclose()
+    assert events[-1].type == "done" and events[-1].provider == "openai"
+    [retry] = [e for e in events if e.type == "retry"]
+    assert retry.next_provider == "openai" and retry.reason.status == 529
+    [to_anthropic] = anthropic.requests
+    [to_openai] = openai.requests
+    assert to_anthropic["body"]["tool_choice"] == {"type": "tool", "name": "get_weather"}
+    assert to_openai["body"]["tool_choice"] == {
+        "type": "function",
+        "function": {"name": "get_weather"},
+    }
+
+
+async def test_a_fallback_skips_anthropic_thinking_with_a_forced_choice(serve: Serve) -> None:
+    """The leg that cannot express the request is skipped at the call: nothing reaches
+    Anthropic, and the next provider answers with the choice in its form."""
+    anthropic, openai = Recorder(), Recorder()
+    first = rxllm.provider("anthropic", api_key=KEY, base_url=await serve(anthropic.handle))
+    second = rxllm.provider("openai", api_key=KEY, base_url=await serve(openai.handle))
+    request = ask(tools=TOOLS, tool_choice="required", params={"thinking": THINKING})
+    record = await rxllm.fallback([first, second]).complete(request)
+    await first.aclose()
+    await second.aclose()
+    assert record.ok and record.provider == "openai"
+    assert not anthropic.requests
+    assert openai.requests[0]["body"]["tool_choice"] == "required"
+
+
+REJECTIONS = Path(__file__).parent / "rejections_extra"
+
+
+async def test_a_degraded_retry_drops_the_choice_by_its_body_key(serve: Serve) -> None:
+    """Cerebras refuses a forced choice ("Unsupported tool_choice: type='function' ...
+    Expected 'auto' or 'none'.", param `tool_choice`): the retry drops `tool_choice`, as
+    it would the key given in params, and keeps the tools."""
+    case = json.loads(
+        (REJECTIONS / "cerebras__unsupported_tool_choice_expected_auto_or_none.json").read_text()
+    )
+    recorder = Recorder((case["status"], json.loads(case["body"])))
+    async with rxllm.provider(
+        "custom", api_key=KEY, base_url=await serve(recorder.handle), allow_private_network=True
+    ) as p:
+        record = await p.complete(ask(tools=TOOLS, tool_choice="get_weather"))
+    assert record.ok
+    first, second = (r["body"] for r in recorder.requests)
+    assert first["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+    assert "tool_choice" not in second and len(second["tools"]) == 2
+    assert record.attempts[-1].dropped == ["tool_choice"]
