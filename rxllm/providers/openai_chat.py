@@ -268,7 +268,7 @@ ReasoningBack = Literal[
 ]
 """The forms in which an endpoint takes a turn's reasoning back (`ChatOptions.reasoning_back`)."""
 
-PdfInput = Literal["file_data", "file_data_or_url", "document_url"]
+PdfInput = Literal["file_data", "file_data_or_url", "document_url", "none"]
 """The ways an endpoint takes a PDF in a message (`ChatOptions.pdf_input`)."""
 
 
@@ -416,7 +416,16 @@ class ChatOptions:
       Its schema has no `file` part with data (`FileChunk` is `{type: "file", file_id}`),
       so OpenAI's is refused by its strict validation. Its Document QnA sends a URL in
       chat (docs.mistral.ai, document_qna), its OCR the same chunk with a data URL, and
-      @ai-sdk/mistral a PDF's data as that data URL in chat."""
+      @ai-sdk/mistral a PDF's data as that data URL in chat.
+    - `"none"`: the endpoint takes no PDF in any part, so one is a `ConfigError` at the
+      call, naming the endpoint, not a 400 whose degraded retries drop unrelated keys
+      first. Ollama's /v1 reads `text` and `image_url` parts only (anything else: 400
+      "invalid message format", ollama/ollama openai/openai.go `FromChatRequest`),
+      llama-server `text`, `image_url` and `input_audio` ("unsupported content[].type",
+      ggml-org/llama.cpp tools/server/server-common.cpp), vLLM its own list without
+      `file` ("Unsupported chat content part type: 'file'", vllm/entrypoints/
+      chat_utils.py), Groq `text`, `image_url` and a `document` of JSON data
+      (groq-python's `ChatCompletionContentPartParam`)."""
 
     sampling_renames: dict[str, str] = field(default_factory=dict)
     """`ChatRequest` sampling fields this endpoint names otherwise (Mistral's
@@ -581,7 +590,7 @@ def _content_parts(
                 parts.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
             if part.pdf:
-                parts.append(_pdf_part(part, options.pdf_input))
+                parts.append(_pdf_part(part, options.pdf_input, endpoint))
                 continue
             if not options.image_urls and part.inline is None:
                 raise ConfigError(
@@ -603,7 +612,7 @@ def pdf_file(part: ImagePart, *, by_url: bool) -> dict[str, str]:
     ("Invalid MIME type. Only image types are supported."), and a retry would take that
     for an endpoint without image input and send the turn on without the document."""
     if part.inline is not None:
-        return {"filename": "document.pdf", "file_data": _pdf_url(part)}
+        return _file_data(part)
     if by_url:
         return {"file_url": part.url}
     raise ConfigError(
@@ -612,13 +621,23 @@ def pdf_file(part: ImagePart, *, by_url: bool) -> dict[str, str]:
     )
 
 
-def _pdf_part(part: ImagePart, form: PdfInput) -> dict[str, Any]:
+def _pdf_part(part: ImagePart, form: PdfInput, endpoint: str) -> dict[str, Any]:
     """A PDF as a content part of the endpoint's `form` (`ChatOptions.pdf_input`)."""
     if form == "document_url":
         return {"type": "document_url", "document_url": _pdf_url(part)}
     if form == "file_data_or_url":
-        return {"type": "file", "file": {"filename": "document.pdf", "file_data": _pdf_url(part)}}
+        return {"type": "file", "file": _file_data(part)}
+    if form == "none":
+        raise ConfigError(
+            f"{endpoint} takes no PDF input: send the document's text, or its pages as "
+            "images, or send it to a provider that reads PDFs"
+        )
     return {"type": "file", "file": pdf_file(part, by_url=False)}
+
+
+def _file_data(part: ImagePart) -> dict[str, str]:
+    """OpenAI's `file` content of a PDF, its `file_data` the PDF's data or URL."""
+    return {"filename": "document.pdf", "file_data": _pdf_url(part)}
 
 
 def _pdf_url(part: ImagePart) -> str:
@@ -669,7 +688,8 @@ def chat_messages(
     a turn's calls and their results. Where the endpoint wants an assistant message
     after tool results, one comes before the next user or system message
     (`ChatOptions.assistant_after_tool_results`). An attachment the endpoint cannot
-    take (`ChatOptions.image_urls`) is a `ConfigError` that names it (`endpoint`)."""
+    take (`ChatOptions.image_urls`, `pdf_input`) is a `ConfigError` that names it
+    (`endpoint`)."""
     options = options or _PLAIN
     short_ids = options.short_tool_call_ids
     ids = CallIds(longest=options.max_tool_call_id)

@@ -153,7 +153,8 @@ def groq() -> OpenAIChat:
     mode: qwen3-32b thinks inside `content` unless asked for `parsed`, and the block goes
     back in the content it came in (gpt-oss's, streamed as `reasoning`, is not sent
     back). Its tool names are OpenAI's (groq-python's `FunctionDefinition`: a-z, A-Z,
-    0-9, underscores and dashes, at most 64)."""
+    0-9, underscores and dashes, at most 64). It takes no PDF: a message's parts are text,
+    images and `document`s of JSON data (groq-python's `ChatCompletionContentPartParam`)."""
     return OpenAIChat(
         "groq",
         "https://api.groq.com/openai/v1",
@@ -164,6 +165,7 @@ def groq() -> OpenAIChat:
             think_tags=True,
             reasoning_back="think_tags",
             tool_names=OPENAI.tool_names,
+            pdf_input="none",
         ),
     )
 
@@ -200,13 +202,14 @@ def mistral() -> OpenAIChat:
 
 
 def vllm() -> OpenAIChat:
-    """A vLLM server; a key only if it was started with `--api-key`."""
+    """A vLLM server; a key only if it was started with `--api-key`. It takes no PDF:
+    "Unsupported chat content part type: 'file'" (vllm/entrypoints/chat_utils.py)."""
     return OpenAIChat(
         "vllm",
         "http://localhost:8000/v1",
         api_key_env="VLLM_API_KEY",
         requires_api_key=False,
-        options=_COMPATIBLE,
+        options=ChatOptions(pdf_input="none"),
     )
 
 
@@ -215,25 +218,28 @@ def ollama() -> OpenAIChat:
     as `reasoning` and reads it back from that field alone (`reasoning_content` is
     ignored unsaid: ollama/ollama#18534), as its tool-calling guide asks. It takes an
     image by its data only (openai/openai.go, `decodeImageURL`: "image URLs are not
-    currently supported"), so one by its URL is refused at the call."""
+    currently supported"), so one by its URL is refused at the call, and no PDF: it reads
+    no part but text and images ("invalid message format")."""
     return OpenAIChat(
         "ollama",
         "http://localhost:11434/v1",
         api_key_env=None,
         requires_api_key=False,
-        options=ChatOptions(reasoning_back="reasoning", image_urls=False),
+        options=ChatOptions(reasoning_back="reasoning", image_urls=False, pdf_input="none"),
     )
 
 
 def llamacpp() -> OpenAIChat:
     """A local `llama-server`; no key. Without `--jinja` and a reasoning format, gpt-oss's
-    raw Harmony tokens come out as text, verbatim."""
+    raw Harmony tokens come out as text, verbatim. It takes no PDF: a part other than
+    text, an image or audio is "unsupported content[].type" (tools/server/
+    server-common.cpp)."""
     return OpenAIChat(
         "llamacpp",
         "http://localhost:8080/v1",
         api_key_env=None,
         requires_api_key=False,
-        options=_COMPATIBLE,
+        options=ChatOptions(pdf_input="none"),
     )
 
 

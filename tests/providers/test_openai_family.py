@@ -723,6 +723,7 @@ OPTIONS: dict[str, ChatOptions] = {
         think_tags=True,
         reasoning_back="think_tags",
         tool_names=OPENAI_TOOL_NAMES,
+        pdf_input="none",
     ),
     "mistral": ChatOptions(
         stream_usage=False,
@@ -740,7 +741,9 @@ OPTIONS: dict[str, ChatOptions] = {
     "moonshot": ChatOptions(reasoning_back="reasoning_content"),
     "openrouter": ChatOptions(reasoning_back="reasoning_details", pdf_input="file_data_or_url"),
     "snowflake": ChatOptions(reasoning_back="reasoning_details"),
-    "ollama": ChatOptions(reasoning_back="reasoning", image_urls=False),
+    "ollama": ChatOptions(reasoning_back="reasoning", image_urls=False, pdf_input="none"),
+    "vllm": ChatOptions(pdf_input="none"),
+    "llamacpp": ChatOptions(pdf_input="none"),
     "xai": ChatOptions(reasoning_in_completion=False),
     "together": ChatOptions(think_tags=True, reasoning_back="think_tags"),
     "nvidia": ChatOptions(think_tags=True, reasoning_back="think_tags"),

@@ -107,7 +107,7 @@ def test_a_remote_pdf_goes_by_url_where_the_api_fetches_one(
     assert user_parts(provider, REMOTE_PDF)[-1] == sent
 
 
-@pytest.mark.parametrize("provider", ["openai", "azure-openai", "deepseek", "vllm", "custom"])
+@pytest.mark.parametrize("provider", ["openai", "azure-openai", "deepseek", "custom"])
 def test_a_remote_pdf_is_refused_where_chat_completions_takes_its_data_only(
     provider: str,
 ) -> None:

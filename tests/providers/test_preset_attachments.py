@@ -5,6 +5,13 @@ trips and send the turn on without the attachment.
 - Ollama's /v1 takes an image by its data only: `decodeImageURL` (ollama/ollama,
   openai/openai.go) answers an `http(s)://` URL with 400 "image URLs are not currently
   supported, please use base64 encoded data instead".
+- Some take no PDF at all, in any part: Ollama's /v1 reads `text` and `image_url`
+  parts only (anything else: 400 "invalid message format", `FromChatRequest`),
+  llama-server `text`, `image_url` and `input_audio` ("unsupported content[].type",
+  tools/server/server-common.cpp), vLLM its own list, without `file` ("Unsupported chat
+  content part type: 'file'", vllm/entrypoints/chat_utils.py), and Groq `text`,
+  `image_url` and a `document` of JSON data (groq-python's
+  `ChatCompletionContentPartParam`).
 """
 
 from __future__ import annotations
@@ -33,6 +40,17 @@ OLLAMA_IMAGE_URL_REFUSED = {
         "code": None,
     }
 }
+PDF_DATA_URL = "data:application/pdf;base64,JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKJSVFT0YK"
+REMOTE_PDF = rxllm.ImagePart(url="https://example.com/report.pdf", media_type="application/pdf")
+NO_PDF_INPUT = ["ollama", "llamacpp", "vllm", "groq"]
+OLLAMA_INVALID_MESSAGE_FORMAT = {
+    "error": {
+        "message": "invalid message format",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": None,
+    }
+}
 DONE = (
     b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
     b'"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
@@ -40,8 +58,9 @@ DONE = (
 
 
 def ollama_like(bodies: list[dict[str, Any]]) -> Any:
-    """A handler that answers as Ollama's /v1 does: an image by URL refused, any other
-    body streamed "ok"; every body it receives kept in `bodies`."""
+    """A handler that answers as Ollama's /v1 does: an image by URL and a part other
+    than text or an image refused, any other body streamed "ok"; every body it receives
+    kept in `bodies`."""
 
     async def handler(request: web.Request) -> web.StreamResponse:
         body = await request.json()
@@ -53,6 +72,8 @@ def ollama_like(bodies: list[dict[str, Any]]) -> Any:
                     ("http://", "https://")
                 ):
                     return web.json_response(OLLAMA_IMAGE_URL_REFUSED, status=400)
+                if part.get("type") not in ("text", "image_url"):
+                    return web.json_response(OLLAMA_INVALID_MESSAGE_FORMAT, status=400)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         await response.write(DONE)
@@ -128,3 +149,37 @@ def test_the_other_chat_presets_still_send_an_image_by_its_url(provider: str) ->
     `handle_media`), vLLM fetches one; the rest are unconfirmed, and keep OpenAI's way."""
     sent = user_content(provider, rxllm.ImagePart(url=IMAGE_URL))
     assert sent[-1] == {"type": "image_url", "image_url": {"url": IMAGE_URL}}
+
+
+async def test_ollama_refuses_a_pdf_at_the_call_and_sends_nothing(serve: Serve) -> None:
+    bodies: list[dict[str, Any]] = []
+    provider = rxllm.provider("ollama", base_url=await serve(ollama_like(bodies)))
+    request = rxllm.ChatRequest(
+        model="qwen3", messages=[rxllm.Message.user("Summarize.", images=[PDF_DATA_URL])]
+    )
+    try:
+        with pytest.raises(rxllm.ConfigError, match=r"^ollama takes no PDF input"):
+            await provider.complete(request)
+    finally:
+        await provider.aclose()
+    assert bodies == []
+
+
+@pytest.mark.parametrize("pdf", [rxllm.ImagePart(url=PDF_DATA_URL), REMOTE_PDF])
+@pytest.mark.parametrize("provider", NO_PDF_INPUT)
+def test_a_pdf_is_refused_where_the_endpoint_takes_none(
+    provider: str, pdf: rxllm.ImagePart
+) -> None:
+    assert pdf.pdf
+    with pytest.raises(rxllm.ConfigError, match=rf"^{provider} takes no PDF input"):
+        user_content(provider, pdf)
+
+
+@pytest.mark.parametrize("provider", ["openai", "together", "nvidia", "xai", "zai", "custom"])
+def test_the_other_chat_presets_still_send_a_pdf_as_openai_s_file_part(provider: str) -> None:
+    """Unconfirmed either way for these: they keep OpenAI's `file` part."""
+    sent = user_content(provider, rxllm.ImagePart(url=PDF_DATA_URL))
+    assert sent[-1] == {
+        "type": "file",
+        "file": {"filename": "document.pdf", "file_data": PDF_DATA_URL},
+    }
