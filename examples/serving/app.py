@@ -19,18 +19,20 @@ import asyncio
 import contextlib
 import gc
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
 import rxllm
+from rxllm.events import ErrorInfo
 from rxllm.serving import (
     UI_MESSAGE_STREAM_HEADERS,
     RedisLog,
     UIMessageEncoder,
     UnknownStream,
+    generic_error_text,
     ui_message_stream,
 )
 from rxllm.serving.redis_log import CursorGone, StreamRunning, check_cursor, check_sid
@@ -42,14 +44,28 @@ STATIC = Path(__file__).parent / "static"
 LOG: web.AppKey[RedisLog] = web.AppKey("log", RedisLog)
 PROVIDER: web.AppKey[rxllm.Provider] = web.AppKey("provider", rxllm.Provider)
 MODEL: web.AppKey[str] = web.AppKey("model", str)
+ErrorText = Callable[[ErrorInfo], str]
+ERROR_TEXT: web.AppKey[ErrorText] = web.AppKey("error_text")
+
+
+def provider_words(info: ErrorInfo) -> str:
+    """An error's own message (`--error-details`): the provider's words, which can
+    name the account, the model or a host; for a local demo, not a public server."""
+    return info.message
 
 
 def make_app(
-    log: RedisLog, provider: rxllm.Provider, model: str = "rxllm-local"
+    log: RedisLog,
+    provider: rxllm.Provider,
+    model: str = "rxllm-local",
+    error_text: ErrorText = generic_error_text,
 ) -> web.Application:
-    """The app; `log` and `provider` stay the caller's to close."""
+    """The app; `log` and `provider` stay the caller's to close. `error_text`: what an
+    error says to the browser, live and on resume (default: what failed, never the
+    provider's words)."""
     app = web.Application(client_max_size=MAX_BODY)
     app[LOG], app[PROVIDER], app[MODEL] = log, provider, model
+    app[ERROR_TEXT] = error_text
     app.router.add_post("/api/chat", chat)
     app.router.add_get("/api/chat/{id}/stream", resume)
     app.router.add_post("/api/chat/{id}/cancel", cancel)
@@ -120,7 +136,8 @@ async def chat(request: web.Request) -> web.StreamResponse:
     except StreamRunning as exc:
         raise web.HTTPConflict(text=str(exc)) from None
     # The live entries carry their log ids, so the browser's cursor is the log's.
-    return await _send(request, ui_message_stream(live, message_id=message_id))
+    frames = ui_message_stream(live, message_id=message_id, error_text=request.app[ERROR_TEXT])
+    return await _send(request, frames)
 
 
 async def resume(request: web.Request) -> web.StreamResponse:
@@ -140,7 +157,7 @@ async def resume(request: web.Request) -> web.StreamResponse:
         raise web.HTTPGone(text=f"cursor {after} is before the first entry")
     # The encoder folds what the client has from the stored JSON, page by page (the
     # same block ids, nothing sent), then streams what follows the cursor.
-    encoder = UIMessageEncoder(info.message_id)
+    encoder = UIMessageEncoder(info.message_id, error_text=request.app[ERROR_TEXT])
     try:
         async for page in log.history(sid, through=after):
             encoder.fold_json(page)
@@ -173,12 +190,15 @@ async def page(request: web.Request) -> web.StreamResponse:
     )
 
 
-async def _serve(redis_url: str, prefix: str, host: str, port: int, pace: float) -> None:
+async def _serve(
+    redis_url: str, prefix: str, host: str, port: int, pace: float, error_text: ErrorText
+) -> None:
     from rxllm.local import LocalServer
 
     async with LocalServer(pace=pace) as local, RedisLog(redis_url, prefix=prefix) as log:
         provider = rxllm.provider("local", base_url=local.url)
-        runner = web.AppRunner(make_app(log, provider), access_log=None)
+        app = make_app(log, provider, error_text=error_text)
+        runner = web.AppRunner(app, access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, host, port)
         await site.start()
@@ -197,6 +217,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--pace", type=float, default=0.02, help="local provider pacing (s)")
+    parser.add_argument(
+        "--error-details",
+        action="store_true",
+        help="send an error's own message to the browser (default: what failed, never the "
+        "provider's words, which can name the account, the model or a host)",
+    )
     args = parser.parse_args(argv)
     # What is alive now (modules, classes, pydantic's schemas) lives as long as the
     # server: frozen out of the collector, a full collection no longer walks it, which
@@ -204,7 +230,8 @@ def main(argv: list[str] | None = None) -> None:
     gc.collect()
     gc.freeze()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(args.redis, args.prefix, args.host, args.port, args.pace))
+        error_text = provider_words if args.error_details else generic_error_text
+        asyncio.run(_serve(args.redis, args.prefix, args.host, args.port, args.pace, error_text))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from rxllm.serving.ui_message_stream import (
     UI_MESSAGE_STREAM_HEADERS,
     UIMessageEncoder,
+    generic_error_text,
     ui_message_stream,
 )
 
@@ -19,6 +20,7 @@ __all__ = [
     "RedisLog",
     "UIMessageEncoder",
     "UnknownStream",
+    "generic_error_text",
     "ui_message_stream",
 ]
 

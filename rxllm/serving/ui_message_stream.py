@@ -32,6 +32,7 @@ from pydantic_core import from_json
 from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 
+from rxllm.degradation import too_long
 from rxllm.events import (
     Cancelled,
     Citation,
@@ -61,6 +62,7 @@ __all__ = [
     "UIMessageEncoder",
     "encode_frame",
     "entry_position",
+    "generic_error_text",
     "ui_message_stream",
 ]
 
@@ -102,8 +104,64 @@ STREAM_FAILED: Final = "The stream failed."
 STREAM_CUT: Final = "The stream ended without a terminal event."
 
 
-def _error_message(info: ErrorInfo) -> str:
-    return info.message
+_FAILED: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "http": "The model provider refused the request",
+        "rejected": "The model provider refused the request",
+        "stream_error": "The model provider reported an error",
+        "malformed_tool_arguments": "The model wrote a tool call that could not be read",
+        "truncated": "The model provider's answer was cut off",
+        "stalled": "The model provider stopped responding",
+        "transport": "The model provider could not be reached",
+        "policy": "The server refused to connect to the model provider",
+        "protocol": "The model provider's answer could not be read",
+        "limit": "The answer went past the server's limits",
+    }
+)
+"""What failed, by the error's kind, when its status says nothing more."""
+
+_FAILED_WITH_STATUS: Final[Mapping[int, str]] = MappingProxyType(
+    {
+        401: "The model provider refused the server's access",
+        402: "The model provider refused the server's access",
+        403: "The model provider refused the server's access",
+        404: "The model provider does not know the model or its endpoint",
+        408: "The model provider timed out",
+        413: "The request is too large for the model provider",
+        503: "The model provider is overloaded",
+        529: "The model provider is overloaded",  # Anthropic's `overloaded_error`
+    }
+)
+
+
+def generic_error_text(info: ErrorInfo) -> str:
+    """What an error says to the browser by default: what failed, by the error's kind,
+    status and `retryable` (then "; try again."), and nothing the provider or the
+    server said. A provider's message can name the account (Groq's 429 names the
+    organization's id), an upstream URL, or a host and port the server connects to;
+    the `ai` package's own server masks an error unless told otherwise
+    (`createUIMessageStream` and `toUIMessageStream`: `onError = () => "An error
+    occurred."`, "prevent leaking server error details to the client by default",
+    from 5.0.2xx and in later 6.x). Pass `error_text=lambda info: info.message` to send
+    the provider's words instead."""
+    return f"{_what_failed(info)}{'; try again.' if info.retryable else '.'}"
+
+
+def _what_failed(info: ErrorInfo) -> str:
+    if info.kind not in ("http", "rejected", "stream_error"):
+        return _FAILED[info.kind]
+    if too_long(info):
+        return "The conversation is too long for the model"
+    status = info.status
+    if status is None:
+        return _FAILED[info.kind]
+    if status == 429:
+        return "The model provider is busy" if info.retryable else "A usage limit was reached"
+    if status < 400:  # a redirect not followed
+        return _FAILED["protocol"]
+    if status >= 500 and status not in _FAILED_WITH_STATUS:
+        return "The model provider had an error"
+    return _FAILED_WITH_STATUS.get(status, _FAILED[info.kind])
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -180,8 +238,11 @@ class UIMessageEncoder:
       open block), and ending it would cut the answer into pieces.
     - A delta ending in half a UTF-16 surrogate pair keeps that half for the next
       delta of its block; one left at the block's end is sent as U+FFFD.
-    - `error_text(info)` is the only part of an error that is sent (default: its
-      `message`); `raw` never is, but the input text of the call a
+    - `error_text(info)` is the only text of an error that is sent (default:
+      `generic_error_text`, what failed, never the provider's words; its `message`
+      with `error_text=lambda info: info.message`), in the `error` part, the
+      `tool-input-error` of each call left open and each `data-rxllm-retry`; `raw`
+      never is, but the input text of the call a
       `malformed_tool_arguments` error names: that call's `tool-input-error` input,
       as the SDK's own server sends it.
     - `retries=True` sends each absorbed rejection as a transient `data-rxllm-retry`.
@@ -212,7 +273,7 @@ class UIMessageEncoder:
         self,
         message_id: str | None = None,
         *,
-        error_text: Callable[[ErrorInfo], str] = _error_message,
+        error_text: Callable[[ErrorInfo], str] = generic_error_text,
         retries: bool = False,
     ) -> None:
         self._message_id = message_id
@@ -756,7 +817,7 @@ async def ui_message_stream(
     message_id: str | None = None,
     keepalive: float | None = 15.0,
     after: str | None = None,
-    error_text: Callable[[ErrorInfo], str] = _error_message,
+    error_text: Callable[[ErrorInfo], str] = generic_error_text,
     retries: bool = False,
     encoder: UIMessageEncoder | None = None,
 ) -> AsyncGenerator[bytes, None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from aiohttp import web
 
 import rxllm
-from examples.serving.app import make_app
+from examples.serving.app import make_app, provider_words
 from rxllm.local import LocalServer
 from rxllm.serving import RedisLog
 from tests.serving.support import another_app, check_rules, read_sse
@@ -34,11 +35,14 @@ class App:
         return self.session.post(f"{self.url}/api/chat", json=body)
 
 
-@pytest.fixture
-async def app(redis_url: str, prefix: str, paced_server: LocalServer) -> AsyncIterator[App]:
+@contextlib.asynccontextmanager
+async def running(
+    redis_url: str, prefix: str, server: LocalServer, **options: Any
+) -> AsyncIterator[App]:
+    """The example app on a loopback port (`options`: make_app's)."""
     async with RedisLog(redis_url, prefix=prefix) as log:
-        provider = rxllm.provider("local", base_url=paced_server.url)
-        runner = web.AppRunner(make_app(log, provider), access_log=None)
+        provider = rxllm.provider("local", base_url=server.url)
+        runner = web.AppRunner(make_app(log, provider, **options), access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
         port = runner.addresses[0][1]
@@ -46,6 +50,12 @@ async def app(redis_url: str, prefix: str, paced_server: LocalServer) -> AsyncIt
             yield App(f"http://127.0.0.1:{port}", session, log)
         await runner.cleanup()
         await provider.aclose()
+
+
+@pytest.fixture
+async def app(redis_url: str, prefix: str, paced_server: LocalServer) -> AsyncIterator[App]:
+    async with running(redis_url, prefix, paced_server) as app:
+        yield app
 
 
 def sid() -> str:
@@ -182,3 +192,28 @@ async def test_a_second_app_process_serves_the_resume(
             mine = read_sse(head + await read_all(live))
         check_rules(replay)
         assert replay.parts == mine.parts
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({}, "The model provider is overloaded; try again."),
+        ({"error_text": provider_words}, "The server is overloaded, try again later."),
+    ],
+    ids=["default", "--error-details"],
+)
+async def test_an_error_says_what_failed_unless_the_app_sends_its_words(
+    redis_url: str, prefix: str, paced_server: LocalServer, options: dict[str, Any], said: str
+) -> None:
+    """Live and on resume: the resume's encoder says it as the live response did."""
+    async with running(redis_url, prefix, paced_server, **options) as app:
+        name = sid()
+        async with app.chat(name, model="fault/error_event") as response:
+            live = read_sse(await read_all(response))
+        await until_state(app, name, "error")
+        resume = f"{app.url}/api/chat/{name}/stream"
+        async with app.session.get(resume, params={"replay": "1"}) as response:
+            replay = read_sse(await read_all(response))
+    for stream in (live, replay):
+        check_rules(stream)
+        assert [p["errorText"] for p in stream.of("error")] == [said]

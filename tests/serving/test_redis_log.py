@@ -675,6 +675,11 @@ async def produce(log: RedisLog, name: str, events: list[Event]) -> list[Entry]:
     return await collect(live)
 
 
+def _words(info: ErrorInfo) -> str:
+    """The error's own message (where a lone half can be), sent instead of the default."""
+    return info.message
+
+
 async def entries_of(items: list[Entry]) -> AsyncIterator[Entry]:
     for item in items:
         yield item
@@ -706,7 +711,8 @@ async def test_a_resume_sends_what_the_live_response_sent_around_a_lone_surrogat
     are the same bytes: the pair joined into its character, a lone half as U+FFFD."""
     name = sid()
     live = await produce(log, name, SURROGATE_TURNS[turn])
-    whole = b"".join([chunk async for chunk in ui_message_stream(entries_of(live))])
+    frames = ui_message_stream(entries_of(live), error_text=_words)
+    whole = b"".join([chunk async for chunk in frames])
     stream = read_sse(whole)  # strict UTF-8
     if turn == "split_pair":
         assert stream.text() == f"smile {EMOJI}!"
@@ -714,15 +720,16 @@ async def test_a_resume_sends_what_the_live_response_sent_around_a_lone_surrogat
         assert stream.text() == "a\ufffdbc\ufffd"
         assert stream.of("tool-input-available")[0]["input"] == {"k": "x\ufffd"}
         assert stream.of("error")[0]["errorText"] == "half \ufffd"
-    assert b"".join([chunk async for chunk in ui_message_stream(log.resume(name))]) == whole
+    resumed = ui_message_stream(log.resume(name), error_text=_words)
+    assert b"".join([chunk async for chunk in resumed]) == whole
     for entry_id, _ in live:
         mark = whole.index(b"\n\n", whole.index(b"id: " + entry_id.encode())) + 2
-        encoder = UIMessageEncoder()
+        encoder = UIMessageEncoder(error_text=_words)
         async for page in log.history(name, through=entry_id):
             encoder.fold_json(page)
         rest = ui_message_stream(log.resume(name, after=entry_id), encoder=encoder)
         assert b"".join([chunk async for chunk in rest]) == whole[mark:], entry_id
-        folding = ui_message_stream(log.resume(name), after=entry_id)
+        folding = ui_message_stream(log.resume(name), after=entry_id, error_text=_words)
         assert b"".join([chunk async for chunk in folding]) == whole[mark:], entry_id
 
 

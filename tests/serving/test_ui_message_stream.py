@@ -6,11 +6,13 @@ test_ui_message_stream_node.py."""
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import aiohttp
 import pytest
@@ -25,6 +27,7 @@ from rxllm.events import (
     Citation,
     Done,
     ErrorInfo,
+    ErrorKind,
     Event,
     Failed,
     ReasoningDelta,
@@ -41,11 +44,11 @@ from rxllm.events import (
 from rxllm.local import WIRES, LocalServer
 from rxllm.local.script import SEARCH
 from rxllm.operators import cancel_on
-from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, ui_message_stream
+from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, generic_error_text, ui_message_stream
 from rxllm.serving.ui_message_stream import UIMessageEncoder, encode_frame
 from tests.hypothesis_support import BODIES, wire_of
 from tests.serving.support import Stream, check_rules, encode, read_sse
-from tests.support import Serve, capture, needs_captures
+from tests.support import NO_CAPTURES, REJECTIONS, Serve, capture, needs_captures
 
 P = "openai"
 
@@ -269,8 +272,12 @@ async def test_retry_sends_nothing_unless_asked(local_server: LocalServer) -> No
     assert retry["transient"] is True
     data = retry["data"]
     assert (data["attempt"], data["next_attempt"], data["dropped"]) == (1, 2, ["temperature"])
-    assert data["reason"]["kind"] == "rejected" and data["reason"]["message"]
-    assert "raw" not in data["reason"]
+    assert data["reason"]["kind"] == "rejected" and data["reason"]["status"] == 400
+    # the provider's words ("Unsupported parameter: 'temperature' ...") stay on the server
+    assert data["reason"]["message"] == "The model provider refused the request."
+    assert b"Unsupported" not in told.raw and "raw" not in data["reason"]
+    words = await encode(turn(), retries=True, error_text=lambda info: info.message)
+    assert "Unsupported parameter" in words.of("data-rxllm-retry")[0]["data"]["reason"]["message"]
     assert told.text() == quiet.text() and told.text()  # the retried turn answered
 
 
@@ -309,7 +316,13 @@ async def test_pause_over_http_keeps_the_raw_reason(local_server: LocalServer) -
 async def test_error_event(local_server: LocalServer, wire: str) -> None:
     stream = await over_http(local_server, wire, "error_event")
     assert stream.types[-3:] == ["text-end", "error", "finish"]
-    assert "overloaded" in stream.parts[-2]["errorText"]
+    # what failed, and that it may pass: never the provider's words
+    assert stream.parts[-2]["errorText"] == (
+        "The model provider reported an error; try again."
+        if wire == "openai-responses"  # its error event has no status
+        else "The model provider is overloaded; try again."
+    )
+    assert b"try again later" not in stream.raw
     assert stream.parts[-1] == {"type": "finish", "finishReason": "error"}
     assert "finish-step" not in stream.types
 
@@ -550,12 +563,122 @@ async def test_error_text_comes_from_a_hook_and_raw_is_never_sent() -> None:
     )
     failed = Failed(provider=P, error=info)
     default = await encode([text("a"), failed])
-    assert default.of("error") == [{"type": "error", "errorText": "Bad gateway (upstream)"}]
+    assert default.of("error") == [
+        {"type": "error", "errorText": "The model provider had an error."}
+    ]
+    words = await encode([failed], error_text=lambda e: e.message)
+    assert words.of("error")[0]["errorText"] == "Bad gateway (upstream)"
     hidden = await encode([failed], error_text=lambda e: f"Try again ({e.kind})")
     assert hidden.of("error")[0]["errorText"] == "Try again (http)"
-    for stream in (default, hidden):
+    for stream in (default, words, hidden):
         assert b"SECRET-BODY" not in stream.raw
         check_rules(stream)
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        (
+            {"kind": "http", "status": 429, "retryable": True},
+            "The model provider is busy; try again.",
+        ),
+        ({"kind": "http", "status": 429}, "A usage limit was reached."),
+        ({"kind": "rejected", "status": 400}, "The model provider refused the request."),
+        (
+            {"kind": "rejected", "status": 400, "code": "context_length_exceeded"},
+            "The conversation is too long for the model.",
+        ),
+        ({"kind": "http", "status": 401}, "The model provider refused the server's access."),
+        (
+            {"kind": "http", "status": 404},
+            "The model provider does not know the model or its endpoint.",
+        ),
+        ({"kind": "http", "status": 413}, "The request is too large for the model provider."),
+        (
+            {"kind": "http", "status": 500, "retryable": True},
+            "The model provider had an error; try again.",
+        ),
+        ({"kind": "http", "status": 302}, "The model provider's answer could not be read."),
+        (
+            {"kind": "stream_error", "status": 529, "retryable": True},
+            "The model provider is overloaded; try again.",
+        ),
+        ({"kind": "stream_error"}, "The model provider reported an error."),
+        (
+            {"kind": "stalled", "retryable": True},
+            "The model provider stopped responding; try again.",
+        ),
+        (
+            {"kind": "malformed_tool_arguments"},
+            "The model wrote a tool call that could not be read.",
+        ),
+    ],
+)
+def test_the_default_error_text_says_what_failed(fields: dict[str, Any], said: str) -> None:
+    assert generic_error_text(ErrorInfo(provider=P, message="SECRET", **fields)) == said
+
+
+@pytest.mark.parametrize("kind", get_args(ErrorKind))
+def test_every_kind_of_error_has_a_default_text(kind: str) -> None:
+    for retryable in (False, True):
+        info = ErrorInfo(kind=kind, message="SECRET", provider=P, retryable=retryable)  # type: ignore[arg-type]
+        said = generic_error_text(info)
+        assert said.startswith(("The ", "A ")) and "SECRET" not in said
+        assert said.endswith("; try again." if retryable else ".")
+
+
+REAL_REJECTIONS = {
+    # the account's organization (redacted by its reporter: `...`), the model, the wait
+    "groq__429_tpm_try_again_in_seconds": "The model provider is busy; try again.",
+    # the account's id and the NVCF function's
+    "nvidia__function_not_found_for_account_404": (
+        "The model provider does not know the model or its endpoint."
+    ),
+    # the start and end of the server's API key
+    "openai__incorrect_api_key_401": "The model provider refused the server's access.",
+    "openai__context_length_exceeded": "The conversation is too long for the model.",
+}
+
+
+@pytest.mark.skipif(not REJECTIONS.is_dir(), reason=NO_CAPTURES)
+@pytest.mark.parametrize("name", sorted(REAL_REJECTIONS))
+async def test_a_real_rejection_says_what_failed_not_what_the_provider_said(
+    serve: Serve, name: str
+) -> None:
+    """Before, the `errorText` was the provider's message: an organization or account
+    id, a masked API key, the model's name."""
+    case = json.loads((REJECTIONS / f"{name}.json").read_text())
+
+    async def handler(incoming: web.Request) -> web.StreamResponse:
+        return web.Response(
+            status=case["status"], text=case["body"], content_type="application/json"
+        )
+
+    url = await serve(handler)
+    provider = rxllm.provider("custom", base_url=url, allow_private_network=True, max_attempts=1)
+    try:
+        stream = await encode(provider.stream(request("x")), retries=True)
+    finally:
+        await provider.aclose()
+    check_rules(stream)
+    assert stream.of("error") == [{"type": "error", "errorText": REAL_REJECTIONS[name]}]
+    assert case["message_probe"].encode() not in stream.raw
+
+
+async def test_an_unreachable_provider_does_not_name_its_host() -> None:
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/internal-gateway/v1"
+    provider = rxllm.provider("custom", base_url=url, allow_private_network=True, max_attempts=1)
+    try:
+        stream = await encode(provider.stream(request("x")))
+    finally:
+        await provider.aclose()
+    check_rules(stream)
+    said = "The model provider could not be reached; try again."
+    assert stream.of("error") == [{"type": "error", "errorText": said}]
+    assert b"127.0.0.1" not in stream.raw and b"internal-gateway" not in stream.raw
 
 
 async def test_a_source_without_a_terminal_still_ends_the_message() -> None:
