@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 import rxllm
+from rxllm.local import WIRES, LocalServer
 from tests.support import Recorder, Serve
 
 KEY = "sk-tool-choice-test-0123456789abcdef"
@@ -310,3 +311,148 @@ async def test_a_degraded_retry_drops_the_choice_by_its_body_key(serve: Serve) -
     assert first["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
     assert "tool_choice" not in second and len(second["tools"]) == 2
     assert record.attempts[-1].dropped == ["tool_choice"]
+
+
+# -- the local provider honours the choice on each of its wires ---------------------------
+
+WEATHER_QUESTION = "What's the weather in Paris?"
+# Each wire's own form in params, as a user of that wire alone writes it (no field).
+OWN_FORMS: dict[str, dict[str, dict[str, Any]]] = {
+    "openai": {
+        "none": {"tool_choice": "none"},
+        "required": {"tool_choice": "required"},
+        "get_time": {"tool_choice": {"type": "function", "function": {"name": "get_time"}}},
+    },
+    "openai-responses": {
+        "none": {"tool_choice": "none"},
+        "required": {"tool_choice": "required"},
+        "get_time": {"tool_choice": {"type": "function", "name": "get_time"}},
+    },
+    "anthropic": {
+        "none": {"tool_choice": {"type": "none"}},
+        "required": {"tool_choice": {"type": "any"}},
+        "get_time": {"tool_choice": {"type": "tool", "name": "get_time"}},
+    },
+    "google": {
+        "none": {"tool_config": {"function_calling_config": {"mode": "NONE"}}},
+        "required": {"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}},
+        "get_time": {
+            "toolConfig": {
+                "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_time"]}
+            }
+        },
+    },
+}
+
+
+def local_ask(text: str, choice: str, wire: str, own_form: bool) -> rxllm.ChatRequest:
+    if own_form:
+        return ask_with(text, params=OWN_FORMS[wire][choice])
+    return ask_with(text, tool_choice=choice)
+
+
+def ask_with(text: str, **fields: Any) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(
+        model="local", messages=[rxllm.Message.user(text)], tools=TOOLS, **fields
+    )
+
+
+@pytest.mark.parametrize("own_form", [False, True], ids=["field", "params"])
+@pytest.mark.parametrize("wire", WIRES)
+async def test_the_local_provider_answers_in_text_under_none(
+    local_server: LocalServer, wire: str, own_form: bool
+) -> None:
+    """The weather question calls get_weather under `auto`; under `none` it is answered."""
+    p = local_server.provider(wire)
+    auto = await p.complete(ask_with(WEATHER_QUESTION))
+    assert [call.name for call in auto.tool_calls] == ["get_weather"]
+    record = await p.complete(local_ask(WEATHER_QUESTION, "none", wire, own_form))
+    assert record.tool_calls == []
+    assert record.text.startswith("Hello from rxllm's local provider!")
+    assert record.terminal.type == "done" and record.terminal.stop_reason == "stop"
+
+
+@pytest.mark.parametrize("own_form", [False, True], ids=["field", "params"])
+@pytest.mark.parametrize("wire", WIRES)
+async def test_the_local_provider_calls_a_tool_when_one_is_required(
+    local_server: LocalServer, wire: str, own_form: bool
+) -> None:
+    """ "Hello there" asks for no tool: `auto` answers it, `required` calls one anyway
+    (the first offered: none is asked about), and only the call comes."""
+    p = local_server.provider(wire)
+    auto = await p.complete(ask_with("Hello there"))
+    assert auto.tool_calls == []
+    record = await p.complete(local_ask("Hello there", "required", wire, own_form))
+    [call] = record.tool_calls
+    assert call.name == "get_weather"
+    assert call.arguments == {"city": "Paris", "unit": "celsius", "days": 3}  # the story's
+    assert record.text == ""
+    assert record.terminal.type == "done" and record.terminal.stop_reason == "tool_use"
+
+
+@pytest.mark.parametrize("own_form", [False, True], ids=["field", "params"])
+@pytest.mark.parametrize("wire", WIRES)
+async def test_the_local_provider_calls_the_tool_a_choice_names(
+    local_server: LocalServer, wire: str, own_form: bool
+) -> None:
+    """The weather question, with get_time forced: get_time is called, with its sample
+    arguments (none: it declares no property)."""
+    p = local_server.provider(wire)
+    record = await p.complete(local_ask(WEATHER_QUESTION, "get_time", wire, own_form))
+    [call] = record.tool_calls
+    assert call.name == "get_time" and call.arguments == {}
+    assert record.terminal.type == "done" and record.terminal.stop_reason == "tool_use"
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_forced_choice_calls_again_after_a_result(
+    local_server: LocalServer, wire: str
+) -> None:
+    """A result is answered under `auto`; a request that still requires a call gets one,
+    as a real endpoint's does (an agent loop relaxes its choice after the first call)."""
+    p = local_server.provider(wire)
+    first = await p.complete(ask_with(WEATHER_QUESTION))
+    history = [
+        rxllm.Message.user(WEATHER_QUESTION),
+        first.to_message(),
+        rxllm.Message.tool(first.tool_calls[0].call_id, {"celsius": 21}),
+    ]
+    answered = await p.complete(
+        rxllm.ChatRequest(model="local", messages=history, tools=TOOLS, tool_choice="auto")
+    )
+    assert answered.tool_calls == [] and "get_weather returned" in answered.text
+    forced = await p.complete(
+        rxllm.ChatRequest(model="local", messages=history, tools=TOOLS, tool_choice="get_time")
+    )
+    assert [call.name for call in forced.tool_calls] == ["get_time"]
+
+
+@pytest.mark.parametrize(
+    ("wire", "params"),
+    [
+        ("openai", {"tool_choice": {"type": "function", "function": {"name": "get_date"}}}),
+        ("openai-responses", {"tool_choice": {"type": "function", "name": "get_date"}}),
+        ("anthropic", {"tool_choice": {"type": "tool", "name": "get_date"}}),
+        (
+            "google",
+            {
+                "toolConfig": {
+                    "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_date"]}
+                }
+            },
+        ),
+    ],
+)
+async def test_the_local_provider_refuses_a_choice_of_a_tool_not_offered(
+    local_server: LocalServer, wire: str, params: dict[str, Any]
+) -> None:
+    """A 400, as a real endpoint's; the OpenAI chat wire's degraded retry then drops the
+    key it names, as it would any refused parameter."""
+    record = await local_server.provider(wire).complete(ask_with("Hello there", params=params))
+    refused = record.attempts[0]
+    assert refused.status == 400
+    assert "tool_choice names 'get_date', which no offered tool declares" in (refused.error or "")
+    if wire == "openai":
+        assert record.ok and record.attempts[1].dropped == ["tool_choice"]
+    else:
+        assert record.terminal.type == "error" and len(record.attempts) == 1

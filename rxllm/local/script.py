@@ -5,6 +5,11 @@ calls, tools the provider runs itself) plus how the turn ends (a finish, a pause
 error inside the stream, or a cut). Each wire encoder in this package
 renders a script in its own protocol, so every protocol tells the same stories.
 
+The request's tool choice, read from each wire's own form, is honoured: `none` answers
+in text, `required` or a named tool calls that tool (the one the user asks about among
+those it may call, else the first) at once, as a forced call comes, even after a tool's
+result; `auto` is the usual story.
+
 Faults and the other stories are chosen by the request's model name, `fault/<name>`
 (see `FAULTS`, which holds `STORIES`: `refusal`, `web_search`, `code_execution`,
 `pause`, `no_argument_tool`, `whole`, `client_action`; and
@@ -22,9 +27,9 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 __all__ = [
     "FAULTS",
@@ -36,9 +41,11 @@ __all__ = [
     "Script",
     "ServerTool",
     "Step",
+    "ToolChoice",
     "ToolUse",
     "Prompt",
     "asked_tool",
+    "chosen",
     "pieces",
     "sealed",
     "sample_arguments",
@@ -291,6 +298,9 @@ to a second loopback server on another port that records what arrives (the key m
 not), `redirect_loop` to the same URL again and again."""
 
 
+ToolChoice: TypeAlias = Literal["auto", "required", "none"]
+
+
 @dataclass(frozen=True)
 class Prompt:
     """What a request asks, in any protocol: what the local provider answers to."""
@@ -302,31 +312,87 @@ class Prompt:
     """The offered tools: name -> JSON schema of the parameters."""
     tool_result: tuple[str, str] | None = None
     """(tool name, result text) when the conversation ends with a tool's result."""
+    tool_choice: ToolChoice = "auto"
+    """What the request lets the model do with its tools, as its wire says it (the
+    OpenAI wires' `tool_choice`, Anthropic's `tool_choice.type`, Gemini's
+    `functionCallingConfig.mode`): `none` answers in text, `required` calls a tool."""
+    allowed: tuple[str, ...] = ()
+    """The tools a `required` choice may call (the one a choice names, Gemini's
+    `allowedFunctionNames`); empty: any offered."""
+
+
+def chosen(
+    mode: str, names: Iterable[Any], tools: Mapping[str, Any]
+) -> tuple[ToolChoice, tuple[str, ...]]:
+    """(`Prompt.tool_choice`, `Prompt.allowed`) of a choice a wire read: its mode (`auto`,
+    `required`, `none`; any other is `auto`, the providers' default) and the tools it
+    names. A wire reads its own form into these; what it cannot read is `auto`.
+
+    Raises:
+        ValueError: a choice that names a tool no tool offered declares, or one that
+            requires a call with no tools: a 400, as real endpoints refuse them.
+    """
+    allowed = tuple(str(name) for name in names)
+    for name in allowed:
+        if name not in tools:
+            raise ValueError(f"tool_choice names {name!r}, which no offered tool declares")
+    if mode == "required" and not tools:
+        raise ValueError("tool_choice requires a tool call, and no tools are offered")
+    if mode in ("required", "none"):
+        return ("required" if mode == "required" else "none"), allowed
+    return "auto", allowed
 
 
 def script_for(prompt: Prompt) -> Script:
-    """Pick the story: a named fault; the answer to a tool's result; a call of the
-    offered tool the user asks about (by the words of its name); else the scripted
-    answer. So an agent loop ends: a result is answered, never called again."""
+    """Pick the story: a named fault; a call the tool choice forces; the answer to a
+    tool's result; a call of the offered tool the user asks about (by the words of its
+    name), unless the choice is `none`; else the scripted answer. So an agent loop ends
+    (a result is answered, never called again) unless its requests force a call."""
     if prompt.model.startswith("fault/"):
         name = prompt.model.removeprefix("fault/")
         if name in FAULTS:
             return FAULTS[name]
+    if prompt.tool_choice == "required":
+        return _forced_call(prompt)
     if prompt.tool_result is not None:
         name, result = prompt.tool_result
         return Script(steps=(Say(f"{name} returned {result}. That is my answer."),))
+    if prompt.tool_choice == "none":
+        return ANSWER
     tool = asked_tool(prompt.text, prompt.tools)
     if tool == WEATHER_TOOL.name:
         return _weather_call(prompt.tools[tool])
     if tool is not None:
-        arguments = json.dumps(sample_arguments(prompt.tools[tool]))
-        call = ToolUse(f"call_local_{tool}_1", tool, arguments)
+        call = _call_of(tool, prompt.tools[tool])
         return Script(steps=(Say(f"Let me use {tool}."), call), stop="tool_use")
     return ANSWER
 
 
+def _forced_call(prompt: Prompt) -> Script:
+    """A call of a tool the choice allows: the one the user asks about, else the first.
+    Only the call, as a forced call comes (Anthropic: no text before the `tool_use`)."""
+    may = {name: prompt.tools[name] for name in prompt.allowed or prompt.tools}
+    tool = asked_tool(prompt.text, may) or next(iter(may))
+    return Script(steps=(_call_of(tool, may[tool]),), stop="tool_use")
+
+
+def _call_of(tool: str, schema: dict[str, Any]) -> ToolUse:
+    """A call of `tool`: the weather story's, fitted to its schema, or sample arguments."""
+    if tool == WEATHER_TOOL.name:
+        return _weather_tool(schema)
+    return ToolUse(f"call_local_{tool}_1", tool, json.dumps(sample_arguments(schema)))
+
+
 def _weather_call(schema: dict[str, Any]) -> Script:
-    """The weather story, its arguments fitted to the offered tool's schema: the
+    """The weather story, its call fitted to the offered tool's schema (`_weather_tool`)."""
+    call = _weather_tool(schema)
+    if call is WEATHER_TOOL:
+        return WEATHER_CALL
+    return replace(WEATHER_CALL, steps=(*WEATHER_CALL.steps[:-1], call))
+
+
+def _weather_tool(schema: dict[str, Any]) -> ToolUse:
+    """The weather story's call, its arguments fitted to the offered tool's schema: the
     story's own values where the schema allows them, a sample for each property it
     declares that the story lacks or whose value does not fit, and none it refuses
     (`additionalProperties: false`)."""
@@ -339,9 +405,8 @@ def _weather_call(schema: dict[str, Any]) -> Script:
         if name not in arguments or not _fits(arguments[name], spec):
             arguments[name] = _sample(name, spec)
     if arguments == story:
-        return WEATHER_CALL
-    call = replace(WEATHER_TOOL, arguments=json.dumps(arguments) if arguments else "")
-    return replace(WEATHER_CALL, steps=(*WEATHER_CALL.steps[:-1], call))
+        return WEATHER_TOOL
+    return replace(WEATHER_TOOL, arguments=json.dumps(arguments) if arguments else "")
 
 
 _JSON_TYPES: dict[str, type | tuple[type, ...]] = {

@@ -24,7 +24,9 @@ from rxllm.local.script import (
     Say,
     Script,
     Step,
+    ToolChoice,
     ToolUse,
+    chosen,
     pieces,
     words,
 )
@@ -37,10 +39,10 @@ _STOP = {"stop": "end_turn", "tool_use": "tool_use", "length": "max_tokens", "pa
 
 
 def prompt_of(body: dict[str, Any]) -> Prompt:
-    """What a Messages request asks: the last user text, the offered tools, and the
-    tool's result when a user message of `tool_result` blocks ends the conversation
-    (it is the tool's turn, as a `tool` message is in the chat wire, so it does not
-    replace the user's last text)."""
+    """What a Messages request asks: the last user text, the offered tools, the tool's
+    result when a user message of `tool_result` blocks ends the conversation (it is the
+    tool's turn, as a `tool` message is in the chat wire, so it does not replace the
+    user's last text), and the `tool_choice`."""
     text = ""
     called: dict[str, str] = {}  # tool_use id -> tool name
     result = None
@@ -68,7 +70,19 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
     tools = {
         str(tool.get("name")): tool.get("input_schema") or {} for tool in body.get("tools") or ()
     }
-    return Prompt(str(body.get("model", "")), text, tools, result)
+    return Prompt(str(body.get("model", "")), text, tools, result, *_choice(body, tools))
+
+
+# `tool_choice.type` as a mode: `any` requires a call of any tool, `tool` of the one named.
+_MODES = {"auto": "auto", "any": "required", "tool": "required", "none": "none"}
+
+
+def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:
+    """`tool_choice`: `{"type": "auto" | "any" | "none"}` or `{"type": "tool", "name"}`."""
+    choice = body.get("tool_choice")
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    named = [choice.get("name")] if isinstance(choice, dict) and kind == "tool" else []
+    return chosen(_MODES.get(str(kind), "auto"), named, tools)
 
 
 def _text(content: Any) -> str:

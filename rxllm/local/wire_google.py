@@ -32,7 +32,9 @@ from rxllm.local.script import (
     Say,
     Script,
     ServerTool,
+    ToolChoice,
     ToolUse,
+    chosen,
     words,
 )
 
@@ -47,9 +49,9 @@ _FINISH = {"stop": "STOP", "tool_use": "STOP", "length": "MAX_TOKENS", "pause": 
 
 def prompt_of(body: dict[str, Any]) -> Prompt:
     """What a Gemini request asks (the server puts the model from the URL into
-    `body["model"]`): the last user text, the declared functions, and the tool's result
+    `body["model"]`): the last user text, the declared functions, the tool's result
     when `functionResponse` parts end the conversation (a turn of tool results only is
-    not the user speaking)."""
+    not the user speaking), and `toolConfig.functionCallingConfig`."""
     text = ""
     result = None
     for content in body.get("contents") or ():
@@ -74,7 +76,22 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         for tool in body.get("tools") or ()
         for declared in tool.get("functionDeclarations") or ()
     }
-    return Prompt(str(body.get("model", "")), text, tools, result)
+    return Prompt(str(body.get("model", "")), text, tools, result, *_choice(body, tools))
+
+
+# `functionCallingConfig.mode` as a mode (`VALIDATED`, calls checked against their
+# schema, may still answer in text: `auto`).
+_MODES = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
+
+
+def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:
+    """`toolConfig.functionCallingConfig` (either spelling, as Gemini reads both): its
+    `mode` and, for `ANY`, its `allowedFunctionNames`."""
+    config = body.get("toolConfig") or body.get("tool_config") or {}
+    calling = config.get("functionCallingConfig") or config.get("function_calling_config") or {}
+    mode = _MODES.get(str(calling.get("mode")), "auto")
+    names = calling.get("allowedFunctionNames") or calling.get("allowed_function_names") or ()
+    return chosen(mode, names if mode == "required" else (), tools)
 
 
 def _result_text(response: Any) -> str:

@@ -27,7 +27,9 @@ from rxllm.local.script import (
     Say,
     Script,
     ServerTool,
+    ToolChoice,
     ToolUse,
+    chosen,
     pieces,
     sealed,
     words,
@@ -43,10 +45,10 @@ _EXECUTED = {"web_search": "search", "code_execution": "python"}
 
 
 def prompt_of(body: dict[str, Any]) -> Prompt:
-    """What a chat request asks: the last user text, the offered functions, and the
-    tool's result when a `tool` message ends the conversation. A user message of
-    images right after tool messages is those results' images (a tool message takes
-    text only, so clients send them so), not the user speaking."""
+    """What a chat request asks: the last user text, the offered functions, the tool's
+    result when a `tool` message ends the conversation, and the `tool_choice`. A user
+    message of images right after tool messages is those results' images (a tool
+    message takes text only, so clients send them so), not the user speaking."""
     text = ""
     called: dict[str, str] = {}  # call id -> function name
     messages = body.get("messages") or []
@@ -67,7 +69,15 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         for tool in body.get("tools") or ()
         if isinstance(tool.get("function"), dict)
     }
-    return Prompt(str(body.get("model", "")), text, tools, result)
+    return Prompt(str(body.get("model", "")), text, tools, result, *_choice(body, tools))
+
+
+def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:
+    """`tool_choice`: a mode, or `{"type": "function", "function": {"name": ...}}`."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        return chosen("required", [(choice.get("function") or {}).get("name")], tools)
+    return chosen(choice if isinstance(choice, str) else "auto", (), tools)
 
 
 def _has_images(message: dict[str, Any]) -> bool:

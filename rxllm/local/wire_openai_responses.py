@@ -21,7 +21,9 @@ from rxllm.local.script import (
     Say,
     Script,
     ServerTool,
+    ToolChoice,
     ToolUse,
+    chosen,
     pieces,
     sealed,
     words,
@@ -48,8 +50,9 @@ def _text_of(content: Any) -> str:
 
 
 def prompt_of(body: dict[str, Any]) -> Prompt:
-    """What a Responses request asks: the last user text, the offered functions, and
-    the tool's result when a `function_call_output` item ends the input."""
+    """What a Responses request asks: the last user text, the offered functions, the
+    tool's result when a `function_call_output` item ends the input, and the
+    `tool_choice`."""
     text = ""
     called: dict[str, str] = {}  # call_id -> function name
     items = body.get("input")
@@ -73,7 +76,15 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         for tool in body.get("tools") or ()
         if tool.get("type") == "function"
     }
-    return Prompt(str(body.get("model", "")), text, tools, result)
+    return Prompt(str(body.get("model", "")), text, tools, result, *_choice(body, tools))
+
+
+def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:
+    """`tool_choice`: a mode, or `{"type": "function", "name": ...}`."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        return chosen("required", [choice.get("name")], tools)
+    return chosen(choice if isinstance(choice, str) else "auto", (), tools)
 
 
 Events = list[tuple[str, dict[str, Any]]]
