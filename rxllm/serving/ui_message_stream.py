@@ -244,7 +244,9 @@ class UIMessageEncoder:
       `tool-input-error` of each call left open and each `data-rxllm-retry`; `raw`
       never is, but the input text of the call a
       `malformed_tool_arguments` error names: that call's `tool-input-error` input,
-      as the SDK's own server sends it.
+      as the SDK's own server sends it. Its facts, `kind`, `status`, `retryable` and
+      `retry_after`, go before the `error` part as the message's metadata
+      (`rxllm.error`), so a UI can offer "try again" only when it may help.
     - `retries=True` sends each absorbed rejection as a transient `data-rxllm-retry`.
     - An event after the terminal is dropped and logged.
     """
@@ -680,6 +682,16 @@ class UIMessageEncoder:
                 }
             )
         self._pending.clear()
+        if info is not None:
+            # The `error` chunk takes only its text, and `useChat` stops reading at it
+            # (its `onError` throws): a `finish`'s metadata would never reach the UI.
+            facts = {
+                "kind": info.kind,
+                "status": info.status,
+                "retryable": info.retryable,
+                "retry_after": info.retry_after,
+            }
+            out.append({"type": "message-metadata", "messageMetadata": {"rxllm": {"error": facts}}})
         out += (
             {"type": "error", "errorText": error_text},
             {"type": "finish", "finishReason": "error"},

@@ -57,7 +57,8 @@ async def test_a_malformed_call_sends_its_raw_input_text() -> None:
     assert first["toolCallId"] == "call_a" and first["input"] == '{"city": "Par'
     # The other one's input never came (its dispatch stopped at the error): nothing.
     assert second["toolCallId"] == "call_b" and second["input"] is None
-    assert stream.types[-4:] == ["tool-input-error", "tool-input-error", "error", "finish"]
+    assert stream.types[-5:-2] == ["tool-input-error", "tool-input-error", "message-metadata"]
+    assert stream.types[-2:] == ["error", "finish"]
 
 
 async def test_raw_of_other_errors_is_still_never_sent() -> None:

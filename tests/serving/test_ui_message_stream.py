@@ -315,7 +315,9 @@ async def test_pause_over_http_keeps_the_raw_reason(local_server: LocalServer) -
 @pytest.mark.parametrize("wire", WIRES)
 async def test_error_event(local_server: LocalServer, wire: str) -> None:
     stream = await over_http(local_server, wire, "error_event")
-    assert stream.types[-3:] == ["text-end", "error", "finish"]
+    assert stream.types[-4:] == ["text-end", "message-metadata", "error", "finish"]
+    facts = stream.parts[-3]["messageMetadata"]["rxllm"]["error"]
+    assert (facts["kind"], facts["retryable"]) == ("stream_error", True)
     # what failed, and that it may pass: never the provider's words
     assert stream.parts[-2]["errorText"] == (
         "The model provider reported an error; try again."
@@ -338,7 +340,39 @@ async def test_error_fails_each_pending_tool_call(local_server: LocalServer, wir
     # malformed call says no text (a finish reason, MALFORMED_FUNCTION_CALL).
     assert failed["input"] == (None if wire == "google" else '{"city": "Par')
     assert failed["errorText"] == error["errorText"]
-    assert stream.types[-3:] == ["tool-input-error", "error", "finish"]
+    assert stream.types[-4:] == ["tool-input-error", "message-metadata", "error", "finish"]
+
+
+async def test_an_error_tells_the_ui_whether_it_may_pass() -> None:
+    """The `error` chunk takes only its text (a strict schema refuses any other key),
+    and `useChat` stops reading at it: the facts a UI needs to offer "try again" go
+    before it, in the message's metadata, without the provider's words."""
+    info = ErrorInfo(
+        kind="http",
+        message="Rate limit reached in organization org_SECRET",
+        provider=P,
+        status=429,
+        retryable=True,
+        retry_after=2.5,
+        raw='{"error": "SECRET"}',
+        code="rate_limit_exceeded",
+        request_id="req_SECRET",
+    )
+    stream = await encode([text("a"), Failed(provider=P, error=info)])
+    check_rules(stream)
+    assert stream.parts[-3:] == [
+        {
+            "type": "message-metadata",
+            "messageMetadata": {
+                "rxllm": {
+                    "error": {"kind": "http", "status": 429, "retryable": True, "retry_after": 2.5}
+                }
+            },
+        },
+        {"type": "error", "errorText": "The model provider is busy; try again."},
+        {"type": "finish", "finishReason": "error"},
+    ]
+    assert b"SECRET" not in stream.raw
 
 
 async def test_cancelled_aborts_after_keepalives(local_server: LocalServer) -> None:
@@ -687,7 +721,7 @@ async def test_a_source_without_a_terminal_still_ends_the_message() -> None:
 
     stream = await encode(cut())
     check_rules(stream)
-    assert stream.types[-3:] == ["tool-input-error", "error", "finish"]
+    assert stream.types[-3:] == ["tool-input-error", "error", "finish"]  # no error's facts
     assert stream.of("error")[0]["errorText"] == "The stream ended without a terminal event."
 
 

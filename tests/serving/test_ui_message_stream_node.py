@@ -39,7 +39,7 @@ from rxllm.events import (
 )
 from rxllm.local import FAULTS, WIRES, LocalServer
 from rxllm.operators import cancel_on
-from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, ui_message_stream
+from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, generic_error_text, ui_message_stream
 from tests.hypothesis_support import BODIES, wire_of
 from tests.serving.support import Stream, check_rules, encode, read_sse
 
@@ -88,8 +88,20 @@ def run_client(
     inputs = [
         {"name": name, "body": body.decode("utf-8"), **extra} for name, body in bodies.items()
     ]
+    return _run(node_dir, "check.mjs", inputs)
+
+
+def run_chat(node_dir: Path, bodies: dict[str, bytes]) -> list[dict[str, Any]]:
+    """chat.mjs over `bodies`: what `useChat`'s AbstractChat holds after each response
+    (its status, its error's message, the assistant's message), per version."""
+    inputs = [{"name": name, "body": body.decode("utf-8")} for name, body in bodies.items()]
+    results: list[dict[str, Any]] = _run(node_dir, "chat.mjs", inputs)["results"]
+    return results
+
+
+def _run(node_dir: Path, script: str, inputs: list[dict[str, Any]]) -> dict[str, Any]:
     done = subprocess.run(
-        ["node", "check.mjs"],
+        ["node", script],
         cwd=node_dir,
         input=json.dumps({"inputs": inputs}),
         capture_output=True,
@@ -274,3 +286,48 @@ def test_the_ai_client_reads_every_stream_without_error(node_client: Path) -> No
         assert r["errorTexts"] == [p["errorText"] for p in stream.of("error")]
     local = [name for name in ours if name.startswith("local ")]
     assert len(local) == len(WIRES) * len(STORIES) + 2
+
+
+def test_a_chat_ui_knows_whether_an_error_may_pass(node_client: Path) -> None:
+    """What `useChat` holds after an error, by its own class (AbstractChat): its
+    status, the `error` chunk's text as its error, and the assistant's message with the
+    error's kind, status and retryable in its metadata, so the UI offers "try again"
+    where it may help. (Before, the message had none: `useChat` stops reading at the
+    `error` chunk, so not even a `finish`'s metadata would reach it.)"""
+    busy = ErrorInfo(
+        kind="http",
+        message="Rate limit reached for model in organization `org_SECRET`",
+        provider="groq",
+        status=429,
+        retryable=True,
+        retry_after=5.289,
+    )
+    refused = ErrorInfo(
+        kind="rejected", message="Unsupported parameter: 'SECRET'", provider="openai", status=400
+    )
+    turns = {
+        "busy": [TextDelta(provider="groq", text="Par"), Failed(provider="groq", error=busy)],
+        "refused": [Failed(provider="openai", error=refused)],
+    }
+
+    async def bodies() -> dict[str, bytes]:
+        return {name: (await encode(events)).raw for name, events in turns.items()}
+
+    results = run_chat(node_client, asyncio.run(bodies()))
+    assert {r["version"] for r in results} == VERSIONS
+    assert len(results) == len(VERSIONS) * len(turns)
+    for r in results:
+        info = busy if r["name"] == "busy" else refused
+        where = (r["version"], r["name"])
+        assert (r["status"], r["error"]) == ("error", generic_error_text(info)), where
+        assert r["message"]["metadata"] == {
+            "rxllm": {
+                "error": {
+                    "kind": info.kind,
+                    "status": info.status,
+                    "retryable": info.retryable,
+                    "retry_after": info.retry_after,
+                }
+            }
+        }, where
+        assert "SECRET" not in json.dumps(r), where
