@@ -60,6 +60,8 @@ examples:
   rxllm stream --json "hi" | head -3                     one event per line, as JSON
   rxllm stream --model fault/reject_param --param temperature=0.2 --no-tools "hi"
                                                          a rejected parameter, recovered
+  rxllm stream --tool-choice none "What's the weather in Paris?"
+                                                         an answer in text, no tool call
   rxllm stream "hi" --record turn.json --raw turn.sse --plot turn.png
                                                          keep the record, the wire bytes, a plot
   rxllm replay turn.sse --plot replay.png                the events of recorded wire bytes
@@ -428,6 +430,19 @@ def _raw_file(path: str | None) -> Iterator[Callable[[Retry], None]]:
             raw_tap.reset(token)
 
 
+def _check_tool_choice(choice: str | None, tools: bool) -> None:
+    """--tool-choice as `ChatRequest.tool_choice` takes it, with the demo tool offered
+    (`tools`): a forced choice needs it, and a name can only be its own."""
+    if choice in (None, "auto", "none"):
+        return
+    if not tools:
+        raise UsageError(f"--tool-choice {choice}: no tool to call, as --no-tools offers none")
+    if choice not in ("required", DEMO_TOOL.name):
+        raise UsageError(
+            f"--tool-choice {choice}: the tool offered is {DEMO_TOOL.name}; or auto, required, none"
+        )
+
+
 async def _stream(args: argparse.Namespace) -> int:
     name = args.provider
     wire = wire_for(name)
@@ -435,6 +450,7 @@ async def _stream(args: argparse.Namespace) -> int:
         raise UsageError("the prompt is empty: pass the text to send")
     if any(key == "model" for key, _ in args.params):
         raise UsageError("--param model=...: the model is set with --model NAME")
+    _check_tool_choice(args.tool_choice, args.tools)
     api_key = args.api_key or (os.environ.get(wire.api_key_env) if wire.api_key_env else None)
     if name != "local" and wire.requires_api_key and not api_key:
         if args.base_url:
@@ -471,6 +487,7 @@ async def _stream(args: argparse.Namespace) -> int:
         model=model,
         messages=[rxllm.Message.user(args.prompt, images=args.images)],
         tools=[DEMO_TOOL] if args.tools else [],
+        tool_choice=args.tool_choice,
         params=dict(args.params),
     )
     builder = RecordBuilder(provider.name, model)
@@ -679,6 +696,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="let the SSRF guard (on for custom) reach loopback and private addresses",
     )
     stream.add_argument("--no-tools", dest="tools", action="store_false", help="offer no demo tool")
+    stream.add_argument(
+        "--tool-choice",
+        type=_utf8,
+        default=None,
+        metavar="CHOICE",
+        help="auto, required, none, or a tool's name (get_weather): ChatRequest.tool_choice",
+    )
     stream.add_argument(
         "--param",
         dest="params",

@@ -21,6 +21,9 @@ What each provider's reference says of the forms (quoted where a test relies on 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -456,3 +459,41 @@ async def test_the_local_provider_refuses_a_choice_of_a_tool_not_offered(
         assert record.ok and record.attempts[1].dropped == ["tool_choice"]
     else:
         assert record.terminal.type == "error" and len(record.attempts) == 1
+
+
+# -- the command line -----------------------------------------------------------------
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`rxllm stream` as a user runs it (the local provider: no key, no network)."""
+    env = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
+    return subprocess.run(
+        [sys.executable, "-m", "rxllm.cli", "stream", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_the_cli_sends_the_choice() -> None:
+    answered = cli("--tool-choice", "none", "What's the weather in Paris?")
+    assert answered.returncode == 0, answered.stderr
+    assert "[tool_request]" not in answered.stdout and "[done] stop" in answered.stdout
+    called = cli("--tool-choice", "get_weather", "Hello there")
+    assert called.returncode == 0, called.stderr
+    assert "[tool_request] get_weather(" in called.stdout
+    assert "[done] tool_use" in called.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--tool-choice", "required", "--no-tools"), "no tool to call, as --no-tools offers none"),
+        (("--tool-choice", "get_time"), "the tool offered is get_weather"),
+    ],
+)
+def test_the_cli_refuses_a_choice_it_cannot_send(args: tuple[str, ...], says: str) -> None:
+    result = cli(*args, "hi")
+    assert result.returncode == 2
+    assert says in result.stderr and "Traceback" not in result.stderr
