@@ -1,8 +1,9 @@
 """Turns subscribed from async code with a thread scheduler (RxPY's ThreadPoolScheduler,
-NewThreadScheduler), whose timers fire on the scheduler's threads, or cancelled from
-another thread, while their HTTP source runs on the loop. Every call to the observer
-comes from the loop's thread, one at a time, and every attempt runs on the loop the
-first one found."""
+NewThreadScheduler, EventLoopScheduler, whose waits the loop times, or one that times
+its own on its threads), or cancelled from another thread, while their HTTP source runs
+on the loop. Every call to the observer comes from the loop's thread, one at a time,
+and every attempt runs on the loop the first one found. Without a running loop, the
+scheduler given times the waits."""
 
 from __future__ import annotations
 
@@ -13,19 +14,24 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import reactivex
 from aiohttp import web
 from reactivex import Observable, abc
-from reactivex.scheduler import NewThreadScheduler, ThreadPoolScheduler
+from reactivex.scheduler import EventLoopScheduler, NewThreadScheduler, ThreadPoolScheduler
 from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 from reactivex.subject import Subject
 
 import rxllm
-from rxllm.events import Event
+from rxllm.events import Event, Failed, Retry
 from rxllm.local.server import shared_server_url
+from rxllm.operators import deadlines, retry_before_commit
+from rxllm.operators.retry_before_commit import Switch
+from tests.operators.marbles import EVENTS, P
 from tests.support import Handler, Recorder, Serve
 
-# The deadlines a provider arms by default would each hold a pool thread until they are
-# due (RxPY's EventLoopScheduler waits out a cancelled item): off, where not tested.
+# A scheduler that times its own waits (GatedPool) holds a pool thread for each of the
+# deadlines a provider arms by default until it is due (RxPY's EventLoopScheduler waits
+# out a cancelled item): off, where not tested.
 QUIET = {"first_event_timeout": None, "idle_timeout": None}
 
 THREAD_SCHEDULERS: list[Callable[[], abc.SchedulerBase]] = [
@@ -128,9 +134,9 @@ def one_text_then_silence(until: asyncio.Event) -> Handler:
 async def test_a_retry_under_a_thread_scheduler_runs_on_the_turns_loop(
     serve: Serve, make_scheduler: Callable[[], abc.SchedulerBase]
 ) -> None:
-    """The retry is timed on a worker thread; the next attempt still finds the loop the
-    first one found (it used to end the turn with `on_error`: "must be subscribed
-    inside a running asyncio event loop")."""
+    """The next attempt finds the loop the first one found (it used to end the turn
+    with `on_error`: "must be subscribed inside a running asyncio event loop", when the
+    retry was timed on a worker thread)."""
     rejection = {
         "error": {
             "message": "Unsupported parameter: 'temperature' is not supported with this model.",
@@ -142,7 +148,7 @@ async def test_a_retry_under_a_thread_scheduler_runs_on_the_turns_loop(
     recorder = Recorder((400, rejection))
     url = await serve(recorder.handle)
     consumer = Consumer()
-    async with rxllm.provider("openai", api_key="sk-test", base_url=url, **QUIET) as p:
+    async with rxllm.provider("openai", api_key="sk-test", base_url=url) as p:
         subscription = consumer.subscribe(p.stream(ask(temperature=0.2)), make_scheduler())
         await asyncio.wait_for(consumer.ended, 10)
         subscription.dispose()
@@ -159,9 +165,9 @@ async def test_a_fallback_under_a_thread_scheduler_starts_the_next_provider_on_t
     second = Recorder()
     consumer = Consumer()
     p1 = rxllm.provider(
-        "openai", api_key="sk-test", base_url=await serve(first.handle), max_attempts=1, **QUIET
+        "openai", api_key="sk-test", base_url=await serve(first.handle), max_attempts=1
     )
-    p2 = rxllm.provider("openai", api_key="sk-test", base_url=await serve(second.handle), **QUIET)
+    p2 = rxllm.provider("openai", api_key="sk-test", base_url=await serve(second.handle))
     async with rxllm.fallback([p1, p2]) as both:
         subscription = consumer.subscribe(both.stream(ask()), ThreadPoolScheduler(4))
         await asyncio.wait_for(consumer.ended, 10)
@@ -174,7 +180,8 @@ async def test_a_fallback_under_a_thread_scheduler_starts_the_next_provider_on_t
 class GatedPool(ThreadPoolScheduler):
     """A ThreadPoolScheduler whose timers of `seconds` fire when the test says so
     (`release`) and say when they have (`fired`): the race between a timer's thread
-    and the loop's, made to happen every time."""
+    and the loop's, made to happen every time. It times its own waits (its own
+    `schedule_relative`), so rxllm leaves them to it, on its threads."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(4)
@@ -252,7 +259,7 @@ async def test_a_cancel_fired_in_another_thread_never_overlaps_an_event(
     consumer = Consumer(during_text=cancel_from_a_thread)
     silence = asyncio.Event()
     url = await serve(one_text_then_silence(silence))
-    async with rxllm.provider("openai", api_key="sk-test", base_url=url, **QUIET) as p:
+    async with rxllm.provider("openai", api_key="sk-test", base_url=url) as p:
         events = p.stream(ask(), cancel=signal)
         if subscribed == "in_the_loop":
             subscription = consumer.subscribe(events, None)
@@ -303,3 +310,167 @@ def test_the_loops_own_scheduler_given_in_another_thread_arms_timers_thread_safe
         loop.close()
     assert errors == []
     assert events[-1].type == "done"
+
+
+class CountedThreads:
+    """A thread factory for RxPY's thread schedulers that counts the threads it starts."""
+
+    def __init__(self) -> None:
+        self.started = 0
+
+    def __call__(self, target: Callable[[], None]) -> threading.Thread:
+        self.started += 1
+        return threading.Thread(target=target, daemon=True)
+
+
+REJECTIONS = {
+    # Retried at once, without the parameter.
+    "dropped_parameter": (
+        400,
+        {
+            "error": {
+                "message": "Unsupported parameter: 'temperature' is not supported with this model.",
+                "type": "invalid_request_error",
+                "param": "temperature",
+                "code": "unsupported_parameter",
+            }
+        },
+    ),
+    # Retried after a backoff wait.
+    "server_error": (500, {"error": {"message": "boom"}}),
+}
+
+
+@pytest.mark.parametrize("rejection", list(REJECTIONS))
+@pytest.mark.parametrize("kind", ["pool_of_one", "event_loop", "new_thread"])
+async def test_a_retry_under_a_thread_scheduler_is_not_held_by_cancelled_deadlines(
+    serve: Serve, kind: str, rejection: str
+) -> None:
+    """With the default deadlines (600 s to the first event): RxPY's thread schedulers
+    wait out a cancelled timer on the thread that timed it, so the first attempt's
+    deadline kept `ThreadPoolScheduler(1)`'s one worker, and the retry's wait, queued
+    behind it, never ran (the turn never ended). Armed on the loop's thread, their
+    waits are the loop's: the turn ends `done` after attempt 2, and the scheduler
+    starts no thread for it."""
+    threads = CountedThreads()
+    pool = ThreadPoolScheduler(1)
+    scheduler: abc.SchedulerBase = {
+        "pool_of_one": lambda: pool,
+        "event_loop": lambda: EventLoopScheduler(threads),
+        "new_thread": lambda: NewThreadScheduler(threads),
+    }[kind]()
+    recorder = Recorder(REJECTIONS[rejection])
+    url = await serve(recorder.handle)
+    consumer = Consumer()
+    try:
+        async with rxllm.provider("openai", api_key="sk-test", base_url=url) as p:
+            subscription = consumer.subscribe(p.stream(ask(temperature=0.2)), scheduler)
+            await asyncio.wait_for(consumer.ended, 10)
+            subscription.dispose()
+        # The pool's one worker is free once the turn has ended: no timer holds it.
+        await asyncio.wait_for(asyncio.wrap_future(pool.executor.submit(int)), 10)
+    finally:
+        pool.executor.shutdown(wait=False, cancel_futures=True)
+        if isinstance(scheduler, EventLoopScheduler):
+            scheduler.dispose()
+    assert consumer.errors == []
+    assert consumer.kinds() == ["retry", "text", "done"]
+    assert consumer.events[-1].attempt == 2
+    assert len(recorder.requests) == 2
+    assert consumer.threads == {threading.get_ident()}
+    assert threads.started == 0
+
+
+@pytest.mark.parametrize("kind", ["pool", "event_loop", "new_thread"])
+def test_on_a_plain_thread_the_waits_run_on_the_schedulers_threads(kind: str) -> None:
+    """No event loop runs in this thread: the retry's wait and the next attempt's
+    first-event deadline are timed by the scheduler given, and fire on its threads."""
+    threads = CountedThreads()
+    scheduler: abc.SchedulerBase = {
+        "pool": lambda: ThreadPoolScheduler(2),
+        "event_loop": lambda: EventLoopScheduler(threads),
+        "new_thread": lambda: NewThreadScheduler(threads),
+    }[kind]()
+    second: Observable[Event] = reactivex.never().pipe(
+        deadlines(first_event=0.05, provider=P, attempt=2)
+    )
+
+    def decide(failure: Failed, committed: bool) -> Failed | Switch:
+        if failure.error.kind == "stalled":  # the second attempt's deadline: surfaced
+            return failure
+        retry = Retry(
+            provider=P, attempt=1, reason=failure.error, next_attempt=2, next_provider=P,
+            delay=0.02,
+        )  # fmt: skip
+        return Switch(retry, second, delay=0.02)
+
+    seen: list[tuple[Event, int]] = []
+    ended = threading.Event()
+
+    def on_next(event: Event) -> None:
+        seen.append((event, threading.get_ident()))
+
+    subscription = retry_before_commit(reactivex.of(EVENTS["x"]), decide).subscribe(
+        on_next, lambda _: ended.set(), ended.set, scheduler=scheduler
+    )
+    try:
+        assert ended.wait(10), "the stream never ended"
+    finally:
+        subscription.dispose()
+        if isinstance(scheduler, ThreadPoolScheduler):
+            scheduler.executor.shutdown(wait=False)
+        elif isinstance(scheduler, EventLoopScheduler):
+            scheduler.dispose()
+    assert [event.type for event, _ in seen] == ["retry", "error"]
+    expired = seen[-1][0]
+    assert isinstance(expired, Failed) and expired.attempt == 2
+    assert expired.error.message.startswith("first_event_timeout expired")
+    assert threading.get_ident() not in {thread for _, thread in seen}
+    assert threads.started >= (0 if kind == "pool" else 1)
+
+
+def test_a_loop_ending_in_a_backoff_under_a_thread_scheduler_ends_the_turn() -> None:
+    """The wait a rejection asked for (429, `retry-after: 30`) runs on the loop, as it
+    does without a scheduler: `asyncio.run` returning during it ends the turn with
+    `cancelled` for the attempt that never started (it was timed on the pool, and the
+    subscriber heard nothing after `retry`)."""
+    heard: list[Any] = []
+    pool = ThreadPoolScheduler(2)
+
+    async def main() -> None:
+        async def handler(request: web.Request) -> web.Response:
+            return web.json_response(
+                {"error": {"message": "Rate limit reached", "type": "rate_limit"}},
+                status=429,
+                headers={"retry-after": "30"},
+            )
+
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", handler)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+        p = rxllm.provider("openai", api_key="sk-test", base_url=url)
+        p.stream(ask()).subscribe(
+            heard.append,
+            lambda error: heard.append(("on_error", error)),
+            lambda: heard.append("on_completed"),
+            scheduler=pool,
+        )
+        async with asyncio.timeout(10):
+            while not heard:
+                await asyncio.sleep(0.01)
+        # main returns during the 30 s wait: asyncio.run cancels what is left
+
+    try:
+        asyncio.run(main())
+    finally:
+        pool.executor.shutdown(wait=False, cancel_futures=True)
+    assert [getattr(event, "type", event) for event in heard] == [
+        "retry",
+        "cancelled",
+        "on_completed",
+    ]
+    assert (heard[1].provider, heard[1].attempt) == ("openai", 2)

@@ -3,12 +3,23 @@
 RxPY's `AsyncIOScheduler.schedule_relative` wraps each `call_later` in three
 disposables (each with a lock), two closures and a composite: a dozen objects per
 timer, and a deadline keeps one armed per stream in flight. On the loop's thread
-`loop.call_later` is all a timer needs; any other scheduler (a test's virtual time,
-a thread's) is used as RxPY's operators use it, with one difference: a timer armed on
-an event loop's thread calls back on that thread, whichever thread the scheduler fires
-on. A turn's source runs on that loop, so what a timer emits (a deadline's error) never
-overlaps what the source emits, and what it subscribes (a retry's next attempt) finds
-the loop the turn's first attempt found.
+`loop.call_later` is all a timer needs.
+
+So it is for RxPY's other wall clocks (its thread schedulers: `NewThreadScheduler`,
+`ThreadPoolScheduler`, `EventLoopScheduler`, `TimeoutScheduler`) when a timer is armed
+on an event loop's thread: what the timer does runs on that thread anyway (a turn's
+source runs there), so their threads would only time the wait, and they time it
+badly. They wait out a cancelled timer on the thread that timed it: a stream's
+deadlines (600 s by default, cancelled when the attempt ends) kept a pool worker each,
+and `ThreadPoolScheduler(1)` never ran the retry's wait queued behind them. On the
+loop, cancelling frees the timer at once.
+
+Any other scheduler (a test's virtual time, a class that times its own way), or any
+scheduler in a thread without a running loop, times the wait as RxPY's operators use
+it, with one difference: a timer armed on an event loop's thread calls back on that
+thread, whichever thread the scheduler fires on. What a timer emits (a deadline's
+error) never overlaps what the source emits, and what it subscribes (a retry's next
+attempt) finds the loop the turn's first attempt found.
 """
 
 from __future__ import annotations
@@ -19,12 +30,25 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from reactivex import abc
-from reactivex.scheduler import TimeoutScheduler
+from reactivex.scheduler import (
+    EventLoopScheduler,
+    NewThreadScheduler,
+    ThreadPoolScheduler,
+    TimeoutScheduler,
+)
 from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 
 from rxllm.sources.job import running_loop
 
-__all__ = ["Timer", "after", "call_on", "default_clock", "loop_scheduler", "on_its_loop"]
+__all__ = [
+    "Timer",
+    "after",
+    "call_on",
+    "default_clock",
+    "loop_scheduler",
+    "on_its_loop",
+    "timed_on",
+]
 
 
 class Timer(Protocol):
@@ -64,20 +88,49 @@ class _Scheduled:
         self._disposable.dispose()
 
 
+# RxPY's wall clocks, by the method that times a wait: a subclass that keeps it
+# (ThreadPoolScheduler, rxllm's Driver) is one of them, a subclass that times its own
+# way (a test's gated pool) is not.
+_WALL_CLOCKS = frozenset(
+    kind.schedule_relative
+    for kind in (
+        NewThreadScheduler,
+        ThreadPoolScheduler,
+        EventLoopScheduler,
+        TimeoutScheduler,
+        AsyncIOScheduler,
+        AsyncIOThreadSafeScheduler,
+    )
+)
+
+
+def timed_on(clock: abc.SchedulerBase) -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, when it times a wait on `clock` armed
+    now: `clock` is that loop's asyncio scheduler, or one of RxPY's wall clocks (its
+    thread schedulers above all, whose threads would only time the wait). None without
+    a running loop, or for any other scheduler (virtual time, one that times its own
+    way), whose waits are its own."""
+    loop = running_loop()
+    if loop is None:
+        return None
+    if isinstance(clock, AsyncIOScheduler) and clock._loop is loop:
+        return loop
+    return loop if type(clock).schedule_relative in _WALL_CLOCKS else None
+
+
 def after(
     clock: abc.SchedulerBase, seconds: float, callback: Callable[..., Any], *args: Any
 ) -> Timer:
     """Call `callback(*args)` in `seconds` on `clock`; `.cancel()` stops it. Armed on an
     event loop's thread, the callback runs on that thread, whatever thread `clock`
-    fires on."""
-    # Not the thread-safe subclass: that one is for other threads.
+    fires on; the loop times the wait itself when it can (`timed_on`)."""
+    loop = timed_on(clock)
+    if loop is not None:
+        return loop.call_later(seconds, callback, *args)
     if isinstance(clock, AsyncIOScheduler) and not isinstance(clock, AsyncIOThreadSafeScheduler):
-        loop = clock._loop
-        if running_loop() is loop:
-            return loop.call_later(seconds, callback, *args)
         # Armed in another thread (a stream subscribed there with the loop's scheduler):
         # `call_later` is not thread-safe (asyncio's debug mode refuses it outright).
-        clock = AsyncIOThreadSafeScheduler(loop)
+        clock = AsyncIOThreadSafeScheduler(clock._loop)
     return _Scheduled(clock, seconds, callback, args)
 
 

@@ -8,12 +8,11 @@ from typing import NamedTuple
 
 from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
-from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 
 from rxllm.events import Cancelled, Event, Failed, Retry, commits
 from rxllm.operators._args import check_callable, check_observable
 from rxllm.operators._link import _DETACHED, Operator, attach
-from rxllm.operators._timers import Timer, after, default_clock
+from rxllm.operators._timers import Timer, after, default_clock, timed_on
 from rxllm.sources.job import TASK_CANCELLED, running_loop
 
 __all__ = ["Decide", "Switch", "retry_before_commit"]
@@ -126,7 +125,7 @@ class _Retrying(abc.DisposableBase):
         if self._disposed:  # the consumer left on the `retry` event
             return
         clock = self._scheduler or _clock_without_scheduler(outcome.delay)
-        if outcome.delay > 0 and _on_its_loop(clock):
+        if outcome.delay > 0 and timed_on(clock) is not None:  # the running loop times it
             self._replace(_Backoff(self, outcome))
             return
         wait = after(clock, outcome.delay, self.run, outcome.events)
@@ -146,17 +145,6 @@ def _clock_without_scheduler(delay: float) -> abc.SchedulerBase:
     if delay <= 0 and running_loop() is None:
         return CurrentThreadScheduler.singleton()
     return default_clock()
-
-
-def _on_its_loop(clock: abc.SchedulerBase) -> bool:
-    """Whether `clock` is the event loop running in this thread."""
-    loop = running_loop()
-    return (
-        loop is not None
-        and isinstance(clock, AsyncIOScheduler)
-        and not isinstance(clock, AsyncIOThreadSafeScheduler)
-        and clock._loop is loop
-    )
 
 
 class _Backoff:
