@@ -19,15 +19,17 @@ A rejection before anything was committed is read once, by `classify`, into one 
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
   the size (context length, input length, a request that exceeded the model's token limit
   or max length, a prompt that "exceeds max length" (a value said to exceed it is that
-  key's), 413 or its words ("Request body too large"), a request larger than a whole
-  per-minute allowance; under a rate limit only
+  key's), a prompt's `prompt_tokens` that "must be less than max_seq_len", 413 or its words
+  ("Request body too large", "Request payload size exceeds the limit: 4194304 bytes"), a
+  request larger than a whole per-minute allowance; under a rate limit only
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
-  later" backs off), content policy (in a moderation's own words too: "inappropriate
-  content", "Content Exists Risk", "敏感内容"), a missing model (its words, "模型不存在",
-  "Unsupported model", a model "not supported for this request" or "not available for
-  session", "not deployed", "the model name is invalid" or its "identifier", "Unable to
-  access model", "You do not have access to the model", a model retired ("has been
-  decommissioned", "is deprecated and no longer available", "模型已下线"), one
+  later" backs off, and "Too many tokens, please wait" is a throttle), content policy (in a
+  moderation's own words too: "inappropriate content", "Content Exists Risk", "敏感内容"; a
+  gateway's guardrail that acted: "Violated guardrail policy"), a missing model (its words,
+  "模型不存在", "Unsupported model", a model "not supported for this request" or "not
+  available for session", "not deployed", "the model name is invalid" or its "identifier",
+  "Unable to access model", "You do not have access to the model", a model retired ("has
+  been decommissioned", "is deprecated and no longer available", "模型已下线"), one
   named by its id and refused where no key is ("model ID x with on-demand throughput isn't
   supported"), a gateway's "Invalid provider" for the route to it, or a structured code
   such as `model_not_available`, Azure's `OperationNotSupported`), a model that needs more
@@ -38,28 +40,29 @@ A rejection before anything was committed is read once, by `classify`, into one 
   others: "Unknown name "messages"" says the body reached another API),
   or the conversation itself (a role, the message order, a message by its role or index,
   content inside a message, a message's `content` by name, a "chat message", an assistant
-  turn left to "prefill", the "parts field" of a turn, the chat's "history" (Cohere's
-  `chat_history`), Gemini's `contents` by its path ("contents[3].parts"), a provider
-  asking to "adjust your prompt"), or no part of the body at all (a request header, this
-  endpoint for the model, by name or by its path, at 4xx: a 5xx's "headers" are the
-  server's own). No body can fix it.
+  turn left to "prefill", the "parts field" of a turn, a message's text left empty ("an
+  empty text parameter"), the chat's "history" (Cohere's `chat_history`), a turn's tool
+  results by their field (Cohere's `tool_results`), Gemini's `contents` by its path
+  ("contents[3].parts"), a provider asking to "adjust your prompt"), or no part of the body
+  at all (a request header, this endpoint for the model, by name or by its path, the
+  server's own chat template: "you must provide a chat template"; at 4xx: a 5xx's
+  "headers" are the server's own). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that failed;
   where no status says it, a 503's or 429's words: "server unavailable", a model "still
   loading", "not ready yet" or still "starting up", no available channel, deployment or
   data center, no worker to serve it, "No capacity available for model x", "out of
   capacity", too many requests at once ("Concurrency limit exceeded", "并发请求过多"), "wait
-  one minute", "请稍后再试", a queue that "is full", a wait named ("Try again in 5
-  seconds"), a window such as "per minute", the server's own failure ("An internal error
-  has occurred", "on our end", a model that "has crashed"), or a backend's gRPC failure,
-  "rpc error: code = Unknown"; a turn that ended with `finish_reason: "error"` before any
-  output). It is
-  sent again after the `retry_after` the provider named, as given; when it named none
-  (or 0), after an exponential wait less a random share of up to a quarter
-  (`backoff_wait`), so that streams refused at one instant do not all come back at the
-  next. A wait longer than the policy's `max_retry_after`, or than what is left of the
-  turn's `total_timeout`, surfaces instead of holding the turn. The server's
-  `x-should-retry` outranks all of this, for the same body only (`classify`).
+  one minute", "please wait before trying again", "请稍后再试", a queue that "is full", a
+  wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
+  failure ("An internal error has occurred", "on our end", a model that "has crashed"), or
+  a backend's gRPC failure, "rpc error: code = Unknown"; a turn that ended with
+  `finish_reason: "error"` before any output). It is sent again after the `retry_after` the
+  provider named, as given; when it named none (or 0), after an exponential wait less a
+  random share of up to a quarter (`backoff_wait`), so that streams refused at one instant
+  do not all come back at the next. A wait longer than the policy's `max_retry_after`, or
+  than what is left of the turn's `total_timeout`, surfaces instead of holding the turn. The
+  server's `x-should-retry` outranks all of this, for the same body only (`classify`).
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``) or assigned (`n=1`), the field a
@@ -93,10 +96,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, as do "Functions are not supported", "function calling not support", "not yet
   implemented" and "Only [...] support tool calls"; "does not support thinking" and
-  "thinking_config is not supported" the reasoning switches; "Function calling config is
-  set without function_declarations" the tool keys sent; "Penalty is not enabled" the
-  penalty keys; "Only one completion choice is allowed" and "Only one candidate" `n`; a
-  "stopSequences value" out of range `stop`; "Tool use failed" names nothing). The output's
+  "thinking_config is not supported" the reasoning switches, as does "Reasoning is
+  mandatory ... and cannot be disabled" (the body's switch that turned it off); "Function
+  calling config is set without function_declarations" the tool keys sent; "Penalty is not
+  enabled" the penalty keys; "Only one completion choice is allowed" and "Only one
+  candidate" `n`; a "stopSequences value" out of range `stop`; "Tool use failed" names
+  nothing). The output's
   schema refused ("response_schema...: should be non-empty") names `response_format`, as
   a tool's definition refused names `tools` ("Invalid schema for function 'ls'", "Tool
   parameters must be a JSON object", a validator's path "13.function.parameters.type"
@@ -351,9 +356,14 @@ _ACCOUNT_CODES = frozenset(
 # also asks to "reduce the prompt length ... or try again later", and a wait does help it.
 # A 413's words say it where no status does (GitHub Models' "Request body too large for
 # gpt-4o model. Max size: 8000 tokens.", the reason phrases "Payload Too Large" and
-# "Request Entity Too Large").
+# "Request Entity Too Large"), and so do a size in bytes said to be over a limit (Gemini's
+# "Request payload size exceeds the limit: 4194304 bytes.", "Maximum request body size 1048576
+# exceeded"): the request's own bytes, not a key's value.
 _OVER_ALLOWANCE = (
-    r"request (?:body |entity |payload )?too large|payload too large|reduce your message size"
+    r"request (?:body |entity |payload )?too large|payload too large|reduce your message size|"
+    r"\b(?:request|payload|body)(?:\s+(?:payload|body))?\s+size\s+"
+    r"(?:exceeds?|exceeded|is (?:over|larger than|greater than))\b|"
+    r"\bmax(?:imum)?\s+(?:request\s+)?(?:payload|body)\s+size\b[^.\n]{0,40}?\bexceeded\b"
 )
 _SIZE = (
     # (tokens "processed" are a rate: Cerebras's 429 "Tokens per minute limit exceeded - too
@@ -363,8 +373,11 @@ _SIZE = (
     # maximum value for `max_completion_tokens` is less than the `context_window`" refuses
     # the key's value)
     r"(?i)(?<!_)(?<![`'\"])context[ _-]?(?:length|size|window)|maximum context|"
-    # (nor tokens "per minute": Cerebras's and others' 503 "Too many tokens per minute")
-    r"too many (?:input )?tokens(?!\s+(?:processed|used|consumed|per)\b)|"
+    # (nor tokens "per minute": Cerebras's and others' 503 "Too many tokens per minute"; nor
+    # tokens the sentence asks to wait for, a throttle: Bedrock's 429 ThrottlingException "Too
+    # many tokens, please wait before trying again.")
+    r"too many (?:input )?tokens(?!\s+(?:processed|used|consumed|per)\b)"
+    r"(?![^.\n]{0,40}?\b(?:wait|slow(?:ing)? down)\b)|"
     r"reduce the length|prompt is too long|input is too long|"
     # the request's own parts over a maximum ("The input token count (1200000) exceeds the
     # maximum", "the request exceeds the available context size", "The prompt is longer than
@@ -387,7 +400,9 @@ _SIZE = (
     # DashScope "Range of input length should be [1, 204800]", DeepInfra "Requested input
     # length 99009 exceeds maximum input length 8192"
     r"\b(?:prompt|input) length\b|"
-    r"\b(?:prompt|input)s?\W*tokens?\b[^.\n]{0,60}?must be (?:<=|less|at most)|"
+    # (or by the server's field for them: SiliconFlow's 20015 "length of prompt_tokens (68957)
+    # must be less than max_seq_len (65536).")
+    r"\b(?:prompt|input)s?[\W_]*tokens?\b[^.\n]{0,60}?must be (?:<=|less|at most)|"
     r"must have (?:less|fewer) than \d+ tokens|"
     # the request said to exceed the model's own limit: Moonshot's "Your request exceeded
     # model token limit: 262144", "model max length exceeded, max length:8192" (its input and
@@ -422,7 +437,16 @@ _WAIT_HELPS = r"(?i)\bwait\b|\bretry\b|\bresets?\b"
 _TOO_LARGE_STATUS = 413
 # (OpenAI's `invalid_prompt`: "your prompt was flagged as potentially violating our usage
 # policy. Please try again with a different prompt")
-_CONTENT_POLICY = r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)"
+# A gateway's guardrail or moderation that stopped the prompt is the same policy (LiteLLM's
+# "Violated guardrail policy", Bedrock's `GUARDRAIL_INTERVENED`, "Violated OpenAI moderation
+# policy"): a guardrail said to have acted, or a policy said to be violated, not a key or a
+# guardrail's name refused ("Invalid guardrail name").
+_CONTENT_POLICY = (
+    r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)|"
+    r"\bguardrails?[ _](?:\w+[ _]){0,2}?(?:violat|block|interven|trigger|flagg)\w*|"
+    r"\b(?:violat|block|interven|trigger|flagg)\w*[ _](?:\w+[ _]){0,3}?guardrails?\b|"
+    r"\bviolat\w*\s+(?:\w+\s+){0,2}?(?:moderation|safety)\s+polic(?:y|ies)\b"
+)
 # A moderation's verdict in its own words: the request said to hold unfit content ("Input
 # data may contain inappropriate content", "the input text may contain sensitive
 # information"; not a parameter refused "because it may expose sensitive information"), at
@@ -590,6 +614,9 @@ _TRANSIENT = (
     + r"\s+(?:available|left|to (?:forward|serve|handle|process))\b|"
     r"\bno (?:available|healthy) " + _SERVERS + r"|无可用(?:渠道|节点|容量)|"
     r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b|"
+    # (or before the next try: Bedrock's ThrottlingException "Too many tokens, please wait
+    # before trying again.", its 429 lost in a frame without one)
+    r"\bwait\s+before\s+(?:trying|retrying|sending|making)\b|"
     # a queue with no room now (SGLang's "The request queue is full." after `200 OK`, its
     # 503 lost in a frame without one)
     r"\bqueue (?:is )?(?:full|at capacity)\b|队列已?满|"
@@ -724,6 +751,10 @@ _CONVERSATION = (
     r"\bchat messages?\b|"
     r"\b(?:assistant|response|message)\s+prefill\w*|\bprefill\w*\s+(?:the\s+)?(?:assistant|response)|"
     r"\bparts? field\b|\bprompt input\b|"
+    # or a message's text left empty (Gemini's "Unable to submit request because it has an
+    # empty text parameter.")
+    r"\b(?:empty|blank)\s+(?:text|content|message|prompt)"
+    r"(?:\s+(?:parameter|part|field|block|value)s?)?\b|"
     # and Gemini's own name for the messages, as its validator writes the path
     # ("GenerateContentRequest.contents[3].parts: contents.parts must not be empty",
     # "GenerateContentRequest.contents: contents is not specified")
@@ -733,8 +764,10 @@ _CONVERSATION = (
     # the same in prose: a call or result of the history ("tool result's tool id(call_...)
     # not found", MiniMax; Gemini's "the number of function response parts is equal to the
     # number of function call parts of the function call turn"), a rule for every message's
-    # content ("The model expects a single `text` element per message", xAI)
-    r"\b(?:tool|function) (?:calls?|results?|responses?)\b|\b(?:per|each|every) message\b|"
+    # content ("The model expects a single `text` element per message", xAI), or the field
+    # that carries the results (Cohere's "cannot specify both message and tool_results in
+    # multistep mode")
+    r"\b(?:tool|function)[ _](?:calls?|results?|responses?)\b|\b(?:per|each|every) message\b|"
     # the messages as the chat's history (Cohere's "invalid request: all elements in history
     # must have a message.")
     # (or by Cohere's v1 field for them, "chat_history[2].message is required")
@@ -769,7 +802,15 @@ _NOT_THE_BODY = (
     # instead", Cohere)
     r"\bresponses\s+API\b|\b(?:use|call|try)\s+['\"`]?/[\w/.-]+['\"`]?\s+instead\b|"
     r"\b(?:use|call|try)\s+the\s+[\w/.-]+\s+(?:API|endpoint)\b|"
-    r"\b\w+\s+(?:API|endpoint)\s+(?:is|are)\s+not\s+supported\b"
+    r"\b\w+\s+(?:API|endpoint)\s+(?:is|are)\s+not\s+supported\b|"
+    # or the server's own chat template, which the model lacks and only the server's launch
+    # supplies (vLLM's "default chat template is no longer allowed, so you must provide a chat
+    # template if the tokenizer does not define one"; a body's `chat_template` refused is named
+    # before this is read)
+    r"\b(?:provide|specify|supply|pass|set|configure)\s+(?:a|an|the|your own)\s+"
+    r"chat[ _-]?template\b|"
+    r"\bno\s+chat[ _-]?template\b|"
+    r"\bchat[ _-]?template\s+(?:is\s+)?(?:missing|not\s+(?:found|set|defined|provided|available))\b"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
@@ -1079,8 +1120,20 @@ _SCHEMA_KEYWORD_PATH = (
     r"patternProperties|\$ref)[./\[]"
 )
 # Each phrase, the keys it names, and the words that refuse it in its sentence.
+# Reasoning that cannot be switched off ("Reasoning is mandatory for this endpoint and cannot
+# be disabled.", OpenRouter, to a body that sent `reasoning: {"enabled": false}`): the switch
+# the body sent is what is refused, so the reasoning keys go and the model reasons at its
+# default. The words refuse by themselves; another capability said to be mandatory ("Tool use
+# is mandatory") names nothing, as no body without it is served.
+_REASONING_ALWAYS_ON = (
+    r"(?i)\b(?:think|thinking|reasoning)(?:[ _-]?(?:mode|effort|budget|config))?\s+"
+    r"(?:(?:is|are)\s+(?:mandatory|compulsory|always\s+(?:on|enabled))\b|"
+    r"(?:cannot|can't|can\s+not|may\s+not|must\s+not)\s+be\s+"
+    r"(?:disabled|turned\s+off|switched\s+off|deactivated)\b)"
+)
 _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     *((pattern, keys, _CAPABILITY_REFUSAL) for pattern, keys in _CAPABILITIES),
+    (_REASONING_ALWAYS_ON, _REASONING_KEYS, _REASONING_ALWAYS_ON),
     (_TOOL_DEFINITION, ("tools", "functions"), _DEFINITION_REFUSAL),
     # The output's schema by the API's name for it (Gemini's "generation_config.response_schema
     # .properties[...]: should be non-empty for OBJECT type") is `response_format`'s, refused
