@@ -27,20 +27,25 @@ from reactivex.testing import ReactiveTest, TestScheduler
 import rxllm
 from rxllm.events import (
     Cancelled,
+    Citation,
     Done,
     ErrorInfo,
     Event,
     Failed,
+    ReasoningDelta,
+    Refusal,
     Retry,
     ServerToolCall,
     ServerToolResult,
     TextDelta,
+    ToolRequest,
     Usage,
     UsageUpdate,
 )
 from rxllm.local import LocalServer
 from rxllm.operators import telemetry
 from rxllm.pipeline.provider import record_of
+from tests.support import capture, needs_captures
 
 on_next, on_completed = ReactiveTest.on_next, ReactiveTest.on_completed
 
@@ -478,6 +483,75 @@ def test_server_tool_calls_and_results_are_output_parts() -> None:
             "server_tool_call_response": {"type": "web_search", "content": [{"url": "u"}]},
         },
     ]
+
+
+def test_output_parts_are_in_the_order_the_model_gave_them() -> None:
+    """The output message's `parts` "make up the message content", in order: a
+    run of deltas of one kind is one part, and a part of another kind between two runs
+    keeps them apart, rather than all the text gathered into one part after the
+    reasoning and the provider-run tools put after it."""
+    sdk = Sdk()
+    events = [
+        ReasoningDelta.make(provider="anthropic", text="Let me "),
+        ReasoningDelta.make(provider="anthropic", text="search."),
+        ServerToolCall.make(provider="anthropic", call_id="s1", name="web_search"),
+        ServerToolResult.make(provider="anthropic", call_id="s1", name="web_search"),
+        TextDelta.make(provider="anthropic", text="Found "),
+        Citation.make(provider="anthropic", url="https://example.com/a"),  # no part of its own
+        TextDelta.make(provider="anthropic", text="one."),
+        ReasoningDelta.make(provider="anthropic", text="Now the tool."),
+        TextDelta.make(provider="anthropic", text="Calling it."),
+        ToolRequest.make(provider="anthropic", call_id="c1", name="f", index=0, arguments={}),
+        Refusal.make(provider="anthropic", text="No more."),
+        DONE,
+    ]
+    replay(sdk.operator(request=request(), capture_content=True), *events)
+    [message] = json.loads(sdk.attributes()["gen_ai.output.messages"])
+    check_parts([message])
+    assert [(part["type"], part.get("content")) for part in message["parts"]] == [
+        ("reasoning", "Let me search."),
+        ("server_tool_call", None),
+        ("server_tool_call_response", None),
+        ("text", "Found one."),
+        ("reasoning", "Now the tool."),
+        ("text", "Calling it."),
+        ("tool_call", None),
+        ("refusal", "No more."),
+    ]
+
+
+@needs_captures
+def test_a_search_turn_s_output_parts_follow_its_stream() -> None:
+    """Anthropic's web search, recorded: reasoning, a search and its results, text,
+    a second search and its results, then the answer (its citations between pieces of
+    text): seven parts in that order, each text part the text between the searches."""
+    sdk = Sdk()
+    events: list[Event] = []
+    body = capture("anthropic/web_search_server_tool.sse")
+    operator = sdk.operator(request=request(), provider="anthropic", capture_content=True)
+    rxllm.replay(body, provider="anthropic").pipe(operator).subscribe(events.append)
+    assert events[-1].type == "done"
+    [message] = json.loads(sdk.attributes()["gen_ai.output.messages"])
+    check_parts([message])
+    parts = message["parts"]
+    assert [part["type"] for part in parts] == [
+        "reasoning",
+        "server_tool_call",
+        "server_tool_call_response",
+        "text",
+        "server_tool_call",
+        "server_tool_call_response",
+        "text",
+    ]
+    calls = [e.call_id for e in events if isinstance(e, ServerToolCall)]
+    assert [parts[1]["id"], parts[4]["id"]] == calls
+    texts: list[list[str]] = [[]]
+    for event in events:
+        if isinstance(event, ServerToolCall):
+            texts.append([])
+        elif isinstance(event, TextDelta):
+            texts[-1].append(event.text)
+    assert [parts[3]["content"], parts[6]["content"]] == ["".join(run) for run in texts[1:]]
 
 
 def test_tool_definitions_with_content_capture_only() -> None:

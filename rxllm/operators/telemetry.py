@@ -487,11 +487,13 @@ class _Turn:
         self.usage: Usage | None = None
         self.ended = False
         self.capture = capture_content
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.refusal: list[str] = []
-        self.tool_calls: list[ToolRequest] = []
-        self.server_parts: list[dict[str, Any]] = []
+        self.output: list[tuple[str, list[str]] | dict[str, Any]] = []
+        """The answer's parts in the order they came (only with capture_content): a run
+        of deltas of one kind as (its part type, its pieces), joined at the end; any
+        other part whole."""
+        self.run: type | None = None
+        """The kind of delta the last part is a run of (None: the last part is whole)."""
+        self.pieces: list[str] = []
         self.model = None if request is None else request.model
         first = None if provider is None else senders.get(provider, 1)
         self.operation = "chat" if first is None else first.operation
@@ -564,17 +566,31 @@ class _Turn:
             self._commit(event, now)
 
     def collect(self, event: Event) -> None:
-        """Keep the answer for `gen_ai.output.messages` (only with capture_content)."""
-        if type(event) is TextDelta:
-            self.text.append(event.text)
-        elif type(event) is ReasoningDelta:
-            self.reasoning.append(event.text)
-        elif type(event) is Refusal:
-            self.refusal.append(event.text)
-        elif type(event) is ToolRequest:
-            self.tool_calls.append(event)
+        """Keep the answer for `gen_ai.output.messages` (only with capture_content), in
+        order: a delta of the kind the last part is a run of joins it (one append);
+        any other starts a part."""
+        part: dict[str, Any]
+        if type(event) is self.run:  # only ever a text, reasoning or refusal delta's type
+            self.pieces.append(event.text)  # type: ignore[union-attr]
+            return
+        if type(event) is TextDelta or type(event) is ReasoningDelta or type(event) is Refusal:
+            self.run = type(event)
+            self.pieces = [event.text]
+            self.output.append((event.type, self.pieces))
+            return
+        if type(event) is ToolRequest:
+            part = {
+                "type": "tool_call",
+                "id": event.call_id,
+                "name": event.name,
+                "arguments": event.arguments,
+            }
         elif type(event) is ServerToolCall or type(event) is ServerToolResult:
-            self.server_parts.append(_server_part(event))
+            part = _server_part(event)
+        else:  # a citation, a tool start: no part of their own
+            return
+        self.run = None
+        self.output.append(part)
 
     def _commit(self, event: Event, now: float) -> None:
         attempt = self.attempt
@@ -737,23 +753,10 @@ class _Turn:
                 record(gap, required)
 
     def _output_messages(self, terminal: Event | None) -> str:
-        parts: list[dict[str, Any]] = []
-        if self.reasoning:
-            parts.append({"type": "reasoning", "content": "".join(self.reasoning)})
-        if self.text:
-            parts.append({"type": "text", "content": "".join(self.text)})
-        if self.refusal:
-            parts.append({"type": "refusal", "content": "".join(self.refusal)})
-        parts.extend(self.server_parts)
-        for call in self.tool_calls:
-            parts.append(
-                {
-                    "type": "tool_call",
-                    "id": call.call_id,
-                    "name": call.name,
-                    "arguments": call.arguments,
-                }
-            )
+        parts = [
+            {"type": part[0], "content": "".join(part[1])} if type(part) is tuple else part
+            for part in self.output
+        ]
         # `finish_reason` is required by the released output schema (deprecated in
         # favour of `gen_ai.response.finish_reasons` since): kept, with the same rule.
         if type(terminal) is Done:
