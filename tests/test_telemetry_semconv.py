@@ -554,6 +554,69 @@ def test_a_search_turn_s_output_parts_follow_its_stream() -> None:
     assert [parts[3]["content"], parts[6]["content"]] == ["".join(run) for run in texts[1:]]
 
 
+@needs_captures
+async def test_server_tools_sent_back_are_the_parts_they_were_as_output() -> None:
+    """A provider-run tool's blocks sent back in the history (`ServerToolPart`, as
+    `to_message()` keeps Anthropic's) are the input schema's ServerToolCallPart and
+    ServerToolCallResponsePart, as they were in the output message of the turn that
+    gave them: the assistant's turn reads the same in the span that received it and in
+    the next one's input."""
+    body = capture("anthropic/web_search_server_tool.sse")
+    first = Sdk()
+    operator = first.operator(request=request(), provider="anthropic", capture_content=True)
+    record = await record_of(rxllm.replay(body, provider="anthropic").pipe(operator), "anthropic")
+    [output] = json.loads(first.attributes()["gen_ai.output.messages"])
+
+    turn = record.to_message()
+    assert sum(isinstance(part, rxllm.ServerToolPart) for part in turn.content) == 4
+    second = Sdk()
+    history = request(rxllm.Message.user("Weather in San Francisco?"), turn)
+    replay(second.operator(request=history, provider="anthropic", capture_content=True), DONE)
+    [_, sent_back] = json.loads(second.attributes()["gen_ai.input.messages"])
+    check_parts([sent_back])
+    assert sent_back["parts"] == output["parts"]
+
+
+def test_an_mcp_result_sent_back_names_its_call_and_says_its_error() -> None:
+    """Anthropic's `mcp_tool_result` names no tool: the part names the call it answers
+    (by `tool_use_id`), and an `is_error` result says so beside its content, as the
+    anthropic wire's `server_tool_result` does."""
+    sdk = Sdk()
+    call = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "lookup", "server_name": "kb"}
+    result = {
+        "type": "mcp_tool_result",
+        "tool_use_id": "mcptoolu_1",
+        "is_error": True,
+        "content": [{"type": "text", "text": "not found"}],
+    }
+    turn = rxllm.Message(
+        role="assistant",
+        content=[
+            rxllm.ServerToolPart(block={**call, "input": {}}),
+            rxllm.ServerToolPart(block=result),
+        ],
+    )
+    replay(sdk.operator(request=request(turn), capture_content=True), DONE)
+    [message] = json.loads(sdk.attributes()["gen_ai.input.messages"])
+    check_parts([message])
+    assert message["parts"] == [
+        {
+            "type": "server_tool_call",
+            "id": "mcptoolu_1",
+            "name": "lookup",
+            "server_tool_call": {"type": "lookup", "arguments": {}},
+        },
+        {
+            "type": "server_tool_call_response",
+            "id": "mcptoolu_1",
+            "server_tool_call_response": {
+                "type": "lookup",
+                "content": {"is_error": True, "content": [{"type": "text", "text": "not found"}]},
+            },
+        },
+    ]
+
+
 def test_tool_definitions_with_content_capture_only() -> None:
     """`gen_ai.tool.definitions` (Opt-In, the tool definitions JSON schema): `type` and
     `name` are required; the description and parameters "could be large, it's NOT

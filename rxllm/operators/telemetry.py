@@ -860,8 +860,9 @@ def _input_messages(
     `gen_ai.system_instructions`, every other message with its parts, in order."""
     system: list[dict[str, Any]] = []
     chat: list[dict[str, Any]] = []
+    names: dict[str, str] = {}  # provider-run tools' names by call id, for their results
     for message in messages:
-        parts = [_part(part) for part in message.content]
+        parts = [_part(part, names) for part in message.content]
         if message.role == "system" and (
             system_apart == "all" or (system_apart == "leading" and not chat)
         ):
@@ -886,11 +887,11 @@ def _input_messages(
     return attributes
 
 
-def _part(part: Part) -> dict[str, Any]:
+def _part(part: Part, names: dict[str, str]) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "content": part.text}
-    if isinstance(part, ServerToolPart):  # a provider-run tool's block, sent back as it came
-        return {"type": "server_tool", "content": part.block}
+    if isinstance(part, ServerToolPart):
+        return _server_block(part.block, names)
     if not isinstance(part, ImagePart):  # reasoning sent back: its text (no signature)
         return {"type": "reasoning", "content": part.text}
     inline = part.inline
@@ -900,6 +901,40 @@ def _part(part: Part) -> dict[str, Any]:
         # requires it.
         return {"type": "blob", "modality": "image", "mime_type": inline[0], "content": ""}
     return {"type": "uri", "modality": "image", "uri": part.url}
+
+
+def _server_block(block: Mapping[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A provider-run tool's block sent back in the history (`ServerToolPart`) as the
+    call or result part it was in the output (`_server_part` of the event the anthropic
+    wire read from it): a result is named after its call (`names`, by call id, filled
+    as calls are read), else after its block type."""
+    # A result is one of Anthropic's `*_tool_result` blocks (the wire whose blocks
+    # `ServerToolPart` sends back), its call's id in `tool_use_id`; any other is a call.
+    suffix = "_tool_result"
+    kind = block.get("type")
+    kind = kind if isinstance(kind, str) else "server_tool"
+    call_id = block.get("tool_use_id")
+    if kind.endswith(suffix) or call_id is not None:
+        content = block.get("content")
+        if block.get("is_error") is True:  # an MCP failure, said beside its content
+            content = {"is_error": True, "content": content}
+        name = names.get(call_id) if isinstance(call_id, str) else None
+        result = {"type": name or kind.removesuffix(suffix), "content": content}
+        response: dict[str, Any] = {"type": "server_tool_call_response"}
+        if isinstance(call_id, str):
+            response["id"] = call_id
+        response["server_tool_call_response"] = result
+        return response
+    call_id = block.get("id")
+    name = block.get("name")
+    name = name if isinstance(name, str) and name else kind
+    call: dict[str, Any] = {"type": "server_tool_call"}
+    if isinstance(call_id, str):
+        call["id"] = call_id
+        names[call_id] = name
+    call["name"] = name
+    call["server_tool_call"] = {"type": name, "arguments": block.get("input")}
+    return call
 
 
 def _server_part(event: ServerToolCall | ServerToolResult) -> dict[str, Any]:
