@@ -456,6 +456,42 @@ def test_an_inline_image_is_a_blob_part_the_schema_accepts() -> None:
     assert "iVBORw0KGgo" not in json.dumps(sdk.attributes())
 
 
+def test_a_pdf_is_a_document() -> None:
+    """The Modality enum of the message schemas has `document` (semantic-conventions-
+    genai CHANGELOG, unreleased: "Enables capturing PDF/DOCX (and similar) parts that
+    today have to fall through to the free-form `string` branch"): a PDF, inline or by
+    URL, is a `document`, with its MIME type ("Instrumentations SHOULD also set the
+    mimeType field if the specific type is known"), an image an `image`."""
+    sdk = Sdk()
+    user = rxllm.Message(
+        role="user",
+        content=[
+            rxllm.TextPart(text="Summarize these."),
+            rxllm.ImagePart(url=b"%PDF-1.4 made up"),
+            rxllm.ImagePart(url="https://example.com/paper.pdf", media_type="application/pdf"),
+            rxllm.ImagePart(url="https://example.com/cat", media_type="image/webp"),
+        ],
+    )
+    replay(sdk.operator(request=request(user), capture_content=True), DONE)
+    [message] = json.loads(sdk.attributes()["gen_ai.input.messages"])
+    check_parts([message])
+    assert message["parts"][1:] == [
+        {"type": "blob", "modality": "document", "mime_type": "application/pdf", "content": ""},
+        {
+            "type": "uri",
+            "modality": "document",
+            "mime_type": "application/pdf",
+            "uri": "https://example.com/paper.pdf",
+        },
+        {
+            "type": "uri",
+            "modality": "image",
+            "mime_type": "image/webp",
+            "uri": "https://example.com/cat",
+        },
+    ]
+
+
 def test_server_tool_calls_and_results_are_output_parts() -> None:
     """ServerToolCallPart and ServerToolCallResponsePart of the output messages schema:
     a provider-run tool is part of what the model returned."""

@@ -894,13 +894,17 @@ def _part(part: Part, names: dict[str, str]) -> dict[str, Any]:
         return _server_block(part.block, names)
     if not isinstance(part, ImagePart):  # reasoning sent back: its text (no signature)
         return {"type": "reasoning", "content": part.text}
+    modality = "document" if part.pdf else "image"  # the schemas' Modality enum
     inline = part.inline
     if inline is not None:
         # The bytes would swamp a span: left out as the conventions allow ("truncate
         # properties ... preserving JSON structure"), `content` kept, as the schema
         # requires it.
-        return {"type": "blob", "modality": "image", "mime_type": inline[0], "content": ""}
-    return {"type": "uri", "modality": "image", "uri": part.url}
+        return {"type": "blob", "modality": modality, "mime_type": inline[0], "content": ""}
+    if part.media_type is None:
+        return {"type": "uri", "modality": modality, "uri": part.url}
+    # "Instrumentations SHOULD also set the mimeType field if the specific type is known."
+    return {"type": "uri", "modality": modality, "mime_type": part.media_type, "uri": part.url}
 
 
 def _server_block(block: Mapping[str, Any], names: dict[str, str]) -> dict[str, Any]:
