@@ -128,18 +128,22 @@ class ErrorBody(NamedTuple):
     request_id: str | None = None
     """The request id the body carries (Anthropic's top-level `request_id`, Google's
     `RequestInfo` detail), for when no header says it."""
+    should_retry: bool | None = None
+    """The upstream's word on sending the same request again, where a gateway relays it
+    (OpenRouter's `metadata.raw.retryable`); the server's `x-should-retry` outranks it."""
 
     def fields(self, headers: Mapping[str, str] | None = None) -> dict[str, Any]:
         """`ErrorInfo`'s structured fields (`failed(..., **fields)`) from this body and,
         for a response, its headers, which say the wait, the request id and whether to
         send the same request again before the body does."""
         headers = headers or {}
+        said = should_retry_of(headers)
         return {
             "param": self.param,
             "code": self.code,
             "retry_after": wait_of(headers, self),
             "request_id": request_id_of(headers) or self.request_id,
-            "should_retry": should_retry_of(headers),
+            "should_retry": self.should_retry if said is None else said,
         }
 
 
@@ -227,7 +231,7 @@ def parse_error_payload(payload: Any) -> ErrorBody:
         retry_after = _wait_in(message)
     if retry_after is None:
         retry_after = _headers_wait(fields.get("metadata"))
-    return ErrorBody(message, param, code, retry_after, request_id)
+    return ErrorBody(message, param, code, retry_after, request_id, _retryable_of(fields))
 
 
 def status_in(error: Mapping[str, Any]) -> int | None:
@@ -467,6 +471,23 @@ def _upstream_of(fields: dict[str, Any]) -> ErrorBody | None:
     if isinstance(raw, str) and raw.strip():
         return parse_error_body(raw)
     return None
+
+
+def _retryable_of(fields: dict[str, Any]) -> bool | None:
+    """The upstream's word on sending the same request again, in OpenRouter's `metadata.raw`
+    (its body as JSON text or an object): `retryable`, beside "Error processing stream" when
+    an upstream failed mid-stream (hotovo/aider-desk#103, BerriAI/litellm#16226), and in the
+    same place on its HTTP errors. None where it says nothing, or says it but not as a
+    boolean."""
+    metadata = fields.get("metadata")
+    raw = metadata.get("raw") if isinstance(metadata, dict) else None
+    if isinstance(raw, str) and raw.lstrip()[:1] == "{":
+        try:  # raw_decode: an upstream body followed by more text still reads
+            raw, _ = json.JSONDecoder().raw_decode(raw.strip())
+        except (ValueError, RecursionError):
+            return None
+    said = raw.get("retryable") if isinstance(raw, dict) else None
+    return said if isinstance(said, bool) else None
 
 
 def _upstream_name(fields: dict[str, Any]) -> str | None:

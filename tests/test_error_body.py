@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 
+import rxllm
 from rxllm.error_body import (
     MAX_MESSAGE_CHARS,
     MAX_WAIT_SECONDS,
@@ -22,7 +24,8 @@ from rxllm.error_body import (
     retry_after_of,
     wait_of,
 )
-from tests.support import NO_CAPTURES, REJECTIONS
+from tests.support import NO_CAPTURES, REJECTIONS, Serve
+from tests.test_backoff import short_stream
 
 # Real rejection bodies collected by the team (see its INDEX.md); a user's clone has
 # no ../shared, so the table test is skipped there.
@@ -454,3 +457,67 @@ def test_an_error_body_framed_as_sse_is_its_first_events_data(
     """A 400 whose body was `data: {"error": {...}}` kept the framing in its message and
     lost `param` and `code` (a review of retries and records, with a loopback server)."""
     assert parse_error_body(body) == expected
+
+
+# -- an upstream's word on the same request again ----------------------------------------------
+
+
+def _openrouter(status: int, raw: Any) -> dict[str, Any]:
+    """OpenRouter's envelope of an upstream's failure: the upstream's body in `metadata.raw`,
+    as text (its HTTP errors) or as an object (its error inside a stream)."""
+    return {
+        "error": {
+            "message": "Provider returned error",
+            "code": status,
+            "metadata": {"provider_name": "DeepInfra", "raw": raw},
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"error":{"message":"Rate limited, slow down"},"retryable":false}',
+        {"error": {"message": "Rate limited, slow down"}, "retryable": False},
+    ],
+    ids=["text", "object"],
+)
+def test_an_upstreams_retryable_is_the_bodys_word_on_the_same_request(raw: Any) -> None:
+    """What the stream's error frames said (`metadata.raw.retryable`) an HTTP body says as
+    well, by the same reading; the server's own `x-should-retry` outranks what it relays."""
+    parsed = parse_error_body(json.dumps(_openrouter(429, raw)))
+    assert parsed.should_retry is False and parse_error_payload(_openrouter(429, raw)) == parsed
+    assert parsed.fields({})["should_retry"] is False
+    assert parsed.fields({"x-should-retry": "true"})["should_retry"] is True
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ['{"retryable":"yes"}', "retryable: true", {"retryable": 1}, '{"retryable":', None],
+)
+def test_only_a_boolean_retryable_is_a_word(raw: Any) -> None:
+    assert parse_error_body(json.dumps(_openrouter(502, raw))).should_retry is None
+
+
+async def test_an_http_rejection_obeys_its_upstreams_retryable(serve: Serve) -> None:
+    """OpenRouter's 502 says no upstream takes the body, which degrades it; its upstream's
+    `retryable: true`, relayed as text in `metadata.raw`, asks for the same body again, as
+    the same words in a stream's error frame do."""
+    bodies: list[dict[str, Any]] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        bodies.append(json.loads(await request.read()))
+        if len(bodies) > 1:
+            return await short_stream(request)
+        refusal = _openrouter(502, '{"retryable":true}')
+        return web.json_response(refusal, status=502, headers={"retry-after-ms": "1"})
+
+    p = rxllm.provider(
+        "openrouter", api_key="sk-or-test-" + "k" * 40, base_url=await serve(handler)
+    )
+    ask = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    events = [e async for e in p.astream(ask)]
+    retry = next(e for e in events if isinstance(e, rxllm.Retry))
+    assert retry.reason.status == 502 and retry.reason.should_retry is True
+    assert retry.dropped == [] and bodies[0] == bodies[1]
+    assert events[-1].type == "done"

@@ -494,28 +494,13 @@ class Normalizer(ABC):
         self.release()
         body = parse_error_body(raw) if payload is None else parse_error_payload(payload)
         message = body.message or raw.strip()[:MAX_MESSAGE_CHARS]  # no words: what it sent
-        fields = body.fields()
-        fields["should_retry"] = retry_said(payload)  # no header says it inside a stream
         self.fail(
             "stream_error",
             message,
             status=envelope_status(payload),
             raw=raw,
-            **fields,
+            **body.fields(),  # no header inside a stream: the body's own word on a retry
         )
-
-
-def retry_said(payload: Any) -> bool | None:
-    """What an error object says of sending the same request again, in the object or its
-    `error` member: OpenRouter's `metadata.raw.retryable`, beside "Error processing
-    stream" when an upstream failed mid-stream (hotovo/aider-desk#103, BerriAI/litellm#16226);
-    None where it says nothing."""
-    if payload.__class__ is dict and payload.get("error").__class__ is dict:
-        payload = payload["error"]
-    metadata = payload.get("metadata") if payload.__class__ is dict else None
-    raw = metadata.get("raw") if metadata.__class__ is dict else None
-    said = raw.get("retryable") if raw.__class__ is dict else None
-    return said if said.__class__ is bool else None
 
 
 class ToolNames(NamedTuple):
