@@ -69,8 +69,23 @@ def _basic_credentials(match: re.Match[str]) -> str:
     return match[1] + REDACTED if b":" in pair else match[0]
 
 
+# A percent-encoding's hex digits, which .NET writes in lower case.
+_LOWER_HEX = re.compile(r"%[0-9A-F]{2}")
+
+
 def _written(secret: str) -> tuple[str, ...]:
-    """The ways a body or a URL writes `secret`: as it is, and percent-encoded (a key
-    with `+`, `/` or `=` in a query)."""
+    """The ways a body or a URL writes `secret`: as it is; percent-encoded (a key with
+    `+`, `/` or `=` in a query), in upper-case hex as RFC 3986 advises and in the
+    lower-case hex .NET's `HttpUtility.UrlEncode` writes (`%2f`); and with each `/`
+    escaped as `\\/`, as PHP's `json_encode` writes it by default."""
     encoded = quote(secret, safe="")
-    return (secret,) if encoded == secret else (secret, encoded)
+    if encoded == secret:
+        return (secret,)
+    forms = dict.fromkeys((secret, encoded, _LOWER_HEX.sub(_lower, encoded)))
+    if "/" in secret:
+        forms[secret.replace("/", "\\/")] = None
+    return tuple(forms)
+
+
+def _lower(match: re.Match[str]) -> str:
+    return match[0].lower()

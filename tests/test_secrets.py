@@ -4,8 +4,10 @@ echoes the key back."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from aiohttp import web
@@ -15,6 +17,7 @@ from rxllm.events import Event
 from rxllm.local import LocalServer
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.secrets import redact
+from tests.support import Serve
 
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2  # 48 characters, as real keys are
 
@@ -171,3 +174,36 @@ def test_a_key_is_a_secret_from_twelve_characters_on(key: str, redacted: bool) -
     shown = redact(message, (key,))
     assert (key not in shown) is redacted
     assert "?key=YOUR_API_KEY" in shown  # a provider's advice in a URL stays whole
+
+
+SLASHED = "AbC/dEf+GhI=jKlMnOpQrStUvWxYz0123456789"  # a key with `/`, `+` and `=`
+LOWER_HEX = re.sub(r"%[0-9A-F]{2}", lambda m: m[0].lower(), quote(SLASHED, safe=""))
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        pytest.param(LOWER_HEX, id="percent-encoded-lower-hex"),  # .NET's UrlEncode: `%2f`
+        pytest.param(SLASHED.replace("/", "\\/"), id="json-escaped-slash"),  # PHP json_encode
+    ],
+)
+async def test_a_key_written_as_other_servers_write_it_is_redacted(
+    logs: list[str], serve: Serve, written: str
+) -> None:
+    assert written != SLASHED
+
+    async def handler(request: web.Request) -> web.Response:
+        body = '{"error": {"message": "Incorrect API key provided: ' + written + '"}}'
+        return web.Response(text=body, status=401, content_type="application/json")
+
+    url = await serve(handler)
+    async with rxllm.provider(
+        "custom", api_key=SLASHED, base_url=url, allow_private_network=True, max_attempts=1
+    ) as provider:
+        events, shown = await turn(provider, request("m"))
+    error = events[-1]
+    assert error.type == "error" and error.error.status == 401
+    assert error.error.raw is not None and "[redacted]" in error.error.raw
+    shown += error.error.message + error.error.raw
+    assert written not in shown and SLASHED not in shown
+    assert not [line for line in logs if written in line or SLASHED in line]
