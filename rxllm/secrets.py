@@ -8,7 +8,7 @@ import base64
 import re
 from urllib.parse import quote
 
-__all__ = ["MIN_SECRET_CHARS", "REDACTED", "redact"]
+__all__ = ["MIN_SECRET_CHARS", "REDACTED", "redact", "redact_head"]
 
 # Shorter "keys" are placeholders (`ollama`, `EMPTY`, `lm-studio`, `not-needed`,
 # LiteLLM's `sk-1234`), words a server's advice may hold; every real provider key is 32
@@ -57,6 +57,20 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
     if "=" in text:
         text = _QUERY_CREDENTIAL.sub(rf"\1{REDACTED}", text)
     return text
+
+
+# How far past a quote's cut a credential that the cut falls in may still run, beyond
+# the longest written form of a key: a password written into a URL, any length.
+_CREDENTIAL_REACH = 1024
+
+
+def redact_head(text: str, secrets: tuple[str, ...], chars: int) -> str:
+    """`text` redacted, then cut to its first `chars` characters, as a log or an error
+    quotes it: cut first, a key the cut falls in would show its start (`key=sk-proj-A1b`),
+    which `redact` no longer recognizes. Only the part the quote can hold is redacted,
+    with room for a credential begun within it, not a body of megabytes."""
+    reach = chars + _CREDENTIAL_REACH + 3 * max(map(len, secrets), default=0)
+    return redact(text[:reach], secrets)[:chars]
 
 
 def _basic_credentials(match: re.Match[str]) -> str:

@@ -4,6 +4,7 @@ echoes the key back."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -17,6 +18,7 @@ from rxllm.events import Event
 from rxllm.local import LocalServer
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.secrets import redact
+from rxllm.sources.sse import SseDecoder, SseEvent
 from tests.support import Serve
 
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2  # 48 characters, as real keys are
@@ -207,3 +209,72 @@ async def test_a_key_written_as_other_servers_write_it_is_redacted(
     shown += error.error.message + error.error.raw
     assert written not in shown and SLASHED not in shown
     assert not [line for line in logs if written in line or SLASHED in line]
+
+
+async def test_an_ignored_sse_line_that_echoes_the_key_is_logged_redacted(
+    logs: list[str], serve: Serve
+) -> None:
+    """A server that writes the request's Authorization header back as an SSE line: the
+    decoder ignores the field and logs it at debug, the value redacted."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(f"authorization: {request.headers['Authorization']}\n\n".encode())
+        await response.write(_chunk("Hi", "stop") + b"data: [DONE]\n\n")
+        return response
+
+    url = await serve(handler)
+    async with rxllm.provider(
+        "custom", api_key=KEY, base_url=url, allow_private_network=True
+    ) as provider:
+        events, _ = await turn(provider, request("m"))
+    assert events[-1].type == "done"
+    ignored = [line for line in logs if "ignored an SSE line of field 'authorization'" in line]
+    assert ignored and "'Bearer [redacted]'" in ignored[0], logs
+    assert not [line for line in logs if KEY in line]
+
+
+# Each body quotes the key where the quote of it is cut, 15 characters into the key.
+_STRADDLING = {
+    "a data line that is not JSON": b"data: " + b"x" * 180 + b" key=%s\n\n",  # 200 chars
+    "a body that is not SSE": b"y" * 280 + b" key=%s",  # 300 chars
+    "a last line cut short": b'data: {"a": "' + b"z" * 52 + b" %s",  # 80 chars
+}
+
+
+@pytest.mark.parametrize("body", list(_STRADDLING.values()), ids=list(_STRADDLING))
+async def test_a_quote_cut_to_its_length_shows_no_start_of_a_key(
+    logs: list[str], serve: Serve, body: bytes
+) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(body % KEY.encode())
+        return response
+
+    url = await serve(handler)
+    async with rxllm.provider(
+        "custom", api_key=KEY, base_url=url, allow_private_network=True, max_attempts=1
+    ) as provider:
+        events, shown = await turn(provider, request("m"))
+    error = events[-1]
+    assert error.type == "error" and error.error.kind in ("protocol", "truncated")
+    assert error.error.message.endswith(("[redacted]'", "[redacted]'...")), error.error.message
+    assert KEY[:10] not in shown + error.error.message
+    assert not [line for line in logs if KEY[:10] in line]
+
+
+def test_the_log_of_an_ignored_line_shows_no_start_of_a_key(logs: list[str]) -> None:
+    decoder = SseDecoder(provider="custom", secrets=(KEY,))
+    line = "x-echo: " + "w" * 184 + " " + KEY  # the log quotes 200 characters of the value
+    assert decoder.feed(f"{line}\n\ndata: {{}}\n\n".encode()) == [SseEvent("{}")]
+    ignored = [line for line in logs if "ignored an SSE line of field 'x-echo'" in line]
+    assert ignored and "w [redacted]'" in ignored[0], logs
+    assert not [line for line in logs if KEY[:10] in line]
+
+
+def _chunk(text: str, finish: str | None = None) -> bytes:
+    choice = {"index": 0, "delta": {"content": text}, "finish_reason": finish}
+    chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [choice]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()

@@ -21,7 +21,7 @@ from rxllm.fragments import (
 )
 from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
-from rxllm.secrets import redact
+from rxllm.secrets import redact, redact_head
 
 __all__ = ["normalize"]
 
@@ -143,15 +143,16 @@ class _Feeding(abc.DisposableBase):
                 raise
             if normalizer.settled:
                 return
-            quote = item.data[:_QUOTE_CHARS]
+            secrets = normalizer.secrets
+            quote = redact_head(item.data, secrets, _QUOTE_CHARS)
             if isinstance(exc, json.JSONDecodeError):
                 message = f"a data line is not JSON: {quote!r}"
             else:
                 message = f"an unexpected chunk ({type(exc).__name__}: {exc}): {quote!r}"
-            message = redact(message, normalizer.secrets)
+            message = redact(message, secrets)  # the exception's words too
             # The traceback's frames hold the chunk, which may quote a credential.
             log = logger.bind(provider=normalizer.provider)
-            log.opt(exception=None if normalizer.secrets else exc).debug(message)
+            log.opt(exception=None if secrets else exc).debug(message)
             normalizer.settled = True
             self._observer.on_next(
                 failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)

@@ -407,7 +407,13 @@ class _Transfer(abc.DisposableBase):
                 return
             settings = self._settings
             provider, attempt = settings.provider, settings.attempt
-            reader = ChunkReader(self._observer, provider, attempt, settings.max_line_bytes)
+            reader = ChunkReader(
+                self._observer,
+                provider,
+                attempt,
+                settings.max_line_bytes,
+                settings.request.secrets,
+            )
             limit = settings.max_response_bytes
             received = 0
             tap = raw_tap.get()

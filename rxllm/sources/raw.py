@@ -9,12 +9,14 @@ from reactivex import abc
 from rxllm.error_body import envelope_status, error_envelope, parse_error_payload
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import RawChunk, SourceItem
+from rxllm.secrets import redact_head
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES, SseDecoder, SseLineTooLong
 
 __all__ = ["ChunkReader", "cut_short"]
 
-# How much of a body that is not SSE an error quotes back.
-_SNIPPET_BYTES = 300
+# How much of a body that is not SSE an error quotes back, and of a last line cut short.
+_SNIPPET_CHARS = 300
+_CUT_LINE_CHARS = 80
 # How much of a body's start is kept until it shows itself SSE: a JSON error object in
 # place of the stream is read whole, as far as an error body is (`MAX_ERROR_BODY_BYTES`).
 _HEAD_BYTES = 64 * 1024
@@ -32,7 +34,7 @@ class ChunkReader:
     Each chunk goes to `sink.on_next` looked up anew, never kept: a sink that stops
     (a terminal, a dispose) mid-read swaps it for a no-op (`rxllm.operators._link`)."""
 
-    __slots__ = ("_attempt", "_decoder", "_head", "_provider", "_sink")
+    __slots__ = ("_attempt", "_decoder", "_head", "_provider", "_secrets", "_sink")
 
     def __init__(
         self,
@@ -40,11 +42,16 @@ class ChunkReader:
         provider: str,
         attempt: int = 1,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self._sink = sink
         self._provider = provider
         self._attempt = attempt
-        self._decoder = SseDecoder(max_line_bytes, provider=provider, attempt=attempt)
+        # The request's credentials: a quote of the body is redacted before it is cut.
+        self._secrets = secrets
+        self._decoder = SseDecoder(
+            max_line_bytes, provider=provider, attempt=attempt, secrets=secrets
+        )
         # The body's start, until it shows itself SSE: for "not an SSE stream", or the
         # error object a server sent in place of the stream.
         self._head: bytes | None = b""
@@ -73,7 +80,8 @@ class ChunkReader:
         for ev in decoder.close(last_line=not cut):
             self._sink.on_next(RawChunk(self._provider, self._attempt, ev.event, ev.data))
         if cut:
-            snippet = cut[:80].decode("utf-8", "replace")
+            line = cut[:_HEAD_BYTES].decode("utf-8", "replace")  # not a line of megabytes
+            snippet = redact_head(line, self._secrets, _CUT_LINE_CHARS)
             return self._failure(
                 "truncated", f"the body ends in the middle of its last line: {snippet!r}..."
             )
@@ -84,7 +92,7 @@ class ChunkReader:
             error = error_envelope(text)
             if error is not None:
                 return self._rejection(error, text)
-            snippet = text[:_SNIPPET_BYTES]
+            snippet = redact_head(text, self._secrets, _SNIPPET_CHARS)
             return self._failure("protocol", f"the response body is not an SSE stream: {snippet!r}")
         return None
 

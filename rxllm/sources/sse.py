@@ -31,6 +31,8 @@ from typing import NamedTuple
 
 from loguru import logger
 
+from rxllm.secrets import redact_head
+
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "SseDecoder", "SseEvent", "SseLineTooLong", "utf8_size"]
 
 # Large enough for a whole `response.completed` echo of a long answer; small enough
@@ -88,6 +90,7 @@ class SseDecoder:
         "_pending_size",
         "_provider",
         "_retry",
+        "_secrets",
         "_skip_lf",
         "_started",
         "_stray",
@@ -99,11 +102,18 @@ class SseDecoder:
     )
 
     def __init__(
-        self, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, *, provider: str = "", attempt: int = 1
+        self,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        *,
+        provider: str = "",
+        attempt: int = 1,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self.max_line_bytes = max_line_bytes
-        self._provider = provider  # for the log of an ignored field only
+        # For the log of an ignored line only: a server may echo the request's headers.
+        self._provider = provider
         self._attempt = attempt
+        self._secrets = secrets
         self._ignored: set[str] | None = None  # field names logged as ignored
         self.events = 0
         self.comments = 0
@@ -295,18 +305,21 @@ class SseDecoder:
     def _ignore(self, name: str, value: str) -> None:
         """A line the spec ignores (a field it does not know, `Data` too, a `retry`
         not all digits, an `id` with NUL): ignored, and logged at debug the first time
-        its field name comes, since nothing a provider says goes unseen."""
+        its field name comes, since nothing a provider says goes unseen. What it
+        quotes is redacted (a server may echo the request's `authorization: Bearer ...`
+        header as a line), a line without a colon being all name."""
         ignored = self._ignored
         if ignored is None:
             ignored = self._ignored = set()
-        name = name[:_LOGGED_CHARS]
-        if name in ignored or len(ignored) >= _MAX_IGNORED_NAMES:
+        seen = name[:_LOGGED_CHARS]
+        if seen in ignored or len(ignored) >= _MAX_IGNORED_NAMES:
             return
-        ignored.add(name)
+        ignored.add(seen)
+        secrets = self._secrets
         logger.bind(provider=self._provider, attempt=self._attempt).debug(
             "ignored an SSE line of field {!r}, as the event-stream format says: {!r}{}",
-            name,
-            value[:_LOGGED_CHARS],
+            redact_head(name, secrets, _LOGGED_CHARS),
+            redact_head(value, secrets, _LOGGED_CHARS),
             " (further field names are not logged)"
             if len(ignored) == _MAX_IGNORED_NAMES
             else " (logged once per field name)",
