@@ -527,7 +527,7 @@ def test_output_parts_are_in_the_order_the_model_gave_them() -> None:
     keeps them apart, rather than all the text gathered into one part after the
     reasoning and the provider-run tools put after it."""
     sdk = Sdk()
-    events = [
+    events: list[Event] = [
         ReasoningDelta.make(provider="anthropic", text="Let me "),
         ReasoningDelta.make(provider="anthropic", text="search."),
         ServerToolCall.make(provider="anthropic", call_id="s1", name="web_search"),
@@ -651,6 +651,85 @@ def test_an_mcp_result_sent_back_names_its_call_and_says_its_error() -> None:
             },
         },
     ]
+
+
+def anthropic_sse(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(
+        f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n".encode()
+        for payload in payloads
+    )
+
+
+async def test_a_compaction_is_a_compaction_part_out_and_back() -> None:
+    """CompactionPart of the input and output schemas ("compacted conversation state
+    sent to or received from the model": `id`, and `content`, "the unencrypted
+    compacted conversation summary, when available"). Anthropic's compaction block,
+    which the wire keeps as an empty reasoning delta whose details are the block, is
+    one in the turn's output and in the history sent back, never an empty reasoning
+    part; its encrypted content stays out."""
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test"}
+    body = anthropic_sse(
+        {"type": "message_start", "message": {**message, "content": [], "usage": {}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking"}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "Long chat."},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "compaction", "content": None},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {
+                "type": "compaction_delta",
+                "content": "The summary.",
+                "encrypted_content": "EC1",
+            },
+        },
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "compaction"}, "usage": {}},
+        {"type": "message_stop"},
+    )
+    first = Sdk()
+    operator = first.operator(request=request(), provider="anthropic", capture_content=True)
+    record = await record_of(rxllm.replay(body, provider="anthropic").pipe(operator), "anthropic")
+    assert record.terminal.type == "done"
+    parts = [
+        {"type": "reasoning", "content": "Long chat."},
+        {"type": "compaction", "content": "The summary."},
+    ]
+    [output] = json.loads(first.attributes()["gen_ai.output.messages"])
+    assert output["parts"] == parts
+
+    second = Sdk()
+    history = request(rxllm.Message.user("Go on."), record.to_message())
+    replay(second.operator(request=history, provider="anthropic", capture_content=True), DONE)
+    [_, sent_back] = json.loads(second.attributes()["gen_ai.input.messages"])
+    assert sent_back["parts"] == parts
+    assert "EC1" not in json.dumps([first.attributes(), second.attributes()])
+
+
+def test_a_responses_compaction_item_sent_back_is_a_compaction_part() -> None:
+    """The Responses wire keeps a `compaction` item as a reasoning part: its
+    `encrypted_content` the signature, its other fields the details; the part has its
+    `id` and no summary (none is sent)."""
+    sdk = Sdk()
+    compacted = rxllm.ReasoningPart(
+        signature="ENCRYPTED", details={"type": "compaction", "id": "cmp_1"}
+    )
+    turn = rxllm.Message(role="assistant", content=[compacted, rxllm.TextPart(text="Done.")])
+    replay(sdk.operator(request=request(turn), capture_content=True), DONE)
+    [message] = json.loads(sdk.attributes()["gen_ai.input.messages"])
+    assert message["parts"] == [
+        {"type": "compaction", "id": "cmp_1"},
+        {"type": "text", "content": "Done."},
+    ]
+    assert "ENCRYPTED" not in json.dumps(sdk.attributes())
 
 
 def test_tool_definitions_with_content_capture_only() -> None:

@@ -6,7 +6,7 @@ import json
 import time
 from array import array
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 from urllib.parse import urlsplit
 
 from loguru import logger
@@ -491,8 +491,9 @@ class _Turn:
         """The answer's parts in the order they came (only with capture_content): a run
         of deltas of one kind as (its part type, its pieces), joined at the end; any
         other part whole."""
-        self.run: type | None = None
-        """The kind of delta the last part is a run of (None: the last part is whole)."""
+        self.run: object = None
+        """What the last part is a run of: a text or refusal delta's type, `_REASONING`
+        (reasoning deltas, whose details are looked at), or None (a part whole)."""
         self.pieces: list[str] = []
         self.model = None if request is None else request.model
         first = None if provider is None else senders.get(provider, 1)
@@ -570,15 +571,24 @@ class _Turn:
         order: a delta of the kind the last part is a run of joins it (one append);
         any other starts a part."""
         part: dict[str, Any]
-        if type(event) is self.run:  # only ever a text, reasoning or refusal delta's type
+        run = self.run
+        if type(event) is run:  # a text or refusal delta's type: the run goes on
             self.pieces.append(event.text)  # type: ignore[union-attr]
             return
-        if type(event) is TextDelta or type(event) is ReasoningDelta or type(event) is Refusal:
-            self.run = type(event)
-            self.pieces = [event.text]
-            self.output.append((event.type, self.pieces))
+        if type(event) is ReasoningDelta:
+            details = event.details
+            if details is not None and _compacted(details):
+                part = _compaction(details)  # kept as reasoning, a part of its own
+            elif run is _REASONING:
+                self.pieces.append(event.text)
+                return
+            else:
+                self._start(_REASONING, "reasoning", event.text)
+                return
+        elif type(event) is TextDelta or type(event) is Refusal:
+            self._start(type(event), event.type, event.text)
             return
-        if type(event) is ToolRequest:
+        elif type(event) is ToolRequest:
             part = {
                 "type": "tool_call",
                 "id": event.call_id,
@@ -591,6 +601,12 @@ class _Turn:
             return
         self.run = None
         self.output.append(part)
+
+    def _start(self, run: object, kind: str, text: str) -> None:
+        """A run of deltas of one kind starts, a part of type `kind`."""
+        self.run = run
+        self.pieces = [text]
+        self.output.append((kind, self.pieces))
 
     def _commit(self, event: Event, now: float) -> None:
         attempt = self.attempt
@@ -893,6 +909,8 @@ def _part(part: Part, names: dict[str, str]) -> dict[str, Any]:
     if isinstance(part, ServerToolPart):
         return _server_block(part.block, names)
     if not isinstance(part, ImagePart):  # reasoning sent back: its text (no signature)
+        if _compacted(part.details):
+            return _compaction(part.details)
         return {"type": "reasoning", "content": part.text}
     modality = "document" if part.pdf else "image"  # the schemas' Modality enum
     inline = part.inline
@@ -939,6 +957,28 @@ def _server_block(block: Mapping[str, Any], names: dict[str, str]) -> dict[str, 
     call["name"] = name
     call["server_tool_call"] = {"type": name, "arguments": block.get("input")}
     return call
+
+
+# A run of reasoning deltas (`_Turn.run`): not a type, as each delta's details are read.
+_REASONING = object()
+
+
+def _compacted(details: Mapping[str, Any] | None) -> TypeGuard[Mapping[str, Any]]:
+    """Whether reasoning's details are a compaction the wire kept as reasoning
+    (Anthropic's `compaction` block, a Responses `compaction` item)."""
+    return details is not None and details.get("type") == "compaction"
+
+
+def _compaction(details: Mapping[str, Any]) -> dict[str, Any]:
+    """The schemas' CompactionPart: its `id` and its summary (`content`, "the
+    unencrypted compacted conversation summary, when available"), never the
+    encrypted state (Anthropic's `encrypted_content`, a Responses item's signature)."""
+    part: dict[str, Any] = {"type": "compaction"}
+    for key in ("id", "content"):
+        value = details.get(key)
+        if isinstance(value, str):
+            part[key] = value
+    return part
 
 
 def _server_part(event: ServerToolCall | ServerToolResult) -> dict[str, Any]:
