@@ -30,6 +30,7 @@ from rxllm.events import (
     Citation,
     Done,
     ErrorInfo,
+    ErrorKind,
     Event,
     Failed,
     ReasoningDelta,
@@ -213,6 +214,46 @@ def test_a_turn_without_a_finish_reports_error_as_its_finish_reason(
     assert sdk.span().status.status_code is status
     [message] = json.loads(attributes["gen_ai.output.messages"])
     assert message["finish_reason"] == "error"
+
+
+@needs_captures
+@pytest.mark.parametrize(
+    ("provider", "path", "status"),
+    [
+        ("anthropic", "anthropic/docs_overloaded_error_event.sse", 529),
+        ("openrouter", "openrouter/midstream_error_with_usage.sse", 400),
+    ],
+)
+def test_an_error_inside_a_stream_is_no_http_status(provider: str, path: str, status: int) -> None:
+    """`http.response.status_code` is "HTTP response status code": an error sent inside
+    a 200 stream (Anthropic's `overloaded_error` event, which rxllm reads as 529;
+    OpenRouter's mid-stream error, its `code` 400) came with no such response. The
+    span and its attempt event say `error.type = stream_error`, with no HTTP status."""
+    sdk = Sdk()
+    events: list[Event] = []
+    operator = sdk.operator(request=request(), provider=provider)
+    rxllm.replay(capture(path), provider=provider).pipe(operator).subscribe(events.append)
+    terminal = events[-1]
+    assert isinstance(terminal, Failed)
+    assert (terminal.error.kind, terminal.error.status) == ("stream_error", status)
+    attributes = sdk.attributes()
+    assert attributes["error.type"] == "stream_error"
+    assert "http.response.status_code" not in attributes
+    [attempt] = [e.attributes or {} for e in sdk.span().events if e.name == "rxllm.attempt"]
+    assert attempt["error.type"] == "stream_error"
+    assert "http.response.status_code" not in attempt
+
+
+@pytest.mark.parametrize("kind", ["http", "rejected"])
+def test_an_http_error_response_is_its_status(kind: ErrorKind) -> None:
+    """A response of 4xx (`rejected`) or another error status (`http`): its status is
+    `http.response.status_code`, on the span and on its attempt's event."""
+    sdk = Sdk()
+    error = ErrorInfo(kind=kind, message="no", provider="openai", status=503)
+    replay(sdk.operator(request=request()), Failed.make(provider="openai", error=error))
+    assert sdk.attributes()["http.response.status_code"] == 503
+    [attempt] = [e.attributes or {} for e in sdk.span().events if e.name == "rxllm.attempt"]
+    assert attempt["http.response.status_code"] == 503
 
 
 def test_gemini_generate_content_is_its_own_operation() -> None:

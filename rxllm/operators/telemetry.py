@@ -643,8 +643,9 @@ class _Turn:
             attributes[SERVER_PORT] = sender[SERVER_PORT]
         if error is not None:
             attributes[ERROR_TYPE] = error.kind
-            if error.status is not None:
-                attributes[HTTP_STATUS] = error.status
+            status = _http_status(error)
+            if status is not None:
+                attributes[HTTP_STATUS] = status
         self.span.add_event("rxllm.attempt", attributes)
 
     # -- the end -----------------------------------------------------------------------
@@ -699,8 +700,9 @@ class _Turn:
         elif type(terminal) is Failed:
             outcome = "error"
             error_type = terminal.error.kind
-            if terminal.error.status is not None:
-                attributes[HTTP_STATUS] = terminal.error.status
+            http_status = _http_status(terminal.error)
+            if http_status is not None:
+                attributes[HTTP_STATUS] = http_status
             status = Status(StatusCode.ERROR, terminal.error.message)
         elif type(terminal) is Cancelled or cancelled is not None:
             outcome = "cancelled"
@@ -786,6 +788,13 @@ class _Turn:
 # rxllm's stop reasons as the conventions' output message `finish_reason`.
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter",
            "tool_use": "tool_call"}  # fmt: skip
+
+
+def _http_status(error: ErrorInfo) -> int | None:
+    """The status of an error that was an HTTP response (`http`, `rejected`): not the
+    status-like code of an error inside a 200 stream (`stream_error`: Anthropic's
+    `overloaded_error` read as 529, OpenRouter's `code`), which no response had."""
+    return error.status if error.kind == "http" or error.kind == "rejected" else None
 
 
 def _error_of(terminal: Event | None) -> ErrorInfo | None:
