@@ -47,6 +47,7 @@ from rxllm.pipeline.record import RecordBuilder
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_not_a_stream, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
 from rxllm.request import ImagePart, is_image_url
+from rxllm.secrets import RedactedLines, redact
 from rxllm.serving.event_json import dump_event
 from rxllm.sources.http import raw_tap
 from rxllm.sources.replay import retry_marker
@@ -280,13 +281,14 @@ def _param(text: str) -> tuple[str, object]:
 def _base_url(text: str) -> str:
     """--base-url parsed as the transport will parse it, so a typo is said at once,
     not raised from inside the stream."""
+    shown = redact(text, ())  # a password or key written into it
     try:
         url = URL(_utf8(text))
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a URL: {exc}") from None
+        raise argparse.ArgumentTypeError(f"{shown!r} is not a URL: {exc}") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise argparse.ArgumentTypeError(
-            f"expected an http:// or https:// URL with a host, got {text!r}"
+            f"expected an http:// or https:// URL with a host, got {shown!r}"
         )
     return text
 
@@ -408,19 +410,29 @@ def _writable(path: str | None, flag: str) -> None:
 
 
 @contextlib.contextmanager
-def _raw_file(path: str | None) -> Iterator[Callable[[Retry], None]]:
+def _raw_file(path: str | None, secrets: tuple[str, ...]) -> Iterator[Callable[[Retry], None]]:
     """With --raw, every byte of every streamed body goes to `path` as it arrived, and
     each `retry` event given to the function yielded as a comment line between the
-    bodies (`retry_marker`), so that a replay plays the attempts as the turn did."""
+    bodies (`retry_marker`), so that a replay plays the attempts as the turn did.
+    Every byte but a credential (`secrets`, or one written into a URL) that a server
+    echoed: the file is for a bug report. Each line is written once it has ended, a
+    key split between two reads being whole then (`RedactedLines`)."""
     if path is None:
         yield lambda _: None
         return
     with open(path, "wb") as file:
+        lines = RedactedLines(secrets)
+        reading: tuple[str, int] | None = None  # the body's provider and attempt
 
-        def tap(_provider: str, _attempt: int, data: bytes) -> None:
-            file.write(data)
+        def tap(provider: str, attempt: int, data: bytes) -> None:
+            nonlocal reading
+            if reading != (provider, attempt):  # another body: the last one has ended
+                file.write(lines.flush())
+                reading = (provider, attempt)
+            file.write(lines.feed(data))
 
         def mark(retry: Retry) -> None:
+            file.write(lines.flush())
             file.write(retry_marker(retry))
 
         token = raw_tap.set(tap)
@@ -428,6 +440,7 @@ def _raw_file(path: str | None) -> Iterator[Callable[[Retry], None]]:
             yield mark
         finally:
             raw_tap.reset(token)
+            file.write(lines.flush())
 
 
 def _check_tool_choice(choice: str | None, tools: bool) -> None:
@@ -470,10 +483,12 @@ async def _stream(args: argparse.Namespace) -> int:
         _writable(path, flag)
     plot = _plotter(args.plot)
     printer = Printer(out := _stdout(args.json), args.json, wants_color(out))
+    secrets = (api_key,) if api_key else ()
     if name == "local" and not args.json:
         where = "rxllm's embedded local provider"
         if args.base_url:  # `local` is the OpenAI chat wire, at the URL given
-            where = f"the OpenAI-compatible server at {args.base_url}"
+            # shown as `Provider`'s repr shows it: a password or key in it redacted
+            where = f"the OpenAI-compatible server at {redact(args.base_url, secrets)}"
         print(f"(streaming from {where})", file=sys.stderr)
     options: dict[str, Any] = {}
     if args.allow_private_network:
@@ -493,7 +508,7 @@ async def _stream(args: argparse.Namespace) -> int:
     builder = RecordBuilder(provider.name, model)
     timed: list[tuple[float, Event]] = []
     started = time.monotonic()
-    with _raw_file(args.raw) as mark_retry:
+    with _raw_file(args.raw, secrets) as mark_retry:
         events = provider.astream(request)
         try:
             async for event in events:
@@ -723,7 +738,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stream.add_argument("--record", metavar="FILE", help="save the StreamRecord as JSON")
     stream.add_argument(
-        "--raw", metavar="FILE", help="save the wire bytes as received (for a bug report)"
+        "--raw",
+        metavar="FILE",
+        help="save the wire bytes as received, an echoed key redacted (for a bug report)",
     )
     stream.add_argument(
         "--plot", metavar="PNG", help="save a timeline of the turn (needs rxllm[viz])"

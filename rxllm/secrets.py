@@ -8,7 +8,7 @@ import base64
 import re
 from urllib.parse import quote
 
-__all__ = ["MIN_SECRET_CHARS", "REDACTED", "redact", "redact_head"]
+__all__ = ["MIN_SECRET_CHARS", "REDACTED", "RedactedLines", "redact", "redact_head"]
 
 # Shorter "keys" are placeholders (`ollama`, `EMPTY`, `lm-studio`, `not-needed`,
 # LiteLLM's `sk-1234`), words a server's advice may hold; every real provider key is 32
@@ -71,6 +71,38 @@ def redact_head(text: str, secrets: tuple[str, ...], chars: int) -> str:
     with room for a credential begun within it, not a body of megabytes."""
     reach = chars + _CREDENTIAL_REACH + 3 * max(map(len, secrets), default=0)
     return redact(text[:reach], secrets)[:chars]
+
+
+class RedactedLines:
+    """`redact` over bytes that come in pieces (a body as it is read, for a file): each
+    piece's whole lines are redacted and given back, the rest held until its line ends
+    or `flush`. No credential spans a line break, so one cut between two reads is whole
+    when it is redacted. Bytes that are not UTF-8 pass through as they came."""
+
+    __slots__ = ("_held", "_secrets")
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        self._secrets = secrets
+        self._held: list[bytes] = []
+
+    def feed(self, data: bytes) -> bytes:
+        end = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+        if not end:
+            self._held.append(data)
+            return b""
+        lines = b"".join((*self._held, data[:end])) if self._held else data[:end]
+        self._held = [data[end:]] if end < len(data) else []
+        return self._redacted(lines)
+
+    def flush(self) -> bytes:
+        """What is held, redacted: the end of a body that ended without a line break."""
+        rest, self._held = b"".join(self._held), []
+        return self._redacted(rest)
+
+    def _redacted(self, data: bytes) -> bytes:
+        text = data.decode("utf-8", "surrogateescape")
+        shown = redact(text, self._secrets)
+        return data if shown == text else shown.encode("utf-8", "surrogateescape")
 
 
 def _basic_credentials(match: re.Match[str]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 
 from rxllm.cli import Printer, wants_color
 from rxllm.events import (
@@ -22,7 +24,7 @@ from rxllm.events import (
     StreamRecord,
     TextDelta,
 )
-from tests.support import CAPTURES, needs_captures
+from tests.support import CAPTURES, Serve, needs_captures
 
 RXLLM = [sys.executable, "-m", "rxllm.cli"]
 
@@ -528,3 +530,63 @@ def test_python_dash_m_rxllm_is_the_command() -> None:
         [sys.executable, "-m", "rxllm", "--version"], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0 and result.stdout.startswith("rxllm "), result.stderr
+
+
+KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2
+
+
+def test_the_banner_shows_no_password_or_key_written_into_the_base_url() -> None:
+    """The URL as `Provider`'s repr shows it, its credentials redacted."""
+    password, query_key = "hunter2-secret-password", "AIza" + "x" * 35
+    url = f"http://me:{password}@127.0.0.1:9/v1?key={query_key}"
+    result = run("stream", "hi", "--no-tools", "--base-url", url)
+    banner = "(streaming from the OpenAI-compatible server at http://me:[redacted]@127.0.0.1:9"
+    assert f"{banner}/v1?key=[redacted])" in result.stderr, result.stderr
+    refused = run("stream", "hi", "--base-url", f"ftp://me:{password}@127.0.0.1/v1")
+    assert refused.returncode == 2 and "ftp://me:[redacted]@127.0.0.1/v1" in refused.stderr
+    for shown in (result.stdout, result.stderr, refused.stderr):
+        assert password not in shown and query_key not in shown
+
+
+async def test_raw_keeps_every_byte_but_a_key_the_server_echoed(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """A 200 stream whose error event quotes the key, cut between two reads: the --raw
+    file has the key redacted, and replays as the turn went."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        key = request.headers["Authorization"].removeprefix("Bearer ")
+        chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
+        chunk["choices"] = [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": None}]
+        error = {"error": {"message": f"Incorrect API key provided: {key}", "code": 401}}
+        body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(error)}\n\n".encode()
+        cut = body.index(key.encode()) + 10
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(body[:cut])
+        await asyncio.sleep(0.05)  # two reads, the key cut between them
+        await response.write(body[cut:])
+        return response
+
+    url = await serve(handler)
+    raw_path = tmp_path / "turn.sse"
+    args = ("stream", "hi", "--provider", "custom", "--base-url", url, "--api-key", KEY)
+    args += ("--allow-private-network", "--no-tools", "--json", "--raw", str(raw_path))
+    streamed = await _run_async(*args)
+    raw = raw_path.read_bytes()
+    assert KEY.encode() not in raw and KEY[:10].encode() not in raw
+    assert b"Incorrect API key provided: [redacted]" in raw
+    replayed = await _run_async("replay", str(raw_path), "--provider", "custom", "--json")
+    assert replayed == streamed
+    last = EventAdapter.validate_json(streamed.splitlines()[-1])
+    assert last.type == "error" and last.error.message.endswith("[redacted]")
+
+
+async def _run_async(*args: str) -> str:
+    """The command run without blocking the loop that serves it; its stdout."""
+    child = await asyncio.create_subprocess_exec(
+        *RXLLM, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(child.communicate(), timeout=120)
+    assert b"Traceback" not in err, err.decode()
+    return out.decode()

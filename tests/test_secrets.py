@@ -17,7 +17,7 @@ import rxllm
 from rxllm.events import Event
 from rxllm.local import LocalServer
 from rxllm.pipeline.record import RecordBuilder
-from rxllm.secrets import redact
+from rxllm.secrets import RedactedLines, redact
 from rxllm.sources.sse import SseDecoder, SseEvent
 from tests.support import Serve
 
@@ -278,3 +278,19 @@ def _chunk(text: str, finish: str | None = None) -> bytes:
     choice = {"index": 0, "delta": {"content": text}, "finish_reason": finish}
     chunk = {"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [choice]}
     return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def test_a_key_cut_between_two_reads_is_redacted_whole_in_the_lines_written() -> None:
+    """`RedactedLines`, which `rxllm stream --raw` writes through: wherever the reads cut
+    the body, the bytes written are the body's with the key, and only it, replaced."""
+    body = b"data: x\xff\n" + _chunk(f"Incorrect API key provided: {KEY}", "stop").replace(
+        b"\n\n", b"\r\n\r\n"
+    )
+    expected = body.replace(KEY.encode(), b"[redacted]")
+    assert KEY.encode() in body and expected != body
+    for first in range(len(body) + 1):
+        for second in (first, first + 17, len(body)):
+            lines = RedactedLines((KEY,))
+            written = [lines.feed(body[:first]), lines.feed(body[first:second])]
+            written += [lines.feed(body[second:]), lines.flush()]
+            assert b"".join(written) == expected, (first, second)
