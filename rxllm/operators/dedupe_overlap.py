@@ -44,6 +44,11 @@ def dedupe_overlap(
     tail is kept per subscription, so a retry starts clean. Each chunk costs
     O(min(len(chunk), window)); the history is never rescanned.
 
+    It cannot tell a resend from an answer that repeats itself, and cuts both: JSON
+    streamed as `{"v": [0, 0, 0`, `, 0, 0, 0, 0, 0`, `, 0, 0, 0, 0, 0]}` comes out
+    as `{"v": [0, 0, 0, 0, 0, 0, 0, 0]}`, still valid, 8 elements of 13. Do not use
+    it on JSON or other structured output; only on prose from a source known to resend.
+
     Args:
         min_overlap: the shortest repeat that is cut (shorter ones are kept as text).
         window: how many emitted characters a repeat may reach back into.

@@ -132,7 +132,8 @@ class ProviderOptions(BaseModel):
     deltas that never ends, stopped by count. Off by default: `max_response_bytes`
     already bounds every response, and this costs a step per event."""
     dedupe_overlap: bool = False
-    """Drop text that repeats the tail of what was already emitted (resuming proxies)."""
+    """Drop text that repeats the tail of what was already emitted (resuming proxies).
+    An answer's own repeats are cut too: not for JSON or other structured output."""
     speaker_guard: bool | list[str] = False
     """Cut the text where another speaker's turn begins (`True`: User, Human, Assistant,
     System; or the given names)."""
