@@ -16,7 +16,7 @@ import pytest
 from opentelemetry import metrics as metrics_api
 from opentelemetry.context import Context
 from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -789,6 +789,62 @@ def test_tool_definitions_with_content_capture_only() -> None:
 
 
 # -- usage -------------------------------------------------------------------------------
+
+
+USAGE = UsageUpdate.make(provider="openai", usage=Usage.of(input_tokens=12, output_tokens=5))
+
+
+@pytest.mark.parametrize(
+    ("terminal", "recorded"),
+    [
+        (DONE, True),
+        (FAILED, False),
+        (Cancelled.make(provider="openai"), False),
+        (None, False),  # completed without a terminal: not settled
+    ],
+    ids=["done", "error", "cancelled", "no terminal"],
+)
+def test_token_usage_histogram_for_a_turn_that_ended_done_only(
+    terminal: Event | None, recorded: bool
+) -> None:
+    """semantic-conventions-genai #530 (changelog.d, unreleased): "the token usage
+    histograms should not be recorded for failed operations while the usage counters
+    should" (the issue: they carry no `error.type`, and "Distributions and outliers
+    among failed operations are not meaningful"; its option 2 "limits histograms to
+    successful operations only"). A cancelled turn is no successful operation either.
+    What such a turn used stays on its span; the duration is recorded for every turn."""
+    sdk = Sdk()
+    events: list[Event] = [TEXT, USAGE] if terminal is None else [TEXT, USAGE, terminal]
+    replay(sdk.operator(request=request()), *events)
+    attributes = sdk.attributes()
+    assert (attributes["gen_ai.usage.input_tokens"], attributes["gen_ai.usage.output_tokens"]) == (
+        12,
+        5,
+    )
+    points = sdk.points()
+    assert len(points["gen_ai.client.operation.duration"]) == 1
+    tokens = points.get("gen_ai.client.token.usage", [])
+    assert sorted(p["gen_ai.token.type"] for p in tokens) == (
+        ["input", "output"] if recorded else []
+    )
+
+
+def test_a_successful_turn_that_used_no_tokens_records_zero() -> None:
+    """#530: "a successful zero-token operation should still record `0`"."""
+    sdk = Sdk()
+    zero = UsageUpdate.make(provider="openai", usage=Usage.of(input_tokens=0, output_tokens=0))
+    replay(sdk.operator(request=request()), zero, DONE)
+    data = sdk.reader.get_metrics_data()
+    sums = {
+        dict(point.attributes or {})["gen_ai.token.type"]: (point.count, point.sum)
+        for resource in (data.resource_metrics if data else [])
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == "gen_ai.client.token.usage"
+        for point in metric.data.data_points
+        if isinstance(point, HistogramDataPoint)
+    }
+    assert sums == {"input": (1, 0), "output": (1, 0)}
 
 
 def test_cache_writes_under_the_current_name_and_the_released_one() -> None:

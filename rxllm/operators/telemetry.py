@@ -758,7 +758,10 @@ class _Turn:
             ended[ERROR_TYPE] = error_type
         instruments.duration.record(now - self.started, ended)
         usage = self.usage
-        if usage is not None:
+        # Token histograms for a turn that ended `done` only (semantic-conventions-genai
+        # #530): they carry no `error.type`, and a failed or cancelled turn's partial
+        # counts would skew the distribution; the span keeps what such a turn used.
+        if usage is not None and outcome == "done":
             inputs = usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
             instruments.tokens.record(inputs, dict(common, **{TOKEN_TYPE: "input"}))
             instruments.tokens.record(usage.output_tokens, dict(common, **{TOKEN_TYPE: "output"}))
