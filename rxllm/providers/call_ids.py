@@ -2,11 +2,17 @@
 
 A conversation may hold calls another provider made (a fallback, a history begun
 elsewhere): their ids may hold characters the API refuses (`functions.f:0`), be longer
-than it takes (vLLM's 46 characters), or repeat (rxllm names Gemini's calls, which have
-none, `{name}_{index}` in every turn). `CallIds` rewrites what the API would refuse and
-keeps the rest, so that each result still names its call. The chat wire names one
-turn's calls through it too, as they start: a server that gives two calls of a turn one
-id (DeepSeek, Z.ai) has the repeat renamed there, and the history keeps that name.
+than it takes (vLLM's 46 characters), or repeat (a server's, or those rxllm gave
+Gemini's calls, which have none, before `response_tag`: `{name}_{index}` in every
+turn). `CallIds` rewrites what the API would refuse and keeps the rest, so that each
+result still names its call. The chat wire names one turn's calls through it too, as
+they start: a server that gives two calls of a turn one id (DeepSeek, Z.ai) has the
+repeat renamed there, and the history keeps that name.
+
+A call the wire sends without an id gets one of rxllm's, which must still be unique
+across the conversation: an app (the AI SDK's `addToolOutput`, a dict of results) finds
+a call by its id, the first one holding it, so turn 2's `get_weather_0` took turn 1's
+result. `response_tag` names the response in such ids.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import hashlib
 import re
 import string
 
-__all__ = ["CallIds", "base62_of"]
+__all__ = ["CallIds", "base62_of", "response_tag"]
 
 _BASE62 = string.digits + string.ascii_letters
 
@@ -66,3 +72,18 @@ def base62_of(text: str, length: int) -> str:
         n, r = divmod(n, 62)
         chars.append(_BASE62[r])
     return "".join(chars)
+
+
+def response_tag(response_id: str | None, data: str) -> str:
+    """8 base-62 characters naming one response, for the ids rxllm gives the calls its
+    wire sent without one (`{name}_{tag}_{index}`): of the SHA-256 of the response's id
+    (Gemini's `responseId`, a chat completion's `id`), else of `data`, the chunk the
+    first such call came in.
+
+    The response's id is what names a response: the tags of two differ, and a replay of
+    the same bytes, in any chunking or shape, gives the same ids. A random tag would make
+    every replay of a recorded turn differ. Without an id, the chunk holds what differs
+    between turns in practice (usage counts that grow with the history, a chat chunk's
+    `created` time, a thought signature, the call's arguments); two byte-identical
+    chunks from a server that names neither its responses nor its calls still repeat."""
+    return base62_of(response_id or data, 8)

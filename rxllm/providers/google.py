@@ -28,8 +28,14 @@ test_google_shapes.py and test_probe_google.py):
   chunk with both is split, text first). This is ordering inside the normalizer, not
   an operator: a chunk is already whole, so no state crosses chunks.
 - A whole `functionCall` becomes tool_start, one argument fragment (its `args`
-  encoded once) and tool_end. The call id is the part's `id`, else `{name}_{index}`
-  (stable across replays; `index` counts calls in the turn). A call with a name, no
+  encoded once) and tool_end. The call id is the part's `id` (the API's optional
+  `FunctionCall.id`; no capture carries one), else `{name}_{tag}_{index}`: `index`
+  counts calls in the turn, and the tag (`response_tag`: 8 base-62 characters of the
+  SHA-256 of the `responseId`, else of the chunk the turn's first such call came in)
+  keeps ids unique across the turns of a conversation, as apps that match results by
+  id need (the AI SDK's `addToolOutput` takes the first call holding an id: with
+  `{name}_{index}`, turn 2's `get_weather_0` took turn 1's result), and the same for a
+  replay of the same bytes. A call with a name, no
   `args` (or `args: null`, which proto3 JSON reads as absent) and no `willContinue` is
   complete: a tool without parameters, `{}` (DESIGN.md; Vertex sends such calls beside
   streamed `partialArgs` ones).
@@ -47,9 +53,9 @@ test_google_shapes.py and test_probe_google.py):
   `code_execution` with arguments `{language, code}` as sent; a
   `codeExecutionResult` part is `server_tool_result` whose content is the part's
   `{outcome, output}` (the keys it sent). The call id is the part's `id` (Gemini 3
-  sends one on both parts), else `code_execution_{n}` (`n` counts code parts in the
-  turn: stable across replays); a result without an `id` belongs to the latest code
-  part. Neither part is text: the answer's text is only what the model wrote.
+  sends one on both parts), else `code_execution_{tag}_{n}` (`n` counts code parts in
+  the turn, the tag as a function call's); a result without an `id` belongs to the
+  latest code part. Neither part is text: the answer's text is only what the model wrote.
 - So are the built-in tools Gemini 3 reports when asked to
   (`toolConfig.includeServerSideToolInvocations`, ai.google.dev/gemini-api/docs/
   tool-combination): a `toolCall` part {toolType, args, id} is `server_tool_call`
@@ -145,6 +151,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
+from rxllm.providers.call_ids import response_tag
 from rxllm.request import TOOL_CHOICE_MODES, ChatRequest, ImagePart, Message, Part, TextPart
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
@@ -392,7 +399,9 @@ class GeminiNormalizer(Normalizer):
 
     __slots__ = (
         "blocked",
+        "call_tag",
         "calls",
+        "chunk_data",
         "cited",
         "finish",
         "finish_message",
@@ -414,6 +423,8 @@ class GeminiNormalizer(Normalizer):
         self.blocked = False
         self.usage_raw: dict[str, Any] | None = None
         self.calls = 0
+        self.chunk_data = ""  # the chunk being read, which `response_tag` reads
+        self.call_tag: str | None = None
         self.open_call: _StreamedCall | None = None
         # Calls of each provider-run tool in the turn (for ids the wire omits), and the
         # latest one's id, which a result without an id answers.
@@ -426,6 +437,7 @@ class GeminiNormalizer(Normalizer):
         # Vertex sends `usageMetadata: {"trafficType": ...}` alone on the chunks before
         # the last: only a usage with counts replaces the one kept.
         payload = read_json(chunk.data)
+        self.chunk_data = chunk.data
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         error = payload.get("error")
@@ -593,12 +605,20 @@ class GeminiNormalizer(Normalizer):
         if part.keys() - _TEXT_KEYS:
             self._unread(part)
 
+    def _tag(self) -> str:
+        """The tag of the ids this response's calls get where the wire sent none
+        (`response_tag`), made at the first such call."""
+        tag = self.call_tag
+        if tag is None:
+            tag = self.call_tag = response_tag(self.response_id, self.chunk_data)
+        return tag
+
     def _server_call(self, name: str, call_id: Any, arguments: dict[str, Any]) -> None:
-        """A call of a tool Gemini runs itself; its id is the wire's, else `{name}_{n}`
-        (`n` counts that tool's calls in the turn: stable across replays)."""
+        """A call of a tool Gemini runs itself; its id is the wire's, else
+        `{name}_{tag}_{n}` (`n` counts that tool's calls in the turn)."""
         number = self.server_calls.get(name, 0)
         self.server_calls[name] = number + 1
-        call_id = call_id or f"{name}_{number}"
+        call_id = call_id or f"{name}_{self._tag()}_{number}"
         self.server_call_ids[name] = call_id
         self.server_tool_call(call_id, name, arguments)
 
@@ -609,7 +629,7 @@ class GeminiNormalizer(Normalizer):
         if call_id is None:
             number = self.server_calls.get(name, 0)
             self.server_calls[name] = number + 1
-            call_id = f"{name}_{number}"
+            call_id = f"{name}_{self._tag()}_{number}"
         self.server_tool_result(call_id, name, content)
 
     def _unread(self, part: dict[str, Any]) -> None:
@@ -677,7 +697,7 @@ class GeminiNormalizer(Normalizer):
                 return
             index = self.calls
             self.calls += 1
-            call_id = call.get("id") or f"{name}_{index}"
+            call_id = call.get("id") or f"{name}_{self._tag()}_{index}"
             self.tool_start(call_id, name, index, signature)
             partial_args = call.get("partialArgs")
             if call.get("willContinue") or partial_args:
@@ -925,8 +945,9 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
     signatures (`_sign_text`).
     """
     calls: dict[str, tuple[str, int]] = {}  # call id -> (name, its place among the calls)
-    # Counted, not `len(calls)`: the ids of Gemini's own calls (`{name}_{index}`, it sent
-    # none) come back in every turn that calls the same functions.
+    # Counted, not `len(calls)`: an id may come back in a later turn (a server's, or one
+    # rxllm gave Gemini's calls before they were unique per response, `{name}_{index}`):
+    # a result answers the latest call holding its id.
     places = count()
     contents: list[dict[str, Any]] = []
     system: list[str] = []

@@ -140,7 +140,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.providers.call_ids import CallIds, base62_of
+from rxllm.providers.call_ids import CallIds, base62_of, response_tag
 from rxllm.providers.think_tags import TAGGED, ThinkTagSplitter, came_in_tags, think_tagged
 from rxllm.request import (
     PDF,
@@ -322,7 +322,7 @@ class ChatOptions:
     ("Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with
     maximum length 40", opencode#12653), as ids of calls made elsewhere can be (vLLM's
     `chatcmpl-tool-...` are 46 characters; Gemini's calls, which have none, are named
-    `{name}_{index}`): a longer id becomes `call_` and 24 base-62 characters of its
+    `{name}_{tag}_{index}`): a longer id becomes `call_` and 24 base-62 characters of its
     SHA-256, the same for the call and for its result (`CallIds`)."""
 
     reasoning_back: ReasoningBack = "none"
@@ -1013,9 +1013,11 @@ class ChatNormalizer(Normalizer):
         "_extension",
         "_reasoning_in_completion",
         "call_ids",
+        "call_tag",
         "calls",
         "choice_error",
         "choice_keys",
+        "chunk_data",
         "chunk_keys",
         "cited",
         "cited_urls",
@@ -1052,6 +1054,8 @@ class ChatNormalizer(Normalizer):
         self.finish_word: str | None = None  # the word it says (`finish_word`)
         self.calls: dict[Any, int] = {}  # the wire's key of a call -> our index
         self.call_ids: dict[int, str] = {}  # each call's id as the server sent it
+        self.chunk_data = ""  # the chunk being read, which `response_tag` reads
+        self.call_tag: str | None = None  # made at the first call the server gave no id
         self.turn_ids: CallIds | None = None  # the ids emitted, made at the first call
         self.last_call: int | None = None
         # The calls' signatures, made at the first (Gemini's OpenAI-compatible endpoint).
@@ -1104,7 +1108,7 @@ class ChatNormalizer(Normalizer):
         self.reasoning(details={TAGGED: True})
 
     def on_chunk(self, chunk: RawChunk) -> None:
-        data = chunk.data
+        data = self.chunk_data = chunk.data
         if data == "[DONE]":
             self._settle()
             return
@@ -1611,7 +1615,7 @@ class ChatNormalizer(Normalizer):
                 self.think.flush()  # text held so far comes before the call
             index = len(self.call_ids)
             self.calls[key if key is not None else ("no-index", index)] = index
-            self.call_ids[index] = call_id or f"call_{index}"
+            self.call_ids[index] = call_id or self._call_id(index)
             if name:
                 self._start_call(index, name)
             else:  # its name comes in a later delta: the call starts then
@@ -1723,6 +1727,16 @@ class ChatNormalizer(Normalizer):
                 )
             return
         self._tool_call({"index": _FUNCTION_CALL, "function": function_call})
+
+    def _call_id(self, index: int) -> str:
+        """The id of call `index`, which came without one (TGI's `""`, a legacy
+        `function_call`, Gemini's OpenAI-compatible endpoint at times): `call_{tag}_{index}`,
+        the tag naming the response (`response_tag`), so that no call of another turn
+        holds it (an app finds a call by its id) and a replay gives it again."""
+        tag = self.call_tag
+        if tag is None:
+            tag = self.call_tag = response_tag(self.response_id, self.chunk_data)
+        return f"call_{tag}_{index}"
 
     def _name_call(self, index: int, call_id: str | None, name: str | None) -> None:
         """A later delta of a call not started yet: its id if none came, and its name,

@@ -85,14 +85,16 @@ FACTS: dict[str, Facts] = {
         model="gemini-2.5-pro",
     ),
     "function_call_whole.sse": Facts(
-        tool_calls=[("get_capital_0", "get_capital", {"country": "France"})],
+        # responseId 1lpeaMTxIpW1nvgP-O3vwQY
+        tool_calls=[("get_capital_2AZsU4w5_0", "get_capital", {"country": "France"})],
         usage=(52, 5, 0, 0, 57),
         stop="tool_use",
         model="gemini-2.0-flash",
         types=["tool_start", "tool_request", "usage", "done"],
     ),
     "function_call_thought_signature.sse": Facts(
-        tool_calls=[("get_country_0", "get_country", {})],  # the wire's explicit "args": {}
+        # the wire's explicit "args": {}; responseId QUVVadTSNJ6_qtsPvN7J8Q0
+        tool_calls=[("get_country_V2ca1tmb_0", "get_country", {})],
         signatures=[("EpwICpkIAXLI2nxlU6gsWZaZ", "AXOk15QuFyU=", 1408)],
         usage=(29, 10 + 202, 202, 0, 241),
         stop="tool_use",
@@ -113,8 +115,9 @@ FACTS: dict[str, Facts] = {
     ),
     "vertex_streamed_function_call_args.sse": Facts(
         tool_calls=[
-            ("getWeather_0", "getWeather", {"location": "Boston"}),
-            ("getWeather_1", "getWeather", {"location": "San Francisco"}),
+            # responseId dqHOab6xGLzWodAPkPuViA4
+            ("getWeather_CbYsy0p4_0", "getWeather", {"location": "Boston"}),
+            ("getWeather_CbYsy0p4_1", "getWeather", {"location": "San Francisco"}),
         ],
         signatures=[("CiMBjz1rX25KieIB4d4AwFn8", "y5Zy5VsZ0qQ=", 1032)],
         usage=(26, 23 + 132, 132, 0, 181),
@@ -223,13 +226,29 @@ def sse(*payloads: dict[str, Any]) -> bytes:
     return b"".join(b"data: " + json.dumps(p).encode() + b"\r\n\r\n" for p in payloads)
 
 
+# Gemini names each response (`responseId`, on every chunk of the captures); the ids
+# rxllm gives calls that came without one are `{name}_{tag}_{index}`, the tag 8 base-62
+# characters of the SHA-256 of that name (`response_tag`), here of RESPONSE_ID.
+RESPONSE_ID = "rxllm-test-response"
+TAG = "znJKg5aE"
+
+
+def gid(name: str, index: int) -> str:
+    """The id of call `index` of the synthetic response, named `name`, sent without one."""
+    return f"{name}_{TAG}_{index}"
+
+
 def chunk(
     *parts: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"parts": list(parts), "role": "model"}, "index": 0}
     if finish:
         candidate["finishReason"] = finish
-    payload: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-test"}
+    payload: dict[str, Any] = {
+        "candidates": [candidate],
+        "modelVersion": "gemini-test",
+        "responseId": RESPONSE_ID,
+    }
     if usage is not None:
         payload["usageMetadata"] = usage
     return payload
@@ -266,7 +285,7 @@ def test_call_id_from_the_wire_or_synthesized_per_index() -> None:
         chunk({"functionCall": {"name": "g", "args": {"x": "y"}}}, finish="STOP"),
     )
     got = summarize(events)
-    assert got.tool_calls == [("abc", "f", {}), ("g_1", "g", {"x": "y"})]
+    assert got.tool_calls == [("abc", "f", {}), (gid("g", 1), "g", {"x": "y"})]
     starts = [ev for ev in events if isinstance(ev, ToolStart)]
     assert [ev.index for ev in starts] == [0, 1]
 
@@ -283,15 +302,15 @@ def test_a_complete_call_without_args_has_no_parameters() -> None:
         chunk({"functionCall": {}}, finish="STOP"),
     )
     assert summarize(events).tool_calls == [
-        ("read_theme_0", "read_theme", {}),
-        ("find_1", "find", {"q": "rx"}),
+        (gid("read_theme", 0), "read_theme", {}),
+        (gid("find", 1), "find", {"q": "rx"}),
     ]
     assert terminal(events).type == "done"
 
 
 def test_explicit_empty_args_are_an_empty_object() -> None:
     events = run(chunk({"functionCall": {"name": "now", "args": {}}}, finish="STOP"))
-    assert summarize(events).tool_calls == [("now_0", "now", {})]
+    assert summarize(events).tool_calls == [(gid("now", 0), "now", {})]
 
 
 def test_thought_part_keeps_its_signature() -> None:
@@ -348,7 +367,7 @@ def test_streamed_arguments_nested_paths_and_types() -> None:
         "note": None,
         "odd.key": "ok",
     }
-    assert got.tool_calls == [("cook_0", "cook", arguments)]
+    assert got.tool_calls == [(gid("cook", 0), "cook", arguments)]
     assert got.stop_reason == "tool_use"
 
 
@@ -367,7 +386,7 @@ def test_streamed_call_still_open_at_the_finish_is_malformed() -> None:
     )
     end = terminal(events)
     assert isinstance(end, Failed) and end.error.kind == "malformed_tool_arguments"
-    assert "'f_0'" in end.error.message and "MAX_TOKENS" in end.error.message
+    assert repr(gid("f", 0)) in end.error.message and "MAX_TOKENS" in end.error.message
 
 
 def test_code_execution_capture_is_a_server_tool() -> None:
@@ -417,13 +436,13 @@ def test_code_execution_without_ids_gets_stable_ids() -> None:
         if isinstance(ev, ServerToolCall | ServerToolResult)
     ]
     assert tools == [
-        ("server_tool_call", "code_execution_0", "code_execution",
+        ("server_tool_call", gid("code_execution", 0), "code_execution",
          {"language": "PYTHON", "code": "print(1)"}, None),
-        ("server_tool_result", "code_execution_0", "code_execution", None,
+        ("server_tool_result", gid("code_execution", 0), "code_execution", None,
          {"outcome": "OUTCOME_FAILED", "output": "boom"}),
-        ("server_tool_call", "code_execution_1", "code_execution",
+        ("server_tool_call", gid("code_execution", 1), "code_execution",
          {"language": "PYTHON", "code": "print(2)"}, None),
-        ("server_tool_result", "code_execution_1", "code_execution", None,
+        ("server_tool_result", gid("code_execution", 1), "code_execution", None,
          {"outcome": "OUTCOME_OK", "output": "2\n"}),
     ]  # fmt: skip
 

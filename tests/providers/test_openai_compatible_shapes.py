@@ -364,7 +364,8 @@ def test_legacy_function_call_delta_is_a_tool_call() -> None:
     )  # fmt: skip
     events = replay_every_way(data, "openai")
     summary = summarize(events)
-    assert summary.tool_calls == [("call_0", "get_weather", {"city": "Paris"})]
+    # no id: `call_{tag}_{index}`, the tag of the response's id (`response_tag`)
+    assert summary.tool_calls == [("call_8mvbchpm_0", "get_weather", {"city": "Paris"})]
     assert summary.stop_reason == "tool_use"
     # beside `tool_calls` it would be the same call twice: `tool_calls` is read
     both = _call(0, "call_1", "get_weather", '{"city": "Oslo"}') | {

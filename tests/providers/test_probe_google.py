@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from rxllm.events import Citation, Event, Failed, ServerToolCall, ServerToolResult
+from tests.providers.test_google import RESPONSE_ID, gid
 from tests.support import log_messages, replay, replay_every_way, summarize
 
 PROVIDER = "google"
@@ -26,7 +27,7 @@ def chunk(*parts: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"parts": list(parts), "role": "model"}, "index": 0}
     if finish:
         candidate["finishReason"] = finish
-    return {"candidates": [candidate], "modelVersion": "gemini-test"}
+    return {"candidates": [candidate], "modelVersion": "gemini-test", "responseId": RESPONSE_ID}
 
 
 def citations(events: list[Event]) -> list[tuple[str, str | None]]:
@@ -217,14 +218,14 @@ def test_built_in_tool_calls_and_responses_are_server_tools() -> None:
             "google_search_web",
             {"queries": ["northernmost city in the United States"]},
         ),
-        ("url_context_0", "url_context", {"urls": ["https://x.example"]}),
+        (gid("url_context", 0), "url_context", {"urls": ["https://x.example"]}),
     ]
     results = [
         (ev.call_id, ev.name, ev.content) for ev in events if isinstance(ev, ServerToolResult)
     ]
     assert results == [
         ("a7b3k9p2", "google_search_web", {"search_suggestions": "<div>...</div>"}),
-        ("url_context_0", "url_context", {"urls_metadata": []}),
+        (gid("url_context", 0), "url_context", {"urls_metadata": []}),
     ]
     summary = summarize(events)
     assert summary.text == ""

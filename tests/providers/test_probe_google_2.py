@@ -14,6 +14,7 @@ from aiohttp import web
 import rxllm
 from rxllm.providers.google import Google
 from rxllm.request import ChatRequest, Message, ReasoningPart
+from tests.providers.test_google import gid
 from tests.providers.test_probe_google import chunk, run
 from tests.support import Serve, capture, log_messages, needs_captures, summarize
 
@@ -54,7 +55,7 @@ def test_a_streamed_call_keeps_the_args_its_opening_part_carries() -> None:
     )
     got = summarize(events)
     arguments = {"city": "San Francisco", "nights": 3, "tags": ["quiet", "view"], "extras": {}}
-    assert got.tool_calls == [("book_0", "book", arguments)]
+    assert got.tool_calls == [(gid("book", 0), "book", arguments)]
     assert got.stop_reason == "tool_use"
 
 
@@ -65,7 +66,7 @@ def test_a_streamed_call_whose_opening_part_carries_every_arg() -> None:
         chunk({"functionCall": {"name": "find", "args": {"q": "rx"}, "willContinue": True}}),
         chunk({"functionCall": {}}, finish="STOP"),
     )
-    assert summarize(events).tool_calls == [("find_0", "find", {"q": "rx"})]
+    assert summarize(events).tool_calls == [(gid("find", 0), "find", {"q": "rx"})]
 
 
 def test_args_on_a_continued_part_are_logged_not_dropped_silently() -> None:
@@ -75,7 +76,7 @@ def test_args_on_a_continued_part_are_logged_not_dropped_silently() -> None:
             chunk({"functionCall": {"args": {"q": "rx"}, "willContinue": True}}),
             chunk({"functionCall": {}}, finish="STOP"),
         )
-    assert summarize(events).tool_calls == [("find_0", "find", {})]
+    assert summarize(events).tool_calls == [(gid("find", 0), "find", {})]
     assert any("ignored args on a continued part" in m for m in messages)
 
 

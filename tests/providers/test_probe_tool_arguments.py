@@ -21,6 +21,7 @@ from rxllm.events import Event, Failed, ToolRequest
 from tests.providers import test_anthropic_shapes as anth
 from tests.providers import test_openai_responses_shapes as resp
 from tests.providers import test_probe_google as gem
+from tests.providers.test_google import gid
 from tests.providers.test_probe_openai_chat import _chunk, _sse
 from tests.support import ServeBody, replay_every_way, summarize
 
@@ -323,12 +324,12 @@ def test_gemini_args_null_is_a_call_without_arguments() -> None:
     # default value of the corresponding field type": `args: null` is no `args`.
     # Before: "arguments ... are missing", an error.
     data = gem.sse(gem.chunk(fc(name="f", args=None), finish="STOP"))
-    assert calls(replay_every_way(data, "google")) == [("f_0", "f", {})]
+    assert calls(replay_every_way(data, "google")) == [(gid("f", 0), "f", {})]
 
 
 def test_gemini_whole_args_keep_their_numbers() -> None:
     data = gem.sse(gem.chunk(fc(name="f", args=json.loads(BIG)), finish="STOP"))
-    assert calls(replay_every_way(data, "google")) == [("f_0", "f", BIG_READ)]
+    assert calls(replay_every_way(data, "google")) == [(gid("f", 0), "f", BIG_READ)]
 
 
 def test_gemini_partial_args_string_streamed_in_pieces() -> None:
@@ -340,7 +341,9 @@ def test_gemini_partial_args_string_streamed_in_pieces() -> None:
         gem.chunk(fc()),  # the empty terminator: the call is complete
         gem.chunk({"text": ""}, finish="STOP"),
     )  # fmt: skip
-    assert calls(replay_every_way(data, "google")) == [("f_0", "f", {"q": "hello 😀", "n": 3})]
+    assert calls(replay_every_way(data, "google")) == [
+        (gid("f", 0), "f", {"q": "hello 😀", "n": 3})
+    ]
 
 
 @pytest.mark.parametrize(
@@ -359,7 +362,7 @@ def test_gemini_partial_args_string_streamed_in_pieces() -> None:
 def test_gemini_args_that_are_no_object_or_never_end_are_malformed(
     chunks: list[dict[str, Any]],
 ) -> None:
-    malformed(replay_every_way(gem.sse(*chunks), "google"), "google", "f_0", "f")
+    malformed(replay_every_way(gem.sse(*chunks), "google"), "google", gid("f", 0), "f")
 
 
 # ------------------------------------------------------------------ over HTTP
@@ -378,7 +381,11 @@ async def _record(serve_body: ServeBody, provider: str, body: bytes) -> rxllm.St
         ("openai", chat("", finish=None), ("call_1", "f", {})),
         ("openai-responses", responses(['{"a": 1}'], '{"a": 2}'), ("call_1", "f", {"a": 2})),
         ("anthropic", anthropic({"a": 1}, ""), ("toolu_1", "f", {"a": 1})),
-        ("google", gem.sse(gem.chunk(fc(name="f", args=None), finish="STOP")), ("f_0", "f", {})),
+        (
+            "google",
+            gem.sse(gem.chunk(fc(name="f", args=None), finish="STOP")),
+            (gid("f", 0), "f", {}),
+        ),
     ],
 )
 async def test_each_wire_over_a_loopback_server(

@@ -6,7 +6,7 @@ chunking."""
 from __future__ import annotations
 
 from rxllm.events import Done, ServerToolCall, ServerToolResult
-from tests.providers.test_google import chunk, run
+from tests.providers.test_google import chunk, gid, run
 from tests.support import kinds, summarize
 
 CODE = "print(65465 - 6544 * 65464 - 6 + 1.02255)\n"
@@ -41,9 +41,12 @@ def test_code_run_while_thinking_is_a_server_tool_step() -> None:
         chunk({"text": "The result is **-428,330,955.97745**."}, finish="STOP", usage=usage),
     )
     calls = [(e.call_id, e.arguments["code"]) for e in events if isinstance(e, ServerToolCall)]
-    assert calls == [("code_execution_0", "    " + CODE + "    "), ("code_execution_1", CODE)]
+    assert calls == [
+        (gid("code_execution", 0), "    " + CODE + "    "),
+        (gid("code_execution", 1), CODE),
+    ]
     results = [(e.call_id, e.content) for e in events if isinstance(e, ServerToolResult)]
-    assert results == [("code_execution_0", OUTPUT), ("code_execution_1", OUTPUT)]
+    assert results == [(gid("code_execution", 0), OUTPUT), (gid("code_execution", 1), OUTPUT)]
     assert kinds(events) == [
         "server_tool_call",
         "server_tool_result",
