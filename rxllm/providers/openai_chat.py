@@ -120,7 +120,7 @@ import copy
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
@@ -433,6 +433,19 @@ class ChatOptions:
 
     tool_names: ToolNames | None = None
     """The tool names the endpoint takes, where it says (`WireProtocol.tool_names`)."""
+
+    thinking_refuses_forced_choice: re.Pattern[str] | None = None
+    """Set where the endpoint refuses a forced tool choice (`"required"`, a tool's name)
+    while the model thinks, as Anthropic's API does: the names of the models that think
+    unless told not to (matched from the start). Thinking is seen as the `thinking`
+    switch of params says (`{"type": "enabled" | "disabled"}`, Moonshot's, Z.ai's and
+    Anthropic's form): on unless its type is `disabled`; without one, on for the models
+    matched. A forced choice then is a `ConfigError` at the call, naming the endpoint and
+    the model, not a 400 that a degraded retry answers by sending the turn on without the
+    choice: Moonshot's Kimi answers "tool_choice 'required' is incompatible with thinking
+    enabled" (AstrBotDevs/AstrBot#7805) and, for a name, "tool_choice 'specified' is
+    incompatible with thinking enabled" (can1357/oh-my-pi#827, #1077: kimi-k2.6, its
+    thinking on by default)."""
 
 
 _PLAIN = ChatOptions()
@@ -1907,6 +1920,32 @@ class OpenAIChat(WireProtocol):
                 for tool in request.tools
             ]
         return body
+
+    def tool_choice_body(self, choice: str, request: ChatRequest) -> dict[str, Any]:
+        """The OpenAI form (`WireProtocol.tool_choice_body`).
+
+        Raises:
+            ConfigError: a forced choice (`required`, a name) while the model thinks, on
+                an endpoint that refuses one then
+                (`ChatOptions.thinking_refuses_forced_choice`): a fallback moves on to
+                another provider.
+        """
+        thinkers = self.options.thinking_refuses_forced_choice
+        if thinkers is not None and choice not in ("auto", "none"):
+            switch = request.params.get("thinking")
+            if isinstance(switch, Mapping):
+                thinking = switch.get("type") != "disabled"
+            else:
+                thinking = thinkers.match(request.model) is not None
+            if thinking:
+                how = "params['thinking']" if isinstance(switch, Mapping) else "by default"
+                raise ConfigError(
+                    f"{self.name} refuses tool_choice={choice!r} while {request.model} "
+                    f"thinks (on {how}): a forced tool choice is incompatible with thinking "
+                    "enabled; use 'auto' or 'none', or turn thinking off "
+                    "(params={'thinking': {'type': 'disabled'}}) where the model allows"
+                )
+        return super().tool_choice_body(choice, request)
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ChatNormalizer:
         return ChatNormalizer(emit, provider, attempt, self.options)

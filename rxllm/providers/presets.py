@@ -6,6 +6,8 @@ which `ChatOptions` it needs; the options' docstrings say why.
 
 from __future__ import annotations
 
+import re
+
 from rxllm.degradation import RecoveryPolicy
 from rxllm.providers.openai_chat import OPENAI, ChatOptions, OpenAIChat
 
@@ -104,6 +106,15 @@ def deepseek() -> OpenAIChat:
     )
 
 
+_KIMI_THINKING = re.compile(r"kimi-k2(?:-thinking|\.[5-7])")
+"""The Kimi models that think unless `thinking` is `{"type": "disabled"}`, or always:
+kimi-k2-thinking ("thinking forcibly enabled") and kimi-k2.5 ("enabled by default"),
+platform.moonshot.ai/docs/guide/use-kimi-k2-thinking-model; kimi-k2.6 (thinking on by
+default, can1357/oh-my-pi#1077) and kimi-k2.7-code ("only type=enabled is allowed for
+this model", MoonshotAI/kimi-code#797); with their `-turbo`, `-highspeed` variants.
+moonshot-v1 and the older kimi-k2 previews do not think."""
+
+
 def moonshot() -> OpenAIChat:
     """Moonshot (Kimi): `reasoning_content`, usage on the last chunk's choice; read by the
     core. Its thinking models (kimi-k2-thinking; kimi-k2.6 and k2.5 unless `thinking` is
@@ -112,13 +123,18 @@ def moonshot() -> OpenAIChat:
     without it: 400 "thinking is enabled but reasoning_content is missing in assistant
     tool call message at index N" (MoonshotAI/kimi-agent-sdk#169). So every assistant
     message carries it as `reasoning_content`, as DeepSeek's do; `thinking` (its switch)
-    is never dropped."""
+    is never dropped. While the model thinks it refuses a forced tool choice ("tool_choice
+    'required' is incompatible with thinking enabled", and `'specified'` for a name), so
+    that is a `ConfigError` at the call (`ChatOptions.thinking_refuses_forced_choice`)."""
     return OpenAIChat(
         "moonshot",
         "https://api.moonshot.ai/v1",
         "MOONSHOT_API_KEY",
         recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
-        options=ChatOptions(reasoning_back="reasoning_content"),
+        options=ChatOptions(
+            reasoning_back="reasoning_content",
+            thinking_refuses_forced_choice=_KIMI_THINKING,
+        ),
     )
 
 

@@ -738,7 +738,10 @@ OPTIONS: dict[str, ChatOptions] = {
     ),
     "deepseek": ChatOptions(reasoning_back="reasoning_content"),
     "zai": ChatOptions(reasoning_back="reasoning_content"),
-    "moonshot": ChatOptions(reasoning_back="reasoning_content"),
+    "moonshot": ChatOptions(
+        reasoning_back="reasoning_content",
+        thinking_refuses_forced_choice=re.compile(r"kimi-k2(?:-thinking|\.[5-7])"),
+    ),
     "openrouter": ChatOptions(reasoning_back="reasoning_details", pdf_input="file_data_or_url"),
     "snowflake": ChatOptions(reasoning_back="reasoning_details"),
     "ollama": ChatOptions(reasoning_back="reasoning", image_urls=False, pdf_input="none"),
