@@ -12,8 +12,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   free-models-per-day", OpenRouter; "requests per day (RPD)", Groq; "per 86400s", GitHub
   Models; a quota id "...PerDay...", Google; "超过每日使用限额"), whatever rate-limit code
   the envelope gives it, a key without the right to the model ("无权使用模型"), the
-  caller's own "data policy" excluding every route, what is refused "for this account"
-  where no key is named;
+  caller's own "data policy" or provider restrictions excluding every route ("No allowed
+  providers are available for the selected model", where the body sends no `provider`),
+  what is refused "for this account" where no key is named;
   a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
@@ -55,14 +56,15 @@ A rejection before anything was committed is read once, by `classify`, into one 
   capacity", too many requests at once ("Concurrency limit exceeded", "并发请求过多"), "wait
   one minute", "please wait before trying again", "请稍后再试", a queue that "is full", a
   wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
-  failure ("An internal error has occurred", "on our end", a model that "has crashed"), or
-  a backend's gRPC failure, "rpc error: code = Unknown"; a turn that ended with
-  `finish_reason: "error"` before any output). It is sent again after the `retry_after` the
-  provider named, as given; when it named none (or 0), after an exponential wait less a
-  random share of up to a quarter (`backoff_wait`), so that streams refused at one instant
-  do not all come back at the next. A wait longer than the policy's `max_retry_after`, or
-  than what is left of the turn's `total_timeout`, surfaces instead of holding the turn. The
-  server's `x-should-retry` outranks all of this, for the same body only (`classify`).
+  failure ("An internal error has occurred", "on our end", a model that "has crashed" or a
+  runner that "terminated unexpectedly"), or a backend's gRPC failure, "rpc error: code =
+  Unknown"; a turn that ended with `finish_reason: "error"` before any output). It is sent
+  again after the `retry_after` the provider named, as given; when it named none (or 0),
+  after an exponential wait less a random share of up to a quarter (`backoff_wait`), so
+  that streams refused at one instant do not all come back at the next. A wait longer than
+  the policy's `max_retry_after`, or than what is left of the turn's `total_timeout`,
+  surfaces instead of holding the turn. The server's `x-should-retry` outranks all of this,
+  for the same body only (`classify`).
 - `drop`: the error names body keys: OpenAI's structured `param` first, then names of
   keys present in the body, found in the error's text. A key counts as named when it
   is quoted (`'top_p'`, `"reasoning"`, `` `top_p` ``) or assigned (`n=1`), the field a
@@ -128,7 +130,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
   loaded, but images were provided", "does not have the projector", an image it "could not
   process", was "unable to decode" or "failed to download", or that is "not valid", an
-  image over a size or dimension limit: "image exceeds 5 MB maximum", "image too large"),
+  image file, by its name, it timed out or failed while downloading ("Timeout while
+  downloading photo.jpg"), an image over a size or dimension limit: "image exceeds 5 MB
+  maximum", "image too large"),
   even where its `param` or its path points inside `messages`. Each message's images
   become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
@@ -358,10 +362,11 @@ _ACCOUNT_CODES = frozenset(
 # gpt-4o model. Max size: 8000 tokens.", the reason phrases "Payload Too Large" and
 # "Request Entity Too Large"), and so do a size in bytes said to be over a limit (Gemini's
 # "Request payload size exceeds the limit: 4194304 bytes.", "Maximum request body size 1048576
-# exceeded"): the request's own bytes, not a key's value.
+# exceeded"): the request's own bytes, not a key's value nor an image's ("The image payload
+# size exceeds the limit" is an image over a limit).
 _OVER_ALLOWANCE = (
     r"request (?:body |entity |payload )?too large|payload too large|reduce your message size|"
-    r"\b(?:request|payload|body)(?:\s+(?:payload|body))?\s+size\s+"
+    r"\brequest(?:\s+(?:payload|body))?\s+size\s+"
     r"(?:exceeds?|exceeded|is (?:over|larger than|greater than))\b|"
     r"\bmax(?:imum)?\s+(?:request\s+)?(?:payload|body)\s+size\b[^.\n]{0,40}?\bexceeded\b"
 )
@@ -536,6 +541,13 @@ _MISSING_PROVIDER = (
     r"(?i)\b(?:invalid|unknown|unsupported|no such) provider\b"
     r"(?!\s+(?:response|error|returned|failure|failed|timeout|option|setting|preference)s?\b)"
 )
+# No provider the caller allows serves the model (OpenRouter's "No allowed providers are
+# available for the selected model.", at 404, or in a frame without a status): the account's
+# provider restrictions exclude every route, unless the body says a `provider` itself (its
+# routing preferences may be what excludes them, a key to drop).
+_NONE_ALLOWED = (
+    r"(?i)\bno\s+(?:allowed|permitted|eligible)\s+(?:providers?|endpoints?|routes?|upstreams?)\b"
+)
 # A structured code that says the model, or the endpoint or deployment serving it, is not
 # there: `model_not_available`, `model_not_supported`, `dedicated_endpoint_not_running`,
 # Azure's `DeploymentNotFound` and `OperationNotSupported` ("The chatCompletion operation
@@ -706,8 +718,10 @@ _SERVER_TROUBLE = (
     r"\bTraceback \(most recent call last\)|"
     # or its model's process gone (LM Studio's "The model has crashed without additional
     # information. (Exit code: null)", its 500 and `api_error` lost in a frame; Ollama's
-    # "llama runner process has terminated: exit status 2")
+    # "llama runner process has terminated: exit status 2"; Docker Model Runner's "unable to
+    # load runner: ... llama.cpp terminated unexpectedly", its 500 lost in a frame)
     r"\bcrash(?:ed|es)?\b|\bprocess (?:has )?(?:terminated|exited|died)\b|"
+    r"\b(?:terminated|exited|died|stopped)\s+unexpectedly\b|"
     r"\b(?:(?:upstream|backend|origin)\s+connect(?:ion)?\s+(?:error|fail\w*)|"
     r"connection\s+(?:termination|refused|reset|fail\w*|timed? ?out))\b|"
     # or that waited for it in vain (Tengine's "The gateway did not receive a timely response
@@ -816,6 +830,14 @@ _NOT_THE_BODY = (
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
 # Language Model)")
 _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual|\bVLM\b|图像|图片|视觉|多模态|画像|이미지"
+# An image file, by its name, that the endpoint failed to fetch (OpenAI's "Timeout while
+# downloading 20250503_162129.jpg.", "Error while downloading https://.../Cat03.jpg.", their
+# `invalid_image_url` code lost in an envelope without one): image input refused, as
+# "failed to download" an image is.
+_IMAGE_FETCH_FAILED = (
+    r"(?i)\b(?:time(?:d)?[ -]?out|error|failure|failed)\s+(?:while|when)\s+"
+    r"(?:downloading|fetching|retrieving|loading)\s+\S*\.(?:jpe?g|png|gif|webp|bmp|tiff?|heic|heif|avif)\b"
+)
 # The part of a server that reads images, where it is separate from the model (LM Studio's
 # vision add-on, llama.cpp's multimodal projector).
 _IMAGE_PART = r"(?:add-?on|projector|encoder|tower|adapter|processor|module|component|plugin)s?\b"
@@ -1671,6 +1693,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     )
     if missing and not re.search(_IMAGE_WORDS, text):
         return Verdict("surface", "the model does not exist for this endpoint")
+    if "provider" not in body and re.search(_NONE_ALLOWED, text):
+        return Verdict("surface", "the caller's own settings leave no provider for the model")
     if (
         not rate_limited
         and re.search(_NO_ROOM_FOR_MODEL, text)
@@ -1755,6 +1779,7 @@ def _refuses_images(text: str, body: Mapping[str, Any], param: str | None = None
     return bool(in_content) or any(
         (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
         or re.search(_IMAGE_TOO_LARGE, sentence)
+        or re.search(_IMAGE_FETCH_FAILED, sentence)
         or (re.search(_TEXT_ONLY, sentence) and _only_text_input(sentence, body, param))
         for sentence in _sentences(text)
         if not re.search(_IMAGE_ROLE_RULE, sentence)
