@@ -168,6 +168,17 @@ async def test_code_execution(local_server: LocalServer, wire: str) -> None:
         assert result.content == {"outcome": "OUTCOME_OK", "output": "42\n"}
 
 
+async def test_gemini_code_execution_ids_differ_from_turn_to_turn(
+    local_server: LocalServer,
+) -> None:
+    """Gemini leaves its code execution unnamed and rxllm tags the ids it makes with the
+    response's id: the local server names each response, as Gemini does, so two turns'
+    ids differ (an app keeping results by call id, as the AI SDK's chat does, would
+    otherwise give the second turn the first one's)."""
+    first, second = [await turn(local_server, "google", "code_execution") for _ in range(2)]
+    assert first.server_tools[0].call_id != second.server_tools[0].call_id
+
+
 @pytest.mark.parametrize("wire", WIRES)
 async def test_a_paused_turn(local_server: LocalServer, wire: str) -> None:
     record = await turn(local_server, wire, "pause")

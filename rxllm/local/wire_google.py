@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import json
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -116,6 +117,9 @@ def _arguments(text: str) -> dict[str, Any] | None:
 
 def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     model = str(body.get("model") or "rxllm-local")
+    # Gemini names each response, and rxllm tags the ids of calls Gemini leaves unnamed
+    # (code execution, a call without `id`) with it: one per response, as Gemini's own.
+    response_id = f"rxllm-local-{uuid.uuid4().hex[:16]}"
     prompt_usage = {"promptTokenCount": script.input_tokens, "totalTokenCount": script.input_tokens}
 
     def chunk(
@@ -136,7 +140,7 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
                 "candidates": [candidate],
                 "usageMetadata": usage or prompt_usage,
                 "modelVersion": model,
-                "responseId": "rxllm-local",
+                "responseId": response_id,
             }
         )
 

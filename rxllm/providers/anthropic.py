@@ -11,7 +11,8 @@ text"), and a tool result of such text goes without `content`, which the API tak
 so is the trailing whitespace of a final assistant message (a prefill: "final
 assistant content cannot end with trailing whitespace"); a call id outside
 `^[a-zA-Z0-9_-]+$`, or one an earlier call of the conversation already used (ids other
-providers made, such as `functions.f:0` or Gemini's per-turn `f_0`), is rewritten in
+providers made, such as `functions.f:0`, or a history's Gemini ids, `f_0` in every
+turn before rxllm tagged them per response), is rewritten in
 its `tool_use` and its results alike, as tool_use ids must be unique; a tool schema
 without a top-level `type` gets `"type": "object"`, which `input_schema` requires; an
 inline image goes with the type its bytes have, whatever its data URL says; a PDF part

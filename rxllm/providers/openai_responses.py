@@ -676,7 +676,8 @@ def responses_input(
     held = 0  # how many items the API holds when `chained`: those up to the last turn
     kinds: dict[str, str] = {}  # call id -> the item type that carried the call
     # Each call once (the API refuses "Duplicate function_call_output for call_id"), at
-    # most 64 characters: Gemini's calls come back as `{name}_{index}` in every turn.
+    # most 64 characters: a history's Gemini calls may repeat `{name}_{index}` from turn
+    # to turn (rxllm tags them per response now; older records did not).
     ids = CallIds(longest=64)
     for message in messages:
         role = message.role
