@@ -497,3 +497,40 @@ def test_the_cli_refuses_a_choice_it_cannot_send(args: tuple[str, ...], says: st
     result = cli(*args, "hi")
     assert result.returncode == 2
     assert says in result.stderr and "Traceback" not in result.stderr
+
+
+# -- Gemini's own tools alone --------------------------------------------------------------
+
+GOOGLE_SEARCH = [{"googleSearch": {}}]
+
+
+@pytest.mark.parametrize("given", [{}, {"toolConfig": {"includeServerSideToolInvocations": True}}])
+async def test_gemini_writes_no_mode_with_only_its_own_tools(
+    serve: Serve, given: dict[str, Any]
+) -> None:
+    """`functionCallingConfig` governs declared functions, and the Gemini API refuses it
+    without one ("Function calling config is set without function_declarations.", for
+    googleSearch alone: pydantic/pydantic-ai tests/models/google/test_tool_config.py).
+    `auto` is its default: nothing is written, the user's other settings stay as given."""
+    params = {"tools": GOOGLE_SEARCH, **given}
+    body = await sent(serve, "google", ask(tool_choice="auto", params=params))
+    assert body["tools"] == GOOGLE_SEARCH
+    assert body.get("toolConfig") == given.get("toolConfig")
+
+
+async def test_gemini_refuses_none_with_only_its_own_tools(serve: Serve) -> None:
+    """No mode turns Gemini's own tools off: a ConfigError at the call, not a 400."""
+    recorder = Recorder(answers=ANSWERS)
+    async with rxllm.provider("google", api_key=KEY, base_url=await serve(recorder.handle)) as p:
+        with pytest.raises(rxllm.ConfigError, match="with only its own tools"):
+            await p.complete(ask(tool_choice="none", params={"tools": GOOGLE_SEARCH}))
+    assert not recorder.requests
+
+
+@pytest.mark.parametrize("spelling", ["functionDeclarations", "function_declarations"])
+async def test_gemini_writes_the_mode_for_functions_declared_in_params(
+    serve: Serve, spelling: str
+) -> None:
+    tools = [{spelling: [{"name": "get_time"}]}, *GOOGLE_SEARCH]
+    body = await sent(serve, "google", ask(tool_choice="none", params={"tools": tools}))
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "NONE"}}

@@ -798,6 +798,17 @@ _ALIASES = {
 _GEMINI_MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
 
 
+def _declares_functions(tools: Any) -> bool:
+    """Whether params' own `tools` hold a function declaration (either spelling)."""
+    if not isinstance(tools, list):
+        return False
+    return any(
+        isinstance(tool, Mapping)
+        and bool(tool.get("functionDeclarations") or tool.get("function_declarations"))
+        for tool in tools
+    )
+
+
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(word.title() for word in rest)
@@ -1116,7 +1127,25 @@ class Google(WireProtocol):
         """`toolConfig.functionCallingConfig`: mode `AUTO`, `ANY` or `NONE`, a name as
         `ANY` with `allowedFunctionNames: [name]`. A `toolConfig` in params (under
         either spelling, which it keeps) holds Gemini's other tool settings
-        (`includeServerSideToolInvocations`): the mode joins them."""
+        (`includeServerSideToolInvocations`): the mode joins them.
+
+        The mode governs declared functions only, and the Gemini API refuses it without
+        one ("Function calling config is set without function_declarations."): with
+        only Gemini's own tools in params (`googleSearch`, `codeExecution`), `auto` is
+        written as nothing, as it is Gemini's default.
+
+        Raises:
+            ConfigError: `none` with only Gemini's own tools, which no mode turns off.
+        """
+        if not request.tools and not _declares_functions(request.params.get("tools")):
+            if choice == "auto":
+                return {}
+            raise ConfigError(
+                f"google cannot send tool_choice={choice!r} with only its own tools "
+                "(params['tools'] declares no function): functionCallingConfig governs "
+                "declared functions only, and Gemini refuses it without one; leave those "
+                "tools out to answer in text"
+            )
         if choice in TOOL_CHOICE_MODES:
             config: dict[str, Any] = {"mode": _GEMINI_MODES[choice]}
         else:
