@@ -534,3 +534,36 @@ async def test_gemini_writes_the_mode_for_functions_declared_in_params(
     tools = [{spelling: [{"name": "get_time"}]}, *GOOGLE_SEARCH]
     body = await sent(serve, "google", ask(tool_choice="none", params={"tools": tools}))
     assert body["toolConfig"] == {"functionCallingConfig": {"mode": "NONE"}}
+
+
+# -- Anthropic's parallel switch ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("choice", "written"),
+    [
+        ("auto", {"type": "auto", "disable_parallel_tool_use": True}),
+        ("required", {"type": "any", "disable_parallel_tool_use": True}),
+        ("get_time", {"type": "tool", "name": "get_time", "disable_parallel_tool_use": True}),
+        ("none", {"type": "none"}),
+        (None, {"type": "auto", "disable_parallel_tool_use": True}),
+    ],
+)
+async def test_anthropics_parallel_switch_joins_the_choice(
+    serve: Serve, choice: str | None, written: dict[str, Any]
+) -> None:
+    """`disable_parallel_tool_use` is a setting of Anthropic's `tool_choice` object, never
+    a top-level key ("Extra inputs are not permitted"), and a `tool_choice` in params beside
+    the field is the choice set twice: given in params, it joins the choice written
+    (`{"type": "none"}` has no such setting, and calls nothing)."""
+    params = {"disable_parallel_tool_use": True}
+    body = await sent(serve, "anthropic", ask(tools=TOOLS, tool_choice=choice, params=params))
+    assert body["tool_choice"] == written
+    assert "disable_parallel_tool_use" not in body
+
+
+async def test_anthropics_parallel_switch_joins_a_choice_given_in_params(serve: Serve) -> None:
+    params = {"tool_choice": {"type": "any"}, "disable_parallel_tool_use": True}
+    body = await sent(serve, "anthropic", ask(tools=TOOLS, params=params))
+    assert body["tool_choice"] == {"type": "any", "disable_parallel_tool_use": True}
+    assert "disable_parallel_tool_use" not in body

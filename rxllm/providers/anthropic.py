@@ -1028,5 +1028,24 @@ class Anthropic(WireProtocol):
             return {"tool_choice": {"type": choice}}
         return {"tool_choice": {"type": "tool", "name": choice}}
 
+    def add_params(self, body: dict[str, Any], params: Mapping[str, Any]) -> None:
+        """Params as top-level keys, but `disable_parallel_tool_use`, a setting of the
+        `tool_choice` object (a top-level one is refused: "Extra inputs are not
+        permitted"), which a `tool_choice` in params would be `ChatRequest.tool_choice`
+        set twice: it joins the tool choice written (`{"type": "auto"}` where the request
+        has tools and none was given), and is left out of `{"type": "none"}`, which has no
+        such setting and calls nothing."""
+        if "disable_parallel_tool_use" in params:
+            params = dict(params)
+            flag = params.pop("disable_parallel_tool_use")
+            choice = params.get("tool_choice")
+            if choice is None and ("tools" in body or "tools" in params):
+                choice = {"type": "auto"}
+            if not isinstance(choice, Mapping):
+                params["disable_parallel_tool_use"] = flag  # no tools: the API's own word
+            elif choice.get("type") != "none":
+                params["tool_choice"] = {**choice, "disable_parallel_tool_use": flag}
+        super().add_params(body, params)
+
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> AnthropicNormalizer:
         return AnthropicNormalizer(emit, provider, attempt)
