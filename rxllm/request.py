@@ -431,7 +431,10 @@ class ChatRequest(_Frozen):
     `allowedFunctionNames` for a name) or `NONE`). `"required"` or a name needs `tools`,
     a name one of them; the same setting also in params (`tool_choice`, Gemini's
     `toolConfig.functionCallingConfig`) is a `ConfigError` when the request is sent, and
-    so is a forced choice with Anthropic's extended thinking, which it refuses."""
+    so is a forced choice with Anthropic's extended thinking, which it refuses. A forced
+    choice forces a call on every request that carries it: the request that sends the
+    result back needs `"auto"` (or none), or the model calls again. The modes win over
+    a tool of the same name."""
     temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
