@@ -567,3 +567,60 @@ async def test_anthropics_parallel_switch_joins_a_choice_given_in_params(serve: 
     body = await sent(serve, "anthropic", ask(tools=TOOLS, params=params))
     assert body["tool_choice"] == {"type": "any", "disable_parallel_tool_use": True}
     assert "disable_parallel_tool_use" not in body
+
+
+# -- the local provider: a choice limited to some tools ---------------------------------
+
+ONLY_GET_TIME: dict[str, dict[str, dict[str, Any]]] = {
+    "openai": {
+        mode: {
+            "tool_choice": {
+                "type": "allowed_tools",
+                "allowed_tools": {
+                    "mode": mode,
+                    "tools": [{"type": "function", "function": {"name": "get_time"}}],
+                },
+            }
+        }
+        for mode in ("auto", "required")
+    },
+    "openai-responses": {
+        mode: {
+            "tool_choice": {
+                "type": "allowed_tools",
+                "mode": mode,
+                "tools": [{"type": "function", "name": "get_time"}],
+            }
+        }
+        for mode in ("auto", "required")
+    },
+    "google": {
+        mode: {
+            "toolConfig": {
+                "functionCallingConfig": {"mode": given, "allowedFunctionNames": ["get_time"]}
+            }
+        }
+        for mode, given in (("auto", "VALIDATED"), ("required", "ANY"))
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("wire", "mode"), [(wire, mode) for wire in ONLY_GET_TIME for mode in ("auto", "required")]
+)
+async def test_the_local_provider_calls_only_the_tools_a_choice_allows(
+    local_server: LocalServer, wire: str, mode: str
+) -> None:
+    """OpenAI's `allowed_tools` ("`auto` allows the model to pick from among the allowed
+    tools and generate a message. `required` requires the model to call one or more of
+    the allowed tools.") and Gemini's `allowedFunctionNames` under `ANY` or `VALIDATED`:
+    the weather question, with get_time the only tool allowed, never calls get_weather;
+    under `auto` it is answered, under `required` get_time is called."""
+    request = ask_with(WEATHER_QUESTION, params=ONLY_GET_TIME[wire][mode])
+    record = await local_server.provider(wire).complete(request)
+    assert record.ok, record.terminal
+    if mode == "auto":
+        assert record.tool_calls == []
+        assert record.text.startswith("Hello from rxllm's local provider!")
+    else:
+        assert [call.name for call in record.tool_calls] == ["get_time"]

@@ -317,8 +317,9 @@ class Prompt:
     OpenAI wires' `tool_choice`, Anthropic's `tool_choice.type`, Gemini's
     `functionCallingConfig.mode`): `none` answers in text, `required` calls a tool."""
     allowed: tuple[str, ...] = ()
-    """The tools a `required` choice may call (the one a choice names, Gemini's
-    `allowedFunctionNames`); empty: any offered."""
+    """The tools the choice lets the model call (the one a choice names, OpenAI's
+    `allowed_tools`, Gemini's `allowedFunctionNames`), under `auto` as under
+    `required`; empty: any offered."""
 
 
 def chosen(
@@ -346,7 +347,8 @@ def chosen(
 def script_for(prompt: Prompt) -> Script:
     """Pick the story: a named fault; a call the tool choice forces; the answer to a
     tool's result; a call of the offered tool the user asks about (by the words of its
-    name), unless the choice is `none`; else the scripted answer. So an agent loop ends
+    name), unless the choice is `none` or allows other tools only; else the scripted
+    answer. So an agent loop ends
     (a result is answered, never called again) unless its requests force a call."""
     if prompt.model.startswith("fault/"):
         name = prompt.model.removeprefix("fault/")
@@ -359,7 +361,7 @@ def script_for(prompt: Prompt) -> Script:
         return Script(steps=(Say(f"{name} returned {result}. That is my answer."),))
     if prompt.tool_choice == "none":
         return ANSWER
-    tool = asked_tool(prompt.text, prompt.tools)
+    tool = asked_tool(prompt.text, _allowed(prompt))
     if tool == WEATHER_TOOL.name:
         return _weather_call(prompt.tools[tool])
     if tool is not None:
@@ -368,10 +370,15 @@ def script_for(prompt: Prompt) -> Script:
     return ANSWER
 
 
+def _allowed(prompt: Prompt) -> dict[str, Any]:
+    """The offered tools the choice lets the model call: name -> JSON schema."""
+    return {name: prompt.tools[name] for name in prompt.allowed or prompt.tools}
+
+
 def _forced_call(prompt: Prompt) -> Script:
     """A call of a tool the choice allows: the one the user asks about, else the first.
     Only the call, as a forced call comes (Anthropic: no text before the `tool_use`)."""
-    may = {name: prompt.tools[name] for name in prompt.allowed or prompt.tools}
+    may = _allowed(prompt)
     tool = asked_tool(prompt.text, may) or next(iter(may))
     return Script(steps=(_call_of(tool, may[tool]),), stop="tool_use")
 

@@ -81,18 +81,20 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
 
 
 # `functionCallingConfig.mode` as a mode (`VALIDATED`, calls checked against their
-# schema, may still answer in text: `auto`).
+# schema, may still answer in text: `auto`, its `allowedFunctionNames` kept).
 _MODES = {"AUTO": "auto", "ANY": "required", "NONE": "none"}
 
 
 def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:
     """`toolConfig.functionCallingConfig` (either spelling, as Gemini reads both): its
-    `mode` and, for `ANY`, its `allowedFunctionNames`."""
+    `mode` and, for `ANY` and `VALIDATED` (the modes that take them), its
+    `allowedFunctionNames`."""
     config = body.get("toolConfig") or body.get("tool_config") or {}
     calling = config.get("functionCallingConfig") or config.get("function_calling_config") or {}
-    mode = _MODES.get(str(calling.get("mode")), "auto")
+    given = str(calling.get("mode"))
     names = calling.get("allowedFunctionNames") or calling.get("allowed_function_names") or ()
-    return chosen(mode, names if mode == "required" else (), tools)
+    limited = given in ("ANY", "VALIDATED")
+    return chosen(_MODES.get(given, "auto"), names if limited else (), tools)
 
 
 def _result_text(response: Any) -> str:

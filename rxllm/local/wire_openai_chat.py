@@ -73,8 +73,19 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
 
 
 def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:
-    """`tool_choice`: a mode, or `{"type": "function", "function": {"name": ...}}`."""
+    """`tool_choice`: a mode, `{"type": "function", "function": {"name": ...}}`, or
+    `{"type": "allowed_tools", "allowed_tools": {"mode": "auto" | "required", "tools":
+    [{"type": "function", "function": {"name": ...}}, ...]}}` (the model picks among
+    those only)."""
     choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
+        allowed = choice.get("allowed_tools") or {}
+        names = [
+            (tool.get("function") or {}).get("name")
+            for tool in allowed.get("tools") or ()
+            if isinstance(tool, dict) and tool.get("type") == "function"
+        ]
+        return chosen(str(allowed.get("mode")), names, tools)
     if isinstance(choice, dict) and choice.get("type") == "function":
         return chosen("required", [(choice.get("function") or {}).get("name")], tools)
     return chosen(choice if isinstance(choice, str) else "auto", (), tools)

@@ -80,8 +80,17 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
 
 
 def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:
-    """`tool_choice`: a mode, or `{"type": "function", "name": ...}`."""
+    """`tool_choice`: a mode, `{"type": "function", "name": ...}`, or `{"type":
+    "allowed_tools", "mode": "auto" | "required", "tools": [{"type": "function", "name":
+    ...}, ...]}` (the model picks among those functions only)."""
     choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
+        names = [
+            tool.get("name")
+            for tool in choice.get("tools") or ()
+            if isinstance(tool, dict) and tool.get("type") == "function"
+        ]
+        return chosen(str(choice.get("mode")), names, tools)
     if isinstance(choice, dict) and choice.get("type") == "function":
         return chosen("required", [choice.get("name")], tools)
     return chosen(choice if isinstance(choice, str) else "auto", (), tools)
