@@ -597,6 +597,32 @@ def test_output_parts_are_in_the_order_the_model_gave_them() -> None:
     ]
 
 
+def test_an_empty_delta_splits_no_run() -> None:
+    """A delta without text (a thinking block's closing signature, an empty text
+    delta) adds nothing to the run it is in; a redacted thinking block alone is still
+    a reasoning part, as it was."""
+    sdk = Sdk()
+    events: list[Event] = [
+        ReasoningDelta.make(provider="anthropic", text="", signature="S0", redacted=True),
+        TextDelta.make(provider="anthropic", text="A"),
+        ReasoningDelta.make(provider="anthropic", text="Think "),
+        ReasoningDelta.make(provider="anthropic", text="", signature="S1"),
+        ReasoningDelta.make(provider="anthropic", text="again."),
+        TextDelta.make(provider="anthropic", text="B"),
+        TextDelta.make(provider="anthropic", text=""),
+        TextDelta.make(provider="anthropic", text="C"),
+        DONE,
+    ]
+    replay(sdk.operator(request=request(), capture_content=True), *events)
+    [message] = json.loads(sdk.attributes()["gen_ai.output.messages"])
+    assert message["parts"] == [
+        {"type": "reasoning", "content": ""},
+        {"type": "text", "content": "A"},
+        {"type": "reasoning", "content": "Think again."},
+        {"type": "text", "content": "BC"},
+    ]
+
+
 @needs_captures
 def test_a_search_turn_s_output_parts_follow_its_stream() -> None:
     """Anthropic's web search, recorded: reasoning, a search and its results, text,

@@ -491,9 +491,8 @@ class _Turn:
         """The answer's parts in the order they came (only with capture_content): a run
         of deltas of one kind as (its part type, its pieces), joined at the end; any
         other part whole."""
-        self.run: object = None
-        """What the last part is a run of: a text or refusal delta's type, `_REASONING`
-        (reasoning deltas, whose details are looked at), or None (a part whole)."""
+        self.run: type | None = None
+        """The type of the deltas the last part is a run of (None: a part whole)."""
         self.pieces: list[str] = []
         self.model = None if request is None else request.model
         first = None if provider is None else senders.get(provider, 1)
@@ -568,26 +567,24 @@ class _Turn:
 
     def collect(self, event: Event) -> None:
         """Keep the answer for `gen_ai.output.messages` (only with capture_content), in
-        order: a delta of the kind the last part is a run of joins it (one append);
-        any other starts a part."""
+        order: a delta of the kind the last part is a run of joins it (one check and an
+        append; an empty one adds nothing); any other starts a part."""
         part: dict[str, Any]
-        run = self.run
-        if type(event) is run:  # a text or refusal delta's type: the run goes on
-            self.pieces.append(event.text)  # type: ignore[union-attr]
-            return
-        if type(event) is ReasoningDelta:
-            details = event.details
-            if details is not None and _compacted(details):
-                part = _compaction(details)  # kept as reasoning, a part of its own
-            elif run is _REASONING:
-                self.pieces.append(event.text)
+        if type(event) is self.run:  # a text, reasoning or refusal delta's type
+            text = event.text  # type: ignore[union-attr]
+            if text:  # the run goes on (a compaction, kept as reasoning, has no text)
+                self.pieces.append(text)
+                return
+        if type(event) is TextDelta or type(event) is ReasoningDelta or type(event) is Refusal:
+            if type(event) is ReasoningDelta and _compacted(event.details):
+                part = _compaction(event.details)  # a part of its own
+            elif type(event) is self.run:  # empty: nothing to add
                 return
             else:
-                self._start(_REASONING, "reasoning", event.text)
+                self.run = type(event)
+                self.pieces = [event.text]
+                self.output.append((event.type, self.pieces))
                 return
-        elif type(event) is TextDelta or type(event) is Refusal:
-            self._start(type(event), event.type, event.text)
-            return
         elif type(event) is ToolRequest:
             part = {
                 "type": "tool_call",
@@ -601,12 +598,6 @@ class _Turn:
             return
         self.run = None
         self.output.append(part)
-
-    def _start(self, run: object, kind: str, text: str) -> None:
-        """A run of deltas of one kind starts, a part of type `kind`."""
-        self.run = run
-        self.pieces = [text]
-        self.output.append((kind, self.pieces))
 
     def _commit(self, event: Event, now: float) -> None:
         attempt = self.attempt
@@ -969,10 +960,6 @@ def _server_block(block: Mapping[str, Any], names: dict[str, str]) -> dict[str, 
     call["name"] = name
     call["server_tool_call"] = {"type": name, "arguments": block.get("input")}
     return call
-
-
-# A run of reasoning deltas (`_Turn.run`): not a type, as each delta's details are read.
-_REASONING = object()
 
 
 def _compacted(details: Mapping[str, Any] | None) -> TypeGuard[Mapping[str, Any]]:
