@@ -94,7 +94,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   "assistant"" not its `user`), nor a word inside a longer key's words ("does not support
   prompt logprobs" names `prompt_logprobs` alone), nor a key named only as the condition
   of another's refusal ("temperature=1 is supported unless reasoning_effort resolves to
-  'none'" drops `temperature` alone). Capability phrases name keys too, where
+  'none'" drops `temperature` alone; a capability named there is never refused: "Thinking
+  may not be enabled when tool_choice forces tool use" drops the reasoning switch the body
+  sent, or with none the `tool_choice` it spells, never the tools). Capability phrases name
+  keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, as do "Functions are not supported", "function calling not support", "not yet
   implemented" and "Only [...] support tool calls"; "does not support thinking" and
@@ -1066,7 +1069,8 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"(?i)(?:does(?: not|n't)|do(?: not|n't)) support\W+"
         r"(?:\w+\W+){0,2}?(?:thinking|reasoning)\b|"
         r"\b(?:think|thinking|reasoning)(?:[ _-]?(?:mode|value|level|effort|budget|config))?"
-        r"(?: [\"'`][^\"'`\n]{0,32}[\"'`])? (?:is|are) not "
+        r"(?: [\"'`][^\"'`\n]{0,32}[\"'`])? "
+        r"(?:(?:is|are) not|(?:may|must|can) not be|cannot be|can't be) "
         r"(?:supported|enabled|available|configurable|adjustable)",
         _REASONING_KEYS,
     ),
@@ -1369,7 +1373,18 @@ def named_keys(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy
         or re.search(_CONVERSATION, outside)
     ):
         return named
-    return _named_in(text, droppable)
+    # (a capability named inside the condition is the circumstance, not what is refused:
+    # "Thinking may not be enabled when tool_choice forces tool use" refuses no tools; a key
+    # spelled there still counts, and a capability before it is refused by its words: ""auto"
+    # tool choice requires --enable-auto-tool-choice")
+    return _named_in(text, droppable, re.sub(_CONDITION, _without_capabilities, text))
+
+
+def _without_capabilities(condition: re.Match[str]) -> str:
+    clause = condition.group(0)
+    for pattern, _keys, _refusal in _PHRASES:
+        clause = re.sub(pattern, " ", clause)
+    return clause
 
 
 def _names_text(error: ErrorInfo) -> str:
@@ -1448,7 +1463,9 @@ def _outside_messages(text: str) -> str:
     return "".join(kept)
 
 
-def _named_in(text: str, droppable: Mapping[str, Any]) -> list[str]:
+def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None = None) -> list[str]:
+    """The keys of `droppable` that `text` names; its capability phrases are read in
+    `phrase_text` where given."""
     named = {m.group(1).split(".")[0] for m in re.finditer(_LOC, text)}
     # A word of a named key of several words is that key's: "does not support prompt
     # logprobs" names `prompt_logprobs`, not `logprobs` too.
@@ -1460,10 +1477,11 @@ def _named_in(text: str, droppable: Mapping[str, Any]) -> list[str]:
         by_value = _named_by_value(text, droppable)
         if len(by_value) == 1:  # and only where one key holds it
             named.update(by_value)
+    phrase_text = text if phrase_text is None else phrase_text
     for pattern, keys, refusal in _PHRASES:
         if any(
             re.search(refusal, sentence)
-            for sentence in _clauses(_without_compounds(text, compounds, pattern))
+            for sentence in _clauses(_without_compounds(phrase_text, compounds, pattern))
             if re.search(pattern, sentence)
         ):
             named.update(keys)
