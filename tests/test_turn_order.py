@@ -342,7 +342,14 @@ def test_a_block_of_another_wire_is_not_sent_to_anthropic() -> None:
 def test_telemetry_shows_a_provider_run_tool_in_the_input() -> None:
     message = Message(role="assistant", content=[ServerToolPart(block=SEARCH_RESULT)])
     shown = json.loads(str(_input_messages([QUESTION, message])[INPUT_MESSAGES]))
-    assert shown[1]["parts"] == [{"type": "server_tool", "content": SEARCH_RESULT}]
+    result = {"type": "web_search", "content": SEARCH_RESULT["content"]}
+    assert shown[1]["parts"] == [
+        {
+            "type": "server_tool_call_response",
+            "id": "srvtoolu_1",
+            "server_tool_call_response": result,
+        }
+    ]
 
 
 def test_a_server_tool_without_its_block_says_nothing_of_one() -> None:
