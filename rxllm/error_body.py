@@ -616,11 +616,27 @@ def _without_scripts(page: str) -> str:
     return "".join(kept)
 
 
+# What ends a word for `_bounded`: a space, a quote, a bracket, a separator. A key is
+# never split by one of these.
+_WORD_BREAKS = frozenset("\"'`,;()[]{}<>")
+
+
 def _bounded(text: str) -> str:
+    """`text` cut to `MAX_MESSAGE_CHARS`, less the word the cut falls in: the secrets are
+    not known here and the message is redacted later, where a key cut in two no longer
+    reads as one (its start, "sk-proj-A1b2C3", would be shown)."""
     text = text.strip()
     if len(text) <= MAX_MESSAGE_CHARS:
         return text
-    return text[: MAX_MESSAGE_CHARS - 1] + "…"
+    end = MAX_MESSAGE_CHARS - 1
+    if not _breaks_word(text[end]):  # the cut falls inside a word: leave it out whole
+        while end and not _breaks_word(text[end - 1]):
+            end -= 1
+    return text[:end].rstrip() + "…"
+
+
+def _breaks_word(char: str) -> bool:
+    return char.isspace() or char in _WORD_BREAKS
 
 
 def _string(value: Any) -> str | None:

@@ -216,7 +216,9 @@ def test_html_is_reduced_to_its_words_and_bounded() -> None:
     parsed = parse_error_body(page)
     assert parsed.message.startswith("504 Gateway Time-out & slow")
     assert "<" not in parsed.message and "p{}" not in parsed.message
-    assert len(parsed.message) == MAX_MESSAGE_CHARS
+    # cut to its length, less the word the cut fell in
+    assert len(parsed.message) <= MAX_MESSAGE_CHARS < len(parsed.message) + len(" slow")
+    assert parsed.message.endswith(("& slow…", "&…"))
 
 
 def test_a_hostile_page_is_read() -> None:
@@ -521,3 +523,73 @@ async def test_an_http_rejection_obeys_its_upstreams_retryable(serve: Serve) -> 
     assert retry.reason.status == 502 and retry.reason.should_retry is True
     assert retry.dropped == [] and bodies[0] == bodies[1]
     assert events[-1].type == "done"
+
+
+# -- a message cut to its length shows no start of a key ----------------------------------
+
+# No `sk-` prefix: `redact` knows such a key only as the whole secret.
+KEY = "Zq7Rt2Wm9Xp4Lk8Vn3Bc6Hd1Fs5Gj0Ty2Ue7Io4Pa9Sd3"
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # the cut falls inside the last word: it is left out whole
+        ("w" * 1990 + " " + KEY, "w" * 1990 + "…"),
+        ("w" * 1985 + ' "key": "' + KEY + '"', "w" * 1985 + ' "key": "…'),
+        # a word that ends right at the cut is whole, and stays
+        ("w" * 1994 + " abcd " + KEY, "w" * 1994 + " abcd…"),
+        # short enough: untouched
+        ("w" * 1950 + " " + KEY, "w" * 1950 + " " + KEY),
+    ],
+)
+def test_a_cut_leaves_out_the_word_it_falls_in(text: str, kept: str) -> None:
+    assert parse_error_payload({"error": {"message": text}}).message == kept
+
+
+_STRADDLING = "x" * 1984 + " " + KEY  # the key runs from character 1,986 past the cut
+
+
+async def _terminal_message(url: str) -> tuple[str, str]:
+    async with rxllm.provider(
+        "custom", api_key=KEY, base_url=url, allow_private_network=True, max_attempts=1
+    ) as provider:
+        record = await provider.complete(
+            rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+        )
+    assert record.terminal.type == "error"
+    return record.terminal.error.message, record.model_dump_json()
+
+
+async def test_an_http_rejection_cut_at_its_length_shows_no_start_of_a_key(
+    serve: Serve,
+) -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return web.json_response({"error": {"message": _STRADDLING}}, status=401)
+
+    message, record = await _terminal_message(await serve(handler))
+    assert message.endswith("x…"), message[-20:]
+    assert KEY[:8] not in message + record
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"error": {"message": _STRADDLING}},
+        # no words: the frame itself is the message, cut where the wire knows the secrets
+        {"error": {"code": 500, "trace": _STRADDLING[30:]}},
+    ],
+    ids=["message", "no words"],
+)
+async def test_an_error_frame_cut_at_its_length_shows_no_start_of_a_key(
+    serve: Serve, frame: dict[str, Any]
+) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b"data: " + json.dumps(frame).encode() + b"\n\n")
+        return response
+
+    message, record = await _terminal_message(await serve(handler))
+    assert len(message) <= MAX_MESSAGE_CHARS
+    assert KEY[:8] not in message + record

@@ -45,7 +45,7 @@ from rxllm.events import (
 )
 from rxllm.fragments import Emit, FailureUsage, RawChunk, SourceItem, ToolArgs, ToolEnd
 from rxllm.request import SAMPLING_FIELDS, TOOL_CHOICE_MODES, ChatRequest, Part, ReasoningPart
-from rxllm.secrets import redact
+from rxllm.secrets import redact, redact_head
 
 __all__ = [
     "REQUEST_KEYS",
@@ -493,7 +493,8 @@ class Normalizer(ABC):
         page is; `raw` is what the provider sent. What the wire holds back comes first."""
         self.release()
         body = parse_error_body(raw) if payload is None else parse_error_payload(payload)
-        message = body.message or raw.strip()[:MAX_MESSAGE_CHARS]  # no words: what it sent
+        # no words: what it sent, redacted before it is cut, so no key shows its start
+        message = body.message or redact_head(raw.strip(), self.secrets, MAX_MESSAGE_CHARS)
         self.fail(
             "stream_error",
             message,
