@@ -44,8 +44,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   turn left to "prefill", the "parts field" of a turn, a message's text left empty ("an
   empty text parameter"), the chat's "history" (Cohere's `chat_history`), a turn's tool
   results by their field (Cohere's `tool_results`), Gemini's `contents` by its path
-  ("contents[3].parts"), a provider asking to "adjust your prompt"), or no part of the body
-  at all (a request header, this endpoint for the model, by name or by its path, the
+  ("contents[3].parts"), a provider asking to "adjust your prompt", the model's own output
+  that broke the tool rules: Groq's `tool_use_failed`, "Tool choice is none, but model
+  called a tool", which a body without the tools would only turn into prose), or no part
+  of the body at all (a request header, this endpoint for the model, by name or by its path, the
   server's own chat template: "you must provide a chat template"; at 4xx: a 5xx's
   "headers" are the server's own). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
@@ -1218,6 +1220,18 @@ _ADJUST_PROMPT = (
 )
 
 
+# The model's own output broke the request's tool rules (Groq's `tool_use_failed`: "Tool choice
+# is none, but model called a tool", "Tool choice is required, but model did not call a
+# tool"): the body is not at fault, and a body without the tools would only turn a required
+# call into prose. No client sends another body or resamples the same one on this 400 (the
+# Groq SDK retries 408, 409, 429 and 5xx; LiteLLM raises it, BerriAI/litellm#21242).
+_MODEL_OUTPUT_FAILED = (
+    r"(?i)\bmodel\s+(?:(?:has\s+)?called|did(?: not|n't)\s+call|failed\s+to\s+call|"
+    r"(?:tried|attempted)\s+to\s+call)\s+(?:an?\s+|the\s+|any\s+)?(?:tool|function)s?\b"
+)
+_MODEL_OUTPUT_FAILED_CODE = "tool_use_failed"
+
+
 def _texts(error: ErrorInfo) -> str:
     """Every string the error carries: its message, and the string values (not the
     keys) of its raw JSON body, so a structural key like `"metadata"` never reads as
@@ -1728,6 +1742,10 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
 
     if (status is None or status < 500) and re.search(_ADJUST_PROMPT, text):
         return Verdict("surface", "the provider asks for another prompt, not another body")
+    if (status is None or status < 500) and (
+        code == _MODEL_OUTPUT_FAILED_CODE or re.search(_MODEL_OUTPUT_FAILED, text)
+    ):
+        return Verdict("surface", "the model's output broke the tool rules, not the body")
 
     degrade = policy.degrade and (status is None or 400 <= status < 600)
     server_side = (status is not None and status >= 500) or _server_trouble(error, status)

@@ -9,6 +9,12 @@
   is the shape the caller asked for; OpenRouter itself discards `reasoning` when a choice is
   forced, pydantic-ai#6916), and a capability named inside a condition is never what is
   refused: with no reasoning key in the body, the `tool_choice` the condition spells goes.
+- The model's own output that broke the tool rules (Groq's `tool_use_failed`: "Tool choice is
+  none, but model called a tool", BerriAI/litellm#21242, OpenHands#11725; "Tool choice is
+  required, but model did not call a tool"): before, static, so the turn went again without
+  `stream_options`, then without the tools (a required call become prose), then surfaced.
+  Now it surfaces at once, as "Please adjust your prompt" did: no body is at fault, and no
+  client resamples a 400 (the Groq SDK retries 408, 409, 429 and 5xx; LiteLLM raises it).
 """
 
 from __future__ import annotations
@@ -17,8 +23,11 @@ import json
 from typing import Any
 
 import pytest
+from aiohttp import web
 
-from tests.test_probe_rejections_7 import OPENROUTER, TOOLS, body, response
+import rxllm
+from tests.support import Serve
+from tests.test_probe_rejections_7 import OPENROUTER, TOOLS, body, frame, response
 from tests.test_probe_rejections_9 import EXTRA, original
 from tests.test_probe_rejections_16 import reading
 
@@ -51,7 +60,11 @@ def _verdict(payload: Any, sent: dict[str, Any], policy: Any = None) -> tuple[st
 
 
 @pytest.mark.parametrize(
-    "case_name", ["openrouter__anthropic_raw_thinking_may_not_be_enabled_forced_tool_choice"]
+    "case_name",
+    [
+        "openrouter__anthropic_raw_thinking_may_not_be_enabled_forced_tool_choice",
+        "groq__400_tool_use_failed_tool_choice_none_model_called_a_tool",
+    ],
 )
 def test_each_case_reads_as_its_file_says(case_name: str) -> None:
     case = json.loads((EXTRA / f"{case_name}.json").read_text())
@@ -144,3 +157,95 @@ def test_near_the_forced_call_rule(
     message: str, sent: dict[str, Any], dropped: tuple[str, ...]
 ) -> None:
     assert _verdict(_error(message), sent)[1] == dropped
+
+
+# -- the model's output broke the tool rules: surfaced, no other body ---------------------
+
+NONE_CALLED = "Tool choice is none, but model called a tool"
+REQUIRED_NOT_CALLED = "Tool choice is required, but model did not call a tool"
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "choice"),
+    [
+        (NONE_CALLED, "tool_use_failed", "none"),
+        (REQUIRED_NOT_CALLED, "tool_use_failed", "required"),
+        (REQUIRED_NOT_CALLED, "tool_use_failed", FORCED),
+        # the code lost by a relay: the words say it
+        (NONE_CALLED, None, "none"),
+        ("litellm.BadRequestError: GroqException - " + REQUIRED_NOT_CALLED, None, "required"),
+        # the code alone, whatever the words
+        (
+            "tool call validation failed: attempted to call tool 'x' not in request.tools",
+            "tool_use_failed",
+            "auto",
+        ),
+    ],
+)
+def test_the_models_output_against_the_tool_rules_surfaces(
+    message: str, code: str | None, choice: Any
+) -> None:
+    sent = body(tools=TOOLS, tool_choice=choice, temperature=0.2)
+    assert _verdict(_error(message, code), sent) == ("surface", ())
+
+
+def test_the_models_output_against_the_tool_rules_surfaces_in_a_frame() -> None:
+    """Groq's `event: error` after `200 OK`, its status inside."""
+    error = {
+        "message": NONE_CALLED,
+        "type": "invalid_request_error",
+        "code": "tool_use_failed",
+        "status_code": 400,
+    }
+    assert frame(error, body(tools=TOOLS, tool_choice="none")).action == "surface"
+
+
+@pytest.mark.parametrize(
+    ("message", "sent", "action", "dropped"),
+    [
+        # the model lacks the capability: the tools go
+        ("This model does not support function calling", body(tools=TOOLS), "drop", ("tools",)),
+        # the body's choice refused, in words about the model's ability
+        (
+            "tool_choice is set but the model cannot call tools",
+            body(tools=TOOLS, tool_choice="required"),
+            "drop",
+            ("tool_choice",),
+        ),
+        # a choice sent without tools is the body's fault
+        (
+            "Tool choice is required, but no tools were provided",
+            body(tool_choice="required"),
+            "static",
+            (),
+        ),
+    ],
+)
+def test_near_the_models_output_rule(
+    message: str, sent: dict[str, Any], action: str, dropped: tuple[str, ...]
+) -> None:
+    assert _verdict(_error(message), sent) == (action, dropped)
+
+
+async def test_groq_sends_one_body_when_the_model_broke_the_tool_rules(serve: Serve) -> None:
+    """Before, four bodies: without `stream_options`, without the tools, without both."""
+    bodies: list[dict[str, Any]] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        bodies.append(json.loads(await request.read()))
+        refusal = _error(NONE_CALLED, "tool_use_failed")
+        refusal["error"]["failed_generation"] = '{"name": "get_time", "arguments": {}}'
+        return web.json_response(refusal, status=400)
+
+    url = await serve(handler)
+    async with rxllm.provider("groq", api_key="gsk_" + "k" * 48, base_url=url) as provider:
+        ask = rxllm.ChatRequest(
+            model="m",
+            messages=[rxllm.Message.user("what time is it?")],
+            tools=[rxllm.Tool(name="get_time")],
+            params={"tool_choice": "none"},
+        )
+        record = await provider.complete(ask)
+    assert len(bodies) == 1 and bodies[0]["tool_choice"] == "none" and bodies[0]["tools"]
+    assert record.terminal.type == "error" and record.terminal.error.status == 400
+    assert NONE_CALLED in record.terminal.error.message
