@@ -83,7 +83,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   that is no English word (`max_tokens`, capitalized too as a sentence's first word:
   "Response_format value as json_schema is enabled only for ..."), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
-  "temperature is not supported", "Temperature value 0.2 is not supported", "Argument not
+  "temperature is not supported" (or "not currently supported", "not yet supported"),
+  "Temperature value 0.2 is not supported", "Argument not
   supported on this model: include", "invalid temperature", "temperature参数",
   "参数temperature"), the words of an identifier read the same way ("Frequency penalty
   must satisfy p > 0", "Top-p must be greater than 0", "enable
@@ -129,7 +130,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   supported"): that one goes alone.
 - `images`: the body has images and the error says image input is refused ("is not a
   multimodal model", "not a vision model", "not a VLM", "Only text content is supported",
-  "image input is not supported", "此模型不支持图像输入", "No endpoints found that support
+  "image input is not supported", an image by its URL "not currently supported" (Ollama's
+  /v1 takes one by its data only), "此模型不支持图像输入", "No endpoints found that support
   image input", "At most 1 image(s) may be provided", "image_url is only supported by
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
@@ -850,7 +852,9 @@ _IMAGE_PART = r"(?:add-?on|projector|encoder|tower|adapter|processor|module|comp
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
 _IMAGE_REFUSAL = (
     r"(?i)not (?:an? )?(?:multi-?modal|vision|VLM\b)|do(?:es)?(?: not|n't) support|"
-    r"(?:not|n't) supported|"
+    # (or not yet, "image URLs are not currently supported, please use base64 encoded data
+    # instead": Ollama's /v1 takes an image by its data only)
+    r"(?:not|n't)(?: (?:currently|yet|presently))? supported|"
     r"unsupported|"
     r"not enabled|cannot|can't|not allowed|not accept|not available|\bunavailable\b|"
     # no route serves them ("No endpoints found that support image input", "No providers
@@ -979,7 +983,7 @@ _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # written as two words, and with the server's own English: ModelScope's "enable thinking can
 # not be support when `stream=False`").
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
-_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't) (?:supported|allowed|permitted|available|enabled|configurable|adjustable)|not supported|unsupported|unavailable|must|(?:may|can) only be|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|can ?not be (?:used|set|specified|enabled|support(?:ed)?))"  # noqa: E501
+_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't)(?: (?:currently|yet|presently))? (?:supported|allowed|permitted|available|enabled|configurable|adjustable)|not (?:(?:currently|yet|presently) )?supported|unsupported|unavailable|must|(?:may|can) only be|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|can ?not be (?:used|set|specified|enabled|support(?:ed)?))"  # noqa: E501
 # Words that refuse the key written right after them ("invalid temperature: only 1 is
 # allowed"), and the words for "parameter" or "field" written right against it in Chinese,
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
@@ -1082,7 +1086,8 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
 # match the expected schema for tool calls") says the model's call failed, and dropping
 # the tools would only hide the turn's purpose.
 _CAPABILITY_REFUSAL = (
-    r"(?i)(?:\bnot|n't) (?:be )?(?:supported|enabled|available|allowed|permitted|configurable|"
+    r"(?i)(?:\bnot|n't) (?:(?:currently|yet|presently) )?(?:be )?"
+    r"(?:supported|enabled|available|allowed|permitted|configurable|"
     r"adjustable)|unsupported|"
     r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
     # or given without what it needs (Gemini's "Function calling config is set without

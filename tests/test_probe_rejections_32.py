@@ -15,6 +15,11 @@
   `stream_options`, then without the tools (a required call become prose), then surfaced.
   Now it surfaces at once, as "Please adjust your prompt" did: no body is at fault, and no
   client resamples a 400 (the Groq SDK retries 408, 409, 429 and 5xx; LiteLLM raises it).
+- Refused "not currently supported" (or "not yet") reads as "not supported": Ollama's /v1
+  answer to an image by its URL, "image URLs are not currently supported, please use base64
+  encoded data instead", was static, and `custom` pointed at Ollama first retried without an
+  unrelated `stream_options`; now it is image input refused. The same words refuse a key
+  ("seed is not currently supported") or a capability ("Tool calling is not yet supported").
 """
 
 from __future__ import annotations
@@ -64,6 +69,8 @@ def _verdict(payload: Any, sent: dict[str, Any], policy: Any = None) -> tuple[st
     [
         "openrouter__anthropic_raw_thinking_may_not_be_enabled_forced_tool_choice",
         "groq__400_tool_use_failed_tool_choice_none_model_called_a_tool",
+        "ollama__v1_400_image_urls_not_currently_supported_use_base64",
+        "ollama__v1_400_invalid_image_input",
     ],
 )
 def test_each_case_reads_as_its_file_says(case_name: str) -> None:
@@ -249,3 +256,88 @@ async def test_groq_sends_one_body_when_the_model_broke_the_tool_rules(serve: Se
     assert len(bodies) == 1 and bodies[0]["tool_choice"] == "none" and bodies[0]["tools"]
     assert record.terminal.type == "error" and record.terminal.error.status == 400
     assert NONE_CALLED in record.terminal.error.message
+
+
+# -- "not currently supported" is "not supported": an image by its URL on Ollama ----------
+
+IMAGE_URL_REFUSED = "image URLs are not currently supported, please use base64 encoded data instead"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        IMAGE_URL_REFUSED,
+        "invalid image input",
+        # another server's words for the same rule
+        "HTTPS image URLs are not currently supported, use base64 data URIs only "
+        "(data:image/{type};base64,...)",
+        "Images are not yet supported for this model",
+    ],
+)
+def test_an_image_not_currently_supported_is_image_input_refused(message: str) -> None:
+    sent = body(images=True, temperature=0.2, stream_options={"include_usage": True})
+    assert _verdict(_error(message), sent) == ("images", ())
+
+
+@pytest.mark.parametrize(
+    ("message", "sent", "verdict"),
+    [
+        ("seed is not currently supported", body(temperature=0.2), ("drop", ("seed",))),
+        (
+            "Tool calling is not currently supported for this model",
+            body(tools=TOOLS, temperature=0.2),
+            ("drop", ("tools",)),
+        ),
+        (
+            "logprobs are not yet supported",
+            body(logprobs=True, top_logprobs=2),
+            ("drop", ("logprobs", "top_logprobs")),
+        ),
+        # no image in the body: nothing to take out, the body is at fault
+        (IMAGE_URL_REFUSED, body(temperature=0.2), ("static", ())),
+        # supported, currently: the adverb alone refuses nothing
+        (
+            "temperature is currently supported only between 0 and 1",
+            body(temperature=1.5, seed=3),
+            ("static", ()),
+        ),
+    ],
+)
+def test_near_the_not_currently_supported_rule(
+    message: str, sent: dict[str, Any], verdict: tuple[str, tuple[str, ...]]
+) -> None:
+    assert _verdict(_error(message), sent) == verdict
+
+
+async def test_custom_on_ollama_takes_the_image_url_out_first(serve: Serve) -> None:
+    """Before, three bodies: the first retry dropped the unrelated `stream_options`."""
+    bodies: list[dict[str, Any]] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        sent = json.loads(await request.read())
+        bodies.append(sent)
+        parts = [
+            p for m in sent["messages"] if isinstance(m["content"], list) for p in m["content"]
+        ]
+        if any(p.get("type") == "image_url" for p in parts):
+            return web.json_response(_error(IMAGE_URL_REFUSED), status=400)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(
+            b'data: {"choices":[{"index":0,"delta":{"content":"Hi"},'
+            b'"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+        )
+        return response
+
+    url = await serve(handler)
+    async with rxllm.provider(
+        "custom", api_key="ollama", base_url=url, allow_private_network=True
+    ) as provider:
+        ask = rxllm.ChatRequest(
+            model="llava",
+            messages=[rxllm.Message.user("what is this?", images=["https://example.com/cat.png"])],
+        )
+        record = await provider.complete(ask)
+    assert record.terminal.type == "done"
+    assert len(bodies) == 2 and record.attempts[1].images_removed == 1
+    assert bodies[1]["stream_options"] == bodies[0]["stream_options"]
