@@ -28,6 +28,8 @@ __all__ = [
     "TextPart",
     "Tool",
     "ToolCall",
+    "ToolChoiceLike",
+    "forces_a_call",
     "image_type",
     "is_image_url",
     "openai_message",
@@ -388,6 +390,9 @@ _TOOL_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 MessageLike: TypeAlias = Message | Mapping[str, Any]
 """A `Message`, or an OpenAI-style message dict that validates into one."""
 
+ToolChoiceLike: TypeAlias = Literal["auto", "required", "none"] | str | Mapping[str, Any]
+"""A `ChatRequest.tool_choice`: a mode, a tool's name, or an SDK's dict of one of them."""
+
 SAMPLING_FIELDS = (
     "temperature",
     "top_p",
@@ -403,6 +408,67 @@ its own body keys (`WireProtocol.sampling_keys`)."""
 
 TOOL_CHOICE_MODES = ("auto", "required", "none")
 """The modes of `ChatRequest.tool_choice`; any other value names a tool."""
+
+
+def forces_a_call(choice: str | None) -> bool:
+    """Whether a `ChatRequest.tool_choice` forces a tool call: `required` or a tool's
+    name, not `auto`, `none` or unset."""
+    return choice is not None and choice not in ("auto", "none")
+
+
+# Anthropic's choice types as the field's modes; `tool` names one.
+_ANTHROPIC_MODES = {"auto": "auto", "any": "required", "none": "none"}
+
+
+def _sdk_tool_choice(choice: Mapping[str, Any]) -> str:
+    """The `ChatRequest.tool_choice` an SDK's tool choice dict stands for: the openai
+    SDK's named function (chat's `{"type": "function", "function": {"name": ...}}`, the
+    Responses API's flat `{"type": "function", "name": ...}`), anthropic's `{"type":
+    "auto" | "any" | "none"}` (`any` is `required`) and `{"type": "tool", "name": ...}`.
+
+    Raises:
+        ValueError: any other dict (OpenAI's `allowed_tools` and `custom`, a Responses
+            built-in tool's choice, Anthropic's `disable_parallel_tool_use`, a key these
+            shapes lack), which goes in params; a shape naming a mode, which the field
+            would read as that mode.
+    """
+    kind = choice.get("type")
+    kind = kind if isinstance(kind, str) else None
+    rest = choice.keys() - {"type"}
+    name: object = None
+    if kind in _ANTHROPIC_MODES and not rest:
+        return _ANTHROPIC_MODES[kind]
+    if kind == "function" and rest == {"function"}:
+        function = choice["function"]
+        if isinstance(function, Mapping) and function.keys() == {"name"}:
+            name = function["name"]
+    elif kind in ("function", "tool") and rest == {"name"}:
+        name = choice["name"]
+    if isinstance(name, str) and name:
+        if name in TOOL_CHOICE_MODES:
+            raise ValueError(
+                f"tool_choice {dict(choice)!r} names a tool the field reads as its mode "
+                f"{name!r}: a tool named 'auto', 'required' or 'none' cannot be chosen by "
+                "name; rename it"
+            )
+        return name
+    if kind in ("auto", "any", "tool") and "disable_parallel_tool_use" in rest:
+        flag = choice["disable_parallel_tool_use"]
+        field = _sdk_tool_choice(
+            {key: value for key, value in choice.items() if key != "disable_parallel_tool_use"}
+        )
+        raise ValueError(
+            "Anthropic's disable_parallel_tool_use is a setting the field does not hold: pass "
+            f"tool_choice={field!r}, params={{'disable_parallel_tool_use': {flag!r}}} (it joins "
+            "the choice Anthropic is sent), or the whole dict as params={'tool_choice': ...} "
+            "without the field"
+        )
+    raise ValueError(
+        f"tool_choice {dict(choice)!r} is not a choice the field holds ('auto', 'required', "
+        "'none', a tool's name, or an SDK's shape of one of them): pass it as "
+        "params={'tool_choice': ...} without the field, in the form of the provider it is "
+        "sent to"
+    )
 
 
 class ChatRequest(_Frozen):
@@ -434,7 +500,15 @@ class ChatRequest(_Frozen):
     so is a forced choice with Anthropic's extended thinking, which it refuses. A forced
     choice forces a call on every request that carries it: the request that sends the
     result back needs `"auto"` (or none), or the model calls again. The modes win over
-    a tool of the same name."""
+    a tool of the same name.
+
+    The SDKs' dicts of these are read as the value they stand for: the openai SDK's
+    `{"type": "function", "function": {"name": ...}}` and the Responses API's `{"type":
+    "function", "name": ...}` as the name, anthropic's `{"type": "auto" | "any" |
+    "none"}` as the mode (`any` is `"required"`) and `{"type": "tool", "name": ...}` as
+    the name. Any other dict (OpenAI's `allowed_tools`, a Responses built-in tool's
+    choice, Anthropic's `disable_parallel_tool_use`) is refused, to go in params
+    (`{"tool_choice": ...}`, `{"disable_parallel_tool_use": True}` beside the field)."""
     temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
@@ -460,7 +534,7 @@ class ChatRequest(_Frozen):
             model: str,
             messages: Sequence[MessageLike],
             tools: Sequence[Tool | Mapping[str, Any]] = (),
-            tool_choice: Literal["auto", "required", "none"] | str | None = None,
+            tool_choice: ToolChoiceLike | None = None,
             temperature: float | None = None,
             top_p: float | None = None,
             max_tokens: int | None = None,
@@ -481,10 +555,15 @@ class ChatRequest(_Frozen):
             seen.add(tool.name)
         return tools
 
+    @field_validator("tool_choice", mode="before")
+    @classmethod
+    def _sdk_shapes(cls, choice: Any) -> Any:
+        return _sdk_tool_choice(choice) if isinstance(choice, Mapping) else choice
+
     @model_validator(mode="after")
     def _chosen_tool_offered(self) -> "ChatRequest":
         choice = self.tool_choice
-        if choice is None or choice in ("auto", "none"):
+        if not forces_a_call(choice):
             return self
         names = [tool.name for tool in self.tools]
         if not names:

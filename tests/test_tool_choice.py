@@ -177,6 +177,120 @@ def test_auto_and_none_need_no_tools(choice: str) -> None:
     assert ask(tool_choice=choice).tool_choice == choice
 
 
+# -- the SDKs' choice shapes ---------------------------------------------------------------
+
+# What each SDK's `tool_choice` takes besides the modes, read as the field's own value:
+# openai's `ChatCompletionNamedToolChoiceParam` and Responses `ToolChoiceFunctionParam`,
+# anthropic's `ToolChoiceAutoParam`, `ToolChoiceAnyParam`, `ToolChoiceNoneParam` and
+# `ToolChoiceToolParam`.
+SDK_SHAPES: list[tuple[dict[str, Any], str]] = [
+    ({"type": "function", "function": {"name": "get_time"}}, "get_time"),
+    ({"type": "function", "name": "get_time"}, "get_time"),
+    ({"type": "auto"}, "auto"),
+    ({"type": "any"}, "required"),
+    ({"type": "none"}, "none"),
+    ({"type": "tool", "name": "get_time"}, "get_time"),
+]
+
+
+@pytest.mark.parametrize(("given", "value"), SDK_SHAPES)
+def test_the_sdks_choice_shapes_read_as_the_field(given: dict[str, Any], value: str) -> None:
+    assert ask(tools=TOOLS, tool_choice=given).tool_choice == value
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "anthropic", "google"])
+@pytest.mark.parametrize(("given", "value"), SDK_SHAPES)
+async def test_each_wire_writes_an_sdks_choice_in_its_own_form(
+    serve: Serve, provider: str, given: dict[str, Any], value: str
+) -> None:
+    """Anthropic's `{"type": "any"}` reaches OpenAI as `"required"`, OpenAI's named
+    function reaches Anthropic as `{"type": "tool", ...}`: one wire's form is never
+    sent to another."""
+    body = await sent(serve, provider, ask(tools=TOOLS, tool_choice=given))
+    assert body[CHOICE_KEY.get(provider, "tool_choice")] == FORMS[provider][value]
+
+
+def test_any_is_a_tools_name() -> None:
+    """Anthropic's SDK takes `{"type": "any"}`, never the bare string: "any" names a tool,
+    as any other string that is not a mode."""
+    any_tool = rxllm.Tool(name="any", description="a tool named any")
+    assert ask(tools=[*TOOLS, any_tool], tool_choice="any").tool_choice == "any"
+    with pytest.raises(ValueError, match="tool_choice names 'any', which is not among the tools"):
+        ask(tools=TOOLS, tool_choice="any")
+
+
+# Shapes with more in them than the field holds, each with the wire that takes it in
+# params (and `tools` in params, without the field's, for a provider's own tool).
+IN_PARAMS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    (
+        "openai",
+        {
+            "type": "allowed_tools",
+            "allowed_tools": {
+                "mode": "required",
+                "tools": [{"type": "function", "function": {"name": "get_time"}}],
+            },
+        },
+        {},
+    ),
+    (
+        "openai-responses",
+        {
+            "type": "allowed_tools",
+            "mode": "auto",
+            "tools": [{"type": "function", "name": "get_time"}],
+        },
+        {},
+    ),
+    (
+        "openai-responses",
+        {"type": "web_search_preview"},
+        {"tools": [{"type": "web_search_preview"}]},
+    ),
+    ("openai", {"type": "custom", "custom": {"name": "get_time"}}, {}),
+    ("anthropic", {"type": "tool", "name": "get_time", "disable_parallel_tool_use": True}, {}),
+    ("anthropic", {"type": "any", "disable_parallel_tool_use": False}, {}),
+    ("openai", {"type": "function", "function": {"name": "get_time", "strict": True}}, {}),
+]
+
+
+@pytest.mark.parametrize(("provider", "given", "others"), IN_PARAMS)
+async def test_a_choice_the_field_cannot_hold_goes_in_params(
+    serve: Serve, provider: str, given: dict[str, Any], others: dict[str, Any]
+) -> None:
+    """Refused when the request is built, the message naming params; given there, it is
+    sent as it is."""
+    tools = [] if "tools" in others else TOOLS
+    with pytest.raises(ValueError, match=r"params=\{'tool_choice': \.\.\.\}"):
+        ask(tools=tools, tool_choice=given, params=others)
+    body = await sent(serve, provider, ask(tools=tools, params={"tool_choice": given, **others}))
+    assert body["tool_choice"] == given
+
+
+def test_anthropics_parallel_switch_in_the_choice_says_where_it_goes() -> None:
+    given = {"type": "tool", "name": "get_time", "disable_parallel_tool_use": True}
+    with pytest.raises(
+        ValueError,
+        match=r"tool_choice='get_time', params=\{'disable_parallel_tool_use': True\}",
+    ):
+        ask(tools=TOOLS, tool_choice=given)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"type": "tool", "name": "none"},
+        {"type": "function", "function": {"name": "required"}},
+        {"type": "function", "name": "auto"},
+    ],
+)
+def test_a_shape_naming_a_mode_is_refused(given: dict[str, Any]) -> None:
+    """The modes are names the field keeps for itself: a tool named `none`, chosen by an
+    SDK's shape, would read as the mode, the opposite of what was asked."""
+    with pytest.raises(ValueError, match="names a tool the field reads as its mode"):
+        ask(tools=TOOLS, tool_choice=given)
+
+
 # -- the same setting in params --------------------------------------------------------
 
 
