@@ -171,6 +171,7 @@ from rxllm.providers.base import (
     read_json,
     stop_reason_of,
     text_or_none,
+    thinking_switch,
 )
 from rxllm.providers.call_ids import CallIds
 from rxllm.request import (
@@ -184,6 +185,7 @@ from rxllm.request import (
     ServerToolPart,
     TextPart,
     ToolCall,
+    forces_a_call,
     image_type,
 )
 
@@ -206,13 +208,6 @@ def _default_max_tokens(params: Mapping[str, Any]) -> int:
     if budget.__class__ is int and budget > 0:
         return DEFAULT_MAX_TOKENS + budget
     return DEFAULT_MAX_TOKENS
-
-
-def _thinking_on(params: Mapping[str, Any]) -> bool:
-    """Whether params turn extended thinking on: `thinking` of any type but `disabled`
-    (`enabled` with its budget, `adaptive`)."""
-    thinking = params.get("thinking")
-    return isinstance(thinking, Mapping) and thinking.get("type") != "disabled"
 
 
 STOP_REASONS: dict[str, StopReason] = {
@@ -1015,8 +1010,7 @@ class Anthropic(WireProtocol):
                 on in params, which the API refuses ("Thinking may not be enabled when
                 tool_choice forces tool use"): a fallback moves on to another provider.
         """
-        forced = choice not in ("auto", "none")
-        if forced and _thinking_on(request.params):
+        if forces_a_call(choice) and thinking_switch(request.params):
             raise ConfigError(
                 f"anthropic refuses tool_choice={choice!r} with extended thinking on "
                 "(params['thinking']): thinking may not be enabled when tool_choice "

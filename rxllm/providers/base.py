@@ -60,6 +60,7 @@ __all__ = [
     "read_json",
     "stop_reason_of",
     "text_or_none",
+    "thinking_switch",
 ]
 
 RawOperator: TypeAlias = Callable[[Observable[SourceItem]], Observable[SourceItem]]
@@ -116,6 +117,15 @@ def tool_choice_given(params: Mapping[str, Any]) -> str | None:
             continue  # Gemini's other tool settings: not the choice
         return key
     return None
+
+
+def thinking_switch(params: Mapping[str, Any]) -> bool | None:
+    """What the `thinking` switch of params says, where they hold one: on unless its type
+    is `disabled` (Anthropic's `enabled` with its budget and `adaptive`, Moonshot's and
+    Z.ai's `enabled`); None without one, where the model's own default holds (off on
+    Anthropic, on for Moonshot's thinking Kimi models)."""
+    switch = params.get("thinking")
+    return switch.get("type") != "disabled" if isinstance(switch, Mapping) else None
 
 
 def text_or_none(value: object) -> str | None:

@@ -120,7 +120,7 @@ import copy
 import functools
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
@@ -139,6 +139,7 @@ from rxllm.providers.base import (
     read_json,
     stop_reason_of,
     text_or_none,
+    thinking_switch,
 )
 from rxllm.providers.call_ids import CallIds, base62_of, response_tag
 from rxllm.providers.think_tags import TAGGED, ThinkTagSplitter, came_in_tags, think_tagged
@@ -151,6 +152,7 @@ from rxllm.request import (
     ReasoningPart,
     TextPart,
     ToolCall,
+    forces_a_call,
 )
 
 __all__ = [
@@ -438,14 +440,14 @@ class ChatOptions:
     """Set where the endpoint refuses a forced tool choice (`"required"`, a tool's name)
     while the model thinks, as Anthropic's API does: the names of the models that think
     unless told not to (matched from the start). Thinking is seen as the `thinking`
-    switch of params says (`{"type": "enabled" | "disabled"}`, Moonshot's, Z.ai's and
-    Anthropic's form): on unless its type is `disabled`; without one, on for the models
-    matched. A forced choice then is a `ConfigError` at the call, naming the endpoint and
-    the model, not a 400 that a degraded retry answers by sending the turn on without the
-    choice: Moonshot's Kimi answers "tool_choice 'required' is incompatible with thinking
-    enabled" (AstrBotDevs/AstrBot#7805) and, for a name, "tool_choice 'specified' is
-    incompatible with thinking enabled" (can1357/oh-my-pi#827, #1077: kimi-k2.6, its
-    thinking on by default)."""
+    switch of params says (`thinking_switch`: `{"type": "enabled" | "disabled"}`,
+    Moonshot's, Z.ai's and Anthropic's form, on unless its type is `disabled`); without
+    one, on for the models matched. A forced choice then is a `ConfigError` at the call,
+    naming the endpoint and the model, not a 400 that a degraded retry answers by sending
+    the turn on without the choice: Moonshot's Kimi answers "tool_choice 'required' is
+    incompatible with thinking enabled" (AstrBotDevs/AstrBot#7805) and, for a name,
+    "tool_choice 'specified' is incompatible with thinking enabled" (can1357/oh-my-pi#827,
+    #1077: kimi-k2.6, its thinking on by default)."""
 
 
 _PLAIN = ChatOptions()
@@ -1931,14 +1933,11 @@ class OpenAIChat(WireProtocol):
                 another provider.
         """
         thinkers = self.options.thinking_refuses_forced_choice
-        if thinkers is not None and choice not in ("auto", "none"):
-            switch = request.params.get("thinking")
-            if isinstance(switch, Mapping):
-                thinking = switch.get("type") != "disabled"
-            else:
-                thinking = thinkers.match(request.model) is not None
+        if thinkers is not None and forces_a_call(choice):
+            switch = thinking_switch(request.params)
+            thinking = thinkers.match(request.model) is not None if switch is None else switch
             if thinking:
-                how = "params['thinking']" if isinstance(switch, Mapping) else "by default"
+                how = "by default" if switch is None else "params['thinking']"
                 raise ConfigError(
                     f"{self.name} refuses tool_choice={choice!r} while {request.model} "
                     f"thinks (on {how}): a forced tool choice is incompatible with thinking "
