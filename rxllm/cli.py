@@ -46,7 +46,7 @@ from rxllm.events import (
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_not_a_stream, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
-from rxllm.request import ImagePart, is_image_url
+from rxllm.request import ImagePart, forces_a_call, is_image_url
 from rxllm.secrets import RedactedLines, redact
 from rxllm.serving.event_json import dump_event
 from rxllm.sources.http import raw_tap
@@ -446,7 +446,7 @@ def _raw_file(path: str | None, secrets: tuple[str, ...]) -> Iterator[Callable[[
 def _check_tool_choice(choice: str | None, tools: bool) -> None:
     """--tool-choice as `ChatRequest.tool_choice` takes it, with the demo tool offered
     (`tools`): a forced choice needs it, and a name can only be its own."""
-    if choice in (None, "auto", "none"):
+    if not forces_a_call(choice):
         return
     if not tools:
         raise UsageError(f"--tool-choice {choice}: no tool to call, as --no-tools offers none")

@@ -81,6 +81,32 @@ async def test_an_agent_loop_ends(local_server: LocalServer, wire: str) -> None:
 
 
 @pytest.mark.parametrize("wire", WIRES)
+async def test_a_call_id_is_new_in_its_conversation(local_server: LocalServer, wire: str) -> None:
+    """The weather asked again after its answer, then a call forced after a result: each
+    call gets an id the conversation has not used, as a provider's are (an app keeping
+    results by call id, as the AI SDK's chat does, would otherwise give the later call
+    the earlier one's result); the same conversation gets the same ids again."""
+    p = provider(local_server, wire)
+    messages: list[rxllm.Message] = []
+    ids: list[str] = []
+    for city in ("Paris", "Rome", "Oslo"):
+        messages.append(rxllm.Message.user(f"What's the weather in {city}?"))
+        request = ask(messages, [WEATHER])
+        record = await p.complete(request)
+        (call,) = record.tool_calls
+        assert (await p.complete(request)).tool_calls[0].call_id == call.call_id
+        ids.append(call.call_id)
+        messages += [record.to_message(), rxllm.Message.tool(call.call_id, "sunny")]
+        answer = await p.complete(ask(messages, [WEATHER]))
+        messages.append(answer.to_message())
+    forced = rxllm.ChatRequest(
+        model="local", messages=messages, tools=[WEATHER], tool_choice="get_weather"
+    )
+    ids += [call.call_id for call in (await p.complete(forced)).tool_calls]
+    assert len(ids) == 4 and len(set(ids)) == 4, ids
+
+
+@pytest.mark.parametrize("wire", WIRES)
 async def test_an_agent_loop_with_to_message(local_server: LocalServer, wire: str) -> None:
     """`record.to_message()` is the assistant's turn for the history on every wire: its
     reasoning (sent back where the wire takes it), text and calls."""

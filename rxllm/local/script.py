@@ -320,6 +320,10 @@ class Prompt:
     """The tools the choice lets the model call (the one a choice names, OpenAI's
     `allowed_tools`, Gemini's `allowedFunctionNames`), under `auto` as under
     `required`; empty: any offered."""
+    replies_before: int = 0
+    """How many replies of the assistant the conversation already holds (its messages;
+    on the Responses wire, the items of its turns): this answer's call ids are numbered
+    after them, so no two calls of a conversation share an id."""
 
 
 def chosen(
@@ -349,7 +353,29 @@ def script_for(prompt: Prompt) -> Script:
     tool's result; a call of the offered tool the user asks about (by the words of its
     name), unless the choice is `none` or allows other tools only; else the scripted
     answer. So an agent loop ends
-    (a result is answered, never called again) unless its requests force a call."""
+    (a result is answered, never called again) unless its requests force a call.
+
+    Its calls' ids are new in the conversation, as a provider's are: an app that keeps
+    results by call id (the AI SDK's chat does) would give a second call under the
+    same id the first one's result."""
+    return _numbered(_story(prompt), prompt.replies_before)
+
+
+def _numbered(script: Script, replies_before: int) -> Script:
+    """`script` with the ids of its calls, the app's and the provider's own, suffixed
+    after the conversation's `replies_before`; as it is in a conversation's first."""
+    if not replies_before:
+        return script
+    steps = tuple(
+        replace(step, call_id=f"{step.call_id}_{replies_before + 1}")
+        if isinstance(step, ToolUse | ServerTool)
+        else step
+        for step in script.steps
+    )
+    return replace(script, steps=steps)
+
+
+def _story(prompt: Prompt) -> Script:
     if prompt.model.startswith("fault/"):
         name = prompt.model.removeprefix("fault/")
         if name in FAULTS:

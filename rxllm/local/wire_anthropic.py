@@ -70,7 +70,9 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
     tools = {
         str(tool.get("name")): tool.get("input_schema") or {} for tool in body.get("tools") or ()
     }
-    return Prompt(str(body.get("model", "")), text, tools, result, *_choice(body, tools))
+    choice, allowed = _choice(body, tools)
+    replies = sum(m.get("role") == "assistant" for m in body.get("messages", []))
+    return Prompt(str(body.get("model", "")), text, tools, result, choice, allowed, replies)
 
 
 # `tool_choice.type` as a mode: `any` requires a call of any tool, `tool` of the one named.

@@ -21,8 +21,8 @@ content. A `whole` script sends each text in one part; Gemini has no pause.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -77,7 +77,9 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         for tool in body.get("tools") or ()
         for declared in tool.get("functionDeclarations") or ()
     }
-    return Prompt(str(body.get("model", "")), text, tools, result, *_choice(body, tools))
+    choice, allowed = _choice(body, tools)
+    replies = sum(c.get("role") == "model" for c in body.get("contents") or ())
+    return Prompt(str(body.get("model", "")), text, tools, result, choice, allowed, replies)
 
 
 # `functionCallingConfig.mode` as a mode (`VALIDATED`, calls checked against their
@@ -120,8 +122,10 @@ def _arguments(text: str) -> dict[str, Any] | None:
 def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     model = str(body.get("model") or "rxllm-local")
     # Gemini names each response, and rxllm tags the ids of calls Gemini leaves unnamed
-    # (code execution, a call without `id`) with it: one per response, as Gemini's own.
-    response_id = f"rxllm-local-{uuid.uuid4().hex[:16]}"
+    # (code execution, a call without `id`) with it: one per request here, as Gemini's
+    # is one per response, and the same for the same request (a test plays alike).
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode())
+    response_id = f"rxllm-local-{digest.hexdigest()[:16]}"
     prompt_usage = {"promptTokenCount": script.input_tokens, "totalTokenCount": script.input_tokens}
 
     def chunk(

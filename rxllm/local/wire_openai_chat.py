@@ -69,7 +69,9 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         for tool in body.get("tools") or ()
         if isinstance(tool.get("function"), dict)
     }
-    return Prompt(str(body.get("model", "")), text, tools, result, *_choice(body, tools))
+    choice, allowed = _choice(body, tools)
+    replies = sum(message.get("role") == "assistant" for message in messages)
+    return Prompt(str(body.get("model", "")), text, tools, result, choice, allowed, replies)
 
 
 def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:

@@ -76,7 +76,14 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
         for tool in body.get("tools") or ()
         if tool.get("type") == "function"
     }
-    return Prompt(str(body.get("model", "")), text, tools, result, *_choice(body, tools))
+    choice, allowed = _choice(body, tools)
+    # Items of the assistant's turns (its messages, its calls and their outputs): every
+    # turn adds at least one.
+    replies = sum(
+        isinstance(item, dict) and (item.get("role") == "assistant" or "call_id" in item)
+        for item in items or ()
+    )
+    return Prompt(str(body.get("model", "")), text, tools, result, choice, allowed, replies)
 
 
 def _choice(body: dict[str, Any], tools: dict[str, Any]) -> tuple[ToolChoice, tuple[str, ...]]:
@@ -272,10 +279,10 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     cut_at = len(script.steps) - 1 if script.stop == "length" else -1
     for index, step in enumerate(script.steps):
         status = "incomplete" if index == cut_at else "completed"  # the token limit hit it
-        at: dict[str, Any] = {
-            "item_id": f"{_PREFIX[type(step)]}_local_{index}",
-            "output_index": index,
-        }
+        # A provider-run tool's item id is its call id: new in the conversation, as the
+        # call ids `script_for` gives are.
+        name = step.call_id if isinstance(step, ServerTool) else f"local_{index}"
+        at: dict[str, Any] = {"item_id": f"{_PREFIX[type(step)]}_{name}", "output_index": index}
         if isinstance(step, Reasoning):
             events, item = _reasoning(step, at, encrypted)
         elif isinstance(step, Say | Refuse):
