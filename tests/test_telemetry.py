@@ -588,3 +588,17 @@ async def test_same_name_providers_of_two_wires_in_a_fallback(local_server: Loca
     assert attrs["gen_ai.operation.name"] == "generate_content"
     outcomes = [a["rxllm.attempt.outcome"] for a in events_named(span, "rxllm.attempt")]
     assert outcomes == ["rejected", "done"]
+
+
+async def test_a_redirect_refused_is_its_http_status(local_server: LocalServer) -> None:
+    """A redirect loop ends in a `policy` error with the 307 rxllm received: that response
+    is `http.response.status_code` ("if one was received"), on the span and the attempt."""
+    record = await local(local_server, allow_private_network=True).complete(
+        ask("fault/redirect_loop")
+    )
+    error = record.terminal.error
+    assert (error.kind, error.status) == ("policy", 307)
+    span = the_span()
+    assert (span.attributes or {})["http.response.status_code"] == 307
+    [attempt] = events_named(span, "rxllm.attempt")
+    assert attempt["http.response.status_code"] == 307

@@ -785,10 +785,11 @@ _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter
 
 
 def _http_status(error: ErrorInfo) -> int | None:
-    """The status of an error that was an HTTP response (`http`, `rejected`): not the
-    status-like code of an error inside a 200 stream (`stream_error`: Anthropic's
-    `overloaded_error` read as 529, OpenRouter's `code`), which no response had."""
-    return error.status if error.kind == "http" or error.kind == "rejected" else None
+    """The status of the HTTP response an error came with (`http`, `rejected`, a
+    redirect refused by `policy`): not the status-like code of an error inside a 200
+    stream (`stream_error`: Anthropic's `overloaded_error` read as 529, OpenRouter's
+    `code`), which no response had."""
+    return None if error.kind == "stream_error" else error.status
 
 
 def _error_of(terminal: Event | None) -> ErrorInfo | None:
