@@ -168,8 +168,8 @@ async def test_code_execution(local_server: LocalServer, wire: str) -> None:
         assert result.content == {"outcome": "OUTCOME_OK", "output": "42\n"}
 
 
-# Not the chat wire: rxllm names Groq's `executed_tools`, which carry no id, by their
-# type and index (`python_0`) in every turn; the local server's ids are not read there.
+# Not the chat wire: rxllm names Groq's `executed_tools`, which carry no id, after the
+# response's id, and the local server names every chat response `chatcmpl-local`.
 @pytest.mark.parametrize("wire", [wire for wire in WIRES if wire != "openai"])
 async def test_code_execution_ids_differ_from_turn_to_turn(
     local_server: LocalServer, wire: str

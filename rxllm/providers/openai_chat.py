@@ -1462,7 +1462,8 @@ class ChatNormalizer(Normalizer):
             known = self.server_tools.get(key)
             if known is None:
                 name = str(entry.get("type") or "tool")
-                call_id = f"{name}_{len(self.server_tools)}"
+                # Groq gives none an id: named like a call without one (`_call_id`).
+                call_id = f"{name}_{self._response_tag()}_{len(self.server_tools)}"
                 known = (call_id, name, False)
                 self.server_tools[key] = known
                 self.server_tool_call(call_id, name, arguments_object(entry.get("arguments")))
@@ -1748,10 +1749,14 @@ class ChatNormalizer(Normalizer):
         `function_call`, Gemini's OpenAI-compatible endpoint at times): `call_{tag}_{index}`,
         the tag naming the response (`response_tag`), so that no call of another turn
         holds it (an app finds a call by its id) and a replay gives it again."""
+        return f"call_{self._response_tag()}_{index}"
+
+    def _response_tag(self) -> str:
+        """The tag naming this response (`response_tag`), made once, at its first use."""
         tag = self.call_tag
         if tag is None:
             tag = self.call_tag = response_tag(self.response_id, self.chunk_data)
-        return f"call_{tag}_{index}"
+        return tag
 
     def _name_call(self, index: int, call_id: str | None, name: str | None) -> None:
         """A later delta of a call not started yet: its id if none came, and its name,

@@ -24,6 +24,7 @@ from rxllm.events import (
     UsageUpdate,
 )
 from rxllm.providers import wire_for
+from rxllm.providers.call_ids import response_tag
 from rxllm.providers.openai_chat import OPENAI_TOOL_NAMES, ChatOptions, OpenAIChat, openai_usage
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart, Tool, ToolCall
 from tests.support import (
@@ -631,10 +632,11 @@ def test_groq_executed_tools_are_server_tool_calls_and_results() -> None:
     found = {**search, "output": "Title: rxllm ...", "search_results": {"results": []}}
     python = {"type": "python", "arguments": "print(1)", "output": "1\n"}
     data = _sse(
-        _chunk({"executed_tools": [search]}),
-        _chunk({"executed_tools": [found]}),
-        _chunk({"content": "Found it."}),
+        _chunk({"executed_tools": [search]}, id="chatcmpl-g"),
+        _chunk({"executed_tools": [found]}, id="chatcmpl-g"),
+        _chunk({"content": "Found it."}, id="chatcmpl-g"),
         {
+            "id": "chatcmpl-g",
             "model": "m-1",
             "choices": [
                 {
@@ -645,26 +647,41 @@ def test_groq_executed_tools_are_server_tool_calls_and_results() -> None:
                 }
             ],
         },
-        _chunk({"executed_tools": [python, python]}, "stop"),
+        _chunk({"executed_tools": [python, python]}, "stop", id="chatcmpl-g"),
     )
     events = replay_every_way(data, "groq")
+    # Groq names none: each is named like a call without an id, after its response.
+    tag = response_tag("chatcmpl-g", "")
     tools = [
         (ev.type, ev.call_id, ev.name, getattr(ev, "arguments", None), getattr(ev, "content", None))
         for ev in events
         if isinstance(ev, ServerToolCall | ServerToolResult)
     ]
     assert tools == [
-        ("server_tool_call", "search_0", "search", {"query": "rxllm"}, None),
-        ("server_tool_result", "search_0", "search", None,
+        ("server_tool_call", f"search_{tag}_0", "search", {"query": "rxllm"}, None),
+        ("server_tool_result", f"search_{tag}_0", "search", None,
          {"output": "Title: rxllm ...", "search_results": {"results": []}}),
         # no index: each entry known by its position in the list
-        ("server_tool_call", "python_1", "python", {"arguments": "print(1)"}, None),
-        ("server_tool_result", "python_1", "python", None, {"output": "1\n"}),
-        ("server_tool_call", "python_2", "python", {"arguments": "print(1)"}, None),
-        ("server_tool_result", "python_2", "python", None, {"output": "1\n"}),
+        ("server_tool_call", f"python_{tag}_1", "python", {"arguments": "print(1)"}, None),
+        ("server_tool_result", f"python_{tag}_1", "python", None, {"output": "1\n"}),
+        ("server_tool_call", f"python_{tag}_2", "python", {"arguments": "print(1)"}, None),
+        ("server_tool_result", f"python_{tag}_2", "python", None, {"output": "1\n"}),
     ]  # fmt: skip
     done = events[-1]
     assert isinstance(done, Done) and done.stop_reason == "stop"
+
+
+def test_groq_executed_tools_of_two_turns_have_two_ids() -> None:
+    """Two responses' searches are two calls: an app that keeps results by call id (the
+    AI SDK's chat) would give the second the first one's result under one id."""
+    search = {"index": 0, "type": "search", "arguments": "{}", "output": "found"}
+
+    def ids(response_id: str) -> list[str]:
+        data = _sse(_chunk({"executed_tools": [search]}, "stop", id=response_id))
+        events = replay_every_way(data, "groq")
+        return [ev.call_id for ev in events if isinstance(ev, ServerToolCall)]
+
+    assert ids("chatcmpl-1") != ids("chatcmpl-2")
 
 
 def test_choices_other_than_zero_are_ignored_with_one_warning() -> None:

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from rxllm.events import ServerToolCall, ServerToolResult
+from rxllm.providers.call_ids import response_tag
 from tests.support import Expect, check, replay_every_way, summarize
 
 
@@ -64,10 +65,10 @@ def test_groq_search_streamed_in_one_chunk_is_a_call_and_its_result() -> None:
     calls = [ev for ev in events if isinstance(ev, ServerToolCall)]
     results = [ev for ev in events if isinstance(ev, ServerToolResult)]
     assert [(ev.call_id, ev.name, ev.arguments) for ev in calls] == [
-        ("search_0", "search", {"query": "weather in San Francisco"})
+        (f"search_{response_tag('c1', '')}_0", "search", {"query": "weather in San Francisco"})
     ]
     assert [(ev.call_id, ev.name, ev.content) for ev in results] == [
-        ("search_0", "search", {"search_results": _FOUND})
+        (f"search_{response_tag('c1', '')}_0", "search", {"search_results": _FOUND})
     ]
     check(
         summarize(events),
