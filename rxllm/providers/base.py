@@ -44,6 +44,7 @@ from rxllm.events import (
     failed,
 )
 from rxllm.fragments import Emit, FailureUsage, RawChunk, SourceItem, ToolArgs, ToolEnd
+from rxllm.providers.call_ids import response_tag
 from rxllm.request import SAMPLING_FIELDS, TOOL_CHOICE_MODES, ChatRequest, Part, ReasoningPart
 from rxllm.secrets import redact, redact_head
 
@@ -217,6 +218,8 @@ class Normalizer(ABC):
     # Slots: one instance per stream, so its attributes are not a dict per stream.
     __slots__ = (
         "attempt",
+        "call_tag",
+        "chunk_data",
         "emit",
         "model",
         "provider",
@@ -232,6 +235,10 @@ class Normalizer(ABC):
         self.attempt = attempt
         self.model: str | None = None
         self.response_id: str | None = None
+        self.chunk_data = ""
+        """The chunk being read, where a wire whose calls may come without an id keeps
+        it: `response_tag` reads it when the response has no id."""
+        self.call_tag: str | None = None
         self.settled = False
         self.response_headers: Mapping[str, str] | None = None
         """The response's headers, from the source: an error in the body names the
@@ -240,6 +247,14 @@ class Normalizer(ABC):
         """The request's credentials (`HttpRequest.secrets`): an error the provider
         sends inside the body may quote them, and `fail` redacts them as the HTTP
         source redacts a rejection's."""
+
+    def response_tag(self) -> str:
+        """The tag of the ids rxllm gives this response's calls that came without one
+        (`call_ids.response_tag`: `{name}_{tag}_{index}`), made at the first such call."""
+        tag = self.call_tag
+        if tag is None:
+            tag = self.call_tag = response_tag(self.response_id, self.chunk_data)
+        return tag
 
     def feed(self, chunk: RawChunk) -> None:
         if self.settled:

@@ -151,7 +151,6 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.providers.call_ids import response_tag
 from rxllm.request import TOOL_CHOICE_MODES, ChatRequest, ImagePart, Message, Part, TextPart
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
@@ -399,9 +398,7 @@ class GeminiNormalizer(Normalizer):
 
     __slots__ = (
         "blocked",
-        "call_tag",
         "calls",
-        "chunk_data",
         "cited",
         "finish",
         "finish_message",
@@ -423,8 +420,6 @@ class GeminiNormalizer(Normalizer):
         self.blocked = False
         self.usage_raw: dict[str, Any] | None = None
         self.calls = 0
-        self.chunk_data = ""  # the chunk being read, which `response_tag` reads
-        self.call_tag: str | None = None
         self.open_call: _StreamedCall | None = None
         # Calls of each provider-run tool in the turn (for ids the wire omits), and the
         # latest one's id, which a result without an id answers.
@@ -605,20 +600,12 @@ class GeminiNormalizer(Normalizer):
         if part.keys() - _TEXT_KEYS:
             self._unread(part)
 
-    def _tag(self) -> str:
-        """The tag of the ids this response's calls get where the wire sent none
-        (`response_tag`), made at the first such call."""
-        tag = self.call_tag
-        if tag is None:
-            tag = self.call_tag = response_tag(self.response_id, self.chunk_data)
-        return tag
-
     def _server_call(self, name: str, call_id: Any, arguments: dict[str, Any]) -> None:
         """A call of a tool Gemini runs itself; its id is the wire's, else
         `{name}_{tag}_{n}` (`n` counts that tool's calls in the turn)."""
         number = self.server_calls.get(name, 0)
         self.server_calls[name] = number + 1
-        call_id = call_id or f"{name}_{self._tag()}_{number}"
+        call_id = call_id or f"{name}_{self.response_tag()}_{number}"
         self.server_call_ids[name] = call_id
         self.server_tool_call(call_id, name, arguments)
 
@@ -629,7 +616,7 @@ class GeminiNormalizer(Normalizer):
         if call_id is None:
             number = self.server_calls.get(name, 0)
             self.server_calls[name] = number + 1
-            call_id = f"{name}_{self._tag()}_{number}"
+            call_id = f"{name}_{self.response_tag()}_{number}"
         self.server_tool_result(call_id, name, content)
 
     def _unread(self, part: dict[str, Any]) -> None:
@@ -697,7 +684,7 @@ class GeminiNormalizer(Normalizer):
                 return
             index = self.calls
             self.calls += 1
-            call_id = call.get("id") or f"{name}_{self._tag()}_{index}"
+            call_id = call.get("id") or f"{name}_{self.response_tag()}_{index}"
             self.tool_start(call_id, name, index, signature)
             partial_args = call.get("partialArgs")
             if call.get("willContinue") or partial_args:

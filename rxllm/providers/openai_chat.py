@@ -141,7 +141,7 @@ from rxllm.providers.base import (
     text_or_none,
     thinking_switch,
 )
-from rxllm.providers.call_ids import CallIds, base62_of, response_tag
+from rxllm.providers.call_ids import CallIds, base62_of
 from rxllm.providers.think_tags import TAGGED, ThinkTagSplitter, came_in_tags, think_tagged
 from rxllm.request import (
     PDF,
@@ -1028,11 +1028,9 @@ class ChatNormalizer(Normalizer):
         "_extension",
         "_reasoning_in_completion",
         "call_ids",
-        "call_tag",
         "calls",
         "choice_error",
         "choice_keys",
-        "chunk_data",
         "chunk_keys",
         "cited",
         "cited_urls",
@@ -1069,8 +1067,6 @@ class ChatNormalizer(Normalizer):
         self.finish_word: str | None = None  # the word it says (`finish_word`)
         self.calls: dict[Any, int] = {}  # the wire's key of a call -> our index
         self.call_ids: dict[int, str] = {}  # each call's id as the server sent it
-        self.chunk_data = ""  # the chunk being read, which `response_tag` reads
-        self.call_tag: str | None = None  # made at the first call the server gave no id
         self.turn_ids: CallIds | None = None  # the ids emitted, made at the first call
         self.last_call: int | None = None
         # The calls' signatures, made at the first (Gemini's OpenAI-compatible endpoint).
@@ -1463,7 +1459,7 @@ class ChatNormalizer(Normalizer):
             if known is None:
                 name = str(entry.get("type") or "tool")
                 # Groq gives none an id: named like a call without one (`_call_id`).
-                call_id = f"{name}_{self._response_tag()}_{len(self.server_tools)}"
+                call_id = f"{name}_{self.response_tag()}_{len(self.server_tools)}"
                 known = (call_id, name, False)
                 self.server_tools[key] = known
                 self.server_tool_call(call_id, name, arguments_object(entry.get("arguments")))
@@ -1749,14 +1745,7 @@ class ChatNormalizer(Normalizer):
         `function_call`, Gemini's OpenAI-compatible endpoint at times): `call_{tag}_{index}`,
         the tag naming the response (`response_tag`), so that no call of another turn
         holds it (an app finds a call by its id) and a replay gives it again."""
-        return f"call_{self._response_tag()}_{index}"
-
-    def _response_tag(self) -> str:
-        """The tag naming this response (`response_tag`), made once, at its first use."""
-        tag = self.call_tag
-        if tag is None:
-            tag = self.call_tag = response_tag(self.response_id, self.chunk_data)
-        return tag
+        return f"call_{self.response_tag()}_{index}"
 
     def _name_call(self, index: int, call_id: str | None, name: str | None) -> None:
         """A later delta of a call not started yet: its id if none came, and its name,
