@@ -168,15 +168,13 @@ async def test_code_execution(local_server: LocalServer, wire: str) -> None:
         assert result.content == {"outcome": "OUTCOME_OK", "output": "42\n"}
 
 
-# Not the chat wire: rxllm names Groq's `executed_tools`, which carry no id, after the
-# response's id, and the local server names every chat response `chatcmpl-local`.
-@pytest.mark.parametrize("wire", [wire for wire in WIRES if wire != "openai"])
+@pytest.mark.parametrize("wire", WIRES)
 async def test_code_execution_ids_differ_from_turn_to_turn(
     local_server: LocalServer, wire: str
 ) -> None:
     """Code execution in two turns of one conversation: each call's id is new in it, as a
-    provider's are (Gemini leaves it unnamed and rxllm tags the id it makes with the
-    response's id, which the local server gives each request); an app keeping results
+    provider's are (Gemini and Groq leave it unnamed and rxllm tags the id it makes with
+    the response's id, which the local server gives each request); an app keeping results
     by call id, as the AI SDK's chat does, would otherwise give the second turn the
     first one's."""
     request = rxllm.ChatRequest(

@@ -107,6 +107,36 @@ async def test_a_call_id_is_new_in_its_conversation(local_server: LocalServer, w
 
 
 @pytest.mark.parametrize("wire", WIRES)
+async def test_each_response_of_a_conversation_has_its_own_id(
+    local_server: LocalServer, wire: str
+) -> None:
+    """A call, its result answered, then code execution in two turns: every response has
+    an id of its own, as a provider's do, and so every call (rxllm names the calls a wire
+    sends without an id after their response: Groq's executed tools on the chat wire);
+    the same request gets the same id again."""
+    p = provider(local_server, wire)
+    messages = [rxllm.Message.user("What's the weather in Paris?")]
+    response_ids: list[str | None] = []
+    call_ids: list[set[str]] = []
+    for model in ("local", "local", "fault/code_execution", "fault/code_execution"):
+        request = rxllm.ChatRequest(model=model, messages=messages, tools=[WEATHER])
+        record = await p.complete(request)
+        again = await p.complete(request)
+        assert isinstance(record.terminal, rxllm.Done) and isinstance(again.terminal, rxllm.Done)
+        assert again.terminal.response_id == record.terminal.response_id
+        response_ids.append(record.terminal.response_id)
+        call_ids.append({c.call_id for c in [*record.tool_calls, *record.server_tools]})
+        messages = [*messages, record.to_message()]
+        messages += [rxllm.Message.tool(c.call_id, "sunny") for c in record.tool_calls]
+        if not record.tool_calls:
+            messages.append(rxllm.Message.user("Again, please."))
+    assert None not in response_ids and len(set(response_ids)) == 4, response_ids
+    # the weather call, nothing, one provider-run tool, another one
+    assert [len(ids) for ids in call_ids] == [1, 0, 1, 1], call_ids
+    assert len(set().union(*call_ids)) == 3, call_ids
+
+
+@pytest.mark.parametrize("wire", WIRES)
 async def test_an_agent_loop_with_to_message(local_server: LocalServer, wire: str) -> None:
     """`record.to_message()` is the assistant's turn for the history on every wire: its
     reasoning (sent back where the wire takes it), text and calls."""

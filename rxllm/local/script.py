@@ -25,6 +25,7 @@ the turn is this module's scripted answer.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -47,6 +48,7 @@ __all__ = [
     "asked_tool",
     "chosen",
     "pieces",
+    "response_id",
     "sealed",
     "sample_arguments",
     "words",
@@ -157,6 +159,15 @@ def sealed(text: str) -> str:
     `encrypted_content`, Anthropic's signature): opaque to the client, stable, so a
     test can tell that it came back unchanged."""
     return "rxllm-local:" + base64.urlsafe_b64encode(text.encode()).decode()
+
+
+def response_id(prefix: str, body: Mapping[str, Any]) -> str:
+    """The id of the response to the request `body`: `prefix` then 16 hex digits of the
+    request's SHA-256. One per request, as a provider names each response (rxllm names
+    the calls a wire sends without an id after it: Gemini's code execution, Groq's
+    executed tools), and the same for the same request, so a test plays alike."""
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode())
+    return prefix + digest.hexdigest()[:16]
 
 
 def pieces(text: str, size: int) -> Iterator[str]:

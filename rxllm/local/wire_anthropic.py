@@ -28,6 +28,7 @@ from rxllm.local.script import (
     ToolUse,
     chosen,
     pieces,
+    response_id,
     words,
 )
 
@@ -240,7 +241,7 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         for block in _blocks(step, script.stop == "length" and index == last, script.fragment)
     ]
     message: dict[str, Any] = {
-        "id": "msg_local",
+        "id": response_id("msg_local_", body),
         "type": "message",
         "role": "assistant",
         "model": model,

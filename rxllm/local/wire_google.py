@@ -21,7 +21,6 @@ content. A `whole` script sends each text in one part; Gemini has no pause.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -36,6 +35,7 @@ from rxllm.local.script import (
     ToolChoice,
     ToolUse,
     chosen,
+    response_id,
     words,
 )
 
@@ -121,11 +121,9 @@ def _arguments(text: str) -> dict[str, Any] | None:
 
 def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     model = str(body.get("model") or "rxllm-local")
-    # Gemini names each response, and rxllm tags the ids of calls Gemini leaves unnamed
-    # (code execution, a call without `id`) with it: one per request here, as Gemini's
-    # is one per response, and the same for the same request (a test plays alike).
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode())
-    response_id = f"rxllm-local-{digest.hexdigest()[:16]}"
+    # rxllm tags the ids of calls Gemini leaves unnamed (code execution, a call without
+    # `id`) with the response's.
+    named = response_id("rxllm-local-", body)
     prompt_usage = {"promptTokenCount": script.input_tokens, "totalTokenCount": script.input_tokens}
 
     def chunk(
@@ -146,7 +144,7 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
                 "candidates": [candidate],
                 "usageMetadata": usage or prompt_usage,
                 "modelVersion": model,
-                "responseId": response_id,
+                "responseId": named,
             }
         )
 

@@ -31,6 +31,7 @@ from rxllm.local.script import (
     ToolUse,
     chosen,
     pieces,
+    response_id,
     sealed,
     words,
 )
@@ -115,7 +116,9 @@ def _frame(payload: dict[str, Any] | str) -> bytes:
 
 def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
     model = str(body.get("model") or "rxllm-local")
-    base = {"id": "chatcmpl-local", "object": "chat.completion.chunk", "created": 0, "model": model}
+    # rxllm names Groq's executed tools, which carry no id, after the response's id.
+    named = response_id("chatcmpl-local-", body)
+    base = {"id": named, "object": "chat.completion.chunk", "created": 0, "model": model}
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}

@@ -25,6 +25,7 @@ from rxllm.local.script import (
     ToolUse,
     chosen,
     pieces,
+    response_id,
     sealed,
     words,
 )
@@ -259,9 +260,11 @@ def frames(script: Script, body: dict[str, Any]) -> Iterator[bytes]:
         sequence += 1
         return f"event: {kind}\ndata: {json.dumps(payload)}\n\n".encode()
 
+    named = response_id("resp_local_", body)
+
     def response(status: str, **fields: Any) -> dict[str, Any]:
         return {
-            "id": "resp_local",
+            "id": named,
             "object": "response",
             "created_at": 0,
             "status": status,
