@@ -20,10 +20,12 @@ __all__ = [
     "ChatRequest",
     "ImagePart",
     "ImageSource",
+    "JsonSchema",
     "Message",
     "MessageLike",
     "Part",
     "ReasoningPart",
+    "ResponseFormatLike",
     "ServerToolPart",
     "TextPart",
     "Tool",
@@ -387,11 +389,44 @@ class Tool(_Frozen):
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 
+class JsonSchema(_Frozen):
+    """A JSON Schema the answer follows (`ChatRequest.response_format`): its name, the
+    schema, what it is for, and whether OpenAI follows it strictly."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    """What the schema is called: OpenAI's wires require one ("Must be a-z, A-Z, 0-9, or
+    contain underscores and dashes, with a maximum length of 64"); the others send none."""
+    schema_: dict[str, Any] = Field(alias="schema")
+    """The JSON Schema of the answer (given as `schema=`)."""
+    description: str | None = None
+    """What the answer is for, sent where the wire has a place for it (OpenAI's)."""
+    strict: bool | None = None
+    """OpenAI's `strict`: whether the answer follows the schema exactly (which then has
+    to be in its strict subset: every property required, `additionalProperties: false`);
+    unset, OpenAI's default (not strict). Anthropic and Gemini always follow the schema
+    and take no such setting."""
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            *,
+            name: str,
+            schema: Mapping[str, Any],
+            description: str | None = None,
+            strict: bool | None = None,
+        ) -> None: ...
+
+
 MessageLike: TypeAlias = Message | Mapping[str, Any]
 """A `Message`, or an OpenAI-style message dict that validates into one."""
 
 ToolChoiceLike: TypeAlias = Literal["auto", "required", "none"] | str | Mapping[str, Any]
 """A `ChatRequest.tool_choice`: a mode, a tool's name, or an SDK's dict of one of them."""
+
+ResponseFormatLike: TypeAlias = Literal["json"] | JsonSchema | Mapping[str, Any] | type[BaseModel]
+"""A `ChatRequest.response_format`: `"json"`, a `JsonSchema`, an SDK's dict of one of
+them, or a pydantic model class (its JSON Schema)."""
 
 SAMPLING_FIELDS = (
     "temperature",
@@ -471,6 +506,62 @@ def _sdk_tool_choice(choice: Mapping[str, Any]) -> str:
     )
 
 
+# Where the SDKs' output format dicts hold a JSON Schema's fields: the openai SDK's
+# chat `{"type": "json_schema", "json_schema": {...}}`, the Responses `text.format` flat.
+_SCHEMA_FIELDS = frozenset({"name", "schema", "description", "strict"})
+
+
+def _sdk_response_format(given: Mapping[str, Any]) -> "Literal['json'] | JsonSchema | None":
+    """The `ChatRequest.response_format` an SDK's output format dict stands for: `{"type":
+    "text"}` (OpenAI's, the default) is none; `{"type": "json_object"}` is `"json"`; a
+    JSON Schema as Chat Completions' `response_format` (`{"type": "json_schema",
+    "json_schema": {"name", "schema", "description", "strict"}}`) or the Responses
+    `text.format` (the same fields beside `type`) is a `JsonSchema`. A dict without
+    `type` is `JsonSchema`'s own fields.
+
+    Raises:
+        ValueError: any other dict (another type, a key these shapes lack), which goes in
+            params; a schema without a name.
+    """
+    kind = given.get("type")
+    if kind is None:
+        return JsonSchema.model_validate(given)
+    rest = given.keys() - {"type"}
+    if kind in ("text", "json_object") and not rest:
+        return None if kind == "text" else "json"
+    if kind == "json_schema":
+        inner = given.get("json_schema")
+        if rest == {"json_schema"} and isinstance(inner, Mapping):
+            fields = dict(inner)  # Chat Completions' wrapper
+        else:
+            fields = {key: value for key, value in given.items() if key != "type"}
+        if "schema" in fields and fields.keys() <= _SCHEMA_FIELDS:
+            if "name" not in fields:
+                raise ValueError(
+                    f"response_format {dict(given)!r} has no name: a JSON Schema needs one "
+                    "(OpenAI's wires require it): add 'name'"
+                )
+            return JsonSchema.model_validate(fields)
+    raise ValueError(
+        f"response_format {dict(given)!r} is not a format the field holds ('json', a "
+        "JsonSchema, or an SDK's shape of one of them: {'type': 'json_object'}, {'type': "
+        "'json_schema', ...}): pass it as params without the field, in the form of the "
+        "provider it is sent to"
+    )
+
+
+def _response_format(given: Any) -> Any:
+    """What `ChatRequest.response_format` holds for `given`: an SDK's dict read
+    (`_sdk_response_format`), a pydantic model class as its JSON Schema named after it."""
+    if isinstance(given, Mapping):
+        return _sdk_response_format(given)
+    if isinstance(given, type) and issubclass(given, BaseModel):
+        return JsonSchema.model_validate(
+            {"name": given.__name__, "schema": given.model_json_schema()}
+        )
+    return given
+
+
 class ChatRequest(_Frozen):
     """One turn to send: the model, the conversation, the tools, how to sample.
 
@@ -509,6 +600,23 @@ class ChatRequest(_Frozen):
     the name. Any other dict (OpenAI's `allowed_tools`, a Responses built-in tool's
     choice, Anthropic's `disable_parallel_tool_use`) is refused, to go in params
     (`{"tool_choice": ...}`, `{"disable_parallel_tool_use": True}` beside the field)."""
+    response_format: Literal["json"] | JsonSchema | None = None
+    """The form of the answer: plain text (unset), `"json"` (any JSON object: JSON mode),
+    or a `JsonSchema` it follows. Each wire writes it in its own form: OpenAI chat's
+    `response_format` (`{"type": "json_object"}`, `{"type": "json_schema", "json_schema":
+    {...}}`; every chat preset), the Responses `text.format` (beside a `text.verbosity`
+    given in params), Anthropic's `output_config.format` (a schema only: `"json"` is a
+    `ConfigError` there), Gemini's `generationConfig.responseMimeType`
+    `application/json` with `responseJsonSchema`. The same setting also in params
+    (`response_format`, `text.format`, `output_config.format`, `output_format`,
+    Gemini's `responseMimeType`, `responseSchema`, `responseJsonSchema`) is a
+    `ConfigError` when the request is sent.
+
+    The SDKs' dicts are read as what they stand for: `{"type": "json_object"}` as
+    `"json"`, `{"type": "text"}` as unset, Chat Completions' `{"type": "json_schema",
+    "json_schema": {"name", "schema", "description", "strict"}}` and the Responses
+    `text.format` (`{"type": "json_schema", "name", "schema", ...}`) as a `JsonSchema`;
+    a pydantic model class as its `model_json_schema()`, named after the class."""
     temperature: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     top_p: float | None = Field(default=None, ge=0, le=1)
     max_tokens: int | None = Field(default=None, gt=0)
@@ -535,6 +643,7 @@ class ChatRequest(_Frozen):
             messages: Sequence[MessageLike],
             tools: Sequence[Tool | Mapping[str, Any]] = (),
             tool_choice: ToolChoiceLike | None = None,
+            response_format: ResponseFormatLike | None = None,
             temperature: float | None = None,
             top_p: float | None = None,
             max_tokens: int | None = None,
@@ -559,6 +668,11 @@ class ChatRequest(_Frozen):
     @classmethod
     def _sdk_shapes(cls, choice: Any) -> Any:
         return _sdk_tool_choice(choice) if isinstance(choice, Mapping) else choice
+
+    @field_validator("response_format", mode="before")
+    @classmethod
+    def _output_shapes(cls, given: Any) -> Any:
+        return _response_format(given)
 
     @model_validator(mode="after")
     def _chosen_tool_offered(self) -> "ChatRequest":

@@ -153,7 +153,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from loguru import logger
 
@@ -179,6 +179,7 @@ from rxllm.request import (
     TOOL_CHOICE_MODES,
     ChatRequest,
     ImagePart,
+    JsonSchema,
     Message,
     Part,
     ReasoningPart,
@@ -1021,6 +1022,32 @@ class Anthropic(WireProtocol):
         if choice in TOOL_CHOICE_MODES:
             return {"tool_choice": {"type": choice}}
         return {"tool_choice": {"type": "tool", "name": choice}}
+
+    def response_format_body(
+        self, output: Literal["json"] | JsonSchema, request: ChatRequest
+    ) -> dict[str, Any]:
+        """Anthropic's JSON outputs: `output_config.format`, `{"type": "json_schema",
+        "schema": ...}` (generally available, no beta header; the beta's `output_format`
+        is deprecated), joining an `output_config` given in params (its `effort`). The
+        format holds the schema alone: no name, no description, no `strict` (the answer
+        always follows the schema, by constrained decoding).
+
+        Raises:
+            ConfigError: `"json"`: Anthropic has no JSON mode without a schema (the format's
+                one type is `json_schema`, and its objects must say
+                `additionalProperties: false`, so `{"type": "object"}` would allow only
+                `{}`): a fallback moves on to another provider.
+        """
+        if output == "json":
+            raise ConfigError(
+                "anthropic has no JSON mode without a schema: output_config.format takes "
+                "a JSON Schema only; give response_format a JsonSchema (a name and a "
+                "schema), or a pydantic model class"
+            )
+        given = request.params.get("output_config")
+        config = dict(given) if isinstance(given, Mapping) else {}
+        config["format"] = {"type": "json_schema", "schema": output.schema_}
+        return {"output_config": config}
 
     def add_params(self, body: dict[str, Any], params: Mapping[str, Any]) -> None:
         """Params as top-level keys, but `disable_parallel_tool_use`, a setting of the

@@ -45,7 +45,14 @@ from rxllm.events import (
 )
 from rxllm.fragments import Emit, FailureUsage, RawChunk, SourceItem, ToolArgs, ToolEnd
 from rxllm.providers.call_ids import response_tag
-from rxllm.request import SAMPLING_FIELDS, TOOL_CHOICE_MODES, ChatRequest, Part, ReasoningPart
+from rxllm.request import (
+    SAMPLING_FIELDS,
+    TOOL_CHOICE_MODES,
+    ChatRequest,
+    JsonSchema,
+    Part,
+    ReasoningPart,
+)
 from rxllm.secrets import redact, redact_head
 
 __all__ = [
@@ -56,9 +63,12 @@ __all__ = [
     "RawOperator",
     "ToolNames",
     "WireProtocol",
+    "chat_response_format",
     "endpoint",
     "gemini_text_signature",
+    "json_schema_fields",
     "read_json",
+    "response_format_given",
     "stop_reason_of",
     "text_or_none",
     "thinking_switch",
@@ -118,6 +128,67 @@ def tool_choice_given(params: Mapping[str, Any]) -> str | None:
             continue  # Gemini's other tool settings: not the choice
         return key
     return None
+
+
+# Gemini's settings of the answer's form (`generationConfig`, at the top level of params
+# or inside a `generationConfig` dict, camelCase or snake_case).
+_GEMINI_OUTPUT = frozenset(
+    {
+        "responseMimeType",
+        "response_mime_type",
+        "responseSchema",
+        "response_schema",
+        "responseJsonSchema",
+        "response_json_schema",
+    }
+)
+
+
+def response_format_given(params: Mapping[str, Any]) -> str | None:
+    """Where `params` set the form of the answer, as `params[...]`, or None: OpenAI chat's
+    `response_format`, Anthropic's `output_format` (its deprecated beta form), the
+    Responses `text.format` and Anthropic's `output_config.format` (a `text` holding only
+    `verbosity`, an `output_config` only `effort`, are other settings), Gemini's
+    `responseMimeType`, `responseSchema` or `responseJsonSchema`. In params beside
+    `ChatRequest.response_format` they are the field set twice, whichever wire the
+    request goes to: a fallback shares the request, and one wire's form is another's 400
+    ("Unknown name", "Extra inputs are not permitted") or a key a degraded retry drops,
+    the answer then in prose."""
+    for key in ("response_format", "output_format"):
+        if key in params:
+            return f"params[{key!r}]"
+    for key in ("text", "output_config"):
+        value = params.get(key)
+        if isinstance(value, Mapping) and "format" in value:
+            return f"params[{key!r}]['format']"
+    for key in sorted(params.keys() & _GEMINI_OUTPUT):
+        return f"params[{key!r}]"
+    for key in ("generationConfig", "generation_config"):
+        config = params.get(key)
+        if isinstance(config, Mapping):
+            for name in sorted(config.keys() & _GEMINI_OUTPUT):
+                return f"params[{key!r}][{name!r}]"
+    return None
+
+
+def chat_response_format(output: Literal["json"] | JsonSchema) -> dict[str, Any]:
+    """`ChatRequest.response_format` as Chat Completions' `response_format`: `{"type":
+    "json_object"}`, or `{"type": "json_schema", "json_schema": {"name", "description",
+    "schema", "strict"}}` (the description and `strict` where set)."""
+    if output == "json":
+        return {"type": "json_object"}
+    return {"type": "json_schema", "json_schema": json_schema_fields(output)}
+
+
+def json_schema_fields(output: JsonSchema) -> dict[str, Any]:
+    """A `JsonSchema`'s fields as OpenAI's wires name them, those unset left out."""
+    fields: dict[str, Any] = {"name": output.name}
+    if output.description is not None:
+        fields["description"] = output.description
+    fields["schema"] = output.schema_
+    if output.strict is not None:
+        fields["strict"] = output.strict
+    return fields
 
 
 def thinking_switch(params: Mapping[str, Any]) -> bool | None:
@@ -607,12 +678,13 @@ class WireProtocol(ABC):
                         f"tool name {tool.name!r} is not one {self.name} takes: {rule.says}"
                     )
         body = self.request_body(request)
-        # The sampling fields and the tool choice go in as params would (a degraded retry
-        # drops them by their body key alike), the user's params after them. A key the
-        # tool choice writes has merged the same key of params (Gemini's `toolConfig`).
-        choice = self.tool_choice_params(request)
-        params = {key: value for key, value in request.params.items() if key not in choice}
-        self.add_params(body, self.sampling_params(request) | choice | params)
+        # The sampling fields, the tool choice and the answer's form go in as params would
+        # (a degraded retry drops them by their body key alike), the user's params after
+        # them. A key they write has merged the same key of params (Gemini's
+        # `toolConfig`, the Responses `text`, Anthropic's `output_config`).
+        written = self.tool_choice_params(request) | self.response_format_params(request)
+        params = {key: value for key, value in request.params.items() if key not in written}
+        self.add_params(body, self.sampling_params(request) | written | params)
         return body
 
     def tool_choice_params(self, request: ChatRequest) -> dict[str, Any]:
@@ -650,6 +722,35 @@ class WireProtocol(ABC):
         if choice in TOOL_CHOICE_MODES:
             return {"tool_choice": choice}
         return {"tool_choice": {"type": "function", "function": {"name": choice}}}
+
+    def response_format_params(self, request: ChatRequest) -> dict[str, Any]:
+        """`ChatRequest.response_format` under this wire's body keys
+        (`response_format_body`); nothing when unset.
+
+        Raises:
+            ConfigError: the form of the answer also in params (`response_format_given`);
+                what `response_format_body` refuses.
+        """
+        output = request.response_format
+        if output is None:
+            return {}
+        given = response_format_given(request.params)
+        if given is not None:
+            raise ConfigError(
+                f"response_format is set twice, as ChatRequest.response_format and in {given}: "
+                "keep one"
+            )
+        return self.response_format_body(output, request)
+
+    def response_format_body(
+        self, output: Literal["json"] | JsonSchema, request: ChatRequest
+    ) -> dict[str, Any]:
+        """The body keys of the answer's form: `"json"` or a `JsonSchema`. By default Chat
+        Completions' `response_format` (`chat_response_format`), which every chat preset
+        takes. A key returned here replaces the same key of the request's params, so a
+        wire that writes one the user may give for another setting merges it (the
+        Responses `text`, Anthropic's `output_config`)."""
+        return {"response_format": chat_response_format(output)}
 
     def sampling_params(self, request: ChatRequest) -> dict[str, Any]:
         """The request's sampling fields that are set, under this wire's body keys.

@@ -130,7 +130,7 @@ from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import count, pairwise
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote, urlsplit
 
 from loguru import logger
@@ -151,7 +151,15 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.request import TOOL_CHOICE_MODES, ChatRequest, ImagePart, Message, Part, TextPart
+from rxllm.request import (
+    TOOL_CHOICE_MODES,
+    ChatRequest,
+    ImagePart,
+    JsonSchema,
+    Message,
+    Part,
+    TextPart,
+)
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
 
@@ -1142,6 +1150,18 @@ class Google(WireProtocol):
         return {
             key: {**(given if isinstance(given, Mapping) else {}), "functionCallingConfig": config}
         }
+
+    def response_format_body(
+        self, output: Literal["json"] | JsonSchema, request: ChatRequest
+    ) -> dict[str, Any]:
+        """`generationConfig.responseMimeType: "application/json"`, with the schema as
+        `responseJsonSchema` ("an alternative to responseSchema that accepts JSON Schema";
+        `responseSchema` takes an OpenAPI subset). `add_params` puts both in
+        `generationConfig`, beside the settings given there. Gemini has no place for the
+        name, the description or `strict` (it always follows the schema)."""
+        if output == "json":
+            return {"responseMimeType": "application/json"}
+        return {"responseMimeType": "application/json", "responseJsonSchema": output.schema_}
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> GeminiNormalizer:
         return GeminiNormalizer(emit, provider, attempt)

@@ -170,7 +170,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from loguru import logger
 
@@ -184,6 +184,7 @@ from rxllm.providers.base import (
     Normalizer,
     WireProtocol,
     endpoint,
+    json_schema_fields,
     read_json,
     stop_reason_of,
     text_or_none,
@@ -200,6 +201,7 @@ from rxllm.request import (
     TOOL_CHOICE_MODES,
     ChatRequest,
     ImagePart,
+    JsonSchema,
     Message,
     ReasoningPart,
     TextPart,
@@ -1628,6 +1630,20 @@ class OpenAIResponses(WireProtocol):
                 for tool in request.tools
             ]
         return body
+
+    def response_format_body(
+        self, output: Literal["json"] | JsonSchema, request: ChatRequest
+    ) -> dict[str, Any]:
+        """The Responses `text.format`: `{"type": "json_object"}`, or the schema's fields
+        flat beside `{"type": "json_schema"}`; a `text` given in params (its `verbosity`)
+        keeps its other settings."""
+        given = request.params.get("text")
+        text = dict(given) if isinstance(given, Mapping) else {}
+        if output == "json":
+            text["format"] = {"type": "json_object"}
+        else:
+            text["format"] = {"type": "json_schema", **json_schema_fields(output)}
+        return {"text": text}
 
     def tool_choice_body(self, choice: str, request: ChatRequest) -> dict[str, Any]:
         # The Responses function choice is flat: `{"type": "function", "name": ...}`.
