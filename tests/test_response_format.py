@@ -197,6 +197,22 @@ async def test_each_chat_preset_writes_the_chat_form(serve: Serve, provider: str
     assert written(await sent(serve, provider, ask(response_format=WEATHER))) == CHAT_SCHEMA
 
 
+async def test_deepseek_takes_json_mode(serve: Serve) -> None:
+    body = await sent(serve, "deepseek", ask(response_format="json"))
+    assert written(body) == CHAT_JSON
+
+
+async def test_deepseek_refuses_a_schema_before_sending(serve: Serve) -> None:
+    """ "response_format.type `json_schema` is unavailable now": a ConfigError at the
+    call, which a fallback skips, rather than a 422 whose degraded retry answers in
+    prose."""
+    recorder = Recorder()
+    async with rxllm.provider("deepseek", api_key=KEY, base_url=await serve(recorder.handle)) as p:
+        with pytest.raises(rxllm.ConfigError, match="deepseek takes no JSON Schema"):
+            await p.complete(ask(response_format=WEATHER))
+    assert not recorder.requests
+
+
 # -- Anthropic's schema-only format ----------------------------------------------------
 
 

@@ -147,6 +147,7 @@ from rxllm.request import (
     PDF,
     ChatRequest,
     ImagePart,
+    JsonSchema,
     Message,
     Part,
     ReasoningPart,
@@ -448,6 +449,15 @@ class ChatOptions:
     incompatible with thinking enabled" (AstrBotDevs/AstrBot#7805) and, for a name,
     "tool_choice 'specified' is incompatible with thinking enabled" (can1357/oh-my-pi#827,
     #1077: kimi-k2.6, its thinking on by default)."""
+
+    json_schema_output: bool = True
+    """Whether the endpoint takes a `response_format` of type `json_schema`. Off where its
+    reference says it takes `text` and `json_object` only (DeepSeek's Chat Completions,
+    api-docs.deepseek.com/guides/json_mode; a schema answers 422 "response_format.type
+    `json_schema` is unavailable now", tests/rejections_extra): a `JsonSchema` is then a
+    `ConfigError` at the call, naming the endpoint, not a refusal whose degraded retry
+    sends the turn on without the format, the answer in prose. JSON mode (`"json"`) goes
+    as ever."""
 
 
 _PLAIN = ChatOptions()
@@ -1939,6 +1949,24 @@ class OpenAIChat(WireProtocol):
                     "(params={'thinking': {'type': 'disabled'}}) where the model allows"
                 )
         return super().tool_choice_body(choice, request)
+
+    def response_format_body(
+        self, output: Literal["json"] | JsonSchema, request: ChatRequest
+    ) -> dict[str, Any]:
+        """The Chat Completions form (`WireProtocol.response_format_body`).
+
+        Raises:
+            ConfigError: a `JsonSchema` on an endpoint that takes JSON mode only
+                (`ChatOptions.json_schema_output`): a fallback moves on to another
+                provider.
+        """
+        if isinstance(output, JsonSchema) and not self.options.json_schema_output:
+            raise ConfigError(
+                f"{self.name} takes no JSON Schema as response_format, only JSON mode "
+                '("response_format.type `json_schema` is unavailable now"): use '
+                "response_format='json' and describe the answer's shape in the prompt"
+            )
+        return super().response_format_body(output, request)
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ChatNormalizer:
         return ChatNormalizer(emit, provider, attempt, self.options)

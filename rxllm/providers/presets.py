@@ -96,13 +96,16 @@ def deepseek() -> OpenAIChat:
     """DeepSeek: `reasoning_content`, `prompt_cache_hit_tokens`; read by the core.
     `thinking` (its switch between reasoning and plain chat) is never dropped. Every
     assistant message carries its reasoning back, `""` where it has none (thinking mode
-    refuses a tool loop without it: api-docs.deepseek.com/guides/thinking_mode)."""
+    refuses a tool loop without it: api-docs.deepseek.com/guides/thinking_mode). Its
+    `response_format` is `text` or `json_object` ("Set the response_format parameter to
+    {'type': 'json_object'}", api-docs.deepseek.com/guides/json_mode): a JSON Schema is a
+    `ConfigError` at the call (`ChatOptions.json_schema_output`)."""
     return OpenAIChat(
         "deepseek",
         "https://api.deepseek.com",
         "DEEPSEEK_API_KEY",
         recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
-        options=ChatOptions(reasoning_back="reasoning_content"),
+        options=ChatOptions(reasoning_back="reasoning_content", json_schema_output=False),
     )
 
 

@@ -736,7 +736,7 @@ OPTIONS: dict[str, ChatOptions] = {
         reasoning_back="thinking_chunks",
         pdf_input="document_url",
     ),
-    "deepseek": ChatOptions(reasoning_back="reasoning_content"),
+    "deepseek": ChatOptions(reasoning_back="reasoning_content", json_schema_output=False),
     "zai": ChatOptions(reasoning_back="reasoning_content"),
     "moonshot": ChatOptions(
         reasoning_back="reasoning_content",
