@@ -208,6 +208,22 @@ def entry_position(entry_id: str) -> tuple[int, int]:
         raise ValueError(f"not a log entry id (<ms>-<seq>): {entry_id!r}") from None
 
 
+def _signs_a_part(event: ReasoningDelta) -> bool:
+    """Whether a reasoning event is only Gemini's signature of a part: no text, and
+    details that are the part's fields (`{}` for a text part, `{"thought": true}`,
+    `{"functionCall": true}`, ...). Every other wire's details are a block of its own,
+    named by its `type` (a Responses item, an OpenRouter detail, Anthropic's
+    compaction or fallback)."""
+    details = event.details
+    return (
+        not event.text
+        and not event.redacted
+        and event.signature is not None
+        and details is not None
+        and "type" not in details
+    )
+
+
 def _is_high_surrogate(char: str) -> bool:
     return "\ud800" <= char <= "\udbff"
 
@@ -268,6 +284,7 @@ class UIMessageEncoder:
         "_server_calls",
         "_signature",
         "_started",
+        "_text_signature",
         "finished",
     )
 
@@ -291,6 +308,8 @@ class UIMessageEncoder:
         self._signature: str | None = None
         self._details: dict[str, Any] | None = None
         self._redacted = False
+        # Gemini's signature of a text part, for the text block's end (`_reasoning`)
+        self._text_signature: dict[str, Any] | None = None
         self._counts = {"t": 0, "r": 0, "s": 0}
         self._pending: dict[str, str] = {}  # call id -> tool name, input not yet complete
         self._calls: set[str] = set()  # call ids whose input the client has
@@ -474,6 +493,9 @@ class UIMessageEncoder:
             self._signature, self._details, self._redacted = None, None, False
         else:
             end = {"type": "text-end", "id": block_id}
+            if kind == "text" and self._text_signature is not None:
+                end["providerMetadata"] = {"rxllm": self._text_signature}
+                self._text_signature = None
         out.append(end)
         self._block = None
 
@@ -498,6 +520,14 @@ class UIMessageEncoder:
             out.append({"type": "text-delta", "id": block_id, "delta": delta})
 
     def _reasoning(self, event: ReasoningDelta, out: list[Part]) -> None:
+        if self._block != "reasoning" and _signs_a_part(event):
+            # Gemini's signature of the part it came on, with no thoughts to close: no
+            # reasoning of its own. A text part's goes on the text block's end (the
+            # open one, else the next), where the `ai` client keeps it on the text
+            # part; a call's is on the call, and a code part's is never sent back.
+            if event.details is not None and event.details.keys() <= {"thought"}:
+                self._text_signature = {"signature": event.signature, "details": event.details}
+            return
         # A signature or details close a thinking block (Anthropic sends the signature
         # last, a Responses item its fields), and each redacted block is opaque data of
         # its own: either way, a new block follows.

@@ -171,6 +171,69 @@ async def test_redacted_reasoning_has_no_delta() -> None:
         assert end["providerMetadata"]["rxllm"]["signature"]
 
 
+@needs_captures
+@pytest.mark.parametrize(
+    "name", ["vertex_text_flex", "code_execution", "function_call_thought_signature"]
+)
+async def test_a_gemini_part_s_signature_is_no_reasoning_part(name: str) -> None:
+    """Gemini signs a text part or a call, and rxllm reads the signature as reasoning
+    without text (it closes the thoughts before it, when there are some): with none
+    open it is no reasoning of its own. A text part's goes on the text block, in its
+    end's providerMetadata, where the `ai` client keeps it on the text part; a call's
+    is on the call already."""
+    events: list[Event] = []
+    rxllm.replay(capture(f"gemini/{name}.sse"), "google").subscribe(events.append)
+    stream = await encode(reactivex.from_iterable(events))
+    check_rules(stream)
+    assert stream.of("reasoning-start") == [], stream.types
+    signed = [e for e in events if isinstance(e, ReasoningDelta) and e.signature]
+    texts = [e for e in signed if e.details is not None and e.details.keys() <= {"thought"}]
+    ends = [p for p in stream.of("text-end") if "providerMetadata" in p]
+    assert [p["providerMetadata"] for p in ends] == [
+        {"rxllm": {"signature": e.signature, "details": e.details}} for e in texts
+    ]
+    calls = stream.of("tool-input-available")
+    if name == "function_call_thought_signature":
+        assert calls[0]["providerMetadata"]["rxllm"]["signature"] == signed[0].signature
+
+
+def test_a_signature_after_thoughts_still_closes_them() -> None:
+    """Gemini signs the thoughts on the first part after them: the signature ends the
+    reasoning block it follows, which keeps it; the text after has none."""
+    sign = ReasoningDelta(provider="google", text="", signature="S", details={})
+    encoder = UIMessageEncoder()
+    parts = [
+        p
+        for event in (ReasoningDelta(provider="google", text="Hm."), sign, text("A"), done())
+        for p in encoder.parts(event)
+    ]
+    (end,) = [p for p in parts if p["type"] == "reasoning-end"]
+    assert end["providerMetadata"] == {"rxllm": {"signature": "S", "details": {}}}
+    assert [p for p in parts if p["type"] == "text-end"] == [{"type": "text-end", "id": "t1"}]
+
+
+def test_anthropic_s_fallback_block_keeps_its_place() -> None:
+    """Anthropic's `fallback` block, kept as reasoning without text whose details are the
+    block, is a block of its own, not a part's signature: between two runs of thinking
+    it marks where one ends (the API refuses the turn sent back without it), and the
+    message's parts are the only place that keeps its order."""
+    fallback = {"type": "fallback", "from": {"model": "a"}, "to": {"model": "b"}}
+    events = [
+        ReasoningDelta(provider="anthropic", text="One."),
+        ReasoningDelta(provider="anthropic", text="", signature="S1"),
+        ReasoningDelta(provider="anthropic", text="", details=fallback),
+        ReasoningDelta(provider="anthropic", text="Two."),
+        Done(provider="anthropic", stop_reason="stop"),
+    ]
+    encoder = UIMessageEncoder()
+    ends = [p for e in events for p in encoder.parts(e) if p["type"] == "reasoning-end"]
+    assert [(p["id"], p.get("providerMetadata")) for p in ends] == [
+        ("r1", {"rxllm": {"signature": "S1"}}),
+        ("r2", {"rxllm": {"details": fallback}}),
+        ("r3", None),
+    ]
+
+
 @pytest.mark.parametrize("wire", ["openai", "openai-responses"])
 async def test_refusal_is_its_own_text_block(local_server: LocalServer, wire: str) -> None:
     stream = await over_http(local_server, wire, "refusal")

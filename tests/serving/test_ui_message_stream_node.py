@@ -39,9 +39,12 @@ from rxllm.events import (
 )
 from rxllm.local import FAULTS, WIRES, LocalServer
 from rxllm.operators import cancel_on
+from rxllm.pipeline.record import RecordBuilder
+from rxllm.providers.base import gemini_text_signature
 from rxllm.serving import UI_MESSAGE_STREAM_HEADERS, generic_error_text, ui_message_stream
 from tests.hypothesis_support import BODIES, wire_of
 from tests.serving.support import Stream, check_rules, encode, read_sse
+from tests.support import capture, needs_captures
 
 NODE_DIR = Path(__file__).parent / "node"
 MIN_NODE = 18  # the `ai` package's own floor (engines: node >= 18)
@@ -286,6 +289,59 @@ def test_the_ai_client_reads_every_stream_without_error(node_client: Path) -> No
         assert r["errorTexts"] == [p["errorText"] for p in stream.of("error")]
     local = [name for name in ours if name.startswith("local ")]
     assert len(local) == len(WIRES) * len(STORIES) + 2
+
+
+@needs_captures
+def test_the_ai_client_keeps_no_empty_reasoning_and_gemini_s_text_signature(
+    node_client: Path,
+) -> None:
+    """What the `ai` client builds from a Gemini turn (a text part or a call signed,
+    with and without thoughts before) and Anthropic's redacted thinking: a reasoning
+    part has text, or is a redacted block (as the AI SDK keeps one); the signature
+    rxllm puts back on a Gemini turn's text (`gemini_text_signature` of the record's
+    message) is in the message: on the thoughts it closes, else on the text part."""
+    names = [
+        "gemini/vertex_text_flex",
+        "gemini/code_execution",
+        "gemini/thought_parts",
+        "gemini/function_call_thought_signature",
+        "anthropic/redacted_thinking",
+    ]
+    signatures: dict[str, str | None] = {}
+
+    async def bodies() -> dict[str, bytes]:
+        out = {}
+        for name in names:
+            events: list[Event] = []
+            provider = "google" if name.startswith("gemini/") else "anthropic"
+            rxllm.replay(capture(f"{name}.sse"), provider).subscribe(events.append)
+            builder = RecordBuilder(provider)
+            for event in events:
+                builder.add(event)
+            signatures[name] = gemini_text_signature(builder.build().to_message().content)
+            out[name] = (await encode(events)).raw
+        return out
+
+    results = run_client(node_client, asyncio.run(bodies()))["results"]
+    assert len(results) == len(VERSIONS) * len(names)
+    for r in results:
+        where = (r["version"], r["name"])
+        assert not r["errors"], where
+        parts = r["message"]["parts"]
+        for part in parts:
+            if part["type"] == "reasoning" and not part["text"]:
+                assert part["providerMetadata"]["rxllm"]["redacted"] is True, where
+        # the text's signature: on the thoughts it closes, else on the text part
+        kept = [
+            (part["type"], meta["signature"])
+            for part in parts
+            for meta in [part.get("providerMetadata", {}).get("rxllm", {})]
+            if isinstance(meta.get("details"), dict) and meta["details"].keys() <= {"thought"}
+        ]
+        assert (kept[-1][1] if kept else None) == signatures[r["name"]], where
+        if r["name"] == "gemini/vertex_text_flex":  # Gemini 3, no thoughts shown
+            assert [kind for kind, _ in kept] == ["text"], where
+    assert signatures["gemini/vertex_text_flex"] is not None
 
 
 def test_a_chat_ui_knows_whether_an_error_may_pass(node_client: Path) -> None:
