@@ -623,6 +623,65 @@ def test_an_empty_delta_splits_no_run() -> None:
     ]
 
 
+def test_a_marker_without_content_is_no_reasoning_part() -> None:
+    """Anthropic's `fallback` block and Gemini's signature of a text part, each kept as
+    reasoning without text for the history, are no reasoning part, in the output or
+    sent back in the input: they add nothing to the run they are in. Reasoning that
+    has content withheld, a redacted block, an encrypted Responses item, still is."""
+    fallback = {"type": "fallback", "from": {"model": "a"}, "to": {"model": "b"}}
+    item = {"type": "reasoning", "id": "rs_1", "summary": []}
+    sdk = Sdk()
+    events: list[Event] = [
+        TextDelta.make(provider="anthropic", text="A"),
+        ReasoningDelta.make(provider="anthropic", text="", details=fallback),
+        TextDelta.make(provider="anthropic", text="B"),
+        ReasoningDelta.make(provider="google", text="", signature="G", details={}),
+        TextDelta.make(provider="google", text="C"),
+        ReasoningDelta.make(provider="anthropic", text="", signature="R", redacted=True),
+        ReasoningDelta.make(provider="openai-responses", text="", signature="E", details=item),
+        DONE,
+    ]
+    turn = rxllm.Message(
+        role="assistant",
+        content=[
+            rxllm.TextPart(text="A"),
+            rxllm.ReasoningPart(details=fallback),
+            rxllm.ReasoningPart(signature="G", details={}),
+            rxllm.TextPart(text="B"),
+            rxllm.ReasoningPart(signature="R", redacted=True),
+        ],
+    )
+    history = request(rxllm.Message.user("hi"), turn)
+    replay(sdk.operator(request=history, capture_content=True), *events)
+    [output] = json.loads(sdk.attributes()["gen_ai.output.messages"])
+    [_, sent_back] = json.loads(sdk.attributes()["gen_ai.input.messages"])
+    check_parts([output, sent_back])
+    assert output["parts"] == [
+        {"type": "text", "content": "ABC"},
+        {"type": "reasoning", "content": ""},
+    ]
+    assert sent_back["parts"] == [
+        {"type": "text", "content": "A"},
+        {"type": "text", "content": "B"},
+        {"type": "reasoning", "content": ""},
+    ]
+
+
+@needs_captures
+def test_gemini_s_text_signature_is_no_reasoning_part() -> None:
+    """Gemini 3 answering without its thoughts shown signs the text: the output is
+    that text alone."""
+    sdk = Sdk()
+    operator = sdk.operator(request=request(), provider="google", capture_content=True)
+    body = capture("gemini/vertex_text_flex.sse")
+    events: list[Event] = []
+    rxllm.replay(body, provider="google").pipe(operator).subscribe(events.append)
+    assert any(isinstance(e, ReasoningDelta) and e.signature for e in events)
+    [message] = json.loads(sdk.attributes()["gen_ai.output.messages"])
+    text = "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert message["parts"] == [{"type": "text", "content": text}]
+
+
 @needs_captures
 def test_a_search_turn_s_output_parts_follow_its_stream() -> None:
     """Anthropic's web search, recorded: reasoning, a search and its results, text,

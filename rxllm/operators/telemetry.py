@@ -36,6 +36,7 @@ from rxllm.request import (
     ImagePart,
     Message,
     Part,
+    ReasoningPart,
     ServerToolPart,
     TextPart,
     Tool,
@@ -580,6 +581,8 @@ class _Turn:
                 part = _compaction(event.details)  # a part of its own
             elif type(event) is self.run:  # empty: nothing to add
                 return
+            elif type(event) is ReasoningDelta and _marker(event):
+                return  # no content, and no reasoning: it adds nothing to the run
             else:
                 self.run = type(event)
                 self.pieces = [event.text]
@@ -882,7 +885,11 @@ def _input_messages(
     chat: list[dict[str, Any]] = []
     names: dict[str, str] = {}  # provider-run tools' names by call id, for their results
     for message in messages:
-        parts = [_part(part, names) for part in message.content]
+        parts = [
+            _part(part, names)
+            for part in message.content
+            if not (isinstance(part, ReasoningPart) and _marker(part))
+        ]
         if message.role == "system" and (
             system_apart == "all" or (system_apart == "leading" and not chat)
         ):
@@ -967,6 +974,20 @@ def _compacted(details: Mapping[str, Any] | None) -> TypeGuard[Mapping[str, Any]
     """Whether reasoning's details are a compaction the wire kept as reasoning
     (Anthropic's `compaction` block, a Responses `compaction` item)."""
     return details is not None and details.get("type") == "compaction"
+
+
+def _marker(reasoning: ReasoningDelta | ReasoningPart) -> bool:
+    """Whether reasoning is a block of another kind that the wire keeps as reasoning
+    for the history, with no content: Gemini's signature of a part (its details the
+    part's fields, `{}` for text), Anthropic's `fallback` block. Reasoning whose
+    content is withheld (a redacted block, a Responses or OpenRouter reasoning item
+    with only its encrypted form) is reasoning still, an empty part as the
+    conventions' ReasoningPart takes it."""
+    details = reasoning.details
+    if reasoning.text or reasoning.redacted or details is None or _compacted(details):
+        return False  # a compaction is a part of its own
+    kind = details.get("type")
+    return not (isinstance(kind, str) and kind.startswith("reasoning"))
 
 
 def _compaction(details: Mapping[str, Any]) -> dict[str, Any]:
