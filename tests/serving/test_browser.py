@@ -20,7 +20,7 @@ from aiohttp import web
 
 import rxllm
 from examples.serving.app import make_app
-from rxllm.events import TextDelta, ToolRequest
+from rxllm.events import Failed, TextDelta, ToolRequest
 from rxllm.local import LocalServer
 from rxllm.serving import RedisLog
 from tests.serving.support import ROOT, another_app
@@ -171,3 +171,27 @@ async def test_stop_cancels_the_upstream(served: Served, page: Any) -> None:
         await served.upstream.disconnected.wait()  # the model's response was closed
         while await served.log.state(chat) != "cancelled":
             await asyncio.sleep(0.02)
+
+
+async def test_the_page_says_whether_sending_again_may_help(served: Served, page: Any) -> None:
+    """An error's facts, the message's metadata before its `error` chunk, on the page:
+    what failed and whether sending again may help, as the log's error event says."""
+    chat = f"c{uuid.uuid4().hex[:12]}"
+    await open_chat(page, served.url, chat, "fault/error_event")
+    await page.click("#send")
+    await page.wait_for_function(
+        "document.getElementById('failure').textContent !== ''", timeout=20_000
+    )
+    events = [event async for _, event in served.log.resume(chat)]
+    error = events[-1]
+    assert isinstance(error, Failed)
+    info = error.error
+    what = info.kind if info.status is None else f"{info.kind}, status {info.status}"
+    expected = (
+        f"failed ({what}): send again"
+        if info.retryable
+        else f"failed ({what}): sending again will not help"
+    )
+    failure = await page.text_content("#failure")
+    assert failure.startswith(expected), failure
+    assert await page.text_content("#errors") != ""  # the error chunk's text

@@ -17,6 +17,17 @@ function render(message) {
     .map((part) => part.text)
     .join("");
   $("message").textContent = JSON.stringify(message.parts);
+  // An error's facts come as the message's metadata just before its `error` chunk,
+  // whose text alone says what failed: whether trying again may help is here.
+  const failed = message.metadata?.rxllm?.error;
+  $("failure").textContent = failed ? describe(failed) : "";
+}
+
+function describe({ kind, status, retryable, retry_after }) {
+  const what = status === null ? kind : `${kind}, status ${status}`;
+  if (!retryable) return `failed (${what}): sending again will not help`;
+  const wait = retry_after === null ? "" : ` after ${Math.ceil(retry_after)} s`;
+  return `failed (${what}): send again${wait}`;
 }
 
 async function show(stream) {
