@@ -20,7 +20,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
   the size (context length, input length, a request that exceeded the model's token limit
   or max length, a prompt that "exceeds max length" (a value said to exceed it is that
-  key's), a prompt's `prompt_tokens` that "must be less than max_seq_len", 413 or its words
+  key's), a prompt's `prompt_tokens` that "must be less than max_seq_len", the prompt against
+  the context by the server's field for it ("Cannot truncate prompt with n_keep (15028) >=
+  n_ctx (7424)"), an input's count said to be more than the model supports ("the input token
+  count is 1251952 but model only supports up to 1048576"), 413 or its words
   ("Request body too large", "Request payload size exceeds the limit: 4194304 bytes"), a
   request larger than a whole per-minute allowance; under a rate limit only
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
@@ -32,7 +35,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   "Unable to access model", "You do not have access to the model", a model retired ("has
   been decommissioned", "is deprecated and no longer available", "模型已下线"), one
   named by its id and refused where no key is ("model ID x with on-demand throughput isn't
-  supported"), a gateway's "Invalid provider" for the route to it, or a structured code
+  supported"), none found for the request ("no model id could be identified", llama-swap),
+  a gateway's "Invalid provider" for the route to it, or a structured code
   such as `model_not_available`, Azure's `OperationNotSupported`), a model that needs more
   memory than the machine has ("model requires more system memory ... than is available",
   LM Studio's "Model loading was stopped due to insufficient system resources"),
@@ -46,7 +50,11 @@ A rejection before anything was committed is read once, by `classify`, into one 
   results by their field (Cohere's `tool_results`), Gemini's `contents` by its path
   ("contents[3].parts"), a provider asking to "adjust your prompt", the model's own output
   that broke the tool rules: Groq's `tool_use_failed`, "Tool choice is none, but model
-  called a tool", which a body without the tools would only turn into prose), or no part
+  called a tool", which a body without the tools would only turn into prose; the types a
+  message's part may have, listed as accepted ("Supported values are: 'text','image_url',
+  'video_url' and 'video'"), or a part of other media than images refused ("The audio file
+  could not be decoded", "PDF input is not supported"), which no removal of images changes),
+  or no part
   of the body at all (a request header, this endpoint for the model, by name or by its path, the
   server's own chat template: "you must provide a chat template"; at 4xx: a 5xx's
   "headers" are the server's own). No body can fix it.
@@ -416,6 +424,19 @@ _SIZE = (
     # must be less than max_seq_len (65536).")
     r"\b(?:prompt|input)s?[\W_]*tokens?\b[^.\n]{0,60}?must be (?:<=|less|at most)|"
     r"must have (?:less|fewer) than \d+ tokens|"
+    # (or compared with the context by the server's own field for it: LM Studio's "Cannot
+    # truncate prompt with n_keep (15028) >= n_ctx (7424)", llama.cpp's `n_ctx`, vLLM's
+    # `max_model_len`; the prompt's side only: "max_tokens (8192) must be less than n_ctx" is
+    # that key's value)
+    r"\b(?:prompt|input|n_keep|n_prompt_tokens|prompt_tokens|input_tokens)\b[^.\n]{0,60}?"
+    r"(?:>=?|\bexceeds?\b|\bgreater than\b|\blarger than\b|\bover\b)\s*(?:the\s+)?\(?"
+    r"(?:n_ctx(?:_slot|_train)?|ctx_size|context_size|max_seq_len|max_model_len)\b|"
+    # the input's count said to be more than the model supports (Vertex's "the input token
+    # count is 1251952 but model only supports up to 1048576")
+    r"\b(?:input|prompt)(?:\s+token)?\s+(?:count|length|size)\s+(?:is|was)\s+\d[\d,]*"
+    r"(?:\s+tokens)?,?\s+(?:but|while|whereas)\b[^.\n]{0,40}?"
+    r"\b(?:supports?|allows?|accepts?|takes?|handles?)\s+(?:only\s+)?"
+    r"(?:up\s+to|at\s+most|a\s+maximum\s+of|\d)|"
     # the request said to exceed the model's own limit: Moonshot's "Your request exceeded
     # model token limit: 262144", "model max length exceeded, max length:8192" (its input and
     # max_tokens together); not a value said to exceed it ("max_tokens (100000) exceeds the
@@ -528,6 +549,13 @@ _MISSING_MODEL = (
     r"(?!['\u2019]s\b|[^\S\n]+" + _SETTING_WORDS + r")|"
     # Zhipu's 1211 "模型不存在" (the model does not exist), or the model taken offline or
     # retired ("该模型已下线", "模型 x 已停用"; not a parameter of it, "模型的top_k参数已弃用")
+    # or none found for the request's `model` (llama-swap's 404 "no model id could be
+    # identified", its status lost in a frame), not a thing of the model's ("could not identify
+    # the model's context length")
+    r"\bno\s+model(?:[\s_-]+(?:id|name))?\s+(?:could|can)\s+be\s+"
+    r"(?:identified|found|determined|resolved|matched)\b|"
+    r"\b(?:could|can)(?:\s+not|n['\u2019]t)\s+(?:identify|determine|resolve|find|match)\s+"
+    r"(?:the|a|any|which)\s+model\b(?!['\u2019]s\b|\s+(?:that|which|with|for|to)\b)|"
     r"模型\S{0,16}?(?:不存在|未找到)|"
     r"模型(?:[^\S\n]?(?a:[\w.:/'\"`-]{1,64})[^\S\n]?)?已(?:下线|停用|弃用|废弃|退役)"
 )
@@ -802,7 +830,19 @@ _CONVERSATION = (
     # the roles a message may have, listed as a validator lists a field's values ("Input
     # should be 'user', 'assistant' or 'system'", AI21 on Azure, its `loc` not shown)
     r"['\"`](?:system|user|assistant|tool|developer)['\"`](?:,\s*|\s+or\s+)"
-    r"['\"`](?:system|user|assistant|tool|developer)['\"`]"
+    r"['\"`](?:system|user|assistant|tool|developer)['\"`]|"
+    # and the types a message's part may have, listed so ("Invalid value: file. Supported
+    # values are: 'text','image_url','video_url' and 'video'.", DashScope, to a PDF's `file`
+    # part): 'text' and a part of other media, not `response_format`'s types ('text',
+    # 'json_object')
+    r"['\"`]text['\"`]\s*(?:,|\bor\b|\band\b)\s*(?:and\s+)?"
+    r"['\"`](?:image_url|input_audio|video_url|input_image|file|image|audio|video|refusal)['\"`]|"
+    # or a message's part of other media than images, which no body without a key and no
+    # removal of images changes ("The audio file could not be decoded or its format is not
+    # supported.", OpenAI; "PDF input is not supported"); not the output's (`modalities`, the
+    # `audio` key: "does not support audio output")
+    r"\b(?:audio|video|pdf|document)\s+(?:files?|inputs?|content|parts?|data|attachments?|clips?)\b|"
+    r"\bfile\s+(?:inputs?|parts?|attachments?|content\s+parts?)\b"
 )
 # What the rejection refuses is no part of the body: a request header ("Unexpected value(s)
 # ... for the anthropic-beta header"), or this endpoint for the model ("The model does not
