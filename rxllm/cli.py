@@ -63,6 +63,8 @@ examples:
                                                          a rejected parameter, recovered
   rxllm stream --tool-choice none "What's the weather in Paris?"
                                                          an answer in text, no tool call
+  rxllm stream --provider google --json-schema weather.json --no-tools "Paris today?"
+                                                         an answer following the schema
   rxllm stream "hi" --record turn.json --raw turn.sse --plot turn.png
                                                          keep the record, the wire bytes, a plot
   rxllm replay turn.sse --plot replay.png                the events of recorded wire bytes
@@ -308,6 +310,29 @@ def _image(text: str) -> str:
         ) from None
 
 
+# The `type`s of the SDKs' output format dicts, which `ChatRequest.response_format` reads;
+# a file's object of another type is a bare JSON Schema.
+_FORMAT_TYPES = ("text", "json_object", "json_schema")
+
+
+def _json_schema(path: str) -> dict[str, Any]:
+    """--json-schema FILE: a JSON Schema, named after the file (`weather.json`: weather),
+    or a dict as `ChatRequest.response_format` reads it (an SDK's `response_format`, a
+    `JsonSchema`'s `name` and `schema`), which the request validates."""
+    try:
+        given = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(given, dict):
+        raise argparse.ArgumentTypeError(f"{path}: a JSON Schema is an object")
+    if given.get("type") in _FORMAT_TYPES or "schema" in given:
+        return given
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", Path(path).stem)[:64] or "schema"
+    return {"name": name, "schema": given}
+
+
 def _port(text: str) -> int:
     try:
         port = int(text)
@@ -498,13 +523,21 @@ async def _stream(args: argparse.Namespace) -> int:
         options.update(ssrf_guard=True, allow_private_network=list(LOOPBACK_NETWORKS))
     provider = rxllm.provider(name, api_key=api_key, base_url=args.base_url, **options)
     model = args.model or DEFAULT_MODELS.get(name) or "default"
-    request = rxllm.ChatRequest(
-        model=model,
-        messages=[rxllm.Message.user(args.prompt, images=args.images)],
-        tools=[DEMO_TOOL] if args.tools else [],
-        tool_choice=args.tool_choice,
-        params=dict(args.params),
-    )
+    try:
+        request = rxllm.ChatRequest(
+            model=model,
+            messages=[rxllm.Message.user(args.prompt, images=args.images)],
+            tools=[DEMO_TOOL] if args.tools else [],
+            tool_choice=args.tool_choice,
+            response_format="json" if args.json_mode else args.json_schema,
+            params=dict(args.params),
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        if error["loc"][:1] != ("response_format",):
+            raise
+        reason = error["msg"].removeprefix("Value error, ")
+        raise UsageError(f"--json-schema: {reason}") from None
     builder = RecordBuilder(provider.name, model)
     timed: list[tuple[float, Event]] = []
     started = time.monotonic()
@@ -717,6 +750,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="CHOICE",
         help="auto, required, none, or a tool's name (get_weather): ChatRequest.tool_choice",
+    )
+    output = stream.add_mutually_exclusive_group()
+    output.add_argument(
+        "--json-mode", action="store_true", help="ask for a JSON object: response_format='json'"
+    )
+    output.add_argument(
+        "--json-schema",
+        type=_json_schema,
+        default=None,
+        metavar="FILE",
+        help="ask for JSON following the JSON Schema in FILE, named after it (or an SDK's "
+        "response_format dict): ChatRequest.response_format",
     )
     stream.add_argument(
         "--param",

@@ -27,7 +27,9 @@ What each provider's reference says of the forms (quoted where a test relies on 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -485,3 +487,60 @@ async def test_a_degraded_retry_drops_the_format_by_its_body_key(serve: Serve) -
     first, second = (r["body"] for r in recorder.requests)
     assert first["response_format"] == CHAT_SCHEMA["response_format"]
     assert "response_format" not in second and second["messages"] == first["messages"]
+
+
+# -- the command line -----------------------------------------------------------------
+
+
+async def run_cli(*args: str) -> tuple[int, str]:
+    """`rxllm stream` as a user runs it, without blocking the loop that serves it: its
+    exit status and stderr."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "rxllm.cli",
+        "stream",
+        "The weather in Paris?",
+        "--no-tools",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(child.communicate(), timeout=120)
+    assert b"Traceback" not in err, err.decode()
+    assert child.returncode is not None
+    return child.returncode, err.decode()
+
+
+async def test_the_cli_sends_a_schema_file_named_after_it(serve: Serve, tmp_path: Path) -> None:
+    recorder = Recorder(answers=ANSWERS)
+    url = await serve(recorder.handle)
+    path = tmp_path / "weather.json"
+    path.write_text(json.dumps(SCHEMA))
+    args = ("--api-key", KEY, "--base-url", url, "--json-schema", str(path))
+    code, err = await run_cli("--provider", "openai", *args)
+    assert code == 0, err
+    code, err = await run_cli(
+        "--provider", "google", "--json-mode", "--api-key", KEY, "--base-url", url
+    )
+    assert code == 0, err
+    to_openai, to_google = (r["body"] for r in recorder.requests)
+    assert written(to_openai) == CHAT_SCHEMA
+    assert written(to_google) == FORMS["google"]["json"]
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ('{"type": "json_schema", "schema": {}}', "--json-schema: response_format"),
+        ("[1, 2]", "a JSON Schema is an object"),
+        ("{", "not JSON"),
+    ],
+)
+async def test_the_cli_refuses_a_schema_file_it_cannot_send(
+    tmp_path: Path, content: str, says: str
+) -> None:
+    path = tmp_path / "weather.json"
+    path.write_text(content)
+    code, err = await run_cli("--json-schema", str(path))
+    assert code == 2 and says in err
