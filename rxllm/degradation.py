@@ -431,10 +431,12 @@ _SIZE = (
     r"\b(?:prompt|input|n_keep|n_prompt_tokens|prompt_tokens|input_tokens)\b[^.\n]{0,60}?"
     r"(?:>=?|\bexceeds?\b|\bgreater than\b|\blarger than\b|\bover\b)\s*(?:the\s+)?\(?"
     r"(?:n_ctx(?:_slot|_train)?|ctx_size|context_size|max_seq_len|max_model_len)\b|"
-    # the input's count said to be more than the model supports (Vertex's "the input token
-    # count is 1251952 but model only supports up to 1048576")
+    # the input's count said to be more than the model (or the server, the context) supports
+    # (Vertex's "the input token count is 1251952 but model only supports up to 1048576"), not
+    # a key's limit after it ("... but max_tokens only supports up to 4096")
     r"\b(?:input|prompt)(?:\s+token)?\s+(?:count|length|size)\s+(?:is|was)\s+\d[\d,]*"
-    r"(?:\s+tokens)?,?\s+(?:but|while|whereas)\b[^.\n]{0,40}?"
+    r"(?:\s+tokens)?,?\s+(?:but|while|whereas)\s+(?:the\s+|this\s+|that\s+)?"
+    r"(?:model|server|endpoint|it|context(?:\s+window)?)\b[^.\n]{0,20}?"
     r"\b(?:supports?|allows?|accepts?|takes?|handles?)\s+(?:only\s+)?"
     r"(?:up\s+to|at\s+most|a\s+maximum\s+of|\d)|"
     # the request said to exceed the model's own limit: Moonshot's "Your request exceeded
@@ -833,9 +835,9 @@ _CONVERSATION = (
     r"['\"`](?:system|user|assistant|tool|developer)['\"`]|"
     # and the types a message's part may have, listed so ("Invalid value: file. Supported
     # values are: 'text','image_url','video_url' and 'video'.", DashScope, to a PDF's `file`
-    # part): 'text' and a part of other media, not `response_format`'s types ('text',
-    # 'json_object')
-    r"['\"`]text['\"`]\s*(?:,|\bor\b|\band\b)\s*(?:and\s+)?"
+    # part; zod's "Expected 'text' | 'image_url', received 'file'"): 'text' and a part of
+    # other media, not `response_format`'s types ('text', 'json_object')
+    r"['\"`]text['\"`]\s*(?:,|\||\bor\b|\band\b)\s*(?:and\s+)?"
     r"['\"`](?:image_url|input_audio|video_url|input_image|file|image|audio|video|refusal)['\"`]|"
     # or a message's part of other media than images, which no body without a key and no
     # removal of images changes ("The audio file could not be decoded or its format is not
