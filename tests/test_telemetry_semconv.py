@@ -402,6 +402,29 @@ def test_responses_text_format_is_the_output_type() -> None:
     assert sdk.attributes()["gen_ai.output.type"] == "json"
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"response_format": "json"},
+        {"response_format": rxllm.JsonSchema(name="a", schema={"type": "object"})},
+        {"params": {"output_config": {"format": {"type": "json_schema", "schema": {}}}}},
+    ],
+    ids=["field-json", "field-schema", "anthropic-output-config"],
+)
+def test_an_output_format_in_any_form_is_the_output_type(fields: dict[str, Any]) -> None:
+    """The portable `ChatRequest.response_format` (which no wire key in `params`
+    carries) and Anthropic's `output_config.format` are output formats too."""
+    sdk = Sdk()
+    replay(sdk.operator(request=request(**fields), provider="anthropic"), DONE)
+    assert sdk.attributes()["gen_ai.output.type"] == "json"
+
+
+def test_no_output_format_is_no_output_type() -> None:
+    sdk = Sdk()
+    replay(sdk.operator(request=request(params={"output_config": {"effort": "low"}})), DONE)
+    assert "gen_ai.output.type" not in sdk.attributes()
+
+
 # -- content capture: where system text goes, the JSON schemas --------------------------
 
 

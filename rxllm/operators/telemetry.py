@@ -510,7 +510,7 @@ class _Turn:
             }
             params = _flat_params(request.params)
             attributes.update(_request_params({**params, **typed}))
-            output_type = _output_type(params)
+            output_type = "json" if request.response_format is not None else _output_type(params)
             if output_type is not None:
                 attributes[OUTPUT_TYPE] = output_type
             if capture_content:
@@ -856,9 +856,15 @@ _MIME_TYPES = {"application/json": "json", "text/plain": "text"}
 
 
 def _output_type(params: Mapping[str, Any]) -> str | None:
-    text = params.get("text")
-    nested = text.get("format") if isinstance(text, Mapping) else None
-    for given in (params.get("response_format"), nested, params.get("output_format")):
+    """The output format a user put in `params` in a wire's own form: OpenAI chat's
+    `response_format`, Responses' `text.format`, Anthropic's `output_config.format` (and
+    the beta `output_format`), Gemini's `responseMimeType`."""
+    nested = [
+        outer.get("format")
+        for outer in (params.get("text"), params.get("output_config"))
+        if isinstance(outer, Mapping)
+    ]
+    for given in (params.get("response_format"), *nested, params.get("output_format")):
         kind = given.get("type") if isinstance(given, Mapping) else given
         if isinstance(kind, str):
             return "json" if kind in _JSON_FORMATS else kind
