@@ -63,6 +63,7 @@ def test_event_models_build_their_schema_on_first_use_and_request_models_at_impo
     eager = {
         "ChatRequest",
         "ImagePart",
+        "JsonSchema",
         "Message",
         "ReasoningPart",
         "ServerToolPart",
