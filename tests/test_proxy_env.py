@@ -18,7 +18,7 @@ from yarl import URL
 
 import rxllm
 from rxllm.local import LocalServer
-from rxllm.sources.pool import _NoProxy
+from rxllm.sources.proxy import NoProxy
 
 ASK = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
 
@@ -167,7 +167,7 @@ async def test_no_proxy_naming_the_host_bypasses_the_proxy(
     ],
 )
 def test_the_no_proxy_reading(no_proxy: str, url: str, named: bool) -> None:
-    assert _NoProxy(no_proxy).names(URL(url)) is named
+    assert NoProxy(no_proxy).names(URL(url)) is named
 
 
 async def test_a_proxy_for_the_other_scheme_is_not_used(
