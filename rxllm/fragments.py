@@ -11,7 +11,9 @@ frozen dataclass's cost to build (and to define, at import).
 One fact travels the other way, without an item: `hang_up` disposes a stream and
 learns which response that closed (its headers), so that an operator that ends a
 stream from a timer (a deadline) names the provider's request id as an error inside
-the body does; no stream pays anything for it until something hangs up.
+the body does, and the rejection the source was reading when it was cut off (a 429
+whose body was still arriving), which is the verdict rather than the wait; no stream
+pays anything for it until something hangs up.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from rxllm.events import (
 
 __all__ = [
     "ChunkNormalizer",
+    "Closed",
     "Emit",
     "FailureUsage",
     "Fragment",
@@ -50,6 +53,7 @@ __all__ = [
     "ToolEnd",
     "closing",
     "hang_up",
+    "hanging_up",
 ]
 
 
@@ -146,34 +150,60 @@ class ChunkNormalizer(Protocol):
     def end(self) -> None: ...
 
 
-# The headers of the responses that a `hang_up` in progress has closed so far: set only
-# for the length of its `dispose()` call, which runs up the chain synchronously.
-_HANGING_UP: ContextVar[list[Mapping[str, str]] | None] = ContextVar(
+class Closed(NamedTuple):
+    """What a `hang_up` closed: each is None unless exactly one stream said it."""
+
+    headers: Mapping[str, str] | None
+    """The headers of the response it cut off, which name its request id."""
+    rejection: Failed | None
+    """The rejection the source was reading when it was cut off: the status and headers
+    (`Retry-After`) of a 4xx or 5xx that had come, with what of its body had; the stream
+    would have ended with it, so it says why the stream ended better than a deadline."""
+
+
+# What the streams that a `hang_up` in progress has closed said so far: their responses'
+# headers, and their rejections. Set only for the length of its `dispose()` call, which
+# runs up the chain synchronously.
+_HANGING_UP: ContextVar[tuple[list[Mapping[str, str]], list[Failed]] | None] = ContextVar(
     "rxllm_hanging_up", default=None
 )
 
 
-def hang_up(subscription: abc.DisposableBase) -> Mapping[str, str] | None:
-    """Dispose `subscription`, and return the headers of the response that closed: the
-    one an operator upstream (`operators.normalize`) had when it was disposed.
+def hang_up(subscription: abc.DisposableBase) -> Closed:
+    """Dispose `subscription`, and return what closed: the headers of the response an
+    operator upstream (`operators.normalize`) had when it was disposed, and the rejection
+    a source (`sources.http`) was reading.
 
-    None when no response had answered yet (a stall before the headers), when the
-    hang-up closed several (a merge of streams: naming one would mislead), or when
-    something in between disposes later than at once.
+    Either is None when none came (a stall before the headers, a 2xx), when the hang-up
+    closed several (a merge of streams: naming one would mislead), or when something in
+    between disposes later than at once.
     """
-    closed: list[Mapping[str, str]] = []
-    token = _HANGING_UP.set(closed)
+    headers: list[Mapping[str, str]] = []
+    rejections: list[Failed] = []
+    token = _HANGING_UP.set((headers, rejections))
     try:
         subscription.dispose()
     finally:
         _HANGING_UP.reset(token)
-    return closed[0] if len(closed) == 1 else None
+    return Closed(
+        headers[0] if len(headers) == 1 else None,
+        rejections[0] if len(rejections) == 1 else None,
+    )
 
 
-def closing(headers: Mapping[str, str] | None) -> None:
+def hanging_up() -> bool:
+    """Whether a `hang_up` is in progress: whoever is disposed has someone to tell."""
+    return _HANGING_UP.get() is not None
+
+
+def closing(headers: Mapping[str, str] | None, rejection: Failed | None = None) -> None:
     """Called by a stream that is being disposed with the headers of its response (None
-    if none came): a `hang_up` in progress takes them; any other dispose, nothing."""
+    if none came), and by a source with the rejection it was reading: a `hang_up` in
+    progress takes them; any other dispose, nothing."""
+    closed = _HANGING_UP.get()
+    if closed is None:
+        return
     if headers is not None:
-        closed = _HANGING_UP.get()
-        if closed is not None:
-            closed.append(headers)
+        closed[0].append(headers)
+    if rejection is not None:
+        closed[1].append(rejection)

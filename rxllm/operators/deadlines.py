@@ -64,7 +64,10 @@ def deadlines(
     The error names the request id of the response it cuts off (`ErrorInfo.request_id`,
     for a support ticket), when an operator upstream knew its headers and said so as it
     was disposed (`operators.normalize` does: see `fragments.hang_up`); None when no
-    response had answered yet, or between attempts.
+    response had answered yet, or between attempts. A deadline that cuts off a rejection
+    whose body was still arriving (a 429 sent at once, its body a byte at a time) emits
+    that rejection instead, as its source said it when disposed: its status, its wait
+    and what of its body came (`sources.http`), so that the verdict is the status.
 
     An exception the observer raises on the `stalled` error goes to its `on_error`:
     the error comes from a timer, and the source is already unsubscribed.
@@ -213,12 +216,16 @@ class _Watch(abc.DisposableBase):
     def _expire(self, which: str, seconds: float) -> None:
         if self._stopped:
             return
-        headers = hang_up(self)  # the response it cuts off, which names its request id
+        # The response it cuts off, which names its request id, and the rejection it cut
+        # short, if its source was reading one.
+        headers, rejection = hang_up(self)
         request_id = None if headers is None else request_id_of(headers)
         provider, attempt = self._last
         try:
             self._observer.on_next(
-                failed(
+                rejection  # its body was still arriving: the status is the verdict
+                if rejection is not None
+                else failed(
                     provider,
                     "stalled",
                     f"{which} expired: no output from {provider} for {seconds:g} s"

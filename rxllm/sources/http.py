@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -30,7 +31,7 @@ from yarl import URL
 from rxllm.error_body import parse_error_body, request_id_of
 from rxllm.errors import ConfigError
 from rxllm.events import Cancelled, ErrorKind, Failed, failed
-from rxllm.fragments import ResponseHeaders, SourceItem
+from rxllm.fragments import ResponseHeaders, SourceItem, closing, hanging_up
 from rxllm.operators._link import Operator
 from rxllm.secrets import redact
 from rxllm.sources.guard import AddressRefused, SsrfGuard
@@ -42,6 +43,7 @@ from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "DEFAULT_READ_TIMEOUT",
+    "ERROR_BODY_SECONDS",
     "HttpRequest",
     "RawTap",
     "http_source",
@@ -55,6 +57,16 @@ __all__ = [
 # An error body is read to its end, for its message and structured fields; a hostile
 # one must not be read whole (the biggest real ones, pydantic lists, are a few KB).
 MAX_ERROR_BODY_BYTES = 64 * 1024
+# The longest a rejection's body is waited for once its status and headers have come
+# (or `read_timeout`, if shorter). They are the verdict, as the SDKs raise a
+# `RateLimitError` on a 429 whatever its body does; the body adds words and fields, and
+# real ones (a few KB) come with the headers. A body that trickles (a byte every
+# half-second) would otherwise hold the rejection for `read_timeout`, ten minutes.
+ERROR_BODY_SECONDS = 10.0
+# How a rejection's message says that its body was cut off before its end (before the
+# end of its words: a whole JSON object whose stream did not close says nothing more).
+_CUT_BODY = "(the rest of the body did not arrive)"
+_NO_BODY = "(the body did not arrive)"
 
 # What a read raises for a body whose framing broke: aiohttp wraps the parser's error
 # in `ClientPayloadError`, except its pure-Python parser (no C extension, or
@@ -101,30 +113,46 @@ def status_message(status: int, message: str, url: URL, secrets: tuple[str, ...]
 
 
 async def read_error_body(
-    response: aiohttp.ClientResponse, *, timeout: float, limit: int = MAX_ERROR_BODY_BYTES
-) -> bytes:
-    """An error response's body to its end, or its first `limit` bytes.
+    response: aiohttp.ClientResponse,
+    parts: list[bytes],
+    *,
+    timeout: float,
+    limit: int = MAX_ERROR_BODY_BYTES,
+) -> bool:
+    """An error response's body into `parts`, to its end or its first `limit` bytes;
+    False when it was cut off before either (time ran out, the connection broke).
 
     One `read()` returns only what has arrived, so a body sent in two writes would lose
     its tail (and OpenAI's `param` with it): read until the end. The whole read gets
     `timeout` seconds (a trickling body would renew a per-read timeout forever) and
-    ends with what came so far; a body longer than `limit` is cut and its connection
-    closed rather than drained.
+    ends with what came so far, which `parts` holds at every moment (for whoever cuts
+    the read short); a body longer than `limit` is cut and its connection closed rather
+    than drained.
     """
-    parts: list[bytes] = []
     size = 0
+    whole = True
     try:
         async with asyncio.timeout(timeout):
             while size < limit:
                 part = await response.content.read(limit - size)
                 if not part:
-                    return b"".join(parts)
+                    return True
                 parts.append(part)
                 size += len(part)
     except (aiohttp.ServerTimeoutError, TimeoutError, *BROKEN_BODY):
-        pass  # what arrived still names the rejection better than "stalled" would
+        whole = False  # what arrived still names the rejection better than "stalled" would
     response.close()
-    return b"".join(parts)
+    return whole
+
+
+def _one_json_value(text: str) -> bool:
+    """Whether `text` begins with a whole JSON value: an error body whose end did not
+    come, but whose words did (a server that never closed its chunked body)."""
+    try:
+        json.JSONDecoder().raw_decode(text.strip())
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _retrieve(closed: asyncio.Future[None]) -> None:
@@ -272,6 +300,7 @@ class _Transfer(abc.DisposableBase):
         "_loop",
         "_observer",
         "_progress",
+        "_rejecting",
         "_response",
         "_settings",
         "_watchdog",
@@ -299,6 +328,8 @@ class _Transfer(abc.DisposableBase):
         self._watchdog: asyncio.TimerHandle | None = None
         self._closed: asyncio.Future[None] | None = None  # the connection's, watched
         self._broken: str | None = None  # why the body ended, when `_lost` ended it
+        self._rejecting: tuple[aiohttp.ClientResponse, list[bytes]] | None = None
+        """A rejection whose body is being read, and what of it came so far."""
         self._job: Job | None = None
         # asyncio objects belong to their loop's thread: from another thread, the job
         # is started and stopped through the loop's thread-safe door.
@@ -315,20 +346,28 @@ class _Transfer(abc.DisposableBase):
         raw: str | None = None,
         **fields: Any,
     ) -> None:
+        self._observer.on_next(self._failure(kind, message, status, raw, **fields))
+
+    def _failure(
+        self,
+        kind: ErrorKind,
+        message: str,
+        status: int | None = None,
+        raw: str | None = None,
+        **fields: Any,
+    ) -> Failed:
         settings = self._settings
         secrets = settings.request.secrets
         if fields.get("request_id") is None and self._headers is not None:
             fields["request_id"] = request_id_of(self._headers)
-        self._observer.on_next(
-            failed(
-                settings.provider,
-                kind,
-                redact(message, secrets),
-                attempt=settings.attempt,
-                status=status,
-                raw=redact(raw, secrets) if raw is not None else None,
-                **fields,
-            )
+        return failed(
+            settings.provider,
+            kind,
+            redact(message, secrets),
+            attempt=settings.attempt,
+            status=status,
+            raw=redact(raw, secrets) if raw is not None else None,
+            **fields,
         )
 
     def _relay(self, problem: Failed) -> None:
@@ -445,15 +484,29 @@ class _Transfer(abc.DisposableBase):
 
     async def _reject(self, resp: aiohttp.ClientResponse) -> None:
         """A rejection (a status of 300 or more that is not a redirect followed): its
-        body read to its end, for the message and the structured fields."""
+        body read to its end, for the message and the structured fields, for
+        `ERROR_BODY_SECONDS` at most. Cut off sooner (a deadline hangs up while it
+        trickles), it is still the rejection, said to whoever hangs up (`_hang_up`)."""
         settings = self._settings
-        secrets = settings.request.secrets
-        data = await read_error_body(resp, timeout=settings.read_timeout)
-        text = data.decode("utf-8", "replace")
+        parts: list[bytes] = []
+        self._rejecting = (resp, parts)
+        timeout = min(settings.read_timeout, ERROR_BODY_SECONDS)
+        whole = await read_error_body(resp, parts, timeout=timeout)
+        self._rejecting = None
+        self._observer.on_next(self._rejection(resp, parts, whole))
+
+    def _rejection(self, resp: aiohttp.ClientResponse, parts: list[bytes], whole: bool) -> Failed:
+        """The rejection `resp` is, from what of its body came (`parts`): its status, its
+        headers' wait and request id, the body's words and fields; a message that says
+        so when the body was cut off before its end."""
+        text = b"".join(parts).decode("utf-8", "replace")
         body = parse_error_body(text)
-        self._fail(
+        message = body.message
+        if not whole and not _one_json_value(text):
+            message = f"{message} {_CUT_BODY}" if text.strip() else _NO_BODY
+        return self._failure(
             "rejected" if 400 <= resp.status < 500 else "http",
-            status_message(resp.status, body.message, resp.url, secrets),
+            status_message(resp.status, message, resp.url, self._settings.request.secrets),
             status=resp.status,
             raw=text,
             **body.fields(resp.headers),
@@ -603,6 +656,11 @@ class _Transfer(abc.DisposableBase):
         if self._disposed:
             return
         self._disposed = True
+        rejecting = self._rejecting
+        if rejecting is not None and hanging_up():
+            # A deadline cuts off a rejection whose body was still arriving: the status
+            # and headers that came are the verdict, not the wait for its words.
+            closing(None, self._rejection(*rejecting, whole=False))
         if self._response is not None:
             self._response.close()  # drop the connection now, not at the task's next step
         if self._job is not None:
