@@ -79,8 +79,16 @@ _PARSER_STATUS = re.compile(r"^\d{3}, message:")
 def _not_http(problem: BaseException | str) -> str:
     """aiohttp's words for bytes that are not HTTP, on one line: without the pointer
     under the bytes it quotes, nor the `400, message:` its server would answer with,
-    which reads as the provider's status (`ClientPayloadError` carries them as text)."""
-    text = problem.message if isinstance(problem, HttpProcessingError) else str(problem)
+    which reads as the provider's status (`ClientPayloadError` carries them as text),
+    nor the parser's error quoted whole by its repr, `<TransferEncodingError: 400,
+    message='Not enough data to satisfy transfer length header.'>`: its words only."""
+    if isinstance(problem, HttpProcessingError):
+        text = problem.message
+    else:
+        text = str(problem)
+        cause = problem.__cause__ if isinstance(problem, BaseException) else None
+        if isinstance(cause, HttpProcessingError):  # aiohttp sets it where it quotes one
+            text = text.replace(repr(cause), cause.message)
     text = _PARSER_STATUS.sub("", text, count=1)
     return " ".join(word for word in text.split() if word != "^")
 

@@ -151,6 +151,23 @@ async def test_the_source_alone_ends_a_broken_body_at_once() -> None:
     assert not any(isinstance(item, ResponseHeaders) for item in items[1:])
 
 
+@pytest.mark.parametrize("parser", ["c", "python"])
+async def test_a_chunk_cut_short_by_the_close_reads_without_aiohttp_s_inner_error(
+    parser: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # aiohttp quotes its parser's error by its repr: the message read "...: <Transfer
+    # EncodingError: 400, message='Not enough data to satisfy transfer length header.'>".
+    if parser == "python":
+        monkeypatch.setattr(client_proto, "HttpResponseParser", HttpResponseParserPy)
+    async with raw_server([HEAD + GOOD, b"%x\r\n" % len(MORE) + MORE[:10]]) as url:
+        evs, took = await events(url)
+    assert [ev.type for ev in evs] == ["text", "error"]
+    assert_truncated_at_once(evs, took, "Not enough data to satisfy transfer length header.")
+    message = evs[-1].error.message  # type: ignore[union-attr]
+    assert "TransferEncodingError" not in message and "message=" not in message
+    assert message.startswith("the connection closed mid-stream: ")
+
+
 async def test_with_aiohttp_pure_python_parser_a_bad_chunk_is_truncated_not_on_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
