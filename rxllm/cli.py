@@ -46,7 +46,7 @@ from rxllm.events import (
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_not_a_stream, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
-from rxllm.request import ImagePart, forces_a_call, is_image_url
+from rxllm.request import ImagePart, forces_a_call, is_image_url, schema_name
 from rxllm.secrets import RedactedLines, redact
 from rxllm.serving.event_json import dump_event
 from rxllm.sources.http import raw_tap
@@ -310,9 +310,10 @@ def _image(text: str) -> str:
         ) from None
 
 
-# The `type`s of the SDKs' output format dicts, which `ChatRequest.response_format` reads;
-# a file's object of another type is a bare JSON Schema.
-_FORMAT_TYPES = ("text", "json_object", "json_schema")
+# The `type`s of the SDKs' output format dicts that ask for JSON, which
+# `ChatRequest.response_format` reads; a file's object of another type is a bare JSON
+# Schema (and `{"type": "text"}`, plain text, is refused: the flag asks for JSON).
+_FORMAT_TYPES = ("json_object", "json_schema")
 
 
 def _json_schema(path: str) -> dict[str, Any]:
@@ -327,10 +328,13 @@ def _json_schema(path: str) -> dict[str, Any]:
         raise argparse.ArgumentTypeError(f"{path}: not JSON ({exc})") from None
     if not isinstance(given, dict):
         raise argparse.ArgumentTypeError(f"{path}: a JSON Schema is an object")
+    if given.get("type") == "text":
+        raise argparse.ArgumentTypeError(
+            f"{path}: {{'type': 'text'}} asks for plain text, not JSON: leave --json-schema out"
+        )
     if given.get("type") in _FORMAT_TYPES or "schema" in given:
         return given
-    name = re.sub(r"[^A-Za-z0-9_-]", "_", Path(path).stem)[:64] or "schema"
-    return {"name": name, "schema": given}
+    return {"name": schema_name(Path(path).stem), "schema": given}
 
 
 def _port(text: str) -> int:

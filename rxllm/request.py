@@ -393,6 +393,11 @@ class JsonSchema(_Frozen):
     """A JSON Schema the answer follows (`ChatRequest.response_format`): its name, the
     schema, what it is for, and whether OpenAI follows it strictly."""
 
+    # Dumped as `schema`, the name it is given by, so a request's dump loads back.
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", serialize_by_alias=True, validate_by_name=True
+    )
+
     name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
     """What the schema is called: OpenAI's wires require one ("Must be a-z, A-Z, 0-9, or
     contain underscores and dashes, with a maximum length of 64"); the others send none."""
@@ -557,9 +562,15 @@ def _response_format(given: Any) -> Any:
         return _sdk_response_format(given)
     if isinstance(given, type) and issubclass(given, BaseModel):
         return JsonSchema.model_validate(
-            {"name": given.__name__, "schema": given.model_json_schema()}
+            {"name": schema_name(given.__name__), "schema": given.model_json_schema()}
         )
     return given
+
+
+def schema_name(name: str) -> str:
+    """`name` as a `JsonSchema.name`: each character OpenAI refuses as `_`, at most 64
+    (a generic model class is `Page[int]`, a file `my weather.json`)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "schema"
 
 
 class ChatRequest(_Frozen):

@@ -31,10 +31,10 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 import rxllm
 from rxllm.request import JsonSchema
@@ -279,6 +279,68 @@ def test_a_pydantic_model_class_is_its_json_schema_named_after_it() -> None:
     assert output == JsonSchema(name="Weather", schema=Weather.model_json_schema())
 
 
+Item = TypeVar("Item")
+
+
+class Page(BaseModel, Generic[Item]):
+    """A generic model: its class name, `Page[int]`, is no name OpenAI takes."""
+
+    items: list[Item]
+
+
+def test_a_generic_model_class_is_named_as_openai_takes_names() -> None:
+    output = ask(response_format=Page[int]).response_format
+    assert isinstance(output, JsonSchema) and output.name == "Page_int_"
+
+
+@pytest.mark.parametrize("dump", ["python", "json"])
+def test_a_request_with_a_schema_loads_back_from_its_dump(dump: str) -> None:
+    request = ask(response_format=WEATHER)
+    if dump == "json":
+        again = rxllm.ChatRequest.model_validate_json(request.model_dump_json())
+    else:
+        again = rxllm.ChatRequest.model_validate(request.model_dump())
+    assert again == request
+    assert request.model_dump()["response_format"]["schema"] == SCHEMA
+
+
+class Place(BaseModel):
+    city: str = Field(min_length=1, description="Where.")
+
+
+class Forecast(BaseModel):
+    place: Place
+    celsius: float = Field(ge=-90, le=60)
+    days: list[str] = Field(min_length=2)
+
+
+async def test_anthropic_gets_a_model_schema_with_closed_objects(serve: Serve) -> None:
+    """Anthropic's JSON outputs refuse an object without `additionalProperties: false`
+    and numerical, string and array constraints (400); a pydantic model's schema says
+    neither, so every object is closed and the constraints go into the description,
+    as Anthropic's SDKs send them. The schema given is left as it was."""
+    given = Forecast.model_json_schema()
+    body = await sent(serve, "anthropic", ask(response_format=Forecast))
+    schema = body["output_config"]["format"]["schema"]
+    assert schema["additionalProperties"] is False
+    assert schema["$defs"]["Place"]["additionalProperties"] is False
+    city = schema["$defs"]["Place"]["properties"]["city"]
+    assert city == {"description": "Where.\n\n{minLength: 1}", "title": "City", "type": "string"}
+    celsius = schema["properties"]["celsius"]
+    assert "minimum" not in celsius and "maximum" not in celsius
+    assert celsius["description"] in ("{minimum: -90, maximum: 60}", "{maximum: 60, minimum: -90}")
+    assert schema["properties"]["days"]["description"] == "{minItems: 2}"
+    assert given == Forecast.model_json_schema() and "additionalProperties" not in given
+
+
+async def test_anthropic_keeps_a_schema_that_sets_its_own_additional_properties(
+    serve: Serve,
+) -> None:
+    schema = {"type": "object", "properties": {}, "additionalProperties": {"type": "string"}}
+    body = await sent(serve, "anthropic", ask(response_format={"name": "m", "schema": schema}))
+    assert body["output_config"]["format"]["schema"] == schema
+
+
 @pytest.mark.parametrize("provider", sorted(FORMS))
 async def test_an_sdks_dict_reaches_each_wire_in_its_own_form(serve: Serve, provider: str) -> None:
     """The openai SDK's chat dict, given once, goes to Anthropic and Gemini as theirs."""
@@ -439,8 +501,9 @@ async def test_a_fallback_sends_each_provider_its_own_form(serve: Serve) -> None
             "json_schema": {"name": "Weather", "schema": schema},
         }
     }
+    closed = {**schema, "additionalProperties": False}  # as Anthropic takes objects
     assert written(to_anthropic["body"]) == {
-        "output_config": {"format": {"type": "json_schema", "schema": schema}}
+        "output_config": {"format": {"type": "json_schema", "schema": closed}}
     }
     assert written(to_google["body"]) == {
         "generationConfig": {"responseMimeType": "application/json", "responseJsonSchema": schema}
@@ -535,6 +598,7 @@ async def test_the_cli_sends_a_schema_file_named_after_it(serve: Serve, tmp_path
         ('{"type": "json_schema", "schema": {}}', "--json-schema: response_format"),
         ("[1, 2]", "a JSON Schema is an object"),
         ("{", "not JSON"),
+        ('{"type": "text"}', "asks for plain text"),
     ],
 )
 async def test_the_cli_refuses_a_schema_file_it_cannot_send(

@@ -1029,8 +1029,9 @@ class Anthropic(WireProtocol):
         """Anthropic's JSON outputs: `output_config.format`, `{"type": "json_schema",
         "schema": ...}` (generally available, no beta header; the beta's `output_format`
         is deprecated), joining an `output_config` given in params (its `effort`). The
-        format holds the schema alone: no name, no description, no `strict` (the answer
-        always follows the schema, by constrained decoding).
+        format holds the schema alone, in the form Anthropic takes (`_closed_schema`): no
+        name, no description, no `strict` (the answer always follows the schema, by
+        constrained decoding).
 
         Raises:
             ConfigError: `"json"`: Anthropic has no JSON mode without a schema (the format's
@@ -1046,7 +1047,7 @@ class Anthropic(WireProtocol):
             )
         given = request.params.get("output_config")
         config = dict(given) if isinstance(given, Mapping) else {}
-        config["format"] = {"type": "json_schema", "schema": output.schema_}
+        config["format"] = {"type": "json_schema", "schema": _closed_schema(output.schema_)}
         return {"output_config": config}
 
     def add_params(self, body: dict[str, Any], params: Mapping[str, Any]) -> None:
@@ -1070,3 +1071,58 @@ class Anthropic(WireProtocol):
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> AnthropicNormalizer:
         return AnthropicNormalizer(emit, provider, attempt)
+
+
+# What Anthropic's JSON outputs refuse in a schema ("Numerical constraints", "String
+# constraints", "Array constraints beyond `minItems` of 0 or 1": a 400), which its SDKs
+# move into the description, where the model may still follow them.
+_UNSUPPORTED_CONSTRAINTS = frozenset(
+    {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+    }
+)
+
+
+def _closed_schema(schema: Any) -> Any:
+    """A JSON Schema in the form Anthropic's JSON outputs take: every object closed
+    (`additionalProperties` "must be set to `false` for objects", and a pydantic model's
+    schema says nothing), the constraints it refuses moved into the description. An
+    `additionalProperties` the schema sets is kept: a 400 then says why."""
+    if isinstance(schema, list):
+        return [_closed_schema(item) for item in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    closed: dict[str, Any] = {}
+    moved: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _UNSUPPORTED_CONSTRAINTS or (key == "minItems" and value not in (0, 1)):
+            moved[key] = value
+        elif key in ("properties", "$defs", "definitions", "patternProperties"):
+            closed[key] = (
+                {name: _closed_schema(sub) for name, sub in value.items()}
+                if isinstance(value, Mapping)
+                else value
+            )
+        elif key in ("items", "prefixItems", "anyOf", "allOf", "oneOf", "not"):
+            closed[key] = _closed_schema(value)
+        else:
+            closed[key] = value
+    kind = closed.get("type")
+    is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+    if (is_object or "properties" in closed) and "additionalProperties" not in closed:
+        closed["additionalProperties"] = False
+    if moved:
+        said = ", ".join(f"{key}: {json.dumps(value)}" for key, value in moved.items())
+        description = closed.get("description")
+        closed["description"] = f"{description}\n\n{{{said}}}" if description else f"{{{said}}}"
+    return closed
