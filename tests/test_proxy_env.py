@@ -5,7 +5,9 @@ connects to, which a proxy would choose instead); `.netrc` is never read."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,9 @@ from yarl import URL
 
 import rxllm
 from rxllm.local import LocalServer
+from rxllm.sources.http import HttpRequest, http_source
 from rxllm.sources.proxy import NoProxy
+from rxllm.sources.raw import RawChunk
 
 ASK = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
 
@@ -220,3 +224,19 @@ async def test_the_same_provider_unguarded_uses_the_proxy_and_never_reads_netrc(
     assert seen["target"].startswith(local_server.url + "/")
     assert seen["headers"].get("Authorization") == "Bearer k"
     assert "Proxy-Authorization" not in seen["headers"]
+
+
+async def test_a_source_with_a_session_of_its_own_goes_through_the_proxy(
+    proxy: ForwardProxy, local_server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`http_source` without a session opens one per subscription: the same proxy."""
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    url = local_server.url + "/chat/completions"
+    source = http_source(HttpRequest(url, json.dumps(body).encode()), provider="local")
+    items: list[Any] = []
+    done = asyncio.get_running_loop().create_future()
+    source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
+    await asyncio.wait_for(done, timeout=10)
+    assert any(isinstance(item, RawChunk) for item in items)
+    assert [seen["target"] for seen in proxy.seen] == [url]

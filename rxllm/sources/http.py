@@ -37,6 +37,7 @@ from rxllm.secrets import redact
 from rxllm.sources.guard import AddressRefused, SsrfGuard
 from rxllm.sources.job import TASK_CANCELLED, Job, running_loop, start
 from rxllm.sources.pool import SessionPool
+from rxllm.sources.proxy import environment_proxy
 from rxllm.sources.raw import ChunkReader
 from rxllm.sources.redirects import REDIRECTS, next_hop
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
@@ -210,12 +211,13 @@ def _loop_of(scheduler: abc.SchedulerBase | None) -> asyncio.AbstractEventLoop:
 
 @asynccontextmanager
 async def _own_session(guard: SsrfGuard | None) -> AsyncIterator[aiohttp.ClientSession]:
-    """A session of the subscription's own (guarded if asked), closed after."""
+    """A session of the subscription's own (guarded if asked; else through the proxy the
+    environment names, as a pooled one), closed after."""
     if guard is not None:
         async with guard.session() as guarded:
             yield guarded
     else:
-        async with aiohttp.ClientSession() as own:
+        async with aiohttp.ClientSession(request_class=environment_proxy()) as own:
             yield own
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import urllib.request
 import weakref
 from collections.abc import AsyncGenerator
 from typing import Any, NamedTuple, Protocol
@@ -12,7 +11,7 @@ from typing import Any, NamedTuple, Protocol
 import aiohttp
 
 from rxllm.sources.guard import GuardedResolver, SsrfGuard
-from rxllm.sources.proxy import proxied_request
+from rxllm.sources.proxy import environment_proxy
 
 __all__ = ["SessionPool"]
 
@@ -86,7 +85,7 @@ class SessionPool:
             else:
                 session = aiohttp.ClientSession(
                     connector=aiohttp.TCPConnector(limit=0),
-                    request_class=proxied_request(urllib.request.getproxies_environment()),
+                    request_class=environment_proxy(),
                 )
                 resolver = None
             entry = self._entries[loop] = _Entry(session, _keeper(session, resolver))

@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
+import urllib.request
 from collections.abc import Mapping
 from ipaddress import IPv4Network, IPv6Network, ip_address, ip_network
 
 import aiohttp
 from aiohttp.typedefs import LooseHeaders
 from yarl import URL
+
+
+def environment_proxy() -> type[aiohttp.ClientRequest]:
+    """The request class of an unguarded session: through the proxy the environment
+    names now (`proxied_request`)."""
+    return proxied_request(urllib.request.getproxies_environment())
 
 
 def proxied_request(environment: Mapping[str, str]) -> type[aiohttp.ClientRequest]:
