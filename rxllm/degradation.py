@@ -199,6 +199,7 @@ from rxllm.events import ErrorInfo
 __all__ = [
     "ALWAYS_KEPT",
     "Action",
+    "MAX_READ_CHARS",
     "MAX_TARGETED_RETRIES",
     "NextBody",
     "RecoveryPolicy",
@@ -237,6 +238,15 @@ BACKOFF_JITTER = 0.25
 """The largest share of a computed wait that jitter takes off: the SDKs wait
 `(1 - 0.25 * random())` of it, so a wait lies in 75 % to 100 % of the exponential one,
 never longer."""
+
+MAX_READ_CHARS = 8 * 1024
+"""How much of an error's text the reading reads: its message, then its body's strings,
+8,192 characters in all. The patterns cost some 20 µs of CPU a character, on the event
+loop: read whole, a 64 KB error body (`MAX_ERROR_BODY_BYTES`) blocked it for over a
+second, and an in-stream error of a megabyte for 24 s. A rejection's words come first,
+and the longest real one in the shared cases and tests/rejections_extra is 1,204 bytes
+(Cloudflare's 524 page): the bound reads almost seven times that, in ~0.15 s, ~0.35 s
+for the worst body built (thousands of one-word sentences, "a. a. a. ...")."""
 
 # (with the legacy `functions` and `function_call`, which some servers still read: Qwen's
 # openai_api.py refuses them in stream mode, "Function calling is not yet implemented")
@@ -1280,16 +1290,28 @@ _MODEL_OUTPUT_FAILED_CODE = "tool_use_failed"
 
 
 def _texts(error: ErrorInfo) -> str:
-    """Every string the error carries: its message, and the string values (not the
-    keys) of its raw JSON body, so a structural key like `"metadata"` never reads as
-    a name while `"loc": ["body", "top_p"]` does."""
-    parts = [error.message]
-    if error.raw:
+    """Every string the error carries, as far as `MAX_READ_CHARS` reaches: its message,
+    and the string values (not the keys) of its raw JSON body, so a structural key like
+    `"metadata"` never reads as a name while `"loc": ["body", "top_p"]` does."""
+    parts = [_message(error)]
+    room = MAX_READ_CHARS - len(parts[0])
+    if error.raw and room > 1:
         try:
-            parts.extend(_strings(json.loads(error.raw)))
+            strings = _strings(json.loads(error.raw))
         except (ValueError, RecursionError):  # not JSON, or nested past reading
-            parts.append(error.raw)
+            strings = iter((error.raw,))
+        for string in strings:
+            room -= 1  # its line break
+            parts.append(string[:room])
+            room -= len(parts[-1])
+            if room <= 1:
+                break
     return "\n".join(parts)
+
+
+def _message(error: ErrorInfo) -> str:
+    """The error's message, as far as `MAX_READ_CHARS` reaches."""
+    return error.message[:MAX_READ_CHARS]
 
 
 # The members by which a validator's item points at the field it refuses: pydantic's
@@ -1387,8 +1409,11 @@ def _is_named(key: str, text: str) -> bool:
         return True  # max_tokens, top_p, n_probs: identifiers, not prose
     # The same identifier capitalized as its sentence's first word ("Response_format value as
     # json_schema is enabled only for api versions ...", Azure).
+    # (the spaces before it stop at a line's end: a line's start after them is a start too,
+    # and `\s*` from each start of a run of line breaks read the run to its end, quadratic)
     capital = re.escape(key[:1].upper() + key[1:])
-    if not key.isalpha() and re.search(rf"(?:^|(?<=[.!?:]\s))\s*{capital}(?![\w-])", text, re.M):
+    start = rf"(?:^|(?<=[.!?:]\s))[^\S\n]*{capital}(?![\w-])"
+    if not key.isalpha() and re.search(start, text, re.M):
         return True
     # In prose the key is a plain word, or the words of an identifier ("Frequency penalty
     # must satisfy p > 0" for `frequency_penalty`); either counts only next to words that
@@ -1620,10 +1645,18 @@ def _clauses(text: str) -> list[str]:
     """Each sentence of `text` without its remarks in parentheses, and each remark apart:
     an aside neither refuses nor is refused by the words around it ("Invalid 'logit_bias':
     token ids must be integers (stop sequences are unaffected)" refuses no `stop`)."""
+    # (a blank line is no clause, and a sentence without a parenthesis is its own one:
+    # the two regexes are read per sentence, of every phrase, thousands of times in a
+    # body of blank lines or of bare full stops)
     return [
         clause
         for sentence in _sentences(text)
-        for clause in (re.sub(_ASIDE, " ", sentence), *re.findall(_ASIDE, sentence))
+        if sentence.strip()
+        for clause in (
+            (re.sub(_ASIDE, " ", sentence), *re.findall(_ASIDE, sentence))
+            if "(" in sentence
+            else (sentence,)
+        )
     ]
 
 
@@ -1705,12 +1738,13 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     if error.kind in ("transport", "stalled", "truncated"):
         return Verdict("backoff", f"the {error.kind} failure may not happen again")
     text = _texts(error)
+    message = _message(error)
     code = (error.code or "").lower()
     status = error.status
     if status is None and re.fullmatch(_STATUS_CODE, code):
         status = int(code)
     elif status is None and (
-        line := re.match(_STATUS_LINE, error.message) or re.search(_STATUS_WORDS, error.message)
+        line := re.match(_STATUS_LINE, message) or re.search(_STATUS_WORDS, message)
     ):
         status = int(line.group(1))
     # Structure before words: a rate-limit code, or a transient status that names its
@@ -1909,7 +1943,7 @@ def _rename(text: str, named: list[str], body: Mapping[str, Any]) -> dict[str, s
 def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPolicy) -> bool:
     # (a relay's exception classes before the words are its names for the status: LiteLLM's
     # "litellm.InternalServerError: OpenAIException - Internal server error" says no more)
-    opaque = re.match(_OPAQUE_SERVER_ERROR, re.sub(_RELAY_CLASS, " ", error.message))
+    opaque = re.match(_OPAQUE_SERVER_ERROR, re.sub(_RELAY_CLASS, " ", _message(error)))
     # (where such a server says so, its bare "Internal server error" is the body's, with
     # or without the status)
     if opaque and policy.degrade_on_opaque_server_error and (status is None or status >= 500):
@@ -1938,7 +1972,7 @@ def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
         return True
     if not _SERVER_TROUBLE_CODES.isdisjoint(_error_types(error)):
         return True
-    return status is None and re.search(_SERVER_TROUBLE, error.message) is not None
+    return status is None and re.search(_SERVER_TROUBLE, _message(error)) is not None
 
 
 def _error_types(error: ErrorInfo) -> set[str]:
