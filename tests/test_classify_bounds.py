@@ -2,22 +2,25 @@
 text, about 20 µs of CPU per character on the event loop: read whole, a 64 KB error body
 blocked the loop for over a second, and an in-stream error of a megabyte (200 OK, then
 `data: {"error": {"message": "<1 MB>"}}`) for some 24 s. The text it reads is bounded,
-whatever the body's length."""
+whatever the body's length, and an in-stream error carries no more than an HTTP error body
+does (`MAX_ERROR_BODY_BYTES`), redacted before it is cut."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+import rxllm
 from rxllm import degradation
 from rxllm.degradation import MAX_READ_CHARS, RecoveryPolicy, classify
 from rxllm.error_body import parse_error_body
-from rxllm.events import ErrorInfo
+from rxllm.events import ErrorInfo, Failed
+from rxllm.sources.http import MAX_ERROR_BODY_BYTES
 
 MEGABYTE = 1024 * 1024
 BODY = {
@@ -134,3 +137,82 @@ DECIDED_AT_THE_START = {
 def test_a_megabyte_rejection_is_read_by_its_start(raw: str) -> None:
     verdict = classify(http_error(raw), BODY, POLICY)
     assert verdict.action == "drop" and verdict.drop == ("temperature",), verdict
+
+
+# -- an in-stream error of a megabyte, over a loopback server ---------------------------
+
+KEY = "sk-test-0123456789abcdef"
+# The key everywhere, so that wherever the cut falls it falls inside one: cut before it is
+# redacted, the key's start would show.
+WORDS = "bad request: " + (KEY + " ") * (MEGABYTE // (len(KEY) + 1))
+
+
+def data(payload: Any, event: str | None = None) -> bytes:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    return ((f"event: {event}\n" if event else "") + f"data: {text}\n\n").encode()
+
+
+IN_STREAM = {
+    "anthropic": (
+        "anthropic",
+        data(
+            {"type": "error", "error": {"type": "invalid_request_error", "message": WORDS}},
+            "error",
+        ),
+    ),
+    "google": (
+        "google",
+        data({"error": {"code": 400, "message": WORDS, "status": "INVALID_ARGUMENT"}}),
+    ),
+    "responses error": (
+        "openai-responses",
+        data({"type": "error", "code": "invalid_request_error", "message": WORDS, "param": None}),
+    ),
+    "responses failed": (
+        "openai-responses",
+        data(
+            {
+                "type": "response.failed",
+                "response": {
+                    "id": "resp_1",
+                    "status": "failed",
+                    "error": {"code": "server_error", "message": WORDS},
+                },
+            }
+        ),
+    ),
+    "chat": ("openai", data({"error": {"message": WORDS, "type": "invalid_request_error"}})),
+    "plain error frame": ("openai", data(WORDS, "error")),
+    # (three bytes a character: the cut counts bytes, as the body's read does, and falls
+    # between two characters)
+    "anthropic, in euros": (
+        "anthropic",
+        data(
+            {
+                "type": "error",
+                "error": {"type": "api_error", "message": "bad request: " + "€" * MEGABYTE},
+            },
+            "error",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize(("wire", "body"), IN_STREAM.values(), ids=IN_STREAM.keys())
+async def test_an_in_stream_error_of_a_megabyte_is_cut_as_an_error_body_is(
+    serve_body: Callable[[bytes], Awaitable[str]], wire: str, body: bytes
+) -> None:
+    url = await serve_body(body)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    async with rxllm.provider(
+        wire, api_key=KEY, base_url=url, allow_private_network=True, max_attempts=1
+    ) as provider:
+        record = await provider.complete(request)
+    end = record.terminal
+    assert isinstance(end, Failed) and end.error.kind == "stream_error", end
+    error = end.error
+    assert error.raw is not None and error.message.strip()
+    for text in (error.raw, error.message):
+        assert len(text.encode("utf-8")) <= MAX_ERROR_BODY_BYTES
+        assert "sk-test" not in text  # redacted, then cut: no key's start shows
+    assert "bad request" in error.message

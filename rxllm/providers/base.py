@@ -54,6 +54,7 @@ from rxllm.request import (
     ReasoningPart,
 )
 from rxllm.secrets import redact, redact_head
+from rxllm.sources.http import MAX_ERROR_BODY_BYTES
 
 __all__ = [
     "REQUEST_KEYS",
@@ -274,6 +275,31 @@ def _events_of_lines(data: str) -> list[str] | None:
             except (ValueError, RecursionError):
                 return None
     return lines
+
+
+def _error_text(text: str, secrets: tuple[str, ...]) -> str:
+    """An error's message or raw text as the event carries it: redacted, then cut on a
+    character's boundary to the bytes an HTTP error body is read to
+    (`MAX_ERROR_BODY_BYTES`), so that an error a stream sends (a megabyte in one `data:`
+    line) is no longer than one a rejection's body holds. Redacted first: cut first, a
+    key the cut falls in would show its start, which `redact` no longer recognizes."""
+    cap = MAX_ERROR_BODY_BYTES
+    # Only a window is redacted, and kept only as far as a cap's length before its end: a
+    # credential the window's end cuts in two lies past what is kept. (That room is
+    # counted after redaction, which shrinks a body of echoed keys to under half: counted
+    # before, as `redact_head` does, the cut key's start would be kept.)
+    window = 2 * cap
+    shown = redact(text[:window], secrets)
+    while len(shown) < 2 * cap and window < len(text):
+        window *= 2
+        shown = redact(text[:window], secrets)
+    data = shown.encode("utf-8", "surrogatepass")
+    if len(data) <= cap:
+        return shown
+    end = cap
+    while data[end] & 0xC0 == 0x80:  # a continuation byte: the cut is inside a character
+        end -= 1
+    return data[:end].decode("utf-8", "surrogatepass")
 
 
 class Normalizer(ABC):
@@ -534,9 +560,9 @@ class Normalizer(ABC):
         self.settled = True
         # A provider may send an error with an empty message; the event always says what.
         message = message.strip() or f"{self.provider} reported a {kind} without a message"
-        message = redact(message, self.secrets)
+        message = _error_text(message, self.secrets)
         if raw is not None:
-            raw = redact(raw, self.secrets)
+            raw = _error_text(raw, self.secrets)
         if fields.get("request_id") is None and self.response_headers is not None:
             fields["request_id"] = request_id_of(self.response_headers)
         self.emit(
