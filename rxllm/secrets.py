@@ -68,9 +68,16 @@ def redact_head(text: str, secrets: tuple[str, ...], chars: int) -> str:
     """`text` redacted, then cut to its first `chars` characters, as a log or an error
     quotes it: cut first, a key the cut falls in would show its start (`key=sk-proj-A1b`),
     which `redact` no longer recognizes. Only the part the quote can hold is redacted,
-    with room for a credential begun within it, not a body of megabytes."""
-    reach = chars + _CREDENTIAL_REACH + 3 * max(map(len, secrets), default=0)
-    return redact(text[:reach], secrets)[:chars]
+    with room for a credential begun within it, not a body of megabytes: room measured
+    after redacting, which shortens a text of echoed keys (the key the window's end cuts
+    must stay past the quote's end), so the window widens until it has it."""
+    margin = _CREDENTIAL_REACH + 3 * max(map(len, secrets), default=0)
+    reach = chars + margin
+    while True:
+        shown = redact(text[:reach], secrets)
+        if reach >= len(text) or len(shown) >= chars + margin:
+            return shown[:chars]
+        reach *= 2
 
 
 class RedactedLines:

@@ -17,7 +17,7 @@ import rxllm
 from rxllm.events import Event
 from rxllm.local import LocalServer
 from rxllm.pipeline.record import RecordBuilder
-from rxllm.secrets import RedactedLines, redact
+from rxllm.secrets import RedactedLines, redact, redact_head
 from rxllm.sources.sse import SseDecoder, SseEvent
 from tests.support import Serve
 
@@ -294,3 +294,13 @@ def test_a_key_cut_between_two_reads_is_redacted_whole_in_the_lines_written() ->
             written = [lines.feed(body[:first]), lines.feed(body[first:second])]
             written += [lines.feed(body[second:]), lines.flush()]
             assert b"".join(written) == expected, (first, second)
+
+
+@pytest.mark.parametrize("chars", [200, 2000, 65536])
+def test_a_quote_of_echoed_keys_shows_no_start_of_one(chars: int) -> None:
+    """Redacting shortens a text of echoed keys to under half: the key that the
+    redacted window's end cuts must not fall inside the quote."""
+    text = (KEY + " ") * 42_000
+    quote = redact_head(text, (KEY,), chars)
+    assert len(quote) == chars
+    assert "sk-" not in quote and KEY[:12] not in quote
