@@ -53,7 +53,7 @@ from rxllm.request import (
     Part,
     ReasoningPart,
 )
-from rxllm.secrets import redact, redact_head
+from rxllm.secrets import redact_head
 from rxllm.sources.http import MAX_ERROR_BODY_BYTES
 
 __all__ = [
@@ -284,15 +284,7 @@ def _error_text(text: str, secrets: tuple[str, ...]) -> str:
     line) is no longer than one a rejection's body holds. Redacted first: cut first, a
     key the cut falls in would show its start, which `redact` no longer recognizes."""
     cap = MAX_ERROR_BODY_BYTES
-    # Only a window is redacted, and kept only as far as a cap's length before its end: a
-    # credential the window's end cuts in two lies past what is kept. (That room is
-    # counted after redaction, which shrinks a body of echoed keys to under half: counted
-    # before, as `redact_head` does, the cut key's start would be kept.)
-    window = 2 * cap
-    shown = redact(text[:window], secrets)
-    while len(shown) < 2 * cap and window < len(text):
-        window *= 2
-        shown = redact(text[:window], secrets)
+    shown = redact_head(text, secrets, cap)  # characters: up to 4 bytes each
     data = shown.encode("utf-8", "surrogatepass")
     if len(data) <= cap:
         return shown
