@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 from rxllm.sources.sse import SseDecoder
 
 __all__ = [
+    "MAX_ERROR_BODY_BYTES",
     "ErrorBody",
     "MAX_MESSAGE_CHARS",
     "MAX_WAIT_SECONDS",
@@ -46,6 +47,11 @@ __all__ = [
     "status_in",
     "wait_of",
 ]
+
+# An error body is read to its end, for its message and structured fields; a hostile
+# one must not be read whole (the biggest real ones, pydantic lists, are a few KB). An
+# error a stream sends is cut to the same length.
+MAX_ERROR_BODY_BYTES = 64 * 1024
 
 # A message is for people and for the degradation matcher: long enough for a pydantic
 # list naming several parameters, short enough that an HTML page cannot flood a log.

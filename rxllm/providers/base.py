@@ -19,6 +19,7 @@ from reactivex import Observable
 
 from rxllm.degradation import RecoveryPolicy
 from rxllm.error_body import (
+    MAX_ERROR_BODY_BYTES,
     MAX_MESSAGE_CHARS,
     envelope_status,
     error_envelope,
@@ -54,7 +55,6 @@ from rxllm.request import (
     ReasoningPart,
 )
 from rxllm.secrets import redact_head
-from rxllm.sources.http import MAX_ERROR_BODY_BYTES
 
 __all__ = [
     "REQUEST_KEYS",

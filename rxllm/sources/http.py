@@ -28,7 +28,7 @@ from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
 from yarl import URL
 
-from rxllm.error_body import parse_error_body, request_id_of
+from rxllm.error_body import MAX_ERROR_BODY_BYTES, parse_error_body, request_id_of
 from rxllm.errors import ConfigError
 from rxllm.events import Cancelled, ErrorKind, Failed, failed
 from rxllm.fragments import ResponseHeaders, SourceItem, closing, hanging_up
@@ -55,9 +55,6 @@ __all__ = [
     "unusable_session",
 ]
 
-# An error body is read to its end, for its message and structured fields; a hostile
-# one must not be read whole (the biggest real ones, pydantic lists, are a few KB).
-MAX_ERROR_BODY_BYTES = 64 * 1024
 # The longest a rejection's body is waited for once its status and headers have come
 # (or `read_timeout`, if shorter). They are the verdict, as the SDKs raise a
 # `RateLimitError` on a 429 whatever its body does; the body adds words and fields, and
