@@ -804,7 +804,6 @@ class ResponsesNormalizer(Normalizer):
         "moved",
         "parts",
         "phases",
-        "reasoned",
         "reasoned_parts",
         "reasoning_items",
         "reasoning_part",
@@ -831,7 +830,6 @@ class ResponsesNormalizer(Normalizer):
         self.reasoning_items: dict[int, dict[str, Any]] = {}
         # (output_index, "summary" or "text", part index) of the last reasoning part shown
         self.reasoning_part: tuple[int, str, int] | None = None
-        self.reasoned: set[int] = set()  # reasoning output_index that showed a part
         self.reasoned_parts: set[tuple[int, str, int]] = set()  # the parts shown
         self.sequence: int | None = None  # the last sequence_number
         self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools shown
@@ -1080,7 +1078,6 @@ class ResponsesNormalizer(Normalizer):
     def _reasoning_delta(self, key: tuple[int, str, int], delta: Any) -> None:
         if not delta:
             return
-        self.reasoned.add(key[0])
         self.reasoned_parts.add(key)
         if key != self.reasoning_part:
             if self.reasoning_part is not None:
@@ -1138,7 +1135,6 @@ class ResponsesNormalizer(Normalizer):
         ):
             table.pop(index, None)
         self.custom_done.discard(index)
-        self.reasoned.discard(index)
         self.parts = {key for key in self.parts if key[0] != index}
         self.reasoned_parts = {key for key in self.reasoned_parts if key[0] != index}
 
@@ -1178,13 +1174,15 @@ class ResponsesNormalizer(Normalizer):
                 self._start_call(index, item)
             self._end_call(index, item.get("arguments"))
         elif kind == "reasoning":
-            if index not in self.reasoned:  # it arrived whole: its summary, else its text
-                summary = item.get("summary")
-                shown, parts = ("summary", summary) if summary else ("text", item.get("content"))
+            # Its summary, else its text: each part that had no deltas arrived whole (a
+            # relay dropped its events, or only the first streamed). Not when parts of
+            # the other form streamed: the item was shown in that form.
+            summary = item.get("summary")
+            shown, parts = ("summary", summary) if summary else ("text", item.get("content"))
+            if all(key[1] == shown for key in self.reasoned_parts if key[0] == index):
                 for position, part in enumerate(parts or ()):
                     text = part.get("text") if isinstance(part, dict) else None
-                    if isinstance(text, str):
-                        self._reasoning_delta((index, shown, position), text)
+                    self._reasoning_part_done((index, shown, position), text)
             added = self.reasoning_items.pop(index, None) or {}
             blob = item.get("encrypted_content") or added.get("encrypted_content")
             self._end_reasoning({**added, **item}, blob)  # the done item is authoritative

@@ -118,6 +118,47 @@ def test_a_summary_part_that_came_whole_is_shown_once() -> None:
     assert summarize(events).reasoning == "First.\n\nSecond."
 
 
+@pytest.mark.parametrize("form", ["summary", "content"])
+def test_parts_with_no_events_of_their_own_are_read_from_the_done_item(form: str) -> None:
+    """DESIGN: what the provider says is complete is emitted, exactly once. Part 0
+    streamed, part 1 had no events at all (a relay dropped them): the done item holds
+    both, and part 1 was dropped because the item had shown a part."""
+    kind, event, field = (
+        ("summary_text", "response.reasoning_summary_text.delta", "summary_index")
+        if form == "summary"
+        else ("reasoning_text", "response.reasoning_text.delta", "content_index")
+    )
+    parts = [{"type": kind, "text": "A"}, {"type": kind, "text": "B"}]
+    events = run(
+        CREATED,
+        added(0, REASONING),
+        on(event, 0, "rs_1", delta="A", **{field: 0}),
+        done(0, {**REASONING, form: parts}),
+        COMPLETED,
+    )
+    assert reasoning_texts(events) == ["A", "\n\nB"]
+
+
+def test_a_done_item_in_the_other_form_than_what_streamed_adds_nothing() -> None:
+    """The item streamed its text; its done item also holds a summary: the item was
+    shown, in its text's form."""
+    events = run(
+        CREATED,
+        added(0, REASONING),
+        on("response.reasoning_text.delta", 0, "rs_1", content_index=0, delta="Long thought."),
+        done(
+            0,
+            {
+                **REASONING,
+                "summary": [{"type": "summary_text", "text": "Short."}],
+                "content": [{"type": "reasoning_text", "text": "Long thought."}],
+            },
+        ),
+        COMPLETED,
+    )
+    assert reasoning_texts(events) == ["Long thought."]
+
+
 def test_summary_and_reasoning_text_parts_of_one_item_stay_apart() -> None:
     """A reasoning item with a summary part 0 and a reasoning-text part 0 (servers that
     stream both): the two were keyed alike, so the raw text ran on from the summary
