@@ -36,7 +36,10 @@ def settle_once(
     An exception the observer raises on the terminal event goes to its `on_error`,
     and the source is unsubscribed (closing the HTTP response): the source cannot
     report it, since the stream is already settled. Raised on any other event, it
-    propagates to the source, which reports it with `on_error`.
+    propagates to the source, which reports it with `on_error`. Raised by the
+    observer's `on_completed` (or its `on_next` of what an operator emits at completion:
+    `to_list`), it goes to the running loop's exception handler, or without a loop
+    propagates to whoever drives the stream.
 
     With `drain`, a source still running after a `done` or `error` is left to end on
     its own, for at most `drain` seconds on the subscription's scheduler (subscribed
@@ -152,10 +155,10 @@ class _Settle(abc.DisposableBase):
                 self._observer.on_next(event)
             except Exception as exc:
                 self._unsubscribe()
-                self._observer.on_error(exc)
+                _after_settling(self._observer.on_error, exc)
                 return
             self._let_drain(event)
-            self._observer.on_completed()
+            _after_settling(self._observer.on_completed)
             return
         self._observer.on_next(event)
 
@@ -175,7 +178,27 @@ class _Settle(abc.DisposableBase):
         elif self._draining:  # the observer has completed: nobody is left to tell
             logger.opt(exception=error).debug("the source failed while draining")
             self._unsubscribe()
+        else:  # what the observer raised after the end, back from a source that caught it
+            raise error
 
     def dispose(self) -> None:
         if not self._draining:
             self._unsubscribe()
+
+
+def _after_settling(action: Callable[..., None], *args: object) -> None:
+    """Call the observer once the stream is settled: what it raises (its own
+    `on_completed`, or an `on_next` an operator calls at completion, `to_list`'s) cannot
+    go back to the source, which would report it to this settled subscription. It goes
+    to the running loop's exception handler, as an exception in a callback of the loop
+    does; without a loop it propagates to whoever drives the stream (a source that
+    catches it and reports it here has it raised again, by `on_error`)."""
+    try:
+        action(*args)
+    except Exception as exc:
+        loop = running_loop()
+        if loop is None:
+            raise
+        loop.call_exception_handler(
+            {"message": "an observer raised after its stream had ended", "exception": exc}
+        )

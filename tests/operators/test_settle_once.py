@@ -165,3 +165,66 @@ def test_a_scheduler_that_can_no_longer_time_the_drain_still_completes() -> None
     subject.on_next(EVENTS["d"])
     assert out == [EVENTS["a"], EVENTS["d"], "|"]
     assert not subject.observers  # unsubscribed: no drain left waiting on a dead clock
+
+
+# -- what the observer raises once the stream has ended ------------------------------------
+
+
+def _ends_raising(observable: Any, **observer: Any) -> None:
+    observable.subscribe(
+        on_next=observer.get("on_next", lambda _: None),
+        on_error=observer.get("on_error", lambda _: None),
+        on_completed=observer.get("on_completed", lambda: None),
+    )
+
+
+def _raise(*_: object) -> None:
+    raise RuntimeError("the observer's own bug")
+
+
+@pytest.mark.parametrize("where", ["on_completed", "to_list"])
+async def test_what_the_observer_raises_at_the_end_reaches_the_loops_handler(
+    where: str, local_server: Any
+) -> None:
+    """An exception in the observer's `on_completed`, or in its `on_next` of what an
+    operator emits at completion (`to_list`), went back to the source, which gave it
+    to the settled subscription: dropped with a debug log (off by default), nowhere."""
+    import asyncio
+
+    import rxllm
+
+    loop = asyncio.get_running_loop()
+    reported: list[BaseException | None] = []
+    loop.set_exception_handler(lambda _, context: reported.append(context.get("exception")))
+    request = rxllm.ChatRequest(model="answer", messages=[rxllm.Message.user("hi")])
+    ended = loop.create_future()
+    try:
+        async with local_server.provider("openai") as provider:
+            stream = provider.stream(request)
+            if where == "on_completed":
+
+                def on_completed() -> None:
+                    ended.set_result(None)
+                    _raise()
+
+                _ends_raising(stream, on_completed=on_completed)
+            else:
+
+                def on_next(_: object) -> None:
+                    ended.set_result(None)
+                    _raise()
+
+                _ends_raising(stream.pipe(ops.to_list()), on_next=on_next)
+            await ended
+            await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(None)
+    assert [type(exc) for exc in reported] == [RuntimeError]
+
+
+def test_without_a_loop_it_propagates_to_who_drives_the_stream() -> None:
+    """`rxllm.replay` needs no loop: its subscribe drives the whole stream."""
+    import rxllm
+
+    with pytest.raises(RuntimeError, match="the observer's own bug"):
+        _ends_raising(rxllm.replay(b"data: [DONE]\n\n", provider="openai"), on_completed=_raise)
