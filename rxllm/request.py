@@ -521,12 +521,13 @@ def _sdk_response_format(given: Mapping[str, Any]) -> "Literal['json'] | JsonSch
     "text"}` (OpenAI's, the default) is none; `{"type": "json_object"}` is `"json"`; a
     JSON Schema as Chat Completions' `response_format` (`{"type": "json_schema",
     "json_schema": {"name", "schema", "description", "strict"}}`) or the Responses
-    `text.format` (the same fields beside `type`) is a `JsonSchema`. A dict without
-    `type` is `JsonSchema`'s own fields.
+    `text.format` (the same fields beside `type`; without a name, as Anthropic's
+    `output_config.format`, named after the schema's title, else `response`) is a
+    `JsonSchema`. A dict without `type` is `JsonSchema`'s own fields.
 
     Raises:
         ValueError: any other dict (another type, a key these shapes lack), which goes in
-            params; a schema without a name.
+            params; Chat Completions' wrapper without a name.
     """
     kind = given.get("type")
     if kind is None:
@@ -536,11 +537,19 @@ def _sdk_response_format(given: Mapping[str, Any]) -> "Literal['json'] | JsonSch
         return None if kind == "text" else "json"
     if kind == "json_schema":
         inner = given.get("json_schema")
-        if rest == {"json_schema"} and isinstance(inner, Mapping):
+        wrapped = rest == {"json_schema"} and isinstance(inner, Mapping)
+        if wrapped:
             fields = dict(inner)  # Chat Completions' wrapper
         else:
             fields = {key: value for key, value in given.items() if key != "type"}
         if "schema" in fields and fields.keys() <= _SCHEMA_FIELDS:
+            if "name" not in fields and not wrapped:
+                # Anthropic's `output_config.format`, which names no schema: after its
+                # title, as a pydantic model's schema has it, for the wires that need one
+                title = (
+                    fields["schema"].get("title") if isinstance(fields["schema"], Mapping) else None
+                )
+                fields["name"] = schema_name(title if isinstance(title, str) else "response")
             if "name" not in fields:
                 raise ValueError(
                     f"response_format {dict(given)!r} has no name: a JSON Schema needs one "

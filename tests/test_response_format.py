@@ -264,6 +264,14 @@ class Weather(BaseModel):
             JsonSchema(name="weather", schema=SCHEMA, strict=False),
         ),
         ({"name": "weather", "schema": SCHEMA}, WEATHER),
+        (  # Anthropic's `output_config.format`, which names no schema
+            {"type": "json_schema", "schema": SCHEMA},
+            JsonSchema(name="response", schema=SCHEMA),
+        ),
+        (
+            {"type": "json_schema", "schema": {**SCHEMA, "title": "Paris weather"}},
+            JsonSchema(name="Paris_weather", schema={**SCHEMA, "title": "Paris weather"}),
+        ),
         ("json", "json"),
         (WEATHER, WEATHER),
     ],
@@ -360,7 +368,6 @@ async def test_a_pydantic_model_reaches_gemini_as_its_schema(serve: Serve) -> No
 @pytest.mark.parametrize(
     ("given", "says"),
     [
-        ({"type": "json_schema", "schema": SCHEMA}, "has no name"),
         ({"type": "json_schema", "json_schema": {"schema": SCHEMA}}, "has no name"),
         ({"type": "grammar", "grammar": "root ::= x"}, "is not a format the field holds"),
         ({"type": "json_object", "schema": SCHEMA}, "is not a format the field holds"),
@@ -595,7 +602,10 @@ async def test_the_cli_sends_a_schema_file_named_after_it(serve: Serve, tmp_path
 @pytest.mark.parametrize(
     ("content", "says"),
     [
-        ('{"type": "json_schema", "schema": {}}', "--json-schema: response_format"),
+        (
+            '{"type": "json_schema", "json_schema": {"schema": {}}}',
+            "--json-schema: response_format",
+        ),
         ("[1, 2]", "a JSON Schema is an object"),
         ("{", "not JSON"),
         ('{"type": "text"}', "asks for plain text"),
