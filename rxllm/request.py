@@ -538,7 +538,7 @@ def _sdk_response_format(given: Mapping[str, Any]) -> "Literal['json'] | JsonSch
     if kind == "json_schema":
         inner = given.get("json_schema")
         wrapped = rest == {"json_schema"} and isinstance(inner, Mapping)
-        if wrapped:
+        if isinstance(inner, Mapping) and wrapped:
             fields = dict(inner)  # Chat Completions' wrapper
         else:
             fields = {key: value for key, value in given.items() if key != "type"}
