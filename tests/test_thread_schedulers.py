@@ -8,6 +8,7 @@ scheduler given times the waits."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import threading
 from collections.abc import Callable
@@ -474,3 +475,96 @@ def test_a_loop_ending_in_a_backoff_under_a_thread_scheduler_ends_the_turn() -> 
         "on_completed",
     ]
     assert (heard[1].provider, heard[1].attempt) == ("openai", 2)
+
+
+def _pending_event_waits() -> list[asyncio.Task[Any]]:
+    """The running loop's tasks still waiting on an `asyncio.Event` (a `cancel=`'s)."""
+    return [
+        task
+        for task in asyncio.all_tasks()
+        if not task.done() and getattr(task.get_coro(), "__qualname__", "") == "Event.wait"
+    ]
+
+
+async def test_an_asyncio_event_cancels_a_stream_subscribed_from_another_thread(
+    serve: Serve,
+) -> None:
+    """`cancel=asyncio.Event()` on a stream subscribed from another thread with
+    `AsyncIOThreadSafeScheduler(loop)`, as documented: the event is waited on on the
+    loop, and setting it there ends the turn with `cancelled` (the turn used to end
+    with `on_error` "There is no current event loop in thread ...", sending nothing)."""
+    loop = asyncio.get_running_loop()
+    cancel = asyncio.Event()
+    silence = asyncio.Event()
+    consumer = Consumer(during_text=lambda: None)
+    asked: list[web.Request] = []
+    handle = one_text_then_silence(silence)
+
+    async def counted(request: web.Request) -> web.StreamResponse:
+        asked.append(request)
+        return await handle(request)
+
+    url = await serve(counted)
+    async with rxllm.provider("openai", api_key="sk-test", base_url=url) as p:
+        events = p.stream(ask(), cancel=cancel)
+        scheduler = AsyncIOThreadSafeScheduler(loop)
+        subscription = await asyncio.to_thread(consumer.subscribe, events, scheduler)
+        try:
+            async with asyncio.timeout(10):
+                while not consumer.events and not consumer.ended.done():
+                    await asyncio.sleep(0.01)
+            # set from a thread, as a thread's user would
+            await asyncio.to_thread(loop.call_soon_threadsafe, cancel.set)
+            await asyncio.wait_for(consumer.ended, 10)
+        finally:
+            subscription.dispose()
+            silence.set()
+    assert consumer.errors == []
+    assert len(asked) == 1
+    assert consumer.kinds() == ["text", "cancelled"]
+    assert consumer.threads == {threading.get_ident()}
+    assert _pending_event_waits() == []
+
+
+async def test_a_stream_with_an_asyncio_event_disposed_from_another_thread(
+    serve: Serve,
+) -> None:
+    """Disposing, from another thread, a stream subscribed on the loop with
+    `cancel=asyncio.Event()` stops the wait on the event on the loop: in asyncio's
+    debug mode `dispose()` used to raise "Non-thread-safe operation invoked on an event
+    loop other than the current one", leaving the wait pending ("Task was destroyed but
+    it is pending!" when the event went)."""
+    loop = asyncio.get_running_loop()
+    was_debug = loop.get_debug()
+    loop.set_debug(True)
+    reported: list[dict[str, Any]] = []
+    previous_handler = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    try:
+        cancel = asyncio.Event()
+        silence = asyncio.Event()
+        consumer = Consumer()
+        url = await serve(one_text_then_silence(silence))
+        async with rxllm.provider("openai", api_key="sk-test", base_url=url) as p:
+            subscription = consumer.subscribe(p.stream(ask(), cancel=cancel), None)
+            try:
+                async with asyncio.timeout(10):
+                    while not consumer.events:
+                        await asyncio.sleep(0.01)
+                assert len(_pending_event_waits()) == 1
+                await asyncio.to_thread(subscription.dispose)
+                async with asyncio.timeout(10):
+                    while _pending_event_waits():
+                        await asyncio.sleep(0.01)
+            finally:
+                silence.set()
+        del cancel
+        gc.collect()
+        await asyncio.sleep(0)
+    finally:
+        loop.set_exception_handler(previous_handler)
+        loop.set_debug(was_debug)
+    assert consumer.errors == []
+    assert consumer.kinds() == ["text"]
+    assert not consumer.ended.done()
+    assert reported == []

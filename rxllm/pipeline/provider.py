@@ -34,7 +34,7 @@ from rxllm.errors import ConfigError, did_you_mean
 from rxllm.events import Cancelled, Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
 from rxllm.operators._link import Operator, forward, link
-from rxllm.operators._timers import loop_scheduler
+from rxllm.operators._timers import loop_scheduler, on_its_loop
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
 from rxllm.operators.cancel_on import cancel_on
 from rxllm.operators.cap_events import cap_events
@@ -709,13 +709,34 @@ def _signal(cancel: asyncio.Event | Observable[Any]) -> Observable[Any]:
     event = cancel
 
     def subscribe(observer: Any, scheduler: Any = None) -> Any:
-        waiter = asyncio.ensure_future(event.wait())
-        waiter.add_done_callback(lambda task: None if task.cancelled() else observer.on_next(True))
+        # The event is waited on on the turn's loop, from whichever thread the stream is
+        # subscribed (`AsyncIOThreadSafeScheduler(loop)` from another) or disposed.
+        waiter: asyncio.Task[bool] | None = None
+        stopped = False
+
+        def start() -> None:
+            nonlocal waiter
+            if stopped:  # disposed from another thread before the loop got to this
+                return
+            loop = running_loop()
+            if loop is None:
+                raise RuntimeError(
+                    "cancel=asyncio.Event() needs a running event loop, or "
+                    "scheduler=AsyncIOThreadSafeScheduler(loop) from another thread"
+                )
+            waiter = loop.create_task(event.wait())
+            waiter.add_done_callback(
+                lambda task: None if task.cancelled() else observer.on_next(True)
+            )
 
         def stop() -> None:
-            waiter.cancel()
+            nonlocal stopped
+            stopped = True
+            if waiter is not None:
+                waiter.cancel()
 
-        return Disposable(stop)
+        on_its_loop(start, scheduler)()
+        return Disposable(on_its_loop(stop, scheduler))
 
     return reactivex.create(subscribe)
 
