@@ -11,6 +11,8 @@ import aiohttp
 from aiohttp.typedefs import LooseHeaders
 from yarl import URL
 
+__all__ = ["NoProxy", "environment_proxy", "proxied_request"]
+
 
 def environment_proxy() -> type[aiohttp.ClientRequest]:
     """The request class of an unguarded session: through the proxy the environment
