@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -112,6 +113,16 @@ class Recorder:
         await response.prepare(request)
         await response.write(answer)
         return response
+
+
+async def drain(source: Any, timeout: float = 10) -> list[Any]:
+    """Every item an Observable emits until it completes (subscribed on the running
+    loop); its `on_error` raised here, and a source that never ends, after `timeout`."""
+    items: list[Any] = []
+    done = asyncio.get_running_loop().create_future()
+    source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
+    await asyncio.wait_for(done, timeout=timeout)
+    return items
 
 
 def capture(relative: str) -> bytes:

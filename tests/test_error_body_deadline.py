@@ -16,9 +16,9 @@ from aiohttp import web
 import rxllm
 from rxllm.events import Event, Failed
 from rxllm.fragments import ResponseHeaders
-from rxllm.sources import HttpRequest, SourceItem, http_source
+from rxllm.sources import HttpRequest, http_source
 from rxllm.sources import http as http_module
-from tests.support import Serve
+from tests.support import Serve, drain
 
 REQUEST_ID = "req_trickle_0123456789"
 BODY = b'{"error": {"message": "Rate limit reached for requests", "type": "requests"}}'
@@ -104,11 +104,7 @@ async def test_a_trickling_error_body_is_read_for_the_error_body_bound_not_read_
     # Before it, the body had `read_timeout` (600 s by default) to trickle in.
     monkeypatch.setattr(http_module, "ERROR_BODY_SECONDS", 0.5, raising=False)
     url = await serve(trickle(429, {"Retry-After": "3"}))
-    items: list[SourceItem] = []
-    done = asyncio.get_running_loop().create_future()
-    source = http_source(HttpRequest(url, b"{}"), provider="p", read_timeout=600)
-    source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
-    await asyncio.wait_for(done, timeout=10)
+    items = await drain(http_source(HttpRequest(url, b"{}"), provider="p", read_timeout=600))
     assert isinstance(items[0], ResponseHeaders) and len(items) == 2
     failure = items[1]
     assert isinstance(failure, Failed)

@@ -3,7 +3,6 @@ refuses while its trigger holds in the body and answers normally once it does no
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -16,6 +15,7 @@ from rxllm.error_body import parse_error_body, retry_after_of
 from rxllm.events import ErrorInfo, Failed
 from rxllm.local import REJECTIONS, LocalServer
 from rxllm.sources import HttpRequest, http_source
+from tests.support import drain
 
 USER = {"role": "user", "content": "hi"}
 IMAGE = {
@@ -215,10 +215,7 @@ async def test_the_http_source_reports_every_structured_field(local_server: Loca
     async def first_error(body: dict[str, Any]) -> ErrorInfo:
         url = local_server.url + "/chat/completions"
         source = http_source(HttpRequest(url, json.dumps(body).encode()), provider="local")
-        items: list[Any] = []
-        done = asyncio.get_running_loop().create_future()
-        source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
-        await asyncio.wait_for(done, timeout=10)
+        items = await drain(source)
         failures = [item for item in items if isinstance(item, Failed)]
         assert len(failures) == 1
         return failures[0].error

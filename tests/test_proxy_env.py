@@ -5,7 +5,6 @@ connects to, which a proxy would choose instead); `.netrc` is never read."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
@@ -23,6 +22,7 @@ from rxllm.local import LocalServer
 from rxllm.sources.http import HttpRequest, http_source
 from rxllm.sources.proxy import NoProxy
 from rxllm.sources.raw import RawChunk
+from tests.support import drain
 
 ASK = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
 
@@ -233,10 +233,6 @@ async def test_a_source_with_a_session_of_its_own_goes_through_the_proxy(
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
     url = local_server.url + "/chat/completions"
-    source = http_source(HttpRequest(url, json.dumps(body).encode()), provider="local")
-    items: list[Any] = []
-    done = asyncio.get_running_loop().create_future()
-    source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
-    await asyncio.wait_for(done, timeout=10)
+    items = await drain(http_source(HttpRequest(url, json.dumps(body).encode()), provider="local"))
     assert any(isinstance(item, RawChunk) for item in items)
     assert [seen["target"] for seen in proxy.seen] == [url]

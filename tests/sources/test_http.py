@@ -15,17 +15,14 @@ from rxllm.events import Failed
 from rxllm.fragments import ResponseHeaders
 from rxllm.sources import HttpRequest, RawChunk, SourceItem, http_source
 from rxllm.sources.http import MAX_ERROR_BODY_BYTES
+from tests.support import drain
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 async def collect(source: Any) -> list[SourceItem]:
     """What the source emitted after the response's headers (checked on their own)."""
-    items: list[SourceItem] = []
-    done = asyncio.get_running_loop().create_future()
-    source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
-    await asyncio.wait_for(done, timeout=10)
-    return [item for item in items if not isinstance(item, ResponseHeaders)]
+    return [item for item in await drain(source) if not isinstance(item, ResponseHeaders)]
 
 
 async def test_the_headers_come_first_once(serve: Any) -> None:
@@ -35,11 +32,7 @@ async def test_the_headers_come_first_once(serve: Any) -> None:
         await response.write(b"data: a\n\n")
         return response
 
-    items: list[SourceItem] = []
-    done = asyncio.get_running_loop().create_future()
-    source = http_source(HttpRequest(await serve(handler), b"{}"), provider="p")
-    source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
-    await asyncio.wait_for(done, timeout=10)
+    items = await drain(http_source(HttpRequest(await serve(handler), b"{}"), provider="p"))
     assert isinstance(items[0], ResponseHeaders) and items[0].headers["X-Request-Id"] == "req_7"
     assert not any(isinstance(item, ResponseHeaders) for item in items[1:])
     assert isinstance(items[1], RawChunk)

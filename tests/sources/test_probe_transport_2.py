@@ -25,10 +25,10 @@ from loguru import logger
 import rxllm
 from rxllm.events import Event, Failed
 from rxllm.fragments import ResponseHeaders
-from rxllm.sources import HttpRequest, SourceItem, http_source
+from rxllm.sources import HttpRequest, http_source
 from rxllm.sources.http import _retrieve
 from rxllm.sources.sse import SseDecoder
-from tests.support import Serve
+from tests.support import Serve, drain
 
 KEY = "sk-probe-transport-0123456789abcdefghij"
 # Only a safety net: a broken body must end long before it (the watchdog would say
@@ -136,14 +136,11 @@ async def test_what_arrived_before_the_bad_chunk_is_still_read() -> None:
 async def test_the_source_alone_ends_a_broken_body_at_once() -> None:
     # Subscribed outside `astream`: the source runs in a task of its own.
     async with raw_server([HEAD + GOOD, BAD_SIZE]) as url:
-        items: list[SourceItem] = []
-        done = asyncio.get_running_loop().create_future()
         source = http_source(
             HttpRequest(url + "/chat/completions", b"{}"), provider="p", read_timeout=READ_TIMEOUT
         )
         started = time.monotonic()
-        source.subscribe(items.append, done.set_exception, lambda: done.set_result(None))
-        await asyncio.wait_for(done, timeout=10)
+        items = await drain(source)
     failure = items[-1]
     assert isinstance(failure, Failed) and failure.error.kind == "truncated"
     assert failure.error.request_id == "req_bad" and "chunk size" in failure.error.message
