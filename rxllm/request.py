@@ -537,11 +537,10 @@ def _sdk_response_format(given: Mapping[str, Any]) -> "Literal['json'] | JsonSch
         return None if kind == "text" else "json"
     if kind == "json_schema":
         inner = given.get("json_schema")
-        wrapped = rest == {"json_schema"} and isinstance(inner, Mapping)
-        if isinstance(inner, Mapping) and wrapped:
-            fields = dict(inner)  # Chat Completions' wrapper
+        if rest == {"json_schema"} and isinstance(inner, Mapping):
+            fields, wrapped = dict(inner), True  # Chat Completions' wrapper
         else:
-            fields = {key: value for key, value in given.items() if key != "type"}
+            fields, wrapped = {key: value for key, value in given.items() if key != "type"}, False
         if "schema" in fields and fields.keys() <= _SCHEMA_FIELDS:
             if "name" not in fields and not wrapped:
                 # Anthropic's `output_config.format`, which names no schema: after its
