@@ -120,6 +120,10 @@ Output items, by type (the decisions of this module):
   response answers itself: a custom tool call of one of those names is provider-run,
   named by its `name`, and its `server_tool_call` waits for its done item, the first
   to hold its `input` (parsed, as vercel/ai's xAI provider reads these items).
+- Audio output: `response.audio.transcript.delta` (what the model says, of no output
+  item) is text, as the chat wire's `delta.audio.transcript` is; its `.done` repeats
+  nothing (a whole `transcript` there is the text when no delta came). The audio's
+  bytes have no event.
 - `url_citation` annotations become `citation` events (url, title), from
   `response.output_text.annotation.added` or from the message's `output_text` parts at
   `output_item.done`, each once (keyed by output item, part, url and range).
@@ -812,6 +816,7 @@ class ResponsesNormalizer(Normalizer):
         "server_items",
         "shown",
         "shown_at",
+        "transcribed",
         "whole_calls",
         "wrapped",
     )
@@ -848,6 +853,7 @@ class ResponsesNormalizer(Normalizer):
         # by output index: its text carries it.
         self.phases: dict[int, str] = {}
         self.cited: set[tuple[Any, ...]] = set()
+        self.transcribed = False  # whether the audio's transcript streamed (`_transcript`)
         # The items the stream showed, in the order first seen (the terminal response's
         # `output` repeats them: `_finish`), the latest at each output index, the output
         # index where each item id was first seen, and where events were moved (`_index`).
@@ -871,6 +877,8 @@ class ResponsesNormalizer(Normalizer):
             "response.refusal.done": self._refusal_done,
             "response.content_part.done": self._content_part_done,
             "response.output_text.annotation.added": self._annotation,
+            "response.audio.transcript.delta": self._transcript,
+            "response.audio.transcript.done": self._transcript_done,
             "response.code_interpreter_call_code.done": partial(self._server_input_done, "code"),
             "response.code_interpreter_call.code.done": partial(self._server_input_done, "code"),
             "response.mcp_call_arguments.done": partial(self._server_input_done, "arguments"),
@@ -989,6 +997,24 @@ class ResponsesNormalizer(Normalizer):
         self._part(payload)
         if delta:
             self.refusal(delta)
+
+    def _transcript(self, payload: dict[str, Any]) -> None:
+        """Audio output: what the model says, in the transcript beside the audio (no output
+        item holds either); the turn's text, as the chat wire reads `delta.audio.transcript`.
+        The audio's bytes (`response.audio.delta`) have no event."""
+        delta = payload.get("delta")
+        if delta:
+            self.transcribed = True
+            self.text(delta)
+
+    def _transcript_done(self, payload: dict[str, Any]) -> None:
+        """The transcript's end: OpenAI's carries nothing but its type; a whole `transcript`
+        there (the Realtime API's `response.audio_transcript.done` has one) is the text
+        only when no delta came, as a part's `.done` is."""
+        whole = payload.get("transcript")
+        if not self.transcribed and isinstance(whole, str) and whole:
+            self.transcribed = True
+            self.text(whole)
 
     def _text_done(self, payload: dict[str, Any]) -> None:
         self._part_done(payload, payload.get("text"), self._say(self._index(payload)))
