@@ -112,7 +112,9 @@ Output items, by type (the decisions of this module):
   a hosted shell call (a local shell's output is the client's, never in a response's
   output), a `program_output` item that of its `program` (by its `call_id`: the program
   may have begun in an earlier turn, its client calls answered since). Progress events
-  (`response.web_search_call.searching`, ...) add nothing and are logged at debug.
+  (`response.<item type>.<status>`: `response.web_search_call.searching`,
+  `response.image_generation_call.partial_image`, ...) add nothing: each type logged at
+  debug, once a stream (`PROGRESS_OF`), as audio output's bytes are.
 - xAI's Responses stream its server-side tools as items of its own (`x_search_call`,
   `code_execution_call`, `view_image_call`, `view_x_video_call`: provider-run items) and
   as `custom_tool_call`s of the sub-tools those run (`XAI_SERVER_TOOLS`:
@@ -285,6 +287,12 @@ SERVER_ITEMS = frozenset(
         "view_x_video_call",
     }
 )
+# What an item's progress events (`response.<item type>.<status>`:
+# `response.web_search_call.searching`, `response.image_generation_call.partial_image`,
+# `response.mcp_list_tools.failed`, `response.compaction.compacting`, ...) say, its done
+# item says whole; audio output's bytes (`response.audio.delta`, `.done`) have no event.
+# Each such type is known, logged at debug once a stream (`_unread`).
+PROGRESS_OF = SERVER_ITEMS | CLIENT_ITEMS | {"tool_search_call", "compaction", "audio"}
 # The sub-tools xAI's server-side web search, X search and code execution run, which its
 # Responses stream shows as `custom_tool_call` items (vercel/ai's xAI provider, the names
 # it reads as provider-executed; `view_x_video` in its x-search fixture): from a Grok
@@ -808,6 +816,7 @@ class ResponsesNormalizer(Normalizer):
         "moved",
         "parts",
         "phases",
+        "progress",
         "reasoned_parts",
         "reasoning_items",
         "reasoning_part",
@@ -854,6 +863,7 @@ class ResponsesNormalizer(Normalizer):
         self.phases: dict[int, str] = {}
         self.cited: set[tuple[Any, ...]] = set()
         self.transcribed = False  # whether the audio's transcript streamed (`_transcript`)
+        self.progress: set[str] = set()  # the progress event types logged (`_unread`)
         # The items the stream showed, in the order first seen (the terminal response's
         # `output` repeats them: `_finish`), the latest at each output index, the output
         # index where each item id was first seen, and where events were moved (`_index`).
@@ -920,9 +930,18 @@ class ResponsesNormalizer(Normalizer):
         elif kind is None and payload.get("error"):
             self._error(payload)  # a proxy's bare `{"error": ...}` (`false` says no error)
         elif kind not in _IGNORED:
-            logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "ignored a Responses event of unknown type {!r}", kind
-            )
+            self._unread(kind)
+
+    def _unread(self, kind: Any) -> None:
+        """An event read by no handler: an item's progress or audio bytes (`PROGRESS_OF`),
+        known and logged once a stream; else of a type unknown here, logged each time."""
+        log = logger.bind(provider=self.provider, attempt=self.attempt)
+        parts = kind.split(".") if isinstance(kind, str) else ()
+        if len(parts) != 3 or parts[0] != "response" or parts[1] not in PROGRESS_OF:
+            log.debug("ignored a Responses event of unknown type {!r}", kind)
+        elif kind not in self.progress:
+            self.progress.add(kind)
+            log.debug("{!r} has no event", kind)
 
     # -- which item -------------------------------------------------------------------
 
