@@ -106,6 +106,9 @@ test_google_shapes.py and test_probe_google.py):
   replaces it. Gemini 2.5 with File Search sends `STOP` on the chunk of its search
   call and the whole answer after it (pydantic-ai's cassette
   `test_google_model_file_search_tool_stream.yaml`).
+- CONTINUATION (a long answer paused: google-genai sends the same request again with
+  the candidate's `continuationToken`) is `pause`, as Anthropic's `pause_turn` is. No
+  event carries the token yet: it is logged with the candidate fields no event reads.
 - `promptFeedback.blockReason` (other than the unspecified defaults) is terminal:
   `done("content_filter")` with the block reason as the raw stop reason (its
   `blockReasonMessage` logged at debug). It is the provider's answer, not a failure of
@@ -176,6 +179,7 @@ FINISH_REASONS: dict[str, StopReason] = {
     "IMAGE_RECITATION": "content_filter",
     "MODEL_ARMOR": "content_filter",
     "LANGUAGE": "content_filter",
+    "CONTINUATION": "pause",  # a long answer paused, resumed with its continuationToken
 }
 
 # Finish reasons that say the call the model made is invalid (google-genai FinishReason:

@@ -1,0 +1,595 @@
+"""Streams from the SDKs' own test fixtures and from the apps that read them (the
+Anthropic SDKs' streaming fixtures, google-genai's tests, goose's recorded provider
+lines), in shapes no other test replays.
+
+Each body is written by hand from the source named beside it (its essential events, ids
+and long text shortened), replayed whole and cut at arbitrary byte boundaries
+(`replay_every_way`), and checked against what the source and its own test say.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rxllm.events import Done, Refusal, ServerToolCall, ServerToolResult
+from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
+
+# -- Anthropic Messages ------------------------------------------------------------------
+
+
+def _events(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
+
+
+def _message_start(message_id: str, model: str, usage: dict[str, Any] | None) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": model,
+        "stop_reason": None,
+        "stop_sequence": None,
+    }
+    if usage is not None:
+        message["usage"] = usage
+    return {"type": "message_start", "message": message}
+
+
+def _start(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _stop(index: int) -> dict[str, Any]:
+    return {"type": "content_block_stop", "index": index}
+
+
+def _text_block(index: int, text: str) -> tuple[dict[str, Any], ...]:
+    return (
+        _start(index, {"type": "text", "text": ""}),
+        _delta(index, {"type": "text_delta", "text": text}),
+        _stop(index),
+    )
+
+
+def _end(stop_reason: str, usage: dict[str, Any], **delta: Any) -> tuple[dict[str, Any], ...]:
+    message_delta = {"stop_reason": stop_reason, "stop_sequence": None, **delta}
+    return (
+        {"type": "message_delta", "delta": message_delta, "usage": usage},
+        {"type": "message_stop"},
+    )
+
+
+def test_a_compaction_summary_in_two_deltas_each_with_its_encrypted_content() -> None:
+    """anthropics/anthropic-sdk-python tests/lib/streaming/fixtures/
+    compaction_multi_delta_response.txt (claude-opus-4-7): a `compaction` block started
+    with `content` and `encrypted_content` both `null`, then two `compaction_delta`s, each
+    with a piece of the summary and an `encrypted_content` of its own, then the answer.
+    The block is one reasoning delta whose details hold the whole summary and the last
+    `encrypted_content` (the block as it ends, to send back), before the text."""
+    body = _events(
+        _message_start(
+            "msg_01CompactionMultiDelta",
+            "claude-opus-4-7",
+            {"input_tokens": 30, "output_tokens": 1},
+        ),
+        _start(0, {"type": "compaction", "content": None, "encrypted_content": None}),
+        _delta(
+            0,
+            {
+                "type": "compaction_delta",
+                "content": "Earlier conversation ",
+                "encrypted_content": "EpwBopaque_chunk_one",
+            },
+        ),
+        _delta(
+            0,
+            {
+                "type": "compaction_delta",
+                "content": "summarized in full.",
+                "encrypted_content": "EpwBopaque_chunk_two",
+            },
+        ),
+        _stop(0),
+        *_text_block(1, "Hello there!"),
+        *_end("end_turn", {"output_tokens": 8}),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello there!",
+            usage=(30, 8, 0, 0, 38),
+            raw_stop_reason="end_turn",
+            model="claude-opus-4-7",
+        ),
+    )
+    assert kinds(events) == ["reasoning", "text", "usage", "done"]
+    assert events[0].model_dump()["details"] == {
+        "type": "compaction",
+        "content": "Earlier conversation summarized in full.",
+        "encrypted_content": "EpwBopaque_chunk_two",
+    }
+
+
+def test_a_refusal_with_no_text_explained_in_its_stop_details() -> None:
+    """anthropic-sdk-python fixtures/refusal_response.txt (claude-opus-4-7): an empty
+    text block, then `message_delta` with stop_reason `refusal` and `stop_details`
+    `{type: refusal, category: cyber, explanation}`, its usage 120 output tokens, 67 of
+    them thinking (`output_tokens_details.thinking_tokens`). The SDK's test reads the
+    category and explanation off the message. The turn is the explanation as a refusal
+    (no text), the thinking counted as reasoning, and `content_filter`."""
+    explanation = "This request was refused due to policy."
+    body = _events(
+        _message_start(
+            "msg_01RefusalTestMessage", "claude-opus-4-7", {"input_tokens": 20, "output_tokens": 1}
+        ),
+        _start(0, {"type": "text", "text": ""}),
+        _stop(0),
+        *_end(
+            "refusal",
+            {"output_tokens": 120, "output_tokens_details": {"thinking_tokens": 67}},
+            stop_details={"type": "refusal", "category": "cyber", "explanation": explanation},
+        ),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            refusal=explanation,
+            usage=(20, 120, 67, 0, 140),
+            stop_reason="content_filter",
+            raw_stop_reason="refusal",
+            model="claude-opus-4-7",
+        ),
+    )
+    assert [type(ev) for ev in events[:1]] == [Refusal]
+
+
+def test_the_last_message_delta_restates_every_count_and_names_the_container() -> None:
+    """anthropic-sdk-python fixtures/message_delta_fields_response.txt: `message_start`
+    counts 25 input, 10 cache writes, 5 cache reads; the final `message_delta` carries
+    `container` `{id, expires_at}` and a whole usage again, every count moved (40 input,
+    12 written, 7 read, 8 output of which 3 thinking, `server_tool_use`). "Every field
+    the final `message_delta` carried must land on the accumulated message": the usage is
+    the delta's, and `done` names the container."""
+    body = _events(
+        _message_start(
+            "msg_01MessageDeltaFields",
+            "claude-sonnet-4-5",
+            {
+                "input_tokens": 25,
+                "cache_creation_input_tokens": 10,
+                "cache_read_input_tokens": 5,
+                "cache_creation": {"ephemeral_5m_input_tokens": 10, "ephemeral_1h_input_tokens": 0},
+                "output_tokens": 1,
+                "service_tier": "standard",
+            },
+        ),
+        *_text_block(0, "Hello there!"),
+        *_end(
+            "end_turn",
+            {
+                "input_tokens": 40,
+                "cache_creation_input_tokens": 12,
+                "cache_read_input_tokens": 7,
+                "output_tokens": 8,
+                "output_tokens_details": {"thinking_tokens": 3},
+                "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0},
+            },
+            stop_details=None,
+            container={"id": "container_01AbCdEfGh", "expires_at": "2025-01-01T00:00:00Z"},
+        ),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello there!",
+            usage=(40, 8, 3, 7, 67),
+            cache_write=12,
+            raw_stop_reason="end_turn",
+            model="claude-sonnet-4-5",
+        ),
+    )
+    done = events[-1]
+    assert isinstance(done, Done) and done.container == "container_01AbCdEfGh"
+
+
+def test_usage_first_said_in_the_message_delta_with_its_iterations() -> None:
+    """anthropic-sdk-python fixtures/beta_usage_omitted_with_optional_fields_response.txt:
+    `message_start` without `usage` at all; the `message_delta` holds every count (12
+    input, 4 written, 3 read, 6 output of which 2 thinking), one `iterations` entry of
+    type `message` with the same counts, `server_tool_use` and `fallback_credit`. The
+    usage is the delta's, counted once (the one iteration is the turn, not more of it)."""
+    body = _events(
+        _message_start("msg_beta_usage_omitted_optional", "claude-test", None),
+        *_text_block(0, "Hello"),
+        *_end(
+            "end_turn",
+            {
+                "input_tokens": 12,
+                "cache_creation_input_tokens": 4,
+                "cache_read_input_tokens": 3,
+                "output_tokens": 6,
+                "output_tokens_details": {"thinking_tokens": 2},
+                "server_tool_use": {"web_search_requests": 1, "web_fetch_requests": 0},
+                "iterations": [
+                    {
+                        "type": "message",
+                        "model": "claude-test",
+                        "input_tokens": 12,
+                        "cache_creation_input_tokens": 4,
+                        "cache_read_input_tokens": 3,
+                        "output_tokens": 6,
+                    }
+                ],
+                "fallback_credit": {"status": {"type": "redeemed"}},
+            },
+        ),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello",
+            usage=(12, 6, 2, 3, 25),
+            cache_write=4,
+            raw_stop_reason="end_turn",
+            model="claude-test",
+        ),
+    )
+
+
+def test_server_results_beside_a_client_call_one_of_a_tool_never_started() -> None:
+    """anthropic-sdk-python fixtures/server_tool_result_response.txt
+    (claude-sonnet-4-20250514): a `server_tool_use` web_search started with `input: {}`
+    and no input deltas; a client `tool_use` with `caller: {type: direct}` and its input
+    in one `input_json_delta`; a `web_search_tool_result` for the search; then a
+    `code_execution_tool_result` for `svu_code_001`, a call this stream never started.
+    The client call is the one tool request, the search a server call with `{}`, and both
+    results are shown, the second named after its block type; `tool_use` ends it."""
+    body = _events(
+        _message_start(
+            "msg_server_tool_result_test",
+            "claude-sonnet-4-20250514",
+            {
+                "input_tokens": 50,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "output_tokens": 1,
+                "service_tier": "standard",
+            },
+        ),
+        _start(
+            0, {"type": "server_tool_use", "id": "svu_web_001", "name": "web_search", "input": {}}
+        ),
+        _stop(0),
+        _start(
+            1,
+            {
+                "type": "tool_use",
+                "id": "tu_client_001",
+                "name": "ask_internal_tool",
+                "caller": {"type": "direct"},
+                "input": {},
+            },
+        ),
+        _delta(1, {"type": "input_json_delta", "partial_json": '{"query":"test"}'}),
+        _stop(1),
+        _start(
+            2,
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "svu_web_001",
+                "content": [
+                    {
+                        "type": "web_search_result",
+                        "url": "https://example.com",
+                        "title": "Example Result",
+                        "encrypted_content": "enc_abc123",
+                        "page_age": None,
+                    }
+                ],
+            },
+        ),
+        _stop(2),
+        _start(
+            3,
+            {
+                "type": "code_execution_tool_result",
+                "tool_use_id": "svu_code_001",
+                "content": {
+                    "type": "code_execution_result",
+                    "return_code": 0,
+                    "stdout": "hello",
+                    "stderr": "",
+                    "content": [],
+                },
+            },
+        ),
+        _stop(3),
+        *_end("tool_use", {"output_tokens": 20}),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(("tu_client_001", "ask_internal_tool", {"query": "test"}),),
+            usage=(50, 20, 0, 0, 70),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="claude-sonnet-4-20250514",
+        ),
+    )
+    servers = [(ev.call_id, ev.name) for ev in events if isinstance(ev, ServerToolCall)]
+    assert servers == [("svu_web_001", "web_search")]
+    results = [(ev.call_id, ev.name) for ev in events if isinstance(ev, ServerToolResult)]
+    assert results == [("svu_web_001", "web_search"), ("svu_code_001", "code_execution")]
+
+
+# -- Chat Completions --------------------------------------------------------------------
+
+
+def _chat(*payloads: dict[str, Any]) -> bytes:
+    return ("".join(f"data: {json.dumps(p)}\n\n" for p in payloads) + "data: [DONE]\n\n").encode()
+
+
+BEDROCK_CLAUDE = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+
+
+def _databricks(
+    delta: dict[str, Any], finish: str | None = None, completion: int | None = None
+) -> dict[str, Any]:
+    """A chunk as Databricks' serving endpoint writes Claude on Bedrock: the usage in
+    every chunk, the prompt counted from the first, the rest `null` until the finish."""
+    total = None if completion is None else 4982 + completion
+    return {
+        "model": BEDROCK_CLAUDE,
+        "choices": [{"delta": {"role": "assistant", **delta}, "index": 0, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 4982, "completion_tokens": completion, "total_tokens": total},
+        "object": "chat.completion.chunk",
+        "id": "msg_bdrk_014pifLTHsNZz6Lmtw1ywgDJ",
+        "created": 1753288340,
+    }
+
+
+def _fragment(index: int, arguments: str, call_id: str | None = None) -> dict[str, Any]:
+    call: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
+    if call_id is not None:
+        call = {
+            "index": index,
+            "id": call_id,
+            "type": "function",
+            "function": {"name": "developer__shell", "arguments": arguments},
+        }
+    return {"content": None, "tool_calls": [call]}
+
+
+def test_databricks_claude_calls_numbered_from_one_after_text_and_usage_in_every_chunk() -> None:
+    """block/goose crates/goose/src/providers/formats/openai.rs
+    `test_streamed_multi_tool_response_to_messages` (Databricks serving Claude Sonnet 4
+    on Bedrock, ids `msg_bdrk_...`, `toolu_bdrk_...`): text first, then two parallel
+    `developer__shell` calls at tool indexes 1 and 2 (Bedrock's content-block numbers:
+    the text was block 0), each opened with empty arguments and an empty fragment; every
+    chunk has `role` and a `usage` whose `completion_tokens` and `total_tokens` are `null`
+    until the finish (4982 prompt, 122 completion, 5104). goose's test wants both calls and
+    the usage once. Two requests in order, and the finish's usage."""
+    first, second = "toolu_bdrk_01RMTd7R9DzQjEEWgDwzcBsU", "toolu_bdrk_016bgVTGZdpjP8ehjMWp9cWW"
+    body = _chat(
+        _databricks({"content": "I'll run both"}),
+        _databricks({"content": " `ls` commands in a single turn."}),
+        _databricks(_fragment(1, "", first)),
+        _databricks(_fragment(1, "")),
+        _databricks(_fragment(1, '{"')),
+        _databricks(_fragment(1, 'command": "l')),
+        _databricks(_fragment(1, 's"}')),
+        _databricks(_fragment(2, "", second)),
+        _databricks(_fragment(2, "")),
+        _databricks(_fragment(2, '{"')),
+        _databricks(_fragment(2, 'command": "ls wor')),
+        _databricks(_fragment(2, 'king_dir"}')),
+        _databricks({"content": ""}, "tool_calls", completion=122),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="I'll run both `ls` commands in a single turn.",
+            tools=(
+                (first, "developer__shell", {"command": "ls"}),
+                (second, "developer__shell", {"command": "ls working_dir"}),
+            ),
+            usage=(4982, 122, 0, 0, 5104),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=BEDROCK_CLAUDE,
+        ),
+    )
+
+
+def _openinference(
+    content: str, finish: str | None = None, reasoning: str | None = None
+) -> dict[str, Any]:
+    delta = {"role": "assistant", "content": content, "reasoning": reasoning}
+    return {
+        "id": "gen-1768896871-9HgAQqS1Z72C6gApaidi",
+        "provider": "OpenInference",
+        "model": "openai/gpt-oss-120b:free",
+        "object": "chat.completion.chunk",
+        "created": 1768896871,
+        "choices": [
+            {
+                "index": 0,
+                "delta": delta | {"reasoning_details": []},
+                "finish_reason": finish,
+                "native_finish_reason": finish,
+                "logprobs": None,
+            }
+        ],
+    }
+
+
+def test_openrouter_usage_on_a_choice_chunk_after_the_finish() -> None:
+    """goose openai.rs `test_openrouter_streaming_usage_yielded_once` (OpenRouter,
+    openai/gpt-oss-120b:free served by OpenInference): every delta has `reasoning` (`null`,
+    once `""`) and `reasoning_details: []`; the finish `stop` comes in a chunk of its own,
+    and the usage after it in a chunk that still has a choice (empty content, finish
+    `null`), not an empty `choices`. goose wants the text and the usage once: 7007 prompt,
+    49 completion. No reasoning is made of the empty values, and the finish waits for
+    the usage."""
+    usage_chunk = _openinference("")
+    del usage_chunk["choices"][0]["delta"]["reasoning"]
+    del usage_chunk["choices"][0]["delta"]["reasoning_details"]
+    usage_chunk["usage"] = {"prompt_tokens": 7007, "completion_tokens": 49, "total_tokens": 7056}
+    body = _chat(
+        _openinference(""),
+        _openinference("There", reasoning=""),
+        _openinference(" are"),
+        _openinference(" **47**"),
+        _openinference(" files."),
+        _openinference("", "stop"),
+        usage_chunk,
+    )
+    for provider in ("openrouter", "openai"):
+        events = replay_every_way(body, provider)
+        check(
+            summarize(events),
+            Expect(
+                text="There are **47** files.",
+                usage=(7007, 49, 0, 0, 7056),
+                model="openai/gpt-oss-120b:free",
+            ),
+        )
+        assert kinds(events) == ["text", "usage", "done"]
+
+
+def test_tetrate_claude_chunks_without_a_finish_key_and_usage_on_the_finish() -> None:
+    """goose openai.rs `test_tetrate_claude_streaming_usage_yielded_once` (Tetrate's
+    router, claude-sonnet-4-5-20250929): no chunk has `finish_reason` until the last
+    (the key is absent, not `null`); the role comes alone; the call's second delta
+    repeats `type` without an id; the finish chunk `tool_calls` carries the usage (12376
+    prompt, 79 completion) in the same chunk, with no `[DONE]`-less tail. One call."""
+    model = "claude-sonnet-4-5-20250929"
+
+    def chunk(choice: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "msg_01BbvMfNhbdm2hmmTbWjaeYt",
+            "choices": [{"index": 0, **choice}],
+            "created": 1768898776,
+            "model": model,
+            "object": "chat.completion.chunk",
+            **extra,
+        }
+
+    arguments = '{"command": "find ~/Desktop -type f | wc -l"}'
+    body = _chat(
+        chunk({"delta": {"role": "assistant"}}),
+        chunk(
+            {
+                "delta": {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "toolu_011Yj5pGczhs1597iLXp5XJK",
+                            "type": "function",
+                            "function": {"name": "developer__shell", "arguments": ""},
+                        }
+                    ]
+                }
+            }
+        ),
+        chunk(
+            {
+                "delta": {
+                    "tool_calls": [
+                        {"index": 0, "type": "function", "function": {"arguments": arguments}}
+                    ]
+                }
+            }
+        ),
+        chunk(
+            {"delta": {}, "finish_reason": "tool_calls"},
+            usage={"completion_tokens": 79, "prompt_tokens": 12376, "total_tokens": 12455},
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(
+                (
+                    "toolu_011Yj5pGczhs1597iLXp5XJK",
+                    "developer__shell",
+                    {"command": "find ~/Desktop -type f | wc -l"},
+                ),
+            ),
+            usage=(12376, 79, 0, 0, 12455),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+
+
+# -- Gemini ------------------------------------------------------------------------------
+
+
+def _gemini(*payloads: dict[str, Any]) -> bytes:
+    return "".join(f"data: {json.dumps(p)}\r\n\r\n" for p in payloads).encode()
+
+
+def test_gemini_continuation_is_a_paused_turn() -> None:
+    """googleapis/python-genai google/genai/tests/models/test_gc_continuation_token.py
+    and test_generate_content_continuation_token.py (gemini-2.5-pro): a long answer ends
+    a response with finishReason CONTINUATION and the candidate's `continuationToken`
+    (bytes, base64 on the wire), its usage counting 32768 candidate and 500 thought
+    tokens; the SDK sends the same request again with that token until a response ends
+    in STOP ("is_resumable_finish_reason": CONTINUATION, not MAX_TOKENS, not STOP). The
+    turn was paused, not finished for another reason: `pause`, as Anthropic's
+    `pause_turn` is, the raw reason kept. Before: `other`, which an agent loop cannot
+    tell from a turn that ended on its own."""
+    text = {"content": {"parts": [{"text": "Hop 1 part. "}], "role": "model"}, "index": 0}
+    body = _gemini(
+        {"candidates": [text], "modelVersion": "gemini-2.5-pro", "responseId": "r1"},
+        {
+            "candidates": [
+                {
+                    "content": {"parts": [{"text": "And on."}], "role": "model"},
+                    "finishReason": "CONTINUATION",
+                    "continuationToken": "dG9rZW5faG9wXzE=",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 32768,
+                "thoughtsTokenCount": 500,
+                "totalTokenCount": 33278,
+            },
+            "modelVersion": "gemini-2.5-pro",
+            "responseId": "r1",
+        },
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(
+            text="Hop 1 part. And on.",
+            usage=(10, 33268, 500, 0, 33278),
+            stop_reason="pause",
+            raw_stop_reason="CONTINUATION",
+            model="gemini-2.5-pro",
+        ),
+    )
+    # The token has no event yet: it is logged, not dropped silently.
+    assert any("continuationToken" in message for message in messages)
