@@ -32,9 +32,9 @@ Output items, by type (the decisions of this module):
   the one before (summary part 0 and reasoning-text part 0 are two parts); a part that
   had no deltas arrived whole: its text is emitted at its own `.done` event
   (`reasoning_summary_text.done`, `reasoning_summary_part.done`,
-  `reasoning_text.done`, `content_part.done`), once. An item that had no part at all
-  arrived whole: its `summary` texts (else its `content` texts) are emitted at its
-  `output_item.done`.
+  `reasoning_text.done`, `content_part.done`, or vLLM's `reasoning_part.done`), once.
+  An item that had no part at all arrived whole: its `summary` texts (else its
+  `content` texts) are emitted at its `output_item.done`.
   That item ends with one more delta: its `encrypted_content` as the signature, its
   other fields (`id`, `summary`, ...) as `details`, which the request builder sends
   back as the item.
@@ -243,6 +243,7 @@ _IGNORED = frozenset(
         "response.queued",
         "response.content_part.added",
         "response.reasoning_summary_part.added",
+        "response.reasoning_part.added",  # vLLM's, for a reasoning-text part
         # a provider-run call's input, whole at its done event (`_server_input_done`)
         "response.code_interpreter_call_code.delta",
         "response.code_interpreter_call.code.delta",  # the older name
@@ -886,6 +887,8 @@ class ResponsesNormalizer(Normalizer):
             "response.output_text.done": self._text_done,
             "response.refusal.done": self._refusal_done,
             "response.content_part.done": self._content_part_done,
+            # vLLM's for a reasoning-text part: `content_part.done`'s shape
+            "response.reasoning_part.done": self._content_part_done,
             "response.output_text.annotation.added": self._annotation,
             "response.audio.transcript.delta": self._transcript,
             "response.audio.transcript.done": self._transcript_done,

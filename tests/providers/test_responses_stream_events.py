@@ -80,3 +80,65 @@ async def test_progress_events_are_known_and_logged_once_a_type(serve_body: Serv
     assert runs > 1
     for kind in dict.fromkeys(kinds):
         assert said.count(f"{kind!r} has no event") == runs, kind
+
+
+# Raw reasoning over Responses (gpt-oss on vLLM, Ollama, LM Studio): `reasoning_text`
+# parts, beside or instead of a summary's `summary_text` parts; each is reasoning, said
+# once whatever done events repeat it. vLLM frames a reasoning-text part with
+# `response.reasoning_part.added` / `.done` (vllm `entrypoints/openai/responses`), the
+# shape of `content_part.added` / `.done`.
+REASONING = {"type": "reasoning", "id": "rs_1", "summary": []}
+
+
+def thought(kind: str, delta: str, index: int = 0) -> dict[str, Any]:
+    field = "summary_index" if "summary" in kind else "content_index"
+    return on(kind, 0, "rs_1", delta=delta, **{field: index})
+
+
+async def test_reasoning_text_and_a_summary_each_said_once(serve_body: ServeBody) -> None:
+    raw = {"type": "reasoning_text", "text": "Think hard."}
+    summary = {"type": "summary_text", "text": "Sum."}
+    with log_messages() as messages:
+        events = await run(
+            serve_body,
+            CREATED,
+            {"type": "response.output_item.added", "output_index": 0, "item": REASONING},
+            on(
+                "response.reasoning_part.added",
+                0,
+                "rs_1",
+                content_index=0,
+                part={**raw, "text": ""},
+            ),
+            thought("response.reasoning_text.delta", "Think "),
+            thought("response.reasoning_text.delta", "hard."),
+            on("response.reasoning_text.done", 0, "rs_1", content_index=0, text="Think hard."),
+            on("response.reasoning_part.done", 0, "rs_1", content_index=0, part=raw),
+            on("response.content_part.done", 0, "rs_1", content_index=0, part=raw),
+            thought("response.reasoning_summary_text.delta", "Sum."),
+            on("response.reasoning_summary_text.done", 0, "rs_1", summary_index=0, text="Sum."),
+            on("response.reasoning_summary_part.done", 0, "rs_1", summary_index=0, part=summary),
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": {**REASONING, "summary": [summary], "content": [raw]},
+            },
+            COMPLETED,
+        )
+    assert summarize(events).reasoning == "Think hard.\n\nSum."
+    assert not [m for m in messages if "unknown type" in m]
+
+
+async def test_a_reasoning_part_whole_at_its_reasoning_part_done(serve_body: ServeBody) -> None:
+    """A part with no deltas whose text only its `reasoning_part.done` holds (the done
+    item without `content`): it was dropped, the event logged as of an unknown type."""
+    raw = {"type": "reasoning_text", "text": "Whole thought."}
+    events = await run(
+        serve_body,
+        CREATED,
+        {"type": "response.output_item.added", "output_index": 0, "item": REASONING},
+        on("response.reasoning_part.done", 0, "rs_1", content_index=0, part=raw),
+        {"type": "response.output_item.done", "output_index": 0, "item": REASONING},
+        COMPLETED,
+    )
+    assert summarize(events).reasoning == "Whole thought."
