@@ -53,6 +53,14 @@ one dict lookup:
   `include_thoughts`) makes the delta's content reasoning, the `<thought>` tags around
   a turn's thoughts left out.
   OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
+  A call named `multi_tool_use.parallel` (or `parallel`: `PARALLEL_WRAPPERS`), the
+  wrapper gpt-4o sometimes sends in place of parallel calls (vercel/ai#2786; LiteLLM
+  expands it, `_handle_invalid_parallel_tool_calls`), is held until the turn ends: when
+  its arguments are `{"tool_uses": [{"recipient_name": "functions.<tool>",
+  "parameters": {...}}, ...]}`, each wrapped call is a `tool_request` of its own (call
+  id `<id>_<n>`, the wrapper's index), as the Responses wire reads it; otherwise (a
+  client tool named `parallel`) the call is requested as it came. A turn cut off or
+  failed starts a wrapper still held as the call it came as.
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
   back in the history as a custom call when the request offers that custom tool.
@@ -163,6 +171,7 @@ __all__ = [
     "TOOL_RESULTS_READ",
     "ChatNormalizer",
     "ChatOptions",
+    "PARALLEL_WRAPPERS",
     "OpenAIChat",
     "arguments_object",
     "chat_messages",
@@ -171,6 +180,7 @@ __all__ = [
     "pdf_file",
     "short_call_id",
     "usage_cost",
+    "wrapped_calls",
 ]
 
 FINISH_REASONS: dict[str, StopReason] = {
@@ -915,6 +925,35 @@ def _arguments_text(arguments: Any) -> str:
     raise ValueError(f"tool call arguments must be a JSON string, got {type(arguments).__name__}")
 
 
+# The names a model gives the `multi_tool_use.parallel` wrapper when it sends it as a
+# call of its own (gpt-4o on this wire, vercel/ai#2786; gpt-5.4 on the Responses wire as
+# `parallel`, vercel/ai#19067); its wrapped calls name client functions as
+# `functions.<name>`.
+PARALLEL_WRAPPERS = frozenset({"parallel", "multi_tool_use.parallel"})
+_FUNCTIONS = "functions."
+
+
+def wrapped_calls(arguments: str) -> list[tuple[str, dict[str, Any]]] | None:
+    """The (tool, parameters) calls a `multi_tool_use.parallel` wrapper's arguments hold,
+    or None when they are not that wrapper (a tool the client named `parallel`)."""
+    try:
+        payload = json.loads(arguments)
+    except ValueError:
+        return None
+    uses = payload.get("tool_uses") if isinstance(payload, dict) and len(payload) == 1 else None
+    if not isinstance(uses, list) or not uses:
+        return None
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for use in uses:
+        name = use.get("recipient_name") if isinstance(use, dict) else None
+        parameters = use.get("parameters", {}) if isinstance(use, dict) else None
+        tool = name.removeprefix(_FUNCTIONS) if isinstance(name, str) else ""
+        if tool in ("", name) or not isinstance(parameters, dict):
+            return None
+        calls.append((tool, parameters))
+    return calls
+
+
 # A reasoning detail's content, which its fragments stream; its other fields describe it.
 _DETAIL_CONTENT = frozenset({"text", "summary", "data", "signature"})
 
@@ -1066,6 +1105,7 @@ class ChatNormalizer(Normalizer):
         "unnamed",
         "unread",
         "warned_choices",
+        "wrapped",
     )
 
     def __init__(
@@ -1083,6 +1123,9 @@ class ChatNormalizer(Normalizer):
         self.signatures: dict[int, str] | None = None
         # calls whose name has not come yet: index -> [whether the id came, arguments]
         self.unnamed: dict[int, list[Any]] = {}
+        # `multi_tool_use.parallel` wrappers held until the turn ends: index -> (name,
+        # arguments so far); made at the first one (`_start_call`).
+        self.wrapped: dict[int, tuple[str, list[str]]] | None = None
         self.custom: set[int] | None = None  # custom tool calls whose input is open
         self.choice_error: Any = None  # an error object inside choice 0 (`_choice_rest`)
         self.think: ThinkTagSplitter | None = None
@@ -1220,8 +1263,11 @@ class ChatNormalizer(Normalizer):
     def end(self) -> None:
         if self.finish is not None:
             self._settle()
-        elif self.think is not None:
+            return
+        if self.think is not None:
             self.think.flush()  # the stream was cut: what was held is still output
+        if self.wrapped:
+            self._release_wrapped()
 
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")
@@ -1658,6 +1704,8 @@ class ChatNormalizer(Normalizer):
             held = self.unnamed.get(index) if self.unnamed else None
             if held is not None:
                 held[1].append(arguments)
+            elif self.wrapped and index in self.wrapped:
+                self.wrapped[index][1].append(arguments)
             else:
                 self.tool_args(index, arguments)
 
@@ -1768,7 +1816,7 @@ class ChatNormalizer(Normalizer):
             del self.unnamed[index]
             self._start_call(index, name)
             for piece in held[1]:
-                self.tool_args(index, piece)
+                self._arguments(index, piece)
 
     def _start_call(self, index: int, name: str) -> None:
         """Call `index` starts, under an id no other call of the turn has: DeepSeek and
@@ -1777,10 +1825,55 @@ class ChatNormalizer(Normalizer):
         ("Duplicate value for 'tool_call_id'"). The repeat is renamed as `CallIds`
         renames one in a history (`{id}_2`), and goes back under that name. Calls are
         matched on the wire by the id the server sent (`call_ids`)."""
+        if name in PARALLEL_WRAPPERS:  # read once whole, at the turn's end (`_unwrap`)
+            if self.wrapped is None:
+                self.wrapped = {}
+            self.wrapped[index] = (name, [])
+            return
+        self.tool_start(self._turn_ids().call(self.call_ids[index]), name, index)
+
+    def _arguments(self, index: int, piece: str) -> None:
+        """A fragment of call `index`'s arguments: held while the call is a parallel
+        wrapper, streamed otherwise."""
+        held = self.wrapped.get(index) if self.wrapped else None
+        if held is not None:
+            held[1].append(piece)
+        else:
+            self.tool_args(index, piece)
+
+    def _unwrap(self, index: int, signature: str | None) -> None:
+        """A parallel wrapper, complete: each call it wraps is requested on its own, at the
+        wrapper's index, one after the other, under the wrapper's id and `_{n}`, as the
+        Responses wire reads one; a call that wraps none is requested as it came."""
+        assert self.wrapped is not None
+        name, pieces = self.wrapped.pop(index)
+        arguments = "".join(pieces)
+        calls = wrapped_calls(arguments)
+        ids = self._turn_ids()
+        call_id = self.call_ids[index]
+        if calls is None:
+            self.tool_start(ids.call(call_id), name, index)
+            self.tool_end(index, arguments or None, signature)
+            return
+        for n, (tool, parameters) in enumerate(calls):
+            self.tool_start(ids.call(f"{call_id}_{n}"), tool, index)
+            self.tool_end(index, json.dumps(parameters, ensure_ascii=False))
+
+    def _release_wrapped(self) -> None:
+        """The turn did not complete (cut off, or failed): a wrapper still held starts as
+        the call it came as, with what it streamed, and is judged as any call left open."""
+        wrapped, self.wrapped = self.wrapped, None
+        for index, (name, pieces) in (wrapped or {}).items():
+            self.tool_start(self._turn_ids().call(self.call_ids[index]), name, index)
+            for piece in pieces:
+                self.tool_args(index, piece)
+
+    def _turn_ids(self) -> CallIds:
+        """The ids the turn's calls were given so far (`_start_call`)."""
         ids = self.turn_ids
         if ids is None:
             ids = self.turn_ids = CallIds()
-        self.tool_start(ids.call(self.call_ids[index]), name, index)
+        return ids
 
     def _release_unnamed(self) -> None:
         """The turn ended with calls that never named their tool: they start as they
@@ -1803,6 +1896,8 @@ class ChatNormalizer(Normalizer):
     def release(self) -> None:
         if self.think is not None:
             self.think.flush()  # text held back before an error is still output
+        if self.wrapped:
+            self._release_wrapped()
 
     def _settle(self) -> None:
         if self.detail is not None:  # [DONE] without a finish (Snowflake)
@@ -1811,6 +1906,8 @@ class ChatNormalizer(Normalizer):
             self.think.flush()
         finish, word = self.finish, self.finish_word
         if word in FAILED_FINISHES:  # no error object came (it would have ended it)
+            if self.wrapped:
+                self._release_wrapped()
             self.fail(
                 "stream_error",
                 f"{self.provider} ended the turn with finish_reason {finish!r}",
@@ -1835,8 +1932,12 @@ class ChatNormalizer(Normalizer):
         if self.custom:
             self._close_custom()
         signatures = self.signatures or {}
+        wrapped = self.wrapped
         for index in self.call_ids:
-            self.tool_end(index, signature=signatures.get(index))
+            if wrapped and index in wrapped:
+                self._unwrap(index, signatures.get(index))
+            else:
+                self.tool_end(index, signature=signatures.get(index))
 
 
 class OpenAIChat(WireProtocol):
