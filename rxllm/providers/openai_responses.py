@@ -198,10 +198,12 @@ from rxllm.providers.base import (
 from rxllm.providers.call_ids import CallIds
 from rxllm.providers.openai_chat import (
     OPENAI_TOOL_NAMES,
+    PARALLEL_WRAPPERS,
     arguments_object,
     function_parameters,
     pdf_file,
     usage_cost,
+    wrapped_calls,
 )
 from rxllm.request import (
     TOOL_CHOICE_MODES,
@@ -325,34 +327,6 @@ SERVER_INPUT_FIELDS = (
     "input",
 )
 _NOT_ARGUMENTS = frozenset({"id", "type", "status", "call_id"})
-# The names a model gives the `multi_tool_use.parallel` wrapper when it sends it as a
-# function call (gpt-5.4: `parallel`, vercel/ai#19067); its wrapped calls name client
-# functions as `functions.<name>`.
-PARALLEL_WRAPPERS = frozenset({"parallel", "multi_tool_use.parallel"})
-_FUNCTIONS = "functions."
-
-
-def wrapped_calls(arguments: str) -> list[tuple[str, dict[str, Any]]] | None:
-    """The (tool, parameters) calls a `multi_tool_use.parallel` wrapper's arguments hold,
-    or None when they are not that wrapper (a tool the client named `parallel`)."""
-    try:
-        payload = json.loads(arguments)
-    except ValueError:
-        return None
-    uses = payload.get("tool_uses") if isinstance(payload, dict) and len(payload) == 1 else None
-    if not isinstance(uses, list) or not uses:
-        return None
-    calls: list[tuple[str, dict[str, Any]]] = []
-    for use in uses:
-        name = use.get("recipient_name") if isinstance(use, dict) else None
-        parameters = use.get("parameters", {}) if isinstance(use, dict) else None
-        tool = name.removeprefix(_FUNCTIONS) if isinstance(name, str) else ""
-        if tool in ("", name) or not isinstance(parameters, dict):
-            return None
-        calls.append((tool, parameters))
-    return calls
-
-
 # Output items that carry the result of a provider-run call -> that call's item type (a
 # `program_output` answers a program of programmatic tool calling, often one begun in
 # an earlier turn, whose client calls were answered since).
