@@ -564,10 +564,13 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
 
 def usage_cost(raw: dict[str, Any]) -> float | None:
     """A usage object's cost in USD, in its dialects: OpenRouter's `cost`, Perplexity's
-    `cost` object (its `total_cost`), xAI's `cost_in_usd_ticks`; None without one."""
+    `cost` object (its `total_cost`), Charm's gateway's (its `usd`, beside the price in
+    its credits), xAI's `cost_in_usd_ticks`; None without one."""
     cost = raw.get("cost")
-    if isinstance(cost, dict):  # Perplexity: the cost's parts and their total
-        cost = cost.get("total_cost")
+    if isinstance(cost, dict):
+        # Perplexity: the cost's parts and their total; hyper.charm.land:
+        # `{"usd": ..., "hypercredits": ...}` (charmbracelet/crush's recordings)
+        cost = cost.get("total_cost", cost.get("usd"))
     if isinstance(cost, int | float):
         return cost
     ticks = raw.get("cost_in_usd_ticks")

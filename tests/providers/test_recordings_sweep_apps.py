@@ -593,3 +593,54 @@ def test_gemini_continuation_is_a_paused_turn() -> None:
     )
     # The token has no event yet: it is logged, not dropped silently.
     assert any("continuationToken" in message for message in messages)
+
+
+def _hyper(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return {
+        "id": "chatcmpl-2ebd5e0026c4b4aba27316e7",
+        "object": "chat.completion.chunk",
+        "created": 1787170405,
+        "model": "deepseek-v4-flash-0731",
+        "choices": choices,
+        **extra,
+    }
+
+
+def test_charm_hyper_usage_cost_is_an_object_of_usd_and_credits() -> None:
+    """charmbracelet/crush internal/agent/testdata/TestCoderAgent/deepseek-v4/
+    parallel_tool_calls.yaml (Charm's gateway hyper.charm.land, deepseek-v4-flash-0731,
+    the title request with `max_tokens` 40): reasoning, a few words of text, the finish
+    `length`, then the usage with 35 reasoning tokens of 41 and `cost` an object
+    `{"usd": 0.0001716, "hypercredits": 0.003432}`, the price in dollars and in the
+    gateway's credits. The cost is its `usd`. Before: the object was not read (only
+    Perplexity's `total_cost`), and the turn's price was lost without a word."""
+    body = _chat(
+        _hyper({"role": "assistant"}),
+        _hyper({"reasoning_content": "The user message is about using glob."}),
+        _hyper({"content": "List .go files"}),
+        _hyper({}, "length"),
+        _hyper(
+            None,
+            usage={
+                "prompt_tokens": 162,
+                "completion_tokens": 41,
+                "total_tokens": 203,
+                "completion_tokens_details": {"reasoning_tokens": 35},
+                "cost": {"usd": 0.00017160000000000002, "hypercredits": 0.003432},
+            },
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="List .go files",
+            reasoning="The user message is about using glob.",
+            usage=(162, 41, 35, 0, 203),
+            cost=0.0001716,
+            stop_reason="length",
+            raw_stop_reason="length",
+            model="deepseek-v4-flash-0731",
+        ),
+    )
