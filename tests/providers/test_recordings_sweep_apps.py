@@ -644,3 +644,129 @@ def test_charm_hyper_usage_cost_is_an_object_of_usd_and_credits() -> None:
             model="deepseek-v4-flash-0731",
         ),
     )
+
+
+def _siliconflow(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "gen-1768830385-zIIWH3CAe4AS4Y0mUEGZ",
+        "provider": "SiliconFlow",
+        "model": "moonshotai/kimi-k2-0905",
+        "object": "chat.completion.chunk",
+        "created": 1768830385,
+        "choices": [
+            {
+                "index": 0,
+                "delta": {"role": "assistant", **delta},
+                "finish_reason": finish,
+                "native_finish_reason": finish,
+                "logprobs": None,
+            }
+        ],
+        "system_fingerprint": "",
+    }
+
+
+def _kimi_call(index: int, arguments: str, name: str | None = None) -> dict[str, Any]:
+    """A fragment as SiliconFlow writes Kimi's calls: `id` and `type` on every one, the
+    id `null` after the first."""
+    function = {"arguments": arguments} if name is None else {"name": name, "arguments": ""}
+    call_id = None if name is None else f"functions.{name}:{index}"
+    call = {"index": index, "id": call_id, "type": "function", "function": function}
+    return {"content": None, "tool_calls": [call]}
+
+
+def test_kimi_on_siliconflow_fragments_with_a_null_id_after_the_first() -> None:
+    """charmbracelet/crush internal/agent/testdata/TestCoderAgent/openrouter-kimi-k2/
+    parallel_tool_calls.yaml (OpenRouter, moonshotai/kimi-k2-0905 served by
+    SiliconFlow): two parallel calls with Kimi's ids `functions.glob:0` and
+    `functions.ls:1`; every fragment repeats `type` and carries `"id": null`, which is
+    no new call; the second call's arguments `{}` come whole; the usage (with
+    `is_byok: false` and `cost_details`) comes after the finish on a chunk that still has
+    a choice. Two requests, the cost from `cost`."""
+    usage_chunk = _siliconflow({"content": ""})
+    usage_chunk["usage"] = {
+        "prompt_tokens": 11669,
+        "completion_tokens": 25,
+        "total_tokens": 11694,
+        "cost": 0.0047176,
+        "is_byok": False,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0, "video_tokens": 0},
+        "cost_details": {
+            "upstream_inference_cost": None,
+            "upstream_inference_prompt_cost": 0.0046676,
+            "upstream_inference_completions_cost": 0.00005,
+        },
+        "completion_tokens_details": {"reasoning_tokens": 0, "image_tokens": 0},
+    }
+    body = _chat(
+        _siliconflow({"content": ""}),
+        _siliconflow(_kimi_call(0, "", "glob")),
+        *(_siliconflow(_kimi_call(0, piece)) for piece in ('{"pattern', '":', ' "**', '/*.go"}')),
+        _siliconflow(_kimi_call(1, "", "ls")),
+        _siliconflow(_kimi_call(1, "{}")),
+        _siliconflow({"content": ""}, "tool_calls"),
+        usage_chunk,
+    )
+    events = replay_every_way(body, "openrouter")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(
+                ("functions.glob:0", "glob", {"pattern": "**/*.go"}),
+                ("functions.ls:1", "ls", {}),
+            ),
+            usage=(11669, 25, 0, 0, 11694),
+            cost=0.0047176,
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="moonshotai/kimi-k2-0905",
+        ),
+    )
+
+
+def test_zai_coding_plan_chunks_without_a_finish_key_and_a_cached_prompt() -> None:
+    """charmbracelet/crush internal/agent/testdata/TestCoderAgent/zai-glm4.6/
+    parallel_tool_calls.yaml (api.z.ai/api/coding/paas/v4, glm-4.5-air, the title
+    request): no choice has a `finish_reason` key until the last; every delta repeats
+    `role`; the reasoning is a lone line break; the finish chunk holds the usage, 122 of
+    the 149 prompt tokens read from the cache (`prompt_tokens_details.cached_tokens`).
+    The input is the 27 uncached tokens, the cache read apart."""
+
+    def chunk(delta: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        choice: dict[str, Any] = {"index": 0, "delta": {"role": "assistant", **delta}}
+        if "finish_reason" in extra:
+            choice = {"index": 0, "finish_reason": extra.pop("finish_reason"), **choice}
+        return {
+            "id": "2026030905215072ea5884f3624612",
+            "created": 1773004910,
+            "object": "chat.completion.chunk",
+            "model": "glm-4.5-air",
+            "choices": [choice],
+            **extra,
+        }
+
+    body = _chat(
+        chunk({"reasoning_content": "\n"}),
+        *(chunk({"content": piece}) for piece in ("Parallel", " glob", " and", " ls commands")),
+        chunk(
+            {"content": ""},
+            finish_reason="stop",
+            usage={
+                "prompt_tokens": 149,
+                "completion_tokens": 9,
+                "total_tokens": 158,
+                "prompt_tokens_details": {"cached_tokens": 122},
+            },
+        ),
+    )
+    events = replay_every_way(body, "zai")
+    check(
+        summarize(events),
+        Expect(
+            text="Parallel glob and ls commands",
+            reasoning="\n",
+            usage=(27, 9, 0, 122, 158),
+            model="glm-4.5-air",
+        ),
+    )
