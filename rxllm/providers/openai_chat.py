@@ -33,6 +33,11 @@ one dict lookup:
   whole and OpenRouter and Snowflake get it back as it came (`ChatOptions.reasoning_back`).
 - `delta.audio.transcript` (OpenAI's audio output, where `content` stays null) as the
   text; the audio bytes have no event.
+- LiteLLM's `delta.thinking_blocks` (its proxy serving Claude): what
+  `reasoning_content` beside them cannot carry, a thinking block's signature (an empty
+  reasoning delta with it, ending the block) and a `redacted_thinking` block (a
+  reasoning delta with its `data` as signature, `redacted=True`), as the Anthropic wire
+  reads them (`_thinking_blocks`).
 - `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
   inner text chunks are reasoning; a `tool_reference` with a URL is a citation; a
   `reference`, whose ids point into sources the client sent, is logged).
@@ -1030,7 +1035,15 @@ _DELTA_KEYS = frozenset(
 _SOURCE_LISTS = ("search_results", "citations", "web_search")
 _CHOICE_READ_WHEN_SENT = frozenset({"message", "text", "error"})
 _DELTA_READ_WHEN_SENT = frozenset(
-    {"function_call", "annotations", "executed_tools", "audio", "reasoning_steps", "extra_content"}
+    {
+        "function_call",
+        "annotations",
+        "executed_tools",
+        "audio",
+        "reasoning_steps",
+        "extra_content",
+        "thinking_blocks",
+    }
 )
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
 # turn, as that API allows.
@@ -1100,6 +1113,7 @@ class ChatNormalizer(Normalizer):
         "legacy_beside",
         "options",
         "read_when_sent",
+        "reasoned",
         "server_tools",
         "signatures",
         "streamed",
@@ -1132,6 +1146,9 @@ class ChatNormalizer(Normalizer):
         self.custom: set[int] | None = None  # custom tool calls whose input is open
         self.choice_error: Any = None  # an error object inside choice 0 (`_choice_rest`)
         self.think: ThinkTagSplitter | None = None
+        # Whether reasoning text came in a field since the last signed thinking block
+        # (`_thinking_blocks`): that block's text repeats it.
+        self.reasoned = False
         # Whether a delta carried output (reasoning, content, a refusal, tool calls): a
         # whole `message` after it is the turn's summary.
         self.streamed = False
@@ -1327,7 +1344,7 @@ class ChatNormalizer(Normalizer):
                 self._end_detail()
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if reasoning:
-                self.streamed = True
+                self.streamed = self.reasoned = True
                 self.reasoning(reasoning)
         content = delta.get("content")
         if content:
@@ -1366,8 +1383,49 @@ class ChatNormalizer(Normalizer):
         steps = delta.get("reasoning_steps")
         if steps.__class__ is list:
             self._reasoning_steps(steps)
+        blocks = delta.get("thinking_blocks")
+        if blocks.__class__ is list:
+            self._thinking_blocks(
+                blocks, bool(delta.get("reasoning_content") or delta.get("reasoning"))
+            )
         self._sources_and_tools(delta)
         self.delta_keys = self._unread("delta", delta, self.delta_keys, _DELTA_READ_WHEN_SENT)
+
+    def _thinking_blocks(self, blocks: list[Any], beside_text: bool) -> None:
+        """LiteLLM's `thinking_blocks` (a proxy serving Claude): Anthropic's thinking,
+        which `reasoning_content` beside it already streams as text, and what that field
+        cannot carry: a block's signature, which comes on a block of its own at the end
+        (`{"thinking": "", "signature"}`, or the block's whole text again with it in
+        LiteLLM 1.83 on), and a `redacted_thinking` block's opaque `data`. A signature
+        ends its block as a `signature_delta` does on Anthropic's wire (an empty
+        reasoning delta with it); a redacted block is one reasoning delta with its data as
+        signature, `redacted=True`, as the Anthropic wire reads one. A block's text is
+        read only where no field beside it carries the reasoning (and, signed, where none
+        did since the last signature): it is never said twice."""
+        for block in blocks:
+            if block.__class__ is not dict:
+                continue
+            kind = block.get("type", "thinking")
+            if kind == "redacted_thinking":
+                data = block.get("data")
+                if data and data.__class__ is str:
+                    self.streamed = True
+                    self.reasoning("", signature=data, redacted=True)
+                continue
+            text = block.get("thinking")
+            if kind != "thinking" or (text is not None and text.__class__ is not str):
+                self._log_once(
+                    f"thinking block {kind}", f"a thinking block of type {kind!r} has no event"
+                )
+                continue
+            signature = block.get("signature")
+            if signature and signature.__class__ is str:
+                said = text if text and not (beside_text or self.reasoned) else ""
+                self.streamed, self.reasoned = True, False
+                self.reasoning(said, signature=signature)
+            elif text and not beside_text:
+                self.streamed = self.reasoned = True
+                self.reasoning(text)
 
     def _audio(self, audio: dict[str, Any]) -> None:
         """OpenAI's audio output (`modalities: ["text", "audio"]`): `content` stays null and

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+import rxllm
+from rxllm.pipeline.record import RecordBuilder
 from tests.support import Expect, check, replay_every_way, summarize
 
 GPT_4O = "gpt-4o-2024-08-06"
@@ -122,3 +124,118 @@ def test_a_parallel_wrapper_cut_off_is_a_truncated_turn_that_shows_the_call() ->
     check(summarize(events), Expect(terminal="error", error_kind="truncated"))
     starts = [(ev.call_id, ev.name) for ev in events if ev.type == "tool_start"]
     assert starts == [("m1", "multi_tool_use.parallel")]
+
+
+CLAUDE = "claude-sonnet-4-6"
+
+
+def _proxy_chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    """A chunk as LiteLLM's proxy serves Claude on the chat wire: its thinking blocks on
+    the delta, and again in `provider_specific_fields`."""
+    blocks = delta.get("thinking_blocks")
+    if blocks is not None:
+        delta = delta | {"provider_specific_fields": {"thinking_blocks": blocks}}
+    return {
+        "id": "chatcmpl-litellm",
+        "object": "chat.completion.chunk",
+        "created": 1781043300,
+        "model": CLAUDE,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def _thinking(text: str, signature: str | None = None) -> dict[str, Any]:
+    block = {"type": "thinking", "thinking": text}
+    return block if signature is None else block | {"signature": signature}
+
+
+def _parts(events: list[Any]) -> list[rxllm.ReasoningPart]:
+    builder = RecordBuilder("custom", CLAUDE)
+    for event in events:
+        builder.add(event)
+    return builder.build().reasoning_parts
+
+
+def test_litellm_thinking_blocks_keep_the_signature_that_reasoning_content_cannot_carry() -> None:
+    """BerriAI/litellm tests/test_litellm/llms/anthropic/chat/test_anthropic_chat_handler.py
+    (test_streaming_thinking_blocks_are_replayable_after_signature_delta and the mock
+    server of test_anthropic_completion_streaming_usage_matches_non_streaming_with_thinking):
+    Claude's thinking through LiteLLM's chat wire. Each `thinking_delta` is a delta with
+    `reasoning_content` and the same text in `thinking_blocks`; the `signature_delta` is a
+    delta whose thinking block has the whole text again and the signature ("sig-final"),
+    which LiteLLM expects to make the block replayable. The reasoning is said once,
+    "Step 1. Step 2.", one part closed by its signature, as the Anthropic wire reads it.
+    Before: the blocks were logged as a field with no event, and the signature was lost:
+    the part could not go back to Claude (directly, or by a fallback) as signed thinking."""
+    body = _sse(
+        _proxy_chunk({"role": "assistant", "content": ""}),
+        _proxy_chunk({"reasoning_content": "Step 1. ", "thinking_blocks": [_thinking("Step 1. ")]}),
+        _proxy_chunk({"reasoning_content": "Step 2.", "thinking_blocks": [_thinking("Step 2.")]}),
+        _proxy_chunk({"thinking_blocks": [_thinking("Step 1. Step 2.", "sig-final")]}),
+        _proxy_chunk({"content": "The probability is 3/8."}),
+        _proxy_chunk({}, "stop"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="The probability is 3/8.",
+            reasoning="Step 1. Step 2.",
+            signatures=1,
+            model=CLAUDE,
+        ),
+    )
+    assert _parts(events) == [rxllm.ReasoningPart(text="Step 1. Step 2.", signature="sig-final")]
+
+
+def test_litellm_signed_and_redacted_thinking_blocks_are_parts_of_their_own() -> None:
+    """openai/openai-agents-python tests/models/test_openai_chatcompletions_stream.py
+    (test_stream_handler_segments_thinking_blocks_at_signature_deltas,
+    test_stream_handler_preserves_redacted_thinking_without_summary; openai-agents-python#4177
+    checked the shape against LiteLLM 1.83.0): a block's signature on a block of its own
+    with empty text (`"thinking": "", "signature": "SIG-1"`), unsigned blocks with
+    `"signature": ""`, and a `redacted_thinking` block with its opaque `data` and no
+    `reasoning_content`. Three parts, in order: "step one" signed SIG-1, the redacted
+    block, "step two" signed SIG-2, as openai-agents keeps them for replay. Before: the
+    redacted block was dropped, and both signatures."""
+    body = _sse(
+        _proxy_chunk({"role": "assistant", "content": ""}),
+        _proxy_chunk({"reasoning_content": "step ", "thinking_blocks": [_thinking("step ", "")]}),
+        _proxy_chunk({"reasoning_content": "one", "thinking_blocks": [_thinking("one", "")]}),
+        _proxy_chunk({"thinking_blocks": [_thinking("", "SIG-1")]}),
+        _proxy_chunk({"thinking_blocks": [{"type": "redacted_thinking", "data": "BLOB"}]}),
+        _proxy_chunk(
+            {"reasoning_content": "step two", "thinking_blocks": [_thinking("step two", "")]}
+        ),
+        _proxy_chunk({"thinking_blocks": [_thinking("", "SIG-2")]}),
+        _proxy_chunk({"content": "visible answer"}),
+        _proxy_chunk({}, "stop"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="visible answer", reasoning="step onestep two", signatures=3, model=CLAUDE),
+    )
+    assert _parts(events) == [
+        rxllm.ReasoningPart(text="step one", signature="SIG-1"),
+        rxllm.ReasoningPart(signature="BLOB", redacted=True),
+        rxllm.ReasoningPart(text="step two", signature="SIG-2"),
+    ]
+
+
+def test_thinking_blocks_alone_are_the_reasoning_said_once() -> None:
+    """The same blocks with no `reasoning_content` beside them (a relay that keeps only
+    the blocks): their text is the reasoning, and the signed block that repeats it whole
+    (LiteLLM 1.83's) adds only its signature."""
+    body = _sse(
+        _proxy_chunk({"thinking_blocks": [_thinking("Step 1. ")]}),
+        _proxy_chunk({"thinking_blocks": [_thinking("Step 2.")]}),
+        _proxy_chunk({"thinking_blocks": [_thinking("Step 1. Step 2.", "sig-final")]}),
+        _proxy_chunk({"content": "3/8"}, "stop"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="3/8", reasoning="Step 1. Step 2.", signatures=1, model=CLAUDE),
+    )
+    assert _parts(events) == [rxllm.ReasoningPart(text="Step 1. Step 2.", signature="sig-final")]
