@@ -57,6 +57,10 @@ Output items, by type (the decisions of this module):
   place of parallel calls (vercel/ai#19067), each wrapped call is a `tool_request` of its
   own (call id `<call_id>_<n>`, the wrapper's output index); otherwise the call is
   requested as it came, and one still open at the terminal is ended there as any call.
+  A call added without its `call_id` (the id its answer must name) is held too, its
+  argument events kept, until an item names it: its done item, else the terminal
+  response's item; then it is started and ended under that call_id, with the arguments
+  of its first done event. One no item names goes by its item id.
   A call added whole (`status: completed` at its `output_item.added`: Perplexity's
   Agent API, which streams no argument events) is read at its done item, which says
   whose it is: a `function_call` done item is the client's call; another item done at
@@ -174,7 +178,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, ClassVar, Literal
 
@@ -728,6 +732,21 @@ class _Shown:
     done: bool = False
 
 
+@dataclass(slots=True)
+class _Held:
+    """A function call held back from the stream: a parallel wrapper until its arguments
+    are whole (`PARALLEL_WRAPPERS`), a call added without its `call_id` until an item
+    names it (`named`), with the arguments its `function_call_arguments.done` gave
+    (`marked`) in the meantime."""
+
+    call_id: str
+    name: str
+    named: bool
+    pieces: list[str] = field(default_factory=list)  # the argument deltas
+    marked: bool = False
+    arguments: Any = None
+
+
 def _match_shown(shown: list[_Shown], output: list[Any]) -> list[_Shown | None]:
     """For each item of a terminal response's `output`, the item the stream showed that it
     is: the one of its id, else the first of its type not yet matched, in order (a server
@@ -787,6 +806,7 @@ class ResponsesNormalizer(Normalizer):
         "custom_done",
         "custom_inputs",
         "handlers",
+        "held",
         "ids",
         "moved",
         "parts",
@@ -802,7 +822,6 @@ class ResponsesNormalizer(Normalizer):
         "shown_at",
         "transcribed",
         "whole_calls",
-        "wrapped",
     )
 
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
@@ -824,9 +843,9 @@ class ResponsesNormalizer(Normalizer):
         self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools shown
         # provider-run items added, their call not yet shown: output_index -> the added item
         self.server_items: dict[int, dict[str, Any]] = {}
-        # parallel wrappers held until their arguments are whole: output_index ->
-        # (call id, name, the argument deltas)
-        self.wrapped: dict[int, tuple[str, str, list[str]]] = {}
+        # function calls held back (parallel wrappers, calls not yet named): output_index
+        # -> the call (`_Held`)
+        self.held: dict[int, _Held] = {}
         # function calls added whole, read at their done item (`_item_added`):
         # output_index -> the added item
         self.whole_calls: dict[int, dict[str, Any]] = {}
@@ -1151,7 +1170,7 @@ class ResponsesNormalizer(Normalizer):
             self.server_calls,
             self.server_items,
             self.reasoning_items,
-            self.wrapped,
+            self.held,
             self.phases,
             self.whole_calls,
         ):
@@ -1194,7 +1213,11 @@ class ResponsesNormalizer(Normalizer):
             self.whole_calls.pop(index, None)
             if index not in self.calls:
                 self._start_call(index, item)
-            self._end_call(index, item.get("arguments"))
+            held = self._name(index, item)
+            if held is not None and held.marked:  # the first done event's arguments
+                self._end_call(index, held.arguments)
+            else:
+                self._end_call(index, item.get("arguments"))
         elif kind == "reasoning":
             # Its summary, else its text: each part that had no deltas arrived whole (a
             # relay dropped its events, or only the first streamed). Not when parts of
@@ -1332,9 +1355,11 @@ class ResponsesNormalizer(Normalizer):
         named = kind in ("function_call", "custom_tool_call")
         if kind == "custom_tool_call":
             self.custom_inputs[index] = []
-        if kind == "function_call" and item.get("name") in PARALLEL_WRAPPERS:
-            self.wrapped[index] = (str(call_id), str(item.get("name")), [])
-            return
+        if kind == "function_call":
+            known = bool(item.get("call_id"))  # else the item's id stands in, until named
+            if not known or item.get("name") in PARALLEL_WRAPPERS:
+                self.held[index] = _Held(str(call_id), str(item.get("name") or ""), known)
+                return
         self.tool_start(call_id, (item.get("name") or "") if named else str(kind), index)
 
     def _end_call(self, index: int, arguments: Any) -> None:
@@ -1351,17 +1376,18 @@ class ResponsesNormalizer(Normalizer):
                 )
             arguments = json.dumps(arguments, ensure_ascii=False)
         self.calls[index] = True
-        held = self.wrapped.pop(index, None)
+        held = self.held.pop(index, None)
         if held is not None:
-            self._unwrap(index, held, arguments or "".join(held[2]))
+            self._unwrap(index, held, arguments or "".join(held.pieces))
             return
         self.tool_end(index, arguments or None)
 
-    def _unwrap(self, index: int, held: tuple[str, str, list[str]], arguments: str) -> None:
-        """A held parallel wrapper, complete: each call it wraps, requested on its own at
-        the wrapper's index, one after the other; or the call itself when it wraps none."""
-        call_id, name, _ = held
-        calls = wrapped_calls(arguments)
+    def _unwrap(self, index: int, held: _Held, arguments: str) -> None:
+        """A held call, complete: each call a parallel wrapper wraps, requested on its own
+        at the wrapper's index, one after the other; or the call itself when it wraps none
+        (or is no wrapper: a call held until named)."""
+        call_id, name = held.call_id, held.name
+        calls = wrapped_calls(arguments) if name in PARALLEL_WRAPPERS else None
         if calls is None:
             self.tool_start(call_id, name, index)
             self.tool_end(index, arguments or None)
@@ -1369,6 +1395,19 @@ class ResponsesNormalizer(Normalizer):
         for n, (tool, parameters) in enumerate(calls):
             self.tool_start(f"{call_id}_{n}", tool, index)
             self.tool_end(index, json.dumps(parameters, ensure_ascii=False))
+
+    def _name(self, index: int, item: dict[str, Any]) -> _Held | None:
+        """The call held at output `index` for want of its `call_id`, named now by `item`
+        (its done item, or the terminal response's) with the item's, else by the item id it
+        went by; None when no call waits there for its name."""
+        held = self.held.get(index)
+        if held is None or held.named:
+            return None
+        held.named = True
+        call_id = item.get("call_id")
+        if isinstance(call_id, str) and call_id:
+            held.call_id = call_id
+        return held
 
     def _client_arguments(self, index: int, item: dict[str, Any]) -> dict[str, Any]:
         """A client item's arguments; a custom tool call's done item without its
@@ -1424,17 +1463,23 @@ class ResponsesNormalizer(Normalizer):
             return
         delta = payload.get("delta")
         if delta and not self.calls[index]:
-            held = self.wrapped.get(index)
-            if held is not None:  # a parallel wrapper: read once whole
-                held[2].append(delta)
+            held = self.held.get(index)
+            if held is not None:  # a parallel wrapper, or a call not yet named: read whole
+                held.pieces.append(delta)
             else:
                 self.tool_args(index, delta)
 
     def _arguments_done(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
         self._release(index)
-        if self._begun(index, "function_call", payload):
-            self._end_call(index, payload.get("arguments"))
+        if not self._begun(index, "function_call", payload):
+            return
+        held = self.held.get(index)
+        if held is not None and not held.named:  # ended once an item names it (`_name`)
+            if not held.marked:
+                held.marked, held.arguments = True, payload.get("arguments")
+            return
+        self._end_call(index, payload.get("arguments"))
 
     # -- lifecycle and terminals ------------------------------------------------------
 
@@ -1484,6 +1529,8 @@ class ResponsesNormalizer(Normalizer):
                 continue
             if shown is None:
                 self._done_item(position if position not in self.shown_at else next(unused), item)
+            elif shown.index in self.held:  # a call held, not done: the item names it
+                self._name(shown.index, item)
             elif not (
                 shown.index in self.calls and not (complete and shown.index in self.custom_inputs)
             ):
@@ -1496,12 +1543,15 @@ class ResponsesNormalizer(Normalizer):
             self._start_call(index, item)
             self._end_call(index, item.get("arguments"))
         self.whole_calls.clear()
-        for index, (call_id, name, pieces) in self.wrapped.items():
-            # a wrapper never marked done: judged at the terminal as any call left open
-            self.tool_start(call_id, name, index)
-            if pieces:
-                self.tool_args(index, "".join(pieces))
-        self.wrapped.clear()
+        for index, held in list(self.held.items()):
+            if held.marked:  # its arguments marked done, its item never: ended as they say
+                self._end_call(index, held.arguments)
+                continue
+            # a call never marked done: judged at the terminal as any call left open
+            self.tool_start(held.call_id, held.name, index)
+            if held.pieces:
+                self.tool_args(index, "".join(held.pieces))
+        self.held.clear()
         for index in sorted(self.reasoning_items):  # reasoning items never marked done
             item = self.reasoning_items[index]
             self._end_reasoning(item, item.get("encrypted_content"))

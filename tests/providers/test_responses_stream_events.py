@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rxllm.events import TextDelta
+import pytest
+
+from rxllm.events import TextDelta, ToolRequest, ToolStart
 from tests.providers.test_openai_responses_shapes import COMPLETED, CREATED, on
 from tests.providers.test_probe_openai_responses_3 import run
 from tests.support import ServeBody, log_messages, summarize
@@ -142,3 +144,53 @@ async def test_a_reasoning_part_whole_at_its_reasoning_part_done(serve_body: Ser
         COMPLETED,
     )
     assert summarize(events).reasoning == "Whole thought."
+
+
+# A function call whose `call_id` its added item leaves out, first given by its done item
+# (or, that never coming, by the terminal response's item): the call is the client's to
+# answer by that call_id, which the API looks up. It was started and requested under the
+# item's id, which no answer can name.
+CALL = {
+    "type": "function_call",
+    "id": "fc_1",
+    "name": "get",
+    "arguments": "",
+    "status": "in_progress",
+}
+NAMED = {**CALL, "call_id": "call_late", "arguments": '{"a": 1}', "status": "completed"}
+ARGUMENTS = [
+    on("response.function_call_arguments.delta", 0, "fc_1", delta='{"a":'),
+    on("response.function_call_arguments.delta", 0, "fc_1", delta=" 1}"),
+]
+MARKED = on("response.function_call_arguments.done", 0, "fc_1", arguments='{"a": 1}')
+ADDED = {"type": "response.output_item.added", "output_index": 0, "item": CALL}
+DONE = {"type": "response.output_item.done", "output_index": 0, "item": NAMED}
+TERMINAL = {**COMPLETED, "response": {**COMPLETED["response"], "output": [NAMED]}}
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        [ADDED, *ARGUMENTS, MARKED, DONE, TERMINAL],
+        [ADDED, *ARGUMENTS, DONE, TERMINAL],
+        [ADDED, MARKED, DONE, TERMINAL],
+        [ADDED, *ARGUMENTS, MARKED, TERMINAL],  # no done item: the terminal's names it
+        [ADDED, *ARGUMENTS, TERMINAL],
+    ],
+    ids=["marked-then-done", "done", "marked-without-deltas", "terminal", "terminal-unmarked"],
+)
+async def test_a_call_named_only_when_done_is_requested_once_by_that_name(
+    serve_body: ServeBody, events: list[dict[str, Any]]
+) -> None:
+    got = await run(serve_body, CREATED, *events)
+    calls = [(e.type, e.call_id) for e in got if isinstance(e, ToolStart | ToolRequest)]
+    assert calls == [("tool_start", "call_late"), ("tool_request", "call_late")]
+    assert summarize(got).tool_calls == [("call_late", "get", {"a": 1})]
+    assert summarize(got).stop_reason == "tool_use"
+
+
+async def test_a_call_no_item_names_goes_by_its_id(serve_body: ServeBody) -> None:
+    """Its arguments marked done, no done item, a terminal without output: requested as
+    it was before, under its item id."""
+    got = await run(serve_body, CREATED, ADDED, *ARGUMENTS, MARKED, COMPLETED)
+    assert summarize(got).tool_calls == [("fc_1", "get", {"a": 1})]
