@@ -335,6 +335,124 @@ def test_server_results_beside_a_client_call_one_of_a_tool_never_started() -> No
     assert results == [("svu_web_001", "web_search"), ("svu_code_001", "code_execution")]
 
 
+def test_padded_data_lines_a_call_cut_by_max_tokens_and_no_final_blank_line() -> None:
+    """anthropic-sdk-python fixtures/incomplete_partial_json_response.txt
+    (claude-3-7-sonnet-20250219): every `data:` line has spaces before its last brace
+    (`{...}          }`), a `ping` is written `{"type": "ping"}`, the `make_file` call's
+    input stops mid-string when `message_delta` says `max_tokens`, and the body ends
+    with `message_stop` and no blank line after it. The text is read, the call is never
+    requested: the turn ends in `malformed_tool_arguments` naming the call and the
+    limit, after the usage. The SDK's own test expects the same (its partial-JSON
+    reader refuses the input)."""
+
+    def padded(payload: dict[str, Any], pad: str) -> str:
+        return f"event: {payload['type']}\ndata: {json.dumps(payload)[:-1]}{pad}}}"
+
+    lines = [
+        padded(
+            _message_start(
+                "msg_01UdjYBBipA9omjYhicnevgq",
+                "claude-3-7-sonnet-20250219",
+                {
+                    "input_tokens": 450,
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0,
+                    "output_tokens": 1,
+                    "service_tier": "standard",
+                },
+            ),
+            "          ",
+        ),
+        padded(_start(0, {"type": "text", "text": ""}), "         "),
+        'event: ping\ndata: {"type": "ping"}',
+        padded(_delta(0, {"type": "text_delta", "text": "I'll save it in taxes.txt."}), "  "),
+        padded(_stop(0), " "),
+        padded(
+            _start(
+                1,
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01EKqbqmZrGRXy18eN7m9kvY",
+                    "name": "make_file",
+                    "input": {},
+                },
+            ),
+            "     ",
+        ),
+        padded(_delta(1, {"type": "input_json_delta", "partial_json": ""}), "       "),
+        padded(
+            _delta(1, {"type": "input_json_delta", "partial_json": '{"filename": "taxes.txt'}),
+            "   ",
+        ),
+        padded(
+            _delta(
+                1,
+                {"type": "input_json_delta", "partial_json": '", "lines_of_text": [\n"# TAX",'},
+            ),
+            "        ",
+        ),
+        padded(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "max_tokens", "stop_sequence": None},
+                "usage": {"output_tokens": 124},
+            },
+            "    ",
+        ),
+        'event: message_stop\ndata: {"type":"message_stop" }',
+    ]
+    body = "\n\n".join(lines).encode()
+    events = replay_every_way(body, "anthropic")
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="I'll save it in taxes.txt.",
+            usage=(450, 124, 0, 0, 574),
+            terminal="error",
+            error_kind="malformed_tool_arguments",
+        ),
+    )
+    assert kinds(events) == ["text", "tool_start", "usage", "error"]
+    error = events[-1].model_dump()["error"]
+    assert "toolu_01EKqbqmZrGRXy18eN7m9kvY" in error["message"]
+    assert "max_tokens" in error["message"]
+
+
+def test_a_turn_without_usage_and_a_done_line_of_an_unknown_field() -> None:
+    """anthropics/anthropic-sdk-typescript tests/api-resources/beta/MessageStream.test.ts
+    (its mock server, claude-2.1): `message_start` and `message_delta` carry no `usage`
+    at all, the text comes five characters at a time, and the body ends with
+    `done: [DONE]`, a field the event-stream format does not know (ignored, with no
+    `data`: no event). The turn is its text and `stop`, with no usage event (nothing
+    was counted), and the stray line is no error."""
+    message = _message_start("msg_01hhptzfxdaeehfxfv070yb6b8", "claude-2.1", None)
+    body = (
+        _events(
+            message,
+            _start(0, {"type": "text", "text": ""}),
+            *(
+                _delta(0, {"type": "text_delta", "text": piece})
+                for piece in ("Hello", " ther", "e!")
+            ),
+            _stop(0),
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}},
+            {"type": "message_stop"},
+        )
+        + b"done: [DONE]\n\n"
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello there!",
+            usage=None,
+            raw_stop_reason="end_turn",
+            model="claude-2.1",
+        ),
+    )
+
+
 # -- Chat Completions --------------------------------------------------------------------
 
 
@@ -770,3 +888,22 @@ def test_zai_coding_plan_chunks_without_a_finish_key_and_a_cached_prompt() -> No
             model="glm-4.5-air",
         ),
     )
+
+
+def test_gemini_json_lines_then_an_error_object() -> None:
+    """googleapis/python-genai google/genai/tests/client/test_async_stream.py
+    (`EVENT_STREAM_DATA_WITH_ERROR`): a stream of bare JSON lines, no `data:` prefix, a
+    candidate with text, then `{"error": {"code": 500, "message": "Error", "status":
+    "INTERNAL"}}`, which the SDK raises as a `ServerError` after yielding the text. The
+    text comes first, then an error event with the status and Google's code."""
+    body = (
+        b'{"candidates":[{"content":{"parts":[{"text":"test"}],"role":"model"}}]}\n'
+        b'{"error":{"code":500,"message":"Error","status":"INTERNAL"}}\n'
+    )
+    events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(text="test", terminal="error", error_kind="stream_error"),
+    )
+    error = events[-1].model_dump()["error"]
+    assert (error["status"], error["code"], error["message"]) == (500, "INTERNAL", "Error")
