@@ -117,8 +117,10 @@ Output items, by type (the decisions of this module):
   output), a `program_output` item that of its `program` (by its `call_id`: the program
   may have begun in an earlier turn, its client calls answered since). Progress events
   (`response.<item type>.<status>`: `response.web_search_call.searching`,
-  `response.image_generation_call.partial_image`, ...) add nothing: each type logged at
-  debug, once a stream (`PROGRESS_OF`), as audio output's bytes are.
+  `response.image_generation_call.partial_image`, ...) and a field's streaming events
+  (`response.<item type>_<field>.<event>`: `apply_patch_call_operation_diff.delta`) add
+  nothing: each type logged at debug, once a stream (`PROGRESS_OF`), as audio output's
+  bytes are.
 - xAI's Responses stream its server-side tools as items of its own (`x_search_call`,
   `code_execution_call`, `view_image_call`, `view_x_video_call`: provider-run items) and
   as `custom_tool_call`s of the sub-tools those run (`XAI_SERVER_TOOLS`:
@@ -296,10 +298,13 @@ SERVER_ITEMS = frozenset(
 )
 # What an item's progress events (`response.<item type>.<status>`:
 # `response.web_search_call.searching`, `response.image_generation_call.partial_image`,
-# `response.mcp_list_tools.failed`, `response.compaction.compacting`, ...) say, its done
-# item says whole; audio output's bytes (`response.audio.delta`, `.done`) have no event.
-# Each such type is known, logged at debug once a stream (`_unread`).
+# `response.mcp_list_tools.failed`, `response.compaction.compacting`, ...) and the events
+# streaming one of its fields (`response.<item type>_<field>.<event>`:
+# `response.apply_patch_call_operation_diff.delta`) say, its done item says whole; audio
+# output's bytes (`response.audio.delta`, `.done`) have no event. Each such type is known,
+# logged at debug once a stream (`_unread`).
 PROGRESS_OF = SERVER_ITEMS | CLIENT_ITEMS | {"tool_search_call", "compaction", "audio"}
+_FIELD_OF = tuple(f"{kind}_" for kind in sorted(PROGRESS_OF))
 # The sub-tools xAI's server-side web search, X search and code execution run, which its
 # Responses stream shows as `custom_tool_call` items (vercel/ai's xAI provider, the names
 # it reads as provider-executed; `view_x_video` in its x-search fixture): from a Grok
@@ -929,15 +934,19 @@ class ResponsesNormalizer(Normalizer):
             self._unread(kind)
 
     def _unread(self, kind: Any) -> None:
-        """An event read by no handler: an item's progress or audio bytes (`PROGRESS_OF`),
-        known and logged once a stream; else of a type unknown here, logged each time."""
+        """An event read by no handler: an item's progress, a field of it streamed, audio
+        bytes (`PROGRESS_OF`), known and logged once a stream; else of a type unknown
+        here, logged each time."""
+        if kind in self.progress:
+            return
         log = logger.bind(provider=self.provider, attempt=self.attempt)
         parts = kind.split(".") if isinstance(kind, str) else ()
-        if len(parts) != 3 or parts[0] != "response" or parts[1] not in PROGRESS_OF:
-            log.debug("ignored a Responses event of unknown type {!r}", kind)
-        elif kind not in self.progress:
+        of = parts[1] if len(parts) == 3 and parts[0] == "response" else ""
+        if of in PROGRESS_OF or of.startswith(_FIELD_OF):
             self.progress.add(kind)
             log.debug("{!r} has no event", kind)
+        else:
+            log.debug("ignored a Responses event of unknown type {!r}", kind)
 
     # -- which item -------------------------------------------------------------------
 

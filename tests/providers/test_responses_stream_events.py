@@ -63,6 +63,26 @@ PROGRESS = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("item", "item_id", "events"),
+    [
+        # gpt-5.1's `apply_patch` (vercel/ai openai-apply-patch-tool.1.chunks.txt): the
+        # diff of the call's operation, whole in its done item
+        ("apply_patch_call_operation_diff", "apc_1", ["delta", "delta", "done"]),
+        ("shell_call_command", "sh_1", ["added", "delta", "done"]),
+    ],
+)
+async def test_an_items_field_streamed_is_known(
+    serve_body: ServeBody, item: str, item_id: str, events: list[str]
+) -> None:
+    """`response.<item type>_<field>.<event>`: a field of an item streamed, which its
+    done item repeats whole; known as the item's progress is."""
+    payloads = [on(f"response.{item}.{event}", 0, item_id, delta="x") for event in events]
+    with log_messages() as messages:
+        await run(serve_body, CREATED, *payloads, COMPLETED)
+    assert not [m for m in messages if "unknown type" in m]
+
+
 async def test_progress_events_are_known_and_logged_once_a_type(serve_body: ServeBody) -> None:
     payloads: list[dict[str, Any]] = [CREATED]
     for index, (item, item_id, statuses) in enumerate(PROGRESS):
