@@ -1665,10 +1665,15 @@ class ChatNormalizer(Normalizer):
     def _content_parts(self, parts: list[dict[str, Any]]) -> None:
         """Mistral's content as a list of typed chunks: `text`, and `thinking` whose
         own text chunks are reasoning; any other chunk, inside `thinking` or not, goes
-        to `_content_part`."""
+        to `_content_part`. A text chunk's `thoughtSignature` (Gemini served by
+        Databricks, block/goose#8042) is Gemini's signature of the text, read as its
+        native wire's is: a signed empty reasoning delta before the text."""
         for part in parts:
             kind = part.get("type")
             if kind == "text":
+                signature = part.get("thoughtSignature")
+                if signature and signature.__class__ is str:
+                    self.reasoning("", signature, details={})
                 text = part.get("text")
                 if text:
                     self.content(text)
@@ -1755,6 +1760,13 @@ class ChatNormalizer(Normalizer):
         extra = call.get("extra_content")
         if extra:
             self._signature(index, extra)
+        signature = call.get("thoughtSignature")
+        if signature and signature.__class__ is str and not extra:
+            # Gemini served by Databricks signs a call beside its `function`
+            # (block/buzz#3569), where Gemini's own endpoint writes `extra_content`.
+            if self.signatures is None:
+                self.signatures = {}
+            self.signatures[index] = signature
         if custom is None:
             arguments = function.get("arguments")
         else:

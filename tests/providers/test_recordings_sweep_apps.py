@@ -12,7 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rxllm.events import Done, Refusal, ServerToolCall, ServerToolResult
+from rxllm.events import (
+    Done,
+    ReasoningDelta,
+    Refusal,
+    ServerToolCall,
+    ServerToolResult,
+    ToolRequest,
+)
 from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
 
 # -- Anthropic Messages ------------------------------------------------------------------
@@ -531,6 +538,79 @@ def test_databricks_claude_calls_numbered_from_one_after_text_and_usage_in_every
             model=BEDROCK_CLAUDE,
         ),
     )
+
+
+def _databricks_gemini(
+    delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A chunk of Gemini served by Databricks' chat endpoint: the usage in every chunk,
+    all `null` until the last."""
+    blank = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None}
+    return {
+        "model": "gemini-3-pro",
+        "choices": [{"delta": {"role": "assistant", **delta}, "index": 0, "finish_reason": finish}],
+        "usage": usage or blank,
+        "object": "chat.completion.chunk",
+        "id": "dbx-gemini-1",
+        "created": 1774000000,
+    }
+
+
+def test_databricks_gemini_signs_a_text_part_and_a_call_with_thought_signature() -> None:
+    """block/goose#7997 and #8042 ("gemini models via databricks": `content` comes back
+    as "an array of objects with `text` and `thoughtSignature`", every chunk's usage
+    `null` until the end) and block/buzz#3569 (on that route "Gemini returns a
+    `thoughtSignature` on every tool call and requires it echoed back", a field of the
+    call beside `id`, `type` and `function`, where Gemini's own endpoint writes
+    `extra_content`). Gemini 3 answers 400 to a history whose text or call lost its
+    signature. The text part's signature is read as the native wire's is, a signed empty
+    reasoning delta before the text; the call's rides on its request. Before: both were
+    dropped without a word, and the next turn could not be sent."""
+    body = _chat(
+        _databricks_gemini(
+            {"content": [{"type": "text", "text": "Let me check.", "thoughtSignature": "TSIG"}]}
+        ),
+        _databricks_gemini(
+            {
+                "content": None,
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_weather_1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                        "thoughtSignature": "CSIG",
+                    }
+                ],
+            }
+        ),
+        _databricks_gemini(
+            {"content": ""},
+            "tool_calls",
+            {"prompt_tokens": 31, "completion_tokens": 12, "total_tokens": 43},
+        ),
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Let me check.",
+            signatures=1,
+            tools=(("call_weather_1", "get_weather", {"city": "Paris"}),),
+            usage=(31, 12, 0, 0, 43),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="gemini-3-pro",
+        ),
+    )
+    assert kinds(events) == ["reasoning", "text", "tool_start", "tool_request", "usage", "done"]
+    signed = events[0]
+    assert isinstance(signed, ReasoningDelta)
+    assert (signed.text, signed.signature, signed.details) == ("", "TSIG", {})
+    (request,) = [ev for ev in events if isinstance(ev, ToolRequest)]
+    assert request.signature == "CSIG"
+    assert not [message for message in messages if "thoughtSignature" in message]
 
 
 def _openinference(
