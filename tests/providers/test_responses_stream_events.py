@@ -214,3 +214,39 @@ async def test_a_call_no_item_names_goes_by_its_id(serve_body: ServeBody) -> Non
     it was before, under its item id."""
     got = await run(serve_body, CREATED, ADDED, *ARGUMENTS, MARKED, COMPLETED)
     assert summarize(got).tool_calls == [("fc_1", "get", {"a": 1})]
+
+
+# The client's own answers echoed in a stream's output (a conversation's or an agents'
+# stream that replays the items it was sent): nothing the client is asked to do. Not a
+# tool_request, nor a result of the provider's; each logged as an item with no event.
+ECHOED = [
+    {"type": "function_call_output", "id": "fco_1", "call_id": "call_1", "output": "42"},
+    {"type": "custom_tool_call_output", "id": "ctco_1", "call_id": "call_2", "output": "ok"},
+    {"type": "computer_call_output", "id": "cuo_1", "call_id": "call_3", "output": {}},
+    {"type": "mcp_approval_response", "id": "mcpa_1", "approval_request_id": "mcpr_1"},
+]
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["streamed", "terminal-only"])
+async def test_the_clients_own_outputs_in_a_stream_ask_nothing(
+    serve_body: ServeBody, streamed: bool
+) -> None:
+    answer = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "It is 42.", "annotations": []}],
+    }
+    output = [*ECHOED, answer]
+    items = [
+        {"type": f"response.output_item.{event}", "output_index": index, "item": item}
+        for index, item in enumerate(output)
+        for event in ("added", "done")
+    ]
+    terminal = {**COMPLETED, "response": {**COMPLETED["response"], "output": output}}
+    with log_messages() as messages:
+        events = await run(serve_body, CREATED, *(items if streamed else ()), terminal)
+    assert [e.type for e in events] == ["text", "usage", "done"]
+    assert (summarize(events).text, summarize(events).stop_reason) == ("It is 42.", "stop")
+    for item in ECHOED:
+        assert f"an output item of type {item['type']!r} has no event" in messages
