@@ -43,6 +43,11 @@ Decisions, where the wire leaves a choice:
   (or, when an `error` event or the body's end comes first, with that failure:
   `FailureUsage`, reported where the turn had committed). `input_tokens` is already
   the uncached input; cache reads and writes are reported apart.
+  A usage that counts no token at all is none, no event: LiteLLM's `/v1/messages`
+  bridge (its `AnthropicStreamWrapper`, serving other providers' models on this wire)
+  opens with zeros in `message_start` and keeps them when its upstream sent no usage,
+  and a turn it ends with an `error` event would otherwise be reported as costing
+  nothing.
   `output_tokens` includes thinking; the thinking share, where sent
   (`output_tokens_details.thinking_tokens`), is `reasoning_tokens`. The top-level
   counts leave out compaction (the compaction docs: the billed total sums
@@ -712,7 +717,9 @@ class AnthropicNormalizer(Normalizer):
 
     def _send_usage(self) -> None:
         self.usage_sent = True
-        self.usage(self._counted())
+        usage = self._counted()
+        if usage.total_tokens:  # (zeros everywhere: a placeholder, not a count)
+            self.usage(usage)
 
     def _counted(self) -> Usage:
         counts = self.counts
@@ -727,7 +734,9 @@ class AnthropicNormalizer(Normalizer):
         have completed: the turn fails before it, and they are what it cost so far."""
         if not self.usage_sent and self.counts:
             self.usage_sent = True
-            self.failure_usage(self._counted())
+            usage = self._counted()
+            if usage.total_tokens:  # (zeros everywhere: a placeholder, not a count)
+                self.failure_usage(usage)
 
     def end(self) -> None:  # the body ended before `message_stop`: it is truncated
         self._held_usage()

@@ -239,3 +239,100 @@ def test_thinking_blocks_alone_are_the_reasoning_said_once() -> None:
         Expect(text="3/8", reasoning="Step 1. Step 2.", signatures=1, model=CLAUDE),
     )
     assert _parts(events) == [rxllm.ReasoningPart(text="Step 1. Step 2.", signature="sig-final")]
+
+
+def _anthropic(*payloads: dict[str, Any], error: dict[str, Any] | None = None) -> bytes:
+    body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+    if error is not None:
+        body += f"event: error\ndata: {json.dumps(error)}\n\n"
+    return body.encode()
+
+
+def _bridge_start(model: str) -> dict[str, Any]:
+    """The `message_start` of LiteLLM's `/v1/messages` bridge (`AnthropicStreamWrapper`,
+    its `_create_initial_usage_delta`): every count zero, the real ones come at the end."""
+    zeros = {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+    message = {"id": "msg_5d2e07c1", "type": "message", "role": "assistant", "content": []}
+    message |= {"model": model, "stop_reason": None, "stop_sequence": None, "usage": zeros}
+    return {"type": "message_start", "message": message}
+
+
+def _bridge_text(text: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+    ]
+
+
+def test_litellm_bridge_error_after_placeholder_usage_reports_no_usage() -> None:
+    """BerriAI/litellm tests/test_litellm/llms/anthropic/experimental_pass_through/adapters/
+    test_streaming_iterator_mid_stream_error.py: Claude on Bedrock Converse served on the
+    Anthropic wire by LiteLLM's `/v1/messages` bridge; the upstream stream ends without
+    its `messageStop` after "Creating a file", and the bridge ends the stream with an
+    `error` event (`api_error`). The turn is that error, its text kept. The bridge's
+    `message_start` counted nothing (zeros it fills in only at its final `message_delta`,
+    which never came): no usage is known. Before: a usage of 0 tokens in all came before
+    the error, as if the turn had cost nothing."""
+    model = "bedrock-converse-sonnet-4-6"
+    message = "Bedrock ConverseStream ended without a terminal 'messageStop' event"
+    body = _anthropic(
+        _bridge_start(model),
+        *_bridge_text("Creating a file"),
+        error={"type": "error", "error": {"type": "api_error", "message": message}},
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(text="Creating a file", terminal="error", error_kind="stream_error"),
+    )
+    [error] = [ev for ev in events if ev.type == "error"]
+    assert message in error.error.message and error.error.code == "api_error"
+
+
+def test_litellm_bridge_turn_whose_upstream_sent_no_usage_has_none() -> None:
+    """The same bridge when its upstream sent a finish and no usage: the held
+    `message_delta` goes out with the placeholder zeros of its translate step (the
+    bridge's own comment: "the held `message_delta` carries placeholder zeros"). The
+    turn is its text and `end_turn`, with no usage. Before: a usage of 0 tokens."""
+    model = "gemini-2.5-flash"
+    body = _anthropic(
+        _bridge_start(model),
+        *_bridge_text("Hi!"),
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        },
+        {"type": "message_stop"},
+    )
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(text="Hi!", raw_stop_reason="end_turn", model=model),
+    )
+
+
+def test_litellm_bridge_cache_read_from_an_openai_style_upstream_is_read() -> None:
+    """BerriAI/litellm .../adapters/test_streaming_iterator_cache_tokens.py: Claude
+    through OpenRouter, served on the Anthropic wire by the bridge, whose final
+    `message_delta` carries the whole usage (7009 prompt tokens, 7001 of them cached):
+    `input_tokens` 8 (uncached), `cache_read_input_tokens` 7001, `output_tokens` 4, after
+    a `message_start` of zeros. The usage is 8 + 4 + 7001 read from the cache = 7013."""
+    model = "anthropic/claude-haiku-4.5"
+    usage = {"input_tokens": 8, "output_tokens": 4, "cache_read_input_tokens": 7001}
+    body = _anthropic(
+        _bridge_start(model),
+        *_bridge_text("OK"),
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": usage},
+        {"type": "message_stop"},
+    )
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(text="OK", usage=(8, 4, 0, 7001, 7013), raw_stop_reason="end_turn", model=model),
+    )
