@@ -336,3 +336,197 @@ def test_litellm_bridge_cache_read_from_an_openai_style_upstream_is_read() -> No
         summarize(replay_every_way(body, "anthropic")),
         Expect(text="OK", usage=(8, 4, 0, 7001, 7013), raw_stop_reason="end_turn", model=model),
     )
+
+
+def test_langchain_file_search_then_a_file_cited_answer_then_a_call() -> None:
+    """langchain-ai/langchain libs/partners/openai/tests/unit_tests/chat_models/
+    test_responses_stream_annotations.py (gpt-4.1-mini-2025-04-14 with `file_search` and a
+    `grade` function): a `file_search_call` added with no queries and done with
+    `queries: ["query"]`, `results: null`, its progress events between; the answer's
+    text with a `file_citation` annotation (`file_id`, `filename`, `index`) added between
+    two deltas; a `grade` call streamed in five pieces; `sequence_number`s that jump
+    (10 to 253, 261 to 512), the events between them left out of the recording; and a
+    terminal response whose message text ("The answer is....") is the deltas', not the
+    `output_text.done` text before it. The search is a provider-run tool (its call,
+    then its result), the text is the deltas' once, the file citation has no URL and no
+    event, and the turn ends with the call."""
+    model = "gpt-4.1-mini-2025-04-14"
+
+    def response(status: str, output: list[Any], usage: Any = None) -> dict[str, Any]:
+        head = {"id": "resp_123", "object": "response", "created_at": 1757346128}
+        return head | {"status": status, "model": model, "output": output, "usage": usage}
+
+    searched = {"id": "fs_123", "type": "file_search_call", "status": "completed"}
+    searched |= {"queries": ["query"], "results": None}
+    citation = {"type": "file_citation", "file_id": "file-123", "filename": "my_file.pdf"}
+    citation["index"] = 1430
+    part = {"type": "output_text", "text": "The answer is...", "annotations": [citation]}
+    message = {"id": "msg_123", "type": "message", "role": "assistant", "status": "completed"}
+    call = {"id": "fc_123", "type": "function_call", "call_id": "call_123", "name": "grade"}
+    called = call | {"arguments": '{"answer":"answer"}', "status": "completed"}
+    on_message = {"item_id": "msg_123", "output_index": 1, "content_index": 0}
+    on_call = {"item_id": "fc_123", "output_index": 2}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": response("in_progress", [])},
+        {"type": "response.in_progress", "response": response("in_progress", [])},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": searched | {"status": "in_progress", "queries": []},
+        },
+        {"type": "response.file_search_call.in_progress", "item_id": "fs_123", "output_index": 0},
+        {"type": "response.file_search_call.searching", "item_id": "fs_123", "output_index": 0},
+        {"type": "response.file_search_call.completed", "item_id": "fs_123", "output_index": 0},
+        {"type": "response.output_item.done", "output_index": 0, "item": searched},
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": message | {"status": "in_progress", "content": []},
+        },
+        {"type": "response.content_part.added", **on_message, "part": part | {"text": ""}},
+        {"type": "response.output_text.delta", **on_message, "delta": "The answer"},
+        {"type": "response.output_text.delta", **on_message, "delta": " is..."},
+        {
+            "type": "response.output_text.annotation.added",
+            **on_message,
+            "annotation_index": 0,
+            "annotation": citation,
+        },
+        {"type": "response.output_text.delta", **on_message, "delta": "."},
+        {"type": "response.output_text.done", **on_message, "text": "The answer is..."},
+        {"type": "response.content_part.done", **on_message, "part": part},
+        {
+            "type": "response.output_item.done",
+            "output_index": 1,
+            "item": message | {"content": [part]},
+        },
+        {
+            "type": "response.output_item.added",
+            "output_index": 2,
+            "item": call | {"arguments": "", "status": "in_progress"},
+        },
+        *(
+            {"type": "response.function_call_arguments.delta", **on_call, "delta": piece}
+            for piece in ('{"', "answer", '":"', 'answer"', "}")
+        ),
+        {
+            "type": "response.function_call_arguments.done",
+            **on_call,
+            "arguments": '{"answer":"answer"}',
+        },
+        {"type": "response.output_item.done", "output_index": 2, "item": called},
+        {
+            "type": "response.completed",
+            "response": response(
+                "completed",
+                [searched, message | {"content": [part | {"text": "The answer is...."}]}, called],
+                {
+                    "input_tokens": 17052,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens": 545,
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "total_tokens": 17597,
+                },
+            ),
+        },
+    ]
+    numbers = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 253, 254, 255, 256, 257, 258, 259, 260, 261]
+    numbers += [512, 514, 515, 516, 517]
+    for event, number in zip(events, numbers, strict=True):
+        event["sequence_number"] = number
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+    replayed = replay_every_way(body, "openai-responses")
+    check(
+        summarize(replayed),
+        Expect(
+            text="The answer is....",
+            tools=(("call_123", "grade", {"answer": "answer"}),),
+            usage=(17052, 545, 0, 0, 17597),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
+    server = [(ev.type, ev.call_id) for ev in replayed if ev.type.startswith("server_tool")]
+    assert server == [("server_tool_call", "fs_123"), ("server_tool_result", "fs_123")]
+    assert not [ev for ev in replayed if ev.type == "citation"]
+
+
+def test_gemini_grounding_on_a_final_chunk_without_content_is_cited() -> None:
+    """BerriAI/litellm tests/test_litellm/llms/vertex_ai/gemini/
+    test_gemini_streaming_grounding_annotations.py: with Google Search grounding, the
+    answer's text comes in one chunk and the final chunk has no `content` at all, only
+    `finishReason: STOP`, the `groundingMetadata` (one web chunk, one support over the
+    whole answer) and the usage. LiteLLM once lost those annotations (they were read
+    only beside content); here the source is a `citation` after the text."""
+    answer = "According to web sources, the answer is 42."
+    grounding = {
+        "groundingChunks": [
+            {"web": {"uri": "https://example.com/source", "title": "Example Source"}}
+        ],
+        "groundingSupports": [
+            {"segment": {"startIndex": 0, "endIndex": 45}, "groundingChunkIndices": [0]}
+        ],
+    }
+    body = _sse(
+        {"candidates": [{"content": {"parts": [{"text": answer}], "role": "model"}, "index": 0}]},
+        {
+            "candidates": [{"finishReason": "STOP", "index": 0, "groundingMetadata": grounding}],
+            "usageMetadata": {
+                "promptTokenCount": 20,
+                "candidatesTokenCount": 15,
+                "totalTokenCount": 35,
+            },
+        },
+        done=False,
+    )
+    events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(text=answer, usage=(20, 15, 0, 0, 35), raw_stop_reason="STOP"),
+    )
+    cited = [(ev.url, ev.title) for ev in events if ev.type == "citation"]
+    assert cited == [("https://example.com/source", "Example Source")]
+    assert [ev.type for ev in events][-3:] == ["citation", "usage", "done"]
+
+
+def test_vertex_streamed_arguments_into_an_array_of_objects_keep_the_opening_signature() -> None:
+    """BerriAI/litellm tests/test_litellm/llms/vertex_ai/gemini/test_partial_args_streaming.py
+    (`streamFunctionCallArguments`, litellm#22206): a call opened by its name alone with
+    `willContinue` and Gemini 3's `thoughtSignature` on that part; its arguments as
+    `partialArgs` at `$.questions[0].text` (a string continued over two parts) and a
+    `boolValue` at `$.questions[0].multiSelect`; then the empty `functionCall` that ends
+    it. One call, `{"questions": [{"text": "What?", "multiSelect": false}]}`, carrying
+    the opening part's signature, as LiteLLM's test keeps it."""
+
+    def part(call: dict[str, Any]) -> dict[str, Any]:
+        return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]}}]}
+
+    def more(**argument: Any) -> dict[str, Any]:
+        return part({"partialArgs": [argument], "willContinue": True})
+
+    opener = part({"name": "AskUser", "willContinue": True})
+    opener["candidates"][0]["content"]["parts"][0]["thoughtSignature"] = "sig123"
+    last = part({})
+    last["candidates"][0]["finishReason"] = "STOP"
+    last["usageMetadata"] = {"promptTokenCount": 5, "candidatesTokenCount": 3, "totalTokenCount": 8}
+    text = "$.questions[0].text"
+    body = _sse(
+        opener,
+        more(jsonPath=text, stringValue="What", willContinue=True),
+        more(jsonPath=text, stringValue="?"),
+        more(boolValue=False, jsonPath="$.questions[0].multiSelect"),
+        last,
+        done=False,
+    )
+    events = replay_every_way(body, "google")
+    summary = summarize(events)
+    [(call_id, name, arguments)] = summary.tool_calls
+    assert (name, arguments) == (
+        "AskUser",
+        {"questions": [{"text": "What?", "multiSelect": False}]},
+    )
+    [request] = [ev for ev in events if ev.type == "tool_request"]
+    assert request.call_id == call_id and request.signature == "sig123"
+    assert (summary.stop_reason, summary.raw_stop_reason) == ("tool_use", "STOP")
+    assert summary.usage is not None and summary.usage.total_tokens == 8
