@@ -460,6 +460,120 @@ def test_a_turn_without_usage_and_a_done_line_of_an_unknown_field() -> None:
     )
 
 
+def test_vllm_messages_endpoint_without_message_type_and_a_done_line_after_the_stop() -> None:
+    """vllm-project/vllm vllm/entrypoints/anthropic/serving.py
+    (`message_stream_converter`) and tests/entrypoints/anthropic/
+    test_message_stream_converter.py (its reasoning, text and `Agent` call in one turn):
+    vLLM's `/v1/messages` writes `message_start` without the message's `type` and `role`
+    (pydantic's `exclude_unset`), `index` before `type` in every block event, closes a
+    thinking block with a `signature_delta` of a fresh uuid4 hex, and after
+    `message_stop` sends `data: [DONE]`, as its chat wire does. The turn is the
+    reasoning (signed), the text, the call and its usage; the `[DONE]` after the
+    terminal event is no error."""
+
+    def block(index: int, kind: str, **fields: Any) -> dict[str, Any]:
+        return {"index": index, "type": kind, **fields}
+
+    signature = "5f0c1e2d3b4a49c8a7e6d5c4b3a29180"
+    body = (
+        _events(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "chatcmpl-9f1",
+                    "content": [],
+                    "model": "Qwen/Qwen3-0.6B",
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 25, "output_tokens": 0},
+                },
+            },
+            block(0, "content_block_start", content_block={"type": "thinking", "thinking": ""}),
+            block(
+                0,
+                "content_block_delta",
+                delta={"type": "thinking_delta", "thinking": "Let me start."},
+            ),
+            block(
+                0, "content_block_delta", delta={"type": "signature_delta", "signature": signature}
+            ),
+            block(0, "content_block_stop"),
+            block(1, "content_block_start", content_block={"type": "text", "text": ""}),
+            block(
+                1,
+                "content_block_delta",
+                delta={"type": "text_delta", "text": "Sure, let me check. "},
+            ),
+            block(1, "content_block_stop"),
+            block(
+                2,
+                "content_block_start",
+                content_block={"type": "tool_use", "id": "call_1", "name": "Agent", "input": {}},
+            ),
+            block(
+                2,
+                "content_block_delta",
+                delta={"type": "input_json_delta", "partial_json": '{"description":"x"}'},
+            ),
+            block(2, "content_block_stop"),
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"input_tokens": 25, "output_tokens": 31},
+            },
+            {"type": "message_stop"},
+        )
+        + b"data: [DONE]\n\n"
+    )
+    events = replay_every_way(body, "anthropic")
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="Sure, let me check. ",
+            reasoning="Let me start.",
+            signatures=1,
+            tools=(("call_1", "Agent", {"description": "x"}),),
+            usage=(25, 31, 0, 0, 56),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="Qwen/Qwen3-0.6B",
+        ),
+    )
+    assert summary.signatures == [signature]
+
+
+def test_a_line_break_as_text_on_an_open_tool_use_block() -> None:
+    """sgl-project/sglang#24293 (its `/v1/messages` over the `qwen3_coder` parser): the
+    `\\n` the parser emits between two `</tool_call><tool_call>` comes as a `text_delta`
+    stamped with the index of the `tool_use` block still open, which the Anthropic SDKs
+    refuse ("Content block is not a text block"). The line break is text, the first
+    call's input is whole, and both calls are requested in order."""
+    body = _events(
+        _message_start("msg_sglang", "Qwen3-Coder", {"input_tokens": 10, "output_tokens": 0}),
+        _start(0, {"type": "tool_use", "id": "call_a", "name": "read", "input": {}}),
+        _delta(0, {"type": "input_json_delta", "partial_json": '{"path": "a.py"}'}),
+        _delta(0, {"type": "text_delta", "text": "\n"}),
+        _stop(0),
+        _start(1, {"type": "tool_use", "id": "call_b", "name": "read", "input": {}}),
+        _delta(1, {"type": "input_json_delta", "partial_json": '{"path": "b.py"}'}),
+        _stop(1),
+        *_end("tool_use", {"output_tokens": 30}),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="\n",
+            tools=(("call_a", "read", {"path": "a.py"}), ("call_b", "read", {"path": "b.py"})),
+            usage=(10, 30, 0, 0, 40),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="Qwen3-Coder",
+        ),
+    )
+
+
 # -- Chat Completions --------------------------------------------------------------------
 
 
