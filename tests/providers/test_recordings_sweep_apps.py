@@ -852,6 +852,89 @@ def test_tetrate_claude_chunks_without_a_finish_key_and_usage_on_the_finish() ->
     )
 
 
+def test_an_empty_role_on_every_delta_and_a_proxys_progress_frame() -> None:
+    """sst/opencode#28427 (zhipu/glm-5 behind a custom OpenAI-compatible server: every
+    delta has `"role": ""`, which strict readers refuse) and sst/opencode#36428 (a
+    gateway's tool-progress frame, `{"tool", "emoji", "label", "toolCallId", "status"}`,
+    sent through the same stream as the chunks). The empty role is no role, the frame
+    is no chunk of the turn (its fields are logged as unread), and the turn reads whole:
+    its text, its call, `tool_use`."""
+    model = "zhipu/glm-5"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-corenet-1",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [{"index": 0, "delta": {"role": "", **delta}, "finish_reason": finish}],
+        }
+
+    call = {
+        "index": 0,
+        "id": "call_00_ldqno5lweRBQjYVaLOab5496",
+        "type": "function",
+        "function": {"name": "search_files", "arguments": '{"pattern": '},
+    }
+    progress = {
+        "tool": "search_files",
+        "emoji": "\U0001f50e",
+        "label": "*",
+        "toolCallId": "call_00_ldqno5lweRBQjYVaLOab5496",
+        "status": "running",
+    }
+    body = _chat(
+        chunk({"content": "Searching."}),
+        chunk({"tool_calls": [call]}),
+        progress,
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"*"}'}}]}, "tool_calls"),
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Searching.",
+            tools=(("call_00_ldqno5lweRBQjYVaLOab5496", "search_files", {"pattern": "*"}),),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+    assert any("toolCallId" in message for message in messages)
+
+
+def test_responses_rate_limit_as_a_bare_error_object_mid_stream() -> None:
+    """sst/opencode#18897 (a provider path through the Responses API): a concurrency
+    limit comes mid-stream as a chunk of its own, `{"error": {"type":
+    "rate_limit_error", "message": ...}}`, with no top-level `type`, where the wire's own
+    is an `error` event. It ends the turn in a stream error with the provider's message
+    and its type as the code, worth retrying."""
+    created = {
+        "type": "response.created",
+        "sequence_number": 0,
+        "response": {
+            "id": "resp_rl",
+            "object": "response",
+            "status": "in_progress",
+            "model": "gpt-5.4",
+            "output": [],
+        },
+    }
+    message = "Concurrency limit exceeded for user, please retry later"
+    body = "".join(
+        f"data: {json.dumps(p)}\n\n"
+        for p in (created, {"error": {"type": "rate_limit_error", "message": message}})
+    ).encode()
+    events = replay_every_way(body, "openai-responses")
+    check(summarize(events), Expect(text="", terminal="error", error_kind="stream_error"))
+    error = events[-1].model_dump()["error"]
+    assert (error["message"], error["code"], error["retryable"]) == (
+        message,
+        "rate_limit_error",
+        True,
+    )
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 
