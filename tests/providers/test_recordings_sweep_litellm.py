@@ -530,3 +530,99 @@ def test_vertex_streamed_arguments_into_an_array_of_objects_keep_the_opening_sig
     assert request.call_id == call_id and request.signature == "sig123"
     assert (summary.stop_reason, summary.raw_stop_reason) == ("tool_use", "STOP")
     assert summary.usage is not None and summary.usage.total_tokens == 8
+
+
+def _responses(*events: dict[str, Any]) -> bytes:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
+def test_chatgpt_codex_backend_completes_with_an_empty_output() -> None:
+    """BerriAI/litellm tests/test_litellm/responses/
+    test_streaming_iterator_output_recovery.py (litellm#25429): chatgpt.com's Codex
+    backend ends with `response.completed` whose `output` is `[]`; the turn's items came
+    only as `output_item.done` events, each whole, with no `output_item.added` and no
+    deltas (LiteLLM now backfills them into the completed response). Each is read at
+    its done event: the reasoning item (its `encrypted_content` the signature), the
+    message's text, the call; the empty output adds nothing and takes nothing away."""
+    model = "gpt-5.4"
+    head = {"id": "resp_test", "object": "response", "created_at": 1700000000, "model": model}
+    message = {"type": "message", "id": "msg_0", "role": "assistant", "status": "completed"}
+    message["content"] = [{"type": "output_text", "text": "OK my lord", "annotations": []}]
+    call = {"type": "function_call", "id": "fc_0", "call_id": "call_0", "name": "shell"}
+    call |= {"arguments": '{"cmd":"ls"}', "status": "completed"}
+    reasoning = {"type": "reasoning", "id": "rs_0", "summary": [], "encrypted_content": "gAAAA"}
+    usage = {
+        "input_tokens": 100,
+        "input_tokens_details": {"cached_tokens": 64},
+        "output_tokens": 20,
+        "output_tokens_details": {"reasoning_tokens": 12},
+        "total_tokens": 120,
+    }
+    body = _responses(
+        {"type": "response.created", "response": head | {"status": "in_progress", "output": []}},
+        {"type": "response.output_item.done", "output_index": 0, "item": reasoning},
+        {"type": "response.output_item.done", "output_index": 1, "item": message},
+        {"type": "response.output_item.done", "output_index": 2, "item": call},
+        {
+            "type": "response.completed",
+            "response": head | {"status": "completed", "output": [], "usage": usage},
+        },
+    )
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            text="OK my lord",
+            signatures=1,
+            tools=(("call_0", "shell", {"cmd": "ls"}),),
+            usage=(36, 20, 12, 64, 120),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
+    assert [ev.type for ev in events][:2] == ["reasoning", "text"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "code", "retryable"),
+    [
+        ("tokens", "rate_limit_exceeded", True),
+        ("server_error", "internal_error", True),
+        ("server_error", "vector_store_timeout", True),
+        ("invalid_request_error", "content_policy_violation", False),
+        ("invalid_request_error", "insufficient_quota", False),
+        ("invalid_request_error", "context_length_exceeded", False),
+        ("invalid_request_error", "invalid_prompt", False),
+        ("invalid_request_error", "model_not_found", False),
+    ],
+)
+def test_responses_error_events_say_whether_sending_again_may_help(
+    kind: str, code: str, retryable: bool
+) -> None:
+    """BerriAI/litellm tests/test_litellm/responses/test_streaming_iterator_error_events.py:
+    text streams ("partial "), then an `error` event with the error nested under `error`
+    (`type`, `code`, `message`) halts the stream; LiteLLM maps each code to the exception
+    the non-streaming path raises, and falls back mid-stream on the retriable ones (429,
+    5xx, timeouts), never on a policy halt ("This content was flagged for possible
+    cybersecurity risk. The response was halted mid-stream."), a quota, a context that
+    is too long, a bad prompt or an unknown model. Here each is a `stream_error` after
+    the text, with its code, and `retryable` as LiteLLM decides."""
+    message = "This content was flagged for possible cybersecurity risk."
+    head = {"id": "resp_1", "object": "response", "model": "gpt-5", "output": []}
+    body = _responses(
+        {"type": "response.created", "response": head | {"status": "in_progress"}},
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "partial ",
+        },
+        {"type": "error", "error": {"type": kind, "code": code, "message": message}},
+    )
+    events = replay_every_way(body, "openai-responses")
+    check(summarize(events), Expect(text="partial ", terminal="error", error_kind="stream_error"))
+    [failed] = [ev for ev in events if ev.type == "error"]
+    assert (failed.error.code, failed.error.retryable) == (code, retryable)
+    assert message in failed.error.message
