@@ -23,7 +23,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   key's), a prompt's `prompt_tokens` that "must be less than max_seq_len", the prompt against
   the context by the server's field for it ("Cannot truncate prompt with n_keep (15028) >=
   n_ctx (7424)"), an input's count said to be more than the model supports ("the input token
-  count is 1251952 but model only supports up to 1048576"), 413 or its words
+  count is 1251952 but model only supports up to 1048576"), an output limit refused as a
+  negative number the body did not send ("max_tokens must be at least 1, got -53.", vLLM:
+  the server derived it, the prompt fills the context), 413 or its words
   ("Request body too large", "Request payload size exceeds the limit: 4194304 bytes"), a
   request larger than a whole per-minute allowance; under a rate limit only
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
@@ -56,15 +58,18 @@ A rejection before anything was committed is read once, by `classify`, into one 
   could not be decoded", "PDF input is not supported"), which no removal of images changes),
   or no part
   of the body at all (a request header, this endpoint for the model, by name or by its path, the
-  server's own chat template: "you must provide a chat template"; at 4xx: a 5xx's
-  "headers" are the server's own). No body can fix it.
+  server's own chat template: "you must provide a chat template", "Template error: template
+  not found"; at 4xx: a 5xx's "headers" are the server's own), or properties a validator
+  requires at the body's root, none of which it has ("required properties at '/' are
+  'input'", Workers AI: a model of another schema). No body can fix it.
 - `backoff`: the same body may succeed later (429 rate limits, 503/529 overload, a busy
   model, a degraded deployment, a bare 5xx on a direct endpoint, a connection that failed;
   where no status says it, a 503's or 429's words: "server unavailable", a model "still
   loading", "not ready yet" or still "starting up", no available channel, deployment or
   data center, no worker to serve it, "No capacity available for model x", "out of
   capacity", too many requests at once ("Concurrency limit exceeded", "并发请求过多"), "wait
-  one minute", "please wait before trying again", "请稍后再试", a queue that "is full", a
+  one minute", "please wait before trying again", "请稍后再试", a queue that "is full" or
+  over its bound ("Exceeds maximum queue size", Triton), a
   wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
   failure ("An internal error has occurred", "on our end", a model that "has crashed" or a
   runner that "terminated unexpectedly"), or a backend's gRPC failure, "rpc error: code =
@@ -92,6 +97,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   "Response_format value as json_schema is enabled only for ..."), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
   "temperature is not supported" (or "not currently supported", "not yet supported"),
+  "Cannot use tools with stream", a server's flag needed to use it ("launch the api_server
+  with --tool-call-parser if you want to use tools"),
   "Temperature value 0.2 is not supported", "Argument not
   supported on this model: include", "invalid temperature", "temperature参数",
   "参数temperature"), the words of an identifier read the same way ("Frequency penalty
@@ -144,7 +151,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
   loaded, but images were provided", "does not have the projector", an image it "could not
-  process", was "unable to decode" or "failed to download", or that is "not valid", an
+  process", was "unable to decode" or "failed to download", or that is "not valid" or in
+  another form than it takes ("'url' field must be a base64 encoded image"), an
   image file, by its name, it timed out or failed while downloading ("Timeout while
   downloading photo.jpg"), an image over a size or dimension limit: "image exceeds 5 MB
   maximum", "image too large"),
@@ -679,6 +687,12 @@ _TRANSIENT = (
     # a queue with no room now (SGLang's "The request queue is full." after `200 OK`, its
     # 503 lost in a frame without one)
     r"\bqueue (?:is )?(?:full|at capacity)\b|队列已?满|"
+    # or over its bound (Triton's "Exceeds maximum queue size", its 503 lost in a frame; "queue
+    # size exceeded"): the queue's, not a count of the request's own ("Batch size exceeds
+    # maximum queue size (64)", "Number of requests exceeds ...")
+    r"(?<!\bsize )(?<!\bcount )(?<!\brequests )(?<!\bitems )(?<!\bmessages )"
+    r"\bexceed(?:s|ed)?\s+(?:the\s+)?max(?:imum)?\s+queue\s+(?:size|length|depth)\b|"
+    r"\bqueue\s+(?:size|length|depth)\s+(?:limit\s+)?(?:exceeded|reached)\b|"
     r"稍后再?(?:重?试|尝试)|负载\S{0,4}?(?:饱和|过高|过大)|繁忙"
 )
 # A 429 that names the window it counts in ("Tokens per minute limit exceeded", "on
@@ -883,6 +897,9 @@ _NOT_THE_BODY = (
     r"\b(?:provide|specify|supply|pass|set|configure)\s+(?:a|an|the|your own)\s+"
     r"chat[ _-]?template\b|"
     r"\bno\s+chat[ _-]?template\b|"
+    # (or the server's template failing, by the words it opens its error with: TGI's 422
+    # "Template error: template not found", "Template error: invalid operation: ...")
+    r"(?:^|[\n:])\s*(?:chat\s+)?template\s+error\b|\btemplate\s+(?:is\s+)?not\s+found\b|"
     r"\bchat[ _-]?template\s+(?:is\s+)?(?:missing|not\s+(?:found|set|defined|provided|available))\b"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
@@ -922,6 +939,9 @@ _IMAGE_REFUSAL = (
     r"(?:process|read|decod|pars|load|open|handl|download|fetch|retriev)\w*\b|"
     r"\bnot (?:an? )?valid\b|"
     r"invalid[ _-]?(?:image|vision|multi-?modal)|"
+    # or in another form than the server takes ("'url' field must be a base64 encoded image.",
+    # LM Studio, to an image by its URL or in a format it does not decode)
+    r"\b(?:must|should)\s+be\s+(?:an?\s+)?(?:valid\s+)?(?:base64|data[ -]?ur[il])|"
     # a deserializer that does not know the part ("unknown variant `image_url`, expected
     # `text`", DeepSeek): the endpoint takes text only
     r"\bunknown (?:variant|type)\b|"
@@ -1041,6 +1061,14 @@ _CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't)(?
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
 _CUE_ADJACENT_BEFORE = r"(?:invalid|unsupported|unknown|unrecognized|too many)"
 _CUE_CJK = r"(?:参数|字段)"
+# Words that refuse using the key written right after them, with what it cannot go with
+# ("Cannot use tools with stream", llama.cpp's 500): not a thing of the key's ("Unable to
+# use user-provided keys", "cannot use the user's account").
+_CUE_CANNOT_USE = r"(?:cannot|can't|can\s+not|unable\s+to|not\s+able\s+to)\s+use"
+# A server's command-line flag said to be needed, in one sentence with the key it serves
+# ("Please launch the api_server with --tool-call-parser if you want to use tools.",
+# LMDeploy): that key is what the server as started refuses, though only the purpose names it.
+_SERVER_FLAG = r"(?<![\w-])--[a-z][\w-]*"
 # The same words before a colon, the key after it, however far the refusal reaches ("Argument
 # not supported on this model: include", xAI).
 _CUE_COLON = (
@@ -1292,8 +1320,15 @@ _MODEL_OUTPUT_FAILED_CODE = "tool_use_failed"
 def _texts(error: ErrorInfo) -> str:
     """Every string the error carries, as far as `MAX_READ_CHARS` reaches: its message,
     and the string values (not the keys) of its raw JSON body, so a structural key like
-    `"metadata"` never reads as a name while `"loc": ["body", "top_p"]` does."""
-    parts = [_message(error)]
+    `"metadata"` never reads as a name while `"loc": ["body", "top_p"]` does. A message
+    that is a body no envelope reading knew, its JSON after the status's words ("HTTP 400:
+    {"errors": [...], "success": false, "messages": []}", Cloudflare's), is read the same
+    way: its strings, not its keys (that `"messages"` quotes no body key)."""
+    message = _message(error)
+    words, nested = _json_in(message)
+    if nested is not None:
+        message = "\n".join([words, *_strings(nested)])[:MAX_READ_CHARS]
+    parts = [message]
     room = MAX_READ_CHARS - len(parts[0])
     if error.raw and room > 1:
         try:
@@ -1439,6 +1474,10 @@ def _is_named(key: str, text: str) -> bool:
         rf"{w}\b(?!\s+(?:message|content|role)s?\b)"
         rf"|\b{w}\s*{_CUE_CJK}|{_CUE_CJK}\s*{w}\b"
         rf"|\b{_CUE_COLON}{w}\b"
+        rf"|\b{_CUE_CANNOT_USE}\s+{w}\b(?![-'\u2019]|\s+(?:message|content|role)s?\b)"
+        # (in at most 80 characters either way: a run of flags reads in linear time)
+        rf"|{_SERVER_FLAG}[^.\n]{{0,80}}?\b(?:use|using)\s+{w}\b"
+        rf"|\b(?:use|using)\s+{w}\b[^.\n]{{0,80}}?{_SERVER_FLAG}"
     )
     return re.search(cue, text, re.I | re.ASCII) is not None
 
@@ -1846,6 +1885,14 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         named = _with_dependents(_one_of_together(named, param, text), body, policy)
         if named:
             return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
+        if _no_room_left(text, body):
+            return Verdict(
+                "surface", "the room left for the output is negative: the prompt fills the context"
+            )
+        if required := _required_missing(text, body):
+            return Verdict(
+                "surface", f"the server requires {required!r} at the body's root, which it has not"
+            )
         if param is None and (kept := _quoted_kept(_names_text(error), body, policy)):
             return Verdict("surface", f"the rejection is about {kept!r}, which is never dropped")
         if re.search(_CALLER_REFUSED, text):
@@ -1865,6 +1912,45 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     if server_side:
         return Verdict("backoff", "a server error without detail", delay=error.retry_after)
     return Verdict("surface", "no policy covers this rejection")
+
+
+# A validator's properties required at the body's root ("oneOf at '/' not met, 0 matches:
+# required properties at '/' are 'input', required properties at '/' are 'requests'", Workers
+# AI, to a chat body sent to a model of another schema): where the body has none of them, no
+# body without keys has one either.
+_REQUIRED_AT_ROOT = (
+    r"(?i)\brequired\s+propert(?:y|ies)\s+at\s+['\"`]?(?:/|#/?|\$)['\"`]?\s+(?:are|is)\s+"
+    r"['\"`]([\w,\s]{1,200})['\"`]"
+)
+
+
+# The output's limit refused as a negative number ("max_tokens must be at least 1, got -53.",
+# vLLM, to a body without `max_tokens`): the server derived it as the context less the
+# prompt, so the prompt is longer than the context. A value the body sent is that key's.
+_NEGATIVE_OUTPUT_ROOM = (
+    r"(?i)\bmax(?:imum)?[_ ](?:completion[_ ]|new[_ ])?tokens\b[^.\n]{0,60}?"
+    r"\b(?:got|is|was|given|received)\s*:?\s*(-\d+)\b"
+)
+
+
+def _no_room_left(text: str, body: Mapping[str, Any]) -> bool:
+    """Whether the error refuses a negative output limit that no key of the body holds."""
+    sent = {str(value) for value in body.values() if isinstance(value, int)}
+    return any(found.group(1) not in sent for found in re.finditer(_NEGATIVE_OUTPUT_ROOM, text))
+
+
+def _required_missing(text: str, body: Mapping[str, Any]) -> str | None:
+    """The first property the error requires at the body's root, where the body holds none
+    of those it requires there; else None."""
+    required = [
+        name.strip()
+        for found in re.finditer(_REQUIRED_AT_ROOT, text)
+        for name in found.group(1).split(",")
+        if name.strip()
+    ]
+    if not required or any(name in body for name in required):
+        return None
+    return required[0]
 
 
 def _forbids_a_key(
