@@ -626,3 +626,93 @@ def test_responses_error_events_say_whether_sending_again_may_help(
     [failed] = [ev for ev in events if ev.type == "error"]
     assert (failed.error.code, failed.error.retryable) == (code, retryable)
     assert message in failed.error.message
+
+
+def test_partial_url_citations_forwarded_by_litellm_cite_what_has_a_url() -> None:
+    """openai/openai-agents-python tests/models/test_litellm_annotations.py: "Providers
+    reached through LiteLLM may omit fields the OpenAI schema marks as required" (a
+    KeyError there once aborted the whole turn): a `url_citation` with no payload, one
+    whose payload has a title and no URL, one with `title`, `start_index` and
+    `end_index` all `null`, and one without a title. The turn reads whole; the two that
+    name a URL are citations (no title), the two that do not are left out."""
+    annotations = [
+        {"type": "url_citation"},
+        {"type": "url_citation", "url_citation": {"title": "Missing URL"}},
+        {
+            "type": "url_citation",
+            "url_citation": {
+                "url": "https://example.com",
+                "title": None,
+                "start_index": None,
+                "end_index": None,
+            },
+        },
+        {
+            "type": "url_citation",
+            "url_citation": {"start_index": 0, "end_index": 5, "url": "https://example.org"},
+        },
+    ]
+    body = _sse(
+        _chunk({"role": "assistant", "content": "hi"}),
+        _chunk({"annotations": annotations}, "stop"),
+    )
+    events = replay_every_way(body, "custom")
+    check(summarize(events), Expect(text="hi", model=GPT_4O))
+    cited = [(ev.url, ev.title) for ev in events if ev.type == "citation"]
+    assert cited == [("https://example.com", None), ("https://example.org", None)]
+
+
+def test_claude_through_litellm_numbers_its_call_by_content_block() -> None:
+    """BerriAI/litellm tests/local_testing/stream_chunk_testdata.py: claude-3-5-sonnet-20240620
+    through LiteLLM's chat wire (2024): the answer's text, then a `sql_query` call at
+    `index: 1` (the Anthropic content block's index: no call 0 ever comes) whose deltas
+    keep `content: ""`, `function_call: null` and `type: "function"`, a second opener-like
+    delta with `id: null`, `name: null` and `arguments: ""`, then the arguments in
+    pieces and a finish with every delta field `null`. One call, with its arguments."""
+    model = "claude-3-5-sonnet-20240620"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        full = {"content": None, "role": None, "function_call": None, "tool_calls": None}
+        choice = {"finish_reason": finish, "index": 0, "delta": full | delta, "logprobs": None}
+        return {
+            "id": "chatcmpl-634a6ad3-483a-44a1-8cdd-3befbeb4ac2f",
+            "choices": [choice],
+            "created": 1722656356,
+            "model": model,
+            "object": "chat.completion.chunk",
+            "system_fingerprint": None,
+        }
+
+    def call(call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
+        entry = {"id": call_id, "type": "function", "index": 1}
+        entry["function"] = {"arguments": arguments, "name": name}
+        return chunk({"content": "", "tool_calls": [entry]})
+
+    words = ["To answer", " your", " question about", " how", " many rows are in the "]
+    words += ["'users' table, I", "'ll", " need to", " run", " a SQL query.", " Let", " me"]
+    words += [" ", "do that for", " you."]
+    pieces = ['{"', 'query": ', '"SELECT C', "OUNT(*", ") ", "FROM use", 'rs;"}']
+    body = _sse(
+        chunk({"content": words[0], "role": "assistant"}),
+        *(chunk({"content": word}) for word in words[1:]),
+        call("toolu_01H3AjkLpRtGQrof13CBnWfK", "sql_query", ""),
+        call(None, None, ""),
+        *(call(None, None, piece) for piece in pieces),
+        chunk({}, "tool_calls"),
+    )
+    check(
+        summarize(replay_every_way(body, "custom")),
+        Expect(
+            text="".join(words),
+            tools=(
+                (
+                    "toolu_01H3AjkLpRtGQrof13CBnWfK",
+                    "sql_query",
+                    {"query": "SELECT COUNT(*) FROM users;"},
+                ),
+            ),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
