@@ -716,3 +716,39 @@ def test_claude_through_litellm_numbers_its_call_by_content_block() -> None:
             model=model,
         ),
     )
+
+
+def test_claude_on_databricks_through_litellm_signs_its_thinking_at_the_end() -> None:
+    """BerriAI/litellm .../adapters/test_streaming_iterator_thinking_regression.py ("the
+    real failing sequence", Claude on Databricks through LiteLLM): every delta has
+    `content: ""` and the thinking twice, as `reasoning_content` and as a block with
+    `"signature": ""`; then a block with empty text and an empty signature, then one
+    with empty text and the signature ("sig_payload"), then the Chinese answer. One
+    signed part of thinking, the answer as text."""
+    model = "claude-4-6-opus"
+
+    def chunk(content: str, thinking: str | None = None, signature: str = "") -> dict[str, Any]:
+        delta: dict[str, Any] = {"content": content, "role": "assistant", "tool_calls": None}
+        if thinking is not None:
+            delta["reasoning_content"] = thinking
+            delta["thinking_blocks"] = [
+                {"type": "thinking", "thinking": thinking, "signature": signature}
+            ]
+        return _proxy_chunk(delta) | {"model": model}
+
+    thoughts = ["The user is asking", ' "', "Hello", ', who are you?" in Chinese.']
+    answer = ["你", "好\uff01我是 "]  # (a full-width exclamation mark)
+    finish = _proxy_chunk({"content": ""}, "stop") | {"model": model}
+    body = _sse(
+        *(chunk("", thought) for thought in thoughts),
+        chunk("", ""),
+        chunk("", "", "sig_payload"),
+        *(chunk(piece) for piece in answer),
+        finish,
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="".join(answer), reasoning="".join(thoughts), signatures=1, model=model),
+    )
+    assert _parts(events) == [rxllm.ReasoningPart(text="".join(thoughts), signature="sig_payload")]
