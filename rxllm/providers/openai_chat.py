@@ -38,6 +38,10 @@ one dict lookup:
   reasoning delta with it, ending the block) and a `redacted_thinking` block (a
   reasoning delta with its `data` as signature, `redacted=True`), as the Anthropic wire
   reads them (`_thinking_blocks`).
+- `reasoning_content` as an object: AWS Bedrock's Converse reasoning delta (`text`,
+  `signature` or `redactedContent`) that a gateway serving Claude on Bedrock passes
+  through (envoyproxy/ai-gateway#1222), read as those blocks are
+  (`_reasoning_block_delta`).
 - `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
   inner text chunks are reasoning; a `tool_reference` with a URL is a citation; a
   `reference`, whose ids point into sources the client sent, is logged).
@@ -1345,7 +1349,10 @@ class ChatNormalizer(Normalizer):
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if reasoning:
                 self.streamed = self.reasoned = True
-                self.reasoning(reasoning)
+                if reasoning.__class__ is dict:
+                    self._reasoning_block_delta(reasoning)
+                else:
+                    self.reasoning(reasoning)
         content = delta.get("content")
         if content:
             self.streamed = True
@@ -1369,6 +1376,26 @@ class ChatNormalizer(Normalizer):
                 self._tool_call(call, None if alone else place)
         if not known:
             self._delta_rest(delta, bool(tool_calls))
+
+    def _reasoning_block_delta(self, delta: dict[str, Any]) -> None:
+        """Reasoning as an object: AWS Bedrock's Converse reasoning delta
+        (`ReasoningContentBlockDelta`: one of `text`, `signature`, `redactedContent`),
+        which a gateway serving Claude on Bedrock passes through as `reasoning_content`
+        (envoyproxy/ai-gateway#1222). Its text is reasoning; its signature ends the block
+        as a `signature_delta` does on Anthropic's wire (an empty reasoning delta with
+        it); redacted content is one redacted reasoning delta with the data as signature,
+        as a `redacted_thinking` block is read. Any other object has no event."""
+        text = delta.get("text")
+        if text and text.__class__ is str:
+            self.reasoning(text)
+        signature = delta.get("signature")
+        if signature and signature.__class__ is str:
+            self.reasoning("", signature=signature)
+        redacted = delta.get("redactedContent")
+        if redacted and redacted.__class__ is str:
+            self.reasoning("", signature=redacted, redacted=True)
+        if not delta.keys() & {"text", "signature", "redactedContent"}:
+            self._log_once("reasoning object", f"a reasoning object {_short(delta)} has no event")
 
     def _delta_rest(self, delta: dict[str, Any], beside_tool_calls: bool) -> None:
         """What a delta carries beside reasoning, content, a refusal and tool calls:

@@ -727,6 +727,63 @@ def test_databricks_gemini_signs_a_text_part_and_a_call_with_thought_signature()
     assert not [message for message in messages if "thoughtSignature" in message]
 
 
+def _envoy(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "delta": delta}
+    if finish is not None:
+        choice["finish_reason"] = finish
+    return {"choices": [choice], "object": "chat.completion.chunk"}
+
+
+def test_bedrock_reasoning_through_a_gateway_as_an_object_of_text_then_signature() -> None:
+    """envoyproxy/ai-gateway#1222 (its recorded stream of Claude on AWS Bedrock, served
+    on the chat wire): `reasoning_content` is Bedrock Converse's reasoning delta passed
+    through as an object, `{"text": "I nee"}`, `{"text": "d to calculate 27"}`, ..., the
+    block's `{"signature": ...}` after its text (Converse's `ReasoningContentBlockDelta`:
+    `text`, `signature` or `redactedContent`, one at a time). The text is reasoning, the
+    signature ends it as a `signature_delta` does on Anthropic's wire, and the answer
+    follows. Before: the first object ended the turn in a protocol error ("a reasoning
+    delta is dict, not a string"), the whole answer lost."""
+    body = _chat(
+        _envoy({"content": "", "role": "assistant"}),
+        _envoy({"role": "assistant", "reasoning_content": {"text": "I nee"}}),
+        _envoy({"role": "assistant", "reasoning_content": {"text": "d to calculate 27"}}),
+        _envoy({"role": "assistant", "reasoning_content": {"text": " * 453."}}),
+        _envoy({"role": "assistant", "reasoning_content": {"signature": "EqQBCkYIBhgCSIG"}}),
+        _envoy({"role": "assistant", "content": "27 * 453 = 12231"}),
+        _envoy({}, "stop"),
+    )
+    events = replay_every_way(body, "openai")
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="27 * 453 = 12231",
+            reasoning="I need to calculate 27 * 453.",
+            signatures=1,
+            model=None,
+        ),
+    )
+    assert summary.signatures == ["EqQBCkYIBhgCSIG"]
+    assert kinds(events) == ["reasoning", "text", "done"]
+
+
+def test_bedrock_redacted_reasoning_through_a_gateway() -> None:
+    """envoyproxy/ai-gateway#1222, Converse's third kind of reasoning delta:
+    `{"redactedContent": ...}`, reasoning the provider encrypted. It is a redacted
+    reasoning delta carrying the opaque data, as Anthropic's `redacted_thinking` is
+    read, to be sent back as it came."""
+    body = _chat(
+        _envoy({"role": "assistant", "reasoning_content": {"redactedContent": "UkVEQUNURUQ="}}),
+        _envoy({"content": "Done."}),
+        _envoy({}, "stop"),
+    )
+    events = replay_every_way(body, "openai")
+    check(summarize(events), Expect(text="Done.", signatures=1, model=None))
+    redacted = events[0]
+    assert isinstance(redacted, ReasoningDelta)
+    assert (redacted.text, redacted.signature, redacted.redacted) == ("", "UkVEQUNURUQ=", True)
+
+
 def _openinference(
     content: str, finish: str | None = None, reasoning: str | None = None
 ) -> dict[str, Any]:
