@@ -50,7 +50,8 @@ test_google_shapes.py and test_probe_google.py):
   `malformed_tool_arguments`; the provider said more was coming.
 - Code execution is a tool Gemini runs itself (DESIGN.md: provider-executed tools are
   shown, never dispatched). An `executableCode` part is `server_tool_call` named
-  `code_execution` with arguments `{language, code}` as sent; a
+  `code_execution` with arguments `{language, code}`, the keys it sent (Vertex may
+  leave out `language`: LiteLLM's test_code_execution.py); a
   `codeExecutionResult` part is `server_tool_result` whose content is the part's
   `{outcome, output}` (the keys it sent). The call id is the part's `id` (Gemini 3
   sends one on both parts), else `code_execution_{tag}_{n}` (`n` counts code parts in
@@ -593,7 +594,7 @@ class GeminiNormalizer(Normalizer):
         # other step, as google-genai clients do. A thought image stays unread below.
         code = part.get("executableCode")
         if code is not None:
-            arguments = {"language": code.get("language"), "code": code.get("code") or ""}
+            arguments = {key: code[key] for key in ("language", "code") if key in code}
             self._server_call("code_execution", code.get("id"), arguments)
             return
         result = part.get("codeExecutionResult")

@@ -752,3 +752,72 @@ def test_claude_on_databricks_through_litellm_signs_its_thinking_at_the_end() ->
         Expect(text="".join(answer), reasoning="".join(thoughts), signatures=1, model=model),
     )
     assert _parts(events) == [rxllm.ReasoningPart(text="".join(thoughts), signature="sig_payload")]
+
+
+def test_gemini_code_execution_rounds_in_one_chunk_keep_what_each_part_sent() -> None:
+    """BerriAI/litellm tests/test_litellm/llms/vertex_ai/gemini/test_code_execution.py: one
+    chunk holds text, three rounds of `executableCode` and `codeExecutionResult` (one run
+    failed with its stderr, "Vertex may omit `language`" on one code part, a result
+    without `output`), then the answer. Each round is a provider-run call and its
+    result, in order, each result answering the code before it; a call's arguments
+    and a result's content are the keys the part sent. Before: a code part without
+    `language` was read as `"language": null`, a key the wire never had."""
+    parts = [
+        {"text": "Let me compute this with Python."},
+        {"executableCode": {"language": "PYTHON", "code": "print(1)"}},
+        {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1\n"}},
+        {"executableCode": {"code": "print(1/0)"}},
+        {
+            "codeExecutionResult": {
+                "outcome": "OUTCOME_FAILED",
+                "output": "ZeroDivisionError: division by zero",
+            }
+        },
+        {"executableCode": {"language": "PYTHON", "code": "print(2)"}},
+        {"codeExecutionResult": {"outcome": "OUTCOME_OK"}},
+        {"text": " The answer is 2."},
+    ]
+    body = _sse(
+        {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "index": 0, "finishReason": "STOP"}
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 30,
+                "candidatesTokenCount": 40,
+                "totalTokenCount": 70,
+            },
+            "modelVersion": "gemini-2.5-flash",
+            "responseId": "Z0Fzaf2xH9Xg",
+        },
+        done=False,
+    )
+    events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(
+            text="Let me compute this with Python. The answer is 2.",
+            usage=(30, 40, 0, 0, 70),
+            raw_stop_reason="STOP",
+            model="gemini-2.5-flash",
+        ),
+    )
+    steps = [
+        (ev.type, ev.arguments if ev.type == "server_tool_call" else ev.content)
+        for ev in events
+        if ev.type.startswith("server_tool")
+    ]
+    assert steps == [
+        ("server_tool_call", {"language": "PYTHON", "code": "print(1)"}),
+        ("server_tool_result", {"outcome": "OUTCOME_OK", "output": "1\n"}),
+        ("server_tool_call", {"code": "print(1/0)"}),
+        (
+            "server_tool_result",
+            {"outcome": "OUTCOME_FAILED", "output": "ZeroDivisionError: division by zero"},
+        ),
+        ("server_tool_call", {"language": "PYTHON", "code": "print(2)"}),
+        ("server_tool_result", {"outcome": "OUTCOME_OK"}),
+    ]
+    calls = [ev.call_id for ev in events if ev.type == "server_tool_call"]
+    results = [ev.call_id for ev in events if ev.type == "server_tool_result"]
+    assert calls == results and len(set(calls)) == 3
