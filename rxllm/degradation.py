@@ -898,8 +898,9 @@ _NOT_THE_BODY = (
     r"chat[ _-]?template\b|"
     r"\bno\s+chat[ _-]?template\b|"
     # (or the server's template failing, by the words it opens its error with: TGI's 422
-    # "Template error: template not found", "Template error: invalid operation: ...")
-    r"(?:^|[\n:])\s*(?:chat\s+)?template\s+error\b|\btemplate\s+(?:is\s+)?not\s+found\b|"
+    # "Template error: template not found", "Template error: invalid operation: ...", after a
+    # relay's "OpenAIException - " too)
+    r"(?:^|[\n:]|\s-)\s*(?:chat\s+)?template\s+error\b|\btemplate\s+(?:is\s+)?not\s+found\b|"
     r"\bchat[ _-]?template\s+(?:is\s+)?(?:missing|not\s+(?:found|set|defined|provided|available))\b"
 )
 # (and the same words in Chinese, Japanese and Korean: "此模型不支持图像输入", a gateway's
