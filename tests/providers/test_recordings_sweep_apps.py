@@ -574,6 +574,56 @@ def test_a_line_break_as_text_on_an_open_tool_use_block() -> None:
     )
 
 
+def test_llama_cpp_messages_endpoint_calls_without_input_and_a_late_empty_signature() -> None:
+    """ggml-org/llama.cpp tools/server/server-task.cpp (`to_json_anthropic_partial`,
+    `to_json_anthropic_stream`: its `/v1/messages`): `message_start` splits the prompt
+    into `cache_read_input_tokens` and the uncached `input_tokens`; a `tool_use` block
+    starts with `id` and `name` and no `input` key at all; each chunk's last event
+    carries the server's `timings`; and the final chunk closes everything at once: the
+    thinking block's `signature_delta` with an empty signature (llama.cpp signs
+    nothing), then every block's stop, the calls' after the text's. A call whose
+    arguments never came (no fragment) is a call with no parameters. The reasoning is
+    unsigned, both calls are requested, the usage keeps the cache apart."""
+    timings = {"prompt_n": 20, "prompt_ms": 5.1, "predicted_n": 3, "predicted_ms": 30.2}
+    body = _events(
+        _message_start(
+            "chatcmpl-llama",
+            "qwen3",
+            {"cache_read_input_tokens": 12, "input_tokens": 8, "output_tokens": 0},
+        ),
+        _start(0, {"type": "thinking", "thinking": ""}),
+        {
+            **_delta(0, {"type": "thinking_delta", "thinking": "Weather, then time."}),
+            "timings": timings,
+        },
+        _start(1, {"type": "tool_use", "id": "call_ll1", "name": "get_weather"}),
+        {
+            **_delta(1, {"type": "input_json_delta", "partial_json": '{"city":"Paris"}'}),
+            "timings": timings,
+        },
+        _start(2, {"type": "tool_use", "id": "call_ll2", "name": "get_time"}),
+        _delta(0, {"type": "signature_delta", "signature": ""}),
+        _stop(0),
+        _stop(1),
+        _stop(2),
+        *_end("tool_use", {"output_tokens": 25}),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            reasoning="Weather, then time.",
+            signatures=0,
+            tools=(("call_ll1", "get_weather", {"city": "Paris"}), ("call_ll2", "get_time", {})),
+            usage=(8, 25, 0, 12, 45),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="qwen3",
+        ),
+    )
+
+
 # -- Chat Completions --------------------------------------------------------------------
 
 
