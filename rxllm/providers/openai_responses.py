@@ -1060,7 +1060,27 @@ class ResponsesNormalizer(Normalizer):
         elif kind == "refusal":
             self._part_done(payload, part.get("refusal"), self.refusal)
         elif kind == "reasoning_text":
+            if self._of_a_message(payload):
+                # LiteLLM's chat-to-Responses bridge (until litellm's
+                # test_streaming_event_order.py) put the turn's reasoning once more in
+                # its message's part, the message a "ghost" after a turn of calls: a
+                # message holds no reasoning on this wire, and the reasoning item said it.
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "a reasoning_text part of a message item is not read"
+                )
+                return
             self._reasoning_part_done(self._reasoning_key(payload, "text"), part.get("text"))
+
+    def _of_a_message(self, payload: dict[str, Any]) -> bool:
+        """Whether an event is about the message item shown at its output index (the
+        one its item id names, where it names one)."""
+        shown = self.shown_at.get(self._index(payload))
+        item_id = payload.get("item_id")
+        return (
+            shown is not None
+            and shown.kind == "message"
+            and (not isinstance(item_id, str) or shown.item_id in (None, item_id))
+        )
 
     def _part_done(self, payload: dict[str, Any], whole: Any, emit: Callable[[str], None]) -> None:
         """A part's `.done` repeats its deltas; a part that had none arrived whole."""

@@ -821,3 +821,96 @@ def test_gemini_code_execution_rounds_in_one_chunk_keep_what_each_part_sent() ->
     calls = [ev.call_id for ev in events if ev.type == "server_tool_call"]
     results = [ev.call_id for ev in events if ev.type == "server_tool_result"]
     assert calls == results and len(set(calls)) == 3
+
+
+def _bridge_turn(*message_events: dict[str, Any], call: bool) -> bytes:
+    """A turn of DeepSeek (`reasoning_content`) through LiteLLM's chat-to-Responses bridge
+    before its event-order fix: the reasoning item streamed and done, then a call or a
+    message, then the message's part done as a `reasoning_text` part holding the whole
+    reasoning again."""
+    reasoning = "Let me think. Step two."
+    head = {"id": "resp_1", "object": "response", "model": "deepseek-v4-flash", "output": []}
+    item = {"id": "rs_1", "type": "reasoning", "summary": []}
+    done = item | {"summary": [{"type": "summary_text", "text": reasoning}]}
+    on_item = {"item_id": "rs_1", "output_index": 0, "summary_index": 0}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": head | {"status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.reasoning_summary_text.delta", **on_item, "delta": "Let me think."},
+        {"type": "response.reasoning_summary_text.delta", **on_item, "delta": " Step two."},
+        {"type": "response.reasoning_summary_text.done", **on_item, "text": reasoning},
+        {"type": "response.output_item.done", "output_index": 0, "item": done},
+    ]
+    if call:
+        called = {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "do_thing"}
+        called |= {"arguments": '{"x":1}', "status": "completed"}
+        events.append({"type": "response.output_item.done", "output_index": 1, "item": called})
+    events += message_events
+    index = 2 if call else 1
+    on_part = {"item_id": "msg_1", "output_index": index, "content_index": 0}
+    part = {"type": "reasoning_text", "text": reasoning}
+    events.append({"type": "response.content_part.done", **on_part, "part": part})
+    events.append({"type": "response.completed", "response": head | {"status": "completed"}})
+    return _responses(*events)
+
+
+def test_litellm_bridge_reasoning_repeated_in_a_ghost_message_is_said_once() -> None:
+    """BerriAI/litellm tests/test_litellm/responses/litellm_completion_transformation/
+    test_streaming_event_order.py: "Tool-call-only streams (reasoning + function_call, no
+    assistant text) emitted a trailing message `output_text.done` / `content_part.done` /
+    `output_item.done` trio for a message item that was never announced ... The content
+    part also carried the reasoning text under a non-standard `reasoning_text` type."
+    The reasoning is its item's, once, and the call is requested. Before: the ghost
+    message's part was read as a second part of reasoning, the same text again."""
+    ghost = {"item_id": "msg_1", "output_index": 2, "content_index": 0, "text": ""}
+    body = _bridge_turn({"type": "response.output_text.done", **ghost}, call=True)
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            reasoning="Let me think. Step two.",
+            tools=(("call_1", "do_thing", {"x": 1}),),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="deepseek-v4-flash",
+        ),
+    )
+
+
+def test_litellm_bridge_reasoning_repeated_in_the_answers_part_is_said_once() -> None:
+    """The same test file: "Previously the bridge stuffed the full reasoning text into the
+    message's content part under a non-standard `reasoning_text` type whenever the final
+    response carried `reasoning_content`": the answer streams as `output_text` deltas,
+    then its `content_part.done` is a `reasoning_text` part with the reasoning. The
+    answer is the text, the reasoning is said once, before it. Before: the reasoning
+    came again after the answer, as a part of its own."""
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress"}
+    message["content"] = []
+    on_part = {"item_id": "msg_1", "output_index": 1, "content_index": 0}
+    body = _bridge_turn(
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": message | {"content": []},
+        },
+        {
+            "type": "response.content_part.added",
+            **on_part,
+            "part": {"type": "output_text", "text": "", "annotations": []},
+        },
+        {"type": "response.output_text.delta", **on_part, "delta": "Hello"},
+        {"type": "response.output_text.delta", **on_part, "delta": " world"},
+        {"type": "response.output_text.done", **on_part, "text": "Hello world"},
+        call=False,
+    )
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello world",
+            reasoning="Let me think. Step two.",
+            raw_stop_reason="completed",
+            model="deepseek-v4-flash",
+        ),
+    )
+    assert [ev.type for ev in events if ev.type in ("text", "reasoning")][-1] == "text"
