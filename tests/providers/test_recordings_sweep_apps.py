@@ -624,6 +624,48 @@ def test_llama_cpp_messages_endpoint_calls_without_input_and_a_late_empty_signat
     )
 
 
+def test_ollama_messages_endpoint_thinking_never_signed_and_a_call_in_one_fragment() -> None:
+    """ollama/ollama anthropic/anthropic.go (`StreamConverter.Process`, its
+    `/v1/messages` over a local model): a thinking block that never gets a
+    `signature_delta` (Ollama signs nothing) and is closed by the text's arrival; the
+    text closed in turn by a call, whose `tool_use` starts with `input: {}` and whose
+    arguments come whole in one `input_json_delta`; `message_delta` restating
+    `input_tokens` beside `output_tokens`. Reasoning, text and the call, in order; the
+    usage counted once."""
+    body = _events(
+        _message_start("msg_0a1b2c", "qwen3:8b", {"input_tokens": 42, "output_tokens": 0}),
+        _start(0, {"type": "thinking", "thinking": ""}),
+        _delta(0, {"type": "thinking_delta", "thinking": "The user wants the weather."}),
+        _stop(0),
+        _start(1, {"type": "text", "text": ""}),
+        _delta(1, {"type": "text_delta", "text": "Checking Paris."}),
+        _stop(1),
+        _start(2, {"type": "tool_use", "id": "call_4f2", "name": "get_weather", "input": {}}),
+        _delta(2, {"type": "input_json_delta", "partial_json": '{"city":"Paris"}'}),
+        _stop(2),
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use"},
+            "usage": {"input_tokens": 42, "output_tokens": 17},
+        },
+        {"type": "message_stop"},
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Checking Paris.",
+            reasoning="The user wants the weather.",
+            tools=(("call_4f2", "get_weather", {"city": "Paris"}),),
+            usage=(42, 17, 0, 0, 59),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="qwen3:8b",
+        ),
+    )
+    assert kinds(events)[:4] == ["reasoning", "text", "tool_start", "tool_request"]
+
+
 # -- Chat Completions --------------------------------------------------------------------
 
 
