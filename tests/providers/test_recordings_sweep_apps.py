@@ -937,7 +937,7 @@ def test_tetrate_claude_chunks_without_a_finish_key_and_usage_on_the_finish() ->
     router, claude-sonnet-4-5-20250929): no chunk has `finish_reason` until the last
     (the key is absent, not `null`); the role comes alone; the call's second delta
     repeats `type` without an id; the finish chunk `tool_calls` carries the usage (12376
-    prompt, 79 completion) in the same chunk, with no `[DONE]`-less tail. One call."""
+    prompt, 79 completion) in the same chunk. One call, and that usage."""
     model = "claude-sonnet-4-5-20250929"
 
     def chunk(choice: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -1050,93 +1050,6 @@ def test_an_empty_role_on_every_delta_and_a_proxys_progress_frame() -> None:
         ),
     )
     assert any("toolCallId" in message for message in messages)
-
-
-def test_responses_rate_limit_as_a_bare_error_object_mid_stream() -> None:
-    """sst/opencode#18897 (a provider path through the Responses API): a concurrency
-    limit comes mid-stream as a chunk of its own, `{"error": {"type":
-    "rate_limit_error", "message": ...}}`, with no top-level `type`, where the wire's own
-    is an `error` event. It ends the turn in a stream error with the provider's message
-    and its type as the code, worth retrying."""
-    created = {
-        "type": "response.created",
-        "sequence_number": 0,
-        "response": {
-            "id": "resp_rl",
-            "object": "response",
-            "status": "in_progress",
-            "model": "gpt-5.4",
-            "output": [],
-        },
-    }
-    message = "Concurrency limit exceeded for user, please retry later"
-    body = "".join(
-        f"data: {json.dumps(p)}\n\n"
-        for p in (created, {"error": {"type": "rate_limit_error", "message": message}})
-    ).encode()
-    events = replay_every_way(body, "openai-responses")
-    check(summarize(events), Expect(text="", terminal="error", error_kind="stream_error"))
-    error = events[-1].model_dump()["error"]
-    assert (error["message"], error["code"], error["retryable"]) == (
-        message,
-        "rate_limit_error",
-        True,
-    )
-
-
-# -- Gemini ------------------------------------------------------------------------------
-
-
-def _gemini(*payloads: dict[str, Any]) -> bytes:
-    return "".join(f"data: {json.dumps(p)}\r\n\r\n" for p in payloads).encode()
-
-
-def test_gemini_continuation_is_a_paused_turn() -> None:
-    """googleapis/python-genai google/genai/tests/models/test_gc_continuation_token.py
-    and test_generate_content_continuation_token.py (gemini-2.5-pro): a long answer ends
-    a response with finishReason CONTINUATION and the candidate's `continuationToken`
-    (bytes, base64 on the wire), its usage counting 32768 candidate and 500 thought
-    tokens; the SDK sends the same request again with that token until a response ends
-    in STOP ("is_resumable_finish_reason": CONTINUATION, not MAX_TOKENS, not STOP). The
-    turn was paused, not finished for another reason: `pause`, as Anthropic's
-    `pause_turn` is, the raw reason kept. Before: `other`, which an agent loop cannot
-    tell from a turn that ended on its own."""
-    text = {"content": {"parts": [{"text": "Hop 1 part. "}], "role": "model"}, "index": 0}
-    body = _gemini(
-        {"candidates": [text], "modelVersion": "gemini-2.5-pro", "responseId": "r1"},
-        {
-            "candidates": [
-                {
-                    "content": {"parts": [{"text": "And on."}], "role": "model"},
-                    "finishReason": "CONTINUATION",
-                    "continuationToken": "dG9rZW5faG9wXzE=",
-                    "index": 0,
-                }
-            ],
-            "usageMetadata": {
-                "promptTokenCount": 10,
-                "candidatesTokenCount": 32768,
-                "thoughtsTokenCount": 500,
-                "totalTokenCount": 33278,
-            },
-            "modelVersion": "gemini-2.5-pro",
-            "responseId": "r1",
-        },
-    )
-    with log_messages() as messages:
-        events = replay_every_way(body, "google")
-    check(
-        summarize(events),
-        Expect(
-            text="Hop 1 part. And on.",
-            usage=(10, 33268, 500, 0, 33278),
-            stop_reason="pause",
-            raw_stop_reason="CONTINUATION",
-            model="gemini-2.5-pro",
-        ),
-    )
-    # The token has no event yet: it is logged, not dropped silently.
-    assert any("continuationToken" in message for message in messages)
 
 
 def _hyper(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -1314,6 +1227,96 @@ def test_zai_coding_plan_chunks_without_a_finish_key_and_a_cached_prompt() -> No
             model="glm-4.5-air",
         ),
     )
+
+
+# -- Responses -------------------------------------------------------------------------
+
+
+def test_responses_rate_limit_as_a_bare_error_object_mid_stream() -> None:
+    """sst/opencode#18897 (a provider path through the Responses API): a concurrency
+    limit comes mid-stream as a chunk of its own, `{"error": {"type":
+    "rate_limit_error", "message": ...}}`, with no top-level `type`, where the wire's own
+    is an `error` event. It ends the turn in a stream error with the provider's message
+    and its type as the code, worth retrying."""
+    created = {
+        "type": "response.created",
+        "sequence_number": 0,
+        "response": {
+            "id": "resp_rl",
+            "object": "response",
+            "status": "in_progress",
+            "model": "gpt-5.4",
+            "output": [],
+        },
+    }
+    message = "Concurrency limit exceeded for user, please retry later"
+    body = "".join(
+        f"data: {json.dumps(p)}\n\n"
+        for p in (created, {"error": {"type": "rate_limit_error", "message": message}})
+    ).encode()
+    events = replay_every_way(body, "openai-responses")
+    check(summarize(events), Expect(text="", terminal="error", error_kind="stream_error"))
+    error = events[-1].model_dump()["error"]
+    assert (error["message"], error["code"], error["retryable"]) == (
+        message,
+        "rate_limit_error",
+        True,
+    )
+
+
+# -- Gemini ------------------------------------------------------------------------------
+
+
+def _gemini(*payloads: dict[str, Any]) -> bytes:
+    return "".join(f"data: {json.dumps(p)}\r\n\r\n" for p in payloads).encode()
+
+
+def test_gemini_continuation_is_a_paused_turn() -> None:
+    """googleapis/python-genai google/genai/tests/models/test_gc_continuation_token.py
+    and test_generate_content_continuation_token.py (gemini-2.5-pro): a long answer ends
+    a response with finishReason CONTINUATION and the candidate's `continuationToken`
+    (bytes, base64 on the wire), its usage counting 32768 candidate and 500 thought
+    tokens; the SDK sends the same request again with that token until a response ends
+    in STOP ("is_resumable_finish_reason": CONTINUATION, not MAX_TOKENS, not STOP). The
+    turn was paused, not finished for another reason: `pause`, as Anthropic's
+    `pause_turn` is, the raw reason kept. Before: `other`, which an agent loop cannot
+    tell from a turn that ended on its own."""
+    text = {"content": {"parts": [{"text": "Hop 1 part. "}], "role": "model"}, "index": 0}
+    body = _gemini(
+        {"candidates": [text], "modelVersion": "gemini-2.5-pro", "responseId": "r1"},
+        {
+            "candidates": [
+                {
+                    "content": {"parts": [{"text": "And on."}], "role": "model"},
+                    "finishReason": "CONTINUATION",
+                    "continuationToken": "dG9rZW5faG9wXzE=",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 32768,
+                "thoughtsTokenCount": 500,
+                "totalTokenCount": 33278,
+            },
+            "modelVersion": "gemini-2.5-pro",
+            "responseId": "r1",
+        },
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(
+            text="Hop 1 part. And on.",
+            usage=(10, 33268, 500, 0, 33278),
+            stop_reason="pause",
+            raw_stop_reason="CONTINUATION",
+            model="gemini-2.5-pro",
+        ),
+    )
+    # The token has no event yet: it is logged, not dropped silently.
+    assert any("continuationToken" in message for message in messages)
 
 
 def test_gemini_json_lines_then_an_error_object() -> None:
