@@ -1229,7 +1229,7 @@ def test_zai_coding_plan_chunks_without_a_finish_key_and_a_cached_prompt() -> No
     )
 
 
-# -- Responses -------------------------------------------------------------------------
+# -- Responses ---------------------------------------------------------------------------
 
 
 def test_responses_rate_limit_as_a_bare_error_object_mid_stream() -> None:
