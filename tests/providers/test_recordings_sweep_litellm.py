@@ -914,3 +914,33 @@ def test_litellm_bridge_reasoning_repeated_in_the_answers_part_is_said_once() ->
         ),
     )
     assert [ev.type for ev in events if ev.type in ("text", "reasoning")][-1] == "text"
+
+
+def test_litellm_bridge_refusal_without_content_stops_a_block_never_started() -> None:
+    """BerriAI/litellm .../adapters/test_streaming_iterator_stop_reason.py
+    (test_content_filter_without_refusal_text): an OpenAI-style upstream ends with
+    `content_filter` and no text; the `/v1/messages` bridge skips the blank first delta,
+    so no block starts, yet closes "the" block (`content_block_stop` at index 0) before
+    its `message_delta` (`stop_reason: refusal`, 12 input tokens, 0 output). The turn is
+    a `content_filter` stop with that usage; the stop of a block that never started adds
+    nothing and breaks nothing."""
+    model = "openai-model"
+    body = _anthropic(
+        _bridge_start(model),
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "refusal", "stop_sequence": None},
+            "usage": {"input_tokens": 12, "output_tokens": 0},
+        },
+        {"type": "message_stop"},
+    )
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(
+            usage=(12, 0, 0, 0, 12),
+            stop_reason="content_filter",
+            raw_stop_reason="refusal",
+            model=model,
+        ),
+    )
