@@ -1229,6 +1229,88 @@ def test_zai_coding_plan_chunks_without_a_finish_key_and_a_cached_prompt() -> No
     )
 
 
+def test_llama_cpp_prompt_progress_on_chunks_before_the_first_token() -> None:
+    """janhq/jan extensions/llamacpp-extension/src/index.ts (it always asks llama-server,
+    b6399 and later, for `return_progress`, and quotes the chunk it gets back): while the
+    prompt is read, chunks with an empty delta (`role`, `content: null`) and a top-level
+    `prompt_progress` (`total`, `cache`, `processed`, `time_ms`); then the answer; the
+    finish chunk with `usage` and `timings`. Progress is no part of the turn (logged as
+    unread), and its `cache`, the tokens already in the KV cache, is no cache read."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {
+            "choices": [{"finish_reason": finish, "index": 0, "delta": delta}],
+            "created": 1758113912,
+            "id": "chatcmpl-UwZwgxQKyJMo7WzMzXlsi90YTUK2BJro",
+            "model": "qwen",
+            "system_fingerprint": "b1-e4912fc",
+            "object": "chat.completion.chunk",
+            **extra,
+        }
+
+    opening = {"role": "assistant", "content": None}
+    body = _chat(
+        chunk(opening, prompt_progress={"total": 36, "cache": 12, "processed": 20, "time_ms": 41}),
+        chunk(opening, prompt_progress={"total": 36, "cache": 12, "processed": 36, "time_ms": 77}),
+        chunk({"content": "Hello"}),
+        chunk({"content": " there."}),
+        chunk(
+            {},
+            "stop",
+            usage={"completion_tokens": 2, "prompt_tokens": 36, "total_tokens": 38},
+            timings={"prompt_n": 24, "prompt_ms": 77.2, "predicted_n": 2, "predicted_ms": 30.1},
+        ),
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="Hello there.", usage=(36, 2, 0, 0, 38), model="qwen"),
+    )
+    assert any("prompt_progress" in message for message in messages)
+
+
+def test_open_webui_sources_frame_before_the_upstream_chunks() -> None:
+    """open-webui/open-webui backend/open_webui/utils/middleware.py (`stream_wrapper`, the
+    answer to an API caller of /api/chat/completions): the events gathered before the
+    call, here the retrieved `sources` of a knowledge base, each written as a `data:` line
+    of its own ahead of the upstream's chunks, which follow as they came. The frame is no
+    chunk (its field logged as unread); the turn reads whole."""
+    sources = {
+        "sources": [
+            {
+                "source": {"id": "f0c1", "name": "handbook.pdf", "type": "file"},
+                "document": ["Annual leave is 25 days."],
+                "metadata": [{"file_id": "f0c1", "name": "handbook.pdf", "source": "handbook.pdf"}],
+                "distances": [0.82],
+            }
+        ]
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-Bx7",
+            "object": "chat.completion.chunk",
+            "created": 1760000000,
+            "model": "gpt-4.1-mini-2025-04-14",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    body = _chat(
+        sources,
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"content": "25 days [1]."}),
+        chunk({}, "stop"),
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="25 days [1].", model="gpt-4.1-mini-2025-04-14"),
+    )
+    assert any("sources" in message for message in messages)
+
+
 # -- Responses ---------------------------------------------------------------------------
 
 
