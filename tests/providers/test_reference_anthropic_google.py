@@ -1,0 +1,153 @@
+"""Anthropic Messages shapes from the providers' references that no other test holds,
+each body built by hand from the reference (ids and opaque values made up) and checked
+whatever the chunking. Both were read right before these tests: they keep them so."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rxllm import Message
+from rxllm.events import ReasoningDelta, ServerToolCall, ServerToolResult
+from rxllm.providers.anthropic import anthropic_messages
+from tests.support import replay_every_way, summarize
+from tests.test_reasoning_history import record_of
+
+
+def sse(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
+
+
+def start(usage: dict[str, int]) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": "claude-sonnet-4-6",
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+    return {"type": "message_start", "message": message}
+
+
+def block(index: int, content_block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": content_block}
+
+
+def delta(index: int, value: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": value}
+
+
+def stop(index: int) -> dict[str, Any]:
+    return {"type": "content_block_stop", "index": index}
+
+
+def text(index: int, value: str) -> list[dict[str, Any]]:
+    return [
+        block(index, {"type": "text", "text": ""}),
+        delta(index, {"type": "text_delta", "text": value}),
+        stop(index),
+    ]
+
+
+def end(reason: str, output_tokens: int) -> list[dict[str, Any]]:
+    message_delta = {
+        "type": "message_delta",
+        "delta": {"stop_reason": reason, "stop_sequence": None},
+        "usage": {"output_tokens": output_tokens},
+    }
+    return [message_delta, {"type": "message_stop"}]
+
+
+def sent_back(events: list[Any]) -> list[dict[str, Any]]:
+    """The assistant turn's blocks as the next request sends them."""
+    turn = record_of(events, "anthropic").to_message()
+    _, messages = anthropic_messages([Message.user("question"), turn, Message.user("next")])
+    blocks: list[dict[str, Any]] = messages[1]["content"]
+    return blocks
+
+
+# The three results an advisor call may give (anthropic-sdk-python
+# `types/beta/beta_advisor_tool_result_block.py`: `BetaAdvisorResultBlock`,
+# `BetaAdvisorRedactedResultBlock` "Round-trip verbatim", `BetaAdvisorToolResultError`).
+_ADVICE = (
+    {"type": "advisor_result", "text": "Use a worker pool of 4.", "stop_reason": "end_turn"},
+    {"type": "advisor_redacted_result", "encrypted_content": "EqQBCgIYAh", "stop_reason": None},
+    {"type": "advisor_tool_result_error", "error_code": "max_uses_exceeded"},
+)
+
+
+def test_advisor_calls_are_server_tool_steps_and_go_back_as_they_came() -> None:
+    """The advisor tool (platform.claude.com `agents-and-tools/tool-use/advisor-tool`,
+    beta `advisor-tool-2026-03-01`): the executor emits a `server_tool_use` named
+    `advisor` with an empty input and no input deltas, the advisor runs server-side and
+    its `advisor_tool_result` arrives whole, then the executor goes on. Each call is a
+    server tool call with no arguments and each result its content as sent (a failure
+    said inside it), never text of the answer; the turn goes back with every block as it
+    came, which the API needs to continue it."""
+    frames: list[dict[str, Any]] = [start({"input_tokens": 812, "output_tokens": 3})]
+    for number, advice in enumerate(_ADVICE):
+        call_id = f"srvtoolu_0{number}"
+        call = {"type": "server_tool_use", "id": call_id, "name": "advisor", "input": {}}
+        result = {"type": "advisor_tool_result", "tool_use_id": call_id, "content": advice}
+        frames += [block(2 * number, call), stop(2 * number)]
+        frames += [block(2 * number + 1, result), stop(2 * number + 1)]
+    frames += text(6, "Here is the plan.")
+    frames += end("end_turn", 95)
+    events = replay_every_way(sse(*frames), "anthropic")
+
+    summary = summarize(events)
+    assert summary.text == "Here is the plan."
+    assert (summary.stop_reason, summary.raw_stop_reason) == ("stop", "end_turn")
+    assert summary.usage is not None
+    assert (summary.usage.input_tokens, summary.usage.output_tokens) == (812, 95)
+    calls = [e for e in events if isinstance(e, ServerToolCall)]
+    assert [(c.call_id, c.name, c.arguments) for c in calls] == [
+        (f"srvtoolu_0{number}", "advisor", {}) for number in range(3)
+    ]
+    results = [e for e in events if isinstance(e, ServerToolResult)]
+    assert [(r.call_id, r.name, r.content) for r in results] == [
+        (f"srvtoolu_0{number}", "advisor", advice) for number, advice in enumerate(_ADVICE)
+    ]
+    blocks = sent_back(events)
+    assert (
+        blocks[:6]
+        == [frame["content_block"] for frame in frames if frame["type"] == "content_block_start"][
+            :6
+        ]
+    )
+    assert blocks[6] == {"type": "text", "text": "Here is the plan."}
+
+
+def test_omitted_thinking_is_its_signature_alone_and_goes_back_empty() -> None:
+    """Extended thinking with `display: "omitted"` (the Messages reference,
+    `ThinkingConfigEnabled.display`: "thinking content is redacted but a signature is
+    returned for multi-turn continuity"): the thinking block streams no
+    `thinking_delta`, only its `signature_delta`. That is one reasoning event with no
+    text and the signature, and the turn of calls goes back with the block, its
+    thinking empty, before its call, as the API asks of a tool-use turn with thinking
+    on."""
+    frames: list[dict[str, Any]] = [
+        start({"input_tokens": 40, "output_tokens": 2}),
+        block(0, {"type": "thinking", "thinking": "", "signature": ""}),
+        delta(0, {"type": "signature_delta", "signature": "EuYBCkQYAiJA"}),
+        stop(0),
+        block(1, {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {}}),
+        delta(1, {"type": "input_json_delta", "partial_json": ""}),
+        delta(1, {"type": "input_json_delta", "partial_json": '{"city": "Paris"}'}),
+        stop(1),
+        *end("tool_use", 60),
+    ]
+    events = replay_every_way(sse(*frames), "anthropic")
+
+    reasoning = [e for e in events if isinstance(e, ReasoningDelta)]
+    assert [(r.text, r.signature, r.redacted) for r in reasoning] == [("", "EuYBCkQYAiJA", False)]
+    summary = summarize(events)
+    assert summary.tool_calls == [("toolu_01", "get_weather", {"city": "Paris"})]
+    assert (summary.stop_reason, summary.raw_stop_reason) == ("tool_use", "tool_use")
+    assert sent_back(events) == [
+        {"type": "thinking", "thinking": "", "signature": "EuYBCkQYAiJA"},
+        {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}},
+    ]
