@@ -203,6 +203,8 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     # only the reason phrase, and the words are the `message` beside it
     if isinstance(error, str) and payload.get("message") not in (None, ""):
         error = None
+    if error is None and not _message_of(payload):
+        error = _listed_error(payload.get("errors"))
     if isinstance(error, str):  # TGI: {"error": "...", "error_type": "validation"}
         message = _bounded(error)
         wait = _wait_in(message)
@@ -238,6 +240,18 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     if retry_after is None:
         retry_after = _headers_wait(fields.get("metadata"))
     return ErrorBody(message, param, code, retry_after, request_id, _retryable_of(fields))
+
+
+def _listed_error(errors: Any) -> dict[str, Any] | None:
+    """The error of an envelope that lists them, with no words of its own: Cloudflare's
+    (`{"success": false, "errors": [{"code": 3036, "message": ...}], "result": null}`,
+    Workers AI and AI Gateway), GraphQL's `{"errors": [{"message": ...}]}`. The first
+    one's fields, with every listed message."""
+    listed = [item for item in errors if isinstance(item, dict)] if isinstance(errors, list) else []
+    if not listed:
+        return None
+    words = [message for item in listed if (message := _message_of(item))]
+    return {**listed[0], "message": "; ".join(words)} if len(words) > 1 else listed[0]
 
 
 def status_in(error: Mapping[str, Any]) -> int | None:

@@ -593,3 +593,46 @@ async def test_an_error_frame_cut_at_its_length_shows_no_start_of_a_key(
     message, record = await _terminal_message(await serve(handler))
     assert len(message) <= MAX_MESSAGE_CHARS
     assert KEY[:8] not in message + record
+
+
+# -- an envelope that lists its errors ----------------------------------------------------
+
+_CLOUDFLARE_429 = {  # developers.cloudflare.com/workers-ai/platform/errors/, API v4 envelope
+    "result": None,
+    "success": False,
+    "errors": [{"code": 3036, "message": "You have used up your daily free allocation."}],
+    "messages": [],
+}
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (_CLOUDFLARE_429, "You have used up your daily free allocation."),
+        ({"errors": [{"message": "a"}, "noise", {"message": "b"}]}, "a; b"),  # GraphQL's
+        ({"errors": [{"message": "x"}], "message": "the envelope's own"}, "the envelope's own"),
+    ],
+)
+def test_an_envelope_that_lists_its_errors_says_their_words(
+    payload: dict[str, Any], message: str
+) -> None:
+    assert parse_error_payload(payload).message == message
+    assert parse_error_body(json.dumps(payload)).message == message
+
+
+@pytest.mark.parametrize("errors", [[], ["text"], None, {"message": "not a list"}])
+def test_an_envelope_with_no_listed_error_is_quoted(errors: Any) -> None:
+    payload = {"success": False, "errors": errors}
+    assert parse_error_body(json.dumps(payload)).message == json.dumps(payload)
+
+
+async def test_cloudflares_rejection_reaches_the_user_in_its_words(serve: Serve) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        return web.json_response(_CLOUDFLARE_429, status=429)
+
+    p = rxllm.provider("openai", api_key="sk-test-" + "k" * 40, base_url=await serve(handler))
+    ask = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    last = [e async for e in p.astream(ask)][-1]
+    assert isinstance(last, rxllm.Failed)
+    assert "daily free allocation" in last.error.message and "{" not in last.error.message
+    assert last.error.raw == json.dumps(_CLOUDFLARE_429)
