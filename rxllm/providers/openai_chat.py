@@ -1074,6 +1074,16 @@ def _has_result(entry: dict[str, Any]) -> bool:
     return False
 
 
+def _flat_error_words(payload: dict[str, Any]) -> str | None:
+    """The words of an error sent as two top-level fields of a chunk, `error_type` and
+    `error_message` (either may be missing or null), or None where neither says a word."""
+    for key in ("error_message", "error_type"):
+        words = payload.get(key)
+        if isinstance(words, str) and words.strip():
+            return words
+    return None
+
+
 def _counts_tokens(usage: dict[str, Any]) -> bool:
     """Whether a usage object counts any token. MiniMax sends a placeholder on every
     chunk before the real one (`{"total_tokens": 0, "total_characters": 0}`,
@@ -1274,6 +1284,11 @@ class ChatNormalizer(Normalizer):
             # The chunk is the error, flat: the shape of vLLM's and Mistral's error
             # bodies (`{"object": "error", "message", "type", "code"}`), sent in place
             # of the next chunk; a gateway's `{"type": "error", "message"}` alike.
+            error = payload
+        elif error is None and _flat_error_words(payload) and not payload.get("choices"):
+            # The error in two fields of a chunk with no choices, `error_type` and
+            # `error_message` (DeepInfra, Venice on a context overflow:
+            # NousResearch/hermes-agent#65631, #68451).
             error = payload
         usage = None
         extension = payload.get(self._extension) if self._extension else None
@@ -1991,7 +2006,11 @@ class ChatNormalizer(Normalizer):
         """An error chunk after `200 OK` (TGI's validation string, llama.cpp's context
         error object): read by the same parser as HTTP error bodies, so the recovery
         layer sees the same `param`, `code` and wait wherever the rejection came."""
-        self.stream_error(error, json.dumps(error, ensure_ascii=False))
+        raw = json.dumps(error, ensure_ascii=False)
+        if error.__class__ is dict and "error" not in error and (words := _flat_error_words(error)):
+            # `error_message` (or, alone, `error_type`) is what TGI's `error` string is
+            error = {"error": words, "error_type": error.get("error_type")}
+        self.stream_error(error, raw)
 
     def release(self) -> None:
         if self.think is not None:

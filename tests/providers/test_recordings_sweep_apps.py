@@ -1311,6 +1311,37 @@ def test_open_webui_sources_frame_before_the_upstream_chunks() -> None:
     assert any("sources" in message for message in messages)
 
 
+def test_a_context_overflow_as_a_choiceless_chunk_of_error_type_and_error_message() -> None:
+    """NousResearch/hermes-agent#65631 (DeepInfra) and #68451 (Venice, vLLM behind it,
+    deepseek-v4-flash served with `max_model_len` 163840): a request over the context
+    window is answered `200 OK` with one chunk, `choices: null` and the error in two
+    top-level fields, `error_type` and `error_message`, the message an error object
+    written as a string; then the body closes, or `[DONE]` comes. Hermes' own test of the
+    fix writes the pair as `validation_error` and `{"error": {"message": ...}}`. The
+    turn is a stream error with the server's words, not an empty turn that stopped (with
+    `[DONE]`) or a body cut short (without). Before: both."""
+    words = (
+        "This model's maximum context length is 163840 tokens. However, you requested"
+        " 171254 tokens (163062 in the messages, 8192 in the completion)."
+    )
+    chunk = {
+        "id": "chatcmpl-6f2a0c",
+        "object": "chat.completion.chunk",
+        "created": 1784620800,
+        "model": "deepseek-v4-flash",
+        "choices": None,
+        "error_type": "validation_error",
+        "error_message": json.dumps({"error": {"message": words}}),
+    }
+    raw = f"data: {json.dumps(chunk)}\n\n".encode()
+    for body in (raw, raw + b"data: [DONE]\n\n"):
+        events = replay_every_way(body, "openai")
+        check(summarize(events), Expect(text="", terminal="error", error_kind="stream_error"))
+        error = events[-1].model_dump()["error"]
+        assert error["message"] == words
+        assert json.loads(error["raw"]) == chunk
+
+
 # -- Responses ---------------------------------------------------------------------------
 
 
