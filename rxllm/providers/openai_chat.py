@@ -75,7 +75,8 @@ one dict lookup:
   back in the history as a custom call when the request offers that custom tool.
 - an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp) or inside its
   choice (OpenRouter's, when the upstream failed mid-stream), a chunk that is the error
-  itself (`{"object": "error", "message", ...}`, vLLM's and Mistral's shape),
+  itself (`{"object": "error", "message", ...}`, vLLM's and Mistral's shape), a chunk
+  with no choices and the error in `error_type` and `error_message` (DeepInfra, Venice),
   `event: error`
   frames (Groq; in plain words, or with no data, `Normalizer.error_frame`) and the
   `error` string of an endpoint's extension object (Groq's `x_groq`): the stream ends
