@@ -139,8 +139,9 @@ Decisions, where the wire leaves a choice:
   is refused without it.
 - Fields no event carries are logged at debug with their values, never dropped
   unsaid: a message's or `message_delta`'s `stop_sequence` (the sequence that matched),
-  `context_management` (the edits applied) and any newer field; usage fields beyond
-  the token counts (`cache_creation`'s 5m/1h split, `server_tool_use` request counts,
+  `context_management` (the edits applied) and any newer field; a container's fields
+  beside its id (`expires_at`, the `skills` loaded in it); usage fields beyond the token
+  counts (`cache_creation`'s 5m/1h split, `server_tool_use` request counts,
   `service_tier`).
 - An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
   for (`overloaded_error` 529, `api_error` 500) and the type as its code, so the
@@ -275,6 +276,7 @@ _MESSAGE_READ = frozenset(
 _MESSAGE_DELTA_READ = frozenset({"type", "delta", "usage"})
 _DELTA_READ = frozenset({"stop_reason", "stop_details", "container"})
 _TYPE_READ = frozenset({"type"})  # of a block or delta no event carries
+_ID_READ = frozenset({"id"})  # of a container, whose id is the `Done`'s
 
 # Block kinds the normalizer reads; any other kind is logged and skipped.
 _TEXT, _THINKING, _TOOL = "text", "thinking", "tool_use"
@@ -668,9 +670,11 @@ class AnthropicNormalizer(Normalizer):
 
     def _container(self, container: object) -> None:
         """The container the turn's code ran in (`{"id": ..., "expires_at": ...}`): its id
-        is the `Done`'s, for the next request to name."""
+        is the `Done`'s, for the next request to name; its other fields (until when that
+        id can be named, the skills loaded in it) are logged."""
         if isinstance(container, dict) and isinstance(container.get("id"), str):
             self.container = container["id"]
+            self._unread("container", container, _ID_READ)
 
     def _unread(self, where: str, fields: dict[str, Any], read: frozenset[str]) -> None:
         """Fields no event carries, with their values (a stop sequence,

@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 from rxllm import Message
-from rxllm.events import ReasoningDelta, ServerToolCall, ServerToolResult
+from rxllm.events import Done, ReasoningDelta, ServerToolCall, ServerToolResult
 from rxllm.providers.anthropic import anthropic_messages
-from tests.support import replay_every_way, summarize
+from tests.support import log_messages, replay, replay_every_way, summarize
 from tests.test_reasoning_history import record_of
 
 
@@ -151,3 +151,37 @@ def test_omitted_thinking_is_its_signature_alone_and_goes_back_empty() -> None:
         {"type": "thinking", "thinking": "", "signature": "EuYBCkQYAiJA"},
         {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}},
     ]
+
+
+def test_a_container_s_expiry_and_skills_are_logged_beside_its_id() -> None:
+    """A turn that ran code in a container (the Messages reference, `BetaContainer`:
+    `id`, `expires_at` "The time at which the container will expire", `skills` "Skills
+    loaded in the container"; Agent Skills in the API): the id is the `Done`'s, for the
+    next request to name; the fields no event carries are logged at debug, as every
+    other field of `message_delta` is, not dropped unsaid: the expiry says until when
+    that id can be named."""
+    container = {
+        "id": "container_011CPR5CNjB747bTd36fQLFk",
+        "expires_at": "2025-10-08T20:07:31.157Z",
+        "skills": [{"type": "anthropic", "skill_id": "xlsx", "version": "latest"}],
+    }
+    message_delta = {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None, "container": container},
+        "usage": {"output_tokens": 12},
+    }
+    frames = [
+        start({"input_tokens": 30, "output_tokens": 1}),
+        *text(0, "The spreadsheet is ready."),
+        message_delta,
+        {"type": "message_stop"},
+    ]
+    events = replay_every_way(sse(*frames), "anthropic")
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.container == "container_011CPR5CNjB747bTd36fQLFk"
+    with log_messages() as logs:
+        replay(sse(*frames), "anthropic")
+    said = "\n".join(logs)
+    assert "2025-10-08T20:07:31.157Z" in said
+    assert "xlsx" in said
