@@ -509,7 +509,10 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     top-level `cached_tokens`, Mistral's `num_cached_tokens` (and its
     `prompt_token_details`, as @ai-sdk/mistral reads them), OpenRouter's
     `prompt_tokens_details.cache_write_tokens` and `cost` (USD), Alibaba's (Qwen's explicit
-    cache) `prompt_tokens_details.cache_creation_input_tokens`, xAI's
+    cache) `prompt_tokens_details.cache_creation_input_tokens`, LiteLLM's (Claude and
+    other cached models through its proxy: `prompt_tokens` counts the cache reads and
+    writes, Anthropic's `cache_creation_input_tokens` and `cache_read_input_tokens` beside
+    it, `prompt_tokens_details.cache_creation_tokens` in newer versions), xAI's
     `cost_in_usd_ticks`, Perplexity's `cost` object (its `total_cost`) and top-level
     `reasoning_tokens`. `prompt_tokens` counts cache reads
     and writes in this family, so both are taken out of `input_tokens`, and
@@ -534,11 +537,14 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         or raw.get("cached_tokens")
         or raw.get("num_cached_tokens")
         or (raw.get("prompt_token_details") or {}).get("cached_tokens")
+        or raw.get("cache_read_input_tokens")
         or 0
     )
     cache_write = (
         prompt_details.get("cache_write_tokens")
         or prompt_details.get("cache_creation_input_tokens")
+        or prompt_details.get("cache_creation_tokens")
+        or raw.get("cache_creation_input_tokens")
         or 0
     )
     reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens")

@@ -944,3 +944,56 @@ def test_litellm_bridge_refusal_without_content_stops_a_block_never_started() ->
             model=model,
         ),
     )
+
+
+@pytest.mark.parametrize("newer", [True, False])
+def test_claude_cache_writes_through_litellm_are_cache_writes(newer: bool) -> None:
+    """BerriAI/litellm litellm/llms/anthropic/chat/transformation.py `calculate_usage`:
+    LiteLLM serves Claude's usage on the chat wire with `prompt_tokens` counting the
+    cache writes and reads (`prompt_tokens += cache_creation_input_tokens`, `+=
+    cache_read_input_tokens`), the reads in `prompt_tokens_details.cached_tokens`, and
+    Anthropic's own `cache_creation_input_tokens` and `cache_read_input_tokens` beside
+    them (what langchain-ai/langchain-litellm#54 reads from the proxy's stream); newer
+    versions put the writes in `prompt_tokens_details.cache_creation_tokens` too. A turn
+    that writes 5000 tokens to the cache: 10 uncached input tokens, 5000 written, 20
+    output, 5030 in all. Before: the writes were read as 5010 uncached input tokens and
+    no cache write, what prices them wrongly."""
+    details: dict[str, Any] = {"cached_tokens": 0, "audio_tokens": None, "text_tokens": None}
+    if newer:
+        details["cache_creation_tokens"] = 5000
+    usage = {
+        "completion_tokens": 20,
+        "prompt_tokens": 5010,
+        "total_tokens": 5030,
+        "completion_tokens_details": None,
+        "prompt_tokens_details": details,
+        "cache_creation_input_tokens": 5000,
+        "cache_read_input_tokens": 0,
+    }
+    finish = _proxy_chunk({}, "stop") | {"usage": usage}
+    body = _sse(_proxy_chunk({"role": "assistant", "content": "Noted."}), finish)
+    check(
+        summarize(replay_every_way(body, "custom")),
+        Expect(text="Noted.", usage=(10, 20, 0, 0, 5030), cache_write=5000, model=CLAUDE),
+    )
+
+
+def test_claude_cache_reads_through_litellm_said_only_beside_the_usage_are_read() -> None:
+    """The same usage from a LiteLLM whose `prompt_tokens_details` is `null` (its streamed
+    usage before the details were filled in, litellm#5364): the cache read only in
+    `cache_read_input_tokens`, inside `prompt_tokens` (4115 = 19 + 4096). 19 uncached
+    input tokens and 4096 read from the cache."""
+    usage = {
+        "completion_tokens": 13,
+        "prompt_tokens": 4115,
+        "total_tokens": 4128,
+        "prompt_tokens_details": None,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 4096,
+    }
+    finish = _proxy_chunk({}, "stop") | {"usage": usage}
+    body = _sse(_proxy_chunk({"role": "assistant", "content": "Again."}), finish)
+    check(
+        summarize(replay_every_way(body, "custom")),
+        Expect(text="Again.", usage=(19, 13, 0, 4096, 4128), model=CLAUDE),
+    )
