@@ -1,5 +1,6 @@
-"""Recordings and chunk lists of LiteLLM, LangChain (langchain, langchain-google),
-LlamaIndex and openai-agents-python: the shapes the earlier sweeps did not replay.
+"""Recordings and chunk lists of LiteLLM (its tests, and the streams its proxy and its
+`/v1/messages` and Responses bridges write), LangChain and openai-agents-python: the
+shapes the earlier sweeps did not replay.
 
 Each body is written by hand from the test or recording named beside it (its essential
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte boundaries
