@@ -112,8 +112,10 @@ test_google_shapes.py and test_probe_google.py):
   event carries the token yet: it is logged with the candidate fields no event reads.
 - `promptFeedback.blockReason` (other than the unspecified defaults) is terminal:
   `done("content_filter")` with the block reason as the raw stop reason (its
-  `blockReasonMessage` logged at debug). It is the provider's answer, not a failure of
-  the stream, as a filtered finish is.
+  `blockReasonMessage` and the safety ratings marked `blocked` logged at debug). It is
+  the provider's answer, not a failure of the stream, as a filtered finish is, whose
+  ratings marked `blocked` (what filtered the answer) are logged too; other ratings
+  are scores no event carries.
 - Only candidate 0 is read (`candidateCount` > 1 is not one stream): other candidates
   are ignored with a warning, once per stream.
 - An `error` object in a chunk is `error(kind="stream_error")`, its HTTP-like `code`
@@ -395,6 +397,14 @@ def _signature_details(part: dict[str, Any]) -> dict[str, Any]:
     return details
 
 
+def _blocking(ratings: Any) -> list[dict[str, Any]]:
+    """The safety ratings that filtered the content (`SafetyRating.blocked`: "whether
+    the content was filtered out because of this rating"), as sent."""
+    if not isinstance(ratings, list):
+        return []
+    return [r for r in ratings if isinstance(r, dict) and r.get("blocked") is True]
+
+
 def _tool_name(tool: dict[str, Any]) -> str:
     """The name of a built-in tool in a `toolCall` / `toolResponse` part: its `toolType`
     in lower case (`GOOGLE_SEARCH_WEB` -> `google_search_web`, `URL_CONTEXT`,
@@ -479,6 +489,11 @@ class GeminiNormalizer(Normalizer):
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
                     "prompt blocked ({}): {}", block, feedback.get("blockReasonMessage")
                 )
+                blocking = _blocking(feedback.get("safetyRatings"))
+                if blocking:
+                    logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                        "prompt blocked ({}) by the ratings {}", block, blocking
+                    )
                 return
         if candidate is not None:
             self._candidate(candidate)
@@ -570,6 +585,11 @@ class GeminiNormalizer(Normalizer):
             if message:
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
                     "finish {}: {}", finish, message
+                )
+            blocking = _blocking(candidate.get("safetyRatings"))
+            if blocking:  # what filtered the answer (SAFETY and its kin): no event's
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "finish {}: blocked by the ratings {}", finish, blocking
                 )
         if candidate.keys() - _CANDIDATE_KEYS:
             self._unread_fields(candidate.keys() - _CANDIDATE_KEYS, "candidate")

@@ -1,6 +1,6 @@
-"""Anthropic Messages shapes from the providers' references that no other test holds,
-each body built by hand from the reference (ids and opaque values made up) and checked
-whatever the chunking. Both were read right before these tests: they keep them so."""
+"""Anthropic Messages and Gemini stream shapes from the providers' references that no
+other test holds, each body built by hand from the reference (ids and opaque values made
+up) and checked whatever the chunking."""
 
 from __future__ import annotations
 
@@ -185,3 +185,90 @@ def test_a_container_s_expiry_and_skills_are_logged_beside_its_id() -> None:
     said = "\n".join(logs)
     assert "2025-10-08T20:07:31.157Z" in said
     assert "xlsx" in said
+
+
+# -- Gemini ----------------------------------------------------------------------------
+
+
+def gemini_sse(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(b"data: " + json.dumps(p).encode() + b"\r\n\r\n" for p in payloads)
+
+
+def rating(category: str, probability: str, blocked: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"category": category, "probability": probability}
+    if blocked:
+        out["blocked"] = True
+    return out
+
+
+def test_the_safety_rating_that_filtered_a_gemini_answer_is_logged() -> None:
+    """A Gemini answer stopped by its safety filters (ai.google.dev `safety-settings`;
+    `SafetyRating.blocked`: "Indicates whether the content was filtered out because of
+    this rating"): the last chunk has `finishReason: SAFETY` and the ratings, one marked
+    `blocked`. The turn is `done("content_filter")`, the text before it kept; the
+    category that filtered it is no event's, so it is logged at debug rather than
+    dropped, as Anthropic's refusal category is."""
+    usage = {"promptTokenCount": 12, "candidatesTokenCount": 9, "totalTokenCount": 21}
+    first = {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": "Step one is"}]}, "index": 0}
+        ],
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "r-1",
+    }
+    filtered = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": ""}]},
+                "finishReason": "SAFETY",
+                "index": 0,
+                "safetyRatings": [
+                    rating("HARM_CATEGORY_HARASSMENT", "NEGLIGIBLE"),
+                    rating("HARM_CATEGORY_DANGEROUS_CONTENT", "HIGH", blocked=True),
+                ],
+            }
+        ],
+        "usageMetadata": usage,
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "r-1",
+    }
+    data = gemini_sse(first, filtered)
+    summary = summarize(replay_every_way(data, "google"))
+    assert summary.text == "Step one is"
+    assert (summary.stop_reason, summary.raw_stop_reason) == ("content_filter", "SAFETY")
+    with log_messages() as logs:
+        replay(data, "google")
+    said = "\n".join(logs)
+    assert "HARM_CATEGORY_DANGEROUS_CONTENT" in said
+    assert "HARM_CATEGORY_HARASSMENT" not in said  # not what filtered it
+
+
+def test_the_safety_rating_that_blocked_a_gemini_prompt_is_logged() -> None:
+    """A prompt Gemini blocks (ai.google.dev `safety-settings`, `promptFeedback`: "sent
+    only in the first stream chunk and only if no candidates were generated"): one chunk
+    with the block reason and the prompt's ratings, one marked `blocked`, and the usage.
+    `done("content_filter")` with the block reason; the category is logged with it."""
+    blocked = {
+        "promptFeedback": {
+            "blockReason": "SAFETY",
+            "safetyRatings": [
+                rating("HARM_CATEGORY_SEXUALLY_EXPLICIT", "NEGLIGIBLE"),
+                rating("HARM_CATEGORY_HATE_SPEECH", "HIGH", blocked=True),
+            ],
+        },
+        "usageMetadata": {"promptTokenCount": 8, "totalTokenCount": 8},
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "r-2",
+    }
+    data = gemini_sse(blocked)
+    summary = summarize(replay_every_way(data, "google"))
+    assert (summary.text, summary.stop_reason, summary.raw_stop_reason) == (
+        "",
+        "content_filter",
+        "SAFETY",
+    )
+    with log_messages() as logs:
+        replay(data, "google")
+    said = "\n".join(logs)
+    assert "HARM_CATEGORY_HATE_SPEECH" in said
+    assert "HARM_CATEGORY_SEXUALLY_EXPLICIT" not in said
