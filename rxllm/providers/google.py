@@ -87,7 +87,8 @@ test_google_shapes.py and test_probe_google.py):
   input = prompt - cached + toolUsePrompt (code execution and search results the model
   read, which Gemini bills as input, so the total matches its `totalTokenCount`);
   cache_read = cached; output = candidates + thoughts (Gemini's candidates count
-  excludes thoughts); reasoning = thoughts.
+  excludes thoughts); reasoning = thoughts. The fields beside the counts (the
+  per-modality `*TokensDetails`, Vertex's `trafficType`) are logged at debug with it.
 - Finish: STOP is `stop`, or `tool_use` when the turn made calls; MAX_TOKENS is
   `length`; the safety family (and LANGUAGE: content "flagged for using an unsupported
   language", worded as SAFETY and RECITATION are) is `content_filter`; OTHER,
@@ -249,6 +250,19 @@ TOOL_NAMES = ToolNames(
 
 
 # -- usage --------------------------------------------------------------------------
+
+# The `usageMetadata` counts read (`gemini_usage`, and the total it matches); any other
+# field of the usage the turn reports is logged (`GeminiNormalizer._usage`).
+_USAGE_COUNTS = frozenset(
+    {
+        "promptTokenCount",
+        "cachedContentTokenCount",
+        "toolUsePromptTokenCount",
+        "candidatesTokenCount",
+        "thoughtsTokenCount",
+        "totalTokenCount",
+    }
+)
 
 
 def gemini_usage(raw: dict[str, Any]) -> Usage:
@@ -533,7 +547,7 @@ class GeminiNormalizer(Normalizer):
         word = finish.upper() if isinstance(finish, str) else None
         failure = None if self.blocked or word is None else FAILED_FINISHES.get(word)
         if self.usage_raw is not None:
-            usage = gemini_usage(self.usage_raw)
+            usage = self._usage()
             if failure is None:
                 self.usage(usage)
             else:  # what the refused request cost: it commits nothing
@@ -557,7 +571,18 @@ class GeminiNormalizer(Normalizer):
         """Before a failure: the latest usage is what the turn cost so far (Gemini sends
         it, cumulative, on every chunk), the failure's own (`FailureUsage`)."""
         if self.usage_raw is not None:
-            self.failure_usage(gemini_usage(self.usage_raw))
+            self.failure_usage(self._usage())
+
+    def _usage(self) -> Usage:
+        """The latest usage's counts; the fields beside them that no event carries (the
+        per-modality `*TokensDetails`, Vertex's `trafficType`) are logged with it."""
+        raw = self.usage_raw or {}
+        if not _USAGE_COUNTS.issuperset(raw):
+            unread = {key: value for key, value in raw.items() if key not in _USAGE_COUNTS}
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "no event carries the usage fields {}", unread
+            )
+        return gemini_usage(raw)
 
     def _candidate(self, candidate: dict[str, Any]) -> None:
         content = candidate.get("content")

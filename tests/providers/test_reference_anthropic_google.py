@@ -272,3 +272,64 @@ def test_the_safety_rating_that_blocked_a_gemini_prompt_is_logged() -> None:
     said = "\n".join(logs)
     assert "HARM_CATEGORY_HATE_SPEECH" in said
     assert "HARM_CATEGORY_SEXUALLY_EXPLICIT" not in said
+
+
+def test_gemini_usage_breakdowns_are_logged_beside_the_counts() -> None:
+    """`usageMetadata` (ai.google.dev `UsageMetadata`; Vertex adds `trafficType`) holds,
+    beside the counts rxllm reads, the per-modality breakdowns (`promptTokensDetails`,
+    `cacheTokensDetails`, `candidatesTokensDetails`, `toolUsePromptTokensDetails`: an
+    audio or image token is priced apart) and the traffic type (on-demand or
+    provisioned throughput, as Anthropic's `service_tier`). No event carries them: they
+    are logged at debug, once, with the usage the turn reports, where they were dropped
+    unsaid; the counts are read as before."""
+    usage = {
+        "promptTokenCount": 1290,
+        "cachedContentTokenCount": 1024,
+        "candidatesTokenCount": 40,
+        "thoughtsTokenCount": 60,
+        "totalTokenCount": 1390,
+        "trafficType": "PROVISIONED_THROUGHPUT",
+        "promptTokensDetails": [
+            {"modality": "TEXT", "tokenCount": 32},
+            {"modality": "AUDIO", "tokenCount": 1258},
+        ],
+        "cacheTokensDetails": [{"modality": "AUDIO", "tokenCount": 1024}],
+        "candidatesTokensDetails": [{"modality": "TEXT", "tokenCount": 40}],
+    }
+    chunks = [
+        {
+            "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "index": 0}],
+            "usageMetadata": {"trafficType": "PROVISIONED_THROUGHPUT"},
+            "modelVersion": "gemini-2.5-pro",
+            "responseId": "r-3",
+        }
+        for text in ("The speaker ", "asks about")
+    ]
+    chunks.append(
+        {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [{"text": " the weather."}]},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": usage,
+            "modelVersion": "gemini-2.5-pro",
+            "responseId": "r-3",
+        }
+    )
+    data = gemini_sse(*chunks)
+    summary = summarize(replay_every_way(data, "google"))
+    assert summary.text == "The speaker asks about the weather."
+    assert summary.usage is not None
+    counted = summary.usage
+    assert (counted.input_tokens, counted.cache_read_tokens) == (1290 - 1024, 1024)
+    assert (counted.output_tokens, counted.reasoning_tokens) == (40 + 60, 60)
+    assert counted.total_tokens == 1390
+    with log_messages() as logs:
+        replay(data, "google")
+    said = [line for line in logs if "AUDIO" in line]
+    assert len(said) == 1
+    assert "PROVISIONED_THROUGHPUT" in said[0]
+    assert "cacheTokensDetails" in said[0]
