@@ -263,10 +263,12 @@ def _bridge_start(model: str) -> dict[str, Any]:
     return {"type": "message_start", "message": message}
 
 
-def _bridge_text(text: str) -> list[dict[str, Any]]:
+def _bridge_text(text: str, index: int = 0) -> list[dict[str, Any]]:
+    start = {"type": "content_block_start", "index": index}
+    delta = {"type": "content_block_delta", "index": index}
     return [
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        start | {"content_block": {"type": "text", "text": ""}},
+        delta | {"delta": {"type": "text_delta", "text": text}},
     ]
 
 
@@ -998,3 +1000,56 @@ def test_claude_cache_reads_through_litellm_said_only_beside_the_usage_are_read(
         summarize(replay_every_way(body, "custom")),
         Expect(text="Again.", usage=(19, 13, 0, 4096, 4128), model=CLAUDE),
     )
+
+
+def test_litellm_bridge_compaction_polyfill_is_kept_and_its_usage_counted() -> None:
+    """BerriAI/litellm litellm/llms/anthropic/experimental_pass_through/adapters/
+    streaming_iterator.py (`_next_compaction_event`, `_augment_message_delta_usage`): the
+    `/v1/messages` bridge's polyfill of `compact_20260112` for a model that cannot
+    compact writes the summary as a `compaction` block (`"content": ""` at its start,
+    the summary in one `compaction_delta`), then the answer, then a `message_delta` whose
+    usage lists the polyfill's compaction call and the message as `iterations`. The
+    summary is kept whole as the block's details (to go back as the block), the answer
+    is the text, and the compaction's counts are added to the message's."""
+    model = "gpt-5.4"
+    summary = "Summary of the earlier turns."
+    usage = {
+        "input_tokens": 900,
+        "output_tokens": 12,
+        "iterations": [
+            {"type": "compaction", "input_tokens": 5000, "output_tokens": 300},
+            {"type": "message", "input_tokens": 900, "output_tokens": 12},
+        ],
+    }
+    body = _anthropic(
+        _bridge_start(model),
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "compaction", "content": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "compaction_delta", "content": summary},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "text_delta", "text": "Go on."},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": usage},
+        {"type": "message_stop"},
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Go on.", usage=(5900, 312, 0, 0, 6212), raw_stop_reason="end_turn", model=model
+        ),
+    )
+    [kept] = [ev for ev in events if ev.type == "reasoning"]
+    assert (kept.text, kept.details) == ("", {"type": "compaction", "content": summary})
