@@ -51,6 +51,8 @@ one dict lookup:
   `name: ""` opener) starts when its name does, with the arguments held until then;
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text, and
   `tool_calls` sent as one call object rather than a list (TGI before 3.2) as that call.
+  A last delta that names a streamed call again with its whole arguments (Cerebras:
+  elizaOS/eliza#9766) adds only what its fragments had not said.
   Two calls of a turn with one id (DeepSeek, Z.ai: HKUDS/nanobot#3943) are two calls,
   the repeat renamed `{id}_2` as it starts (`CallIds`), in its events and its history.
   A call's `extra_content.google.thought_signature` (Gemini's OpenAI-compatible
@@ -1113,6 +1115,7 @@ class ChatNormalizer(Normalizer):
     __slots__ = (
         "_extension",
         "_reasoning_in_completion",
+        "call_args",
         "call_ids",
         "calls",
         "choice_error",
@@ -1161,6 +1164,9 @@ class ChatNormalizer(Normalizer):
         self.signatures: dict[int, str] | None = None
         # calls whose name has not come yet: index -> [whether the id came, arguments]
         self.unnamed: dict[int, list[Any]] = {}
+        # each started call's argument fragments as streamed, to tell the whole arguments
+        # said again (`_restated`) from a fragment
+        self.call_args: dict[int, list[str]] = {}
         # `multi_tool_use.parallel` wrappers held until the turn ends: index -> (name,
         # arguments so far); made at the first one (`_start_call`).
         self.wrapped: dict[int, tuple[str, list[str]]] | None = None
@@ -1829,7 +1835,21 @@ class ChatNormalizer(Normalizer):
             elif self.wrapped and index in self.wrapped:
                 self.wrapped[index][1].append(arguments)
             else:
-                self.tool_args(index, arguments)
+                if name and index in self.call_args and call_id in (None, self.call_ids[index]):
+                    arguments = self._restated(index, arguments)
+                if arguments:
+                    self._arguments(index, arguments)
+
+    def _restated(self, index: int, arguments: str) -> str:
+        """What a delta that names a started call again (its name, and its id or none)
+        adds to its arguments. Cerebras (gpt-oss-120b) ends a call with a delta of its
+        id, its name and its whole arguments, after streaming them in fragments
+        (elizaOS/eliza#9766): arguments that start with all the call's fragments so far
+        add only their rest, and the whole said again adds nothing."""
+        so_far = "".join(self.call_args[index])
+        if so_far and arguments.startswith(so_far):
+            return arguments[len(so_far) :]
+        return arguments
 
     def _signature(self, index: int, extra: Any) -> None:
         """Gemini's thought signature of call `index`, in the call's `extra_content`
@@ -1961,6 +1981,7 @@ class ChatNormalizer(Normalizer):
         if held is not None:
             held[1].append(piece)
         else:
+            self.call_args.setdefault(index, []).append(piece)
             self.tool_args(index, piece)
 
     def _unwrap(self, index: int, signature: str | None) -> None:

@@ -1342,6 +1342,47 @@ def test_a_context_overflow_as_a_choiceless_chunk_of_error_type_and_error_messag
         assert json.loads(error["raw"]) == chunk
 
 
+def test_cerebras_restates_a_calls_whole_arguments_on_a_last_delta_with_its_id_and_name() -> None:
+    """elizaOS/eliza#9766 (Cerebras, gpt-oss-120b, the raw stream captured live): a call's
+    arguments stream in fragments after an opening delta of its id and name, then a last
+    delta carries the id and name again with the whole arguments. That delta says the
+    call again; the arguments are the fragments' `{"replyText":"PONG"}`, once. Before:
+    the two joined, `{"replyText":"PONG"}{"replyText":"PONG"}`, and the turn failed on
+    malformed arguments."""
+
+    def chunk(calls: list[dict[str, Any]] | None, finish: str | None = None) -> dict[str, Any]:
+        delta: dict[str, Any] = {} if calls is None else {"tool_calls": calls}
+        return {
+            "id": "chatcmpl-5c2e",
+            "object": "chat.completion.chunk",
+            "created": 1782470400,
+            "model": "gpt-oss-120b",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    def whole(arguments: str) -> dict[str, Any]:
+        function = {"name": "HANDLE_RESPONSE", "arguments": arguments}
+        return {"index": 0, "id": "call_x", "type": "function", "function": function}
+
+    body = _chat(
+        chunk([whole("")]),
+        chunk([{"index": 0, "function": {"arguments": '{"replyText":"PO'}}]),
+        chunk([{"index": 0, "function": {"arguments": 'NG"}'}}]),
+        chunk([whole('{"replyText":"PONG"}')]),
+        chunk(None, "tool_calls"),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            tools=(("call_x", "HANDLE_RESPONSE", {"replyText": "PONG"}),),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="gpt-oss-120b",
+        ),
+    )
+
+
 # -- Responses ---------------------------------------------------------------------------
 
 
