@@ -1,6 +1,7 @@
 """Streams from the SDKs' own test fixtures and from the apps that read them (the
-Anthropic SDKs' streaming fixtures, google-genai's tests, goose's recorded provider
-lines), in shapes no other test replays.
+Anthropic SDKs' streaming fixtures, google-genai's tests, goose's and crush's recorded
+provider lines, the chunks opencode's, Jan's, Open WebUI's, Hermes Agent's and elizaOS's
+code and issues quote), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events, ids
 and long text shortened), replayed whole and cut at arbitrary byte boundaries
