@@ -63,15 +63,13 @@ reasoning off to save cost may rather see the error.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
 import pytest
 
+from tests.rejection_rounds import assert_reads_as_its_file_says, openai_error, verdict
 from tests.test_probe_rejections_7 import OPENROUTER, TOOLS, body, frame, response
-from tests.test_probe_rejections_9 import EXTRA, original
-from tests.test_probe_rejections_16 import reading
 from tests.test_probe_rejections_19 import action_counts
 
 # none 9, backoff 4, static 4, drop 3, images 2
@@ -99,9 +97,6 @@ ROUND_ELEVEN = (
     "watsonx__400_invalid_input_argument_upstream_vllm_empty_message",
     "watsonx__404_model_not_supported_errors_envelope",
 )
-# The verdict each expected action is (the replay accepts a backoff that surfaces; `classify`
-# is held to the backoff itself).
-_VERDICT = {"none": "surface"}
 
 
 def test_the_cases_are_round_elevens() -> None:
@@ -117,25 +112,7 @@ def test_the_cases_are_round_elevens() -> None:
 
 @pytest.mark.parametrize("case_name", ROUND_ELEVEN)
 def test_each_case_reads_as_its_file_says(case_name: str) -> None:
-    case = json.loads((EXTRA / f"{case_name}.json").read_text())
-    expected = case["expected"]
-    action = _VERDICT.get(expected["action"], expected["action"])
-    assert reading(original(case))[:2] == (action, set(expected.get("drop", ())))
-
-
-def _error(message: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "invalid_request_error", "param": None}}
-
-
-def _verdict(
-    payload: Any, sent: dict[str, Any], status: int = 400, policy: Any = None
-) -> tuple[str, tuple[str, ...]]:
-    verdict = (
-        response(status, payload, sent)
-        if policy is None
-        else response(status, payload, sent, policy)
-    )
-    return verdict.action, verdict.drop
+    assert_reads_as_its_file_says(case_name)
 
 
 # -- too many tokens, and a wait asked for: a throttle -----------------------------------
@@ -147,12 +124,15 @@ BEDROCK = {"message": "Too many tokens, please wait before trying again."}
     ("payload", "status"),
     [
         (BEDROCK, 429),
-        (_error("Too many tokens, please slow down."), 429),
-        (_error("ThrottlingException: Too many tokens, please wait before trying again."), 400),
+        (openai_error("Too many tokens, please slow down."), 429),
+        (
+            openai_error("ThrottlingException: Too many tokens, please wait before trying again."),
+            400,
+        ),
     ],
 )
 def test_too_many_tokens_with_a_wait_is_a_throttle(payload: Any, status: int) -> None:
-    assert _verdict(payload, body(temperature=0.2, max_tokens=4096), status)[0] == "backoff"
+    assert verdict(payload, body(temperature=0.2, max_tokens=4096), status)[0] == "backoff"
 
 
 def test_a_wait_before_trying_again_backs_off_after_200() -> None:
@@ -168,7 +148,7 @@ def test_a_wait_before_trying_again_backs_off_after_200() -> None:
     ],
 )
 def test_too_many_tokens_without_a_wait_is_the_size(message: str) -> None:
-    assert _verdict(_error(message), body(temperature=0.2)) == ("surface", ())
+    assert verdict(openai_error(message), body(temperature=0.2)) == ("surface", ())
 
 
 # -- a turn's tool results by their field: the conversation ------------------------------
@@ -180,12 +160,12 @@ COHERE = "invalid request: cannot specify both message and tool_results in multi
     "payload",
     [
         {"message": COHERE},
-        _error("function_results may not be sent in this mode."),
-        _error("Each tool_result must follow the call it answers."),
+        openai_error("function_results may not be sent in this mode."),
+        openai_error("Each tool_result must follow the call it answers."),
     ],
 )
 def test_tool_results_by_their_field_are_the_conversation(payload: Any) -> None:
-    assert _verdict(payload, body(tools=TOOLS, temperature=0.3)) == ("surface", ())
+    assert verdict(payload, body(tools=TOOLS, temperature=0.3)) == ("surface", ())
 
 
 @pytest.mark.parametrize(
@@ -207,7 +187,7 @@ def test_tool_results_by_their_field_are_the_conversation(payload: Any) -> None:
 def test_tool_fields_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _verdict(_error(message), sent) == expected
+    assert verdict(openai_error(message), sent) == expected
 
 
 # -- a request's bytes over a limit: its size --------------------------------------------
@@ -223,12 +203,12 @@ def test_tool_fields_near_the_rule(
                 "status": "INVALID_ARGUMENT",
             }
         },
-        _error("Maximum request body size 1048576 exceeded, actual body size 1056562"),
-        _error("Request size exceeds the limit of 10 MB."),
+        openai_error("Maximum request body size 1048576 exceeded, actual body size 1056562"),
+        openai_error("Request size exceeds the limit of 10 MB."),
     ],
 )
 def test_a_request_over_a_byte_limit_is_its_size(payload: Any) -> None:
-    assert _verdict(payload, body(True, temperature=0.4)) == ("surface", ())
+    assert verdict(payload, body(True, temperature=0.4)) == ("surface", ())
 
 
 def test_a_request_over_a_byte_limit_surfaces_after_200() -> None:
@@ -250,7 +230,7 @@ def test_a_request_over_a_byte_limit_surfaces_after_200() -> None:
 def test_size_words_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _verdict(_error(message), sent) == expected
+    assert verdict(openai_error(message), sent) == expected
 
 
 # -- a message's text left empty: the conversation ---------------------------------------
@@ -266,12 +246,12 @@ GEMINI_EMPTY = (
     "payload",
     [
         [{"error": {"code": 400, "message": GEMINI_EMPTY, "status": "INVALID_ARGUMENT"}}],
-        _error("Empty prompt is not allowed."),
-        _error("Blank message at index 2."),
+        openai_error("Empty prompt is not allowed."),
+        openai_error("Blank message at index 2."),
     ],
 )
 def test_an_empty_text_is_the_conversation(payload: Any) -> None:
-    assert _verdict(payload, body(temperature=0.7, max_tokens=1024)) == ("surface", ())
+    assert verdict(payload, body(temperature=0.7, max_tokens=1024)) == ("surface", ())
 
 
 def test_an_empty_text_surfaces_after_200() -> None:
@@ -295,7 +275,7 @@ def test_an_empty_text_surfaces_after_200() -> None:
 def test_empty_words_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _verdict(_error(message), sent) == expected
+    assert verdict(openai_error(message), sent) == expected
 
 
 # -- a gateway's guardrail that acted: content policy ------------------------------------
@@ -310,12 +290,12 @@ def _litellm(message: str) -> dict[str, Any]:
     [
         _litellm("Violated guardrail policy"),
         _litellm("Violated OpenAI moderation policy"),
-        _error("Request blocked by guardrail: prompt injection detected"),
-        _error("GUARDRAIL_INTERVENED: the input was blocked."),
+        openai_error("Request blocked by guardrail: prompt injection detected"),
+        openai_error("GUARDRAIL_INTERVENED: the input was blocked."),
     ],
 )
 def test_a_guardrail_that_acted_is_content_policy(payload: Any) -> None:
-    assert _verdict(payload, body(temperature=0.7)) == ("surface", ())
+    assert verdict(payload, body(temperature=0.7)) == ("surface", ())
 
 
 def test_a_guardrail_that_acted_surfaces_after_200() -> None:
@@ -345,7 +325,7 @@ def test_a_guardrail_that_acted_surfaces_after_200() -> None:
 def test_guardrail_words_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _verdict(_error(message), sent) == expected
+    assert verdict(openai_error(message), sent) == expected
 
 
 # -- reasoning that cannot be switched off: the switch goes ------------------------------
@@ -364,12 +344,12 @@ MANDATORY = {
     [
         (MANDATORY, body(reasoning={"enabled": False}, temperature=0.3), ("reasoning",)),
         (
-            _error("Thinking cannot be disabled for this model."),
+            openai_error("Thinking cannot be disabled for this model."),
             body(thinking={"type": "disabled"}, temperature=0.3),
             ("thinking",),
         ),
         (
-            _error("Reasoning is always on for this model."),
+            openai_error("Reasoning is always on for this model."),
             body(reasoning_effort="none", temperature=0.3),
             ("reasoning_effort",),
         ),
@@ -378,7 +358,7 @@ MANDATORY = {
 def test_reasoning_that_cannot_be_switched_off_drops_the_switch(
     payload: Any, sent: dict[str, Any], dropped: tuple[str, ...]
 ) -> None:
-    assert _verdict(payload, sent, policy=OPENROUTER) == ("drop", dropped)
+    assert verdict(payload, sent, policy=OPENROUTER) == ("drop", dropped)
 
 
 def test_reasoning_that_cannot_be_switched_off_after_200() -> None:
@@ -409,7 +389,7 @@ def test_reasoning_that_cannot_be_switched_off_after_200() -> None:
 def test_mandatory_words_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _verdict(_error(message), sent) == expected
+    assert verdict(openai_error(message), sent) == expected
 
 
 # -- the prompt's tokens by the server's field: the size ---------------------------------
@@ -423,12 +403,12 @@ def test_mandatory_words_near_the_rule(
             "message": "length of prompt_tokens (68957) must be less than max_seq_len (65536).",
             "data": None,
         },
-        _error("prompt_tokens must be <= 4096"),
-        _error("input_tokens (9000) must be at most 8192"),
+        openai_error("prompt_tokens must be <= 4096"),
+        openai_error("input_tokens (9000) must be at most 8192"),
     ],
 )
 def test_the_prompt_tokens_by_their_field_are_the_size(payload: Any) -> None:
-    assert _verdict(payload, body(temperature=0.6, max_tokens=4096)) == ("surface", ())
+    assert verdict(payload, body(temperature=0.6, max_tokens=4096)) == ("surface", ())
 
 
 @pytest.mark.parametrize(
@@ -447,7 +427,7 @@ def test_the_prompt_tokens_by_their_field_are_the_size(payload: Any) -> None:
 def test_token_fields_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _verdict(_error(message), sent) == expected
+    assert verdict(openai_error(message), sent) == expected
 
 
 # -- the server's chat template: no part of the body -------------------------------------
@@ -462,12 +442,12 @@ VLLM_TEMPLATE = (
     "payload",
     [
         {"object": "error", "message": VLLM_TEMPLATE, "type": "BadRequestError", "code": 400},
-        _error("No chat template is defined for this model."),
-        _error("Chat template not found for model m."),
+        openai_error("No chat template is defined for this model."),
+        openai_error("Chat template not found for model m."),
     ],
 )
 def test_the_servers_chat_template_is_no_part_of_the_body(payload: Any) -> None:
-    assert _verdict(payload, body(temperature=0.7, max_tokens=512)) == ("surface", ())
+    assert verdict(payload, body(temperature=0.7, max_tokens=512)) == ("surface", ())
 
 
 @pytest.mark.parametrize(
@@ -498,7 +478,7 @@ def test_the_servers_chat_template_is_no_part_of_the_body(payload: Any) -> None:
 def test_template_words_near_the_rule(
     message: str, sent: dict[str, Any], status: int, expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _verdict(_error(message), sent, status) == expected
+    assert verdict(openai_error(message), sent, status) == expected
 
 
 # Inputs aimed at the readings added here: each is read well under a second.
@@ -524,7 +504,7 @@ def test_the_new_readings_take_linear_time(text: str) -> None:
 
     def read() -> None:
         verdicts.append(frame({"message": text}, sent))
-        verdicts.append(response(400, _error(text), sent))
+        verdicts.append(response(400, openai_error(text), sent))
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()

@@ -61,15 +61,18 @@ where a caller who needs the JSON may rather see the error.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
 import pytest
 
+from tests.rejection_rounds import (
+    assert_reads_as_its_file_says,
+    both_ways,
+    openai_error,
+    verdict,
+)
 from tests.test_probe_rejections_7 import TOOLS, body, frame, response
-from tests.test_probe_rejections_9 import EXTRA, original
-from tests.test_probe_rejections_16 import reading
 from tests.test_probe_rejections_19 import action_counts
 
 # drop 8, none 8, backoff 4
@@ -95,9 +98,6 @@ ROUND_TWELVE = (
     "vertex__400_input_token_count_is_but_model_only_supports_up_to",
     "vllm__400_extra_forbidden_prompt_logprobs_repr_tuple_loc",
 )
-# The verdict each expected action is (the replay accepts a backoff that surfaces; `classify`
-# is held to the backoff itself).
-_VERDICT = {"none": "surface"}
 
 
 def test_the_cases_are_round_twelves() -> None:
@@ -107,28 +107,7 @@ def test_the_cases_are_round_twelves() -> None:
 
 @pytest.mark.parametrize("case_name", ROUND_TWELVE)
 def test_each_case_reads_as_its_file_says(case_name: str) -> None:
-    case = json.loads((EXTRA / f"{case_name}.json").read_text())
-    expected = case["expected"]
-    action = _VERDICT.get(expected["action"], expected["action"])
-    verdict = original(case)
-    assert reading(verdict)[:2] == (action, set(expected.get("drop", ())))
-    if "retry_after_s" in expected:
-        assert verdict.delay == expected["retry_after_s"]
-
-
-def _error(message: str, param: str | None = None) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "invalid_request_error", "param": param}}
-
-
-def _verdict(payload: Any, sent: dict[str, Any], status: int = 400) -> tuple[str, tuple[str, ...]]:
-    verdict = response(status, payload, sent)
-    return verdict.action, verdict.drop
-
-
-def _both(message: str, sent: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
-    """The reading of `message` over HTTP at 400 and in a frame after `200 OK`."""
-    in_band = frame({"message": message}, sent)
-    return [_verdict(_error(message), sent), (in_band.action, in_band.drop)]
+    assert_reads_as_its_file_says(case_name)
 
 
 # -- the prompt against the context by the server's field: the size ---------------------
@@ -144,7 +123,7 @@ def _both(message: str, sent: dict[str, Any]) -> list[tuple[str, tuple[str, ...]
     ],
 )
 def test_the_prompt_over_the_servers_context_field_is_the_size(message: str) -> None:
-    assert _both(message, body(max_tokens=2048, temperature=0.2)) == [("surface", ())] * 2
+    assert both_ways(message, body(max_tokens=2048, temperature=0.2)) == [("surface", ())] * 2
 
 
 @pytest.mark.parametrize(
@@ -163,7 +142,7 @@ def test_the_prompt_over_the_servers_context_field_is_the_size(message: str) -> 
 def test_context_fields_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 # -- the input's count over what the model supports: the size ----------------------------
@@ -182,7 +161,7 @@ VERTEX = (
     ],
 )
 def test_an_input_count_over_what_the_model_supports_is_the_size(message: str) -> None:
-    assert _both(message, body(max_tokens=8192, temperature=0.4)) == [("surface", ())] * 2
+    assert both_ways(message, body(max_tokens=8192, temperature=0.4)) == [("surface", ())] * 2
 
 
 @pytest.mark.parametrize(
@@ -205,7 +184,7 @@ def test_an_input_count_over_what_the_model_supports_is_the_size(message: str) -
 def test_input_counts_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 # -- the types of a message's parts listed: the conversation -----------------------------
@@ -222,14 +201,16 @@ DASHSCOPE = "Invalid value: file. Supported values are: 'text','image_url','vide
     ],
 )
 def test_the_part_types_listed_are_the_conversation(message: str) -> None:
-    assert _both(message, body(temperature=0.7, max_tokens=4096)) == [("surface", ())] * 2
+    assert both_ways(message, body(temperature=0.7, max_tokens=4096)) == [("surface", ())] * 2
 
 
 def test_the_part_types_listed_keep_a_key_the_param_points_at() -> None:
     # the output's types, at `modalities`: that key
-    said = _error("Invalid value: 'image'. Supported values are: 'text' and 'audio'.", "modalities")
+    said = openai_error(
+        "Invalid value: 'image'. Supported values are: 'text' and 'audio'.", "modalities"
+    )
     sent = body(modalities=["image"], temperature=0.2)
-    assert _verdict(said, sent) == ("drop", ("modalities",))
+    assert verdict(said, sent) == ("drop", ("modalities",))
 
 
 def test_the_output_formats_listed_are_response_formats() -> None:
@@ -238,7 +219,7 @@ def test_the_output_formats_listed_are_response_formats() -> None:
         "Invalid value: 'xml'. Supported values are: 'text', 'json_object', and 'json_schema'."
     )
     sent = body(response_format={"type": "xml"}, temperature=0.2)
-    assert _both(message, sent) == [("drop", ("response_format",))] * 2
+    assert both_ways(message, sent) == [("drop", ("response_format",))] * 2
 
 
 # -- a message's part of other media than images: the conversation -----------------------
@@ -251,12 +232,12 @@ AUDIO = "The audio file could not be decoded or its format is not supported."
     [AUDIO, "PDF input is not supported for this model.", "Video content is not allowed."],
 )
 def test_other_media_in_a_message_are_the_conversation(message: str) -> None:
-    assert _both(message, body(temperature=0.7, max_tokens=1024)) == [("surface", ())] * 2
+    assert both_ways(message, body(temperature=0.7, max_tokens=1024)) == [("surface", ())] * 2
 
 
 def test_other_media_refused_beside_images_remove_nothing() -> None:
     # images in the body, and the refusal is of the audio: no image removal helps
-    assert _both(AUDIO, body(True, temperature=0.7)) == [("surface", ())] * 2
+    assert both_ways(AUDIO, body(True, temperature=0.7)) == [("surface", ())] * 2
 
 
 @pytest.mark.parametrize(
@@ -271,7 +252,7 @@ def test_other_media_refused_beside_images_remove_nothing() -> None:
     ],
 )
 def test_the_outputs_audio_is_a_key(message: str, sent: dict[str, Any]) -> None:
-    assert _both(message, sent) == [("drop", ("audio",))] * 2
+    assert both_ways(message, sent) == [("drop", ("audio",))] * 2
 
 
 # -- no model found for the request: a missing model -------------------------------------
@@ -285,7 +266,7 @@ def test_the_outputs_audio_is_a_key(message: str, sent: dict[str, Any]) -> None:
     ],
 )
 def test_no_model_found_for_the_request_is_a_missing_model(message: str) -> None:
-    assert _both(message, body(temperature=0.7)) == [("surface", ())] * 2
+    assert both_ways(message, body(temperature=0.7)) == [("surface", ())] * 2
 
 
 def test_no_model_identified_surfaces_in_llama_swaps_frame() -> None:
@@ -311,7 +292,7 @@ def test_no_model_identified_surfaces_in_llama_swaps_frame() -> None:
 def test_model_words_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 # -- the new readings take linear time ---------------------------------------------------
@@ -335,7 +316,7 @@ def test_the_new_readings_take_linear_time(text: str) -> None:
 
     def read() -> None:
         verdicts.append(frame({"message": text}, sent))
-        verdicts.append(response(400, _error(text), sent))
+        verdicts.append(response(400, openai_error(text), sent))
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()

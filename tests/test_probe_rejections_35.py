@@ -67,15 +67,18 @@ where a reader that knew the name would drop that key alone.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
 import pytest
 
+from tests.rejection_rounds import (
+    assert_reads_as_its_file_says,
+    both_ways,
+    openai_error,
+    verdict,
+)
 from tests.test_probe_rejections_7 import TOOLS, body, frame, response
-from tests.test_probe_rejections_9 import EXTRA, original
-from tests.test_probe_rejections_16 import reading
 from tests.test_probe_rejections_19 import action_counts
 
 # none 11, drop 4, backoff 2, static 2, images 1
@@ -101,9 +104,6 @@ ROUND_THIRTEEN = (
     "vllm__400_max_tokens_must_be_at_least_1_got_negative",
     "xinference__400_model_not_found_in_the_model_list",
 )
-# The verdict each expected action is (the replay accepts a backoff that surfaces; `classify`
-# is held to the backoff itself).
-_VERDICT = {"none": "surface"}
 
 
 def test_the_cases_are_round_thirteens() -> None:
@@ -119,28 +119,7 @@ def test_the_cases_are_round_thirteens() -> None:
 
 @pytest.mark.parametrize("case_name", ROUND_THIRTEEN)
 def test_each_case_reads_as_its_file_says(case_name: str) -> None:
-    case = json.loads((EXTRA / f"{case_name}.json").read_text())
-    expected = case["expected"]
-    action = _VERDICT.get(expected["action"], expected["action"])
-    verdict = original(case)
-    assert reading(verdict)[:2] == (action, set(expected.get("drop", ())))
-    if "retry_after_s" in expected:
-        assert verdict.delay == expected["retry_after_s"]
-
-
-def _error(message: str, param: str | None = None) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "invalid_request_error", "param": param}}
-
-
-def _verdict(payload: Any, sent: dict[str, Any], status: int = 400) -> tuple[str, tuple[str, ...]]:
-    verdict = response(status, payload, sent)
-    return verdict.action, verdict.drop
-
-
-def _both(message: str, sent: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
-    """The reading of `message` over HTTP at 400 and in a frame after `200 OK`."""
-    in_band = frame({"message": message}, sent)
-    return [_verdict(_error(message), sent), (in_band.action, in_band.drop)]
+    assert_reads_as_its_file_says(case_name)
 
 
 # -- a server's flag needed for a key: that key ------------------------------------------
@@ -155,7 +134,7 @@ def _both(message: str, sent: dict[str, Any]) -> list[tuple[str, tuple[str, ...]
 )
 def test_a_flag_needed_to_use_a_key_names_it(message: str) -> None:
     sent = body(tools=TOOLS, tool_choice="auto", temperature=0.2)
-    assert _both(message, sent) == [("drop", ("tools", "tool_choice"))] * 2
+    assert both_ways(message, sent) == [("drop", ("tools", "tool_choice"))] * 2
 
 
 @pytest.mark.parametrize(
@@ -168,7 +147,7 @@ def test_a_flag_needed_to_use_a_key_names_it(message: str) -> None:
     ],
 )
 def test_flags_and_purposes_near_the_rule(message: str) -> None:
-    assert _both(message, body(tools=TOOLS, temperature=0.2)) == [("static", ())] * 2
+    assert both_ways(message, body(tools=TOOLS, temperature=0.2)) == [("static", ())] * 2
 
 
 # -- "cannot use" a key: that key --------------------------------------------------------
@@ -176,12 +155,12 @@ def test_flags_and_purposes_near_the_rule(message: str) -> None:
 
 def test_cannot_use_a_key_names_it() -> None:
     assert (
-        _both("Cannot use tools with stream", body(tools=TOOLS, temperature=0.2))
+        both_ways("Cannot use tools with stream", body(tools=TOOLS, temperature=0.2))
         == [("drop", ("tools",))] * 2
     )
     sent = body(logprobs=True, top_logprobs=2, temperature=0.2)
     assert (
-        _both("Unable to use logprobs with this model.", sent)
+        both_ways("Unable to use logprobs with this model.", sent)
         == [("drop", ("logprobs", "top_logprobs"))] * 2
     )
 
@@ -191,7 +170,7 @@ def test_cannot_use_tools_with_stream_is_the_tools_at_500() -> None:
     said = {
         "error": {"code": 500, "message": "Cannot use tools with stream", "type": "server_error"}
     }
-    assert _verdict(said, body(tools=TOOLS, temperature=0.2), 500) == ("drop", ("tools",))
+    assert verdict(said, body(tools=TOOLS, temperature=0.2), 500) == ("drop", ("tools",))
 
 
 @pytest.mark.parametrize(
@@ -204,7 +183,7 @@ def test_cannot_use_tools_with_stream_is_the_tools_at_500() -> None:
     ],
 )
 def test_cannot_use_near_the_rule(message: str, sent: dict[str, Any]) -> None:
-    assert _both(message, sent) == [("static", ())] * 2
+    assert both_ways(message, sent) == [("static", ())] * 2
 
 
 # -- a queue over its bound: a wait ------------------------------------------------------
@@ -214,7 +193,7 @@ def test_cannot_use_near_the_rule(message: str, sent: dict[str, Any]) -> None:
     "message", ["Exceeds maximum queue size", "Request rejected: queue size limit exceeded."]
 )
 def test_a_queue_over_its_bound_is_a_wait(message: str) -> None:
-    assert _both(message, body(temperature=0.2)) == [("backoff", ())] * 2
+    assert both_ways(message, body(temperature=0.2)) == [("backoff", ())] * 2
 
 
 def test_the_queue_bound_is_a_wait_in_tritons_frame() -> None:
@@ -232,7 +211,7 @@ def test_the_queue_bound_is_a_wait_in_tritons_frame() -> None:
     ],
 )
 def test_counts_over_a_queue_bound_are_not_a_wait(message: str) -> None:
-    assert _both(message, body(temperature=0.2)) == [("static", ())] * 2
+    assert both_ways(message, body(temperature=0.2)) == [("static", ())] * 2
 
 
 # -- properties required at the root, none in the body: surface ---------------------------
@@ -247,7 +226,7 @@ WORKERS_AI = (
     "message", [WORKERS_AI, "AiError: Bad input: Error: required properties at '/' are 'prompt'"]
 )
 def test_properties_required_at_the_root_and_absent_surface(message: str) -> None:
-    assert _both(message, body(temperature=0.2, max_tokens=512)) == [("surface", ())] * 2
+    assert both_ways(message, body(temperature=0.2, max_tokens=512)) == [("surface", ())] * 2
 
 
 @pytest.mark.parametrize(
@@ -270,7 +249,7 @@ def test_properties_required_at_the_root_and_absent_surface(message: str) -> Non
 def test_required_properties_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 _CLOUDFLARE = {"errors": [], "success": False, "result": {}, "messages": []}
@@ -279,12 +258,12 @@ _CLOUDFLARE = {"errors": [], "success": False, "result": {}, "messages": []}
 def test_an_unknown_envelopes_keys_are_no_words() -> None:
     # Cloudflare's envelope, its `"messages": []` no `messages` quoted: nothing is named
     said = {**_CLOUDFLARE, "errors": [{"message": "AiError: Bad input: odd", "code": 5006}]}
-    assert _verdict(said, body(temperature=0.2)) == ("static", ())
+    assert verdict(said, body(temperature=0.2)) == ("static", ())
 
 
 def test_an_unknown_envelopes_words_still_name_the_messages() -> None:
     said = {**_CLOUDFLARE, "errors": [{"message": "'messages' must not be empty", "code": 5006}]}
-    assert _verdict(said, body(temperature=0.2)) == ("surface", ())
+    assert verdict(said, body(temperature=0.2)) == ("surface", ())
 
 
 # -- an image in another form than the server takes: the images ---------------------------
@@ -294,7 +273,7 @@ def test_an_unknown_envelopes_words_still_name_the_messages() -> None:
     "message", ["'url' field must be a base64 encoded image.", "image_url must be a data URL"]
 )
 def test_an_image_in_another_form_is_refused_image_input(message: str) -> None:
-    assert _both(message, body(True, temperature=0.2)) == [("images", ())] * 2
+    assert both_ways(message, body(True, temperature=0.2)) == [("images", ())] * 2
 
 
 @pytest.mark.parametrize(
@@ -313,7 +292,7 @@ def test_an_image_in_another_form_is_refused_image_input(message: str) -> None:
 def test_image_forms_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 # -- the server's template failing: no part of the body ----------------------------------
@@ -328,12 +307,12 @@ def test_image_forms_near_the_rule(
     ],
 )
 def test_the_servers_template_failing_surfaces(message: str) -> None:
-    assert _both(message, body(temperature=0.2)) == [("surface", ())] * 2
+    assert both_ways(message, body(temperature=0.2)) == [("surface", ())] * 2
 
 
 def test_tgis_template_error_surfaces_at_422() -> None:
     said = {"error": "Template error: template not found", "error_type": "template_error"}
-    assert _verdict(said, body(temperature=0.7), 422) == ("surface", ())
+    assert verdict(said, body(temperature=0.7), 422) == ("surface", ())
 
 
 @pytest.mark.parametrize(
@@ -352,7 +331,7 @@ def test_tgis_template_error_surfaces_at_422() -> None:
 def test_templates_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 # -- a negative output limit the body did not send: the size -----------------------------
@@ -366,7 +345,7 @@ def test_templates_near_the_rule(
     ],
 )
 def test_a_derived_negative_output_limit_is_the_size(message: str) -> None:
-    assert _both(message, body(temperature=0.2)) == [("surface", ())] * 2
+    assert both_ways(message, body(temperature=0.2)) == [("surface", ())] * 2
 
 
 @pytest.mark.parametrize(
@@ -385,7 +364,7 @@ def test_a_derived_negative_output_limit_is_the_size(message: str) -> None:
 def test_output_limits_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 # -- the new readings take linear time ---------------------------------------------------
@@ -410,7 +389,7 @@ def test_the_new_readings_take_linear_time(text: str) -> None:
 
     def read() -> None:
         verdicts.append(frame({"message": text}, sent))
-        verdicts.append(response(400, _error(text), sent))
+        verdicts.append(response(400, openai_error(text), sent))
         verdicts.append(response(400, text, sent))
 
     reader = threading.Thread(target=read, daemon=True)
