@@ -109,7 +109,9 @@ one dict lookup:
   later chunk or on the message comes out once. So are the top-level source lists:
   `citations` (URLs: xAI in its last chunk, Perplexity on every chunk), Perplexity's
   `search_results` (`{title, url, date}`) and Z.ai's `web_search` (`{title, link,
-  content, refer, ...}`: the pages its web search tool read), each URL once.
+  content, refer, ...}`: the pages its web search tool read), each URL once. So are
+  the documents Azure OpenAI On Your Data retrieved, in the first delta's
+  `context.citations` (`{content, title, url, filepath, chunk_id}`), those with a URL.
 - Groq's `executed_tools` (compound models' built-in search, code execution,
   browsing: `{index?, type, arguments, output}`, on the delta or the message) are
   tools the provider ran: `server_tool_call` named after `type`, its `arguments` JSON
@@ -1056,6 +1058,7 @@ _DELTA_READ_WHEN_SENT = frozenset(
         "reasoning_steps",
         "extra_content",
         "thinking_blocks",
+        "context",
     }
 )
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
@@ -1545,10 +1548,15 @@ class ChatNormalizer(Normalizer):
 
     def _sources_and_tools(self, holder: dict[str, Any]) -> None:
         """What a delta or a whole message may carry beside its text: `annotations`
-        (citations) and Groq's `executed_tools`."""
+        (citations), Azure's retrieval `context` and Groq's `executed_tools`."""
         annotations = holder.get("annotations")
         if annotations:
             self._annotations(annotations)
+        context = holder.get("context")
+        if context.__class__ is dict:
+            self._retrieved(context)
+        elif context is not None:
+            self._log_once("context", f"context {_short(context)} has no event: not read")
         executed = holder.get("executed_tools")
         if executed:
             self._executed_tools(executed)
@@ -1565,14 +1573,41 @@ class ChatNormalizer(Normalizer):
             url = cited.get("url")
             if not url:
                 continue
-            key = (url, cited.get("title") or None, cited.get("content") or None)
-            seen = self.cited
-            if seen is None:
-                seen = self.cited = set()
-            if key not in seen:
-                seen.add(key)
-                self._cited_urls().add(url)
-                self.citation(*key)
+            self._cite(url, cited.get("title") or None, cited.get("content") or None)
+
+    def _cite(self, url: str, title: str | None, cited_text: str | None) -> None:
+        """A citation with its cited text, once per turn for each (url, title, text)."""
+        key = (url, title, cited_text)
+        seen = self.cited
+        if seen is None:
+            seen = self.cited = set()
+        if key not in seen:
+            seen.add(key)
+            self._cited_urls().add(url)
+            self.citation(*key)
+
+    def _retrieved(self, context: dict[str, Any]) -> None:
+        """Azure OpenAI On Your Data (`data_sources` in the request): the first delta's
+        `context` holds the documents its search retrieved, `citations` (`{content,
+        title, url, filepath, chunk_id}`, learn.microsoft.com, On Your Data API
+        reference), which the answer's `[docN]` markers point to. One with a URL is a
+        citation, its `content` the cited text; one without (an index with no URL
+        field) has nothing to cite by and is logged, as are the context's other fields
+        (`intent`, the queries run; `all_retrieved_documents`)."""
+        for key in context:
+            if key != "citations":
+                self._log_once(f"context {key}", f"context field {key!r} has no event: not read")
+        citations = context.get("citations")
+        for cited in citations if citations.__class__ is list else ():
+            if cited.__class__ is not dict:
+                continue
+            url, title = text_or_none(cited.get("url")), text_or_none(cited.get("title"))
+            if url is not None:
+                self._cite(url, title, text_or_none(cited.get("content")))
+                continue
+            name = title or text_or_none(cited.get("filepath"))
+            shown = repr(name) if name else _short(cited)
+            self._log_once(f"retrieved {shown}", f"retrieved document {shown} has no URL to cite")
 
     def _sources(self, sources: list[Any]) -> None:
         """Top-level source lists, each URL cited once per turn, however often the list
