@@ -1119,6 +1119,7 @@ class ChatNormalizer(Normalizer):
         "_extension",
         "_reasoning_in_completion",
         "call_args",
+        "call_chars",
         "call_ids",
         "calls",
         "choice_error",
@@ -1167,9 +1168,10 @@ class ChatNormalizer(Normalizer):
         self.signatures: dict[int, str] | None = None
         # calls whose name has not come yet: index -> [whether the id came, arguments]
         self.unnamed: dict[int, list[Any]] = {}
-        # each started call's argument fragments as streamed, to tell the whole arguments
-        # said again (`_restated`) from a fragment
+        # each started call's argument fragments as streamed, and their length, to tell
+        # the whole arguments said again (`_restated`) from a fragment
         self.call_args: dict[int, list[str]] = {}
+        self.call_chars: dict[int, int] = {}
         # `multi_tool_use.parallel` wrappers held until the turn ends: index -> (name,
         # arguments so far); made at the first one (`_start_call`).
         self.wrapped: dict[int, tuple[str, list[str]]] | None = None
@@ -1880,10 +1882,17 @@ class ChatNormalizer(Normalizer):
         adds to its arguments. Cerebras (gpt-oss-120b) ends a call with a delta of its
         id, its name and its whole arguments, after streaming them in fragments
         (elizaOS/eliza#9766): arguments that start with all the call's fragments so far
-        add only their rest, and the whole said again adds nothing."""
-        so_far = "".join(self.call_args[index])
-        if so_far and arguments.startswith(so_far):
-            return arguments[len(so_far) :]
+        add only their rest, and the whole said again adds nothing. Only arguments as
+        long as the fragments so far are compared with them: servers that name the call
+        on every fragment (TGI) would otherwise join its arguments at each one."""
+        chars = self.call_chars[index]
+        if len(arguments) < chars:
+            return arguments
+        pieces = self.call_args[index]
+        if len(pieces) > 1:
+            pieces[:] = ["".join(pieces)]
+        if arguments.startswith(pieces[0]):
+            return arguments[chars:]
         return arguments
 
     def _signature(self, index: int, extra: Any) -> None:
@@ -2017,6 +2026,7 @@ class ChatNormalizer(Normalizer):
             held[1].append(piece)
         else:
             self.call_args.setdefault(index, []).append(piece)
+            self.call_chars[index] = self.call_chars.get(index, 0) + len(piece)
             self.tool_args(index, piece)
 
     def _unwrap(self, index: int, signature: str | None) -> None:

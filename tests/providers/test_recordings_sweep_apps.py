@@ -11,8 +11,12 @@ and long text shortened), replayed whole and cut at arbitrary byte boundaries
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
+import reactivex.operators as ops
+
+from rxllm import replay
 from rxllm.events import (
     Done,
     ReasoningDelta,
@@ -1382,6 +1386,33 @@ def test_cerebras_restates_a_calls_whole_arguments_on_a_last_delta_with_its_id_a
             model="gpt-oss-120b",
         ),
     )
+
+
+def test_a_call_named_on_every_fragment_reads_in_linear_time() -> None:
+    """Servers that name the call on every fragment (TGI: its id and name on each delta)
+    must not make each fragment compare the arguments so far, as the rule above once did:
+    100,000 fragments (10 MB of arguments) took minutes then, a few seconds now."""
+    piece = "x" * 100
+
+    def frame(payload: dict[str, Any]) -> str:
+        return f"data: {json.dumps(payload)}\n\n"
+
+    def fragment(arguments: str) -> str:
+        call = {"index": 0, "id": "call_t", "function": {"name": "f", "arguments": arguments}}
+        return frame({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+
+    finish = frame({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    body = fragment('{"a":"') + fragment(piece) * 100_000 + fragment('"}') + finish
+    events: list[Any] = []
+    reader = threading.Thread(
+        target=lambda: events.extend(replay(body, provider="openai").pipe(ops.to_list()).run()),
+        daemon=True,
+    )
+    reader.start()
+    reader.join(timeout=60)  # a hang guard: linear is a few seconds here
+    assert events, "the replay did not end within a minute"
+    request = next(e for e in events if isinstance(e, ToolRequest))
+    assert request.arguments == {"a": piece * 100_000} and events[-1].type == "done"
 
 
 # -- Responses ---------------------------------------------------------------------------
