@@ -52,7 +52,9 @@ one dict lookup:
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text, and
   `tool_calls` sent as one call object rather than a list (TGI before 3.2) as that call.
   A last delta that names a streamed call again with its whole arguments (Cerebras:
-  elizaOS/eliza#9766) adds only what its fragments had not said.
+  elizaOS/eliza#9766) adds only what its fragments had not said. An entry with no id,
+  no name and `{}` as arguments at an index no call has used is no call (LiteLLM's
+  marker where a Claude thinking block stopped, at index -1): it is logged.
   Two calls of a turn with one id (DeepSeek, Z.ai: HKUDS/nanobot#3943) are two calls,
   the repeat renamed `{id}_2` as it starts (`CallIds`), in its events and its history.
   A call's `extra_content.google.thought_signature` (Gemini's OpenAI-compatible
@@ -948,6 +950,14 @@ def _arguments_text(arguments: Any) -> str:
     raise ValueError(f"tool call arguments must be a JSON string, got {type(arguments).__name__}")
 
 
+def _empty_object(function: dict[str, Any]) -> bool:
+    """Whether a call entry's arguments are the whole empty object, `"{}"` or `{}`."""
+    arguments = function.get("arguments")
+    if arguments.__class__ is str:
+        return arguments.strip() == "{}"
+    return arguments == {} and arguments.__class__ is dict
+
+
 # The names a model gives the `multi_tool_use.parallel` wrapper when it sends it as a
 # call of its own (gpt-4o on this wire, vercel/ai#2786; gpt-5.4 on the Responses wire as
 # `parallel`, vercel/ai#19067); its wrapped calls name client functions as
@@ -1836,6 +1846,16 @@ class ChatNormalizer(Normalizer):
             index = self.last_call  # no index on the wire (Mistral): same id, same call
         else:
             index = None
+        if index is None and not call_id and not name and _empty_object(function):
+            # LiteLLM's marker for a content block that stopped with no input
+            # (`check_empty_tool_call_args`), written at a thinking block's stop too,
+            # at `tool_index` -1 before any call: it names no tool and asks nothing.
+            # A call that names this index later starts then, with `{}` all the same.
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "tool call entry with no id and no name, arguments {{}}, at index {}: not a call",
+                key,
+            )
+            return
         if index is None:
             if self.think is not None:
                 self.think.flush()  # text held so far comes before the call

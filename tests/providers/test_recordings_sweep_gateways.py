@@ -1,0 +1,97 @@
+"""Streams from AI gateways' and relays' test fixtures and the chat apps that read
+them (LobeChat's model-runtime stream tests, Kong's ai-proxy streaming spec, new-api's
+relay tests, Portkey's, envoyproxy/ai-gateway's and TensorZero's provider tests), in
+shapes no other test replays.
+
+Each body is written by hand from the source named beside it (its essential chunks,
+ids and long text shortened), replayed whole and cut at arbitrary byte boundaries
+(`replay_every_way`), and checked against what that project's own test expects.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
+
+# -- OpenAI chat and its compatible family ------------------------------------------------
+
+
+def _sse(*payloads: dict[str, Any] | str, done: bool = True) -> bytes:
+    """`data:` frames of the payloads (a string is written as it is), then `[DONE]`."""
+    frames = [p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in payloads]
+    body = "".join(f"data: {frame}\n\n" for frame in frames)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def test_litellm_closes_a_thinking_block_with_a_call_of_no_id_no_name_at_index_minus_one() -> None:
+    """lobehub/lobe-chat packages/model-runtime/src/core/streams/openai/openai.test.ts
+    ("should handle claude reasoning in litellm openai mode", claude-3-7-sonnet-latest
+    through LiteLLM's proxy): the thinking streams as `reasoning_content` beside
+    `thinking_blocks` (on the delta and again on the chunk), then, where the thinking
+    block stops, `tool_calls: [{function: {arguments: "{}"}, type: "function", index:
+    -1}]`: no id, no name. LiteLLM's `check_empty_tool_call_args` wrote it at every
+    block stop that was not text (`tool_index` starts at -1; thinking was excluded
+    later). LobeChat shows the reasoning, then the text, then `stop`, and no call.
+    Before: a nameless call with a made-up id was requested and the turn said
+    `tool_use`."""
+    model = "claude-3-7-sonnet-latest"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        choice: dict[str, Any] = {"index": 0, "delta": delta}
+        if finish is not None:
+            choice["finish_reason"] = finish
+        return {
+            "id": "1",
+            "created": 1740505568,
+            "model": model,
+            "object": "chat.completion.chunk",
+            "choices": [choice],
+            **extra,
+        }
+
+    def thinking(text: str) -> list[dict[str, Any]]:
+        return [{"type": "thinking", "thinking": text, "signature_delta": None}]
+
+    body = _sse(
+        chunk(
+            {
+                "thinking_blocks": thinking("我需要找出394的所有质"),
+                "reasoning_content": "我需要找出394的所有质",
+                "content": "",
+                "role": "assistant",
+            },
+            thinking_blocks=thinking("我需要找出394的所有质"),
+        ),
+        chunk(
+            {
+                "thinking_blocks": thinking("因数。\n\n质因数是"),
+                "reasoning_content": "因数。\n\n质因数是",
+                "content": "",
+            },
+            thinking_blocks=thinking("因数。\n\n质因数是"),
+        ),
+        chunk(
+            {
+                "content": "",
+                "tool_calls": [{"function": {"arguments": "{}"}, "type": "function", "index": -1}],
+            }
+        ),
+        chunk({"content": "要找出394的质因数 "}),
+        chunk({"content": "2和197。"}),
+        chunk({}, "stop"),
+        done=False,
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="要找出394的质因数 2和197。",
+            reasoning="我需要找出394的所有质因数。\n\n质因数是",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["reasoning", "text", "done"]
+    assert any("no id and no name" in message for message in messages)
