@@ -87,7 +87,8 @@ one dict lookup:
   with `error(kind="stream_error")`, after any usage the chunk carried and any text
   the think-tag splitter held. A finish reason that says the turn failed
   (`FAILED_FINISHES`: OpenRouter's and Mistral's `error`, vLLM's `abort`, Z.ai's
-  `network_error`, DeepSeek's `insufficient_system_resource`) is a failure too: it ends
+  `network_error`, DeepSeek's `insufficient_system_resource`, Anthropic's error types
+  that Portkey writes there: `overloaded_error`) is a failure too: it ends
   no tool call, so nothing of a failed turn is dispatched. Finish reasons are read in any
   case (`STOP`), as an object's `type` (SGLang), and from OpenRouter's
   `native_finish_reason` where `finish_reason` is missing; the upstream words gateways
@@ -260,6 +261,19 @@ FAILED_FINISHES = frozenset(
         "malformed_model_output",
         "user_cancel",
         "cancelled",  # IBM watsonx.ai chat: the request was cancelled
+        # Anthropic's error types, which Portkey writes as the finish reason of the chunk
+        # it makes of a mid-stream `error` event (its Anthropic, Vertex AI and Bedrock
+        # transforms of Claude), without the message.
+        "overloaded_error",
+        "api_error",
+        "rate_limit_error",
+        "timeout_error",
+        "billing_error",
+        "invalid_request_error",
+        "authentication_error",
+        "permission_error",
+        "not_found_error",
+        "request_too_large",
     }
 )
 """Finish reasons (in lower case) that end a turn that failed: the turn is an error, and

@@ -95,3 +95,48 @@ def test_litellm_closes_a_thinking_block_with_a_call_of_no_id_no_name_at_index_m
     )
     assert kinds(events) == ["reasoning", "text", "done"]
     assert any("no id and no name" in message for message in messages)
+
+
+def _portkey(
+    delta: dict[str, Any] | None = None,
+    finish: str | None = None,
+    model: str = "claude-3-7-sonnet-20250219",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A chunk as Portkey's gateway writes one from a native stream (its `provider` key
+    beside the OpenAI ones)."""
+    choice = {"delta": delta or {}, "index": 0, "logprobs": None, "finish_reason": finish}
+    return {
+        "id": "portkey-6b8a7f1c-2a7e-4c0e-9f4e-8d1b2c3a4e5f",
+        "object": "chat.completion.chunk",
+        "created": 1740000000,
+        "model": model,
+        "provider": "anthropic",
+        "choices": [choice],
+        **extra,
+    }
+
+
+def test_portkey_writes_an_anthropic_error_event_as_its_type_in_finish_reason() -> None:
+    """Portkey-AI/gateway src/providers/anthropic/chatComplete.ts
+    (`AnthropicChatCompleteStreamChunkTransform`; the same in its Vertex AI and
+    Bedrock transforms of Claude): Anthropic's mid-stream `error` event becomes a chunk
+    of `model: ""` whose one choice (no index) has `delta: {content: ""}` and the error's
+    type as `finish_reason`, then `data: [DONE]`; the message is not kept. The turn
+    failed: an error that names the type, the text before it kept, nothing of it
+    dispatched. Before: `done` with stop reason `other`, a success."""
+    failure = _portkey({"content": ""}, "overloaded_error", model="")
+    del failure["choices"][0]["index"], failure["choices"][0]["logprobs"]
+    body = _sse(
+        _portkey({"content": ""}),
+        _portkey({"content": "Autumn leaves"}),
+        failure,
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="Autumn leaves", terminal="error", error_kind="stream_error"),
+    )
+    error = events[-1].model_dump()["error"]
+    assert error["code"] == "overloaded_error"
+    assert "overloaded_error" in error["message"]
