@@ -20,7 +20,8 @@ one dict lookup:
 
 - reasoning as `delta.reasoning_content` (DeepSeek, xAI, Z.ai, vLLM), `delta.reasoning`
   (Groq, OpenRouter, vLLM), Perplexity's `delta.reasoning_steps` (each step's `thought`,
-  a line of its own, in its concise stream mode) or OpenRouter's
+  a line of its own, in its concise stream mode; the tool a step ran is a server tool
+  call and its result) or OpenRouter's
   `delta.reasoning_details` (also Snowflake):
   `reasoning.text` / `reasoning.summary` text, signatures, and `reasoning.encrypted`
   data kept as `ReasoningDelta.signature`; a detail's fragment that starts with its text
@@ -1090,6 +1091,10 @@ _DELTA_READ_WHEN_SENT = frozenset(
 _FUNCTION_CALL = "function_call"
 
 
+# What a Perplexity reasoning step's tool gave (its Chat Completions reference): a search's
+# results, the pages fetched, what the Python printed; the rest of the payload is its input.
+_STEP_RESULTS = frozenset({"search_results", "contents", "result"})
+
 # What an executed tool found (groq-python's `ExecutedTool`): its `output` text, or the
 # structured results beside it. A search streamed in one chunk carries `search_results`
 # and no `output` (pydantic-ai's test_groq_model_web_search_tool_stream_single_chunk);
@@ -1525,13 +1530,29 @@ class ChatNormalizer(Normalizer):
     def _reasoning_steps(self, steps: list[Any]) -> None:
         """Perplexity's `stream_mode: "concise"`: `chat.reasoning` chunks carry the search
         steps as `delta.reasoning_steps` (`{thought, type, web_search: {search_keywords,
-        search_results}}`), whose `thought` is the reasoning in words; a step's results
-        come again as the `search_results` of the done chunks. Each thought is reasoning,
-        a line of its own."""
+        search_results}, fetch_url_content: {contents}, execute_python: {code, result}}`,
+        the payload under the step's type), whose `thought` is the reasoning in words.
+        Each thought is reasoning, a line of its own; the tool the step ran is a server
+        tool call named after its type, whose arguments are the payload but its results
+        (`_STEP_RESULTS`), and those results its result, as Groq's `executed_tools` are.
+        A search's results come again as the `search_results` of the done chunks, the
+        turn's citations."""
         for step in steps:
-            thought = step.get("thought") if step.__class__ is dict else None
+            if step.__class__ is not dict:
+                continue
+            thought = step.get("thought")
             if thought.__class__ is str and thought:
                 self.reasoning(thought if thought.endswith("\n") else thought + "\n")
+            kind = step.get("type")
+            ran = step.get(kind) if isinstance(kind, str) else None
+            if isinstance(kind, str) and ran.__class__ is dict:
+                call_id = f"{kind}_{self.response_tag()}_{len(self.server_tools)}"
+                self.server_tools[("step", len(self.server_tools))] = (call_id, kind, True)
+                arguments = {k: v for k, v in ran.items() if k not in _STEP_RESULTS}
+                self.server_tool_call(call_id, kind, arguments)
+                result = {k: v for k, v in ran.items() if k in _STEP_RESULTS}
+                if result:
+                    self.server_tool_result(call_id, kind, result)
 
     def _log_once(self, key: str, message: str) -> None:
         """Log at debug what has no event, once per stream for each `key`."""

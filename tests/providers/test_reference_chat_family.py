@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rxllm.events import Citation
+from rxllm.events import Citation, ServerToolCall, ServerToolResult
 from tests.support import Expect, check, log_messages, replay, replay_every_way, summarize
 
 
@@ -80,3 +80,91 @@ def test_azure_on_your_data_citations_are_citations() -> None:
         replay(data, "azure-openai")
     assert any("/docs/memo.txt" in line and "no URL" in line for line in logged), logged
     assert not any("'context'" in line for line in logged), logged
+
+
+# --------------------------------- Perplexity's reasoning steps: the tools it ran itself
+
+_PAGE = {"title": "Seattle weather", "url": "https://weather.example/sea", "date": None}
+
+
+def _pplx_reasoning(*steps: dict[str, Any]) -> dict[str, Any]:
+    """A `chat.reasoning` chunk of `stream_mode: "concise"` (docs.perplexity.ai, "Stream
+    Mode: Concise vs Full"), its steps as the Chat Completions reference types them:
+    `{thought, type, web_search: {search_keywords, search_results}, fetch_url_content:
+    {contents}, execute_python: {code, result}}`, the payload under the step's type."""
+    choice = {
+        "index": 0,
+        "finish_reason": None,
+        "message": {"role": "assistant", "content": ""},
+        "delta": {"role": "assistant", "content": "", "reasoning_steps": list(steps)},
+    }
+    return {"id": "cfa38f9d", "model": "sonar-pro", "created": 1, "object": "chat.reasoning",
+            "choices": [choice]}  # fmt: skip
+
+
+def _pplx_answer(delta: dict[str, Any], kind: str, **extra: Any) -> dict[str, Any]:
+    finish = "stop" if kind == "chat.completion.done" else None
+    choice = {"index": 0, "finish_reason": finish, "delta": {"role": "assistant"} | delta}
+    return {"id": "cfa38f9d", "model": "sonar-pro", "created": 1, "object": kind,
+            "choices": [choice]} | extra  # fmt: skip
+
+
+def test_perplexity_steps_are_the_tools_it_ran() -> None:
+    """A reasoning step's `thought` is reasoning, and the tool it ran (the payload under
+    its type: a search's keywords and results, the pages fetched, the Python run and
+    what it printed) is a server tool call and its result, as Groq's `executed_tools`
+    are. Before, only the thought was read: the code Perplexity ran and its result were
+    dropped unsaid."""
+    data = sse(
+        _pplx_reasoning(
+            {
+                "thought": "Searching the web.",
+                "type": "web_search",
+                "web_search": {"search_keywords": ["Seattle weather"], "search_results": [_PAGE]},
+            }
+        ),
+        _pplx_reasoning(
+            {
+                "thought": "Reading the forecast.",
+                "type": "fetch_url_content",
+                "fetch_url_content": {"contents": [_PAGE | {"snippet": "Sunny, 61F"}]},
+            },
+            {
+                "thought": "Converting to Celsius.",
+                "type": "execute_python",
+                "execute_python": {"code": "print(round((61 - 32) / 1.8))", "result": "16\n"},
+            },
+        ),
+        _pplx_answer({"content": ""}, "chat.reasoning.done", search_results=[_PAGE]),
+        _pplx_answer({"content": "Sunny, 16°C."}, "chat.completion.chunk"),
+        _pplx_answer(
+            {"content": ""},
+            "chat.completion.done",
+            search_results=[_PAGE],
+            usage={"prompt_tokens": 12, "completion_tokens": 8, "total_tokens": 20},
+        ),
+    )
+    events = replay_every_way(data, "custom")
+    ran = [
+        (event.type, event.name, getattr(event, "arguments", None), getattr(event, "content", None))
+        for event in events
+        if isinstance(event, ServerToolCall | ServerToolResult)
+    ]
+    assert ran == [
+        ("server_tool_call", "web_search", {"search_keywords": ["Seattle weather"]}, None),
+        ("server_tool_result", "web_search", None, {"search_results": [_PAGE]}),
+        ("server_tool_call", "fetch_url_content", {}, None),
+        ("server_tool_result", "fetch_url_content", None,
+         {"contents": [_PAGE | {"snippet": "Sunny, 61F"}]}),
+        ("server_tool_call", "execute_python", {"code": "print(round((61 - 32) / 1.8))"}, None),
+        ("server_tool_result", "execute_python", None, {"result": "16\n"}),
+    ]  # fmt: skip
+    calls = [event for event in events if isinstance(event, ServerToolCall)]
+    results = [event for event in events if isinstance(event, ServerToolResult)]
+    assert [c.call_id for c in calls] == [r.call_id for r in results]
+    assert len({c.call_id for c in calls}) == 3
+    summary = summarize(events)
+    assert summary.reasoning == (
+        "Searching the web.\nReading the forecast.\nConverting to Celsius.\n"
+    )
+    assert summary.text == "Sunny, 16°C."
