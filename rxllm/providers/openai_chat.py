@@ -39,6 +39,9 @@ one dict lookup:
   reasoning delta with it, ending the block) and a `redacted_thinking` block (a
   reasoning delta with its `data` as signature, `redacted=True`), as the Anthropic wire
   reads them (`_thinking_blocks`).
+- Portkey's `delta.content_blocks` (`strict_open_ai_compliance` off): the native
+  stream's block events, whose `thinking` is reasoning, `signature` a block's signature
+  and `data` a redacted block, as the Anthropic wire reads them (`_content_blocks`).
 - `reasoning_content` as an object: AWS Bedrock's Converse reasoning delta (`text`,
   `signature` or `redactedContent`) that a gateway serving Claude on Bedrock passes
   through (envoyproxy/ai-gateway#1222), read as those blocks are
@@ -1083,6 +1086,7 @@ _DELTA_READ_WHEN_SENT = frozenset(
         "reasoning_steps",
         "extra_content",
         "thinking_blocks",
+        "content_blocks",
         "context",
     }
 )
@@ -1477,6 +1481,11 @@ class ChatNormalizer(Normalizer):
             self._thinking_blocks(
                 blocks, bool(delta.get("reasoning_content") or delta.get("reasoning"))
             )
+        blocks = delta.get("content_blocks")
+        if blocks.__class__ is list:
+            self._content_blocks(
+                blocks, bool(delta.get("reasoning_content") or delta.get("reasoning"))
+            )
         self._sources_and_tools(delta)
         self.delta_keys = self._unread("delta", delta, self.delta_keys, _DELTA_READ_WHEN_SENT)
 
@@ -1515,6 +1524,34 @@ class ChatNormalizer(Normalizer):
             elif text and not beside_text:
                 self.streamed = self.reasoned = True
                 self.reasoning(text)
+
+    def _content_blocks(self, blocks: list[Any], beside_text: bool) -> None:
+        """Portkey's `content_blocks` (its gateway with `strict_open_ai_compliance`
+        off, serving Claude on Anthropic, Vertex AI or Bedrock, or Gemini): each entry
+        `{index, delta}` is a block event of the native stream, its `type` removed: a
+        block's start (`{thinking: "", signature: ""}`, a redacted block's `{data}`) or
+        delta (`{thinking}`, `{signature}`, `{text}`). The thinking is reasoning (unless
+        a field beside it streams it), a signature ends its block as a `signature_delta`
+        does (an empty reasoning delta with it), a redacted block's data is one redacted
+        reasoning delta with it as signature; `text` repeats the delta's `content`."""
+        for block in blocks:
+            delta = block.get("delta") if block.__class__ is dict else None
+            if delta.__class__ is not dict:
+                continue
+            thinking = delta.get("thinking")
+            if thinking and thinking.__class__ is str and not beside_text:
+                self.streamed = True
+                self.reasoning(thinking)
+            signature = delta.get("signature")
+            if signature and signature.__class__ is str:
+                self.streamed = True
+                self.reasoning("", signature=signature)
+            data = delta.get("data")
+            if data and data.__class__ is str:
+                self.streamed = True
+                self.reasoning("", signature=data, redacted=True)
+            if not delta.keys() <= {"thinking", "signature", "data", "text"}:
+                self._log_once("content block", f"a content block {_short(block)} has no event")
 
     def _audio(self, audio: dict[str, Any]) -> None:
         """OpenAI's audio output (`modalities: ["text", "audio"]`): `content` stays null and

@@ -140,3 +140,124 @@ def test_portkey_writes_an_anthropic_error_event_as_its_type_in_finish_reason() 
     error = events[-1].model_dump()["error"]
     assert error["code"] == "overloaded_error"
     assert "overloaded_error" in error["message"]
+
+
+def test_portkey_claude_thinking_in_content_blocks_with_its_signature_and_a_redacted_block() -> (
+    None
+):
+    """Portkey-AI/gateway src/providers/anthropic/chatComplete.ts with
+    `strict_open_ai_compliance: false`, the setting Portkey's "Thinking Mode" page
+    requires ("the thinking content is in `response_chunk.choices[0].delta.content_blocks`"):
+    each Anthropic block event becomes `content_blocks: [{index, delta}]`, the block's
+    start or delta with its `type` deleted: `{thinking: "", signature: ""}` at a thinking
+    block's start, `{thinking}` pieces, `{signature}`, a redacted block's start as
+    `{data}`, and the text blocks' `{text}` beside the same text in `content`. The
+    `message_delta` becomes the finish (`end_turn`, as Anthropic said it) with the usage,
+    the cache counts beside it under Anthropic's names. The thinking is reasoning, the
+    signature and the redacted data kept, the text said once."""
+    body = _sse(
+        _portkey({"content": ""}),
+        _portkey({"content_blocks": [{"index": 0, "delta": {"thinking": "", "signature": ""}}]}),
+        _portkey({"content_blocks": [{"index": 0, "delta": {"thinking": "The user wants "}}]}),
+        _portkey({"content_blocks": [{"index": 0, "delta": {"thinking": "a haiku."}}]}),
+        _portkey(
+            {"content_blocks": [{"index": 0, "delta": {"signature": "EqQBCgIYAhIM1gbcDa9G"}}]}
+        ),
+        _portkey({"content_blocks": [{"index": 1, "delta": {"data": "EmwKAhgBEgy3va3pzix"}}]}),
+        _portkey({"content_blocks": [{"index": 2, "delta": {"text": ""}}]}),
+        _portkey(
+            {"content": "Autumn", "content_blocks": [{"index": 2, "delta": {"text": "Autumn"}}]}
+        ),
+        _portkey(
+            {"content": " leaves", "content_blocks": [{"index": 2, "delta": {"text": " leaves"}}]}
+        ),
+        _portkey(
+            {},
+            "end_turn",
+            usage={
+                "completion_tokens": 50,
+                "prompt_tokens": 30,
+                "cache_read_input_tokens": 100,
+                "cache_creation_input_tokens": 20,
+                "total_tokens": 200,
+            },
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Autumn leaves",
+            reasoning="The user wants a haiku.",
+            signatures=2,
+            usage=(30, 50, 0, 100, 200),
+            cache_write=20,
+            raw_stop_reason="end_turn",
+            model="claude-3-7-sonnet-20250219",
+        ),
+    )
+    reasoning = [e for e in events if e.type == "reasoning"]
+    assert [(e.signature, e.redacted) for e in reasoning if e.signature] == [
+        ("EqQBCgIYAhIM1gbcDa9G", False),
+        ("EmwKAhgBEgy3va3pzix", True),
+    ]
+    assert kinds(events) == ["reasoning", "text", "usage", "done"]
+
+
+def test_portkey_claude_parallel_calls_both_at_index_0() -> None:
+    """Portkey-AI/gateway src/providers/anthropic/chatComplete.ts: a `tool_use` block's
+    start is a call opener `{index: toolIndex, id, type, function: {name, arguments:
+    ""}}`, and `toolIndex` is set by `toolIndex ? toolIndex + 1 : 0`, so the second call
+    of a turn is at index 0 again (0 is falsy); its `input_json_delta` pieces follow at
+    that index, and the finish is Anthropic's `tool_use`. Two calls, each with its own
+    arguments, as Ollama's parallel calls at index 0 are read."""
+
+    def opener(call_id: str) -> dict[str, Any]:
+        function = {"name": "get_weather", "arguments": ""}
+        call = {"index": 0, "id": call_id, "type": "function", "function": function}
+        return _portkey({"tool_calls": [call]})
+
+    def piece(arguments: str) -> dict[str, Any]:
+        return _portkey({"tool_calls": [{"index": 0, "function": {"arguments": arguments}}]})
+
+    body = _sse(
+        _portkey({"content": ""}),
+        _portkey({"content_blocks": [{"index": 0, "delta": {"text": ""}}]}),
+        _portkey(
+            {
+                "content": "Checking both.",
+                "content_blocks": [{"index": 0, "delta": {"text": "Checking both."}}],
+            }
+        ),
+        opener("toolu_01A"),
+        piece(""),
+        piece('{"city": "Paris"}'),
+        opener("toolu_01B"),
+        piece('{"city": '),
+        piece('"London"}'),
+        _portkey(
+            {},
+            "tool_use",
+            usage={
+                "completion_tokens": 90,
+                "prompt_tokens": 400,
+                "cache_read_input_tokens": 1200,
+                "total_tokens": 1690,
+            },
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Checking both.",
+            tools=(
+                ("toolu_01A", "get_weather", {"city": "Paris"}),
+                ("toolu_01B", "get_weather", {"city": "London"}),
+            ),
+            usage=(400, 90, 0, 1200, 1690),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="claude-3-7-sonnet-20250219",
+        ),
+    )
