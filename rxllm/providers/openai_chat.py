@@ -48,7 +48,8 @@ one dict lookup:
   (`_reasoning_block_delta`).
 - `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
   inner text chunks are reasoning; a `tool_reference` with a URL is a citation; a
-  `reference`, whose ids point into sources the client sent, is logged).
+  `reference`, whose ids point into sources the client sent, is logged), or of parts
+  with no type (Qwen-VL: `{text}` is text, `{image}` is logged).
 - tool calls without `index` (Mistral; several in one delta are known by their place
   in the list, Kimi), or whole in one delta (Ollama, Groq, xAI); a
   call whose name comes in a later delta than its first (vercel/ai#14722, vmlx's
@@ -1841,10 +1842,12 @@ class ChatNormalizer(Normalizer):
         own text chunks are reasoning; any other chunk, inside `thinking` or not, goes
         to `_content_part`. A text chunk's `thoughtSignature` (Gemini served by
         Databricks, block/goose#8042) is Gemini's signature of the text, read as its
-        native wire's is: a signed empty reasoning delta before the text."""
+        native wire's is: a signed empty reasoning delta before the text. A part with no
+        `type` whose `text` is a string is text too: Qwen-VL's parts (`[{"text": ...}]`,
+        `[{"image": url}]`, DashScope's own content list: lobehub#3114, higress#1221)."""
         for part in parts:
             kind = part.get("type")
-            if kind == "text":
+            if kind == "text" or (kind is None and part.get("text").__class__ is str):
                 signature = part.get("thoughtSignature")
                 if signature and signature.__class__ is str:
                     self.reasoning("", signature, details={})

@@ -261,3 +261,34 @@ def test_portkey_claude_parallel_calls_both_at_index_0() -> None:
             model="claude-3-7-sonnet-20250219",
         ),
     )
+
+
+def test_qwen_vl_content_as_a_list_of_parts_without_a_type() -> None:
+    """lobehub/lobe-chat packages/model-runtime/src/core/streams/qwen.test.ts ("should
+    handle vision model stream"; `QwenAIStream`, added with qwen-vl in lobehub#3114) and
+    higress-group/higress#1221 (qwen-vl-plus's answer as DashScope gives it): a Qwen-VL
+    delta's `content` is a list of parts with no `type`, `[{"text": ...}]`, and an image
+    part `[{"image": url}]`. LobeChat shows the text and the image as a markdown link.
+    The text part is text; the image part has no event (logged). Before: the text was
+    lost, the turn read as empty."""
+    model = "qwen-vl-plus"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {
+            "id": "chatcmpl-3",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [choice],
+        }
+
+    body = _sse(
+        chunk({"role": "assistant", "content": [{"text": "图中是一只小狗"}]}),
+        chunk({"content": [{"text": "在草地上。"}]}),
+        chunk({"content": [{"image": "https://hello.mock/test.png"}]}),
+        chunk({}, "stop"),
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "openai")
+    check(summarize(events), Expect(text="图中是一只小狗在草地上。", model=model))
+    assert any("hello.mock/test.png" in message for message in messages)
