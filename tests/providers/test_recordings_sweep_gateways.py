@@ -292,3 +292,253 @@ def test_qwen_vl_content_as_a_list_of_parts_without_a_type() -> None:
         events = replay_every_way(body, "openai")
     check(summarize(events), Expect(text="图中是一只小狗在草地上。", model=model))
     assert any("hello.mock/test.png" in message for message in messages)
+
+
+def test_azure_chunks_with_empty_strings_for_role_finish_reason_and_logprobs() -> None:
+    """lobehub/lobe-chat packages/model-runtime/src/core/streams/openai/openai.test.ts
+    ("should handle content with tool_calls but is an empty object", the chunk quoted in
+    its comment: gpt-4o-2024-05-13 on Azure): every delta has `role: ""` and
+    `tool_calls: []`, the choice `finish_reason: ""` and `logprobs: ""`, the chunk
+    `prompt_annotations`. An empty finish reason is no finish, an empty call list no
+    call; the text reads, the turn ends at the real finish."""
+
+    def chunk(delta: dict[str, Any], finish: str, **extra: Any) -> dict[str, Any]:
+        choice = {
+            "index": 0,
+            "delta": {"role": "", "tool_calls": [], **delta},
+            "finish_reason": finish,
+            "logprobs": "",
+        }
+        return {
+            "id": "chatcmpl-A7pokGUqSov0JuMkhiHhWU9GRtAgJ",
+            "object": "chat.completion.chunk",
+            "created": 1726430846,
+            "model": "gpt-4o-2024-05-13",
+            "choices": [choice],
+            **extra,
+        }
+
+    annotations = [{"prompt_index": 0, "content_filter_results": None}]
+    body = _sse(
+        chunk({"content": "", "role": "assistant"}, "", prompt_annotations=annotations),
+        chunk({"content": "Some"}, "", prompt_annotations=annotations),
+        chunk({"content": " contents"}, ""),
+        chunk({"content": ""}, "stop"),
+    )
+    events = replay_every_way(body, "openai")
+    check(summarize(events), Expect(text="Some contents", model="gpt-4o-2024-05-13"))
+
+
+def test_litellm_echoes_stream_options_and_sends_empty_choices_after_the_finish() -> None:
+    """lobehub/lobe-chat packages/model-runtime/src/core/streams/openai/openai.test.ts
+    ("should streaming litellm token usage", gpt-4o-mini through LiteLLM): every chunk
+    echoes `stream_options: {include_usage: true}`; after the `stop` chunk comes a chunk
+    whose one choice has an empty delta and no finish, then the usage on another such
+    chunk (not on an empty `choices`). The finish waits for that usage: 1797 prompt,
+    1720 completion."""
+
+    def chunk(choice: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-c1f6a6a6-fcf8-463a-96bf-cf634d3e98a5",
+            "created": 1741188068,
+            "model": "gpt-4o-mini",
+            "object": "chat.completion.chunk",
+            "system_fingerprint": "fp_06737a9306",
+            "choices": [choice],
+            "stream_options": {"include_usage": True},
+            **extra,
+        }
+
+    usage = {
+        "completion_tokens": 1720,
+        "prompt_tokens": 1797,
+        "total_tokens": 3517,
+        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+        "prompt_tokens_details": {"audio_tokens": 0, "cached_tokens": 0},
+    }
+    body = _sse(
+        chunk({"index": 0, "delta": {"content": " #"}}),
+        chunk({"index": 0, "delta": {"content": "."}}),
+        chunk({"finish_reason": "stop", "index": 0, "delta": {}}),
+        chunk({"index": 0, "delta": {}}),
+        chunk({"index": 0, "delta": {}}, usage=usage),
+        done=False,
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text=" #.", usage=(1797, 1720, 0, 0, 3517), model="gpt-4o-mini"),
+    )
+    assert kinds(events) == ["text", "usage", "done"]
+
+
+def test_envoy_ai_gateway_bedrock_calls_with_a_null_id_and_an_empty_name_on_each_fragment() -> None:
+    """envoyproxy/ai-gateway tests/data-plane/testupstream_test.go ("aws - /v1/chat/
+    completions - streaming with tool use": Converse stream events in, the chunks the
+    gateway writes out): every delta repeats `role: "assistant"`; a call's argument
+    fragment carries `id: null` and `name: ""` beside its index; the finish chunk's delta
+    is `{content: "", role}`; the usage chunk has no `choices` key at all. Two calls, the
+    text before them, the usage (41 in, 36 out)."""
+    request_id = "2bc5b090-a26c-4007-9467-ce5adc4ffa1d"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice: dict[str, Any] = {"index": 0, "delta": {**delta, "role": "assistant"}}
+        if finish is not None:
+            choice["finish_reason"] = finish
+        return {
+            "id": request_id,
+            "choices": [choice],
+            "created": 123,
+            "model": "something",
+            "object": "chat.completion.chunk",
+        }
+
+    def call(index: int, call_id: str | None, name: str, arguments: str) -> dict[str, Any]:
+        entry = {
+            "index": index,
+            "id": call_id,
+            "function": {"arguments": arguments, "name": name},
+            "type": "function",
+        }
+        return chunk({"tool_calls": [entry]})
+
+    body = _sse(
+        chunk({"content": ""}),
+        chunk({"content": "Don"}),
+        chunk({"content": "'t worry, I'm here to help."}),
+        call(0, "tooluse_QklrEHKjRu6Oc4BQUfy7ZQ", "cosine", ""),
+        call(0, None, "", '{"x": "17"}'),
+        call(1, "tooluse_stream2", "sine", ""),
+        call(1, None, "", '{"x": "17"}'),
+        chunk({"content": ""}, "tool_calls"),
+        {
+            "id": request_id,
+            "created": 123,
+            "model": "something",
+            "object": "chat.completion.chunk",
+            "usage": {"prompt_tokens": 41, "completion_tokens": 36, "total_tokens": 77},
+        },
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Don't worry, I'm here to help.",
+            tools=(
+                ("tooluse_QklrEHKjRu6Oc4BQUfy7ZQ", "cosine", {"x": "17"}),
+                ("tooluse_stream2", "sine", {"x": "17"}),
+            ),
+            usage=(41, 36, 0, 0, 77),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="something",
+        ),
+    )
+
+
+def test_new_api_usage_then_a_cost_frame_without_usage() -> None:
+    """QuantumNous/new-api relay/channel/openai/relay_openai_stream_usage_test.go
+    (`TestOaiStreamHandler_UsageExtractedWhenCostMetadataFrameFollows`): an upstream sends
+    the finish with its usage (42 prompt, 7 completion), then a frame of no choices,
+    `usage: null` and `cost: {input, output}`. new-api's fix keeps the usage of the frame
+    that had it; so does the turn here, and the cost object, which says no currency, is
+    logged as a field with no event."""
+
+    def chunk(choices: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "model": "test-model",
+            "choices": choices,
+            **extra,
+        }
+
+    body = _sse(
+        chunk(
+            [{"index": 0, "delta": {"role": "assistant", "content": "hi"}, "finish_reason": None}]
+        ),
+        chunk(
+            [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+            usage={"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49},
+        ),
+        chunk([], usage=None, cost={"input": 0.01, "output": 0.002}),
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "openai")
+    check(summarize(events), Expect(text="hi", usage=(42, 7, 0, 0, 49), model="test-model"))
+    assert any("'cost'" in message for message in messages)
+
+
+def test_new_api_relays_an_upstream_plain_text_line_as_it_came() -> None:
+    """QuantumNous/new-api relay/channel/openai/relay_openai_stream_compat_test.go: a
+    relayed upstream (zai-org/glm-5-maas on Vertex AI) writes `fault filter abort` as a
+    data line; new-api wraps it into a chunk for Vertex channels and sends it as it came,
+    `data: fault filter abort`, for the others. That line is not a chunk: the turn ends
+    in an error that quotes it, after the text it had."""
+
+    def chunk(delta: dict[str, Any]) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": None}
+        return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [choice]}
+
+    body = _sse(
+        chunk({"role": "assistant", "content": "Here is"}),
+        "fault filter abort",
+        done=False,
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="Here is", terminal="error", error_kind="protocol"),
+    )
+    assert "fault filter abort" in events[-1].model_dump()["error"]["message"]
+
+
+# -- Gemini ------------------------------------------------------------------------------
+
+
+def test_kong_gemini_json_array_pretty_printed_with_blank_lines_inside_an_object() -> None:
+    """Kong/kong spec/03-plugins/38-ai-proxy/09-streaming_integration_spec.lua (the
+    `/gemini/llm/v1/chat/functions/good` mock): `streamGenerateContent` without
+    `alt=sse` as Gemini writes it, one JSON array pretty-printed with CRLF line ends,
+    and the mock adds a blank line after each piece it writes, one of them cut inside
+    the candidate object: `[{...` then `"finishReason": ...}` then `]`. One call (add,
+    a=2, b=12), its usage (47 in, 3 out), the model version."""
+    response = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "add", "args": {"a": 2, "b": 12}}}],
+                },
+                "finishReason": "STOP",
+                "safetyRatings": [
+                    {
+                        "category": "HARM_CATEGORY_HATE_SPEECH",
+                        "probability": "NEGLIGIBLE",
+                        "probabilityScore": 0.10498047,
+                        "severity": "HARM_SEVERITY_NEGLIGIBLE",
+                        "severityScore": 0.09423828,
+                    }
+                ],
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 47, "candidatesTokenCount": 3, "totalTokenCount": 50},
+        "modelVersion": "gemini-1.5-pro-001",
+        "createTime": "2025-02-20T21:58:56.381597Z",
+        "responseId": "oKW3Z52lF4762PgP4P6i4Ak",
+    }
+    pretty = json.dumps(response, indent=2).replace("\n", "\r\n")
+    cut = pretty.index('      "finishReason"')
+    body = f"[{pretty[:cut]}\n\n{pretty[cut:]}\n\n]\n\n".encode()
+    events = replay_every_way(body, "google")
+    calls = [(e.name, e.arguments) for e in events if e.type == "tool_request"]
+    assert calls == [("add", {"a": 2, "b": 12})]
+    summary = summarize(events)
+    assert (summary.terminal, summary.stop_reason, summary.raw_stop_reason) == (
+        "done",
+        "tool_use",
+        "STOP",
+    )
+    assert summary.usage is not None
+    assert (summary.usage.input_tokens, summary.usage.output_tokens) == (47, 3)
+    assert summary.model == "gemini-1.5-pro-001"
