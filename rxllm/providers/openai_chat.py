@@ -39,6 +39,9 @@ one dict lookup:
   reasoning delta with it, ending the block) and a `redacted_thinking` block (a
   reasoning delta with its `data` as signature, `redacted=True`), as the Anthropic wire
   reads them (`_thinking_blocks`).
+- GitHub Copilot's `delta.reasoning_text` (reasoning, where no field above carries it)
+  and `delta.reasoning_opaque` (the thinking's opaque signature, which ends the block:
+  an empty reasoning delta with it), as gateways in front of Copilot read them.
 - Portkey's `delta.content_blocks` (`strict_open_ai_compliance` off): the native
   stream's block events, whose `thinking` is reasoning, `signature` a block's signature
   and `data` a redacted block, as the Anthropic wire reads them (`_content_blocks`).
@@ -1089,6 +1092,8 @@ _DELTA_READ_WHEN_SENT = frozenset(
         "thinking_blocks",
         "content_blocks",
         "context",
+        "reasoning_text",
+        "reasoning_opaque",
     }
 )
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
@@ -1414,12 +1419,20 @@ class ChatNormalizer(Normalizer):
             if self.detail is not None:  # other output: the detail is complete
                 self._end_detail()
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if not (reasoning or known):
+                reasoning = delta.get("reasoning_text")  # GitHub Copilot's field
             if reasoning:
                 self.streamed = self.reasoned = True
                 if reasoning.__class__ is dict:
                     self._reasoning_block_delta(reasoning)
                 else:
                     self.reasoning(reasoning)
+            if not known:
+                opaque = delta.get("reasoning_opaque")
+                if opaque and opaque.__class__ is str:
+                    # GitHub Copilot: the thinking block's opaque signature, which ends it
+                    self.streamed = True
+                    self.reasoning("", signature=opaque)
         content = delta.get("content")
         if content:
             self.streamed = True

@@ -493,6 +493,59 @@ def test_new_api_relays_an_upstream_plain_text_line_as_it_came() -> None:
     assert "fault filter abort" in events[-1].model_dump()["error"]["message"]
 
 
+def test_github_copilot_reasoning_text_closed_by_reasoning_opaque() -> None:
+    """caozhiyuan/copilot-api tests/stream-translation-edge-cases.test.ts (a gateway in
+    front of GitHub Copilot's chat completions, claude-3-5-sonnet-20241022 in its
+    chunks): Copilot streams a Claude thinking block as `delta.reasoning_text` pieces and
+    closes it with a delta of `content: ""` and `reasoning_opaque`, the block's opaque
+    signature, which the gateway turns into Anthropic's `content_block_stop`. The
+    thinking is reasoning, the opaque string its signature, then the text and a call.
+    Before: both fields were logged as having no event, the reasoning lost."""
+    model = "claude-3-5-sonnet-20241022"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return {
+            "id": "test-1",
+            "object": "chat.completion.chunk",
+            "created": 1677652288,
+            "model": model,
+            "choices": [choice],
+        }
+
+    opener = {
+        "index": 0,
+        "id": "toolu_01",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": '{"path": "README.md"}'},
+    }
+    body = _sse(
+        chunk({"role": "assistant", "reasoning_text": "Let me think"}),
+        chunk({"reasoning_text": " about the file."}),
+        chunk({"content": "", "reasoning_opaque": "signature_data_here"}),
+        chunk({"content": "Reading it."}),
+        chunk({"tool_calls": [opener]}),
+        chunk({}, "tool_calls"),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Reading it.",
+            reasoning="Let me think about the file.",
+            signatures=1,
+            tools=(("toolu_01", "read_file", {"path": "README.md"}),),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["reasoning", "text", "tool_start", "tool_request", "done"]
+    assert [e.signature for e in events if e.type == "reasoning" and e.signature] == [
+        "signature_data_here"
+    ]
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 
