@@ -92,7 +92,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   (`tools.0.function.strict` names `tools`, `thinking.type` `thinking`: no body can edit
   inside a key), its own value quoted in a sentence about a value ("Unsupported value:
   'minimal'" names the key holding 'minimal', where nothing else names a key and one key
-  holds the value), an identifier
+  holds the value), or quoted and refused right after it, whatever the sentence calls it
+  (CLIProxyAPI's "level "max" not supported, valid levels: ..." names the key holding
+  'max'), an identifier
   that is no English word (`max_tokens`, capitalized too as a sentence's first word:
   "Response_format value as json_schema is enabled only for ..."), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
@@ -123,7 +125,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   mandatory ... and cannot be disabled" (the body's switch that turned it off); "Function
   calling config is set without function_declarations" the tool keys sent; "Penalty is not
   enabled" the penalty keys; "Only one completion choice is allowed" and "Only one
-  candidate" `n`; a "stopSequences value" out of range `stop`; "Tool use failed" names
+  candidate" `n`; a "stopSequences value" out of range `stop`; the output's limit in
+  prose the key the body sets it by ("The maximum tokens you requested exceeds the model
+  limit of 32768", Bedrock; not tokens "per minute", a rate); "Tool use failed" names
   nothing). The output's
   schema refused ("response_schema...: should be non-empty") names `response_format`, as
   a tool's definition refused names `tools` ("Invalid schema for function 'ls'", "Tool
@@ -156,7 +160,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   image file, by its name, it timed out or failed while downloading ("Timeout while
   downloading photo.jpg"), an image over a size or dimension limit: "image exceeds 5 MB
   maximum", "image too large"),
-  even where its `param` or its path points inside `messages`. Each message's images
+  even where its `param` or its path points inside `messages`; a model's id is no words
+  about images ("for model=doubao-1-5-vision-pro-32k-250115", "The model
+  `llama-3.2-11b-vision-preview` has been decommissioned": the model, not the images). Each
+  message's images
   become one notice (`image_notice`).
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
@@ -907,6 +914,32 @@ _NOT_THE_BODY = (
 # "this model does not support image input"; SiliconFlow's "The model is not a VLM (Vision
 # Language Model)")
 _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual|\bVLM\b|图像|图片|视觉|多模态|画像|이미지"
+# A model's id is a name, not words about images: "vision" in `llama-3.2-11b-vision-preview`
+# (Groq's "The model `llama-3.2-11b-vision-preview` has been decommissioned") or in
+# "for model=doubao-1-5-vision-pro-32k-250115" (LiteLLM's refusal of `response_format` for
+# it) says nothing of the body's images. An id here is a token of letters, digits and
+# separators with an image word, two hyphens or a digit and a hyphen or slash, that is no
+# image file's name and no data URL ("photo-1.jpg", "data:image/png").
+_TOKEN = re.compile(r"(?<![\w.:/-])[\w.:/-]++")
+_IMAGE_FILE = re.compile(r"(?i)\.(?:jpe?g|png|gif|webp|bmp|tiff?|heic|heif|avif|svg)$|^data:")
+
+
+def _without_model_ids(text: str) -> str:
+    """`text` without the model ids that hold an image word (a token at a time: linear)."""
+
+    def cut(token: re.Match[str]) -> str:
+        word = token.group(0)
+        if (
+            (word.count("-") >= 2 or (re.search(r"\d", word) and re.search(r"[-/]", word)))
+            and re.search(_IMAGE_WORDS, word)
+            and not _IMAGE_FILE.search(word)
+        ):
+            return " "
+        return word
+
+    return _TOKEN.sub(cut, text)
+
+
 # An image file, by its name, that the endpoint failed to fetch (OpenAI's "Timeout while
 # downloading 20250503_162129.jpg.", "Error while downloading https://.../Cat03.jpg.", their
 # `invalid_image_url` code lost in an envelope without one): image input refused, as
@@ -1051,6 +1084,13 @@ _CONDITION = (
 _URL = r"(?i)\bhttps?://[^\s\"'<>]*"
 # A sentence about a value: where it quotes a value of the body, the key holding it is named.
 _VALUE_WORD = r"(?i)\bvalues?\b"
+# So does a value quoted and refused right after it, whatever the sentence calls it
+# (CLIProxyAPI's "level \"max\" not supported, valid levels: low, medium, high, xhigh", to
+# `reasoning_effort: "max"`; "effort 'high' is not available"; "'flex' is not supported").
+_VALUE_REFUSED_AFTER = (
+    r"(?i)^\s*(?:(?:is|are)\s+)?(?:not\s+(?:(?:currently|yet)\s+)?"
+    r"(?:supported|available|allowed|permitted|accepted|valid)\b|unsupported\b|invalid\b)"
+)
 _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # Words that, next to a plain-word key, say it is a parameter being refused ("cannot" also
 # written as two words, and with the server's own English: ModelScope's "enable thinking can
@@ -1268,6 +1308,19 @@ _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         ("n",),
         # (or out of its range: "candidateCount must be between 1 and 8")
         _CAPABILITY_REFUSAL + r"|\b(?:only|at most) (?:one|1|a single)\b|\bmust be\b",
+    ),
+    # The output's limit in prose, no key spelled (Bedrock's "The maximum tokens you requested
+    # exceeds the model limit of 32768", "max output tokens must be at most 8192"): whichever
+    # key of the body sets it. The prompt's size over the context is read before any name.
+    (
+        # (in prose: `completion_tokens` spelled is the usage's count, a field of no body; and a
+        # rate's window is no limit of the body's: "Output tokens per minute limit exceeded")
+        r"(?i)(?<![\w-])(?:max(?:imum)?[ -]+(?:(?:output|completion|new|generat(?:ed|ion))[ -]+)?|"
+        r"(?:output|completion)[ -]+)tokens?(?![\w-])(?![ -]+per\b)",
+        ("max_tokens", "max_completion_tokens", "max_output_tokens", "max_new_tokens"),
+        _DEFINITION_REFUSAL
+        + r"|\btoo (?:large|high|big|many)\b|\b(?:greater|larger|more|higher) than\b|\babove\b|"
+        r"\bout of range\b",
     ),
     # The sequences `stop` holds, in prose or by Google's field for them ("it has a
     # stopSequences value of 10 but the supported range is from 1 (inclusive) to 6
@@ -1655,22 +1708,27 @@ def _without_compounds(text: str, keys: list[str], capability: str | None = None
 
 def _named_by_value(text: str, droppable: Mapping[str, Any]) -> set[str]:
     """The keys whose own value a sentence about a value quotes ("Unsupported value:
-    'minimal' is not supported with the 'gpt-5.1' model", its `param` masked): the value
-    is refused, so its key is. Values are strings, at the top or one level down
-    (`reasoning: {"effort": "minimal"}`)."""
+    'minimal' is not supported with the 'gpt-5.1' model", its `param` masked), or quotes
+    and refuses right after ("'flex' is not supported"): the value is refused, so its key
+    is. Values are strings, at the top or one level down (`reasoning: {"effort": "minimal"}`)."""
     values = [
         (key, value)
         for key, held in droppable.items()
         for value in (held.values() if isinstance(held, dict) else (held,))
         if isinstance(value, str) and value.strip()
     ]
-    return {
-        key
-        for sentence in _sentences(text)
-        if values and re.search(_VALUE_WORD, sentence)
-        for key, value in values
-        if any(f"{quote}{value}{quote}" in sentence for quote in "'\"`")
-    }
+    named: set[str] = set()
+    for sentence in _sentences(text) if values else ():
+        about_a_value = re.search(_VALUE_WORD, sentence) is not None
+        for key, value in values:
+            for quote in "'\"`":
+                at = sentence.find(f"{quote}{value}{quote}")
+                if at >= 0 and (
+                    about_a_value
+                    or re.search(_VALUE_REFUSED_AFTER, sentence[at + len(value) + 2 :])
+                ):
+                    named.add(key)
+    return named
 
 
 def _sentences(text: str) -> list[str]:
@@ -1844,7 +1902,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         or re.search(_MISSING_MODEL, text)
         or ("provider" not in body and re.search(_MISSING_PROVIDER, text))
     )
-    if missing and not re.search(_IMAGE_WORDS, text):
+    if missing and not re.search(_IMAGE_WORDS, _without_model_ids(text)):
         return Verdict("surface", "the model does not exist for this endpoint")
     if "provider" not in body and re.search(_NONE_ALLOWED, text):
         return Verdict("surface", "the caller's own settings leave no provider for the model")
@@ -1980,6 +2038,7 @@ def _refuses_images(text: str, body: Mapping[str, Any], param: str | None = None
         return False
     in_content = re.search(_TEXT_PART_ONLY, text) and re.search(_IN_CONTENT, text)
     text = _without_compounds(text, [key for key in body if "_" in key.strip("_")])
+    text = _without_model_ids(text)
     return bool(in_content) or any(
         (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
         or re.search(_IMAGE_TOO_LARGE, sentence)
