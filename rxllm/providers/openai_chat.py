@@ -67,7 +67,9 @@ one dict lookup:
   the repeat renamed `{id}_2` as it starts (`CallIds`), in its events and its history.
   A call's `extra_content.google.thought_signature` (Gemini's OpenAI-compatible
   endpoint, on the call's first delta or on one of its own after it) is its
-  `ToolRequest.signature`, and goes back in the history the same way. The same field on
+  `ToolRequest.signature`, and goes back in the history the same way; so is the
+  `thoughtSignature` beside a call's `function` (Gemini on Databricks) or its
+  `function.thought_signature` (Portkey serving Gemini). The same field on
   a delta (the first text delta, or a last delta of its own) is Gemini's signature of
   the turn's text: a reasoning delta with the signature, as Gemini's native wire gives
   it, back on the assistant message's `extra_content`. Its `thought: true` (with
@@ -1960,10 +1962,11 @@ class ChatNormalizer(Normalizer):
         extra = call.get("extra_content")
         if extra:
             self._signature(index, extra)
-        signature = call.get("thoughtSignature")
+        signature = call.get("thoughtSignature") or function.get("thought_signature")
         if signature and signature.__class__ is str and not extra:
             # Gemini served by Databricks signs a call beside its `function`
-            # (block/buzz#3569), where Gemini's own endpoint writes `extra_content`.
+            # (block/buzz#3569), Portkey inside it (`function.thought_signature`), where
+            # Gemini's own endpoint writes `extra_content`.
             if self.signatures is None:
                 self.signatures = {}
             self.signatures[index] = signature

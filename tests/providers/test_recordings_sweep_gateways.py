@@ -546,6 +546,76 @@ def test_github_copilot_reasoning_text_closed_by_reasoning_opaque() -> None:
     ]
 
 
+def test_portkey_gemini_thinking_in_content_blocks_and_a_signed_call() -> None:
+    """Portkey-AI/gateway src/providers/google/chatComplete.ts
+    (`GoogleChatCompleteStreamChunkTransform`, `strict_open_ai_compliance` off): each
+    Gemini chunk becomes one chunk whose choice's delta is a whole message: a thought
+    part is `content_blocks: [{index: 0, delta: {thinking}}]` beside `content: ""`, a
+    chunk of calls is `tool_calls` (index = the part's place, an id Portkey makes) whose
+    `function` carries the part's `thoughtSignature` as `thought_signature`, and a
+    finish on a chunk of calls is `tool_calls`; the usage counts the thoughts in the
+    completion and says them again as reasoning tokens. The thinking is reasoning, and
+    the call keeps its signature (Gemini 3 answers 400 to a history whose calls lost
+    it)."""
+    model = "gemini-3-pro-preview"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "portkey-4f1d2c3b",
+            "object": "chat.completion.chunk",
+            "created": 1764940862,
+            "model": model,
+            "provider": "google",
+            "choices": [{"delta": delta, "index": 0, "finish_reason": finish}],
+            **extra,
+        }
+
+    call = {
+        "index": 0,
+        "id": "portkey-2b7e0c8a-6f6e-4a52-9d8b-0c1c8e7f2a11",
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "arguments": '{"city":"Paris"}',
+            "thought_signature": "CiQB0e2Kb6qg1wOf5Xx",
+        },
+    }
+    usage = {
+        "prompt_tokens": 72,
+        "completion_tokens": 95,
+        "total_tokens": 167,
+        "completion_tokens_details": {"reasoning_tokens": 77},
+        "prompt_tokens_details": {"cached_tokens": 0},
+    }
+    body = _sse(
+        chunk(
+            {
+                "role": "assistant",
+                "content": "",
+                "content_blocks": [{"index": 0, "delta": {"thinking": "**Checking the weather**"}}],
+            }
+        ),
+        chunk({"role": "assistant", "tool_calls": [call]}, "tool_calls", usage=usage),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            reasoning="**Checking the weather**",
+            tools=(
+                ("portkey-2b7e0c8a-6f6e-4a52-9d8b-0c1c8e7f2a11", "get_weather", {"city": "Paris"}),
+            ),
+            usage=(72, 95, 77, 0, 167),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+    requests = [e for e in events if e.type == "tool_request"]
+    assert [r.signature for r in requests] == ["CiQB0e2Kb6qg1wOf5Xx"]
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 
