@@ -50,15 +50,13 @@ volcengine__400_parameter_model_not_valid_does_not_support_this_api.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any
 
 import pytest
 
+from tests.rejection_rounds import assert_reads_as_its_file_says, both_ways, openai_error
 from tests.test_probe_rejections_7 import TOOLS, body, frame, response
-from tests.test_probe_rejections_9 import EXTRA, original
-from tests.test_probe_rejections_16 import reading
 from tests.test_probe_rejections_19 import action_counts
 
 # none 9, drop 7, images 3, backoff 1
@@ -84,9 +82,6 @@ ROUND_FOURTEEN = (
     "upstream_relay__400_param_incorrect_param_holds_max_tokens_too_large",
     "volcengine__400_parameter_model_not_valid_does_not_support_this_api",
 )
-# The verdict each expected action is (the replay accepts a backoff that surfaces; `classify`
-# is held to the backoff itself).
-_VERDICT = {"none": "surface"}
 
 
 def test_the_cases_are_round_fourteens() -> None:
@@ -96,22 +91,7 @@ def test_the_cases_are_round_fourteens() -> None:
 
 @pytest.mark.parametrize("case_name", ROUND_FOURTEEN)
 def test_each_case_reads_as_its_file_says(case_name: str) -> None:
-    case = json.loads((EXTRA / f"{case_name}.json").read_text())
-    expected = case["expected"]
-    action = _VERDICT.get(expected["action"], expected["action"])
-    verdict = original(case)
-    assert reading(verdict)[:2] == (action, set(expected.get("drop", ())))
-
-
-def _error(message: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "invalid_request_error", "param": None}}
-
-
-def _both(message: str, sent: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
-    """The reading of `message` over HTTP at 400 and in a frame after `200 OK`."""
-    over_http = response(400, _error(message), sent)
-    in_band = frame({"message": message}, sent)
-    return [(over_http.action, over_http.drop), (in_band.action, in_band.drop)]
+    assert_reads_as_its_file_says(case_name)
 
 
 # -- a value quoted and refused right after it: its key ----------------------------------
@@ -138,7 +118,7 @@ def _both(message: str, sent: dict[str, Any]) -> list[tuple[str, tuple[str, ...]
 def test_a_value_refused_right_after_it_names_its_key(
     message: str, sent: dict[str, Any], key: str
 ) -> None:
-    assert _both(message, sent) == [("drop", (key,))] * 2
+    assert both_ways(message, sent) == [("drop", (key,))] * 2
 
 
 @pytest.mark.parametrize(
@@ -169,7 +149,7 @@ def test_a_value_refused_right_after_it_names_its_key(
 def test_values_near_the_rule(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 # -- the output's limit in prose: the key that sets it ----------------------------------
@@ -198,7 +178,7 @@ def test_values_near_the_rule(
 def test_the_output_limit_in_prose_names_its_key(
     message: str, sent: dict[str, Any], key: str
 ) -> None:
-    assert _both(message, sent) == [("drop", (key,))] * 2
+    assert both_ways(message, sent) == [("drop", (key,))] * 2
 
 
 @pytest.mark.parametrize(
@@ -240,7 +220,7 @@ def test_the_output_limit_in_prose_names_its_key(
 def test_output_limits_near_the_rule(
     message: str, sent: dict[str, Any], expected: list[tuple[str, tuple[str, ...]]]
 ) -> None:
-    assert _both(message, sent) == expected
+    assert both_ways(message, sent) == expected
 
 
 # -- a model's id is no words about images -----------------------------------------------
@@ -271,7 +251,7 @@ def test_output_limits_near_the_rule(
 def test_an_image_word_in_a_model_id_is_the_models_name(
     message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
 ) -> None:
-    assert _both(message, sent) == [expected] * 2
+    assert both_ways(message, sent) == [expected] * 2
 
 
 @pytest.mark.parametrize(
@@ -287,7 +267,7 @@ def test_an_image_word_in_a_model_id_is_the_models_name(
     ],
 )
 def test_images_refused_beside_ids_and_file_names(message: str) -> None:
-    assert _both(message, body(True, temperature=0.2)) == [("images", ())] * 2
+    assert both_ways(message, body(True, temperature=0.2)) == [("images", ())] * 2
 
 
 # -- the new readings take linear time ---------------------------------------------------
@@ -308,7 +288,7 @@ def test_the_new_readings_take_linear_time(text: str) -> None:
 
     def read() -> None:
         verdicts.append(frame({"message": text}, sent))
-        verdicts.append(response(400, _error(text), sent))
+        verdicts.append(response(400, openai_error(text), sent))
         verdicts.append(response(400, text, sent))
 
     reader = threading.Thread(target=read, daemon=True)
