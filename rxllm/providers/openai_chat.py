@@ -122,7 +122,9 @@ one dict lookup:
   later chunk or on the message comes out once. So are the top-level source lists:
   `citations` (URLs: xAI in its last chunk, Perplexity on every chunk), Perplexity's
   `search_results` (`{title, url, date}`) and Z.ai's `web_search` (`{title, link,
-  content, refer, ...}`: the pages its web search tool read), each URL once. So are
+  content, refer, ...}`: the pages its web search tool read), each URL once; and so
+  are the sources of Gemini's `groundingMetadata` that Portkey passes on beside a
+  choice. So are
   the documents Azure OpenAI On Your Data retrieved, in the first delta's
   `context.citations` (`{content, title, url, filepath, chunk_id}`), those with a URL.
 - Groq's `executed_tools` (compound models' built-in search, code execution,
@@ -1082,7 +1084,16 @@ _DELTA_KEYS = frozenset(
 # A chunk's top-level source lists: Perplexity's `search_results` (before `citations`:
 # it has titles), xAI's and Perplexity's `citations`, Z.ai's `web_search`.
 _SOURCE_LISTS = ("search_results", "citations", "web_search")
-_CHOICE_READ_WHEN_SENT = frozenset({"message", "text", "error"})
+_CHOICE_READ_WHEN_SENT = frozenset({"message", "text", "error", "groundingMetadata"})
+# A Gemini grounding chunk's kinds of source and the key of each one's uri (the Gemini
+# wire's `_GROUNDING_SOURCES`): web pages, Vertex's retrieved contexts and places, and
+# an image's page.
+_GROUNDING_SOURCES = (
+    ("web", "uri"),
+    ("retrievedContext", "uri"),
+    ("maps", "uri"),
+    ("image", "sourceUri"),
+)
 _DELTA_READ_WHEN_SENT = frozenset(
     {
         "function_call",
@@ -1644,7 +1655,26 @@ class ChatNormalizer(Normalizer):
         text = choice.get("text")
         if text and text.__class__ is str and "delta" not in choice and not message:
             self.content(text)
+        grounding = choice.get("groundingMetadata")
+        if grounding.__class__ is dict:
+            self._grounding(grounding)
         self.choice_keys = self._unread("choice", choice, self.choice_keys, _CHOICE_READ_WHEN_SENT)
+
+    def _grounding(self, grounding: dict[str, Any]) -> None:
+        """Gemini's `groundingMetadata`, passed on beside a choice (Portkey serving Gemini,
+        strict OpenAI compliance off): each grounding chunk's source with a uri is a
+        citation, as the Gemini wire reads it (`rxllm.providers.google`), once per turn.
+        The rest (the search entry point's HTML, the queries, the supports, which
+        quote the answer's own text) has no event."""
+        for source in grounding.get("groundingChunks") or ():
+            if source.__class__ is not dict:
+                continue
+            for kind, uri_key in _GROUNDING_SOURCES:
+                ref = source.get(kind)
+                if ref.__class__ is dict:
+                    uri = ref.get(uri_key)
+                    if uri and uri.__class__ is str:
+                        self._cite_url(uri, text_or_none(ref.get("title")))
 
     def _sources_and_tools(self, holder: dict[str, Any]) -> None:
         """What a delta or a whole message may carry beside its text: `annotations`

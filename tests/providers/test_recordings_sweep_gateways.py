@@ -616,6 +616,60 @@ def test_portkey_gemini_thinking_in_content_blocks_and_a_signed_call() -> None:
     assert [r.signature for r in requests] == ["CiQB0e2Kb6qg1wOf5Xx"]
 
 
+def test_portkey_gemini_grounding_beside_the_choice_is_cited() -> None:
+    """Portkey-AI/gateway src/providers/google/chatComplete.ts (strict OpenAI compliance
+    off): a Gemini candidate's `groundingMetadata` (Google Search grounding) is passed on
+    beside the choice of the chunk it came in, as Gemini wrote it, and the finish as
+    Gemini's word (`STOP`). Each grounding chunk's web page is a citation (its uri and
+    title, as the Gemini wire reads them), once; the search entry point's HTML has no
+    event. Before: the field was logged as having no event, the sources lost."""
+    model = "gemini-2.5-flash"
+    grounding = {
+        "searchEntryPoint": {"renderedContent": "<style>.container{}</style>"},
+        "groundingChunks": [
+            {
+                "web": {
+                    "uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbF9wXG1",
+                    "title": "npmjs.com",
+                }
+            },
+            {
+                "web": {
+                    "uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbF9wXE9",
+                    "title": "google.dev",
+                }
+            },
+        ],
+        "groundingSupports": [
+            {
+                "segment": {"startIndex": 3, "endIndex": 8, "text": "45678"},
+                "groundingChunkIndices": [0, 1],
+            }
+        ],
+        "webSearchQueries": ["sdk latest version"],
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **beside: Any) -> dict[str, Any]:
+        choice = {"delta": delta, "index": 0, "finish_reason": finish, **beside}
+        return {
+            "id": "portkey-9a8b7c6d",
+            "object": "chat.completion.chunk",
+            "created": 1764940862,
+            "model": model,
+            "provider": "google",
+            "choices": [choice],
+        }
+
+    body = _sse(
+        chunk({"role": "assistant", "content": "123"}),
+        chunk({"role": "assistant", "content": "45678"}, "STOP", groundingMetadata=grounding),
+    )
+    events = replay_every_way(body, "openai")
+    check(summarize(events), Expect(text="12345678", raw_stop_reason="STOP", model=model))
+    cited = [(e.url.rsplit("/", 1)[-1], e.title) for e in events if e.type == "citation"]
+    assert cited == [("AbF9wXG1", "npmjs.com"), ("AbF9wXE9", "google.dev")]
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 
