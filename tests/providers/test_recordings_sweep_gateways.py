@@ -670,6 +670,73 @@ def test_portkey_gemini_grounding_beside_the_choice_is_cited() -> None:
     assert cited == [("AbF9wXG1", "npmjs.com"), ("AbF9wXE9", "google.dev")]
 
 
+def test_portkey_bedrock_claude_thinking_blocks_and_a_call_opened_without_arguments() -> None:
+    """Portkey-AI/gateway src/providers/bedrock/chatComplete.ts
+    (`BedrockChatCompleteStreamChunkTransform`, strict OpenAI compliance off): every
+    Converse event becomes a chunk of `role: "assistant"` with no `finish_reason` key; a
+    reasoning delta is `content_blocks: [{index, delta: {thinking}}]` or `{signature}`;
+    a `toolUse` start is a call opener whose `arguments` is the start's `input`, absent
+    on the wire, its input pieces follow at that index; the `metadata` event is the
+    finish, Bedrock's own word (`tool_use`), with the usage, then `[DONE]`. The thinking,
+    its signature, the text and one call, read as Bedrock's own wire says them."""
+
+    def chunk(delta: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": "portkey-bedrock-1",
+            "object": "chat.completion.chunk",
+            "created": 1740000000,
+            "model": "",
+            "provider": "bedrock",
+            "choices": [{"index": 0, "delta": {"role": "assistant", **delta}}],
+        }
+
+    def thinking(delta: dict[str, str]) -> dict[str, Any]:
+        return chunk({"content_blocks": [{"index": 0, "delta": delta}]})
+
+    def piece(arguments: str) -> dict[str, Any]:
+        call = {"index": 0, "type": "function", "function": {"arguments": arguments}}
+        return chunk({"tool_calls": [call]})
+
+    opener = {
+        "index": 0,
+        "id": "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q",
+        "type": "function",
+        "function": {"name": "get_weather"},
+    }
+    finish = chunk({})
+    finish["choices"][0]["delta"] = {}
+    finish["choices"][0]["finish_reason"] = "tool_use"
+    finish["usage"] = {"prompt_tokens": 420, "completion_tokens": 96, "total_tokens": 516}
+    body = _sse(
+        thinking({"thinking": "The user asks "}),
+        thinking({"thinking": "for the weather."}),
+        thinking({"signature": "EqoBCkgIARABGAIiQL"}),
+        chunk(
+            {
+                "content": "Let me check.",
+                "content_blocks": [{"index": 1, "delta": {"text": "Let me check."}}],
+            }
+        ),
+        chunk({"tool_calls": [opener]}),
+        piece('{"location":'),
+        piece(' "Paris"}'),
+        finish,
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Let me check.",
+            reasoning="The user asks for the weather.",
+            signatures=1,
+            tools=(("tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "get_weather", {"location": "Paris"}),),
+            usage=(420, 96, 0, 0, 516),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+        ),
+    )
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 
