@@ -737,6 +737,94 @@ def test_portkey_bedrock_claude_thinking_blocks_and_a_call_opened_without_argume
     )
 
 
+def test_spark_chunks_that_say_code_0_success_and_carry_the_usage_with_the_last_text() -> None:
+    """lobehub/lobe-chat packages/model-runtime/src/core/streams/spark.ts (the chunk its
+    comment quotes from iFlytek Spark's v1 endpoint): every chunk has `code: 0`,
+    `message: "Success"` and a `sid` beside the choices; no finish reason ever comes,
+    the last text chunk carries the usage, then `[DONE]`. The words "Success" are no
+    error; the text, the usage, the turn ended by `[DONE]`."""
+    sid = "cha000d05ef@dx196553ae415b80a432"
+
+    def chunk(content: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "code": 0,
+            "message": "Success",
+            "sid": sid,
+            "id": sid,
+            "created": 1745186655,
+            "choices": [{"delta": {"role": "assistant", "content": content}, "index": 0}],
+            **extra,
+        }
+
+    body = _sse(
+        chunk("你好"),
+        chunk("!"),
+        chunk(" 😊", usage={"prompt_tokens": 1, "completion_tokens": 418, "total_tokens": 419}),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="你好! 😊", usage=(1, 418, 0, 0, 419), raw_stop_reason=None),
+    )
+
+
+# -- Anthropic Messages ------------------------------------------------------------------
+
+
+def test_new_api_claude_format_from_an_openai_upstream_that_sent_no_finish() -> None:
+    """QuantumNous/new-api relay/channel/openai/claude_stream_terminal_test.go and its
+    converter (`StreamResponseOpenAI2Claude`, `FinalizeStreamResponseOpenAI2Claude`):
+    new-api serving `/v1/messages` from an OpenAI-style upstream (coding-deepseek) that
+    sent `reasoning_content`, then content, then `[DONE]` with no finish and no usage.
+    It writes `message_start` with the prompt tokens it estimated, a thinking block
+    started with `thinking: ""` and never signed, a text block, then a `message_delta` of
+    `end_turn` whose `usage` is null, and `message_stop`. The reasoning and the text,
+    `end_turn`, and the estimate as the only count there is."""
+    message = {
+        "id": "chatcmpl_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "coding-deepseek",
+        "content": [],
+        "usage": {"input_tokens": 100, "output_tokens": 0},
+    }
+    payloads: list[dict[str, Any]] = [
+        {"type": "message_start", "message": message},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "thinking"},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "text_delta", "text": "XAG_OK"},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "usage": None, "delta": {"stop_reason": "end_turn"}},
+        {"type": "message_stop"},
+    ]
+    body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads).encode()
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="XAG_OK",
+            reasoning="thinking",
+            usage=(100, 0, 0, 0, 100),
+            raw_stop_reason="end_turn",
+            model="coding-deepseek",
+        ),
+    )
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 
