@@ -874,3 +874,36 @@ def test_kong_gemini_json_array_pretty_printed_with_blank_lines_inside_an_object
     assert summary.usage is not None
     assert (summary.usage.input_tokens, summary.usage.output_tokens) == (47, 3)
     assert summary.model == "gemini-1.5-pro-001"
+
+
+def test_vertex_model_armor_blocks_the_prompt_with_only_the_traffic_type_as_usage() -> None:
+    """Kong/kong spec/fixtures/ai-proxy/gemini/llm-v1-chat/responses/
+    fails-model-armor-floor.json (gemini-2.5-flash on Vertex AI behind a Model Armor
+    floor setting): no candidates, `promptFeedback` of `blockReason: "MODEL_ARMOR"` with
+    its `blockReasonMessage`, and a `usageMetadata` holding only `trafficType`. The turn
+    ends as filtered, the raw reason kept, the message logged; no usage is made of a
+    metadata that counts nothing."""
+    response = {
+        "usageMetadata": {"trafficType": "ON_DEMAND"},
+        "createTime": "2025-09-13T22:15:16.223845Z",
+        "promptFeedback": {
+            "blockReasonMessage": "Blocked by Model Armor Floor Setting: The prompt violated "
+            "Responsible AI Safety settings (Harassment), Prompt Injection and Jailbreak filters.",
+            "blockReason": "MODEL_ARMOR",
+        },
+        "responseId": "9OzFaOXUDdyZgLUPmd2_sA0",
+        "modelVersion": "gemini-2.5-flash",
+    }
+    body = f"data: {json.dumps(response)}\r\n\r\n".encode()
+    with log_messages() as messages:
+        events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            stop_reason="content_filter",
+            raw_stop_reason="MODEL_ARMOR",
+            model="gemini-2.5-flash",
+        ),
+    )
+    assert any("Model Armor Floor Setting" in message for message in messages)
