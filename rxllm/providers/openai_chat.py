@@ -42,6 +42,8 @@ one dict lookup:
 - GitHub Copilot's `delta.reasoning_text` (reasoning, where no field above carries it)
   and `delta.reasoning_opaque` (the thinking's opaque signature, which ends the block:
   an empty reasoning delta with it), as gateways in front of Copilot read them.
+- TensorZero's `delta.tensorzero_extra_content[_experimental]`: a `thought` entry's
+  text is reasoning and its signature kept (`_tensorzero_extra`).
 - Portkey's `delta.content_blocks` (`strict_open_ai_compliance` off): the native
   stream's block events, whose `thinking` is reasoning, `signature` a block's signature
   and `data` a redacted block, as the Anthropic wire reads them (`_content_blocks`).
@@ -1107,8 +1109,13 @@ _DELTA_READ_WHEN_SENT = frozenset(
         "context",
         "reasoning_text",
         "reasoning_opaque",
+        "tensorzero_extra_content",
+        "tensorzero_extra_content_experimental",
     }
 )
+# TensorZero's field for what the chat wire cannot say (its thoughts), under its names
+# before and after it left its experimental stage.
+_TENSORZERO_EXTRA = ("tensorzero_extra_content_experimental", "tensorzero_extra_content")
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
 # turn, as that API allows.
 _FUNCTION_CALL = "function_call"
@@ -1513,6 +1520,10 @@ class ChatNormalizer(Normalizer):
             self._content_blocks(
                 blocks, bool(delta.get("reasoning_content") or delta.get("reasoning"))
             )
+        for key in _TENSORZERO_EXTRA:
+            extra = delta.get(key)
+            if extra.__class__ is list:
+                self._tensorzero_extra(extra)
         self._sources_and_tools(delta)
         self.delta_keys = self._unread("delta", delta, self.delta_keys, _DELTA_READ_WHEN_SENT)
 
@@ -1579,6 +1590,28 @@ class ChatNormalizer(Normalizer):
                 self.reasoning("", signature=data, redacted=True)
             if not delta.keys() <= {"thinking", "signature", "data", "text"}:
                 self._log_once("content block", f"a content block {_short(block)} has no event")
+
+    def _tensorzero_extra(self, blocks: list[Any]) -> None:
+        """TensorZero's extra content (its OpenAI-compatible endpoint): what the chat wire
+        has no field for, as `{type, insert_index, id, ...}` entries. A `thought` entry's
+        `text` (and `summary_text`, a reasoning summary) is reasoning, its `signature`
+        ends it as a `signature_delta` does (an empty reasoning delta with it); an
+        `unknown` entry (a provider's block TensorZero does not model) has no event."""
+        for block in blocks:
+            if block.__class__ is not dict:
+                continue
+            if block.get("type") != "thought":
+                self._log_once("tensorzero extra", f"extra content {_short(block)} has no event")
+                continue
+            for key in ("text", "summary_text"):
+                text = block.get(key)
+                if text and text.__class__ is str:
+                    self.streamed = True
+                    self.reasoning(text)
+            signature = block.get("signature")
+            if signature and signature.__class__ is str:
+                self.streamed = True
+                self.reasoning("", signature=signature)
 
     def _audio(self, audio: dict[str, Any]) -> None:
         """OpenAI's audio output (`modalities: ["text", "audio"]`): `content` stays null and

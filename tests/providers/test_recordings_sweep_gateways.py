@@ -768,6 +768,63 @@ def test_spark_chunks_that_say_code_0_success_and_carry_the_usage_with_the_last_
     )
 
 
+def test_tensorzero_thoughts_in_its_extra_content_with_a_signature() -> None:
+    """tensorzero/tensorzero tensorzero-core/src/endpoints/openai_compatible/streaming.rs
+    (`ExtraContentBlockChunk`, `process_chat_content_chunk`) and its e2e test
+    `test_extra_content_roundtrip_streaming`: TensorZero's OpenAI-compatible endpoint
+    streams a model's thoughts as `delta.tensorzero_extra_content_experimental`, a list
+    of `{type: "thought", insert_index, id, text, signature, summary_id, summary_text}`
+    (the thought chunk flattened), beside `content`; each chunk has `episode_id`, an
+    empty `system_fingerprint`, `usage: null` until the last. The thought's text is
+    reasoning, its signature kept; the text and the usage read as usual. Before: the
+    field was logged as having no event, the reasoning lost."""
+    model = "tensorzero::model_name::anthropic::claude-sonnet-4-5"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        choice = {"index": 0, "finish_reason": finish, "logprobs": None, "delta": delta}
+        return {
+            "id": "0196c681-1a0e-7d42-9f0b-7a3e5c2d1b00",
+            "episode_id": "0196c681-19ff-7c31-8e0a-6b2d4c1a0f00",
+            "choices": [choice],
+            "created": 1747000000,
+            "model": model,
+            "system_fingerprint": "",
+            "service_tier": None,
+            "object": "chat.completion.chunk",
+            "usage": None,
+            **extra,
+        }
+
+    def thought(**fields: Any) -> dict[str, Any]:
+        block = {"type": "thought", "insert_index": 0, "id": "0", "text": None, "signature": None}
+        block.update({"summary_id": None, "summary_text": None, **fields})
+        return {"tensorzero_extra_content_experimental": [block]}
+
+    body = _sse(
+        chunk({"role": "assistant", **thought(text="Two plus two ")}),
+        chunk(thought(text="is four.")),
+        chunk(thought(signature="ErUBCkYIBBgCIkAx")),
+        chunk({"content": "4"}),
+        chunk(
+            {},
+            "stop",
+            usage={"prompt_tokens": 40, "completion_tokens": 25, "total_tokens": 65},
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="4",
+            reasoning="Two plus two is four.",
+            signatures=1,
+            usage=(40, 25, 0, 0, 65),
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["reasoning", "text", "usage", "done"]
+
+
 # -- Anthropic Messages ------------------------------------------------------------------
 
 
