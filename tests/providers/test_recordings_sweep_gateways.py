@@ -1,11 +1,14 @@
-"""Streams from AI gateways' and relays' test fixtures and the chat apps that read
-them (LobeChat's model-runtime stream tests, Kong's ai-proxy streaming spec, new-api's
-relay tests, Portkey's, envoyproxy/ai-gateway's and TensorZero's provider tests), in
-shapes no other test replays.
+"""Streams from AI gateways' and relays' code and test fixtures, and from the chat apps
+that read them: Portkey's stream transforms (Anthropic, Bedrock, Gemini), Envoy AI
+Gateway's data-plane test, Kong's ai-proxy streaming spec and fixtures, TensorZero's
+OpenAI-compatible streaming, new-api's relay tests and its `/v1/messages` converter, a
+GitHub Copilot gateway's (caozhiyuan/copilot-api) stream tests, and LobeChat's
+model-runtime stream tests (LiteLLM, Azure, Qwen-VL, Spark), in shapes no other test
+replays.
 
 Each body is written by hand from the source named beside it (its essential chunks,
 ids and long text shortened), replayed whole and cut at arbitrary byte boundaries
-(`replay_every_way`), and checked against what that project's own test expects.
+(`replay_every_way`), and checked against what that source expects.
 """
 
 from __future__ import annotations
