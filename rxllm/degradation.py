@@ -3,7 +3,10 @@
 A rejection before anything was committed is read once, by `classify`, into one of:
 
 - `surface`: the rejection is about the account (401, 402, 403, quota, billing, a balance
-  in Chinese ("余额不足", Zhipu's 429), an organization that "must be verified", Google's
+  in Chinese ("余额不足", Zhipu's 429), funds short ("Insufficient account funds"), a trial
+  over ("Your trial has expired"), what the caller's plan does not include where it is no
+  key of the body ("Your plan does not include access to this model"; "... this parameter"
+  is a key's, and "plan mode" no plan), an organization that "must be verified", Google's
   `FAILED_PRECONDITION`, a gateway's spending budget ("Budget has been exceeded!", LiteLLM),
   an organization "restricted" or an account "suspended", a spending or usage limit at 400
   ("You have reached your specified API usage limits", Anthropic) or an allowance used up
@@ -19,19 +22,25 @@ A rejection before anything was committed is read once, by `classify`, into one 
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
   the size (context length, input length, a request that exceeded the model's token limit
-  or max length, a prompt that "exceeds max length" (a value said to exceed it is that
-  key's), a prompt's `prompt_tokens` that "must be less than max_seq_len", the prompt against
-  the context by the server's field for it ("Cannot truncate prompt with n_keep (15028) >=
-  n_ctx (7424)"), an input's count said to be more than the model supports ("the input token
-  count is 1251952 but model only supports up to 1048576"), an output limit refused as a
-  negative number the body did not send ("max_tokens must be at least 1, got -53.", vLLM:
-  the server derived it, the prompt fills the context), 413 or its words
+  or max length, the request's tokens over a maximum or the model's limit ("Token count 9000
+  is greater than the maximum allowed", "exceeds the token limit of this model"; not
+  `max_tokens`'s, nor a limit per minute), a prompt that "exceeds max length" (a value
+  said to exceed it is that key's), a prompt's `prompt_tokens` that "must be less than
+  max_seq_len", the prompt against the context by the server's field for it ("Cannot
+  truncate prompt with n_keep (15028) >= n_ctx (7424)"), an input's count said to be more
+  than the model supports ("the input token count is 1251952 but model only supports up to
+  1048576"), an output limit refused as a negative number the body did not send
+  ("max_tokens must be at least 1, got -53.", vLLM: the server derived it, the prompt fills
+  the context), 413 or its words
   ("Request body too large", "Request payload size exceeds the limit: 4194304 bytes"), a
   request larger than a whole per-minute allowance; under a rate limit only
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
   later" backs off, and "Too many tokens, please wait" is a throttle), content policy (in a
   moderation's own words too: "inappropriate content", "Content Exists Risk", "敏感内容"; a
-  gateway's guardrail that acted: "Violated guardrail policy"), a missing model (its words,
+  gateway's guardrail that acted: "Violated guardrail policy"; a moderation or safety system
+  that stopped it, "blocked by content moderation", "rejected by the safety system", or the
+  terms it broke, "violates the provider's terms of use", where no key is named), a missing
+  model (its words,
   "模型不存在", "Unsupported model", a model "not supported for this request" or "not
   available for session", "not deployed", "the model name is invalid" or its "identifier",
   "Unable to access model", "You do not have access to the model", a model retired ("has
@@ -148,7 +157,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   the same time is not supported", "Function tools with reasoning_effort are not
   supported"): that one goes alone.
 - `images`: the body has images and the error says image input is refused ("is not a
-  multimodal model", "not a vision model", "not a VLM", "Only text content is supported",
+  multimodal model", "not a vision model", "not a VLM", "does not have vision capability",
+  "Only text content is supported",
   "image input is not supported", an image by its URL "not currently supported" (Ollama's
   /v1 takes one by its data only), "此模型不支持图像输入", "No endpoints found that support
   image input", "At most 1 image(s) may be provided", "image_url is only supported by
@@ -350,6 +360,13 @@ _ACCOUNT = (
     # Zhipu's 429 "余额不足或无可用资源包,请充值。" (balance, recharge) and "您的账户已欠费" (in
     # arrears): its exhausted account, at the status of a rate limit
     r"余额|欠费|充值|"
+    # the account's funds short ("Insufficient account funds", "Not enough funds"), or its
+    # trial over ("Your trial has expired", "your free trial has ended")
+    r"\b(?:insufficient|not enough|no)\s+(?:\w+\s+)?funds?\b|"
+    r"\bfunds?\s+(?:(?:are|is|were|was|have been|has been)\s+)?"
+    r"(?:insufficient|exhausted|depleted)\b|"
+    r"\btrial\b[^.\n]{0,40}?\b(?:has|have|is|was)\s+(?:expired|ended|over|finished|exhausted)\b|"
+    r"\b(?:expired|ended)\s+(?:free\s+)?trial\b|"
     # the caller's key or token without the right to it, in Chinese (one-api's 403
     # "该令牌无权使用模型" and the model's name, this token may not use the model)
     r"无权(?:使用|访问|调用)|没有权限|权限不足"
@@ -409,6 +426,34 @@ _OVER_ALLOWANCE = (
     r"\brequest(?:\s+(?:payload|body))?\s+size\s+"
     r"(?:exceeds?|exceeded|is (?:over|larger than|greater than))\b|"
     r"\bmax(?:imum)?\s+(?:request\s+)?(?:payload|body)\s+size\b[^.\n]{0,40}?\bexceeded\b"
+)
+# The request's tokens counted as a whole, the subject of a sentence ("Token count 9000",
+# "Total tokens", "The number of tokens in the request"); a key's name is no subject
+# (`max_tokens`, `prompt.tokens`).
+_SIZE_TOKENS = (
+    r"(?<![\w.'\"`])(?<!\bmax )(?<!\bmaximum )(?<!\boutput )(?<!\bcompletion )(?<!\bnew )"
+    r"(?:(?:total|input|prompt|request|message)\s+)?"
+    r"(?:token\s+count|tokens|(?:total\s+)?(?:number|count)\s+of\s+tokens)"
+    r"(?:\s+(?:in|of|for)\s+(?:the|your|this)\s+(?:request|input|prompt|messages?|conversation))?"
+    r"(?:\s*\(?\d[\d,]*\)?)?"
+    r"\s+(?:exceed(?:s|ed)?|(?:is|are|was|were)\s+(?:greater|larger|more|higher)\s+than)\s+"
+    r"(?:the\s+)?(?:(?:model|model's|this model's)\s+)?"
+    r"(?:(?:max(?:imum)?\s+)?(?:token\s+)?limit|maximum)\b"
+)
+# The request, the input or the prompt over the model's token limit ("This request exceeds
+# the token limit of this model", "The prompt exceeds the model's token limit"): a limit
+# said to be the model's or of tokens, not any limit (a request over a rate).
+_SIZE_REQUEST = (
+    r"(?<![\w.'\"`])(?:request|input|prompt|messages|conversation)(?:\s*\(?\d[\d,]*\)?)?"
+    r"\s+(?:exceed(?:s|ed)?|(?:is|are|was)\s+(?:greater|larger|more)\s+than)\s+"
+    r"(?:the\s+)?(?:(?:(?:model's|this model's)\s+)(?:max(?:imum)?\s+)?(?:token\s+)?limit|"
+    r"(?:max(?:imum)?\s+)?token\s+limit)\b"
+)
+# ... where no window follows the limit (a rate: "the token limit per minute", "of 40,000
+# tokens per minute", "TPM").
+_SIZE_OVER = (
+    r"(?![^.\n]{0,40}?(?:\b(?:per|each|every|a)\s+(?:second|sec|minute|min|hour|day|week|month)"
+    r"\b|\b(?:[RT]P[SMHD]|[IO]TPM)\b|/\s*(?:s|sec|m|min|h|hr|d|day)\b))"
 )
 _SIZE = (
     # (tokens "processed" are a rate: Cerebras's 429 "Tokens per minute limit exceeded - too
@@ -474,7 +519,12 @@ _SIZE = (
     # (not "max_tokens is too large: inputs exceed max length", a key's value)
     # (the request's own: not "'user' input exceeds maximum length of 256", a key's value)
     r"(?:\b(?:the|your|this)\s+|(?<![\w'\"`]\s)(?<![\w'\"`]))"
-    r"(?:prompt|input)\s+exceeds\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|" + _OVER_ALLOWANCE
+    r"(?:prompt|input)\s+exceeds\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|"
+    # the request's tokens over a maximum or the model's limit, in other words ("Token count
+    # 9000 is greater than the maximum allowed", "Total tokens exceed the model's limit", "This
+    # request exceeds the token limit of this model"): not a key's ("max_tokens exceeds the
+    # token limit of this model"), nor a limit per a window ("... the token limit per minute")
+    r"(?:" + _SIZE_TOKENS + r"|" + _SIZE_REQUEST + r")" + _SIZE_OVER + r"|" + _OVER_ALLOWANCE
 )
 # The caller's own spending or usage cap ("You have reached your specified API usage
 # limits. You will regain access on ...", Anthropic's 400) or allowance, unless a wait is
@@ -517,11 +567,29 @@ _MODERATION = (
     r"(?i)\b(?:contain(?:s|ed|ing)?|includ(?:e|es|ed|ing)|detected|flagged)\b[^.\n]{0,40}?"
     r"\b(?:inappropriate|sensitive|unsafe|harmful|prohibited|objectionable|offensive)\s+"
     r"(?:content|information|text|words?|material)\b|\bcontent\s+(?:\w+\s+)?risks?\b|"
-    r"(?:不安全|敏感|违规|违法|违禁|不当|不良|有害)的?(?:内容|词|信息)|内容\S{0,6}?风险"
+    r"(?:不安全|敏感|违规|违法|违禁|不当|不良|有害)的?(?:内容|词|信息)|内容\S{0,6}?风险|"
+    # or the moderation or safety system that stopped it ("Request blocked by content
+    # moderation", "The prompt was rejected by the safety system", "flagged by our moderation"),
+    # or the rules it broke ("violates the provider's terms of use")
+    r"\b(?:blocked|rejected|flagged|refused|stopped|denied|filtered|caught)\s+by\s+"
+    r"(?:(?:the|our|an?|its|their|your)\s+)?(?:[\w'-]+\s+){0,2}?(?:moderation|safety)\b|"
+    r"\bviolat\w*\s+(?:[\w'-]+\s+){0,3}?(?:terms\s+of\s+(?:use|service)|acceptable\s+use|"
+    r"(?:usage|content|safety|community)\s+(?:guidelines|standards|rules))\b"
 )
 # The words for a setting of a model, which a model's name is not ("model parameter",
 # "model option top_k").
 _SETTING_WORDS = r"(?:param|parameter|option|setting|argument|field|feature|capabilit)\w*\b"
+# What the caller's plan leaves out ("Your plan does not include access to this model", "not
+# included in your current plan"): the account, where the sentence names no setting ("plan
+# does not include this parameter" is about a key, and one named is dropped) and what it
+# leaves out is no key of the body ("Your plan does not include logprobs"; group 1 or 2).
+_PLAN_LACKS = (
+    r"(?i)\b(?:plan|tier)\s+(?:does\s+not|doesn't|do\s+not|don't)\s+(?:include|cover)\s+"
+    r"(?![^.\n]{0,40}?\b" + _SETTING_WORDS + r")"
+    r"(?:(?:the|this|any|access\s+to|use\s+of)\s+)?([\w-]+)|"
+    r"(?<![\w-])([\w-]+)\s+(?:is\s+|are\s+)?not\s+(?:included|covered)\s+(?:in|by)\s+(?:your|the|this)\s+"
+    r"(?:current\s+)?(?:plan|tier)\b"
+)
 _MISSING_MODEL = (
     # (to the sentence's end: a dot inside a name, "gpt-5.2-proo", ends none)
     r"(?i)\bmodel\b(?:[^.\n]|\.(?=\S)){0,120}?"
@@ -955,6 +1023,8 @@ _IMAGE_PART = r"(?:add-?on|projector|encoder|tower|adapter|processor|module|comp
 # shape ("Invalid type for 'messages[0].content[1].image_url'") is the body's fault.
 _IMAGE_REFUSAL = (
     r"(?i)not (?:an? )?(?:multi-?modal|vision|VLM\b)|do(?:es)?(?: not|n't) support|"
+    # (or the model without it: "Model does not have vision capability", "has no vision")
+    r"\bdo(?:es)?(?: not|n't) have\b|\bha(?:s|ve) no\b|"
     # (or not yet, "image URLs are not currently supported, please use base64 encoded data
     # instead": Ollama's /v1 takes an image by its data only)
     r"(?:not|n't)(?: (?:currently|yet|presently))? supported|"
@@ -1869,6 +1939,17 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         and not (status == 429 and re.search(_WAIT_HELPS, text))
     ):
         return Verdict("surface", "the account's spending or usage limit is reached")
+    if (
+        not rate_limited
+        and any(
+            (found.group(1) or found.group(2)).lower() in ALWAYS_KEPT
+            or (found.group(1) or found.group(2)).lower() not in body
+            for found in re.finditer(_PLAN_LACKS, text)
+        )
+        and _param_key(error.param) not in body
+        and not named_keys(error, body, policy)
+    ):
+        return Verdict("surface", "the account's plan does not include it")
     # A limit counted by the day or longer that names no wait: a retry in seconds meets the
     # same refusal until its window turns, whatever rate-limit code the envelope gives every
     # 429 (Anthropic's, Google's); a wait it names is the plan's to weigh (`max_retry_after`),
