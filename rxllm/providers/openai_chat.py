@@ -42,6 +42,8 @@ one dict lookup:
 - GitHub Copilot's `delta.reasoning_text` (reasoning, where no field above carries it)
   and `delta.reasoning_opaque` (the thinking's opaque signature, which ends the block:
   an empty reasoning delta with it), as gateways in front of Copilot read them.
+- a delta of `role: "tool"` (MiniMax's built-in web search: the pages found, as JSON in
+  `content`) is a `server_tool_result` and its pages citations, never the answer's text.
 - TensorZero's `delta.tensorzero_extra_content[_experimental]`: a `thought` entry's
   text is reasoning and its signature kept (`_tensorzero_extra`).
 - Portkey's `delta.content_blocks` (`strict_open_ai_compliance` off): the native
@@ -155,6 +157,7 @@ reasoning format to get `reasoning_content` instead, which is read as reasoning.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
@@ -1456,7 +1459,9 @@ class ChatNormalizer(Normalizer):
         content = delta.get("content")
         if content:
             self.streamed = True
-            if content.__class__ is str:
+            if not known and delta.get("role") == "tool":
+                self._tool_role(delta, content)
+            elif content.__class__ is str:
                 self.content(content)
             else:
                 self._content_parts(content)
@@ -1590,6 +1595,25 @@ class ChatNormalizer(Normalizer):
                 self.reasoning("", signature=data, redacted=True)
             if not delta.keys() <= {"thinking", "signature", "data", "text"}:
                 self._log_once("content block", f"a content block {_short(block)} has no event")
+
+    def _tool_role(self, delta: dict[str, Any], content: Any) -> None:
+        """A delta of `role: "tool"`: MiniMax's built-in web search streams the pages it
+        found so, its `tool_call_id` beside and the pages as a JSON list in `content`
+        (`{no, url, title, content, web_icon}`). That is the search's result, not the
+        answer: a server tool result (named `web_search`, as MiniMax's closing message
+        types the call), and each page with a URL a citation."""
+        call_id = text_or_none(delta.get("tool_call_id"))
+        if call_id is None:
+            call_id = f"web_search_{self.response_tag()}_{len(self.server_tools)}"
+        result = content
+        if content.__class__ is str:
+            with contextlib.suppress(ValueError):  # text that is no JSON is kept as text
+                result = json.loads(content)
+        self.server_tool_result(call_id, "web_search", result)
+        for page in result if result.__class__ is list else ():
+            url = page.get("url") if page.__class__ is dict else None
+            if url and url.__class__ is str:
+                self._cite_url(url, text_or_none(page.get("title")))
 
     def _tensorzero_extra(self, blocks: list[Any]) -> None:
         """TensorZero's extra content (its OpenAI-compatible endpoint): what the chat wire

@@ -828,6 +828,73 @@ def test_tensorzero_thoughts_in_its_extra_content_with_a_signature() -> None:
     assert kinds(events) == ["reasoning", "text", "usage", "done"]
 
 
+def test_minimax_web_search_sources_in_a_tool_role_delta_are_not_the_answer() -> None:
+    """lobehub/lobe-chat packages/model-runtime/src/core/streams/openai/openai.ts (the
+    chunk its comment quotes from MiniMax's built-in web search, abab6.5s-chat): the
+    search's pages come first as a delta of `role: "tool"` with a `tool_call_id`, whose
+    `content` is the JSON list of pages (`no`, `url`, `title`, `content`, `web_icon`),
+    its finish `stop`; every chunk carries MiniMax's sensitivity flags and a usage of
+    zeros until the last. LobeChat shows nothing of that delta. It is the search's
+    result, a server tool result, and each page a citation, never the answer's text.
+    Before: the JSON of the pages was the first text of the answer."""
+    model = "abab6.5s-chat"
+    pages = [
+        {
+            "no": 1,
+            "url": "https://www.xiaohongshu.com/discovery/item/66d8de3c000000001f01e752",
+            "title": "郑钦文为国而战",
+            "content": "2024年08月03日 郑钦文夺得巴黎奥运会网球女单比赛金牌",
+            "web_icon": "https://www.xiaohongshu.com/favicon.ico",
+        }
+    ]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **usage: int) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta}
+        if finish is not None:
+            choice["finish_reason"] = finish
+        return {
+            "id": "0483748a25071c611e2f48d2982fbe96",
+            "choices": [choice],
+            "created": 1748255114,
+            "model": model,
+            "object": "chat.completion.chunk",
+            "usage": {"total_tokens": 0, "total_characters": 0, **usage},
+            "input_sensitive": False,
+            "output_sensitive": False,
+            "input_sensitive_type": 0,
+            "output_sensitive_type": 0,
+            "output_sensitive_int": 0,
+        }
+
+    tool_delta = {
+        "content": json.dumps(pages, ensure_ascii=False),
+        "role": "tool",
+        "tool_call_id": "call_function_6696730535",
+    }
+    body = _sse(
+        chunk(tool_delta, "stop"),
+        chunk({"content": "郑钦文夺得金牌。", "role": "assistant"}),
+        chunk(
+            {"content": "", "role": "assistant"},
+            "stop",
+            total_tokens=100,
+            prompt_tokens=80,
+            completion_tokens=20,
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="郑钦文夺得金牌。", usage=(80, 20, 0, 0, 100), model=model),
+    )
+    results = [e for e in events if e.type == "server_tool_result"]
+    assert [(r.call_id, r.name, r.content) for r in results] == [
+        ("call_function_6696730535", "web_search", pages)
+    ]
+    cited = [(e.url, e.title) for e in events if e.type == "citation"]
+    assert cited == [(pages[0]["url"], "郑钦文为国而战")]
+
+
 # -- Anthropic Messages ------------------------------------------------------------------
 
 
