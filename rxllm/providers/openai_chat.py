@@ -1181,7 +1181,6 @@ class ChatNormalizer(Normalizer):
         "_extension",
         "_reasoning_in_completion",
         "call_args",
-        "call_chars",
         "call_ids",
         "calls",
         "choice_error",
@@ -1230,10 +1229,10 @@ class ChatNormalizer(Normalizer):
         self.signatures: dict[int, str] | None = None
         # calls whose name has not come yet: index -> [whether the id came, arguments]
         self.unnamed: dict[int, list[Any]] = {}
-        # each started call's argument fragments as streamed, and their length, to tell
-        # the whole arguments said again (`_restated`) from a fragment
-        self.call_args: dict[int, list[str]] = {}
-        self.call_chars: dict[int, int] = {}
+        # each started call's argument fragments as streamed, to tell the whole arguments
+        # said again (`_restated`) from a fragment: index -> [the length of the first
+        # `counted` fragments, `counted`, fragment, ...], counted only when asked
+        self.call_args: dict[int, list[Any]] = {}
         # `multi_tool_use.parallel` wrappers held until the turn ends: index -> (name,
         # arguments so far); made at the first one (`_start_call`).
         self.wrapped: dict[int, tuple[str, list[str]]] | None = None
@@ -2069,27 +2068,33 @@ class ChatNormalizer(Normalizer):
                 held[1].append(arguments)
             elif self.wrapped and index in self.wrapped:
                 self.wrapped[index][1].append(arguments)
-            else:
-                if name and index in self.call_args and call_id in (None, self.call_ids[index]):
-                    arguments = self._restated(index, arguments)
+            else:  # a started call's fragment
+                state = self.call_args.get(index)
+                if state is None:  # started at the turn's end (a wrapper released as it came)
+                    state = self.call_args[index] = [0, 0]
+                if name and call_id in (None, self.call_ids[index]):
+                    arguments = self._restated(state, arguments)
                 if arguments:
-                    self._arguments(index, arguments)
+                    state.append(arguments)
+                    self.tool_args(index, arguments)
 
-    def _restated(self, index: int, arguments: str) -> str:
+    def _restated(self, state: list[Any], arguments: str) -> str:
         """What a delta that names a started call again (its name, and its id or none)
         adds to its arguments. Cerebras (gpt-oss-120b) ends a call with a delta of its
         id, its name and its whole arguments, after streaming them in fragments
         (elizaOS/eliza#9766): arguments that start with all the call's fragments so far
         add only their rest, and the whole said again adds nothing. Only arguments as
         long as the fragments so far are compared with them: servers that name the call
-        on every fragment (TGI) would otherwise join its arguments at each one."""
-        chars = self.call_chars[index]
-        if len(arguments) < chars:
+        on every fragment (TGI) would otherwise join its arguments at each one; the
+        fragments' length is counted here, each fragment once (`state`: `call_args`)."""
+        chars = state[0] + sum(map(len, state[2 + state[1] :]))  # the fragments not counted
+        state[0], state[1] = chars, len(state) - 2
+        if not chars or len(arguments) < chars:
             return arguments
-        pieces = self.call_args[index]
-        if len(pieces) > 1:
-            pieces[:] = ["".join(pieces)]
-        if arguments.startswith(pieces[0]):
+        if len(state) > 3:
+            state[2:] = ["".join(state[2:])]
+            state[1] = 1
+        if arguments.startswith(state[2]):
             return arguments[chars:]
         return arguments
 
@@ -2214,6 +2219,7 @@ class ChatNormalizer(Normalizer):
                 self.wrapped = {}
             self.wrapped[index] = (name, [])
             return
+        self.call_args[index] = [0, 0]
         self.tool_start(self._turn_ids().call(self.call_ids[index]), name, index)
 
     def _arguments(self, index: int, piece: str) -> None:
@@ -2223,8 +2229,7 @@ class ChatNormalizer(Normalizer):
         if held is not None:
             held[1].append(piece)
         else:
-            self.call_args.setdefault(index, []).append(piece)
-            self.call_chars[index] = self.call_chars.get(index, 0) + len(piece)
+            self.call_args[index].append(piece)
             self.tool_args(index, piece)
 
     def _unwrap(self, index: int, signature: str | None) -> None:
