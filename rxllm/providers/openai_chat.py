@@ -126,7 +126,8 @@ one dict lookup:
   later chunk or on the message comes out once. So are the top-level source lists:
   `citations` (URLs: xAI in its last chunk, Perplexity on every chunk), Perplexity's
   `search_results` (`{title, url, date}`) and Z.ai's `web_search` (`{title, link,
-  content, refer, ...}`: the pages its web search tool read), each URL once; and so
+  content, refer, ...}`: the pages its web search tool read) and Hunyuan's
+  `search_info.search_results`, each URL once; and so
   are the sources of Gemini's `groundingMetadata` that Portkey passes on beside a
   choice. So are
   the documents Azure OpenAI On Your Data retrieved, in the first delta's
@@ -1050,7 +1051,9 @@ _CHUNK_KEYS = frozenset(
         "prompt_text",
     }
 )
-_CHUNK_READ_WHEN_SENT = frozenset({"error", "citations", "search_results", "web_search"})
+_CHUNK_READ_WHEN_SENT = frozenset(
+    {"error", "citations", "search_results", "web_search", "search_info"}
+)
 
 
 @functools.cache
@@ -1356,6 +1359,11 @@ class ChatNormalizer(Normalizer):
         the extension holds and the error, if any."""
         for key in _SOURCE_LISTS:
             sources = payload.get(key)
+            if sources.__class__ is list:
+                self._sources(sources)
+        info = payload.get("search_info")
+        if info.__class__ is dict:  # Tencent Hunyuan's, on every chunk
+            sources = info.get("search_results")
             if sources.__class__ is list:
                 self._sources(sources)
         error = payload.get("error")
@@ -1799,7 +1807,8 @@ class ChatNormalizer(Normalizer):
         """Top-level source lists, each URL cited once per turn, however often the list
         is repeated: xAI's `citations` (URLs, in the last chunk), Perplexity's
         `citations` and `search_results` (`{title, url, date}`), on every chunk, and
-        Z.ai's `web_search` (`{title, link, ...}`: docs.z.ai, Web Search in Chat)."""
+        Z.ai's `web_search` (`{title, link, ...}`: docs.z.ai, Web Search in Chat), and
+        Tencent Hunyuan's `search_info.search_results` (`{index, title, url}`)."""
         for source in sources:
             if source.__class__ is dict:
                 url = text_or_none(source.get("url") or source.get("link"))

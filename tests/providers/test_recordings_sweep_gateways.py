@@ -895,6 +895,50 @@ def test_minimax_web_search_sources_in_a_tool_role_delta_are_not_the_answer() ->
     assert cited == [(pages[0]["url"], "郑钦文为国而战")]
 
 
+def test_hunyuan_search_info_on_every_chunk_is_cited_once() -> None:
+    """lobehub/lobe-chat packages/model-runtime/src/core/streams/openai/openai.ts ("in
+    Hunyuan api, the citation is in every chunk": `search_info.search_results`, read
+    beside Perplexity's `citations`, Wenxin's `search_results` and Zhipu's `web_search`):
+    Tencent Hunyuan's OpenAI-compatible stream with search enhancement repeats
+    `search_info: {search_results: [{index, title, url}]}` on every chunk. Each page is a
+    citation, once. Before: the field was logged as having no event."""
+    model = "hunyuan-turbos-latest"
+    search_info = {
+        "search_results": [
+            {"index": 1, "title": "上海天气预报", "url": "https://weather.example.cn/shanghai"},
+            {"index": 2, "title": "中国天气网", "url": "https://www.weather.com.cn/"},
+        ]
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "2a1f9c3e4b5d6e7f8a9b0c1d2e3f4a5b",
+            "object": "chat.completion.chunk",
+            "created": 1748255114,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            "search_info": search_info,
+            **extra,
+        }
+
+    body = _sse(
+        chunk({"role": "assistant", "content": "上海今天"}),
+        chunk({"content": "晴。"}),
+        chunk(
+            {},
+            "stop",
+            usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    check(summarize(events), Expect(text="上海今天晴。", usage=(10, 5, 0, 0, 15), model=model))
+    cited = [(e.url, e.title) for e in events if e.type == "citation"]
+    assert cited == [
+        ("https://weather.example.cn/shanghai", "上海天气预报"),
+        ("https://www.weather.com.cn/", "中国天气网"),
+    ]
+
+
 # -- Anthropic Messages ------------------------------------------------------------------
 
 
