@@ -145,12 +145,13 @@ Decisions, where the wire leaves a choice:
   `service_tier`).
 - An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
   for (`overloaded_error` 529, `api_error` 500) and the type as its code, so the
-  recovery policy reads it as it reads the same HTTP error. An error payload without
-  Anthropic's `error.type` (a proxy's envelope, a bare string) is read as any error
-  body is (`Normalizer.stream_error`), and so is an `event: error` frame whose data is
-  not a JSON object, or is empty (`Normalizer.error_frame`). Unknown event, block and
-  delta types are ignored with a debug log of their fields (a `container_upload`'s
-  file id), so new wire features never break a stream;
+  recovery policy reads it as it reads the same HTTP error; claude-code-router's
+  bridge writes that object under `message` instead, read the same. An error payload
+  without Anthropic's `error.type` (a proxy's envelope, a bare string) is read as any
+  error body is (`Normalizer.stream_error`), and so is an `event: error` frame whose
+  data is not a JSON object, or is empty (`Normalizer.error_frame`). Unknown event,
+  block and delta types are ignored with a debug log of their fields (a
+  `container_upload`'s file id), so new wire features never break a stream;
   so is an `input_json_delta` for a block that is no call.
 """
 
@@ -752,6 +753,10 @@ class AnthropicNormalizer(Normalizer):
         self._held_usage()
         raw = json.dumps(payload, ensure_ascii=False)
         error = payload.get("error")
+        if error is None and isinstance(payload.get("message"), dict):
+            # claude-code-router's bridge (musistudio/llms, its Anthropic transformer)
+            # writes Anthropic's error object under `message`, not `error`
+            error = payload["message"]
         kind = text_or_none(error.get("type")) if isinstance(error, dict) else None
         if kind is None or not isinstance(error, dict):
             # Not Anthropic's `{"error": {"type", "message"}}`: a proxy's or another
