@@ -1,7 +1,8 @@
 """Anthropic Messages and Gemini streams from apps' and gateways' code and test fixtures:
 claude-code-router's `/v1/messages` bridge (musistudio/llms, its Anthropic transformer,
-which writes this wire from an OpenAI-compatible upstream), LobeChat's model-runtime
-stream tests (Anthropic and Gemini), in shapes no other test replays.
+which writes this wire from an OpenAI-compatible upstream), Envoy AI Gateway's bridge
+of the same kind, LobeChat's model-runtime stream tests (Anthropic and Gemini), in
+shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events,
 ids and long text shortened), replayed whole and cut at arbitrary byte boundaries
@@ -226,6 +227,51 @@ def test_claude_code_router_annotations_as_a_search_result_block_without_its_cal
     assert [(r.call_id, r.name, r.content) for r in results] == [
         ("srvtoolu_9f", "web_search", found)
     ]
+
+
+def test_envoy_bridge_text_after_a_call_goes_to_the_calls_index() -> None:
+    """envoyproxy/ai-gateway internal/translator/anthropic_openai.go and its stream
+    state (`openAIStreamToAnthropicState`, /v1/messages served from an OpenAI chat
+    upstream; `TestAnthropicToOpenAITranslator_ResponseBody_Streaming` asserts its
+    events): `message_start` with the chunk's id and zero usage ("Input tokens are not
+    yet known"), a call's block opened with `input: {}` and an id of `""` where the
+    chunk had none, and text that comes after a call written as a `text_delta` at the
+    open call's index, with no block of its own (the state opens a text block only
+    when none is open). `message_delta` carries only `output_tokens`. The text is
+    kept, the call keeps its arguments (its id made from its index), the usage is the
+    output alone, `tool_use`."""
+    body = _messages(
+        {
+            "type": "message_start",
+            "message": {
+                "id": "chatcmpl-xyz",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": "gpt-4o",
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 0, "output_tokens": 0},
+            },
+        },
+        _start(0, {"type": "tool_use", "id": "", "name": "get_weather", "input": {}}),
+        _json(0, '{"location":'),
+        _json(0, '"NYC"}'),
+        _text(0, "Checking now."),
+        _stop(0),
+        *_end("tool_use", output_tokens=5),
+    )
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(
+            text="Checking now.",
+            tools=(("toolu_0", "get_weather", {"location": "NYC"}),),
+            usage=(0, 5, 0, 0, 5),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="gpt-4o",
+        ),
+    )
 
 
 def test_lobechat_anthropic_call_opened_by_an_empty_fragment() -> None:
