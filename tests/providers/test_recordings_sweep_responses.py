@@ -415,3 +415,79 @@ def test_envoy_tool_call_closed_only_by_the_terminal_with_cached_input() -> None
             model="gpt-5.6-terra",
         ),
     )
+
+
+def test_portkey_adapter_call_at_its_message_index_with_the_message_item_id() -> None:
+    """Portkey-AI/gateway src/adapters/responses/streamTransform.ts (its test "should
+    correctly transform a tool call streaming sequence": claude-3-sonnet's chat stream of
+    `get_weather` with `{"location": "Paris"}` in four pieces, `finish_reason:
+    tool_calls`, usage 15 + 20). The adapter opens a message at output index 0, then the
+    call added at output index 0 too (the chat `tool_calls[].index`), its argument deltas
+    naming the message's item id; at `[DONE]` it closes only the message (empty text)
+    and completes with an output of that message alone: no done item and no terminal
+    item for the call. The call is the turn's, whole, and the turn says `tool_use`."""
+    msg, model = "msg_5f0c", "claude-3-sonnet"
+    part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+    message = {"id": msg, "type": "message", "role": "assistant", "status": "completed"}
+    message_done = {**message, "content": [part]}
+
+    def snapshot(
+        status: str, output: list[dict[str, Any]], used: tuple[int, int]
+    ) -> dict[str, Any]:
+        usage = {
+            "input_tokens": used[0],
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": used[1],
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": sum(used),
+        }
+        return {
+            "id": "resp_2b7e",
+            "object": "response",
+            "created_at": 1700000000,
+            "status": status,
+            "model": model,
+            "output": output,
+            "usage": usage,
+        }
+
+    at = {"item_id": msg, "output_index": 0}
+    call = {
+        "id": "fc_8a1d",
+        "type": "function_call",
+        "call_id": "call_abc123",
+        "name": "get_weather",
+        "arguments": "",
+        "status": "in_progress",
+    }
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": snapshot("in_progress", [], (0, 0))},
+        {"type": "response.in_progress", "response": snapshot("in_progress", [], (0, 0))},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**message, "status": "in_progress", "content": []},
+        },
+        {"type": "response.content_part.added", **at, "content_index": 0, "part": part},
+        {"type": "response.output_item.added", "output_index": 0, "item": call},
+        *(
+            {"type": "response.function_call_arguments.delta", **at, "delta": piece}
+            for piece in ('{"lo', "cation", '": "Pa', 'ris"}')
+        ),
+        {"type": "response.output_text.done", **at, "content_index": 0, "text": "", "logprobs": []},
+        {"type": "response.content_part.done", **at, "content_index": 0, "part": part},
+        {"type": "response.output_item.done", "output_index": 0, "item": message_done},
+        {"type": "response.completed", "response": snapshot("completed", [message_done], (15, 20))},
+    ]
+    numbered = [{**event, "sequence_number": n} for n, event in enumerate(events)]
+    check(
+        summarize(replay_every_way(codex_sse(*numbered), PROVIDER)),
+        Expect(
+            text="",
+            tools=(("call_abc123", "get_weather", {"location": "Paris"}),),
+            usage=(15, 20, 0, 0, 35),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
