@@ -458,3 +458,61 @@ def test_lobechat_gemini_grounding_empty_then_whole_with_the_finish() -> None:
         (uris[1], "google.dev", None),
     ]
     assert kinds(events) == ["text", "citation", "citation", "usage", "done"]
+
+
+def test_lobechat_gemini_3_parallel_calls_each_in_its_chunk_only_the_first_signed() -> None:
+    """lobehub/lobe-chat google-ai.test.ts ("should handle parallel tool calls",
+    gemini-3-pro-preview): two calls of the same function, each alone in its chunk,
+    only the first with a `thoughtSignature` (Gemini 3 signs the first call of a
+    step), then `{"text": ""}` with STOP. LobeChat shows two calls, the first with
+    the signature, and output 36 + 77. Two calls with distinct ids, the signature on
+    the first only, `tool_use`."""
+    usage = {
+        "promptTokenCount": 72,
+        "candidatesTokenCount": 36,
+        "totalTokenCount": 185,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 72}],
+        "thoughtsTokenCount": 77,
+    }
+
+    def chunk(part: dict[str, Any], **candidate: Any) -> dict[str, Any]:
+        return {
+            "candidates": [
+                {"content": {"parts": [part], "role": "model"}, "index": 0, **candidate}
+            ],
+            "usageMetadata": usage,
+            "modelVersion": "gemini-3-pro-preview",
+            "responseId": "UDcdaZvi",
+        }
+
+    def call(city: str) -> dict[str, Any]:
+        return {"functionCall": {"name": "get_current_temperature", "args": {"location": city}}}
+
+    events = replay_every_way(
+        _gemini(
+            chunk({**call("Paris"), "thoughtSignature": "ErEDCq4DAdHtim"}),
+            chunk(call("London")),
+            chunk({"text": ""}, finishReason="STOP"),
+        ),
+        "google",
+    )
+    summary = summarize(events)
+    ids = [call_id for call_id, _, _ in summary.tool_calls]
+    assert len(set(ids)) == 2
+    requests = [e for e in events if e.type == "tool_request"]
+    assert [getattr(e, "signature", None) for e in requests] == ["ErEDCq4DAdHtim", None]
+    check(
+        summary,
+        Expect(
+            text="",
+            signatures=1,
+            tools=(
+                (ids[0], "get_current_temperature", {"location": "Paris"}),
+                (ids[1], "get_current_temperature", {"location": "London"}),
+            ),
+            usage=(72, 113, 77, 0, 185),
+            stop_reason="tool_use",
+            raw_stop_reason="STOP",
+            model="gemini-3-pro-preview",
+        ),
+    )
