@@ -167,6 +167,10 @@ Output items, by type (the decisions of this module):
   reasoning), starts that index afresh: what was kept of the done item is dropped. So
   does one for another item than one still open there, both named by their ids
   (Ollama adds a chunk's calls at the index of the message before them, never done).
+  A message so displaced that is closed later by its id at that index (Portkey's
+  Responses adapter closes it at the end, with the text that streamed) is closed as
+  itself (`displaced`): its parts already shown are not said again, and the item there
+  now is not marked done.
 - An `output_item.added` or `.done` whose `item` is null, absent or empty names no item
   and begins none (logged); the items around it are read as they are (openai-python's
   stream keeps them, `test_null_output_items.py`).
@@ -810,6 +814,7 @@ class ResponsesNormalizer(Normalizer):
         "cited",
         "custom_done",
         "custom_inputs",
+        "displaced",
         "handlers",
         "held",
         "ids",
@@ -857,6 +862,11 @@ class ResponsesNormalizer(Normalizer):
         # The (output_index, content_index) of each part that had deltas (or came whole at
         # its own `.done`): which parts of a done message were already shown.
         self.parts: set[tuple[int, int]] = set()
+        # Messages another item was added over while still open (`_begins`), by item id:
+        # the content index of each of their parts already shown. Portkey's Responses
+        # adapter adds a call at its message's output index, then closes that message
+        # there, by its id, with the text that streamed (`_displaced`).
+        self.displaced: dict[str, set[int]] = {}
         # The `phase` of each message that named one (gpt-5.4: commentary, final_answer),
         # by output index: its text carries it.
         self.phases: dict[int, str] = {}
@@ -987,6 +997,9 @@ class ResponsesNormalizer(Normalizer):
         # (the ids alike, as on every delta of the item there: no call on the hot path)
         if shown is None or (item_id != shown.item_id and _begins(shown, item_id, event)):
             if shown is not None:
+                if not shown.done and shown.kind == "message" and shown.item_id is not None:
+                    said = {key[1] for key in self.parts if key[0] == index}
+                    self.displaced[shown.item_id] = said
                 self._forget(index)
             shown = _Shown(index, str(kind), item_id)
             self.shown.append(shown)
@@ -1085,6 +1098,14 @@ class ResponsesNormalizer(Normalizer):
     def _part_done(self, payload: dict[str, Any], whole: Any, emit: Callable[[str], None]) -> None:
         """A part's `.done` repeats its deltas; a part that had none arrived whole."""
         index = self._index(payload)
+        said = self._displaced(index, payload.get("item_id")) if self.displaced else None
+        if said is not None:  # said where it streamed, else now: once either way
+            position = payload.get("content_index", 0)
+            if position not in said:
+                said.add(position)
+                if isinstance(whole, str) and whole:
+                    emit(whole)
+            return
         key = (index, payload.get("content_index", 0))
         if key in self.parts:
             return
@@ -1208,6 +1229,16 @@ class ResponsesNormalizer(Normalizer):
         self.parts = {key for key in self.parts if key[0] != index}
         self.reasoned_parts = {key for key in self.reasoned_parts if key[0] != index}
 
+    def _displaced(self, index: int, item_id: Any) -> set[int] | None:
+        """The parts already shown of a message another item was added over while it
+        was open (`displaced`), when an event names it by its id at an output index now
+        another item's; None for any other event."""
+        said = self.displaced.get(item_id) if isinstance(item_id, str) else None
+        if said is None:
+            return None
+        shown = self.shown_at.get(index)
+        return None if shown is None or shown.item_id == item_id else said
+
     def _item_of(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         """The item an `output_item` event carries; None (logged) for a null, absent or
         empty one, which names no item and so begins none (module docstring)."""
@@ -1226,6 +1257,18 @@ class ResponsesNormalizer(Normalizer):
         if item is None:
             return
         index = self._item_index(payload, item)
+        said = self._displaced(index, _key(item)) if self.displaced else None
+        if said is not None and item.get("type") == "message":
+            # the parts that had no deltas nor done event of their own arrived whole; the
+            # item there now (the call added over it) is not the one done
+            content = item.get("content")
+            for position, part in enumerate(content if isinstance(content, list) else ()):
+                if isinstance(part, dict) and position not in said:
+                    said.add(position)
+                    whole = part.get("text") if part.get("type") == "output_text" else None
+                    if isinstance(whole, str) and whole:
+                        self._say(index)(whole)
+            return
         shown = self._show(index, item.get("type"), _key(item), event="done")
         shown.done = True
         whole = self.whole_calls.get(index)

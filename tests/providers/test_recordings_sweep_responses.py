@@ -491,3 +491,88 @@ def test_portkey_adapter_call_at_its_message_index_with_the_message_item_id() ->
             model=model,
         ),
     )
+
+
+def _portkey_text_then_call(events: str) -> bytes:
+    """Portkey's adapter (streamTransform.ts) on a chat stream of text, then a call:
+    the text's deltas in the message at output index 0, the call added at output index 0
+    over the open message, its argument deltas naming the message; at `[DONE]` the
+    message's `output_text.done`, `content_part.done` and done item with the whole text
+    ("text", "part", "item": which of the three `events` holds), and the terminal."""
+    msg, text = "msg_5f0c", "Let me check."
+    at = {"item_id": msg, "output_index": 0}
+    empty = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+    part = {**empty, "text": text}
+    message = {"id": msg, "type": "message", "role": "assistant", "status": "completed"}
+    response = {"id": "resp_2b7e", "object": "response", "model": "claude-3-sonnet"}
+    usage = {"input_tokens": 15, "output_tokens": 20, "total_tokens": 35}
+    call = {
+        "id": "fc_8a1d",
+        "type": "function_call",
+        "call_id": "call_abc123",
+        "name": "get_weather",
+        "arguments": "",
+        "status": "in_progress",
+    }
+    closing = {
+        "text": {"type": "response.output_text.done", **at, "content_index": 0, "text": text},
+        "part": {"type": "response.content_part.done", **at, "content_index": 0, "part": part},
+        "item": {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {**message, "content": [part]},
+        },
+    }
+    stream: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**response, "status": "in_progress"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**message, "status": "in_progress", "content": []},
+        },
+        {"type": "response.content_part.added", **at, "content_index": 0, "part": empty},
+        {"type": "response.output_text.delta", **at, "content_index": 0, "delta": "Let me "},
+        {"type": "response.output_text.delta", **at, "content_index": 0, "delta": "check."},
+        {"type": "response.output_item.added", "output_index": 0, "item": call},
+        *(
+            {"type": "response.function_call_arguments.delta", **at, "delta": piece}
+            for piece in ('{"lo', "cation", '": "Pa', 'ris"}')
+        ),
+        *(closing[name] for name in events.split()),
+        {
+            "type": "response.completed",
+            "response": {
+                **response,
+                "status": "completed",
+                "output": [{**message, "content": [part]}],
+                "usage": usage,
+            },
+        },
+    ]
+    return codex_sse(*({**event, "sequence_number": n} for n, event in enumerate(stream)))
+
+
+@pytest.mark.parametrize("closing", ["text part item", "part item", "item"])
+def test_portkey_text_streamed_before_a_call_added_over_its_message_is_said_once(
+    closing: str,
+) -> None:
+    """Portkey-AI/gateway src/adapters/responses/streamTransform.ts, a chat stream of
+    text then a call (Claude's "Let me check." before `get_weather`): the call is added at
+    output index 0, over the message still open there, as Ollama does; unlike Ollama,
+    the adapter closes that message afterwards, at `[DONE]`, its `output_text.done`,
+    `content_part.done` and done item naming it by its item id at output index 0, with
+    the text that streamed. Before: the message's state went with the call's arrival,
+    its done events read as a part that had no deltas, and the text came twice ("Let me
+    check.Let me check."); its done item also marked the call done."""
+    body = _portkey_text_then_call(closing)
+    check(
+        summarize(replay_every_way(body, PROVIDER)),
+        Expect(
+            text="Let me check.",
+            tools=(("call_abc123", "get_weather", {"location": "Paris"}),),
+            usage=(15, 20, 0, 0, 35),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="claude-3-sonnet",
+        ),
+    )
