@@ -65,7 +65,7 @@ class ChunkReader:
             events = self._decoder.feed(data)
         except SseLineTooLong as exc:
             events, problem = exc.events, self._failure("limit", str(exc))
-        if events or self._decoder.comments:
+        if events or self._decoder.comments or self._decoder.fields:
             self._head = None  # an SSE stream after all: no snippet to show, none kept
         sink, provider, attempt = self._sink, self._provider, self._attempt
         for ev in events:
@@ -85,7 +85,7 @@ class ChunkReader:
             return self._failure(
                 "truncated", f"the body ends in the middle of its last line: {snippet!r}..."
             )
-        if decoder.bytes and not decoder.events and not decoder.comments:
+        if decoder.bytes and not (decoder.events or decoder.comments or decoder.fields):
             text = (self._head or b"").decode("utf-8", "replace").strip().lstrip("\ufeff")
             if not text:  # only line breaks (and a BOM): an SSE stream that said nothing
                 return None

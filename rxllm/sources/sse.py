@@ -98,6 +98,7 @@ class SseDecoder:
         "bytes",
         "comments",
         "events",
+        "fields",
         "max_line_bytes",
     )
 
@@ -117,6 +118,9 @@ class SseDecoder:
         self._ignored: set[str] | None = None  # field names logged as ignored
         self.events = 0
         self.comments = 0
+        # `event`, `id` and `retry` lines read: SSE framing even where no event followed
+        # (a body of `event:` lines alone was cut before its data)
+        self.fields = 0
         self.bytes = 0
         self._pending: list[bytes] = []  # a line not yet ended, in the pieces it came in
         self._pending_size = 0
@@ -265,13 +269,16 @@ class SseDecoder:
         if name == "data":
             self._data.append(value)
         elif name == "event":
+            self.fields += 1
             self._event = value
         elif name == "id":
+            self.fields += 1
             if "\0" not in value:
                 self._last_id = value
             else:
                 self._ignore(name, value)
         elif name == "retry" and value.isascii() and value.isdigit():
+            self.fields += 1
             self._retry = int(value)
         elif name == "error":
             # llama.cpp's server sent a failure after `200 OK` as `error: {"code": ...,

@@ -8,6 +8,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from aiohttp import web
 
 import rxllm
@@ -146,6 +147,31 @@ async def test_a_body_of_blank_keepalive_lines_is_a_stream_that_said_nothing(
     evs = await events(await serve(whole_body(b"\xef\xbb\xbf\n\n\r\n\r")), max_attempts=1)
     error = evs[-1].error  # type: ignore[union-attr]
     assert error.kind == "truncated" and error.request_id == "req_cut"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"event: response.output_item.done\n\n",  # openai/codex's incomplete_sse fixture
+        b"id: 7\n\nretry: 3000\n\n",
+        b"event: ping\r\n\r\n",
+    ],
+)
+async def test_a_body_of_field_lines_that_dispatch_nothing_is_cut_short(
+    serve: Serve, body: bytes
+) -> None:
+    # `event:`, `id:` and `retry:` lines are SSE framing even when no `data` follows: the
+    # stream was cut before its events, not "not an SSE stream".
+    evs = await events(await serve(whole_body(body)), max_attempts=1)
+    error = evs[-1].error  # type: ignore[union-attr]
+    assert error.kind == "truncated" and error.request_id == "req_cut"
+
+
+@pytest.mark.parametrize("line", [b"hello: world\n\n", b"events: x\n\n"])
+async def test_a_line_of_no_known_field_is_still_no_sse(serve: Serve, line: bytes) -> None:
+    evs = await events(await serve(whole_body(line)), max_attempts=1)
+    error = evs[-1].error  # type: ignore[union-attr]
+    assert error.kind == "protocol" and "not an SSE stream" in error.message
 
 
 async def test_events_before_an_over_long_line_do_not_depend_on_the_chunking(
