@@ -1459,10 +1459,8 @@ class ChatNormalizer(Normalizer):
                     self.reasoning(reasoning)
             if not known:
                 opaque = delta.get("reasoning_opaque")
-                if opaque and opaque.__class__ is str:
-                    # GitHub Copilot: the thinking block's opaque signature, which ends it
-                    self.streamed = True
-                    self.reasoning("", signature=opaque)
+                # GitHub Copilot: the thinking block's opaque signature, which ends it
+                self._thinking_parts(None, opaque)
         content = delta.get("content")
         if content:
             self.streamed = True
@@ -1497,15 +1495,9 @@ class ChatNormalizer(Normalizer):
         as a `signature_delta` does on Anthropic's wire (an empty reasoning delta with
         it); redacted content is one redacted reasoning delta with the data as signature,
         as a `redacted_thinking` block is read. Any other object has no event."""
-        text = delta.get("text")
-        if text and text.__class__ is str:
-            self.reasoning(text)
-        signature = delta.get("signature")
-        if signature and signature.__class__ is str:
-            self.reasoning("", signature=signature)
-        redacted = delta.get("redactedContent")
-        if redacted and redacted.__class__ is str:
-            self.reasoning("", signature=redacted, redacted=True)
+        self._thinking_parts(
+            delta.get("text"), delta.get("signature"), delta.get("redactedContent")
+        )
         if not delta.keys() & {"text", "signature", "redactedContent"}:
             self._log_once("reasoning object", f"a reasoning object {_short(delta)} has no event")
 
@@ -1539,6 +1531,22 @@ class ChatNormalizer(Normalizer):
         self._sources_and_tools(delta)
         self.delta_keys = self._unread("delta", delta, self.delta_keys, _DELTA_READ_WHEN_SENT)
 
+    def _thinking_parts(self, text: Any, signature: Any = None, data: Any = None) -> None:
+        """The parts of a native thinking block that gateways pass through where the chat
+        wire has no field: its text is reasoning, its signature ends the block as a
+        `signature_delta` does on Anthropic's wire (an empty reasoning delta with it), a
+        redacted block's opaque data is one redacted reasoning delta with it as signature.
+        A part that is not a non-empty string says nothing."""
+        if text and text.__class__ is str:
+            self.streamed = True
+            self.reasoning(text)
+        if signature and signature.__class__ is str:
+            self.streamed = True
+            self.reasoning("", signature=signature)
+        if data and data.__class__ is str:
+            self.streamed = True
+            self.reasoning("", signature=data, redacted=True)
+
     def _thinking_blocks(self, blocks: list[Any], beside_text: bool) -> None:
         """LiteLLM's `thinking_blocks` (a proxy serving Claude): Anthropic's thinking,
         which `reasoning_content` beside it already streams as text, and what that field
@@ -1555,10 +1563,7 @@ class ChatNormalizer(Normalizer):
                 continue
             kind = block.get("type", "thinking")
             if kind == "redacted_thinking":
-                data = block.get("data")
-                if data and data.__class__ is str:
-                    self.streamed = True
-                    self.reasoning("", signature=data, redacted=True)
+                self._thinking_parts(None, None, block.get("data"))
                 continue
             text = block.get("thinking")
             if kind != "thinking" or (text is not None and text.__class__ is not str):
@@ -1588,18 +1593,8 @@ class ChatNormalizer(Normalizer):
             delta = block.get("delta") if block.__class__ is dict else None
             if delta.__class__ is not dict:
                 continue
-            thinking = delta.get("thinking")
-            if thinking and thinking.__class__ is str and not beside_text:
-                self.streamed = True
-                self.reasoning(thinking)
-            signature = delta.get("signature")
-            if signature and signature.__class__ is str:
-                self.streamed = True
-                self.reasoning("", signature=signature)
-            data = delta.get("data")
-            if data and data.__class__ is str:
-                self.streamed = True
-                self.reasoning("", signature=data, redacted=True)
+            thinking = None if beside_text else delta.get("thinking")
+            self._thinking_parts(thinking, delta.get("signature"), delta.get("data"))
             if not delta.keys() <= {"thinking", "signature", "data", "text"}:
                 self._log_once("content block", f"a content block {_short(block)} has no event")
 
@@ -1617,10 +1612,8 @@ class ChatNormalizer(Normalizer):
             with contextlib.suppress(ValueError):  # text that is no JSON is kept as text
                 result = json.loads(content)
         self.server_tool_result(call_id, "web_search", result)
-        for page in result if result.__class__ is list else ():
-            url = page.get("url") if page.__class__ is dict else None
-            if url and url.__class__ is str:
-                self._cite_url(url, text_or_none(page.get("title")))
+        if result.__class__ is list:
+            self._sources(result)
 
     def _tensorzero_extra(self, blocks: list[Any]) -> None:
         """TensorZero's extra content (its OpenAI-compatible endpoint): what the chat wire
@@ -1634,15 +1627,8 @@ class ChatNormalizer(Normalizer):
             if block.get("type") != "thought":
                 self._log_once("tensorzero extra", f"extra content {_short(block)} has no event")
                 continue
-            for key in ("text", "summary_text"):
-                text = block.get(key)
-                if text and text.__class__ is str:
-                    self.streamed = True
-                    self.reasoning(text)
-            signature = block.get("signature")
-            if signature and signature.__class__ is str:
-                self.streamed = True
-                self.reasoning("", signature=signature)
+            self._thinking_parts(block.get("text"))
+            self._thinking_parts(block.get("summary_text"), block.get("signature"))
 
     def _audio(self, audio: dict[str, Any]) -> None:
         """OpenAI's audio output (`modalities: ["text", "audio"]`): `content` stays null and
@@ -1808,7 +1794,8 @@ class ChatNormalizer(Normalizer):
         is repeated: xAI's `citations` (URLs, in the last chunk), Perplexity's
         `citations` and `search_results` (`{title, url, date}`), on every chunk, and
         Z.ai's `web_search` (`{title, link, ...}`: docs.z.ai, Web Search in Chat), and
-        Tencent Hunyuan's `search_info.search_results` (`{index, title, url}`)."""
+        Tencent Hunyuan's `search_info.search_results` (`{index, title, url}`), and the
+        pages of MiniMax's web search (`{no, url, title, ...}`: `_tool_role`)."""
         for source in sources:
             if source.__class__ is dict:
                 url = text_or_none(source.get("url") or source.get("link"))
