@@ -485,6 +485,11 @@ ANSWER_ITEMS = {
 # once its item is done, so it goes back `completed`.
 STATUS_REQUIRED = frozenset({"apply_patch_call", "local_shell_call", "computer_call"})
 
+_FLAT_RESPONSE_KEYS = frozenset({"status", "model", "usage", "output", "error"})
+"""A terminal's response fields written beside its `type`, with no `response` object:
+Perplexity's `response.failed` (its SDK's ResponseFailedEvent: `error` alone) and its
+Agent API's `response.completed` in prism-php's fixture (`status`, `usage`, `output`)."""
+
 
 def tool_namespaces(tools: Iterable[Any]) -> dict[str, str]:
     """The namespace of each function that a `namespace` tool groups (`{"type":
@@ -1557,6 +1562,8 @@ class ResponsesNormalizer(Normalizer):
 
     def _response(self, payload: dict[str, Any]) -> dict[str, Any]:
         response: dict[str, Any] = payload.get("response") or {}
+        if not response and "response" not in payload and _FLAT_RESPONSE_KEYS & payload.keys():
+            response = payload  # Perplexity's terminals (`_FLAT_RESPONSE_KEYS`)
         model = response.get("model")
         if model:
             self.model = model
