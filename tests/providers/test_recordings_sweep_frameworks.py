@@ -1,0 +1,515 @@
+"""Streams recorded by Python agent frameworks and their instrumentation (VCR cassettes
+and fixture streams of crewAI, Mirascope, simonw's llm plugins, Arize's OpenInference,
+traceloop's OpenLLMetry): the shapes the earlier sweeps did not replay.
+
+Each body is written by hand from the cassette named beside it (its essential chunks,
+ids and long text shortened), replayed whole and cut at arbitrary byte boundaries
+(`replay_every_way`), and checked against what the recording says and its own test
+expects.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rxllm.events import ServerToolCall, ServerToolResult
+from tests.support import Expect, check, kinds, replay_every_way, summarize
+
+
+def _sse(*payloads: dict[str, Any], done: bool = True) -> bytes:
+    body = "".join(f"data: {json.dumps(p)}\n\n" for p in payloads)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _events(*payloads: dict[str, Any]) -> bytes:
+    """Anthropic's framing, each payload padded inside its closing brace as the API
+    pads it (`{...}      }`)."""
+    out = ""
+    for p in payloads:
+        data = json.dumps(p, separators=(",", ":"))
+        out += f"event: {p['type']}\ndata: {data[:-1]}      }}\n\n"
+    return out.encode()
+
+
+# -- chat completions family -------------------------------------------------------------
+
+_MAVERICK = "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8"
+
+
+def _together(text: str, finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "oNv2oWV-28Eivz-9acd505ccdeeaf82",
+        "object": "chat.completion.chunk",
+        "created": 1765543475,
+        "choices": [
+            {
+                "index": 0,
+                "text": text,
+                "logprobs": None,
+                "finish_reason": finish,
+                "delta": {
+                    "token_id": None,
+                    "role": "assistant",
+                    "content": text,
+                    "reasoning": None,
+                },
+            }
+        ],
+        "model": _MAVERICK,
+        "usage": None,
+    }
+
+
+def test_together_says_each_piece_twice_in_the_choice_text_and_the_delta() -> None:
+    """Mirascope/mirascope python/tests/e2e/output/cassettes/test_call/
+    together_meta_llama_Llama_4_Maverick_17B_128E_Instruct_FP8/stream.yaml: Together's
+    v2 inference writes every piece both as the choice's `text` (its completions field)
+    and as `delta.content`, with `token_id` and `reasoning` null in every delta and the
+    role on every one; the finish comes on an empty piece and the usage alone after it
+    (`choices: []`, `prompt_tokens_details: null`, a top-level `reasoning_tokens: 0`).
+    The answer is said once: "4200 + 42 = 4242", 20 in, 79 out."""
+    pieces = ["", "4200", " +", " ", "42", " =", " $\\boxed{", "424", "2", "}$"]
+    usage_chunk = _together("") | {
+        "choices": [],
+        "usage": {
+            "prompt_tokens": 20,
+            "total_tokens": 99,
+            "completion_tokens": 79,
+            "prompt_tokens_details": None,
+            "reasoning_tokens": 0,
+        },
+    }
+    body = _sse(*(_together(p) for p in pieces), _together("", "stop"), usage_chunk)
+    check(
+        summarize(replay_every_way(body, "together")),
+        Expect(text="4200 + 42 = $\\boxed{4242}$", usage=(20, 79, 0, 0, 99), model=_MAVERICK),
+    )
+
+
+def _openrouter(content: str, finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": "gen-1788799043-tMKoIZLqNgmIeZRT4hKN",
+        "object": "chat.completion.chunk",
+        "created": 1788799043,
+        "model": "openai/gpt-4o-mini",
+        "provider": "OpenAI",
+        "system_fingerprint": "fp_54940053b1",
+        **extra,
+        "choices": [
+            {
+                "index": 0,
+                "delta": {"content": content, "role": "assistant"},
+                "finish_reason": finish,
+                "native_finish_reason": finish,
+            }
+        ],
+    }
+
+
+def test_openrouter_says_its_finish_twice_the_second_time_with_the_cost() -> None:
+    """Arize-ai/openinference python/instrumentation/openinference-instrumentation-agno/
+    tests/openinference/instrumentation/agno/fixtures/
+    agent_run_openrouter_cost_stream.yaml: after `: OPENROUTER PROCESSING`, "pong" and
+    "." with the role on each, then two chunks each with an empty piece and finish
+    `stop` (and `native_finish_reason` `stop`), only the second with the usage: 15 in,
+    2 out, `cost` 0.00000345 with its `cost_details` and zeroed `cache_write_tokens`,
+    `video_tokens`, `image_tokens`. The turn ends once, "pong.", its cost the usage's."""
+    usage = {
+        "prompt_tokens": 15,
+        "completion_tokens": 2,
+        "total_tokens": 17,
+        "cost": 0.00000345,
+        "is_byok": False,
+        "prompt_tokens_details": {
+            "cached_tokens": 0,
+            "cache_write_tokens": 0,
+            "audio_tokens": 0,
+            "video_tokens": 0,
+        },
+        "cost_details": {
+            "upstream_inference_cost": 0.00000345,
+            "upstream_inference_prompt_cost": 0.00000225,
+            "upstream_inference_completions_cost": 0.0000012,
+        },
+        "completion_tokens_details": {"reasoning_tokens": 0, "image_tokens": 0, "audio_tokens": 0},
+    }
+    body = b": OPENROUTER PROCESSING\n\n" + _sse(
+        _openrouter("pong"),
+        _openrouter("."),
+        _openrouter("", "stop"),
+        _openrouter("", "stop", service_tier=None) | {"usage": usage},
+    )
+    events = replay_every_way(body, "openrouter")
+    check(
+        summarize(events),
+        Expect(text="pong.", usage=(15, 2, 0, 0, 17), cost=0.00000345, model="openai/gpt-4o-mini"),
+    )
+    assert kinds(events) == ["text", "usage", "done"]
+
+
+def test_cerebras_leaves_the_finish_out_until_the_last_chunk() -> None:
+    """crewAIInc/crewAI lib/crewai/tests/cassettes/llms/cerebras/
+    test_cerebras_streaming_completion.yaml (llama3.1-8b): the chunks carry no
+    `finish_reason` key at all (not `null`) until the last, which has `stop`, the usage
+    (`completion_tokens_details` with prediction counts) and Cerebras's `time_info`
+    beside it. (The cassette's two `GET /v1/tcp_warming` answers before it are plain
+    text the SDK sends for itself, not part of the stream.)"""
+
+    def chunk(delta: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        choice = {"delta": delta, "index": 0} | extra.pop("choice", {})
+        return {
+            "id": "chatcmpl-e4b66146-cac9-459a-9909-ddd5fb56b3fd",
+            "choices": [choice],
+            "created": 1778106830,
+            "model": "llama3.1-8b",
+            "system_fingerprint": "fp_96e7e4453bc38316a23a",
+            "object": "chat.completion.chunk",
+            **extra,
+        }
+
+    usage = {
+        "total_tokens": 54,
+        "completion_tokens": 11,
+        "completion_tokens_details": {
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+            "reasoning_tokens": 0,
+        },
+        "prompt_tokens": 43,
+        "prompt_tokens_details": {"cached_tokens": 0},
+    }
+    time_info = {"created": 1778106830.7255669, "queue_time": 0.00023963, "total_time": 0.0096}
+    body = _sse(
+        chunk({"role": "assistant"}),
+        chunk({"content": "One"}),
+        chunk({"content": ", two, three. What's next?"}),
+        chunk({}, choice={"finish_reason": "stop"}, usage=usage, time_info=time_info),
+    )
+    check(
+        summarize(replay_every_way(body, "custom")),
+        Expect(text="One, two, three. What's next?", usage=(43, 11, 0, 0, 54), model="llama3.1-8b"),
+    )
+
+
+# -- Anthropic Messages ------------------------------------------------------------------
+
+
+def _message_start(message_id: str, model: str, usage: dict[str, Any]) -> dict[str, Any]:
+    message = {
+        "model": model,
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "stop_details": None,
+        "usage": usage,
+    }
+    return {"type": "message_start", "message": message}
+
+
+def _start(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _stop(index: int) -> dict[str, Any]:
+    return {"type": "content_block_stop", "index": index}
+
+
+def _json_block(index: int, block: dict[str, Any], *pieces: str) -> list[dict[str, Any]]:
+    deltas = [_delta(index, {"type": "input_json_delta", "partial_json": p}) for p in pieces]
+    return [_start(index, block), *deltas, _stop(index)]
+
+
+def _text_block(index: int, *pieces: str) -> list[dict[str, Any]]:
+    deltas = [_delta(index, {"type": "text_delta", "text": p}) for p in pieces]
+    return [_start(index, {"type": "text", "text": ""}), *deltas, _stop(index)]
+
+
+def _end(stop_reason: str, usage: dict[str, Any]) -> list[dict[str, Any]]:
+    delta = {"stop_reason": stop_reason, "stop_sequence": None, "stop_details": None}
+    return [{"type": "message_delta", "delta": delta, "usage": usage}, {"type": "message_stop"}]
+
+
+_START_USAGE = {
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 0,
+    "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    "service_tier": "standard",
+    "inference_geo": "global",
+}
+
+
+def test_two_mcp_calls_the_server_ran_and_their_results_before_the_answer() -> None:
+    """simonw/llm-anthropic tests/cassettes/test_anthropic/test_mcp_server_side_tool.yaml
+    (claude-sonnet-4-6, beta `mcp-client-2025-11-20`, an `mcp_toolset` for the deepwiki
+    server): `mcp_tool_use` blocks opened with `input: {}` and `server_name`, their input
+    streamed (the first delta empty), each followed by its `mcp_tool_result` (`is_error`
+    false, the content as text blocks), then the one-sentence answer; the final usage
+    counts 4007 in, 245 out, `server_tool_use` all zero. Both calls are the server's
+    (shown, never dispatched: no `tool_request`), each with its arguments and result, and
+    the turn ends `stop`."""
+    first, second = "mcptoolu_01PbkkWTpLrWH9wKk6kbgE4K", "mcptoolu_01BgcC6M6UBMRDveiriX3fhy"
+
+    def use(call_id: str, name: str) -> dict[str, Any]:
+        return {
+            "type": "mcp_tool_use",
+            "id": call_id,
+            "name": name,
+            "input": {},
+            "server_name": "deepwiki",
+        }
+
+    def result(call_id: str, text: str) -> list[dict[str, Any]]:
+        content = [{"type": "text", "text": text}]
+        block = {"type": "mcp_tool_result", "tool_use_id": call_id, "is_error": False}
+        return [_start(0, block | {"content": content}), _stop(0)]
+
+    blocks = [
+        *_json_block(
+            0, use(first, "read_wiki_structure"), "", '{"repoName', '": "simonw', '/llm"}'
+        ),
+        *result(first, "Available pages for simonw/llm:\n\n- 1 Overview"),
+        *_json_block(
+            0,
+            use(second, "ask_question"),
+            "",
+            '{"repoN',
+            'ame"',
+            ': "sim',
+            'onw/llm"',
+            ', "question"',
+            ': "What does this repository do?"}',
+        ),
+        *result(second, "This repository, `simonw/llm`, provides a CLI tool."),
+        *_text_block(0, "**", "`simonw/llm`** is a CLI tool and Python library."),
+    ]
+    for index, event in enumerate(blocks):  # each block at its own index, in order
+        event["index"] = sum(1 for e in blocks[:index] if e["type"] == "content_block_stop")
+    usage = {
+        "input_tokens": 4007,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 245,
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+    }
+    body = _events(
+        _message_start(
+            "msg_011CdiPLDTXJznH4KWHARyGG",
+            "claude-sonnet-4-6",
+            {"input_tokens": 852, "output_tokens": 67} | _START_USAGE,
+        ),
+        *blocks,
+        *_end("end_turn", usage),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="**`simonw/llm`** is a CLI tool and Python library.",
+            usage=(4007, 245, 0, 0, 4252),
+            raw_stop_reason="end_turn",
+            model="claude-sonnet-4-6",
+        ),
+    )
+    calls = [(e.call_id, e.name, e.arguments) for e in events if isinstance(e, ServerToolCall)]
+    question = {"repoName": "simonw/llm", "question": "What does this repository do?"}
+    assert calls == [
+        (first, "read_wiki_structure", {"repoName": "simonw/llm"}),
+        (second, "ask_question", question),
+    ]
+    results = [e.call_id for e in events if isinstance(e, ServerToolResult)]
+    assert results == [first, second]
+
+
+def test_a_fallback_served_without_a_fallback_block() -> None:
+    """Arize-ai/openinference python/instrumentation/openinference-instrumentation-
+    anthropic/tests/openinference/anthropic/cassettes/test_server_side_fallback/
+    test_anthropic_instrumentation_beta_messages_streaming_fallback.yaml: the request
+    names `claude-fable-5` with `fallbacks: [{model: claude-opus-4-8}]`; the stream
+    starts already as `claude-opus-4-8` (no `fallback` block), its text cut at 128
+    tokens (`max_tokens`), and the final usage's `iterations` hold only the served
+    `fallback_message` (42 in, 128 out), beside `output_tokens_details.thinking_tokens`
+    0. The turn is the served model's: its text, 42 in, 128 out, `length`."""
+    iterations = [
+        {
+            "input_tokens": 42,
+            "output_tokens": 128,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "type": "fallback_message",
+            "model": "claude-opus-4-8",
+        }
+    ]
+    usage = {
+        "input_tokens": 42,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 128,
+        "output_tokens_details": {"thinking_tokens": 0},
+        "iterations": iterations,
+    }
+    body = _events(
+        _message_start(
+            "msg_011CeTagmyNvN137DEtAYN5K",
+            "claude-opus-4-8",
+            {"input_tokens": 42, "output_tokens": 2} | _START_USAGE,
+        ),
+        _start(0, {"type": "text", "text": ""}),
+        {"type": "ping"},
+        _delta(0, {"type": "text_delta", "text": "I don"}),
+        _delta(0, {"type": "text_delta", "text": "'t have a \"hidden chain\u2014"}),
+        _delta(0, {"type": "text_delta", "text": "**Step 1: 20 \u00d7 "}),
+        _stop(0),
+        *_end("max_tokens", usage),
+    )
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(
+            text="I don't have a \"hidden chain\u2014**Step 1: 20 \u00d7 ",
+            usage=(42, 128, 0, 0, 170),
+            stop_reason="length",
+            raw_stop_reason="max_tokens",
+            model="claude-opus-4-8",
+        ),
+    )
+
+
+# -- Gemini ------------------------------------------------------------------------------
+
+
+def test_gemini_parallel_calls_in_one_chunk_without_ids() -> None:
+    """crewAIInc/crewAI lib/crewai/tests/cassettes/llms/
+    TestGeminiToolCallStreaming.test_gemini_streaming_multiple_tool_calls_unique_ids.yaml
+    (gemini-2.0-flash, `alt=sse` with CRLF line ends): the whole answer in one chunk,
+    two `functionCall` parts for the same function (Paris, London) with no `id`, and
+    finish `STOP`. crewAI's test asks for two calls with distinct ids: two requests,
+    distinct ids, the turn `tool_use`."""
+    payload = {
+        "candidates": [
+            {
+                "content": {
+                    "parts": [
+                        {"functionCall": {"name": "get_current_temperature", "args": {"city": c}}}
+                        for c in ("Paris", "London")
+                    ],
+                    "role": "model",
+                },
+                "finishReason": "STOP",
+            }
+        ],
+        "usageMetadata": {
+            "promptTokenCount": 37,
+            "candidatesTokenCount": 14,
+            "totalTokenCount": 51,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 37}],
+            "candidatesTokensDetails": [{"modality": "TEXT", "tokenCount": 14}],
+        },
+        "modelVersion": "gemini-2.0-flash",
+        "responseId": "h99baZTLOoSShMIPgYaAgQw",
+    }
+    body = f"data: {json.dumps(payload)}\r\n\r\n".encode()
+    summary = summarize(replay_every_way(body, "google"))
+    assert [(name, args) for _, name, args in summary.tool_calls] == [
+        ("get_current_temperature", {"city": "Paris"}),
+        ("get_current_temperature", {"city": "London"}),
+    ]
+    assert len({call_id for call_id, _, _ in summary.tool_calls}) == 2
+    assert summary.usage is not None and summary.usage.total_tokens == 51
+    assert (summary.terminal, summary.stop_reason, summary.raw_stop_reason) == (
+        "done",
+        "tool_use",
+        "STOP",
+    )
+
+
+def _gemini_chunk(
+    parts: list[dict[str, Any]], usage: dict[str, Any], response_id: str, finish: bool = False
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}}
+    if finish:
+        candidate["finishReason"] = "STOP"
+    candidate["index"] = 0
+    return {
+        "candidates": [candidate],
+        "usageMetadata": usage,
+        "modelVersion": "gemini-3-flash-preview",
+        "responseId": response_id,
+    }
+
+
+def _pretty_array(*chunks: dict[str, Any]) -> bytes:
+    """streamGenerateContent without `alt=sse`: one JSON array, pretty-printed, its
+    elements separated by `\\n,\\n`."""
+    return ("[" + "\n,\n".join(json.dumps(c, indent=2) for c in chunks) + "]").encode()
+
+
+def test_gemini_3_as_a_pretty_printed_array_a_signed_call_then_an_empty_stop() -> None:
+    """simonw/llm-gemini tests/cassettes/test_gemini/
+    test_tools_with_gemini_3_thought_signatures.yaml (gemini-3-flash-preview, no
+    `alt=sse`: a gzipped, pretty-printed JSON array): first a signed `functionCall`
+    (`thoughtSignature` beside it, the thinking counted, 32, but not shown), then an
+    empty text part with `STOP`, the usage the same in both. One call, its signature
+    kept to send back; 60 in, 16 + 32 out; `tool_use`."""
+    signature = "Et0BCtoBAXLI2nwMB4momyXTj+K3OPELPDi5Mq6bA5ZHuiKVF9m94gyxd+zdlC+s73nWx="
+    usage = {
+        "promptTokenCount": 60,
+        "candidatesTokenCount": 16,
+        "totalTokenCount": 108,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 60}],
+        "thoughtsTokenCount": 32,
+    }
+    call = {"functionCall": {"name": "multiply", "args": {"y": 3, "x": 5}}}
+    body = _pretty_array(
+        _gemini_chunk([call | {"thoughtSignature": signature}], usage, "6XJFadi3PJOx-sAPgJ3S6Qs"),
+        _gemini_chunk([{"text": ""}], usage, "6XJFadi3PJOx-sAPgJ3S6Qs", finish=True),
+    )
+    events = replay_every_way(body, "google")
+    summary = summarize(events)
+    assert [(name, args) for _, name, args in summary.tool_calls] == [
+        ("multiply", {"y": 3, "x": 5})
+    ]
+    assert [e.signature for e in events if e.type == "tool_request"] == [signature]
+    assert (summary.text, summary.reasoning) == ("", "")
+    assert summary.usage is not None
+    assert (summary.usage.input_tokens, summary.usage.output_tokens) == (60, 48)
+    assert summary.usage.reasoning_tokens == 32
+    assert (summary.terminal, summary.stop_reason) == ("done", "tool_use")
+
+
+def test_gemini_3_array_whose_last_chunk_counts_more_prompt() -> None:
+    """simonw/llm-gemini tests/cassettes/test_gemini/
+    test_tools_with_gemini_3_thought_signatures.yaml, the second request (the call's
+    result sent back): "5 times 3" and " is 15." each with a usage of 89 prompt tokens,
+    then an empty text part with `STOP` whose usage counts 121 prompt tokens. The last
+    count is the response's: "5 times 3 is 15.", 121 in, 9 out."""
+
+    def usage(prompt: int, out: int) -> dict[str, Any]:
+        return {
+            "promptTokenCount": prompt,
+            "candidatesTokenCount": out,
+            "totalTokenCount": prompt + out,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
+        }
+
+    rid = "6nJFaZPBLriWjMcPkf_q8Ac"
+    body = _pretty_array(
+        _gemini_chunk([{"text": "5 times 3"}], usage(89, 4), rid),
+        _gemini_chunk([{"text": " is 15."}], usage(89, 9), rid),
+        _gemini_chunk([{"text": ""}], usage(121, 9), rid, finish=True),
+    )
+    check(
+        summarize(replay_every_way(body, "google")),
+        Expect(
+            text="5 times 3 is 15.",
+            usage=(121, 9, 0, 0, 130),
+            raw_stop_reason="STOP",
+            model="gemini-3-flash-preview",
+        ),
+    )
