@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rxllm.events import ServerToolCall, ServerToolResult
+from rxllm.events import ReasoningDelta, ServerToolCall, ServerToolResult
 from tests.support import Expect, check, kinds, replay_every_way, summarize
 
 
@@ -513,3 +513,219 @@ def test_gemini_3_array_whose_last_chunk_counts_more_prompt() -> None:
             model="gemini-3-flash-preview",
         ),
     )
+
+
+# -- OpenAI Responses --------------------------------------------------------------------
+
+
+def _responses(*payloads: dict[str, Any]) -> bytes:
+    numbered = [p | {"sequence_number": n} for n, p in enumerate(payloads)]
+    return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in numbered).encode()
+
+
+def test_a_reasoning_item_added_already_encrypted_and_encrypted_again_when_done() -> None:
+    """Arize-ai/openinference python/instrumentation/openinference-instrumentation-agno/
+    tests/openinference/instrumentation/agno/fixtures/agent_run_reasoning_stream.yaml
+    (o4-mini, `store: true`, summary `detailed`): the reasoning item is added with an
+    `encrypted_content` of its own, then streams two summary parts (`summary_index` 0
+    and 1, every delta with its `obfuscation`), and is done with another
+    `encrypted_content`, the one `response.completed` lists; the response carries
+    `reasoning.context`/`mode` and `tool_usage`, its usage `cache_write_tokens` beside
+    `cached_tokens`. The two parts are one reasoning, a paragraph apart, signed once with
+    the item's final blob; 36 in, 518 out of which 448 reasoning."""
+    rs, msg = "rs_06a874b3b87dc3ad", "msg_06a874b3b87dc3ad"
+    config = {"context": "current_turn", "effort": "high", "mode": "standard"}
+
+    def response(status: str, output: list[Any], usage: Any) -> dict[str, Any]:
+        return {
+            "id": "resp_06a874b3b87dc3ad",
+            "object": "response",
+            "created_at": 1784827525,
+            "status": status,
+            "model": "o4-mini-2025-04-16",
+            "output": output,
+            "reasoning": config | {"summary": "detailed"},
+            "tool_usage": {"web_search": {"num_requests": 0}},
+            "usage": usage,
+        }
+
+    summaries = ["**Counting letters**\n\nThe user wants the r's.", "**Confirming**\n\nThree."]
+    parts: list[dict[str, Any]] = []
+    for index, summary in enumerate(summaries):
+        at = {"item_id": rs, "output_index": 0, "summary_index": index}
+        part = {"type": "summary_text", "text": summary}
+        parts.append(
+            at | {"type": "response.reasoning_summary_part.added", "part": part | {"text": ""}}
+        )
+        for piece in (summary[:9], summary[9:]):
+            delta = {"delta": piece, "obfuscation": "9jOlI87"}
+            parts.append(at | {"type": "response.reasoning_summary_text.delta"} | delta)
+        parts.append(at | {"type": "response.reasoning_summary_text.done", "text": summary})
+        parts.append(at | {"type": "response.reasoning_summary_part.done", "part": part})
+    reasoning = {
+        "id": rs,
+        "type": "reasoning",
+        "content": [],
+        "encrypted_content": "gAAAAABqYk6LexQ6-final",
+        "summary": [{"type": "summary_text", "text": s} for s in summaries],
+    }
+    text = "The letter \u201cr\u201d appears 3 times."
+    output_text = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+    message = {"id": msg, "type": "message", "status": "completed", "role": "assistant"}
+    at = {"item_id": msg, "output_index": 1, "content_index": 0}
+    deltas = [
+        at | {"type": "response.output_text.delta", "delta": p, "logprobs": [], "obfuscation": "x"}
+        for p in ("The letter \u201c", "r", "\u201d appears 3 times.")
+    ]
+    usage = {
+        "input_tokens": 36,
+        "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0},
+        "output_tokens": 518,
+        "output_tokens_details": {"reasoning_tokens": 448},
+        "total_tokens": 554,
+    }
+    done_message = message | {"content": [output_text]}
+    body = _responses(
+        {"type": "response.created", "response": response("in_progress", [], None)},
+        {"type": "response.in_progress", "response": response("in_progress", [], None)},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": reasoning | {"summary": [], "encrypted_content": "gAAAAABqYk6FCQ-added"},
+        },
+        *parts,
+        {"type": "response.output_item.done", "output_index": 0, "item": reasoning},
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": message | {"status": "in_progress", "content": []},
+        },
+        at | {"type": "response.content_part.added", "part": output_text | {"text": ""}},
+        *deltas,
+        at | {"type": "response.output_text.done", "text": text, "logprobs": []},
+        at | {"type": "response.content_part.done", "part": output_text},
+        {"type": "response.output_item.done", "output_index": 1, "item": done_message},
+        {
+            "type": "response.completed",
+            "response": response("completed", [reasoning, done_message], usage),
+        },
+    )
+    events = replay_every_way(body, "openai-responses")
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text=text,
+            reasoning="\n\n".join(summaries),
+            signatures=1,
+            usage=(36, 518, 448, 0, 554),
+            raw_stop_reason="completed",
+            model="o4-mini-2025-04-16",
+        ),
+    )
+    assert summary.signatures == ["gAAAAABqYk6LexQ6-final"]
+    assert kinds(events) == ["reasoning", "text", "usage", "done"]
+
+
+def test_openrouter_responses_a_bare_signed_reasoning_item_a_cost_and_done() -> None:
+    """simonw/llm-openrouter tests/cassettes/test_llm_openrouter/test_reasoning.yaml
+    (OpenRouter's /api/v1/responses, openai/gpt-5-nano, effort minimal): after a `: `
+    comment, `data:` lines only (no `event:`); the reasoning item is added with no
+    content and done with no summary but an `encrypted_content` (OpenRouter's, a `.`
+    and a base64 tail naming the endpoint) and `format: openai-responses-v1`; the
+    message's id is `msg_tmp_...`; the completed response's usage has OpenRouter's
+    `cost` and `cost_details`; then `data: [DONE]`. The turn is "4", one empty
+    reasoning carrying the blob with the item (its `format` kept to send back), 20 in,
+    19 out, its cost 0.0000086."""
+    rid, rs, msg = "gen-1785882693-G0Ba9AGVEVeNhHohmw0g", "rs_067d9e97", "msg_tmp_tx1kq1rrvym"
+    response = {
+        "id": rid,
+        "object": "response",
+        "created_at": 1785882693,
+        "model": "openai/gpt-5-nano",
+        "status": "in_progress",
+        "completed_at": None,
+        "output": [],
+        "error": None,
+        "incomplete_details": None,
+        "max_output_tokens": 128,
+        "store": False,
+        "reasoning": {"effort": "minimal", "summary": "auto"},
+        "prompt_cache_options": None,
+        "usage": None,
+    }
+    blob = "gAAAAABqcmhGUY8i3Ww=.eyJlbmRwb2ludF9zbHVnIjoib3BlbmFpL2dwdC01LW5hbm8ifQ"
+    reasoning = {
+        "id": rs,
+        "type": "reasoning",
+        "status": "completed",
+        "summary": [],
+        "encrypted_content": blob,
+        "format": "openai-responses-v1",
+    }
+    part = {"type": "output_text", "text": "4", "annotations": [], "logprobs": []}
+    message = {"id": msg, "type": "message", "status": "completed", "role": "assistant"}
+    at = {"output_index": 1, "item_id": msg, "content_index": 0}
+    usage = {
+        "input_tokens": 20,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 19,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 39,
+        "cost": 0.0000086,
+        "is_byok": False,
+        "cost_details": {
+            "upstream_inference_cost": 0.0000086,
+            "upstream_inference_input_cost": 0.000001,
+            "upstream_inference_output_cost": 0.0000076,
+        },
+    }
+    completed = response | {
+        "status": "completed",
+        "completed_at": 1785882694,
+        "output": [reasoning, message | {"content": [part]}],
+        "reasoning": {"effort": "minimal", "summary": "detailed", "context": "current_turn"},
+        "usage": usage,
+    }
+    payloads = [
+        {"type": "response.created", "response": response},
+        {"type": "response.in_progress", "response": response},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {"id": rs, "type": "reasoning", "status": "in_progress", "summary": []},
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": reasoning},
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": message | {"status": "in_progress", "content": []},
+        },
+        at | {"type": "response.content_part.added", "part": part | {"text": ""}},
+        at | {"type": "response.output_text.delta", "delta": "4", "logprobs": []},
+        at | {"type": "response.output_text.done", "text": "4", "logprobs": []},
+        at | {"type": "response.content_part.done", "part": part},
+        {
+            "type": "response.output_item.done",
+            "output_index": 1,
+            "item": message | {"content": [part]},
+        },
+        {"type": "response.completed", "response": completed},
+    ]
+    lines = [f"data: {json.dumps(p | {'sequence_number': n})}\n\n" for n, p in enumerate(payloads)]
+    body = (": \n\n" + "".join(lines) + "data: [DONE]\n\n").encode()
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            text="4",
+            signatures=1,
+            usage=(20, 19, 0, 0, 39),
+            cost=0.0000086,
+            raw_stop_reason="completed",
+            model="openai/gpt-5-nano",
+        ),
+    )
+    thought = next(e for e in events if isinstance(e, ReasoningDelta))
+    assert thought.signature == blob
+    assert thought.model_dump()["details"]["format"] == "openai-responses-v1"
