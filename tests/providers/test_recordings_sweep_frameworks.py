@@ -192,6 +192,89 @@ def test_cerebras_leaves_the_finish_out_until_the_last_chunk() -> None:
     )
 
 
+def _writer(
+    content: str | None = None, calls: list[dict[str, Any]] | None = None, finish: str | None = None
+) -> dict[str, Any]:
+    """A Writer chunk: the choice's `message` the same object as its `delta`, both with
+    Writer's tool data fields (`graph_data` of nulls, `llm_data`, `web_search_data`...)."""
+    delta = {
+        "content": content,
+        "role": "assistant",
+        "tool_calls": calls,
+        "graph_data": {"sources": None, "status": None, "subqueries": None},
+        "llm_data": None,
+        "image_data": None,
+        "translation_data": None,
+        "web_search_data": None,
+        "refusal": None,
+    }
+    choice = {"index": 0, "finish_reason": finish, "message": delta, "delta": delta}
+    return {
+        "id": "1908e68d-0a48-4394-a155-d160bca81742",
+        "object": "chat.completion.chunk",
+        "choices": [choice | {"logprobs": None, "trace_details": None}],
+        "created": 1756221269,
+        "model": "palmyra-x4",
+        "usage": None,
+        "system_fingerprint": "v1",
+        "service_tier": None,
+    }
+
+
+def test_writer_repeats_each_delta_as_the_choice_message_and_sends_no_done() -> None:
+    """traceloop/openllmetry packages/opentelemetry-instrumentation-writer/tests/cassettes/
+    test_chat/test_writer_async_streaming_chat_multiple_tool_call_requests_with_events_
+    with_content.yaml (api.writer.com/v1/chat, palmyra-x4): every choice carries the same
+    object twice, as `message` and as `delta`, with Writer's tool data fields all null;
+    calls open with `arguments: null` and go on with `id`, `type` and `name` null; the
+    finish chunk has `tool_calls: null`, the usage comes alone (`prompt_token_details:
+    null`) and the stream ends there, with no `[DONE]`. Seven calls in the recording, two
+    kept here: each once, whole, under its own id; 212 in, 153 out; `tool_use`."""
+    calls = [("chatcmpl-tool-5ac885d9b1b5", "Zakopane"), ("chatcmpl-tool-368eedfd835c", "Warsaw")]
+    chunks = [_writer()]
+    for index, (call_id, city) in enumerate(calls):
+        opened = {"index": index, "id": call_id, "type": "function"}
+        chunks.append(
+            _writer(calls=[opened | {"function": {"name": "get_weather", "arguments": None}}])
+        )
+        for piece in ('{"location":', f' "{city}"}}'):
+            more = {"index": index, "id": None, "type": None}
+            chunks.append(_writer(calls=[more | {"function": {"name": None, "arguments": piece}}]))
+    usage = {
+        "prompt_tokens": 212,
+        "total_tokens": 365,
+        "completion_tokens": 153,
+        "prompt_token_details": None,
+        "completion_tokens_details": None,
+    }
+    last = _writer() | {"choices": [], "usage": usage}
+    body = _sse(*chunks, _writer(finish="tool_calls"), last, done=False)
+    check(
+        summarize(replay_every_way(body, "custom")),
+        Expect(
+            tools=tuple((call_id, "get_weather", {"location": city}) for call_id, city in calls),
+            usage=(212, 153, 0, 0, 365),
+            text="",
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="palmyra-x4",
+        ),
+    )
+
+
+def test_writer_text_said_once_though_each_piece_is_also_the_message() -> None:
+    """traceloop/openllmetry packages/opentelemetry-instrumentation-writer/tests/cassettes/
+    test_metrics/test_writer_streaming_metrics.yaml (palmyra-x4): the first chunk's
+    content is null, then each piece is the choice's `delta` and again its `message`.
+    The text is said once."""
+    pieces = ["Sure", ",", " here", "'s", " a", " joke", ":\n\n", "Why", " did", " it", "?"]
+    body = _sse(_writer(), *(_writer(p) for p in pieces), _writer(finish="stop"), done=False)
+    check(
+        summarize(replay_every_way(body, "custom")),
+        Expect(text="".join(pieces), model="palmyra-x4"),
+    )
+
+
 # -- Anthropic Messages ------------------------------------------------------------------
 
 
