@@ -812,3 +812,59 @@ def test_openrouter_responses_a_bare_signed_reasoning_item_a_cost_and_done() -> 
     thought = next(e for e in events if isinstance(e, ReasoningDelta))
     assert thought.signature == blob
     assert thought.model_dump()["details"]["format"] == "openai-responses-v1"
+
+
+def test_gemini_calls_with_their_own_ids_one_per_chunk_only_the_first_signed() -> None:
+    """Arize-ai/openinference python/instrumentation/openinference-instrumentation-
+    google-genai/tests/cassettes/test_instrumentation/
+    test_streaming_reasoning_with_multiple_tool_calls.yaml (gemini-3.5-flash, thoughts
+    asked for at level LOW): two `functionCall`s in two chunks, each with Gemini's own
+    `id`, only the first with a `thoughtSignature` (the 93 thinking tokens counted, no
+    thought text), then an empty text part with `STOP`; the usage names its
+    `serviceTier`. The calls keep Gemini's ids (the ids its function responses answer),
+    the signature stays on the first, and the turn is `tool_use`: 71 in, 33 + 93 out."""
+
+    def chunk(parts: list[dict[str, Any]], out: int, finish: bool = False) -> dict[str, Any]:
+        usage = {
+            "promptTokenCount": 71,
+            "candidatesTokenCount": out,
+            "totalTokenCount": 71 + out + 93,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 71}],
+            "thoughtsTokenCount": 93,
+            "serviceTier": "standard",
+        }
+        candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
+        if finish:
+            candidate["finishReason"] = "STOP"
+        return {
+            "candidates": [candidate],
+            "usageMetadata": usage,
+            "modelVersion": "gemini-3.5-flash",
+            "responseId": "FyIhav7bJNyw4-EP6eCsqA0",
+        }
+
+    def call(call_id: str, city: str) -> dict[str, Any]:
+        return {"functionCall": {"name": "get_weather", "args": {"location": city}, "id": call_id}}
+
+    signature = "EvsDCvgDAQw51sfOm202VhDM/fOzDucl3NeMekkiE7gOacjnPJ069JpRTXprcfTE6Ax6="
+    payloads = [
+        chunk([call("dv8szvqe", "Boston") | {"thoughtSignature": signature}], 16),
+        chunk([call("j80tal12", "New Delhi")], 33),
+        chunk([{"text": ""}], 33, finish=True),
+    ]
+    body = "".join(f"data: {json.dumps(p)}\r\n\r\n" for p in payloads).encode()
+    events = replay_every_way(body, "google")
+    summary = summarize(events)
+    assert summary.tool_calls == [
+        ("dv8szvqe", "get_weather", {"location": "Boston"}),
+        ("j80tal12", "get_weather", {"location": "New Delhi"}),
+    ]
+    assert [e.signature for e in events if e.type == "tool_request"] == [signature, None]
+    assert summary.usage is not None
+    assert (summary.usage.input_tokens, summary.usage.output_tokens) == (71, 126)
+    assert (summary.usage.reasoning_tokens, summary.usage.total_tokens) == (93, 197)
+    assert (summary.terminal, summary.stop_reason, summary.model) == (
+        "done",
+        "tool_use",
+        "gemini-3.5-flash",
+    )
