@@ -275,6 +275,61 @@ def test_writer_text_said_once_though_each_piece_is_also_the_message() -> None:
     )
 
 
+def test_magistral_ends_its_thinking_with_an_empty_chunk_beside_the_first_text() -> None:
+    """simonw/llm-mistral tests/fixtures/reasoning/magistral-high-stream.sse
+    (magistral-small-latest): every chunk padded with Mistral's `p`; the thinking comes
+    as content lists of `thinking` chunks, most marked `closed: true`, some not; the last
+    list holds an empty `thinking` chunk and the first text ("3"), then the content turns
+    into a plain string ("23") on the chunk with `stop` and the usage (`service_tier`
+    inside it). The thinking is one reasoning, the answer "323", each said once."""
+
+    def chunk(content: Any, finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        choice = {"index": 0, "delta": {"content": content}, "finish_reason": finish}
+        return {
+            "id": "335cf94950be4e2cb4507cd8e29dd2d2",
+            "object": "chat.completion.chunk",
+            "created": 1791298607,
+            "model": "magistral-small-latest",
+            "choices": [choice],
+            "p": "abcdefghijklm",
+            **extra,
+        }
+
+    def thought(text: str, closed: bool = True) -> list[dict[str, Any]]:
+        part = {"type": "thinking", "thinking": [{"type": "text", "text": text}]}
+        return [part | {"closed": True}] if closed else [part]
+
+    usage = {
+        "prompt_tokens": 28,
+        "total_tokens": 305,
+        "completion_tokens": 277,
+        "prompt_tokens_details": {"cached_tokens": 0},
+        "service_tier": "standard",
+    }
+    first = chunk("")
+    first["choices"][0]["delta"]["role"] = "assistant"
+    del first["p"]
+    body = _sse(
+        first,
+        chunk(""),
+        chunk(thought("Okay, the")),
+        chunk(thought(" user is asking for")),
+        chunk(thought(" 17 \u00d7 19. I", closed=False)),
+        chunk(thought(" know it is 323.")),
+        chunk([{"type": "thinking", "thinking": []}, {"type": "text", "text": "3"}]),
+        chunk("23", "stop", usage=usage),
+    )
+    check(
+        summarize(replay_every_way(body, "mistral")),
+        Expect(
+            text="323",
+            reasoning="Okay, the user is asking for 17 \u00d7 19. I know it is 323.",
+            usage=(28, 277, 0, 0, 305),
+            model="magistral-small-latest",
+        ),
+    )
+
+
 # -- Anthropic Messages ------------------------------------------------------------------
 
 
