@@ -519,6 +519,54 @@ def test_a_fallback_served_without_a_fallback_block() -> None:
     )
 
 
+def test_a_refusal_before_any_block_explained_only_in_its_stop_details() -> None:
+    """simonw/llm-anthropic tests/cassettes/test_anthropic/test_refusal_raises.yaml
+    (claude-fable-5-1, adaptive thinking `display: summarized`, asked for its raw chain
+    of thought): `message_start` (`inference_geo: not_available`, 0 out) and then at once
+    `message_delta` with stop_reason `refusal` and `stop_details` of category
+    `reasoning_extraction` and an explanation; no content block at all. llm-anthropic's
+    test expects the refusal raised with that explanation. The turn is the explanation as
+    a refusal, no text, 97 in, 0 out, `content_filter`."""
+    explanation = (
+        "This request was blocked as it seems to violate Anthropic's Terms of Service "
+        "restrictions on reverse engineering or duplicating model outputs."
+    )
+    start_usage = _START_USAGE | {"input_tokens": 97, "output_tokens": 0}
+    start_usage["inference_geo"] = "not_available"
+    del start_usage["service_tier"]
+    stop_details = {
+        "type": "refusal",
+        "category": "reasoning_extraction",
+        "explanation": explanation,
+    }
+    usage = {
+        "input_tokens": 97,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 0,
+        "output_tokens_details": {"thinking_tokens": 0},
+    }
+    delta = {"stop_reason": "refusal", "stop_sequence": None, "stop_details": stop_details}
+    body = _events(
+        _message_start("msg_011Cef1BfCEZn512shRMGG4q", "claude-fable-5-1", start_usage),
+        {"type": "message_delta", "delta": delta, "usage": usage},
+        {"type": "message_stop"},
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            refusal=explanation,
+            usage=(97, 0, 0, 0, 97),
+            stop_reason="content_filter",
+            raw_stop_reason="refusal",
+            model="claude-fable-5-1",
+        ),
+    )
+    assert kinds(events) == ["refusal", "usage", "done"]
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 
