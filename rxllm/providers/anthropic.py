@@ -90,6 +90,9 @@ Decisions, where the wire leaves a choice:
   and stop with the next one (vercel/ai anthropic-code-execution-pdf-skill.1), which
   read by the start's index would lose a call's input. Its deltas and stop may name
   either index.
+- A block event without an `index` is for the block started last (a start without
+  one, the next place): Continue's Anthropic adapter reads text deltas that name no
+  block and follow no `content_block_start` (its openai-adapters token-usage test).
 - Server tools run at Anthropic and are never `tool_start` / `tool_request`. A
   `server_tool_use` or `mcp_tool_use` block is one `server_tool_call` at its
   `content_block_stop` (call id = block id, name = block name; an MCP block's
@@ -375,14 +378,19 @@ class AnthropicNormalizer(Normalizer):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         kind = payload.get("type") or chunk.event
         if kind == "content_block_delta":
-            index = payload["index"]
-            if self.moved:  # (one dict test per delta otherwise: the hot path)
+            index = payload.get("index")
+            if index is None:
+                index = self._latest()
+            elif self.moved:  # (one dict test per delta otherwise: the hot path)
                 index = self._at(index)
             self._delta(index, payload["delta"])
         elif kind == "content_block_start":
-            self._block_start(self._place(payload["index"]), payload["content_block"])
+            index = payload.get("index")
+            index = self.places if index is None else index
+            self._block_start(self._place(index), payload["content_block"])
         elif kind == "content_block_stop":
-            index = self._at(payload["index"])
+            index = payload.get("index")
+            index = self._latest() if index is None else self._at(index)
             self._block_stop(index)
             self.ended.add(index)
         elif kind == "ping":
@@ -421,6 +429,11 @@ class AnthropicNormalizer(Normalizer):
     def _at(self, index: int) -> int:
         """The block a delta or stop names: the one restarted at its index, if any."""
         return self.moved.get(index, index)
+
+    def _latest(self) -> int:
+        """The block a delta or stop that names none is for: the one started last (the
+        first place when none has started)."""
+        return max(self.places - 1, 0)
 
     def _delta(self, index: int, delta: dict[str, Any]) -> None:
         kind = delta.get("type")
