@@ -107,7 +107,10 @@ test_google_shapes.py and test_probe_google.py):
   step, the tool runs and the answer follows, with the turn's own finish reason, which
   replaces it. Gemini 2.5 with File Search sends `STOP` on the chunk of its search
   call and the whole answer after it (pydantic-ai's cassette
-  `test_google_model_file_search_tool_stream.yaml`).
+  `test_google_model_file_search_tool_stream.yaml`). Nor are the parts of a chunk that
+  carries a finish reason again: gemini-pro sent `STOP` on every chunk (LiteLLM #2195,
+  one-hub #402, semantic-kernel's `chat_stream_response.json`); the latest finish
+  replaces the earlier.
 - CONTINUATION (a long answer paused: google-genai sends the same request again with
   the candidate's `continuationToken`) is `pause`, as Anthropic's `pause_turn` is. No
   event carries the token yet: it is logged with the candidate fields no event reads.
@@ -487,7 +490,11 @@ class GeminiNormalizer(Normalizer):
         if usage and ("totalTokenCount" in usage or "promptTokenCount" in usage):
             self.usage_raw = usage
         candidate = self._first_candidate(payload.get("candidates"))
-        if self.finish is not None and not self.tool_step:
+        # a finish said again (gemini-pro's on every chunk) did not end the turn before it
+        repeated = (
+            not self.blocked and candidate is not None and bool(candidate.get("finishReason"))
+        )
+        if self.finish is not None and not self.tool_step and not repeated:
             if candidate is not None:
                 self._sources(candidate)  # late metadata: each uri is cited once
                 if candidate.get("content"):

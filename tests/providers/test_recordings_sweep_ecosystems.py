@@ -134,3 +134,54 @@ def test_perplexity_agent_response_completed_with_the_response_fields_at_the_top
     )
     assert kinds(events) == ["text", "usage", "done"]
     assert any("search_results" in message for message in messages)
+
+
+# -- Gemini -------------------------------------------------------------------------------
+
+
+def test_gemini_pro_says_stop_on_every_chunk_of_the_answer() -> None:
+    """microsoft/semantic-kernel dotnet/src/Connectors/Connectors.Google.UnitTests/
+    TestData/chat_stream_response.json (its streaming test's body, a JSON array as
+    `streamGenerateContent` without `alt=sse` sends): five chunks of one answer, each
+    with `finishReason: "STOP"`, its safety ratings and the same usage, as gemini-pro
+    streamed (LiteLLM #2195: "Vertex/Gemini streaming chunks always have
+    finish_reason='stop'"; one-hub #402: "upstream vertex/gemini is like this").
+    Semantic Kernel's test reads every chunk's text. The answer is read whole, the
+    finish said once. Before: only the first chunk's text, the rest ignored as parts
+    after the finish."""
+    ratings = [
+        {"category": "HARM_CATEGORY_HARASSMENT", "probability": "NEGLIGIBLE"},
+        {"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "NEGLIGIBLE"},
+    ]
+
+    def chunk(text: str, **extra: Any) -> dict[str, Any]:
+        candidate = {
+            "content": {"parts": [{"text": text}], "role": "model"},
+            "finishReason": "STOP",
+            "index": 0,
+            "safetyRatings": ratings,
+        }
+        usage = {"promptTokenCount": 9, "candidatesTokenCount": 27, "totalTokenCount": 36}
+        return {"candidates": [candidate], **extra, "usageMetadata": usage}
+
+    chunks = [
+        chunk(
+            "The world is a vast and complex place, but", promptFeedback={"safetyRatings": ratings}
+        ),
+        chunk(" also of challenges and difficulties."),
+        chunk(" It is a place of infinite possibilities.\n\nThe world"),
+        chunk(" is worth exploring."),
+    ]
+    body = ("[\n" + "\n,\n".join(json.dumps(c, indent=2) for c in chunks) + "\n]").encode()
+    events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(
+            text="The world is a vast and complex place, but also of challenges and"
+            " difficulties. It is a place of infinite possibilities.\n\nThe world is worth"
+            " exploring.",
+            usage=(9, 27, 0, 0, 36),
+            raw_stop_reason="STOP",
+        ),
+    )
+    assert kinds(events) == ["text", "usage", "done"]
