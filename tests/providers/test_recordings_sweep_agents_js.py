@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.support import Expect, check, replay_every_way, summarize
+from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
 
 # -- Anthropic Messages ------------------------------------------------------------------
 
@@ -49,5 +49,332 @@ def test_continue_anthropic_text_deltas_without_an_index_or_a_block_start() -> N
         summarize(events),
         Expect(
             text="Hello world", usage=(10, 5, 0, 2, 17), stop_reason="other", raw_stop_reason=None
+        ),
+    )
+
+
+# -- OpenAI chat and its compatible family ------------------------------------------------
+
+
+def _sse(*payloads: dict[str, Any] | str, done: bool = True) -> bytes:
+    """`data:` frames of the payloads (a string is written as it is), then `[DONE]`."""
+    frames = [p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in payloads]
+    body = "".join(f"data: {frame}\n\n" for frame in frames)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _chunk(
+    chunk_id: str, model: str, delta: dict[str, Any], finish: str | None = None
+) -> dict[str, Any]:
+    """One chunk as OpenRouterTeam/ai-sdk-provider's stream tests write it."""
+    return {
+        "id": chunk_id,
+        "object": "chat.completion.chunk",
+        "created": 1711357598,
+        "model": model,
+        "system_fingerprint": "fp_3bc1b5746c",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
+
+
+def _usage(chunk_id: str, model: str, prompt: int, completion: int) -> dict[str, Any]:
+    return {
+        "id": chunk_id,
+        "object": "chat.completion.chunk",
+        "created": 1711357598,
+        "model": model,
+        "system_fingerprint": "fp_3bc1b5746c",
+        "choices": [],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
+
+
+def test_openrouter_reasoning_details_win_over_reasoning_said_beside_them() -> None:
+    """OpenRouterTeam/ai-sdk-provider src/chat/index.test.ts ("should prioritize
+    reasoning_details over reasoning when both are present in streaming"): the first
+    delta holds `reasoning` ("This should be ignored...") and a `reasoning.text` detail,
+    the second `reasoning` ("Also ignored") and a `reasoning.summary` and a
+    `reasoning.encrypted` detail, the third `reasoning` alone. The SDK reads the
+    details where there are any (the text, the summary, the encrypted data as
+    "[REDACTED]") and the plain field only when alone: the same thought is never said
+    twice. The encrypted detail is the one signature, redacted."""
+    cid, model = "chatcmpl-reasoning", "gpt-3.5-turbo-0125"
+    body = _sse(
+        _chunk(
+            cid,
+            model,
+            {
+                "role": "assistant",
+                "content": "",
+                "reasoning": "This should be ignored...",
+                "reasoning_details": [{"type": "reasoning.text", "text": "Let me think..."}],
+            },
+        ),
+        _chunk(
+            cid,
+            model,
+            {
+                "reasoning": "Also ignored",
+                "reasoning_details": [
+                    {"type": "reasoning.summary", "summary": "User wants a greeting"},
+                    {"type": "reasoning.encrypted", "data": "secret"},
+                ],
+            },
+        ),
+        _chunk(cid, model, {"reasoning": " This reasoning is used"}),
+        _chunk(cid, model, {"content": "Hello!"}),
+        _chunk(cid, model, {}, "stop"),
+        _usage(cid, model, 17, 30),
+    )
+    events = replay_every_way(body, "openrouter")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello!",
+            reasoning="Let me think...User wants a greeting This reasoning is used",
+            signatures=1,
+            usage=(17, 30, 0, 0, 47),
+            model=model,
+        ),
+    )
+    redacted = [ev for ev in events if ev.type == "reasoning" and ev.redacted]
+    assert [ev.signature for ev in redacted] == ["secret"]
+
+
+def test_openrouter_gemini_3_call_after_an_encrypted_detail_finishing_stop() -> None:
+    """ai-sdk-provider src/chat/index.test.ts ("should override finishReason to
+    tool-calls in streaming when tool calls and encrypted reasoning are present",
+    google/gemini-3-pro): a `reasoning.encrypted` detail (the thought signature), a
+    whole call in one chunk, then `finish_reason: "stop"` ("Gemini 3 bug") and the
+    usage. The SDK says `tool-calls` (raw `stop`) and the call; so does rxllm, the
+    signature kept before the call."""
+    cid, model = "chatcmpl-gemini3", "google/gemini-3-pro"
+    call = {
+        "index": 0,
+        "id": "call_gemini3_123",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"location":"SF"}'},
+    }
+    body = _sse(
+        _chunk(
+            cid,
+            model,
+            {
+                "role": "assistant",
+                "content": None,
+                "reasoning_details": [
+                    {"type": "reasoning.encrypted", "data": "encrypted_thoughtsig_data"}
+                ],
+            },
+        ),
+        _chunk(cid, model, {"tool_calls": [call]}),
+        _chunk(cid, model, {}, "stop"),
+        _usage(cid, model, 10, 20),
+    )
+    events = replay_every_way(body, "openrouter")
+    check(
+        summarize(events),
+        Expect(
+            tools=(("call_gemini3_123", "get_weather", {"location": "SF"}),),
+            signatures=1,
+            usage=(10, 20, 0, 0, 30),
+            stop_reason="tool_use",
+            raw_stop_reason="stop",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["reasoning", "tool_start", "tool_request", "usage", "done"]
+
+
+def test_openrouter_error_object_as_the_only_chunk_before_done() -> None:
+    """ai-sdk-provider src/chat/index.test.ts ("should handle error stream parts"): the
+    stream's one chunk is `{"error": {message, type: "server_error", param: null, code:
+    null}}`, then `[DONE]`. The SDK emits the error and finishes with `error`. The turn
+    fails with the message and `server_error` as its code; the `[DONE]` after it says
+    nothing more."""
+    message = (
+        "The server had an error processing your request. Sorry about that! You can "
+        "retry your request, or contact us through our help center at "
+        "help.openrouter.com if you keep seeing this error."
+    )
+    body = _sse(
+        {"error": {"message": message, "type": "server_error", "param": None, "code": None}}
+    )
+    events = replay_every_way(body, "openrouter")
+    check(summarize(events), Expect(text="", terminal="error", error_kind="stream_error"))
+    error = events[-1].error  # type: ignore[union-attr]
+    assert (error.message, error.code) == (message, "server_error")
+
+
+def test_openrouter_file_annotations_and_images_are_said_but_no_text_or_citation() -> None:
+    """ai-sdk-provider src/chat/index.test.ts ("should include file annotations in
+    finish metadata when streamed", "should stream images"): a delta's `annotations`
+    holding a `file` (FileParserPlugin: `{hash, name, content: [{type: text, ...}]}`),
+    and a delta's `images` (`[{type: image_url, image_url: {url: data:...}, index}]`)
+    with the finish in the same chunk. The SDK passes the files on in the finish's
+    metadata and the image as a file part. rxllm has no event for either: the text is
+    the text, nothing is cited, and each is logged, never read as text."""
+    cid, model = "chatcmpl-file-annotations", "gpt-4o-mini"
+    file_annotation = {
+        "type": "file",
+        "file": {
+            "hash": "abc123def456",
+            "name": "bitcoin.pdf",
+            "content": [{"type": "text", "text": "Page 1 content"}],
+        },
+    }
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0K"}}
+    body = _sse(
+        _chunk(cid, model, {"role": "assistant", "content": "The title is Bitcoin."}),
+        _chunk(cid, model, {"annotations": [file_annotation]}),
+        _chunk(cid, model, {"images": [{**image, "index": 0}]}, "stop"),
+        _usage(cid, model, 100, 20),
+    )
+    with log_messages() as logs:
+        events = replay_every_way(body, "openrouter")
+    check(
+        summarize(events),
+        Expect(text="The title is Bitcoin.", usage=(100, 20, 0, 0, 120), model=model),
+    )
+    assert not [ev for ev in events if ev.type == "citation"]
+    assert any("file" in line and "citation" in line for line in logs)
+    assert any("'images'" in line for line in logs)
+
+
+def test_openrouter_call_arguments_cut_short_at_the_finish_are_no_call() -> None:
+    """ai-sdk-provider src/chat/index.test.ts ("should emit tool-input-end without
+    duplicate delta when partially-streamed tool call is flushed"): a call opened with
+    empty arguments, then `{"` and `val`, then `finish_reason: "tool_calls"` and the
+    usage. The SDK flushes the call with what it has. The arguments are not JSON: the
+    turn ends in `malformed_tool_arguments`, never a call with invented arguments."""
+    cid, model = "chatcmpl-flush", "gpt-3.5-turbo-0125"
+
+    def call(arguments: str, **head: Any) -> dict[str, Any]:
+        return {"tool_calls": [{"index": 0, **head, "function": {"arguments": arguments}}]}
+
+    opened = call("", id="call_flush_test", type="function")
+    opened["tool_calls"][0]["function"]["name"] = "test-tool"
+    body = _sse(
+        _chunk(cid, model, {"role": "assistant", "content": None, **opened}),
+        _chunk(cid, model, call('{"')),
+        _chunk(cid, model, call("val")),
+        _chunk(cid, model, {}, "tool_calls"),
+        _usage(cid, model, 53, 17),
+    )
+    events = replay_every_way(body, "openrouter")
+    assert summarize(events).tool_calls == []
+    error = events[-1].error  # type: ignore[union-attr]
+    assert error.kind == "malformed_tool_arguments"
+    assert "call_flush_test" in error.message and "test-tool" in error.message
+
+
+def test_cline_openrouter_usage_only_chunk_whose_choice_is_empty() -> None:
+    """cline/cline src/core/api/providers/__tests__/openrouter.test.ts ("should read
+    cache_write_tokens from prompt_tokens_details", "should handle usage-only chunks
+    when delta is missing"): the last chunk's `choices` is `[{}]` (no index, no delta,
+    no finish) beside the usage: 1000 prompt tokens, of which
+    `prompt_tokens_details.cached_tokens` 500 read and `cache_write_tokens` 300 written
+    (anthropic/claude-sonnet-4.6), 200 completion tokens. Cline counts 500 reads and
+    300 writes; the uncached input is what is left, 200."""
+    cid, model = "gen-1", "anthropic/claude-sonnet-4.6"
+    body = _sse(
+        _chunk(cid, model, {"role": "assistant", "content": "Hi there"}),
+        _chunk(cid, model, {}, "stop"),
+        {
+            "choices": [{}],
+            "usage": {
+                "prompt_tokens": 1000,
+                "completion_tokens": 200,
+                "prompt_tokens_details": {"cached_tokens": 500, "cache_write_tokens": 300},
+            },
+        },
+    )
+    events = replay_every_way(body, "openrouter")
+    check(
+        summarize(events),
+        Expect(text="Hi there", usage=(200, 200, 0, 500, 1200), cache_write=300, model=model),
+    )
+
+
+def test_continue_running_usage_on_every_chunk_keeps_the_text_and_the_last_count() -> None:
+    """continuedev/continue packages/openai-adapters/src/apis/OpenAIStreamUsage.test.ts
+    ("preserves content when every chunk carries a running usage object": "llama.cpp-
+    based servers can instead attach a *running* usage object to every chunk"): each
+    chunk, the role-only first, a `reasoning_content` one, two texts and the finish,
+    carries `usage` with `completion_tokens` 1 to 5. Continue once swallowed such
+    streams whole. All text and reasoning is read, and the last count is the turn's:
+    10 in, 5 out."""
+
+    def chunk(delta: dict[str, Any], completion: int, finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "test-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": 10,
+                "total_tokens": 10 + completion,
+                "completion_tokens": completion,
+            },
+        }
+
+    body = _sse(
+        chunk({"role": "assistant", "content": None}, 1),
+        chunk({"reasoning_content": "think"}, 2),
+        chunk({"content": "Hello"}, 3),
+        chunk({"content": " world"}, 4),
+        chunk({}, 5, "stop"),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="Hello world", reasoning="think", usage=(10, 5, 0, 0, 15), model="test-model"),
+    )
+
+
+def test_openai_node_calls_arriving_out_of_order_under_one_id() -> None:
+    """openai/openai-node tests/lib/chat-completion-stream.index-validation.test.ts
+    ("preserves valid tool-call indices that arrive out of order"): a whole call at
+    tool index 1, then a whole call at index 0 with `finish_reason: "tool_calls"`, both
+    with id `call_test`, name `test` and arguments `{}`. The SDK keeps two calls. So
+    does rxllm, in the order they came, the repeated id renamed so that the results
+    can be told apart."""
+
+    def chunk(index: int, finish: str | None = None) -> dict[str, Any]:
+        call = {
+            "index": index,
+            "id": "call_test",
+            "type": "function",
+            "function": {"name": "test", "arguments": "{}"},
+        }
+        return {
+            "id": "chatcmpl-index-validation",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "gpt-test",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"role": "assistant", "tool_calls": [call]},
+                    "finish_reason": finish,
+                    "logprobs": None,
+                }
+            ],
+        }
+
+    body = _sse(chunk(1), chunk(0, "tool_calls"))
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            tools=(("call_test", "test", {}), ("call_test_2", "test", {})),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="gpt-test",
         ),
     )
