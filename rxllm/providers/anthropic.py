@@ -156,6 +156,11 @@ Decisions, where the wire leaves a choice:
   block and delta types are ignored with a debug log of their fields (a
   `container_upload`'s file id), so new wire features never break a stream;
   so is an `input_json_delta` for a block that is no call.
+- The legacy Text Completions stream (`POST /v1/complete`, claude-2 and before: recorded
+  by instrumentation test suites) is read too: each `completion` event's `completion` is
+  text, its `model` and `id` the turn's, and the first with a `stop_reason`
+  (`stop_sequence`, `max_tokens`) ends the turn, as `message_stop` would; it has no
+  usage.
 """
 
 from __future__ import annotations
@@ -279,6 +284,9 @@ _MESSAGE_READ = frozenset(
 )
 _MESSAGE_DELTA_READ = frozenset({"type", "delta", "usage"})
 _DELTA_READ = frozenset({"stop_reason", "stop_details", "container"})
+# A legacy `completion` event's fields an event carries (its `stop`, the sequence that
+# matched, and its `log_id` are logged).
+_COMPLETION_READ = frozenset({"type", "id", "completion", "stop_reason", "model"})
 _TYPE_READ = frozenset({"type"})  # of a block or delta no event carries
 _ID_READ = frozenset({"id"})  # of a container, whose id is the `Done`'s
 
@@ -395,6 +403,8 @@ class AnthropicNormalizer(Normalizer):
             self.ended.add(index)
         elif kind == "ping":
             return
+        elif kind == "completion":
+            self._completion(payload)
         elif kind == "message_start":
             self._message_start(payload["message"])
         elif kind == "message_delta":
@@ -599,6 +609,21 @@ class AnthropicNormalizer(Normalizer):
             title if isinstance(title, str) else None,
             cited if isinstance(cited, str) else None,
         )
+
+    def _completion(self, payload: dict[str, Any]) -> None:
+        """A legacy Text Completions event: a piece of the answer, and with a
+        `stop_reason` the end of the turn (that stream has no `message_stop`)."""
+        model = payload.get("model")
+        if model:
+            self.model = model
+        self.response_id = text_or_none(payload.get("id")) or self.response_id
+        text = payload.get("completion")
+        if text:
+            self.text(text)
+        stop = payload.get("stop_reason")
+        if stop:
+            self._unread("completion", payload, _COMPLETION_READ)
+            self.done(stop_reason_of(stop, STOP_REASONS), stop)
 
     def _message_start(self, message: dict[str, Any]) -> None:
         message_id = text_or_none(message.get("id")) or ""

@@ -567,6 +567,51 @@ def test_a_refusal_before_any_block_explained_only_in_its_stop_details() -> None
     assert kinds(events) == ["refusal", "usage", "done"]
 
 
+def test_a_legacy_text_completions_stream_is_read_as_its_answer() -> None:
+    """Arize-ai/openinference python/instrumentation/openinference-instrumentation-
+    anthropic/tests/openinference/anthropic/cassettes/test_instrumentor/
+    test_anthropic_instrumentation_completions_streaming.yaml (claude-2.1, `POST
+    /v1/complete`, CRLF line ends): Anthropic's legacy Text Completions stream, one
+    `completion` event a piece (`completion`, `stop_reason` null, `model`, `log_id`,
+    padded inside the closing brace), a `ping` among them, and a last empty piece with
+    `stop_reason: stop_sequence` and the `stop` that matched; no `message_*` event and
+    no usage. The pieces are the answer and the last one ends the turn, `stop`. Before:
+    each `completion` event was ignored as unknown and the body's end read as truncated
+    and retryable, the answer lost."""
+
+    def piece(text: str, stop_reason: str | None = None) -> dict[str, Any]:
+        return {
+            "type": "completion",
+            "id": "compl_015dfgyiT7JLszAiMbGMtgeG",
+            "completion": text,
+            "stop_reason": stop_reason,
+            "model": "claude-2.1",
+            "stop": "\n\nHuman:" if stop_reason else None,
+            "log_id": "compl_015dfgyiT7JLszAiMbGMtgeG",
+        }
+
+    payloads = [
+        piece(" Light"),
+        piece(" sc"),
+        {"type": "ping"},
+        piece("atters"),
+        piece(" blue"),
+        piece("."),
+        piece("", "stop_sequence"),
+    ]
+    body = _events(*payloads).replace(b"\n", b"\r\n")
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text=" Light scatters blue.",
+            raw_stop_reason="stop_sequence",
+            model="claude-2.1",
+        ),
+    )
+    assert events[-1].model_dump()["response_id"] == "compl_015dfgyiT7JLszAiMbGMtgeG"
+
+
 # -- Gemini ------------------------------------------------------------------------------
 
 
