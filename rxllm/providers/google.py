@@ -127,6 +127,10 @@ test_google_shapes.py and test_probe_google.py):
   frame without one (a proxy's `{"message": ...}`, llama.cpp's `error:` line, a bare
   message, no data) is never read as a chunk that says nothing: it is read as any error
   body is (`Normalizer.error_frame`).
+- Google's Interactions API (`POST /v1beta/interactions`) streams another wire: payloads
+  naming their `event_type` (`interaction.created`, `step.delta`, ...) and no
+  candidates. Its first event ends the stream in a `protocol` error that says so, never
+  read as chunks with nothing to say (the answer lost unsaid).
 """
 
 from __future__ import annotations
@@ -478,6 +482,14 @@ class GeminiNormalizer(Normalizer):
         error = payload.get("error")
         if error is not None:
             self._error(error)
+            return
+        event_type = payload.get("event_type")
+        if event_type.__class__ is str and "candidates" not in payload:
+            self.fail(
+                "protocol",
+                f"the stream is Google's Interactions API ({event_type!r} event), not "
+                "generateContent: the Gemini wire reads streamGenerateContent streams",
+            )
             return
         if not _CHUNK_KEYS.issuperset(payload):
             self._unread_fields(payload.keys() - _CHUNK_KEYS, "response chunk")

@@ -1016,3 +1016,44 @@ def test_gemini_calls_with_their_own_ids_one_per_chunk_only_the_first_signed() -
         "tool_use",
         "gemini-3.5-flash",
     )
+
+
+def test_a_google_interactions_stream_says_what_it_is() -> None:
+    """Arize-ai/openinference python/instrumentation/openinference-instrumentation-
+    google-genai/tests/cassettes/test_interactions_instrumentation/
+    test_interactions_with_thinking_stream.yaml (`POST /v1beta/interactions`,
+    gemini-2.5-flash): Google's Interactions API streams another wire, each payload
+    naming its `event_type` (`interaction.created`, `step.start` of a `thought` or
+    `model_output` step, `step.delta` with a `thought_summary`, a `thought_signature` or
+    text, `step.stop`, `interaction.completed` with the usage), then `event: done` with
+    `data: [DONE]`. The Gemini wire reads `streamGenerateContent`: the stream ends in a
+    protocol error that names the Interactions API, at its first event. Before: every
+    payload was logged as fields no event carries (the answer lost unsaid) and the error
+    blamed the `[DONE]` line."""
+    interaction = {
+        "id": "v1_Chc0UWdqYXJtSkt2T21qdU1QNF8zRzJBcxIX",
+        "status": "in_progress",
+        "object": "interaction",
+        "model": "gemini-2.5-flash",
+    }
+    usage = {"total_tokens": 179, "total_input_tokens": 11, "total_output_tokens": 42}
+    payloads = [
+        ("interaction.created", {"interaction": interaction}),
+        ("step.start", {"index": 0, "step": {"type": "model_output"}}),
+        ("step.delta", {"index": 0, "delta": {"text": "The sky is blue.", "type": "text"}}),
+        ("step.stop", {"index": 0}),
+        (
+            "interaction.completed",
+            {"interaction": interaction | {"status": "completed", "usage": usage}},
+        ),
+    ]
+    body = "".join(
+        f"event: {name}\ndata: {json.dumps(data | {'event_type': name})}\n\n"
+        for name, data in payloads
+    )
+    body += "event: done\ndata: [DONE]\n\n"
+    events = replay_every_way(body.encode(), "google")
+    assert kinds(events) == ["error"]
+    error = events[-1].model_dump()["error"]
+    assert error["kind"] == "protocol"
+    assert "Interactions API" in error["message"]
