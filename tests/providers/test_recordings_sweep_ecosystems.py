@@ -17,6 +17,206 @@ from typing import Any
 from rxllm.events import Failed
 from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
 
+# -- OpenAI chat and its compatible family ------------------------------------------------
+
+
+def _sse(*payloads: dict[str, Any] | str, done: bool = True, sep: str = "\n\n") -> bytes:
+    """`data:` frames of the payloads (a string is written as it is), each ended by `sep`,
+    then `[DONE]`."""
+    frames = [p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in payloads]
+    body = "".join(f"data: {frame}{sep}" for frame in frames)
+    return (body + (f"data: [DONE]{sep}" if done else "")).encode()
+
+
+def _chunk(
+    model: str, delta: dict[str, Any] | None, finish: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
+    if delta is not None:
+        choice["delta"] = delta
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1752800000,
+        "model": model,
+        "choices": [choice],
+        **extra,
+    }
+
+
+def test_deepseek_zero_as_text_and_as_reasoning_is_kept() -> None:
+    """prism-php/prism tests/Fixtures/deepseek/stream-zero-delta-1.sse and
+    stream-zero-reasoning-1.sse (a PHP `empty()` that dropped the string "0"): deltas
+    of `content: "0"` between other digits, and `reasoning_content: "0"` beside `content:
+    null`, the answer on the finish chunk beside `reasoning_content: null`. Every "0" is
+    kept, in its place."""
+    usage = {"prompt_tokens": 7, "completion_tokens": 8, "total_tokens": 15}
+    chat = _sse(
+        _chunk("deepseek-chat", {"role": "assistant", "content": ""}),
+        _chunk("deepseek-chat", {"content": "410"}),
+        _chunk("deepseek-chat", {"content": "0"}),
+        _chunk("deepseek-chat", {"content": "50"}),
+        _chunk("deepseek-chat", {"content": ""}, "stop", usage=usage),
+    )
+    check(
+        summarize(replay_every_way(chat, "deepseek")),
+        Expect(text="410050", usage=(7, 8, 0, 0, 15), model="deepseek-chat"),
+    )
+    reasoner = _sse(
+        _chunk(
+            "deepseek-reasoner", {"role": "assistant", "content": None, "reasoning_content": ""}
+        ),
+        _chunk("deepseek-reasoner", {"content": None, "reasoning_content": "result is "}),
+        _chunk("deepseek-reasoner", {"content": None, "reasoning_content": "0"}),
+        _chunk("deepseek-reasoner", {"content": None, "reasoning_content": " not found"}),
+        _chunk(
+            "deepseek-reasoner", {"content": "Done", "reasoning_content": None}, "stop", usage=usage
+        ),
+    )
+    check(
+        summarize(replay_every_way(reasoner, "deepseek")),
+        Expect(
+            text="Done",
+            reasoning="result is 0 not found",
+            usage=(7, 8, 0, 0, 15),
+            model="deepseek-reasoner",
+        ),
+    )
+
+
+def test_requesty_finish_choice_with_no_delta_and_lines_with_no_blank_line() -> None:
+    """prism-php/prism tests/Fixtures/requesty/stream-cached-tokens-1.sse: `data:` lines
+    with no blank line between them, the finish on a choice with no `delta` at all,
+    beside the usage with cached tokens. The text, the cache read apart from the input,
+    the finish."""
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 10,
+        "total_tokens": 110,
+        "prompt_tokens_details": {"cached_tokens": 60},
+    }
+    body = _sse(
+        _chunk("openai/gpt-4o", {"role": "assistant", "content": "Hello"}),
+        _chunk("openai/gpt-4o", {"content": " there"}),
+        _chunk("openai/gpt-4o", None, "stop", usage=usage),
+        sep="\n",
+    )
+    check(
+        summarize(replay_every_way(body, "openai")),
+        Expect(text="Hello there", usage=(40, 10, 0, 60, 110), model="openai/gpt-4o"),
+    )
+
+
+def test_openrouter_mistral_two_whole_calls_with_the_finish_then_usage_on_a_role_chunk() -> None:
+    """tmc/langchaingo llms/openai/testdata/
+    TestFunctionParallelCall-streaming-openrouter-mistral-medium-3.httprr: after
+    `: OPENROUTER PROCESSING`, one chunk holds both calls whole (ids, names, arguments)
+    and `finish_reason: "tool_calls"`; then a chunk of `delta: {role, content: ""}`,
+    `finish_reason: null`, carries the usage and its cost. Both calls are requested in
+    order, with the usage, and the turn is `tool_use`."""
+    model = "mistralai/mistral-medium-3"
+    calls = [
+        {
+            "id": "GQe2XRHv1",
+            "function": {
+                "name": "getCurrentWeather",
+                "arguments": '{"location": "Boston, MA", "unit": "fahrenheit"}',
+            },
+            "index": 0,
+            "type": "function",
+        },
+        {
+            "id": "LyNv9vSHA",
+            "function": {"name": "getCurrentTime", "arguments": '{"location": "Boston, MA"}'},
+            "index": 1,
+            "type": "function",
+        },
+    ]
+    usage = {
+        "prompt_tokens": 191,
+        "completion_tokens": 34,
+        "total_tokens": 225,
+        "cost": 0.0001444,
+        "is_byok": False,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "cost_details": {"upstream_inference_cost": 0.0001444},
+        "completion_tokens_details": {"reasoning_tokens": 0},
+    }
+    body = b": OPENROUTER PROCESSING\n\n" + _sse(
+        _chunk(model, {"role": "assistant", "content": ""}, provider="Mistral"),
+        _chunk(
+            model,
+            {"role": "assistant", "content": None, "tool_calls": calls},
+            "tool_calls",
+            provider="Mistral",
+        ),
+        _chunk(model, {"role": "assistant", "content": ""}, provider="Mistral", usage=usage),
+    )
+    events = replay_every_way(body, "openrouter")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(
+                (
+                    "GQe2XRHv1",
+                    "getCurrentWeather",
+                    {"location": "Boston, MA", "unit": "fahrenheit"},
+                ),
+                ("LyNv9vSHA", "getCurrentTime", {"location": "Boston, MA"}),
+            ),
+            usage=(191, 34, 0, 0, 225),
+            cost=0.0001444,
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+
+
+def test_go_openai_event_names_and_a_finish_on_every_chunk() -> None:
+    """sashabaranov/go-openai chat_stream_test.go (TestCreateChatCompletionStream): each
+    chunk after an `event: message` line, each with text and the legacy
+    `finish_reason: "max_tokens"`, `object: "completion"`, then `event: done` before
+    `data: [DONE]`. go-openai hands back both chunks' text. Both are read, the turn
+    `length`."""
+    body = b""
+    for number, text in ((1, "response1"), (2, "response2")):
+        chunk = _chunk("gpt-3.5-turbo", {"content": text}, "max_tokens", id=str(number))
+        chunk["object"] = "completion"
+        body += b"event: message\n" + _sse(chunk, done=False)
+    body += b"event: done\ndata: [DONE]\n\n"
+    check(
+        summarize(replay_every_way(body, "openai")),
+        Expect(
+            text="response1response2",
+            stop_reason="length",
+            raw_stop_reason="max_tokens",
+            model="gpt-3.5-turbo",
+        ),
+    )
+
+
+def test_openai_php_ping_and_keepalive_frames_between_chunks() -> None:
+    """openai-php/client tests/Fixtures/Streams/ChatCompletionPing.txt and
+    ChatCompletionKeepAlive.txt (claude-3-7-sonnet behind an OpenAI-compatible
+    endpoint): `data: {"type": "ping"}` and `data: {"type": "keepalive"}` between the
+    chunks, no blank lines. Neither is text nor ends the turn; each is logged."""
+    model = "claude-3-7-sonnet-20250219"
+    for word in ("ping", "keepalive"):
+        body = _sse(
+            _chunk(model, {"role": "assistant"}, id="msg_0111RgCFCqN68mJbev6Rq1cz"),
+            json.dumps({"type": word}),
+            _chunk(model, {"content": "Hello!"}, id="msg_0111RgCFCqN68mJbev6Rq1cz"),
+            _chunk(model, {}, "stop", id="msg_0111RgCFCqN68mJbev6Rq1cz"),
+            sep="\n",
+        )
+        with log_messages() as messages:
+            events = replay_every_way(body, "openai")
+        check(summarize(events), Expect(text="Hello!", model=model))
+        assert any("'type'" in message for message in messages)
+
+
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
