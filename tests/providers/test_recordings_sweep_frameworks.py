@@ -87,6 +87,70 @@ def test_together_says_each_piece_twice_in_the_choice_text_and_the_delta() -> No
     )
 
 
+def test_together_text_then_two_calls_each_fragment_typed_with_null_id_and_name() -> None:
+    """Mirascope/mirascope python/tests/e2e/output/cassettes/test_call_with_tools/
+    together_deepseek_ai_DeepSeek_V3_1/stream.yaml (deepseek-ai/DeepSeek-V3.1 at Together,
+    "use parallel tool calling"): a sentence first, then two calls, each opened with its
+    id, name and empty arguments and continued by fragments that repeat `type: function`
+    with `id` and `name` null, every chunk with the choice `text` empty beside its delta;
+    the finish `tool_calls` on an empty chunk and the usage alone after it. The text and
+    both calls, each under its own id and whole; 191 in, 60 out; `tool_use`."""
+    model = "deepseek-ai/DeepSeek-V3.1"
+
+    def chunk(content: str = "", calls: Any = None, finish: str | None = None) -> dict[str, Any]:
+        delta: dict[str, Any] = {"token_id": None, "role": "assistant", "content": content}
+        if calls is not None:
+            delta["tool_calls"] = calls
+        delta["reasoning"] = None
+        choice = {"index": 0, "text": content, "logprobs": None, "finish_reason": finish}
+        return {
+            "id": "oNv3T7X-28Eivz-9acd53734b7de3bb",
+            "object": "chat.completion.chunk",
+            "created": 1765543601,
+            "choices": [choice | {"delta": delta}],
+            "model": model,
+            "usage": None,
+        }
+
+    def call(index: int, call_id: str | None, name: str | None, piece: str) -> list[Any]:
+        function = {"name": name, "arguments": piece}
+        return [{"id": call_id, "index": index, "type": "function", "function": function}]
+
+    text = "I'll help you retrieve secrets using the provided passwords."
+    chunks = [chunk(), chunk(text[:4]), chunk(text[4:])]
+    calls = [
+        ("call_8fb40ff4820f4e58b7058e95", "mellon"),
+        ("call_e9e2649998244b0f91551cf5", "radiance"),
+    ]
+    for index, (call_id, password) in enumerate(calls):
+        chunks.append(chunk(calls=call(index, call_id, "secret_retrieval_tool", "")))
+        for piece in ('{"password":', f' "{password}', '"}'):
+            chunks.append(chunk(calls=call(index, None, None, piece)))
+    usage = {
+        "prompt_tokens": 191,
+        "total_tokens": 251,
+        "completion_tokens": 60,
+        "prompt_tokens_details": None,
+        "reasoning_tokens": 0,
+    }
+    last = chunk() | {"choices": [], "usage": usage}
+    body = _sse(*chunks, chunk(finish="tool_calls"), last)
+    check(
+        summarize(replay_every_way(body, "together")),
+        Expect(
+            text=text,
+            tools=tuple(
+                (call_id, "secret_retrieval_tool", {"password": password})
+                for call_id, password in calls
+            ),
+            usage=(191, 60, 0, 0, 251),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+
+
 def _openrouter(content: str, finish: str | None = None, **extra: Any) -> dict[str, Any]:
     return {
         "id": "gen-1788799043-tMKoIZLqNgmIeZRT4hKN",
