@@ -550,7 +550,8 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     cache) `prompt_tokens_details.cache_creation_input_tokens`, LiteLLM's (Claude and
     other cached models through its proxy: `prompt_tokens` counts the cache reads and
     writes, Anthropic's `cache_creation_input_tokens` and `cache_read_input_tokens` beside
-    it, `prompt_tokens_details.cache_creation_tokens` in newer versions), xAI's
+    it, `prompt_tokens_details.cache_creation_tokens` in newer versions), Requesty's
+    `prompt_tokens_details.caching_tokens` (its Anthropic models' cache writes), xAI's
     `cost_in_usd_ticks`, Perplexity's `cost` object (its `total_cost`) and top-level
     `reasoning_tokens`. `prompt_tokens` counts cache reads
     and writes in this family, so both are taken out of `input_tokens`, and
@@ -582,6 +583,7 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         prompt_details.get("cache_write_tokens")
         or prompt_details.get("cache_creation_input_tokens")
         or prompt_details.get("cache_creation_tokens")
+        or prompt_details.get("caching_tokens")
         or raw.get("cache_creation_input_tokens")
         or 0
     )

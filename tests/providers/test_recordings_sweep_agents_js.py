@@ -378,3 +378,32 @@ def test_openai_node_calls_arriving_out_of_order_under_one_id() -> None:
             model="gpt-test",
         ),
     )
+
+
+def test_requesty_cache_writes_are_caching_tokens() -> None:
+    """RooCodeInc/Roo-Code src/api/providers/__tests__/requesty.spec.ts ("generates
+    correct stream chunks", coding/claude-4-sonnet through router.requesty.ai): the last
+    chunk's usage is 10 prompt and 20 completion tokens, with
+    `prompt_tokens_details: {caching_tokens: 5, cached_tokens: 2}`. Requesty's own
+    name for the cache writes of Anthropic models ("Requesty usage includes an extra
+    field for Anthropic use cases": cline's and Roo Code's Requesty handlers read it
+    as the cache writes and price the prompt OpenAI-style, the writes and reads inside
+    it). So: 5 written, 2 read, 3 uncached. Before, the writes were counted as
+    uncached input (8) and as no cache write."""
+    body = _sse(
+        {"id": "coding/claude-4-sonnet", "choices": [{"delta": {"content": "test response"}}]},
+        {
+            "id": "test-id",
+            "choices": [{"delta": {}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": 10,
+                "completion_tokens": 20,
+                "prompt_tokens_details": {"caching_tokens": 5, "cached_tokens": 2},
+            },
+        },
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="test response", usage=(3, 20, 0, 2, 30), cache_write=5, model=None),
+    )
