@@ -128,10 +128,13 @@ A rejection before anything was committed is read once, by `classify`, into one 
   sent, or with none the `tool_choice` it spells, never the tools). Capability phrases name
   keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
-  `tools`, as do "Functions are not supported", "function calling not support", "not yet
-  implemented" and "Only [...] support tool calls"; "does not support thinking" and
-  "thinking_config is not supported" the reasoning switches, as does "Reasoning is
-  mandatory ... and cannot be disabled" (the body's switch that turned it off); "Function
+  `tools`, as do "No connected provider supports tool calling" (a router with no backend
+  that has it), "Functions are not supported", "function calling not support", "not yet
+  implemented" and "Only [...] support tool calls"; the tools counted against a cap in
+  prose, "You may not include more than 128 tools in your request", name `tools`; "does
+  not support thinking" and "thinking_config is not supported" the reasoning switches, as
+  does "Reasoning is mandatory ... and cannot be disabled" (the body's switch that turned it
+  off); "Function
   calling config is set without function_declarations" the tool keys sent; "Penalty is not
   enabled" the penalty keys; "Only one completion choice is allowed" and "Only one
   candidate" `n`; a "stopSequences value" out of range `stop`; the output's limit in
@@ -164,7 +167,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   image input", "At most 1 image(s) may be provided", "image_url is only supported by
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
-  loaded, but images were provided", "does not have the projector", an image it "could not
+  loaded, but images were provided", "does not have the projector", image input
+  "disabled" ("image (vision) input is currently disabled on this gateway", LiveKit's
+  gateway, at 503 too: an overload's status whose words refuse the images and say no load,
+  wait or trouble of the server's is no overload), an image it "could not
   process", was "unable to decode" or "failed to download", or that is "not valid" or in
   another form than it takes ("'url' field must be a base64 encoded image"), an
   image file, by its name, it timed out or failed while downloading ("Timeout while
@@ -182,6 +188,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   cannot serve the body; NVIDIA's opaque 5xx). The static list is tried lazily, one body
   per attempt: without `stream_options`, without each optional key alone, without
   images, without tools, mandatory keys only.
+
+A relay's own 5xx around its upstream's 4xx, given in the SDKs' words (LiteLLM's 500 "Error
+code: 429 - {... 'status': 'RESOURCE_EXHAUSTED'}"), is read by the upstream's status: the
+relay only failed to pass it on.
 
 Account words ("quota", "billing") decide only where nothing structured does: a
 rate-limit code (`rate_limit_exceeded`, Google's `RESOURCE_EXHAUSTED`) or a 429 that
@@ -881,6 +891,7 @@ _STATUS_CODE = r"[45]\d\d"
 # Cloudflare's page "524: A timeout occurred ... Error code 524"): that is its status.
 _STATUS_LINE = r"\s*(?:HTTP(?:/\d(?:\.\d)?)? )?([45]\d\d) [A-Z][a-z]"
 _STATUS_WORDS = r"\bError code:? ([45]\d\d)\b"
+_RELAYED_4XX = r"\bError code:? (4\d\d)\b"
 # (ASCII word boundaries: in Chinese the field's name is written against the words,
 # "assistant消息中的tool_calls之后必须跟随对应的tool消息")
 _CONVERSATION = (
@@ -1030,6 +1041,9 @@ _IMAGE_REFUSAL = (
     r"(?:not|n't)(?: (?:currently|yet|presently))? supported|"
     r"unsupported|"
     r"not enabled|cannot|can't|not allowed|not accept|not available|\bunavailable\b|"
+    # or switched off where it is served ("image (vision) input is currently disabled on this
+    # gateway", LiveKit's inference gateway)
+    r"\bdisabled\b|"
     # no route serves them ("No endpoints found that support image input", "No providers
     # available that accept image input"), or a header is required for them ("Copilot-Vision-
     # Request header is required for image input")
@@ -1281,6 +1295,12 @@ _CAPABILITY_REFUSAL = (
     r"(?:supported|enabled|available|allowed|permitted|configurable|"
     r"adjustable)|unsupported|"
     r"\bunavailable\b|do(?:es)?(?: not|n't) support|no endpoints? found|\brequires?\b|"
+    # or no route behind a router that has it ("No connected provider supports tool calling
+    # for this model", cocore; "no available backend supports ..."): the same model without
+    # it is served
+    r"\bno\s+(?:(?:connected|available|active|online|eligible|healthy|upstream)\s+)?"
+    r"(?:providers?|endpoints?|backends?|deployments?|routes?|servers?|workers?|upstreams?|"
+    r"channels?)\s+(?:(?:found|available)\s+)?(?:(?:that|which)\s+)?(?:can\s+)?supports?\b|"
     # or given without what it needs (Gemini's "Function calling config is set without
     # function_declarations.": a tool choice sent without tools)
     r"\b(?:is|are|was|were)\s+(?:set|given|specified|provided|passed|sent|enabled)\s+without\b|"
@@ -1359,6 +1379,19 @@ _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     *((pattern, keys, _CAPABILITY_REFUSAL) for pattern, keys in _CAPABILITIES),
     (_REASONING_ALWAYS_ON, _REASONING_KEYS, _REASONING_ALWAYS_ON),
     (_TOOL_DEFINITION, ("tools", "functions"), _DEFINITION_REFUSAL),
+    # The tools counted against a cap in prose ("You may not include more than 128 tools in
+    # your request", GitHub Copilot; "too many tools"): the count is the whole array's, which
+    # no body can trim, so the array goes (`tool_choice` with it), as a `param` at `tools`
+    # over its maximum length does. A count of calls ("more than 5 tool calls") is the
+    # model's output, no definition.
+    (
+        r"(?i)\b(?:more than|over|too many|at most|up to|no more than|a maximum of|"
+        r"max(?:imum)? (?:number )?of|limit of)\s+(?:\d[\d,]*\s+)?"
+        r"(?:tools|functions|function declarations|tool definitions)\b(?!\s+calls?\b)",
+        ("tools", "functions"),
+        r"(?i)\b(?:may|must|can)\s*not\b|\bcannot\b|can't|\bnot (?:be )?allowed\b|"
+        r"\bexceed\w*|\btoo many\b|\b(?:allowed|permitted|supported)\b|\blimit(?:ed)?\b",
+    ),
     # The output's schema by the API's name for it (Gemini's "generation_config.response_schema
     # .properties[...]: should be non-empty for OBJECT type") is `response_format`'s, refused
     # as a tool's definition is, by a validator's "should be" too.
@@ -1915,6 +1948,11 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         line := re.match(_STATUS_LINE, message) or re.search(_STATUS_WORDS, message)
     ):
         status = int(line.group(1))
+    # A relay's own 5xx around its upstream's 4xx, given in the SDKs' words (LiteLLM's 500
+    # "Error code: 429 - {'error': {..., 'status': 'RESOURCE_EXHAUSTED'}}" from Vertex): the
+    # relay only failed to pass it on, and the upstream's status is what speaks.
+    if status is not None and status >= 500 and (relayed := re.search(_RELAYED_4XX, message)):
+        status = int(relayed.group(1))
     # Structure before words: a rate-limit code, or a transient status that names its
     # wait, is a rate limit even when its message links a quota or billing page.
     rate_limited = (
@@ -1997,6 +2035,22 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     # (a wait the error names, where no status speaks: LiteLLM's "Try again in 5 seconds"
     # relayed after `200 OK`)
     waits = status is None and error.retry_after is not None
+    # An overload's status (not a rate's) whose words refuse image input as the server's own
+    # setting, with no word of load, of a wait or of the server's trouble (LiveKit's gateway
+    # answers "image (vision) input is currently disabled on this gateway" at 503 as at 400):
+    # the same body meets the same refusal after any wait; the images go.
+    if (
+        status in _TRANSIENT_STATUSES
+        and status != 429
+        and not rate_limited
+        and error.retry_after is None
+        and policy.degrade
+        and count_images(body, policy)
+        and not re.search(_TRANSIENT, text)
+        and not re.search(_SERVER_TROUBLE, text)
+        and _refuses_images(text, body, error.param)
+    ):
+        return Verdict("images", "the endpoint refuses image input, whatever its status says")
     if rate_limited or waits or status in _TRANSIENT_STATUSES or re.search(_TRANSIENT, text):
         return Verdict("backoff", "rate limited or overloaded", delay=error.retry_after)
 
