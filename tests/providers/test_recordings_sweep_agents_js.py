@@ -53,6 +53,82 @@ def test_continue_anthropic_text_deltas_without_an_index_or_a_block_start() -> N
     )
 
 
+def test_minimax_anthropic_endpoint_blocks_whole_in_their_start() -> None:
+    """RooCodeInc/Roo-Code src/api/providers/__tests__/minimax.spec.ts (MiniMax-M2 at
+    api.minimax.io/anthropic, read with the Anthropic SDK): a `thinking` block whose
+    `content_block_start` already holds its thought (no signature), a `text` block
+    whose start holds its text, and a `tool_use` block whose start holds its whole
+    `input` (`{city: "London"}`), each stopped with no delta. Roo Code reads the
+    reasoning, the text and the call from the starts. So does rxllm, once each: the
+    call's input is the start's, and the unsigned thought ends with an empty signature
+    (sent back as it came)."""
+    body = _events(
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_minimax",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": "MiniMax-M2",
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": "Let me think about this..."},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "text", "text": "Checking the weather."},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "content_block_start",
+            "index": 2,
+            "content_block": {
+                "type": "tool_use",
+                "id": "tool-123",
+                "name": "get_weather",
+                "input": {"city": "London"},
+            },
+        },
+        {"type": "content_block_stop", "index": 2},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 20},
+        },
+        {"type": "message_stop"},
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Checking the weather.",
+            reasoning="Let me think about this...",
+            tools=(("tool-123", "get_weather", {"city": "London"}),),
+            usage=(10, 20, 0, 0, 30),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="MiniMax-M2",
+        ),
+    )
+    assert kinds(events) == [
+        "reasoning",
+        "text",
+        "tool_start",
+        "tool_request",
+        "usage",
+        "done",
+    ]
+    closing = [ev for ev in events if ev.type == "reasoning" and not ev.text]
+    assert [ev.signature for ev in closing] == [""]
+
+
 # -- OpenAI chat and its compatible family ------------------------------------------------
 
 
@@ -406,4 +482,47 @@ def test_requesty_cache_writes_are_caching_tokens() -> None:
     check(
         summarize(events),
         Expect(text="test response", usage=(3, 20, 0, 2, 30), cache_write=5, model=None),
+    )
+
+
+def test_vercel_ai_gateway_cache_writes_beside_the_cached_prompt_and_a_cost() -> None:
+    """RooCodeInc/Roo-Code src/api/providers/__tests__/vercel-ai-gateway.spec.ts
+    ("handles usage info correctly with all Vercel AI Gateway specific fields",
+    anthropic/claude-sonnet-4 through ai-gateway.vercel.sh/v1): the first chunk says
+    `usage: null`, the last one's usage is 10 prompt and 5 completion tokens with
+    `cache_creation_input_tokens: 2` at its top level, `prompt_tokens_details:
+    {cached_tokens: 3}` and `cost: 0.005`. Roo Code reads 2 written, 3 read and the
+    cost; the prompt holds both, so 5 are uncached."""
+    model = "anthropic/claude-sonnet-4"
+    body = _sse(
+        {
+            "id": "gen-vercel",
+            "model": model,
+            "choices": [{"delta": {"content": "Test response"}, "index": 0}],
+            "usage": None,
+        },
+        {
+            "id": "gen-vercel",
+            "model": model,
+            "choices": [{"delta": {}, "index": 0, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": 10,
+                "completion_tokens": 5,
+                "total_tokens": 15,
+                "cache_creation_input_tokens": 2,
+                "prompt_tokens_details": {"cached_tokens": 3},
+                "cost": 0.005,
+            },
+        },
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Test response",
+            usage=(5, 5, 0, 3, 15),
+            cache_write=2,
+            cost=0.005,
+            model=model,
+        ),
     )
