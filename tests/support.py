@@ -78,6 +78,10 @@ CHAT_ANSWER = (
     b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
     b'"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
 )
+GEMINI_ANSWER = (
+    b'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},'
+    b'"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3,"totalTokenCount":4}}\n\n'
+)
 
 
 class Recorder:
@@ -106,6 +110,8 @@ class Recorder:
             status, error = self.refusals.pop(0)
             return web.json_response(error, status=status)
         answer = ANTHROPIC_ANSWER if request.path.endswith("/messages") else CHAT_ANSWER
+        if request.path.endswith(":streamGenerateContent"):
+            answer = GEMINI_ANSWER
         for suffix, replacement in self.answers.items():
             if request.path.endswith(suffix):
                 answer = replacement

@@ -6,9 +6,9 @@ Request: `POST {base}/models/{model}:streamGenerateContent?alt=sse` with the key
 `GenerateContentResponse`: `candidates[0].content.parts` (text, thought text,
 `functionCall`, `executableCode`, `codeExecutionResult`, `toolCall`, `toolResponse`), a
 cumulative `usageMetadata` on most chunks, `modelVersion`, and a `finishReason` on the
-last candidate. There is no `[DONE]`: a finish reason (or a prompt block) is the
-terminal marker, and usage-only chunks may still follow it, so usage and `done` are
-emitted at the end of the body.
+last candidate. There is no `[DONE]` (one a relay appends is logged and passed over):
+a finish reason (or a prompt block) is the terminal marker, and usage-only chunks may
+still follow it, so usage and `done` are emitted at the end of the body.
 
 How the wire is read (decisions, each tested in tests/providers/test_google.py,
 test_google_shapes.py and test_probe_google.py):
@@ -475,6 +475,14 @@ class GeminiNormalizer(Normalizer):
     def on_chunk(self, chunk: RawChunk) -> None:
         # Vertex sends `usageMetadata: {"trafficType": ...}` alone on the chunks before
         # the last: only a usage with counts replaces the one kept.
+        if chunk.data.strip() == "[DONE]":
+            # OpenAI's end marker that relays append to a Gemini stream (prism-php's
+            # Vertex fixture; antigravity2api-nodejs#73): not a chunk, nor an end of its
+            # own: the body's end still settles the turn, by its finish or as cut short
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "ignored an OpenAI-style [DONE] in a Gemini stream"
+            )
+            return
         payload = read_json(chunk.data)
         self.chunk_data = chunk.data
         if not isinstance(payload, dict):

@@ -385,3 +385,51 @@ def test_gemini_pro_says_stop_on_every_chunk_of_the_answer() -> None:
         ),
     )
     assert kinds(events) == ["text", "usage", "done"]
+
+
+def test_a_relay_appends_an_openai_done_to_a_gemini_stream() -> None:
+    """prism-php/prism tests/Fixtures/vertex/stream-basic-1.sse: Gemini chunks
+    (`finishReason: null` until the last, which says STOP, the usage on each,
+    `modelVersion`), then `data: [DONE]`, as relays that speak both wires append it
+    (antigravity2api-nodejs#73: "Gemini-format responses should not end with [DONE]",
+    strict clients failing on "Raw response: [DONE]"). The answer is whole and done;
+    the marker is logged. A `[DONE]` before any finish ends nothing: the turn is cut
+    short. Before: a protocol error, "a data line is not JSON: '[DONE]'", after the
+    whole answer."""
+
+    def chunk(text: str, output: int, finish: str | None = None) -> dict[str, Any]:
+        candidate = {
+            "content": {"parts": [{"text": text}], "role": "model"},
+            "finishReason": finish,
+        }
+        usage = {
+            "promptTokenCount": 10,
+            "candidatesTokenCount": output,
+            "totalTokenCount": 10 + output,
+        }
+        return {
+            "candidates": [candidate],
+            "usageMetadata": usage,
+            "modelVersion": "gemini-1.5-flash",
+        }
+
+    answer = [chunk("Hello", 1), chunk(", I am", 3), chunk(" a helpful AI assistant.", 8, "STOP")]
+    with log_messages() as messages:
+        events = replay_every_way(_sse(*answer), "google")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello, I am a helpful AI assistant.",
+            usage=(10, 8, 0, 0, 18),
+            raw_stop_reason="STOP",
+            model="gemini-1.5-flash",
+        ),
+    )
+    assert any("[DONE]" in message for message in messages)
+    cut = replay_every_way(_sse(*answer[:2]), "google")
+    check(
+        summarize(cut),
+        Expect(
+            text="Hello, I am", usage=(10, 3, 0, 0, 13), terminal="error", error_kind="truncated"
+        ),
+    )
