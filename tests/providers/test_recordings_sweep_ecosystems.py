@@ -217,6 +217,152 @@ def test_openai_php_ping_and_keepalive_frames_between_chunks() -> None:
         assert any("'type'" in message for message in messages)
 
 
+def test_tgi_messages_api_chunks_as_semantic_kernel_replays_them() -> None:
+    """microsoft/semantic-kernel dotnet/src/Connectors/Connectors.HuggingFace.UnitTests/
+    TestData/chatcompletion_test_stream_response.txt (TGI 1.4.4's Messages API,
+    teknium/OpenHermes-2.5-Mistral-7B): `data:` with no space, `id: ""`, `object:
+    "text_completion"`, the role on every delta, token logprobs on every choice, the
+    last chunk's `finish_reason: "length"`, and no `[DONE]`. The text, and `length`."""
+    model = "teknium/OpenHermes-2.5-Mistral-7B"
+
+    def chunk(token: str, finish: str | None = None) -> dict[str, Any]:
+        logprobs = {"content": [{"token": token, "logprob": -0.0063, "top_logprobs": []}]}
+        return {
+            "id": "",
+            "object": "text_completion",
+            "created": 1712154497,
+            "model": model,
+            "system_fingerprint": "1.4.4-sha-6c4496a",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"role": "assistant", "content": token},
+                    "logprobs": logprobs,
+                    "finish_reason": finish,
+                }
+            ],
+        }
+
+    tokens = ["Deep", " learning", " is", " a", " subset", " of", " machine", " learning"]
+    chunks = [chunk(token) for token in tokens] + [chunk(".", "length")]
+    body = "".join(f"data:{json.dumps(c, separators=(',', ':'))}\n\n" for c in chunks).encode()
+    check(
+        summarize(replay_every_way(body, "openai")),
+        Expect(
+            text="Deep learning is a subset of machine learning.",
+            stop_reason="length",
+            raw_stop_reason="length",
+            model=model,
+        ),
+    )
+
+
+def test_mistral_call_with_no_id_and_no_index_whole_with_its_finish() -> None:
+    """microsoft/semantic-kernel dotnet/src/Connectors/Connectors.MistralAI.UnitTests/
+    TestData/chat_completions_streaming_function_call_response.txt (mistral-small-latest,
+    2024): the call whole in one chunk with neither an `id` nor an `index`, beside
+    `content: null`, `finish_reason: "tool_calls"` and the usage, then `data: [DONE]`
+    with no line end. The call is requested under an id made for it."""
+    model = "mistral-small-latest"
+    call = {
+        "function": {
+            "name": "WeatherPlugin-GetWeather",
+            "arguments": '{"location": "Paris", "unit": "celsius"}',
+        }
+    }
+    usage = {"prompt_tokens": 118, "total_tokens": 149, "completion_tokens": 31}
+    body = _sse(
+        _chunk(model, {"role": "assistant", "content": ""}, logprobs=None),
+        _chunk(model, {"content": None, "tool_calls": [call]}, "tool_calls", usage=usage),
+    ).removesuffix(b"\n\n")
+    events = replay_every_way(body, "mistral")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(
+                (
+                    events[0].model_dump()["call_id"],
+                    "WeatherPlugin-GetWeather",
+                    {"location": "Paris", "unit": "celsius"},
+                ),
+            ),
+            usage=(118, 31, 0, 0, 149),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["tool_start", "tool_request", "usage", "done"]
+
+
+def test_semantic_kernel_two_chunks_each_with_text_a_call_and_the_finish() -> None:
+    """microsoft/semantic-kernel dotnet/src/Connectors/Connectors.OpenAI.UnitTests/
+    TestData/filters_streaming_multiple_function_calls_test_response.txt: two chunks,
+    each with `content`, one whole call (index 0, then index 1) and `finish_reason:
+    "tool_calls"`. Semantic Kernel runs both functions. Both texts and both calls are
+    read; a finish before more of the turn does not end it."""
+    calls = [
+        {
+            "index": index,
+            "id": str(index + 1),
+            "type": "function",
+            "function": {
+                "name": f"MyPlugin-Function{index + 1}",
+                "arguments": f'{{\n"parameter": "function{index + 1}-value"\n}}',
+            },
+        }
+        for index in (0, 1)
+    ]
+    body = _sse(
+        *(
+            _chunk(
+                "gpt-4",
+                {
+                    "role": "assistant",
+                    "content": "Test chat streaming response",
+                    "tool_calls": [call],
+                },
+                "tool_calls",
+                system_fingerprint=None,
+            )
+            for call in calls
+        )
+    )
+    check(
+        summarize(replay_every_way(body, "openai")),
+        Expect(
+            text="Test chat streaming responseTest chat streaming response",
+            tools=(
+                ("1", "MyPlugin-Function1", {"parameter": "function1-value"}),
+                ("2", "MyPlugin-Function2", {"parameter": "function2-value"}),
+            ),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="gpt-4",
+        ),
+    )
+
+
+def test_semantic_kernel_a_chunk_that_is_not_json_after_text() -> None:
+    """microsoft/semantic-kernel dotnet/src/Connectors/Connectors.OpenAI.UnitTests/
+    TestData/chat_completion_invalid_streaming_test_response.txt: a text chunk, then
+    `data: {"id":}]}`, then `[DONE]`; Semantic Kernel's test expects an exception. The
+    text is kept and the turn fails as a protocol error naming the line; `[DONE]` after
+    it ends nothing."""
+    body = _sse(
+        _chunk("gpt-4-0125-preview", {"content": "Test chat streaming response"}),
+        '{"id":}]}',
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(text="Test chat streaming response", terminal="error", error_kind="protocol"),
+    )
+    failure = events[-1]
+    assert isinstance(failure, Failed) and '{"id":}]}' in failure.error.message
+
+
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
@@ -433,3 +579,46 @@ def test_a_relay_appends_an_openai_done_to_a_gemini_stream() -> None:
             text="Hello, I am", usage=(10, 3, 0, 0, 13), terminal="error", error_kind="truncated"
         ),
     )
+
+
+def test_gemini_max_tokens_on_the_only_chunk_with_thoughts_and_a_service_tier() -> None:
+    """tmc/langchaingo llms/googleai/testdata/
+    TestGoogleAITruncationIsReportedWhenStreaming.httprr (gemini-2.5-flash through
+    google-genai's Go SDK, maxOutputTokens 200): one chunk, its text and `finishReason:
+    "MAX_TOKENS"`, the usage with 189 thought tokens beside 7 of answer and a new
+    `serviceTier` field. langchaingo reports the truncation. The text, `length`, and
+    the thoughts counted in the output; the tier logged with the fields no event
+    carries."""
+    usage = {
+        "promptTokenCount": 9,
+        "candidatesTokenCount": 7,
+        "totalTokenCount": 205,
+        "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 9}],
+        "thoughtsTokenCount": 189,
+        "serviceTier": "standard",
+    }
+    payload = {
+        "candidates": [
+            {
+                "content": {"parts": [{"text": "The water cycle, also known as"}], "role": "model"},
+                "finishReason": "MAX_TOKENS",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": usage,
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "FB2IauKaKPLnnsEP2viZiQw",
+    }
+    with log_messages() as messages:
+        events = replay_every_way(_sse(payload, done=False), "google")
+    check(
+        summarize(events),
+        Expect(
+            text="The water cycle, also known as",
+            usage=(9, 196, 189, 0, 205),
+            stop_reason="length",
+            raw_stop_reason="MAX_TOKENS",
+            model="gemini-2.5-flash",
+        ),
+    )
+    assert any("serviceTier" in message for message in messages)
