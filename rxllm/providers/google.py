@@ -107,7 +107,9 @@ test_google_shapes.py and test_probe_google.py):
   step, the tool runs and the answer follows, with the turn's own finish reason, which
   replaces it. Gemini 2.5 with File Search sends `STOP` on the chunk of its search
   call and the whole answer after it (pydantic-ai's cassette
-  `test_google_model_file_search_tool_stream.yaml`). Nor are the parts of a chunk that
+  `test_google_model_file_search_tool_stream.yaml`). Nor after a finish that came
+  before any part (relays translating an OpenAI stream stamp `STOP` on its empty
+  leading chunks: CLIProxyAPI #5651, kelivo #1003). Nor are the parts of a chunk that
   carries a finish reason again: gemini-pro sent `STOP` on every chunk (LiteLLM #2195,
   one-hub #402, semantic-kernel's `chat_stream_response.json`); the latest finish
   replaces the earlier.
@@ -441,6 +443,7 @@ class GeminiNormalizer(Normalizer):
     one stream); others are ignored, with a warning once per stream."""
 
     __slots__ = (
+        "answered",
         "blocked",
         "calls",
         "cited",
@@ -459,7 +462,8 @@ class GeminiNormalizer(Normalizer):
         super().__init__(emit, provider, attempt)
         self.finish: str | None = None
         self.finish_message: str | None = None
-        self.tool_step = False  # the finish reason came on a built-in tool's step
+        self.tool_step = False  # the finish reason may not end the turn (see `_candidate`)
+        self.answered = False  # a candidate has had parts
         self.warned_candidates = False
         self.blocked = False
         self.usage_raw: dict[str, Any] | None = None
@@ -615,6 +619,7 @@ class GeminiNormalizer(Normalizer):
         content = candidate.get("content")
         parts = content.get("parts") if content else None
         if parts:
+            self.answered = True
             calls: list[dict[str, Any]] = []
             for part in parts:
                 if "functionCall" in part:
@@ -630,8 +635,12 @@ class GeminiNormalizer(Normalizer):
         finish = candidate.get("finishReason")
         if finish:
             self.finish = finish
-            # A finish on a built-in tool's step: the tool runs and the answer follows.
-            self.tool_step = any(key in part for part in parts or () for key in _TOOL_STEP_KEYS)
+            # A finish on a built-in tool's step: the tool runs and the answer follows. A
+            # finish before any part is not the answer's end either: relays translating
+            # an OpenAI stream stamp STOP on its empty leading chunks (CLIProxyAPI#5651).
+            self.tool_step = not self.answered or any(
+                key in part for part in parts or () for key in _TOOL_STEP_KEYS
+            )
             message = candidate.get("finishMessage")
             self.finish_message = str(message) if message else None  # the latest finish's
             if message:

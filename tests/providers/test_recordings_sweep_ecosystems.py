@@ -622,3 +622,47 @@ def test_gemini_max_tokens_on_the_only_chunk_with_thoughts_and_a_service_tier() 
         ),
     )
     assert any("serviceTier" in message for message in messages)
+
+
+def test_a_relay_stamps_stop_on_the_empty_chunks_before_the_answer() -> None:
+    """router-for-me/CLIProxyAPI#5651 (its OpenAI-to-Gemini stream translator, the frames
+    compared one by one in Chevey339/kelivo#1003, a Dart client): every contentless
+    upstream chunk (the reasoning ones, then the finish and the usage) becomes `parts:
+    []` with `finishReason: "STOP"`, so the stream opens with two of them, then the
+    answer's chunks with no finish, then two more. Kelivo stopped at the first and showed
+    an empty reply. The answer is read whole; the finish that came before any part did
+    not end it. Before: no text at all, `done` as if the model said nothing."""
+
+    def chunk(text: str | None, usage: dict[str, Any] | None = None) -> dict[str, Any]:
+        parts = [] if text is None else [{"text": text}]
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        if text is None:
+            candidate["finishReason"] = "STOP"
+        payload: dict[str, Any] = {
+            "candidates": [candidate],
+            "modelVersion": "google/gemini-3.8-flash",
+        }
+        if usage is not None:
+            payload["usageMetadata"] = usage
+        return payload
+
+    usage = {"promptTokenCount": 12, "candidatesTokenCount": 4, "totalTokenCount": 16}
+    body = _sse(
+        chunk(None),
+        chunk(None),
+        chunk("Bonjour"),
+        chunk(" le monde."),
+        chunk(None),
+        chunk(None, usage),
+        done=False,
+    )
+    events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(
+            text="Bonjour le monde.",
+            usage=(12, 4, 0, 0, 16),
+            raw_stop_reason="STOP",
+            model="google/gemini-3.8-flash",
+        ),
+    )
