@@ -57,10 +57,12 @@ Output items, by type (the decisions of this module):
   place of parallel calls (vercel/ai#19067), each wrapped call is a `tool_request` of its
   own (call id `<call_id>_<n>`, the wrapper's output index); otherwise the call is
   requested as it came, and one still open at the terminal is ended there as any call.
-  A call added without its `call_id` (the id its answer must name) is held too, its
-  argument events kept, until an item names it: its done item, else the terminal
-  response's item; then it is started and ended under that call_id, with the arguments
-  of its first done event. One no item names goes by its item id.
+  A call added without its `call_id` (the id its answer must name) or without its name
+  (upstreams of TanStack AI's OpenAI-compatible Responses adapter, which name it in a
+  second `output_item.added`, its `output_item.done` or only the terminal's output) is
+  held too, its argument events kept, until an item names it: its done item, else the
+  terminal response's item; then it is started and ended under that call_id and name,
+  with the arguments of its first done event. One no item names goes by its item id.
   A call added whole (`status: completed` at its `output_item.added`: Perplexity's
   Agent API, which streams no argument events) is read at its done item, which says
   whose it is: a `function_call` done item is the client's call; another item done at
@@ -749,8 +751,8 @@ class _Shown:
 @dataclass(slots=True)
 class _Held:
     """A function call held back from the stream: a parallel wrapper until its arguments
-    are whole (`PARALLEL_WRAPPERS`), a call added without its `call_id` until an item
-    names it (`named`), with the arguments its `function_call_arguments.done` gave
+    are whole (`PARALLEL_WRAPPERS`), a call added without its `call_id` or its name until
+    an item names it (`named`), with the arguments its `function_call_arguments.done` gave
     (`marked`) in the meantime."""
 
     call_id: str
@@ -1423,6 +1425,9 @@ class ResponsesNormalizer(Normalizer):
 
     def _start_call(self, index: int, item: dict[str, Any]) -> None:
         if index in self.calls:
+            held = self.held.get(index)
+            if held is not None and not held.name and item.get("name"):
+                held.name = str(item["name"])  # the call added again, named this time
             return
         self.calls[index] = False
         call_id = item.get("call_id") or item.get("id") or f"call_{index}"
@@ -1433,7 +1438,9 @@ class ResponsesNormalizer(Normalizer):
         if kind == "custom_tool_call":
             self.custom_inputs[index] = []
         if kind == "function_call":
-            known = bool(item.get("call_id"))  # else the item's id stands in, until named
+            # Without its call_id (the item's id stands in) or its name, a call waits
+            # for the item that names it.
+            known = bool(item.get("call_id")) and bool(item.get("name"))
             if not known or item.get("name") in PARALLEL_WRAPPERS:
                 self.held[index] = _Held(str(call_id), str(item.get("name") or ""), known)
                 return
@@ -1474,9 +1481,9 @@ class ResponsesNormalizer(Normalizer):
             self.tool_end(index, json.dumps(parameters, ensure_ascii=False))
 
     def _name(self, index: int, item: dict[str, Any]) -> _Held | None:
-        """The call held at output `index` for want of its `call_id`, named now by `item`
-        (its done item, or the terminal response's) with the item's, else by the item id it
-        went by; None when no call waits there for its name."""
+        """The call held at output `index` for want of its `call_id` or its name, named now
+        by `item` (its done item, or the terminal response's) with the item's, else by the
+        item id and the name it went by; None when no call waits there for its name."""
         held = self.held.get(index)
         if held is None or held.named:
             return None
@@ -1484,6 +1491,8 @@ class ResponsesNormalizer(Normalizer):
         call_id = item.get("call_id")
         if isinstance(call_id, str) and call_id:
             held.call_id = call_id
+        if not held.name and isinstance(item.get("name"), str):
+            held.name = item["name"]
         return held
 
     def _client_arguments(self, index: int, item: dict[str, Any]) -> dict[str, Any]:

@@ -526,3 +526,116 @@ def test_vercel_ai_gateway_cache_writes_beside_the_cached_prompt_and_a_cost() ->
             model=model,
         ),
     )
+
+
+# -- OpenAI Responses ---------------------------------------------------------------------
+
+
+def _responses(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(f"data: {json.dumps(p)}\n\n".encode() for p in payloads)
+
+
+def _created(response_id: str) -> dict[str, Any]:
+    return {
+        "type": "response.created",
+        "response": {"id": response_id, "model": "test-model", "status": "in_progress"},
+    }
+
+
+def _completed(
+    response_id: str, output: list[dict[str, Any]], usage: tuple[int, int] = (1, 1)
+) -> dict[str, Any]:
+    return {
+        "type": "response.completed",
+        "response": {
+            "id": response_id,
+            "model": "test-model",
+            "status": "completed",
+            "output": output,
+            "usage": {
+                "input_tokens": usage[0],
+                "output_tokens": usage[1],
+                "total_tokens": sum(usage),
+            },
+        },
+    }
+
+
+def _weather_call(item_id: str, arguments: str) -> dict[str, Any]:
+    return {
+        "type": "function_call",
+        "id": item_id,
+        "name": "lookup_weather",
+        "arguments": arguments,
+    }
+
+
+def test_responses_calls_added_without_a_name_are_named_by_a_later_item() -> None:
+    """TanStack/ai packages/typescript/ai-openai-compatible/tests/responses-text.test.ts
+    (its OpenAI-compatible Responses adapter: "Some upstreams send `output_item.added`
+    with no `name`, then carry the full function_call item (including name and
+    arguments) in `output_item.done`"): three turns, each a `function_call` added with
+    only its id, its arguments marked done, then named by (1) a second
+    `output_item.added` for the same id and the terminal's item, (2) its
+    `output_item.done`, after a delta, (3) only the `response.completed` output. TanStack
+    requests `lookup_weather` once each time. Before, each was requested with an empty
+    name, which no client can dispatch."""
+    nyc, berlin = '{"location":"NYC"}', '{"location":"Berlin"}'
+
+    def added(item_id: str, **named: Any) -> dict[str, Any]:
+        item = {"type": "function_call", "id": item_id, **named}
+        return {"type": "response.output_item.added", "output_index": 0, "item": item}
+
+    def marked(item_id: str, arguments: str) -> dict[str, Any]:
+        return {
+            "type": "response.function_call_arguments.done",
+            "item_id": item_id,
+            "arguments": arguments,
+        }
+
+    turns = {
+        "call_late_name": _responses(
+            _created("resp-x"),
+            added("call_late_name"),
+            added("call_late_name", name="lookup_weather"),
+            marked("call_late_name", nyc),
+            _completed("resp-x", [_weather_call("call_late_name", nyc)]),
+        ),
+        "fc_bf": _responses(
+            _created("resp-bf"),
+            added("fc_bf"),
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": "fc_bf",
+                "delta": '{"location":',
+            },
+            marked("fc_bf", nyc),
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": _weather_call("fc_bf", nyc),
+            },
+            _completed("resp-bf", [_weather_call("fc_bf", nyc)]),
+        ),
+        "fc_final": _responses(
+            _created("resp-final"),
+            added("fc_final"),
+            marked("fc_final", berlin),
+            _completed("resp-final", [_weather_call("fc_final", berlin)]),
+        ),
+    }
+    for call_id, body in turns.items():
+        events = replay_every_way(body, "openai-responses")
+        arguments = {"location": "Berlin" if call_id == "fc_final" else "NYC"}
+        check(
+            summarize(events),
+            Expect(
+                tools=((call_id, "lookup_weather", arguments),),
+                usage=(1, 1, 0, 0, 2),
+                stop_reason="tool_use",
+                raw_stop_reason="completed",
+                model="test-model",
+            ),
+        )
+        starts = [ev for ev in events if ev.type == "tool_start"]
+        assert [(ev.call_id, ev.name) for ev in starts] == [(call_id, "lookup_weather")]
