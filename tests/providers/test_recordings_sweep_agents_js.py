@@ -639,3 +639,48 @@ def test_responses_calls_added_without_a_name_are_named_by_a_later_item() -> Non
         )
         starts = [ev for ev in events if ev.type == "tool_start"]
         assert [(ev.call_id, ev.name) for ev in starts] == [(call_id, "lookup_weather")]
+
+
+def test_responses_bare_deltas_and_a_terminal_whose_output_is_empty() -> None:
+    """TanStack/ai .../ai-openai-compatible/tests/responses-text.test.ts ("emits
+    STEP_STARTED and STEP_FINISHED for reasoning_text.delta", "... for
+    reasoning_summary_text.delta"): `response.created`, then `reasoning_text.delta`s (or
+    a `reasoning_summary_text.delta`) and an `output_text.delta` that name no item and
+    no output index (no item was added), then `response.completed` with `output: []`
+    and the usage. TanStack shows the reasoning, then the text. So does rxllm: the empty
+    output takes nothing back, and says nothing again."""
+    thinking = _responses(
+        _created("resp-123"),
+        {"type": "response.reasoning_text.delta", "delta": "Let me think about this..."},
+        {"type": "response.reasoning_text.delta", "delta": " The answer is clear."},
+        {"type": "response.output_text.delta", "delta": "The answer is 42."},
+        _completed("resp-123", [], (10, 20)),
+    )
+    events = replay_every_way(thinking, "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            text="The answer is 42.",
+            reasoning="Let me think about this... The answer is clear.",
+            usage=(10, 20, 0, 0, 30),
+            raw_stop_reason="completed",
+            model="test-model",
+        ),
+    )
+    assert kinds(events) == ["reasoning", "text", "usage", "done"]
+    summary = _responses(
+        _created("resp-123"),
+        {"type": "response.reasoning_summary_text.delta", "delta": "Summary of reasoning..."},
+        {"type": "response.output_text.delta", "delta": "Final answer."},
+        _completed("resp-123", [], (5, 2)),
+    )
+    check(
+        summarize(replay_every_way(summary, "openai-responses")),
+        Expect(
+            text="Final answer.",
+            reasoning="Summary of reasoning...",
+            usage=(5, 2, 0, 0, 7),
+            raw_stop_reason="completed",
+            model="test-model",
+        ),
+    )
