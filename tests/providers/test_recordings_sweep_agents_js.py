@@ -129,6 +129,52 @@ def test_minimax_anthropic_endpoint_blocks_whole_in_their_start() -> None:
     assert [ev.signature for ev in closing] == [""]
 
 
+def test_tanstack_anthropic_stream_without_message_start_and_a_call_without_input() -> None:
+    """TanStack/ai packages/typescript/ai-anthropic/tests/anthropic-adapter.test.ts ("does
+    not emit TEXT_MESSAGE_END for tool_use content blocks"): no `message_start` at all,
+    a text block, then a `tool_use` block whose start has no `input` key, its input in
+    one `input_json_delta`, then `message_delta` (tool_use, 10 output tokens) and
+    `message_stop`. TanStack finishes once, with `tool_calls`. rxllm reads the text, the
+    call with its streamed input, and the output count alone (no model, no id)."""
+    body = _events(
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "Let me check"},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": "tool_1", "name": "lookup_weather"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": '{"location":"Berlin"}'},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 10},
+        },
+        {"type": "message_stop"},
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Let me check",
+            tools=(("tool_1", "lookup_weather", {"location": "Berlin"}),),
+            usage=(0, 10, 0, 0, 10),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+        ),
+    )
+
+
 # -- OpenAI chat and its compatible family ------------------------------------------------
 
 
