@@ -1,8 +1,10 @@
 """Streams from the recordings and fixtures of SDKs and frameworks outside Python and
-TypeScript: Ruby (crmne/ruby_llm's VCR cassettes), PHP (prism-php/prism's and
-openai-php/client's fixtures), Go, Rust, Java, .NET, Swift, Elixir and Dart, and the
-SDKs of the providers those fixtures speak to (perplexityai/perplexity-py's stream
-types), in shapes no other test replays.
+TypeScript, in shapes no other test replays: PHP (prism-php/prism's and
+openai-php/client's fixtures), Go (sashabaranov/go-openai's stream tests,
+tmc/langchaingo's httprr recordings), .NET (microsoft/semantic-kernel's TestData), Rust
+(jeremychone/rust-genai's yakbak recordings), and the providers' and relays' own word on
+the shapes those fixtures hold (perplexityai/perplexity-py's stream types, Gemini relay
+issues from LiteLLM, one-hub, CLIProxyAPI and kelivo, a Dart client).
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -363,10 +365,49 @@ def test_semantic_kernel_a_chunk_that_is_not_json_after_text() -> None:
     assert isinstance(failure, Failed) and '{"id":}]}' in failure.error.message
 
 
+def test_rust_genai_finish_on_the_call_chunk_then_again_with_the_usage() -> None:
+    """jeremychone/rust-genai tests/data/yakbak/openai/stream_tool_call_with_finish_reason/
+    response_000.txt (an OpenAI-compatible server rust-genai replays): the call whole in
+    the first chunk beside `finish_reason: "tool_calls"`, then a chunk of `content: ""`
+    that says `tool_calls` again, with the usage. One call, its usage, `tool_use`."""
+    model = "yakbak-openai-compat-model"
+    call = {
+        "id": "call_yakbak_fixture_0",
+        "index": 0,
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "arguments": '{"city": "Paris", "country": "France", "unit": "C"}',
+        },
+    }
+    usage = {"prompt_tokens": 163, "completion_tokens": 11, "total_tokens": 174}
+    body = _sse(
+        _chunk(model, {"role": "assistant", "tool_calls": [call]}, "tool_calls"),
+        _chunk(model, {"role": "assistant", "content": ""}, "tool_calls", usage=usage),
+    )
+    check(
+        summarize(replay_every_way(body, "openai")),
+        Expect(
+            text="",
+            tools=(
+                (
+                    "call_yakbak_fixture_0",
+                    "get_weather",
+                    {"city": "Paris", "country": "France", "unit": "C"},
+                ),
+            ),
+            usage=(163, 11, 0, 0, 174),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+
+
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
-def _responses(*payloads: dict[str, Any], event_lines: bool = True) -> bytes:
+def _events(*payloads: dict[str, Any], event_lines: bool = True) -> bytes:
     """`data:` frames of the payloads, each after an `event:` line naming its type unless
     `event_lines` is off."""
     out = ""
@@ -383,7 +424,7 @@ def test_perplexity_response_failed_with_its_error_beside_the_type() -> None:
     error beside the type and no `response` object, where OpenAI nests it in
     `response.error`. The turn fails with Perplexity's message and code. Before: the
     message was "the response failed", no code, and `{}` as the raw error."""
-    body = _responses(
+    body = _events(
         {
             "type": "response.created",
             "sequence_number": 0,
@@ -434,7 +475,7 @@ def test_perplexity_agent_response_completed_with_the_response_fields_at_the_top
     `response` object and no `event:` lines. Prism reads the usage from that chunk. The
     text is said once, the usage and the model kept; the search results have no event
     (logged). Before: the usage and the model were dropped unsaid."""
-    body = _responses(
+    body = _events(
         {"type": "response.output_text.delta", "delta": "I am Qwen, a large"},
         {"type": "response.output_text.delta", "delta": "-scale language model."},
         {
@@ -480,6 +521,199 @@ def test_perplexity_agent_response_completed_with_the_response_fields_at_the_top
     )
     assert kinds(events) == ["text", "usage", "done"]
     assert any("search_results" in message for message in messages)
+
+
+def test_rust_genai_error_event_after_a_delta_and_a_delta_after_it() -> None:
+    """jeremychone/rust-genai tests/data/yakbak/openai_resp/stream_error_after_delta/
+    response_000.txt: a text delta, then `event: error` with `code: null`, `param:
+    "input"` and the message at the top level, then another delta ("must not escape").
+    The first text is kept, the turn fails with the message and the param, and the
+    delta after the error is no text."""
+    body = _events(
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_test",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "Partial answer",
+            "sequence_number": 1,
+        },
+        {
+            "type": "error",
+            "code": None,
+            "message": "Something went wrong",
+            "param": "input",
+            "sequence_number": 2,
+        },
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_test",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "must not escape",
+            "sequence_number": 3,
+        },
+    )
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(text="Partial answer", terminal="error", error_kind="stream_error"),
+    )
+    failure = events[-1]
+    assert isinstance(failure, Failed)
+    assert (failure.error.message, failure.error.param) == ("Something went wrong", "input")
+
+
+def test_rust_genai_response_completed_without_an_output_field() -> None:
+    """jeremychone/rust-genai tests/data/yakbak/openai_resp/tools_completed_no_output_field/
+    response_000.txt (gpt-5.4, `store: false`): a function call streamed and done, then
+    `response.completed` whose response has no `output` key at all (and `tool_usage`
+    beside the usage). The call is requested once, with the usage, `tool_use`."""
+    item_id = "fc_0ccc47239f28adf2016a174323b98c81"
+    arguments = '{"city":"Paris","country":"France","unit":"C"}'
+    call = {"id": item_id, "type": "function_call", "call_id": "call_Y1aseRzSQSAMbKJIpnv6l73i"}
+    response = {"id": "resp_0ccc47239f28", "object": "response", "model": "gpt-5.4"}
+    usage = {
+        "input_tokens": 82,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 26,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 108,
+    }
+    tool_usage = {"web_search": {"num_requests": 0}}
+    events_in = [
+        {
+            "type": "response.created",
+            "response": {**response, "status": "in_progress", "output": []},
+        },
+        {
+            "type": "response.output_item.added",
+            "item": {**call, "status": "in_progress", "arguments": "", "name": "get_weather"},
+            "output_index": 0,
+        },
+        *(
+            {
+                "type": "response.function_call_arguments.delta",
+                "delta": piece,
+                "item_id": item_id,
+                "obfuscation": "0skqdSmOBNAaEY",
+                "output_index": 0,
+            }
+            for piece in ('{"city":"Paris",', '"country":"France",', '"unit":"C"}')
+        ),
+        {
+            "type": "response.function_call_arguments.done",
+            "arguments": arguments,
+            "item_id": item_id,
+            "output_index": 0,
+        },
+        {
+            "type": "response.output_item.done",
+            "item": {**call, "status": "completed", "arguments": arguments, "name": "get_weather"},
+            "output_index": 0,
+        },
+        {
+            "type": "response.completed",
+            "response": {
+                **response,
+                "status": "completed",
+                "tool_usage": tool_usage,
+                "usage": usage,
+            },
+        },
+    ]
+    for number, event in enumerate(events_in):
+        event["sequence_number"] = number
+    events = replay_every_way(_events(*events_in), "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(
+                (
+                    "call_Y1aseRzSQSAMbKJIpnv6l73i",
+                    "get_weather",
+                    {"city": "Paris", "country": "France", "unit": "C"},
+                ),
+            ),
+            usage=(82, 26, 0, 0, 108),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="gpt-5.4",
+        ),
+    )
+
+
+# -- Anthropic Messages -------------------------------------------------------------------
+
+
+def test_minimax_messages_through_opencode_go_with_a_ping_after_the_stop() -> None:
+    """jeremychone/rust-genai tests/data/yakbak/opencode_go/minimax_stream/response_000.txt
+    (MiniMax-M2.7 on an Anthropic-compatible endpoint): `message_start` counts 9 input
+    tokens, the thinking block's signature is a hex digest, the text opens with two
+    newlines, `message_delta` says 26 input and 40 output tokens, and after
+    `message_stop` comes `event: ping` with `"cost": "0"`. The thinking with its
+    signature, the text as sent, the later usage, `end_turn`; the late ping ends
+    nothing."""
+    signature = "cf998538a5ae3257fc4eb2ffeb97387fc2af13c1716362c717b4e88d7b219c74"
+    usage = {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    message = {
+        "id": "0643924650f0f926ec267c756d7dcacd",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": "MiniMax-M2.7",
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 9, "output_tokens": 0, **usage},
+        "service_tier": "standard",
+    }
+    body = _events(
+        {"type": "message_start", "message": message},
+        {"type": "ping"},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "The user wants one word.\n"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": signature},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "text_delta", "text": "\n\nHello!"},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"input_tokens": 26, "output_tokens": 40, **usage},
+        },
+        {"type": "message_stop"},
+        {"type": "ping", "cost": "0"},
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="\n\nHello!",
+            reasoning="The user wants one word.\n",
+            signatures=1,
+            usage=(26, 40, 0, 0, 66),
+            raw_stop_reason="end_turn",
+            model="MiniMax-M2.7",
+        ),
+    )
 
 
 # -- Gemini -------------------------------------------------------------------------------
@@ -666,3 +900,49 @@ def test_a_relay_stamps_stop_on_the_empty_chunks_before_the_answer() -> None:
             model="google/gemini-3.8-flash",
         ),
     )
+
+
+def test_rust_genai_gemini_call_with_its_own_id_and_an_empty_text_part() -> None:
+    """jeremychone/rust-genai tests/data/yakbak/gemini/builtin_with_functions/
+    response_000.txt (gemini-3.7-flash): one chunk holding a `functionCall` with its own
+    `id`, signed, then an empty text part, `STOP`, and the usage with 76 thought tokens
+    and a `serviceTier`. The call is requested under Gemini's id with its signature;
+    the turn is `tool_use`."""
+    signature = "EoQDCoEDARFNMg/tvHidTxhVZmaXxlmQevhSoqMMhovELrpSSFN121nvjNF+d8riVARQ"
+    call = {"name": "get_weather", "args": {"unit": "C", "city": "Cairo"}, "id": "call_3091305"}
+    payload = {
+        "candidates": [
+            {
+                "content": {
+                    "parts": [{"functionCall": call, "thoughtSignature": signature}, {"text": ""}],
+                    "role": "model",
+                },
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": {
+            "promptTokenCount": 90,
+            "candidatesTokenCount": 22,
+            "totalTokenCount": 188,
+            "thoughtsTokenCount": 76,
+            "serviceTier": "standard",
+        },
+        "modelVersion": "gemini-3.7-flash",
+        "responseId": "QFiDas-DJqmSjrEPraSZsAQ",
+    }
+    events = replay_every_way(_sse(payload, done=False), "google")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            signatures=1,
+            tools=(("call_3091305", "get_weather", {"unit": "C", "city": "Cairo"}),),
+            usage=(90, 98, 76, 0, 188),
+            stop_reason="tool_use",
+            raw_stop_reason="STOP",
+            model="gemini-3.7-flash",
+        ),
+    )
+    requests = [event for event in events if event.type == "tool_request"]
+    assert requests[0].model_dump()["signature"] == signature
