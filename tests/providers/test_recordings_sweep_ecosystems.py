@@ -4,7 +4,7 @@ openai-php/client's fixtures), Go (sashabaranov/go-openai's stream tests,
 tmc/langchaingo's httprr recordings), .NET (microsoft/semantic-kernel's TestData), Rust
 (jeremychone/rust-genai's yakbak recordings), and the providers' and relays' own word on
 the shapes those fixtures hold (perplexityai/perplexity-py's stream types, Gemini relay
-issues from LiteLLM, one-hub, CLIProxyAPI and kelivo, a Dart client).
+issues from LiteLLM, one-hub, CLIProxyAPI, kelivo (Dart) and req_llm (Elixir)).
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -946,3 +946,34 @@ def test_rust_genai_gemini_call_with_its_own_id_and_an_empty_text_part() -> None
     )
     requests = [event for event in events if event.type == "tool_request"]
     assert requests[0].model_dump()["signature"] == signature
+
+
+def test_req_llm_gemini_finish_in_a_candidate_with_no_content() -> None:
+    """agentjido/req_llm#638 (Elixir: "Gemini SSE Stream loses finish-reason in some
+    cases"): the answer's last text in a chunk with no finish, then a final event of
+    `{"candidates": [{"finishReason": "STOP"}], "usageMetadata": {...}}`, a candidate
+    with neither content nor index. req_llm's decoder matched only candidates with
+    parts and reported the turn incomplete. The turn is done, with its usage."""
+
+    def chunk(candidate: dict[str, Any]) -> dict[str, Any]:
+        usage = {"promptTokenCount": 5, "candidatesTokenCount": 3, "totalTokenCount": 8}
+        return {
+            "candidates": [candidate],
+            "usageMetadata": usage,
+            "modelVersion": "gemini-2.5-flash",
+        }
+
+    body = _sse(
+        chunk({"content": {"role": "model", "parts": [{"text": "Hello there."}]}, "index": 0}),
+        chunk({"finishReason": "STOP"}),
+        done=False,
+    )
+    check(
+        summarize(replay_every_way(body, "google")),
+        Expect(
+            text="Hello there.",
+            usage=(5, 3, 0, 0, 8),
+            raw_stop_reason="STOP",
+            model="gemini-2.5-flash",
+        ),
+    )
