@@ -87,7 +87,9 @@ test_google_shapes.py and test_probe_google.py):
   input = prompt - cached + toolUsePrompt (code execution and search results the model
   read, which Gemini bills as input, so the total matches its `totalTokenCount`);
   cache_read = cached; output = candidates + thoughts (Gemini's candidates count
-  excludes thoughts); reasoning = thoughts. The fields beside the counts (the
+  excludes thoughts, its total adds them: where the total is prompt + candidates, a
+  relay counted the thoughts inside the candidates and they are counted once);
+  reasoning = thoughts. The fields beside the counts (the
   per-modality `*TokensDetails`, Vertex's `trafficType`) are logged at debug with it.
 - Finish: STOP is `stop`, or `tool_use` when the turn made calls; MAX_TOKENS is
   `length`; the safety family (and LANGUAGE: content "flagged for using an unsupported
@@ -286,6 +288,12 @@ def gemini_usage(raw: dict[str, Any]) -> Usage:
             "thoughtsTokenCount",
         )
     )
+    total = token_count(raw.get("totalTokenCount"))
+    if thoughts and prompt + tool_prompt + candidates == total:
+        # A relay writing this wire from an OpenAI upstream copies `completion_tokens`,
+        # thoughts included, as the candidates (CLIProxyAPI's OpenAI-to-Gemini
+        # translator): its total, which Gemini's own always adds the thoughts to, says so.
+        candidates = max(candidates - thoughts, 0)
     return Usage.of(
         input_tokens=max(prompt - cached, 0) + tool_prompt,
         output_tokens=candidates + thoughts,
