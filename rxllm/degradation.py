@@ -17,7 +17,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   the envelope gives it, a key without the right to the model ("无权使用模型"), the
   caller's own "data policy" or provider restrictions excluding every route ("No allowed
   providers are available for the selected model", where the body sends no `provider`),
-  what is refused "for this account" where no key is named;
+  what is refused "for this account" where no key is named, or where the caller is
+  ("Country, region, or territory not supported", OpenAI's code
+  `unsupported_country_region_territory`, "not available in your country");
   a relay's exception class, "litellm.PermissionDeniedError", is its name for the status,
   not words about the account; but a 403 that names a key of the body and no access of the
   caller's refuses that key: "You are not allowed to request logprobs from this model"),
@@ -399,7 +401,15 @@ _RELAY_PREFIX = _RELAY_CLASS + r":[^\S\n]*(?:" + _RELAY_CLASS + r"[^\S\n]+-[^\S\
 _CALLER_REFUSED = (
     r"(?i)\b(?:not (?:available|enabled|accessible|permitted|allowed)|unavailable)\s+"
     r"(?:for|to|on|in)\s+(?:(?:this|your|the)\s+)?"
-    r"(?:account|organi[sz]ation|project|subscription|plan|tier|team|workspace)\b"
+    r"(?:account|organi[sz]ation|project|subscription|plan|tier|team|workspace)\b|"
+    # or where the caller is ("Country, region, or territory not supported", OpenAI's 403,
+    # its status and code lost in a frame; "User location is not supported"; "not available
+    # in your country"): no body moves the caller
+    r"\b(?:country|countries|region|territory|location)"
+    r"(?:,?\s+(?:or\s+)?(?:country|region|territory|location)\b){0,3},?\s+"
+    r"(?:(?:is|are)\s+)?(?:not\s+(?:supported|available|allowed|permitted|served)|unsupported)\b|"
+    r"\bnot\s+(?:supported|available|offered|allowed)\s+in\s+your\s+"
+    r"(?:country|region|territory|location)\b"
 )
 _CALLER_ACCESS = (
     r"(?i)\baccess\b|\baccounts?\b|\borgani[sz]ations?\b|\bprojects?\b|\bregions?\b|"
@@ -416,6 +426,9 @@ _ACCOUNT_CODES = frozenset(
         "unauthenticated",
         "account_deactivated",
         "budget_exceeded",  # LiteLLM's key or team budget
+        # OpenAI's refusal of the caller's country ("Country, region, or territory not
+        # supported", 403 `request_forbidden`)
+        "unsupported_country_region_territory",
         # Google: the account is not in a state to serve any request ("User location is
         # not supported for the API use", a free tier not offered in the country)
         "failed_precondition",
