@@ -64,6 +64,10 @@ Decisions, where the wire leaves a choice:
   into this one end a turn of calls with `end_turn` (LiteLLM#34692, Bifrost#3638,
   #6123), and an agent loop reading the stop reason would not run them. A refusal's
   `stop_details.explanation` is a `refusal` event, at once (its category is logged).
+  A relay that writes this wire ends a turn its upstream failed with `stop_reason:
+  "error"` (1rgs/claude-code-proxy, where its translation raised): no stop reason of
+  Anthropic's, so the turn is `error(kind="stream_error", code="error")`, its usage
+  the failure's, never a `done` that passes the cut answer off as complete.
 - `message_delta` ends the content. A block still open then when the model ended the
   turn itself (`end_turn`, `stop_sequence`, `tool_use`: a relay that leaves out the
   last `content_block_stop`) ends there as at its stop, a call without input included.
@@ -239,6 +243,10 @@ STOP_REASONS: dict[str, StopReason] = {
     "refusal": "content_filter",
 }
 
+# Stop reasons no Anthropic model gives, that a relay writes for a turn that failed
+# (1rgs/claude-code-proxy's, when its translation of the upstream's stream raised).
+_FAILED_STOPS = ("error",)
+
 # Stop reasons of a turn the model ended itself, its content complete: unlike
 # `max_tokens` and `model_context_window_exceeded` (the last block cut) or `refusal`.
 _COMPLETE = frozenset({"end_turn", "stop_sequence", "tool_use"})
@@ -410,6 +418,14 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "message_delta":
             self._message_delta(payload)
         elif kind == "message_stop":
+            if self.stop in _FAILED_STOPS:
+                self._held_usage()
+                self.fail(
+                    "stream_error",
+                    f"{self.provider} ended the turn with stop_reason {self.stop!r}",
+                    code=self.stop,
+                )
+                return
             self._end_open()
             if not self.usage_sent and self.counts:
                 self._send_usage()
@@ -670,7 +686,7 @@ class AnthropicNormalizer(Normalizer):
         self._unread("message_delta", delta, _DELTA_READ)
         self._count(payload.get("usage"))
         self._end_open()
-        if self.counts:
+        if self.counts and self.stop not in _FAILED_STOPS:  # a failure's: at message_stop
             self._send_usage()
         # The content is over: a tool block still open was cut (max_tokens; `_end_open`
         # ended the others). It gets no `tool_end` (that would mark it complete): the end

@@ -1,7 +1,8 @@
 """Streams that relays and proxies write in one wire from another provider's upstream
 (Gemini, Anthropic Messages and Responses as they write them), and the issues where
 their users paste them: router-for-me/CLIProxyAPI's translators (OpenAI to Gemini,
-Gemini and Codex to Claude), in shapes no other test replays.
+Gemini and Codex to Claude), 1rgs/claude-code-proxy (OpenAI to Anthropic through
+LiteLLM), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -14,7 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.support import Expect, check, log_messages, replay_every_way, summarize
+from rxllm.events import Failed
+from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
 
 # -- Gemini as relays write it ------------------------------------------------------------
 
@@ -86,3 +88,130 @@ def test_cliproxyapi_openai_to_gemini_counts_the_thoughts_inside_the_candidates(
     assert [c[2] for c in summary.tool_calls] == [{"city": "Paris"}, {"tz": "CET"}]
     # the relay's `model` is no Gemini field: logged, not read as the model
     assert any("['model']" in m for m in logs)
+
+
+# -- Anthropic Messages as relays write it --------------------------------------------------
+
+
+def _messages(*payloads: dict[str, Any], done: bool = False) -> bytes:
+    """Named SSE events, each under its own `type`; `done`: an OpenAI-style `data: [DONE]`
+    after them."""
+    body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _block_delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _block_stop(index: int) -> dict[str, Any]:
+    return {"type": "content_block_stop", "index": index}
+
+
+def _message_end(stop_reason: str, usage: dict[str, int]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": usage,
+        },
+        {"type": "message_stop"},
+    ]
+
+
+# 1rgs/claude-code-proxy (server.py, `handle_streaming`: LiteLLM's OpenAI-style chunks to
+# Anthropic events) opens every message with zero usage, the requested model, a text block
+# at index 0 and a ping, before any chunk has come.
+_CCP_OPENING = [
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_5f0c2a9e4b7d41c3a8e6f1b2",
+            "type": "message",
+            "role": "assistant",
+            "model": "openai/gpt-4.1",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 0,
+                "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+                "output_tokens": 0,
+            },
+        },
+    },
+    _block_start(0, {"type": "text", "text": ""}),
+    {"type": "ping"},
+]
+
+
+def test_claude_code_proxy_calls_started_without_a_stop_between_and_a_done_line() -> None:
+    """1rgs/claude-code-proxy server.py (`handle_streaming`, an OpenAI upstream through
+    LiteLLM): the opening text block at 0 closed when the first call comes, each call a
+    `tool_use` block from 1 up started while the one before is open (no
+    `content_block_stop` between), its arguments as they came, then at the finish the
+    stops of 1..n, `message_delta` with the output count alone, `message_stop` and an
+    OpenAI-style `data: [DONE]` ("to match Anthropic's behavior"). Claude Code reads the
+    text and both calls, each whole; the `[DONE]` after the end is passed over."""
+    first = {"file_path": "src/app.py"}
+    second = {"file_path": "src/util.py"}
+    events = replay_every_way(
+        _messages(
+            *_CCP_OPENING,
+            _block_delta(0, {"type": "text_delta", "text": "Reading both files."}),
+            _block_stop(0),
+            _block_start(1, {"type": "tool_use", "id": "call_Qm1", "name": "Read", "input": {}}),
+            _block_delta(1, {"type": "input_json_delta", "partial_json": json.dumps(first)}),
+            _block_start(2, {"type": "tool_use", "id": "call_Qm2", "name": "Read", "input": {}}),
+            _block_delta(2, {"type": "input_json_delta", "partial_json": '{"file_path": '}),
+            _block_delta(2, {"type": "input_json_delta", "partial_json": '"src/util.py"}'}),
+            _block_stop(1),
+            _block_stop(2),
+            *_message_end("tool_use", {"output_tokens": 42}),
+            done=True,
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Reading both files.",
+            tools=(("call_Qm1", "Read", first), ("call_Qm2", "Read", second)),
+            usage=(0, 42, 0, 0, 42),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="openai/gpt-4.1",
+        ),
+    )
+
+
+def test_claude_code_proxy_error_stop_reason_is_a_failed_turn() -> None:
+    """1rgs/claude-code-proxy server.py: where its translation of the upstream's stream
+    raises, it ends the message with `message_delta` `{"stop_reason": "error"}` and
+    `{"output_tokens": 0}`, `message_stop`, then `data: [DONE]`; the text so far stays in
+    the open block at 0. "error" is no stop reason of Anthropic's: the turn failed, and
+    reads as `error(kind="stream_error", code="error")` after the text that came.
+    Before: `done(other)`, the cut answer passed off as a finished turn."""
+    with log_messages() as logs:
+        events = replay_every_way(
+            _messages(
+                *_CCP_OPENING,
+                _block_delta(0, {"type": "text_delta", "text": "The first step is"}),
+                *_message_end("error", {"output_tokens": 0}),
+                done=True,
+            ),
+            "anthropic",
+        )
+    assert kinds(events) == ["text", "error"]
+    summary = summarize(events)
+    check(summary, Expect(text="The first step is", terminal="error", error_kind="stream_error"))
+    failure = events[-1]
+    assert isinstance(failure, Failed)
+    assert failure.error.code == "error"
+    assert failure.error.message == "anthropic ended the turn with stop_reason 'error'"
+    assert any("after the terminal event" in m for m in logs)  # the [DONE], passed over
