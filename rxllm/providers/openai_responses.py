@@ -13,8 +13,11 @@ or `response.failed` (or the older `response.done`, read as `response.completed`
 `error` event may come first; the usage a failed response carries comes before its
 error, as the failure's own: `FailureUsage`); there is no `[DONE]`, though OpenRouter sends one
 after the terminal event. An `error` event (or a proxy's type-less `{"error": ...}`) is
-`error(kind="stream_error")`, its fields read at the top level or nested in `error`; an
-`event: error` frame this reading does not end (a payload with no type it knows, a bare
+`error(kind="stream_error")`, its fields read at the top level or nested in `error`; one
+with no `event: error` line that comes before any output is held until the stream says
+more, since OpenRouter's may go on after it (its TypeScript SDK fails only a stream that
+never completes): another event but a failure goes on, the error logged; the end of the
+body ends in it; an `event: error` frame this reading does not end (a payload with no type it knows, a bare
 message, no data) is read as any error body is (`Normalizer.error_frame`).
 
 Output items, by type (the decisions of this module):
@@ -824,6 +827,7 @@ class ResponsesNormalizer(Normalizer):
         "displaced",
         "handlers",
         "held",
+        "held_error",
         "ids",
         "moved",
         "parts",
@@ -863,6 +867,8 @@ class ResponsesNormalizer(Normalizer):
         # function calls held back (parallel wrappers, calls not yet named): output_index
         # -> the call (`_Held`)
         self.held: dict[int, _Held] = {}
+        # an `error` event before any output, until the stream says whether it went on
+        self.held_error: dict[str, Any] | None = None
         # function calls added whole, read at their done item (`_item_added`):
         # output_index -> the added item
         self.whole_calls: dict[int, dict[str, Any]] = {}
@@ -942,6 +948,18 @@ class ResponsesNormalizer(Normalizer):
                     else "an event repeated or out of order",
                 )
             self.sequence = number
+        held = self.held_error
+        if held is not None:
+            self.held_error = None
+            if self._ends_in(held, kind):
+                return
+        elif kind == "error" and not self.shown and chunk.event != "error":
+            # Before any output, OpenRouter's stream (no `event:` lines) may go on after
+            # an `error` event (a provider it fell back from): its SDK fails only a
+            # stream that never completes. Held until the next event or the end
+            # (`_ends_in`, `end`). OpenAI's `event: error` frame ends the turn.
+            self.held_error = payload
+            return
         handler = self.handlers.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(payload)
@@ -1692,6 +1710,24 @@ class ResponsesNormalizer(Normalizer):
             retry_after=body.retry_after,
             request_id=body.request_id,
         )
+
+    def _ends_in(self, held: dict[str, Any], kind: Any) -> bool:
+        """Whether an event of type `kind` after an `error` event held before any output
+        (`on_chunk`) ends the turn in that error: a failure of its own, or another error,
+        does; any other event is the stream going on, the error logged and forgotten."""
+        if kind in ("error", "response.failed", "response.incomplete"):
+            self._error(held)
+            return True
+        logger.bind(provider=self.provider, attempt=self.attempt).debug(
+            "the stream went on after an error event before any output: {}",
+            held.get("message") or held,
+        )
+        return False
+
+    def end(self) -> None:
+        held, self.held_error = self.held_error, None
+        if held is not None and not self.settled:
+            self._error(held)
 
     def _error(self, payload: dict[str, Any]) -> None:
         # OpenAI documents the fields at the top level; some servers nest them in `error`.

@@ -730,3 +730,87 @@ def test_responses_bare_deltas_and_a_terminal_whose_output_is_empty() -> None:
             model="test-model",
         ),
     )
+
+
+def _openrouter_response(status: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "model": "test-model",
+        "status": status,
+        "output": [],
+        "error": None,
+        "incomplete_details": None,
+        **fields,
+    }
+
+
+def test_openrouter_responses_error_event_the_stream_recovers_from() -> None:
+    """OpenRouterTeam/typescript-sdk tests/unit/stream-failed-error.test.ts ("an error
+    event followed by a successful completion does not throw"): OpenRouter's Responses
+    stream opens with `{"type": "error", "code": "server_error", "message": "transient
+    blip, recovered"}` (no `event:` line), then the text and `response.completed`, then
+    `[DONE]`. OpenRouter's SDK reads "Hello world"; an error event throws only "when the
+    stream never completes" (the same file: `response.created`, the error, `[DONE]`).
+    rxllm holds an error event that comes before any output until the stream says more:
+    the answer goes on, the error is logged; the body ends, the error ends the turn.
+    Before, the error ended the turn at once and the answer after it was ignored."""
+    message = {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Hello world", "annotations": []}],
+    }
+    blip = {
+        "type": "error",
+        "code": "server_error",
+        "message": "transient blip, recovered",
+        "param": None,
+        "sequence_number": 0,
+    }
+    recovered = (
+        _responses(
+            blip,
+            {
+                "type": "response.output_text.delta",
+                "delta": "Hello world",
+                "item_id": "msg_1",
+                "content_index": 0,
+                "output_index": 0,
+                "logprobs": [],
+                "sequence_number": 1,
+            },
+            {
+                "type": "response.completed",
+                "sequence_number": 2,
+                "response": _openrouter_response(
+                    "completed", output=[message], output_text="Hello world"
+                ),
+            },
+        )
+        + b"data: [DONE]\n\n"
+    )
+    with log_messages() as logs:
+        events = replay_every_way(recovered, "openai-responses")
+    check(
+        summarize(events),
+        Expect(text="Hello world", raw_stop_reason="completed", model="test-model"),
+    )
+    assert any("transient blip, recovered" in line for line in logs)
+    never_completed = (
+        _responses(
+            {
+                "type": "response.created",
+                "sequence_number": 0,
+                "response": _openrouter_response("in_progress"),
+            },
+            {**blip, "message": "mid-stream failure", "sequence_number": 1},
+        )
+        + b"data: [DONE]\n\n"
+    )
+    events = replay_every_way(never_completed, "openai-responses")
+    check(summarize(events), Expect(terminal="error", error_kind="stream_error"))
+    error = events[-1].error  # type: ignore[union-attr]
+    assert (error.message, error.code) == ("mid-stream failure", "server_error")
