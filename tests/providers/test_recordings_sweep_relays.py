@@ -2,7 +2,7 @@
 (Gemini, Anthropic Messages and Responses as they write them), and the issues where
 their users paste them: router-for-me/CLIProxyAPI's translators (OpenAI to Gemini,
 Gemini and Codex to Claude), 1rgs/claude-code-proxy (OpenAI to Anthropic through
-LiteLLM), in shapes no other test replays.
+LiteLLM), maxnowack/anthropic-proxy (OpenRouter to Anthropic), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from rxllm.events import Failed
+from rxllm.pipeline.record import RecordBuilder
 from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
 
 # -- Gemini as relays write it ------------------------------------------------------------
@@ -215,3 +216,62 @@ def test_claude_code_proxy_error_stop_reason_is_a_failed_turn() -> None:
     assert failure.error.code == "error"
     assert failure.error.message == "anthropic ended the turn with stop_reason 'error'"
     assert any("after the terminal event" in m for m in logs)  # the [DONE], passed over
+
+
+def test_anthropic_proxy_thinking_in_the_text_block_and_a_call_over_it_at_index_0() -> None:
+    """maxnowack/anthropic-proxy index.js (OpenRouter's chat stream to Anthropic events):
+    one `text` block at index 0 takes both the upstream's `delta.reasoning`, as
+    `thinking_delta`s, and its `delta.content`, as `text_delta`s; each call is a
+    `tool_use` block at the upstream's own tool index, so the first starts at 0 over the
+    open text block (never stopped); at `[DONE]` only the call blocks are stopped, then
+    `tool_use` with the upstream's `completion_tokens`. The reasoning, the text, then
+    both calls whole; the reasoning goes back as one unsigned block."""
+    events = replay_every_way(
+        _messages(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_k3v9x0q2m8c1z7w4",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "deepseek/deepseek-r1",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 0, "output_tokens": 0},
+                },
+            },
+            {"type": "ping"},
+            _block_start(0, {"type": "text", "text": ""}),
+            _block_delta(0, {"type": "thinking_delta", "thinking": "Two folders: "}),
+            _block_delta(0, {"type": "thinking_delta", "thinking": "list both."}),
+            _block_delta(0, {"type": "text_delta", "text": "Listing them."}),
+            _block_start(0, {"type": "tool_use", "id": "call_0x1", "name": "LS", "input": {}}),
+            _block_delta(0, {"type": "input_json_delta", "partial_json": '{"path":'}),
+            _block_delta(0, {"type": "input_json_delta", "partial_json": '"."}'}),
+            _block_start(1, {"type": "tool_use", "id": "call_0x2", "name": "LS", "input": {}}),
+            _block_delta(1, {"type": "input_json_delta", "partial_json": '{"path":"src"}'}),
+            _block_stop(0),
+            _block_stop(1),
+            *_message_end("tool_use", {"output_tokens": 31}),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Listing them.",
+            reasoning="Two folders: list both.",
+            signatures=0,
+            tools=(("call_0x1", "LS", {"path": "."}), ("call_0x2", "LS", {"path": "src"})),
+            usage=(0, 31, 0, 0, 31),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="deepseek/deepseek-r1",
+        ),
+    )
+    builder = RecordBuilder("anthropic", "deepseek/deepseek-r1")
+    for event in events:
+        builder.add(event)
+    parts = builder.build().reasoning_parts
+    assert [(p.text, p.signature) for p in parts] == [("Two folders: list both.", "")]
