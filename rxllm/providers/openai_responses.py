@@ -17,8 +17,9 @@ after the terminal event. An `error` event (or a proxy's type-less `{"error": ..
 with no `event: error` line that comes before any output is held until the stream says
 more, since OpenRouter's may go on after it (its TypeScript SDK fails only a stream that
 never completes): another event but a failure goes on, the error logged; the end of the
-body ends in it; an `event: error` frame this reading does not end (a payload with no type it knows, a bare
-message, no data) is read as any error body is (`Normalizer.error_frame`).
+body ends in it; an `event: error` frame this reading does not end (a payload with no
+type it knows, a bare message, no data) is read as any error body is
+(`Normalizer.error_frame`).
 
 Output items, by type (the decisions of this module):
 
