@@ -24,6 +24,18 @@ def _events(*payloads: dict[str, Any]) -> bytes:
     return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
 
 
+def _message_start(message_id: str, model: str, usage: dict[str, Any]) -> dict[str, Any]:
+    message = {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": model,
+        "usage": usage,
+    }
+    return {"type": "message_start", "message": message}
+
+
 def test_continue_anthropic_text_deltas_without_an_index_or_a_block_start() -> None:
     """continuedev/continue packages/openai-adapters/src/test/token-usage.test.ts
     ("Anthropic should track usage in streaming responses"): `message_start` whose
@@ -49,6 +61,55 @@ def test_continue_anthropic_text_deltas_without_an_index_or_a_block_start() -> N
         summarize(events),
         Expect(
             text="Hello world", usage=(10, 5, 0, 2, 17), stop_reason="other", raw_stop_reason=None
+        ),
+    )
+
+
+def test_block_events_without_an_index_carry_a_call_too() -> None:
+    """The reading of the Continue test above (a block event with no `index` is for the
+    block started last; a start with none, the next place) applied to every block event
+    of a turn: a text block, then a `tool_use` block started with `input: {}`, its input
+    in two `input_json_delta`s, each start, delta and stop naming no index. The text,
+    then the call with its streamed input, once; nothing read as a protocol error."""
+    body = _events(
+        _message_start("msg_noindex", "claude-sonnet-4-5", {"input_tokens": 3}),
+        {"type": "content_block_start", "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "delta": {"type": "text_delta", "text": "Checking."}},
+        {"type": "content_block_stop"},
+        {
+            "type": "content_block_start",
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_1",
+                "name": "get_weather",
+                "input": {},
+            },
+        },
+        {
+            "type": "content_block_delta",
+            "delta": {"type": "input_json_delta", "partial_json": '{"city":'},
+        },
+        {
+            "type": "content_block_delta",
+            "delta": {"type": "input_json_delta", "partial_json": '"Paris"}'},
+        },
+        {"type": "content_block_stop"},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    )
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(
+            text="Checking.",
+            tools=(("toolu_1", "get_weather", {"city": "Paris"}),),
+            usage=(3, 9, 0, 0, 12),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="claude-sonnet-4-5",
         ),
     )
 
