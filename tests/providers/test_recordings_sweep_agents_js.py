@@ -1,9 +1,10 @@
 """Streams from JavaScript and TypeScript agents' and providers' test fixtures: Continue's
 openai-adapters (its Anthropic, OpenAI and llama.cpp-style streams), OpenRouter's AI SDK
-provider (OpenRouterTeam/ai-sdk-provider's chat model stream tests), Cline's and Roo
-Code's provider tests (OpenRouter's usage-only chunk, MiniMax's Anthropic endpoint),
-openai-node's chat stream index tests and TanStack AI's adapters, in shapes no other
-test replays.
+provider (OpenRouterTeam/ai-sdk-provider's chat model stream tests) and TypeScript SDK
+(its Responses failure tests), Cline's and Roo Code's provider tests (OpenRouter's
+usage-only chunk, Requesty's and Vercel AI Gateway's usage, MiniMax's Anthropic
+endpoint), openai-node's chat stream index tests and TanStack AI's adapters (Anthropic,
+OpenAI-compatible Responses), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events, ids
 and long text shortened), replayed whole and cut at arbitrary byte boundaries
