@@ -1,8 +1,10 @@
 """Streams that relays and proxies write in one wire from another provider's upstream
 (Gemini, Anthropic Messages and Responses as they write them), and the issues where
 their users paste them: router-for-me/CLIProxyAPI's translators (OpenAI to Gemini,
-Gemini and Codex to Claude), 1rgs/claude-code-proxy (OpenAI to Anthropic through
-LiteLLM), maxnowack/anthropic-proxy (OpenRouter to Anthropic), in shapes no other test replays.
+Claude to Responses, the Gemini streams its Gemini-to-Responses translator reads) and
+issues (#2928, and its fork kittors/CliRelay's #1053), 1rgs/claude-code-proxy (OpenAI
+to Anthropic through LiteLLM), maxnowack/anthropic-proxy (OpenRouter to Anthropic), in
+shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -89,6 +91,37 @@ def test_cliproxyapi_openai_to_gemini_counts_the_thoughts_inside_the_candidates(
     assert [c[2] for c in summary.tool_calls] == [{"city": "Paris"}, {"tz": "CET"}]
     # the relay's `model` is no Gemini field: logged, not read as the model
     assert any("['model']" in m for m in logs)
+
+
+def test_gemini_trailing_signatures_each_alone_after_the_text() -> None:
+    """router-for-me/CLIProxyAPI internal/translator/gemini/openai/responses/
+    trailing_signature_test.go (the Gemini 3 streams its Gemini-to-Responses translator
+    reads, CLIProxyAPI#5513): the answer's text, then two chunks each holding only
+    `{"text": "", "thoughtSignature": ...}`, the second with `STOP`. Both signatures
+    belong to the turn, in order, and there is no reasoning text; the relay carries
+    them back to Gemini in that order."""
+    model = "gemini-3-flash-preview"
+
+    def chunk(part: dict[str, Any], **candidate: Any) -> dict[str, Any]:
+        return {
+            "candidates": [{"content": {"parts": [part], "role": "model"}, **candidate}],
+            "modelVersion": model,
+            "responseId": "issue-5513-cache-recovery",
+        }
+
+    events = replay_every_way(
+        _gemini(
+            chunk({"text": "recovery answer"}),
+            chunk({"text": "", "thoughtSignature": "Q2lnMQ=="}),
+            chunk({"text": "", "thoughtSignature": "Q2lnMg=="}, finishReason="STOP"),
+        ),
+        "google",
+    )
+    summary = summarize(events)
+    assert summary.signatures == ["Q2lnMQ==", "Q2lnMg=="]
+    check(
+        summary, Expect(text="recovery answer", signatures=2, raw_stop_reason="STOP", model=model)
+    )
 
 
 # -- Anthropic Messages as relays write it --------------------------------------------------
@@ -275,3 +308,81 @@ def test_anthropic_proxy_thinking_in_the_text_block_and_a_call_over_it_at_index_
         builder.add(event)
     parts = builder.build().reasoning_parts
     assert [(p.text, p.signature) for p in parts] == [("Two folders: list both.", "")]
+
+
+# -- Responses as relays write it -----------------------------------------------------------
+
+
+def _responses(*payloads: dict[str, Any]) -> bytes:
+    """Named SSE events numbered in order, as the relays write them."""
+    return "".join(
+        f"event: {p['type']}\ndata: {json.dumps({**p, 'sequence_number': n})}\n\n"
+        for n, p in enumerate(payloads)
+    ).encode()
+
+
+def _response(status: str, output: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    return {
+        "id": "resp_c1a2",
+        "object": "response",
+        "created_at": 1776643200,
+        "status": status,
+        "model": "claude-opus-4-6",
+        "output": output,
+        **fields,
+    }
+
+
+def _message(text: str | None, status: str = "completed") -> dict[str, Any]:
+    content = [] if text is None else [{"type": "output_text", "text": text, "annotations": []}]
+    return {
+        "id": "msg_c1a2",
+        "type": "message",
+        "status": status,
+        "role": "assistant",
+        "content": content,
+    }
+
+
+def test_cliproxyapi_claude_to_responses_done_events_with_an_empty_text() -> None:
+    """router-for-me/CLIProxyAPI#2928 (a Claude-compatible upstream, GLM, to codex exec
+    through `/v1/responses`) and kittors/CliRelay#1053 (the same translator, Claude
+    models): the text streams in `response.output_text.delta`s, but
+    `response.output_text.done`, `response.content_part.done` and the message's
+    `response.output_item.done` carry `text: ""`, and so here does the terminal's
+    output. Codex and pi take the done text as the whole and show an empty reply; the
+    deltas are the answer, said once."""
+    where = {"item_id": "msg_c1a2", "output_index": 0, "content_index": 0}
+    empty_part = {"type": "output_text", "text": "", "annotations": []}
+    usage = {"input_tokens": 10, "output_tokens": 4, "total_tokens": 14}
+    events = replay_every_way(
+        _responses(
+            {"type": "response.created", "response": _response("in_progress", [])},
+            {"type": "response.in_progress", "response": _response("in_progress", [])},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": _message(None, "in_progress"),
+            },
+            {"type": "response.content_part.added", **where, "part": empty_part},
+            {"type": "response.output_text.delta", **where, "delta": "Hello"},
+            {"type": "response.output_text.delta", **where, "delta": " world."},
+            {"type": "response.output_text.done", **where, "text": ""},
+            {"type": "response.content_part.done", **where, "part": empty_part},
+            {"type": "response.output_item.done", "output_index": 0, "item": _message("")},
+            {
+                "type": "response.completed",
+                "response": _response("completed", [_message("")], usage=usage),
+            },
+        ),
+        "openai-responses",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Hello world.",
+            usage=(10, 4, 0, 0, 14),
+            raw_stop_reason="completed",
+            model="claude-opus-4-6",
+        ),
+    )
