@@ -1,0 +1,334 @@
+"""Streams users pasted into issue and pull-request threads, where the body of an odd
+provider or self-hosted server broke some client: SGLang, vLLM, OpenRouter, Z.ai's
+Anthropic-compatible endpoint, an Anthropic Messages proxy (rynfar/meridian), an
+MLX Responses server (raullenchai/Rapid-MLX), in shapes no other test replays.
+
+Each body is written by hand from the thread named beside it (its essential chunks or
+events, in the order pasted; ids and long text shortened), replayed whole and cut at
+arbitrary byte boundaries (`replay_every_way`), and checked against what a client of
+that wire should get.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.support import Expect, check, replay_every_way, summarize
+
+# -- OpenAI chat and its compatible family ------------------------------------------------
+
+
+def _sse(*payloads: dict[str, Any], done: bool = True) -> bytes:
+    body = "".join(f"data: {json.dumps(p, ensure_ascii=False)}\n\n" for p in payloads)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _chunk(
+    model: str, delta: dict[str, Any], finish: str | None = None, **choice: Any
+) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1740634121,
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish, **choice}],
+    }
+
+
+def test_sglang_empty_string_finish_reason_on_every_chunk() -> None:
+    """sgl-project/sglang#3912 (SGLang 0.4.3, deepseek-r1-distill-llama-70b): every chunk
+    of the answer says `"finish_reason": ""` (not null) beside `matched_stop: null`, its
+    delta `role`, `content` and `tool_calls` keys written null where unused, and
+    `usage: null` on the chunk; a strict client failed to deserialize the empty string.
+    An empty finish reason is no finish: the text goes on until the real one."""
+    model = "deepseek-r1:70b"
+
+    def sglang(content: str | None, finish: str) -> dict[str, Any]:
+        delta = {"role": None, "content": content, "tool_calls": None}
+        chunk = _chunk(model, delta, finish, logprobs=None, matched_stop=None)
+        return chunk | {"usage": None}
+
+    events = replay_every_way(
+        _sse(sglang("", ""), sglang("*****", ""), sglang(" done", ""), sglang(None, "stop")),
+        "vllm",
+    )
+    check(summarize(events), Expect(text="***** done", model=model))
+
+
+def test_vllm_call_cut_at_max_tokens_but_finished_as_tool_calls_is_malformed() -> None:
+    """vllm-project/vllm#47963 (and #37937, gpt-oss-120b with the openai tool parser):
+    a call whose arguments reached `max_tokens` mid-string came back with
+    `finish_reason: "tool_calls"`: the serving code overrides `length` whenever a call
+    was parsed, so the unterminated JSON looks complete. The call is never requested:
+    the turn ends in `malformed_tool_arguments` naming the call, with what arrived."""
+    model = "gpt-oss-120b"
+    opened = {"id": "chatcmpl-tool-1", "type": "function", "index": 0}
+    events = replay_every_way(
+        _sse(
+            _chunk(model, {"role": "assistant", "content": ""}),
+            _chunk(model, {"reasoning": " tool"}),
+            _chunk(model, {"tool_calls": [opened | {"function": {"name": "write_file"}}]}),
+            _chunk(model, {"tool_calls": [{"index": 0, "function": {"arguments": '{"content'}}]}),
+            _chunk(model, {"tool_calls": [{"index": 0, "function": {"arguments": '": "AI'}}]}),
+            _chunk(model, {}, "tool_calls"),
+        ),
+        "vllm",
+    )
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(text="", reasoning=" tool", terminal="error", error_kind="malformed_tool_arguments"),
+    )
+    error = events[-1]
+    assert error.type == "error"
+    assert "chatcmpl-tool-1" in error.error.message and "write_file" in error.error.message
+    assert error.error.raw == '{"content": "AI'
+
+
+# -- Anthropic Messages -------------------------------------------------------------------
+
+
+def _events(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
+
+
+def _message_start(message_id: str, model: str, usage: dict[str, int]) -> dict[str, Any]:
+    message = {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+    return {"type": "message_start", "message": message}
+
+
+def _text_block(index: int, text: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "text", "text": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": "text_delta", "text": text},
+        },
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+def test_meridian_error_between_the_closing_delta_and_message_stop() -> None:
+    """rynfar/meridian#185 and its src/__tests__/proxy-stream-error-recovery.test.ts (an
+    Anthropic Messages proxy in front of the Claude Agent SDK): when the upstream fails
+    after `message_start` (a 429), the proxy closes the lifecycle with a `message_delta`
+    saying `max_tokens` and 0 output tokens, then `event: error` (`rate_limit_error`),
+    then `message_stop`; the error moved ahead of `message_stop` because clients stop
+    reading there. The turn is the rate limit (retryable, 429), the text kept, not a
+    `length` finish."""
+    events = replay_every_way(
+        _events(
+            _message_start("msg_1", "claude-sonnet-4-5", {"input_tokens": 10, "output_tokens": 1}),
+            *_text_block(0, "Starting to respond..."),
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "max_tokens", "stop_sequence": None},
+                "usage": {"output_tokens": 0},
+            },
+            {
+                "type": "error",
+                "error": {
+                    "type": "rate_limit_error",
+                    "message": "429 Too Many Requests - rate limit exceeded",
+                },
+            },
+            {"type": "message_stop"},
+        ),
+        "anthropic",
+    )
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="Starting to respond...",
+            usage=(10, 1, 0, 0, 11),
+            terminal="error",
+            error_kind="stream_error",
+        ),
+    )
+    error = events[-1]
+    assert error.type == "error"
+    assert (error.error.status, error.error.code, error.error.retryable) == (
+        429,
+        "rate_limit_error",
+        True,
+    )
+
+
+def test_zai_anthropic_endpoint_counts_the_input_only_in_the_closing_delta() -> None:
+    """zai-org/GLM-5#139 (`POST api.z.ai/api/anthropic/v1/messages`, glm-5.3): the
+    `message_start` usage is always `{"input_tokens": 0, "output_tokens": 0}`; the input,
+    the cache reads and the output are only in the final `message_delta`. The usage is
+    that delta's: 14 input, 128 read from the cache, 2 output."""
+    events = replay_every_way(
+        _events(
+            _message_start("msg_2026", "glm-5.3", {"input_tokens": 0, "output_tokens": 0}),
+            *_text_block(0, "OK"),
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"input_tokens": 14, "output_tokens": 2, "cache_read_input_tokens": 128},
+            },
+            {"type": "message_stop"},
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(text="OK", usage=(14, 2, 0, 128, 144), raw_stop_reason="end_turn", model="glm-5.3"),
+    )
+
+
+# -- OpenAI Responses -----------------------------------------------------------------------
+
+
+def test_rapid_mlx_response_completed_saying_incomplete_is_a_length_stop() -> None:
+    """raullenchai/Rapid-MLX#866 (its `/v1/responses` after the fix, a reasoning model cut
+    by `max_output_tokens` mid-think): `response.created`, `response.in_progress`, the
+    reasoning item added and done with its partial summary (`status: "incomplete"`),
+    then the terminal as `response.completed` (not `response.incomplete`) whose
+    response says `status: "incomplete"` and `incomplete_details.reason:
+    "max_output_tokens"`. The turn stopped at its length, the partial thought kept."""
+
+    def response(status: str, output: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
+        body = {"id": "resp_1", "object": "response", "model": "deepseek-v4-flash"}
+        return body | {"status": status, "output": output, **more}
+
+    thought = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": "The user asks for"}],
+        "status": "incomplete",
+    }
+    usage = {"input_tokens": 12, "output_tokens": 30, "total_tokens": 42}
+    events = replay_every_way(
+        _events(
+            {"type": "response.created", "response": response("in_progress", [])},
+            {"type": "response.in_progress", "response": response("in_progress", [])},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {**thought, "summary": [], "status": "in_progress"},
+            },
+            {"type": "response.output_item.done", "output_index": 0, "item": thought},
+            {
+                "type": "response.completed",
+                "response": response(
+                    "incomplete",
+                    [thought],
+                    incomplete_details={"reason": "max_output_tokens"},
+                    usage=usage,
+                ),
+            },
+        ),
+        "openai-responses",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            reasoning="The user asks for",
+            usage=(12, 30, 0, 0, 42),
+            stop_reason="length",
+            raw_stop_reason="max_output_tokens",
+            model="deepseek-v4-flash",
+        ),
+    )
+
+
+def _responses_head(model: str) -> list[dict[str, Any]]:
+    """A Responses stream up to its first text delta ("Half"), sequence numbers kept."""
+
+    def response(status: str) -> dict[str, Any]:
+        return {"id": "resp_1", "object": "response", "status": status, "model": model}
+
+    message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress"}
+    where = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+    return [
+        {"type": "response.created", "sequence_number": 0, "response": response("in_progress")},
+        {"type": "response.in_progress", "sequence_number": 1, "response": response("in_progress")},
+        {
+            "type": "response.output_item.added",
+            "sequence_number": 2,
+            "output_index": 0,
+            "item": message | {"content": []},
+        },
+        {
+            "type": "response.content_part.added",
+            "sequence_number": 3,
+            **where,
+            "part": {"type": "output_text", "text": "", "annotations": []},
+        },
+        {"type": "response.output_text.delta", "sequence_number": 4, **where, "delta": "Half"},
+    ]
+
+
+def _named(*payloads: dict[str, Any], done: bool = False) -> bytes:
+    """Each payload under an `event:` line of its `type` (none for a payload without one),
+    then, with `done`, an OpenAI-style `data: [DONE]`."""
+    out = ""
+    for p in payloads:
+        out += (f"event: {p['type']}\n" if "type" in p else "") + f"data: {json.dumps(p)}\n\n"
+    return (out + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def test_litellm_responses_bridge_error_written_as_a_chat_error_frame() -> None:
+    """BerriAI/litellm#40243 (its "before": Codex CLI through the proxy's `/v1/responses`):
+    after `response.created`, `response.in_progress` and the first output events, a
+    provider's mid-stream failure arrived as a Chat-style `data: {"error": {...}}` frame
+    (no `event:`, no `type`, the code the string "500" and the message prefixed with
+    `litellm.InternalServerError:`), then the body ended: no `response.failed`, no
+    `[DONE]`; Codex said "stream disconnected before completion" with no reason. The
+    frame is the turn's error, its words kept, the streamed text before it kept."""
+    error = {
+        "message": "litellm.InternalServerError: upstream connection reset",
+        "type": "internal_server_error",
+        "param": None,
+        "code": "500",
+    }
+    events = replay_every_way(
+        _named(*_responses_head("gpt-5"), {"error": error}), "openai-responses"
+    )
+    check(summarize(events), Expect(text="Half", terminal="error", error_kind="stream_error"))
+    failed = events[-1]
+    assert failed.type == "error"
+    assert failed.error.message == error["message"]
+    assert failed.error.raw is not None and json.loads(failed.error.raw) == error
+
+
+def test_bamboo_responses_failed_with_only_an_error_type_then_done() -> None:
+    """bigduu/Bamboo-agent#405 (its Responses proxy, on a mid-stream upstream failure):
+    `{"type": "response.failed", "response": {"status": "failed", "error": {"message",
+    "type": "api_error"}}}` (no response id, the error's `type` where OpenAI writes
+    `code`), then `data: [DONE]`; before the fix only `[DONE]` came and the truncated
+    text read as the answer. The failure is the turn's error with its message, the
+    `type` as its code."""
+    failed = {
+        "type": "response.failed",
+        "response": {
+            "status": "failed",
+            "error": {"message": "upstream stream closed", "type": "api_error"},
+        },
+    }
+    events = replay_every_way(
+        _named(*_responses_head("gpt-5"), failed, done=True), "openai-responses"
+    )
+    check(summarize(events), Expect(text="Half", terminal="error", error_kind="stream_error"))
+    error = events[-1]
+    assert error.type == "error"
+    assert (error.error.message, error.error.code) == ("upstream stream closed", "api_error")
