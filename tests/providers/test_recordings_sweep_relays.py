@@ -3,8 +3,8 @@
 their users paste them: router-for-me/CLIProxyAPI's translators (OpenAI to Gemini,
 Claude to Responses, the Gemini streams its Gemini-to-Responses translator reads) and
 issues (#2928, and its fork kittors/CliRelay's #1053), 1rgs/claude-code-proxy (OpenAI
-to Anthropic through LiteLLM), maxnowack/anthropic-proxy (OpenRouter to Anthropic), in
-shapes no other test replays.
+to Anthropic through LiteLLM), maxnowack/anthropic-proxy (OpenRouter to Anthropic),
+MartialBE/one-hub (chat to Responses), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -384,5 +384,154 @@ def test_cliproxyapi_claude_to_responses_done_events_with_an_empty_text() -> Non
             usage=(10, 4, 0, 0, 14),
             raw_stop_reason="completed",
             model="claude-opus-4-6",
+        ),
+    )
+
+
+def test_one_hub_chat_to_responses_items_added_without_an_index_around_empty_messages() -> None:
+    """MartialBE/one-hub relay/relay_util/responses_stream.go (a chat upstream, here a
+    reasoner, to a Responses client): a new item wherever the chunk's kind changes, each
+    `response.output_item.added` with no `output_index`; the role chunk's empty
+    `content` opens a message item of `""` before the reasoning, and the finish chunk's
+    empty delta one more after the call; the reasoning deltas name a `content_index`
+    that runs on across items (no `summary_index`) and the reasoning item ends with
+    `summary: []`, its text under `content`; the call's first delta is `""`. The
+    reasoning, the text and the call, each once, and nothing from the empty messages."""
+    base = {
+        "id": "chatcmpl-9xQ2",
+        "object": "response",
+        "created_at": 1750000000,
+        "model": "deepseek-reasoner",
+        "status": "in_progress",
+        "output": [],
+        "text": {"format": {"type": "text"}},
+        "tool_choice": "auto",
+        "tools": [],
+    }
+    arguments = '{"city":"Paris"}'
+    items = {
+        "msg_A": {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": ""}],
+        },
+        "rs_B": {
+            "type": "reasoning",
+            "summary": [],
+            "content": [{"type": "summary_text", "text": "Paris weather."}],
+        },
+        "msg_C": {"type": "message", "content": [{"type": "output_text", "text": "Checking."}]},
+        "fc_D": {
+            "type": "function_call",
+            "call_id": "call_1",
+            "name": "get_weather",
+            "arguments": arguments,
+        },
+        "msg_E": {"type": "message", "content": [{"type": "output_text", "text": ""}]},
+    }
+
+    def item(item_id: str, status: str) -> dict[str, Any]:
+        whole = {"id": item_id, **items[item_id], "status": status}
+        if status == "in_progress":
+            whole.update({"content": []} if "content" in whole else {})
+            whole.update({"arguments": ""} if "arguments" in whole else {})
+        return whole
+
+    def message(index: int, item_id: str, content_index: int, text: str) -> list[dict[str, Any]]:
+        where = {"item_id": item_id, "output_index": index, "content_index": content_index}
+        part = {"type": "output_text", "text": ""}
+        return [
+            {"type": "response.output_item.added", "item": item(item_id, "in_progress")},
+            {"type": "response.content_part.added", **where, "part": part},
+            {"type": "response.output_text.delta", **where, "delta": text},
+            {"type": "response.output_text.done", **where, "text": text},
+            {"type": "response.content_part.done", **where, "part": {**part, "text": text}},
+            {
+                "type": "response.output_item.done",
+                "output_index": index,
+                "item": item(item_id, "completed"),
+            },
+        ]
+
+    reasoning = {"item_id": "rs_B", "output_index": 1}
+    summary = {"type": "summary_text", "text": "Paris weather."}
+    call = {"item_id": "fc_D", "output_index": 3}
+    usage = {
+        "input_tokens": 12,
+        "output_tokens": 30,
+        "total_tokens": 42,
+        "output_tokens_details": {"reasoning_tokens": 9},
+    }
+    output = [item(item_id, "completed") for item_id in items]
+    events = replay_every_way(
+        _responses(
+            {"type": "response.created", "response": base},
+            {"type": "response.in_progress", "response": base},
+            *message(0, "msg_A", 0, ""),
+            {"type": "response.output_item.added", "item": item("rs_B", "in_progress")},
+            {
+                "type": "response.reasoning_summary_part.added",
+                **reasoning,
+                "content_index": 1,
+                "part": {**summary, "text": ""},
+            },
+            {
+                "type": "response.reasoning_summary_text.delta",
+                **reasoning,
+                "content_index": 1,
+                "delta": "Paris ",
+            },
+            {
+                "type": "response.reasoning_summary_text.delta",
+                **reasoning,
+                "content_index": 1,
+                "delta": "weather.",
+            },
+            {
+                "type": "response.reasoning_summary_text.done",
+                **reasoning,
+                "summary_index": 0,
+                "text": summary["text"],
+            },
+            {
+                "type": "response.reasoning_summary_part.done",
+                **reasoning,
+                "summary_index": 0,
+                "part": summary,
+            },
+            {
+                "type": "response.output_item.done",
+                "output_index": 1,
+                "item": item("rs_B", "completed"),
+            },
+            *message(2, "msg_C", 1, "Checking."),
+            {"type": "response.output_item.added", "item": item("fc_D", "in_progress")},
+            {"type": "response.function_call_arguments.delta", **call, "delta": ""},
+            {"type": "response.function_call_arguments.delta", **call, "delta": arguments},
+            {"type": "response.function_call_arguments.done", **call, "arguments": arguments},
+            {
+                "type": "response.output_item.done",
+                "output_index": 3,
+                "item": item("fc_D", "completed"),
+            },
+            *message(4, "msg_E", 2, ""),
+            {
+                "type": "response.completed",
+                "response": {**base, "status": "completed", "output": output, "usage": usage},
+            },
+        ),
+        "openai-responses",
+    )
+    assert kinds(events) == ["reasoning", "text", "tool_start", "tool_request", "usage", "done"]
+    check(
+        summarize(events),
+        Expect(
+            text="Checking.",
+            reasoning="Paris weather.",
+            tools=(("call_1", "get_weather", {"city": "Paris"}),),
+            usage=(12, 30, 9, 0, 42),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="deepseek-reasoner",
         ),
     )
