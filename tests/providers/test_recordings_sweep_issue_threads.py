@@ -194,6 +194,126 @@ def test_zai_anthropic_endpoint_counts_the_input_only_in_the_closing_delta() -> 
     )
 
 
+def _block(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _stop(index: int) -> dict[str, Any]:
+    return {"type": "content_block_stop", "index": index}
+
+
+def _end(stop_reason: str, output_tokens: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens},
+        },
+        {"type": "message_stop"},
+    ]
+
+
+def test_ollama_anthropic_endpoint_starts_thinking_over_an_open_text_block() -> None:
+    """ollama/ollama#17101 (`/v1/messages`, gemma4:26b through Claude Code, "API Error:
+    Content block not found"): the model wrote `---\\n` before thinking, so Ollama's
+    converter started a text block at index 0, streamed it, then started the thinking
+    block at the same index 0 without stopping the text block, streamed the thinking
+    and stopped index 0 once. Each delta is read by its own type under the block that
+    index names last: the text, the thinking, then the answer's text block."""
+    events = replay_every_way(
+        _events(
+            _message_start("msg_1", "gemma4:26b", {"input_tokens": 12, "output_tokens": 0}),
+            _block(0, {"type": "text", "text": ""}),
+            _delta(0, {"type": "text_delta", "text": "---"}),
+            _delta(0, {"type": "text_delta", "text": "\n"}),
+            _block(0, {"type": "thinking", "thinking": ""}),
+            _delta(0, {"type": "thinking_delta", "thinking": "The user says hello."}),
+            _stop(0),
+            _block(1, {"type": "text", "text": ""}),
+            _delta(1, {"type": "text_delta", "text": "Hello!"}),
+            _stop(1),
+            *_end("end_turn", 20),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="---\nHello!",
+            reasoning="The user says hello.",
+            usage=(12, 20, 0, 0, 32),
+            raw_stop_reason="end_turn",
+            model="gemma4:26b",
+        ),
+    )
+
+
+def test_litellm_messages_bridge_ends_a_tool_turn_with_end_turn() -> None:
+    """BerriAI/litellm#34692 (`ollama_chat/qwen3.5:4b` through the proxy's `/v1/messages`,
+    LiteLLM 1.96.0, Ollama 0.32.5): a spurious empty text block, then the `tool_use`
+    block with its whole input in one `input_json_delta`, then `message_delta` with
+    `stop_reason: "end_turn"`, not `tool_use` (Ollama's `stop` mapped as is); Claude Code
+    took the turn for a final answer and dropped the call. The call is complete and
+    requested, and the turn stops for it (`tool_use`, the raw word kept)."""
+    arguments = {"file_path": "test.txt", "content": "hello"}
+    events = replay_every_way(
+        _events(
+            _message_start("msg_1", "qwen3.5:4b", {"input_tokens": 12, "output_tokens": 0}),
+            _block(0, {"type": "text", "text": ""}),
+            _stop(0),
+            _block(1, {"type": "tool_use", "id": "8a359e89-1", "name": "Write", "input": {}}),
+            _delta(1, {"type": "input_json_delta", "partial_json": json.dumps(arguments)}),
+            _stop(1),
+            *_end("end_turn", 30),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(("8a359e89-1", "Write", arguments),),
+            usage=(12, 30, 0, 0, 42),
+            stop_reason="tool_use",
+            raw_stop_reason="end_turn",
+            model="qwen3.5:4b",
+        ),
+    )
+
+
+def test_llama_cpp_anthropic_endpoint_signs_its_thinking_with_an_empty_signature() -> None:
+    """ggml-org/llama.cpp#18551 (llama-server's `/v1/messages`, Qwen3-4B-Thinking): a
+    thinking block closed by a `signature_delta` whose signature is the empty string
+    (Claude Code needs the delta to keep the block; llama-server has no signature to
+    give), then the text. The thinking is read, and an empty signature is no signature."""
+    events = replay_every_way(
+        _events(
+            _message_start("msg_1", "qwen3-4b", {"input_tokens": 12, "output_tokens": 0}),
+            _block(0, {"type": "thinking", "thinking": ""}),
+            _delta(0, {"type": "thinking_delta", "thinking": "A greeting."}),
+            _delta(0, {"type": "signature_delta", "signature": ""}),
+            _stop(0),
+            *_text_block(1, "Hi"),
+            *_end("end_turn", 5),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Hi",
+            reasoning="A greeting.",
+            usage=(12, 5, 0, 0, 17),
+            raw_stop_reason="end_turn",
+            model="qwen3-4b",
+        ),
+    )
+
+
 # -- OpenAI Responses -----------------------------------------------------------------------
 
 
