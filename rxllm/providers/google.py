@@ -135,6 +135,12 @@ test_google_shapes.py and test_probe_google.py):
   naming their `event_type` (`interaction.created`, `step.delta`, ...) and no
   candidates. Its first event ends the stream in a `protocol` error that says so, never
   read as chunks with nothing to say (the answer lost unsaid).
+- Google's Code Assist API (`v1internal:streamGenerateContent`, which Gemini CLI and
+  Antigravity call) wraps each chunk as `{"response": chunk, "traceId": ...}`, and so
+  do relays that answer in Gemini CLI's format (CLIProxyAPI's `gemini-cli`
+  translators): a payload with no candidates of its own whose `response` is an object
+  is read as that chunk, never as one that says nothing (the answer lost, the stream
+  read as cut short).
 """
 
 from __future__ import annotations
@@ -499,6 +505,9 @@ class GeminiNormalizer(Normalizer):
         self.chunk_data = chunk.data
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+        wrapped = payload.get("response")
+        if wrapped.__class__ is dict and "candidates" not in payload:
+            payload = wrapped  # Code Assist's envelope: the chunk is inside
         error = payload.get("error")
         if error is not None:
             self._error(error)

@@ -4,7 +4,8 @@ their users paste them: router-for-me/CLIProxyAPI's translators (OpenAI to Gemin
 Claude to Responses, the Gemini streams its Gemini-to-Responses translator reads) and
 issues (#2928, and its fork kittors/CliRelay's #1053), 1rgs/claude-code-proxy (OpenAI
 to Anthropic through LiteLLM), maxnowack/anthropic-proxy (OpenRouter to Anthropic),
-MartialBE/one-hub (chat to Responses), in shapes no other test replays.
+MartialBE/one-hub (chat to Responses), and Google's Code Assist API as Gemini CLI reads
+it (google-gemini/gemini-cli), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -121,6 +122,51 @@ def test_gemini_trailing_signatures_each_alone_after_the_text() -> None:
     assert summary.signatures == ["Q2lnMQ==", "Q2lnMg=="]
     check(
         summary, Expect(text="recovery answer", signatures=2, raw_stop_reason="STOP", model=model)
+    )
+
+
+def test_code_assist_chunks_inside_a_response_envelope() -> None:
+    """google-gemini/gemini-cli packages/core/src/code_assist/server.test.ts (Google's
+    Code Assist API, `cloudcode-pa.googleapis.com/v1internal:streamGenerateContent`,
+    which Gemini CLI and Antigravity call; CLIProxyAPI's `gemini-cli` translators answer
+    in it too, each chunk wrapped as `{"response": ...}`): every chunk is
+    `{"traceId": ..., "response": {candidates...}}`, a stray `id:` line between them.
+    Gemini CLI reads each `response` as a chunk: "Hello", " World", then a call and
+    `STOP`. Before: no chunk had candidates of its own, the answer was lost and the
+    body read as cut short (`truncated`, retryable)."""
+
+    def envelope(parts: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        candidate = {"content": {"role": "model", "parts": parts}, **extra.pop("candidate", {})}
+        return {
+            "traceId": "stream-trace-id",
+            "response": {"candidates": [candidate], "modelVersion": "gemini-2.5-pro", **extra},
+        }
+
+    usage = {"promptTokenCount": 9, "candidatesTokenCount": 6, "totalTokenCount": 15}
+    body = (
+        _gemini(envelope([{"text": "Hello"}]))
+        + b"id: 123\n"
+        + _gemini(
+            envelope([{"text": " World"}]),
+            envelope(
+                [{"functionCall": {"name": "test", "args": {}}}],
+                candidate={"finishReason": "STOP", "safetyRatings": []},
+                usageMetadata=usage,
+            ),
+        )
+    )
+    summary = summarize(replay_every_way(body, "google"))
+    assert [(name, args) for _, name, args in summary.tool_calls] == [("test", {})]
+    check(
+        summary,
+        Expect(
+            text="Hello World",
+            tools=tuple(summary.tool_calls),
+            usage=(9, 6, 0, 0, 15),
+            stop_reason="tool_use",
+            raw_stop_reason="STOP",
+            model="gemini-2.5-pro",
+        ),
     )
 
 
