@@ -91,15 +91,16 @@ one dict lookup:
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
   back in the history as a custom call when the request offers that custom tool.
-- an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp) or inside its
-  choice (OpenRouter's, when the upstream failed mid-stream), a chunk that is the error
-  itself (`{"object": "error", "message", ...}`, vLLM's and Mistral's shape), a chunk
-  with no choices and the error in `error_type` and `error_message` (DeepInfra, Venice),
-  `event: error`
-  frames (Groq; in plain words, or with no data, `Normalizer.error_frame`) and the
-  `error` string of an endpoint's extension object (Groq's `x_groq`): the stream ends
-  with `error(kind="stream_error")`, after any usage the chunk carried and any text
-  the think-tag splitter held. A finish reason that says the turn failed
+- an `error` object inside a data chunk (OpenRouter, vLLM, llama.cpp; the chunk read
+  whole, as an HTTP error body is, so a status beside it counts: Cerebras's
+  `status_code`) or inside its choice (OpenRouter's, when the upstream failed
+  mid-stream), a chunk that is the error itself (`{"object": "error", "message",
+  ...}`, vLLM's and Mistral's shape), a chunk with no choices and the error in
+  `error_type` and `error_message` (DeepInfra, Venice), `event: error` frames (Groq;
+  in plain words, or with no data, `Normalizer.error_frame`) and the `error` string of
+  an endpoint's extension object (Groq's `x_groq`): the stream ends with
+  `error(kind="stream_error")`, after any usage the chunk carried and any text the
+  think-tag splitter held. A finish reason that says the turn failed
   (`FAILED_FINISHES`: OpenRouter's and Mistral's `error`, vLLM's `abort`, Z.ai's
   `network_error`, DeepSeek's `insufficient_system_resource`, Anthropic's error types
   that Portkey writes there: `overloaded_error`) is a failure too: it ends
@@ -1369,12 +1370,16 @@ class ChatNormalizer(Normalizer):
             if sources.__class__ is list:
                 self._sources(sources)
         error = payload.get("error")
-        if error is None and "error" in (payload.get("object"), payload.get("type")):
+        if error is not None:
+            # The envelope, read as an HTTP error body is: what is beside its error
+            # (Cerebras's `status_code`) is the error's too, and the raw body is whole.
+            error = payload
+        elif "error" in (payload.get("object"), payload.get("type")):
             # The chunk is the error, flat: the shape of vLLM's and Mistral's error
             # bodies (`{"object": "error", "message", "type", "code"}`), sent in place
             # of the next chunk; a gateway's `{"type": "error", "message"}` alike.
             error = payload
-        elif error is None and _flat_error_words(payload) and not payload.get("choices"):
+        elif _flat_error_words(payload) and not payload.get("choices"):
             # The error in two fields of a chunk with no choices, `error_type` and
             # `error_message` (DeepInfra, Venice on a context overflow:
             # NousResearch/hermes-agent#65631, #68451).
@@ -2278,8 +2283,9 @@ class ChatNormalizer(Normalizer):
 
     def _error(self, error: Any) -> None:
         """An error chunk after `200 OK` (TGI's validation string, llama.cpp's context
-        error object): read by the same parser as HTTP error bodies, so the recovery
-        layer sees the same `param`, `code` and wait wherever the rejection came."""
+        error object, the envelope around either): read by the same parser as HTTP error
+        bodies, so the recovery layer sees the same status, `param`, `code` and wait
+        wherever the rejection came."""
         raw = json.dumps(error, ensure_ascii=False)
         if error.__class__ is dict and "error" not in error and (words := _flat_error_words(error)):
             # `error_message` (or, alone, `error_type`) is what TGI's `error` string is

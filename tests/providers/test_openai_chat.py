@@ -484,7 +484,8 @@ def test_an_error_event_after_200_keeps_its_structured_fields() -> None:
     tgi = b'data:{"error":"Input validation error: `top_p` must be > 0.0 and < 1.0",'
     tgi += b'"error_type":"validation"}\n\n'
     error = replay(tgi, "openai")[-1].error
-    assert (error.kind, error.code, error.param) == ("stream_error", None, None)
+    # as its HTTP body reads: the envelope's `error_type` is the code
+    assert (error.kind, error.code, error.param) == ("stream_error", "validation", None)
     assert error.message == "Input validation error: `top_p` must be > 0.0 and < 1.0"
     llama = json.dumps(
         {

@@ -315,7 +315,29 @@ def test_groq_error_event_names_the_failure() -> None:
     error = _error("groq/tool_use_failed_error_event.sse").error
     assert error.message.startswith("Tool call validation failed")
     assert (error.status, error.provider, error.retryable) == (400, "groq", False)
-    assert error.raw is not None and "failed_generation" in json.loads(error.raw)
+    assert error.raw is not None and "failed_generation" in json.loads(error.raw)["error"]
+
+
+@pytest.mark.parametrize(
+    ("status", "retryable"), [(503, True), (400, False)], ids=["overloaded", "context"]
+)
+def test_an_error_chunk_keeps_the_status_beside_its_error(status: int, retryable: bool) -> None:
+    """Cerebras's `ErrorChunkResponse` (cerebras-cloud-sdk-python's types: `error` and
+    `status_code` beside it) sent after text: the status is the error's, as in an HTTP
+    body of that shape, and the raw body is the whole chunk. Before, the chunk's `error`
+    object alone was read: no status, and a 503 not known for one."""
+    frame = {
+        "error": {"message": "m", "type": "server_error", "code": "internal_error", "param": None},
+        "status_code": status,
+    }
+    data = b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
+    data += f"data: {json.dumps(frame)}\n\n".encode()
+    terminal = replay(data, "openai")[-1]
+    assert isinstance(terminal, Failed)
+    error = terminal.error
+    assert (error.kind, error.status, error.code) == ("stream_error", status, "internal_error")
+    assert error.retryable is retryable
+    assert error.raw is not None and json.loads(error.raw) == frame
 
 
 def test_error_frame_in_plain_words() -> None:
