@@ -26,7 +26,9 @@ Output items, by type (the decisions of this module):
 - `message`: text and refusal deltas as they come. A part that had no deltas arrived
   whole: its text is emitted at its `response.output_text.done` (`refusal.done`), its
   `response.content_part.done`, or else at the message's `output_item.done`, once; a
-  part that had deltas is never emitted again. The parts that streamed are the done
+  part that had deltas is never emitted again. Text a `response.content_part.added`
+  already holds (empty on OpenAI's wire; TanStack AI's mocks of it) is emitted at the
+  terminal if none of these said the part. The parts that streamed are the done
   item's first parts, in order, whatever their `content_index` (vLLM's gpt-oss stream
   numbers parts on across items). A message's `phase` (gpt-5.3-codex and later:
   `commentary`, `final_answer`), from its added item or else its done item, goes on its
@@ -259,7 +261,6 @@ _IGNORED = frozenset(
     {
         "response.in_progress",
         "response.queued",
-        "response.content_part.added",
         "response.reasoning_summary_part.added",
         "response.reasoning_part.added",  # vLLM's, for a reasoning-text part
         # a provider-run call's input, whole at its done event (`_server_input_done`)
@@ -820,6 +821,7 @@ class ResponsesNormalizer(Normalizer):
     """
 
     __slots__ = (
+        "added_parts",
         "call_types",
         "calls",
         "cited",
@@ -870,6 +872,10 @@ class ResponsesNormalizer(Normalizer):
         self.held: dict[int, _Held] = {}
         # an `error` event before any output, until the stream says whether it went on
         self.held_error: dict[str, Any] | None = None
+        # the text a part's `content_part.added` already held (TanStack AI's mocks of
+        # OpenAI's): (output_index, content_index) -> the text, said at the terminal
+        # unless something else said the part (deltas, its done event, its item's)
+        self.added_parts: dict[tuple[int, int], str] = {}
         # function calls added whole, read at their done item (`_item_added`):
         # output_index -> the added item
         self.whole_calls: dict[int, dict[str, Any]] = {}
@@ -908,6 +914,7 @@ class ResponsesNormalizer(Normalizer):
             "response.custom_tool_call_input.done": self._custom_input_done,
             "response.output_text.done": self._text_done,
             "response.refusal.done": self._refusal_done,
+            "response.content_part.added": self._part_added,
             "response.content_part.done": self._content_part_done,
             # vLLM's for a reasoning-text part: `content_part.done`'s shape
             "response.reasoning_part.done": self._content_part_done,
@@ -1085,6 +1092,18 @@ class ResponsesNormalizer(Normalizer):
     def _refusal_done(self, payload: dict[str, Any]) -> None:
         self._part_done(payload, payload.get("refusal"), self.refusal)
 
+    def _part_added(self, payload: dict[str, Any]) -> None:
+        """A part begins: empty on OpenAI's wire; text it already holds is kept, to be
+        said at the terminal if nothing else says the part (`added_parts`)."""
+        part = payload.get("part")
+        if not isinstance(part, dict) or part.get("type") != "output_text":
+            return
+        whole = part.get("text")
+        if isinstance(whole, str) and whole:
+            index = self._index(payload)
+            self._show(index, "message", payload.get("item_id"))
+            self.added_parts[(index, payload.get("content_index", 0))] = whole
+
     def _content_part_done(self, payload: dict[str, Any]) -> None:
         """The part whole, as its own `.done` event gives it: once more what came before
         (deltas, `output_text.done`), or the part itself if nothing did."""
@@ -1252,6 +1271,7 @@ class ResponsesNormalizer(Normalizer):
         ):
             table.pop(index, None)
         self.custom_done.discard(index)
+        self.added_parts = {key: text for key, text in self.added_parts.items() if key[0] != index}
         self.parts = {key for key in self.parts if key[0] != index}
         self.reasoned_parts = {key for key in self.reasoned_parts if key[0] != index}
 
@@ -1366,6 +1386,8 @@ class ResponsesNormalizer(Normalizer):
         if not isinstance(content, list):
             return
         self._phase(index, item)  # the done item is authoritative
+        for key in [key for key in self.added_parts if key[0] == index]:
+            del self.added_parts[key]
         say = self._say(index)
         # The parts that streamed are the item's first parts, in order: a server may
         # number them on from the items before (vLLM's gpt-oss stream: content_index 1
@@ -1663,6 +1685,10 @@ class ResponsesNormalizer(Normalizer):
             item = self.reasoning_items[index]
             self._end_reasoning(item, item.get("encrypted_content"))
         self.reasoning_items.clear()
+        for key, whole in self.added_parts.items():  # a part nothing else said
+            if key not in self.parts:
+                self._say(key[0])(whole)
+        self.added_parts.clear()
         usage = response.get("usage")
         if usage:
             self.usage(responses_usage(usage))

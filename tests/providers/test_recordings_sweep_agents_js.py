@@ -876,3 +876,74 @@ def test_openrouter_responses_error_event_the_stream_recovers_from() -> None:
     check(summarize(events), Expect(terminal="error", error_kind="stream_error"))
     error = events[-1].error  # type: ignore[union-attr]
     assert (error.message, error.code) == ("mid-stream failure", "server_error")
+
+
+def test_responses_text_said_only_in_its_part_added_event() -> None:
+    """TanStack/ai .../ai-openai-compatible/tests/responses-text.test.ts ("emits
+    TEXT_MESSAGE_START on content_part.added with output_text") and .../ai-openai/tests/
+    openai-adapter.test.ts: `response.created`, then `response.content_part.added` whose
+    `output_text` part already holds the text ("It is sunny"), no delta, no `.done` for
+    the part or its item, then the terminal (`response.completed` with `output: []`, or
+    the older `response.done` without `output`). TanStack's adapters show "It is sunny".
+    rxllm says a part's text at its added event only when nothing else said it by the
+    terminal (deltas, the part's or its item's done event, the terminal's item), so it
+    is said once. Before, the text was lost unsaid: the added event was ignored."""
+    added = {
+        "type": "response.content_part.added",
+        "part": {"type": "output_text", "text": "It is sunny"},
+    }
+    for terminal in (
+        _completed("resp-123", [], (12, 4)),
+        {
+            "type": "response.done",
+            "response": {
+                "id": "resp-123",
+                "model": "test-model",
+                "status": "completed",
+                "created_at": 1234567891,
+                "usage": {"input_tokens": 12, "output_tokens": 4},
+            },
+        },
+    ):
+        events = replay_every_way(
+            _responses(_created("resp-123"), added, terminal), "openai-responses"
+        )
+        check(
+            summarize(events),
+            Expect(
+                text="It is sunny",
+                usage=(12, 4, 0, 0, 16),
+                raw_stop_reason="completed",
+                model="test-model",
+            ),
+        )
+    # Said by its deltas (or its done event) too: said once, as they say it.
+    streamed = _responses(
+        _created("resp-123"),
+        added,
+        {"type": "response.output_text.delta", "delta": "It is "},
+        {"type": "response.output_text.delta", "delta": "sunny today"},
+        {
+            "type": "response.content_part.done",
+            "part": {"type": "output_text", "text": "It is sunny today"},
+        },
+        _completed("resp-123", [], (12, 4)),
+    )
+    assert summarize(replay_every_way(streamed, "openai-responses")).text == "It is sunny today"
+    whole = _responses(
+        _created("resp-123"),
+        added,
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "It is sunny", "annotations": []}],
+            },
+        },
+        _completed("resp-123", [], (12, 4)),
+    )
+    assert summarize(replay_every_way(whole, "openai-responses")).text == "It is sunny"
