@@ -68,6 +68,12 @@ Decisions, where the wire leaves a choice:
   "error"` (1rgs/claude-code-proxy, where its translation raised): no stop reason of
   Anthropic's, so the turn is `error(kind="stream_error", code="error")`, its usage
   the failure's, never a `done` that passes the cut answer off as complete.
+- A `message_delta` without a `stop_reason` is a running count a relay writes while
+  the content goes on (LobeHub's heterogeneous-agent bridge: `{"delta": {}, "usage"}`
+  at each usage update; the TypeScript SDK's stream accumulates any number of them):
+  its counts are merged, and nothing ends, nor is usage emitted, until the
+  `message_delta` with the stop reason (or `message_stop`). Before, the first one ended
+  the content: a call still streaming was dropped, its arguments cut.
 - `message_delta` ends the content. A block still open then when the model ended the
   turn itself (`end_turn`, `stop_sequence`, `tool_use`: a relay that leaves out the
   last `content_block_stop`) ends there as at its stop, a call without input included.
@@ -685,6 +691,8 @@ class AnthropicNormalizer(Normalizer):
         self._unread("message_delta", payload, _MESSAGE_DELTA_READ)
         self._unread("message_delta", delta, _DELTA_READ)
         self._count(payload.get("usage"))
+        if not stop:  # a relay's running count, the content goes on: usage at the end
+            return
         self._end_open()
         if self.counts and self.stop not in _FAILED_STOPS:  # a failure's: at message_stop
             self._send_usage()

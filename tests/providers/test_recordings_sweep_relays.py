@@ -4,7 +4,8 @@ their users paste them: router-for-me/CLIProxyAPI's translators (OpenAI to Gemin
 Claude to Responses, the Gemini streams its Gemini-to-Responses translator reads) and
 issues (#2928, and its fork kittors/CliRelay's #1053), 1rgs/claude-code-proxy (OpenAI
 to Anthropic through LiteLLM), maxnowack/anthropic-proxy (OpenRouter to Anthropic),
-MartialBE/one-hub (chat to Responses), and Google's Code Assist API as Gemini CLI reads
+MartialBE/one-hub (chat to Responses), LobeHub's heterogeneous-agent bridge (an agent
+runtime to Anthropic), and Google's Code Assist API as Gemini CLI reads
 it (google-gemini/gemini-cli), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events or
@@ -354,6 +355,62 @@ def test_anthropic_proxy_thinking_in_the_text_block_and_a_call_over_it_at_index_
         builder.add(event)
     parts = builder.build().reasoning_parts
     assert [(p.text, p.signature) for p in parts] == [("Two folders: list both.", "")]
+
+
+def test_running_message_delta_without_a_stop_reason_while_a_call_streams() -> None:
+    """lobehub/lobehub#18558 (packages/openapi/src/services/heterogeneous-direct.service.ts,
+    an agent runtime's events written as Anthropic's): each usage update is a
+    `message_delta` with `delta: {}` and the running `usage`, wherever it comes, and the
+    stop its own `message_delta` later; anthropics/anthropic-sdk-typescript#1204: the
+    SDK's stream accumulates any number of `message_delta`s (its test drives two). Here
+    one comes while a call's arguments are still streaming. The SDK keeps reading the
+    block: the text, the call whole, the later counts, `tool_use`, and the usage once.
+    Before: the first `message_delta` ended the content, the call's arguments were cut
+    at `{"path":` and the turn failed as `malformed_tool_arguments`."""
+    call = {"type": "tool_use", "id": "toolu_01LhB3", "name": "LS", "input": {}}
+    events = replay_every_way(
+        _messages(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_hetero_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 0, "output_tokens": 0},
+                },
+            },
+            _block_start(0, {"type": "text", "text": ""}),
+            _block_delta(0, {"type": "text_delta", "text": "Listing."}),
+            _block_stop(0),
+            _block_start(1, call),
+            _block_delta(1, {"type": "input_json_delta", "partial_json": '{"path":'}),
+            {
+                "type": "message_delta",
+                "delta": {},
+                "usage": {"input_tokens": 120, "output_tokens": 8},
+            },
+            _block_delta(1, {"type": "input_json_delta", "partial_json": '"src"}'}),
+            _block_stop(1),
+            *_message_end("tool_use", {"input_tokens": 120, "output_tokens": 20}),
+        ),
+        "anthropic",
+    )
+    assert kinds(events) == ["text", "tool_start", "tool_request", "usage", "done"]
+    check(
+        summarize(events),
+        Expect(
+            text="Listing.",
+            tools=(("toolu_01LhB3", "LS", {"path": "src"}),),
+            usage=(120, 20, 0, 0, 140),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="claude-sonnet-4-5",
+        ),
+    )
 
 
 # -- Responses as relays write it -----------------------------------------------------------
