@@ -106,7 +106,8 @@ one dict lookup:
   that Portkey writes there: `overloaded_error`) is a failure too: it ends
   no tool call, so nothing of a failed turn is dispatched. Finish reasons are read in any
   case (`STOP`), as an object's `type` (SGLang), and from OpenRouter's
-  `native_finish_reason` where `finish_reason` is missing; the upstream words gateways
+  `native_finish_reason` where `finish_reason` is missing, or where it names a failure
+  behind a plain one (`stop` with `network_error`); the upstream words gateways
   pass through (Gemini's, Anthropic's, Bedrock's, Cohere's) are in the tables.
 - a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
   sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963).
@@ -1409,15 +1410,23 @@ class ChatNormalizer(Normalizer):
         if not self.choice_keys.issuperset(choice):  # most choices have nothing more
             self._choice_rest(choice)
         finish = choice.get("finish_reason")
+        native = choice.get("native_finish_reason")
         if not finish:
             # OpenRouter's `native_finish_reason` (the upstream's own word) says the turn
             # ended where its normalized one is missing.
-            finish = choice.get("native_finish_reason")
+            finish = native
             if not finish:
                 return
         word = finish_word(finish)
         if word is None:
             return
+        if native and word not in FAILED_FINISHES:
+            # OpenRouter ends a turn its upstream failed mid-stream (a network error) as
+            # a plain `stop`, empty, the failure only in the upstream's word
+            # (earendil-works/pi#8511): that word says the turn failed.
+            native_word = finish_word(native)
+            if native_word in FAILED_FINISHES:
+                finish, word = native, native_word
         raw = finish if isinstance(finish, str) else json.dumps(finish)
         if self.finish is None:
             if self.detail is not None:

@@ -86,6 +86,32 @@ def test_vllm_call_cut_at_max_tokens_but_finished_as_tool_calls_is_malformed() -
     assert error.error.raw == '{"content": "AI'
 
 
+def test_openrouter_upstream_network_error_behind_a_stop_finish_is_the_error() -> None:
+    """earendil-works/pi#8511 (OpenRouter, `stealth/ox-alpha`; also
+    OleksandrChekhovskyi/hax#15, whose test writes the same chunk): when the routed
+    provider fails mid-stream with a network error, OpenRouter ends the stream with a
+    normal-looking chunk, empty `content` and `finish_reason: "stop"`, the real cause
+    only in `native_finish_reason: "network_error"`, and no usage. Read by
+    `finish_reason` alone it was a successful, empty answer ("the completion sound
+    plays, but no text appears and no error is surfaced"). The upstream's word is a
+    failed turn's: the turn is an error, retryable, naming it."""
+    model = "stealth/ox-alpha"
+
+    def routed(
+        content: str, finish: str | None = None, native: str | None = None
+    ) -> dict[str, Any]:
+        chunk = _chunk(model, {"role": "assistant", "content": content}, finish)
+        chunk["choices"][0] |= {"native_finish_reason": native, "logprobs": None}
+        return chunk | {"id": "gen-1", "provider": "Stealth"}
+
+    events = replay_every_way(_sse(routed(""), routed("", "stop", "network_error")), "openrouter")
+    check(summarize(events), Expect(text="", terminal="error", error_kind="stream_error"))
+    error = events[-1]
+    assert error.type == "error"
+    assert error.error.retryable
+    assert "network_error" in error.error.message
+
+
 # -- Anthropic Messages -------------------------------------------------------------------
 
 
