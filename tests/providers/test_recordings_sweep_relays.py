@@ -1,12 +1,13 @@
 """Streams that relays and proxies write in one wire from another provider's upstream
 (Gemini, Anthropic Messages and Responses as they write them), and the issues where
 their users paste them: router-for-me/CLIProxyAPI's translators (OpenAI to Gemini,
-Claude to Responses, the Gemini streams its Gemini-to-Responses translator reads) and
-issues (#2928, and its fork kittors/CliRelay's #1053), 1rgs/claude-code-proxy (OpenAI
-to Anthropic through LiteLLM), maxnowack/anthropic-proxy (OpenRouter to Anthropic),
-MartialBE/one-hub (chat to Responses), LobeHub's heterogeneous-agent bridge (an agent
-runtime to Anthropic), and Google's Code Assist API as Gemini CLI reads
-it (google-gemini/gemini-cli), in shapes no other test replays.
+Gemini to Claude, Claude to Responses, the Gemini streams its Gemini-to-Responses
+translator reads) and issues (#1700, #2928, and its fork kittors/CliRelay's #1053),
+1rgs/claude-code-proxy (OpenAI to Anthropic through LiteLLM),
+maxnowack/anthropic-proxy (OpenRouter to Anthropic), MartialBE/one-hub (chat to
+Responses), LobeHub's heterogeneous-agent bridge (an agent runtime to Anthropic), and
+Google's Code Assist API as Gemini CLI reads it (google-gemini/gemini-cli), in shapes
+no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -409,6 +410,88 @@ def test_running_message_delta_without_a_stop_reason_while_a_call_streams() -> N
             stop_reason="tool_use",
             raw_stop_reason="tool_use",
             model="claude-sonnet-4-5",
+        ),
+    )
+
+
+def test_cliproxyapi_gemini_to_claude_triple_newlines_and_end_turn_after_a_call() -> None:
+    """router-for-me/CLIProxyAPI internal/translator/gemini/claude/gemini_claude_response.go
+    (a Gemini upstream to a Claude client, as it streamed before its signature work):
+    every event ends in three newlines; `message_start` is its template with spaces
+    after the colons, zero usage, the upstream's `responseId` and `modelVersion`; the
+    thinking block never gets a signature; a call's block id is `{name}-{nanos}-{n}`, its
+    `args` sent whole as one `input_json_delta`; the finish chunk's `message_delta` says
+    `end_turn`, as the call came in an earlier chunk; `message_stop` only at `[DONE]`.
+    Claude Code runs the call: the reasoning, the text, the call, `tool_use`."""
+    start = (
+        'event: message_start\ndata: {"type": "message_start", "message": {"id": "resp-8Jm2", '
+        '"type": "message", "role": "assistant", "content": [], "model": "gemini-2.5-pro", '
+        '"stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 0, '
+        '"output_tokens": 0}}}\n\n\n'
+    )
+    call_id = "get_weather-1756200000123456789-1"
+    rest = "".join(
+        f"event: {p['type']}\ndata: {json.dumps(p, separators=(',', ':'))}\n\n\n"
+        for p in (
+            _block_start(0, {"type": "thinking", "thinking": ""}),
+            _block_delta(0, {"type": "thinking_delta", "thinking": "Weather first."}),
+            _block_stop(0),
+            _block_start(1, {"type": "text", "text": ""}),
+            _block_delta(1, {"type": "text_delta", "text": "Checking."}),
+            _block_stop(1),
+            _block_start(
+                2, {"type": "tool_use", "id": call_id, "name": "get_weather", "input": {}}
+            ),
+            _block_delta(2, {"type": "input_json_delta", "partial_json": '{"city":"Paris"}'}),
+            _block_stop(2),
+            *_message_end("end_turn", {"input_tokens": 12, "output_tokens": 30}),
+        )
+    )
+    events = replay_every_way((start + rest).encode(), "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="Checking.",
+            reasoning="Weather first.",
+            tools=((call_id, "get_weather", {"city": "Paris"}),),
+            usage=(12, 30, 0, 0, 42),
+            stop_reason="tool_use",
+            raw_stop_reason="end_turn",
+            model="gemini-2.5-pro",
+        ),
+    )
+
+
+def test_cliproxyapi_codex_to_claude_a_text_delta_with_no_block_start() -> None:
+    """router-for-me/CLIProxyAPI#1700 (Claude Code through the proxy to Codex,
+    gpt-5.3-codex, the streamed output pasted): `message_start` with zero usage, a
+    `content_block_delta` of text at index 0 with no `content_block_start` before it
+    (and no stop after), then `message_delta` carrying the input count (10) beside the
+    output (17), and `message_stop`. The text, its counts, `end_turn`."""
+    events = replay_every_way(
+        _messages(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_resp_0c1d",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "gpt-5.3-codex",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 0, "output_tokens": 0},
+                },
+            },
+            _block_delta(0, {"type": "text_delta", "text": "ok"}),
+            *_message_end("end_turn", {"input_tokens": 10, "output_tokens": 17}),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="ok", usage=(10, 17, 0, 0, 27), raw_stop_reason="end_turn", model="gpt-5.3-codex"
         ),
     )
 
