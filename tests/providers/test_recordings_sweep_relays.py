@@ -5,7 +5,8 @@ Gemini to Claude, Claude to Responses, the Gemini streams its Gemini-to-Response
 translator reads) and issues (#1700, #2928, and its fork kittors/CliRelay's #1053),
 1rgs/claude-code-proxy (OpenAI to Anthropic through LiteLLM),
 maxnowack/anthropic-proxy (OpenRouter to Anthropic), MartialBE/one-hub (chat to
-Responses), LobeHub's heterogeneous-agent bridge (an agent runtime to Anthropic), and
+Responses), LobeHub's heterogeneous-agent bridge (an agent runtime to Anthropic),
+Wei-Shaw/claude-relay-service (the Responses streams it reads), and
 Google's Code Assist API as Gemini CLI reads it (google-gemini/gemini-cli), in shapes
 no other test replays.
 
@@ -719,5 +720,50 @@ def test_one_hub_chat_to_responses_items_added_without_an_index_around_empty_mes
             stop_reason="tool_use",
             raw_stop_reason="completed",
             model="deepseek-reasoner",
+        ),
+    )
+
+
+def test_a_call_whose_whole_arguments_came_twice_as_deltas() -> None:
+    """Wei-Shaw/claude-relay-service src/services/openaiResponsesToAnthropic.js (a
+    Responses upstream to a Claude client): "Some upstream streams emit duplicated
+    complete JSON payloads like: {"a":1}{"a":1}" (the relay keeps the last valid
+    object). Here the call's whole arguments come as two
+    `response.function_call_arguments.delta`s, then `function_call_arguments.done` and
+    the done item say them once. The call is read with the arguments said done, once;
+    the doubled deltas are not parsed as the call's input."""
+    arguments = '{"path":"src"}'
+    added = {
+        "id": "fc_7Qd",
+        "type": "function_call",
+        "status": "in_progress",
+        "call_id": "call_7Qd",
+        "name": "LS",
+        "arguments": "",
+    }
+    done = {**added, "status": "completed", "arguments": arguments}
+    where = {"item_id": "fc_7Qd", "output_index": 0}
+    usage = {"input_tokens": 30, "output_tokens": 12, "total_tokens": 42}
+    events = replay_every_way(
+        _responses(
+            {"type": "response.created", "response": _response("in_progress", [])},
+            {"type": "response.output_item.added", "output_index": 0, "item": added},
+            {"type": "response.function_call_arguments.delta", **where, "delta": arguments},
+            {"type": "response.function_call_arguments.delta", **where, "delta": arguments},
+            {"type": "response.function_call_arguments.done", **where, "arguments": arguments},
+            {"type": "response.output_item.done", "output_index": 0, "item": done},
+            {"type": "response.completed", "response": _response("completed", [done], usage=usage)},
+        ),
+        "openai-responses",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(("call_7Qd", "LS", {"path": "src"}),),
+            usage=(30, 12, 0, 0, 42),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="claude-opus-4-6",
         ),
     )
