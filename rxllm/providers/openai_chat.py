@@ -1182,7 +1182,8 @@ def _short(value: Any) -> str:
 
 class ChatNormalizer(Normalizer):
     """Chat completion chunks -> fragments. Only choice 0 is read (n > 1 is not a
-    single stream); other choices are ignored, with a warning once per stream."""
+    single stream); other choices are ignored, with a warning once per stream. A server
+    that numbers its chunks in the one choice's index (`_counted`) sends that choice."""
 
     __slots__ = (
         "_extension",
@@ -1190,6 +1191,7 @@ class ChatNormalizer(Normalizer):
         "call_args",
         "call_ids",
         "calls",
+        "choice_count",
         "choice_error",
         "choice_keys",
         "chunk_keys",
@@ -1273,6 +1275,9 @@ class ChatNormalizer(Normalizer):
         self.unread: set[str] | None = None  # what has no event, logged once (`_log_once`)
         self.server_tools: dict[Any, tuple[str, str, bool]] = {}  # key -> id, name, result
         self.warned_choices = False
+        # The index the next chunk's one choice has while the server numbers its chunks
+        # in it (`_counted`); None once a chunk shows it does not.
+        self.choice_count: int | None = 0
         self.legacy_beside = False  # a `function_call` beside `tool_calls` was logged
         # The usage last reported: endpoints that send usage on every chunk (vLLM's
         # continuous usage stats, Perplexity) repeat it unchanged.
@@ -1317,10 +1322,11 @@ class ChatNormalizer(Normalizer):
         usage = payload.get("usage")
         choices = payload.get("choices")
         if choices:
+            ours = 0 if self.choice_count is None else self._counted(choices)
             for choice in choices:
                 # No index, or `index: null` (servers whose index is a nullable integer,
                 # Java's `Integer`, write it so): the one choice there is.
-                if (choice.get("index") or 0) == 0:
+                if (choice.get("index") or 0) == ours:
                     self._choice(choice)
                     if not usage:  # Moonshot's place for it: the last chunk's choice
                         usage = choice.get("usage")
@@ -1402,6 +1408,21 @@ class ChatNormalizer(Normalizer):
             self.think.flush()  # the stream was cut: what was held is still output
         if self.wrapped:
             self._release_wrapped()
+
+    def _counted(self, choices: list[Any]) -> int:
+        """The index of the stream's choice in a chunk, while the server may be numbering
+        its chunks in the one choice's `index` (the token's position, not the choice's
+        place among `n`): TGI from 1 before huggingface/text-generation-inference#1648,
+        Foundry Local from 0 (microsoft/foundry-local#263). A stream that does not count
+        repeats an index by its second chunk (OpenAI's, with `n` or without), and is
+        read by choice 0 from then on."""
+        expected = self.choice_count
+        index = choices[0].get("index") if len(choices) == 1 else None
+        if index.__class__ is int and (index == expected or (expected == 0 and index == 1)):
+            self.choice_count = index + 1
+            return index
+        self.choice_count = None
+        return 0
 
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")

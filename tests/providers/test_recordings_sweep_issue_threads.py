@@ -86,6 +86,105 @@ def test_vllm_call_cut_at_max_tokens_but_finished_as_tool_calls_is_malformed() -
     assert error.error.raw == '{"content": "AI'
 
 
+def test_tgi_choice_index_counting_the_tokens_is_the_one_choice() -> None:
+    """huggingface/text-generation-inference#1648 (TGI 1.4.3, zephyr-7b-beta, before the
+    fix): each chunk's one choice carried the token's position as its `index`, from 1
+    (`"index": 1` "I", 2 "'", 3 "m" with `finish_reason: "length"`), `id: ""`, `object:
+    "text_completion"`, `data:` with no space. A choice index is the choice's place among
+    `n`, so the chunks read as other choices than 0: the answer was dropped with a
+    warning and the stream read as cut short, its finish on an ignored choice. An index
+    that counts up by one with every chunk, each chunk holding only that choice, counts
+    tokens: it is the one choice."""
+    frames = [
+        ("I", 1, None),
+        ("'", 2, None),
+        ("m", 3, "length"),
+    ]
+    body = b""
+    for content, index, finish in frames:
+        chunk = {
+            "id": "",
+            "object": "text_completion",
+            "created": 1710508199,
+            "model": "HuggingFaceH4/zephyr-7b-beta",
+            "system_fingerprint": "1.4.3-sha-e6bb3ff",
+            "choices": [
+                {
+                    "index": index,
+                    "delta": {"role": "assistant", "content": content},
+                    "logprobs": None,
+                    "finish_reason": finish,
+                }
+            ],
+        }
+        body += b"data:" + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="I'm",
+            stop_reason="length",
+            raw_stop_reason="length",
+            model="HuggingFaceH4/zephyr-7b-beta",
+        ),
+    )
+
+
+def test_foundry_local_choice_index_counting_from_zero_is_the_one_choice() -> None:
+    """microsoft/foundry-local#263 (v0.7.117, qwen2.5-1.5b-instruct; #144 before it): the
+    one choice's `index` goes up by one with every chunk from 0 ("Wh" at 0, "isper" at
+    1, ...), each choice carrying its piece both as `delta` and as `message`, beside
+    .NET fields the wire does not have (`CreatedAt`, `IsDelta: false`, `Successful`,
+    `HttpStatusCode`...) and `tool_calls: []`. Only the first piece was read, the rest
+    ignored as other choices. The whole text is the answer."""
+
+    def foundry(content: str, index: int, finish: str | None = None) -> dict[str, Any]:
+        piece = {
+            "role": "assistant",
+            "content": content,
+            "name": None,
+            "tool_call_id": None,
+            "function_call": None,
+            "tool_calls": [],
+        }
+        choice = {
+            "delta": piece,
+            "message": piece,
+            "index": index,
+            "finish_reason": finish,
+            "finish_details": None,
+            "logprobs": None,
+        }
+        return {
+            "model": "qwen2.5-1.5b-instruct-generic-gpu:3",
+            "choices": [choice],
+            "usage": None,
+            "system_fingerprint": None,
+            "service_tier": None,
+            "created": 1758888848,
+            "CreatedAt": "2025-09-26T12:14:08+00:00",
+            "id": f"chat.id.{index + 1}",
+            "StreamEvent": None,
+            "IsDelta": False,
+            "Successful": True,
+            "error": None,
+            "HttpStatusCode": 0,
+            "HeaderValues": None,
+            "object": "chat.completion.chunk",
+        }
+
+    events = replay_every_way(
+        _sse(
+            foundry("Wh", 0), foundry("isper", 1), foundry(" quietly.", 2), foundry("", 3, "stop")
+        ),
+        "openai",
+    )
+    check(
+        summarize(events),
+        Expect(text="Whisper quietly.", model="qwen2.5-1.5b-instruct-generic-gpu:3"),
+    )
+
+
 def test_openrouter_upstream_network_error_behind_a_stop_finish_is_the_error() -> None:
     """earendil-works/pi#8511 (OpenRouter, `stealth/ox-alpha`; also
     OleksandrChekhovskyi/hax#15, whose test writes the same chunk): when the routed
