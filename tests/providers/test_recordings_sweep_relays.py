@@ -6,7 +6,8 @@ translator reads) and issues (#1700, #2928, and its fork kittors/CliRelay's #105
 1rgs/claude-code-proxy (OpenAI to Anthropic through LiteLLM),
 maxnowack/anthropic-proxy (OpenRouter to Anthropic), MartialBE/one-hub (chat to
 Responses), LobeHub's heterogeneous-agent bridge (an agent runtime to Anthropic),
-Wei-Shaw/claude-relay-service (the Responses streams it reads), and
+Wei-Shaw/claude-relay-service (the Responses streams it reads), BerriAI/litellm#33315
+(its `/v1/messages` adapter's empty blocks), and
 Google's Code Assist API as Gemini CLI reads it (google-gemini/gemini-cli), in shapes
 no other test replays.
 
@@ -495,6 +496,69 @@ def test_cliproxyapi_codex_to_claude_a_text_delta_with_no_block_start() -> None:
             text="ok", usage=(10, 17, 0, 0, 27), raw_stop_reason="end_turn", model="gpt-5.3-codex"
         ),
     )
+
+
+def test_litellm_messages_bridge_empty_text_block_between_two_thinking_blocks() -> None:
+    """BerriAI/litellm#33315 (its `/v1/messages` adapter over a chat upstream, here a
+    reasoner): before it, an empty `reasoning_content` chunk was an empty
+    `thinking_delta` inside the open thinking block and an empty `content` chunk an empty
+    `text_delta`; its follow-up (LIT-4435) leaves a payload-less chunk that opens a text
+    block between two runs of thinking, empty, "an empty text block the Anthropic API
+    rejects on the next turn". The thinking blocks start with `signature: ""` and get no
+    signature. The reasoning (both runs), the answer, and no empty text; the turn goes
+    back as two unsigned reasoning blocks and the text, no empty text block."""
+    thinking = {"type": "thinking", "thinking": "", "signature": ""}
+    events = replay_every_way(
+        _messages(
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_lit_4435",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "deepseek-reasoner",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 5, "output_tokens": 0},
+                },
+            },
+            _block_start(0, thinking),
+            _block_delta(0, {"type": "thinking_delta", "thinking": "Step one."}),
+            _block_delta(0, {"type": "thinking_delta", "thinking": ""}),
+            _block_stop(0),
+            _block_start(1, {"type": "text", "text": ""}),
+            _block_delta(1, {"type": "text_delta", "text": ""}),
+            _block_stop(1),
+            _block_start(2, thinking),
+            _block_delta(2, {"type": "thinking_delta", "thinking": " Step two."}),
+            _block_stop(2),
+            _block_start(3, {"type": "text", "text": ""}),
+            _block_delta(3, {"type": "text_delta", "text": "Done."}),
+            _block_stop(3),
+            *_message_end("end_turn", {"output_tokens": 9}),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Done.",
+            reasoning="Step one. Step two.",
+            usage=(5, 9, 0, 0, 14),
+            raw_stop_reason="end_turn",
+            model="deepseek-reasoner",
+        ),
+    )
+    builder = RecordBuilder("anthropic", "deepseek-reasoner")
+    for event in events:
+        builder.add(event)
+    message = builder.build().to_message()
+    assert [(part.type, getattr(part, "text", None)) for part in message.content] == [
+        ("reasoning", "Step one."),
+        ("reasoning", " Step two."),
+        ("text", "Done."),
+    ]
 
 
 # -- Responses as relays write it -----------------------------------------------------------
