@@ -1,7 +1,8 @@
 """Streams users pasted into issue and pull-request threads, where the body of an odd
-provider or self-hosted server broke some client: SGLang, vLLM, OpenRouter, Z.ai's
-Anthropic-compatible endpoint, an Anthropic Messages proxy (rynfar/meridian), an
-MLX Responses server (raullenchai/Rapid-MLX), in shapes no other test replays.
+provider or self-hosted server broke some client: SGLang, vLLM, TGI, Foundry Local,
+Open WebUI in front of Ollama, OpenRouter, the Anthropic-compatible endpoints of Z.ai,
+Ollama and llama-server, LiteLLM's and other proxies' bridges, an MLX Responses server
+(raullenchai/Rapid-MLX), in shapes no other test replays.
 
 Each body is written by hand from the thread named beside it (its essential chunks or
 events, in the order pasted; ids and long text shortened), replayed whole and cut at
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import json
 from typing import Any
+
+import pytest
 
 from tests.support import Expect, check, replay_every_way, summarize
 
@@ -84,6 +87,98 @@ def test_vllm_call_cut_at_max_tokens_but_finished_as_tool_calls_is_malformed() -
     assert error.type == "error"
     assert "chatcmpl-tool-1" in error.error.message and "write_file" in error.error.message
     assert error.error.raw == '{"content": "AI'
+
+
+@pytest.mark.parametrize(
+    ("server", "ids"),
+    [
+        # vLLM: each call's first fragment has its id, the rest `id: ""`
+        ("vllm", [("chatcmpl-tool-c9Z", ""), ("chatcmpl-tool-Hfz", "")]),
+        # SGLang: the ids "0" and "1", said again on every fragment
+        ("sglang", [("0", "0"), ("1", "1")]),
+    ],
+)
+def test_two_calls_at_index_zero_told_apart_by_their_ids(
+    server: str, ids: list[tuple[str, str]]
+) -> None:
+    """InternLM/lmdeploy#3412 (the reporter's comparison of the servers' streamed calls,
+    as the openai SDK parsed them): vLLM and SGLang both stream two calls one after the
+    other at `index: 0`, the second told from the first only by its new id; vLLM writes
+    `id: ""` on a call's continuations, SGLang the call's own id again. Two calls, each
+    with its arguments."""
+    model = "qwen2.5-72b-instruct"
+
+    def fragment(call_id: str, name: str | None, arguments: str) -> dict[str, Any]:
+        call = {"index": 0, "id": call_id, "type": "function"}
+        call["function"] = {"name": name, "arguments": arguments}
+        return _chunk(model, {"tool_calls": [call]})
+
+    (first, first_rest), (second, second_rest) = ids
+    events = replay_every_way(
+        _sse(
+            fragment(first, "get_weather", ""),
+            fragment(first_rest, None, '{"city": "Paris"}'),
+            fragment(second, "get_time", ""),
+            fragment(second_rest, None, '{"tz": "CET"}'),
+            _chunk(model, {}, "tool_calls"),
+        ),
+        "vllm",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(
+                (first, "get_weather", {"city": "Paris"}),
+                (second, "get_time", {"tz": "CET"}),
+            ),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+
+
+def test_open_webui_stop_on_every_empty_chunk_before_the_answer() -> None:
+    """open-webui/open-webui#23921 (and #16377; its `/api/chat/completions` in front of
+    Ollama's deepseek-r1:32b): `openai_chat_chunk_message_template` sets
+    `finish_reason: "stop"` on every chunk whose content, reasoning and calls are all
+    empty, so the first chunk (Ollama's empty opening) and the one between thinking and
+    answer say `stop` with an empty delta, then the stream goes on; every chunk has an id
+    of its own (`{model}-{uuid4}`). API clients closed the turn at the first chunk, "the
+    model seems to hang after 'let me think'". The turn ends at `[DONE]`: all the
+    reasoning and the answer are read, with the last chunk's usage."""
+    model = "deepseek-r1:32b"
+
+    def template(n: int, delta: dict[str, Any], **more: Any) -> dict[str, Any]:
+        finish = None if delta else "stop"
+        choice = {"index": 0, "logprobs": None, "finish_reason": finish, "delta": delta}
+        chunk_id = f"{model}-6f1c0d2e-0000-4000-8000-00000000000{n}"
+        body = {"id": chunk_id, "created": 1745200000, "model": model, "choices": [choice]}
+        return body | {"object": "chat.completion.chunk", **more}
+
+    usage = {"prompt_tokens": 4, "completion_tokens": 40, "total_tokens": 44}
+    events = replay_every_way(
+        _sse(
+            template(1, {}),
+            template(2, {"reasoning_content": "Okay, the user"}),
+            template(3, {"reasoning_content": " says hi."}),
+            template(4, {}),
+            template(5, {"content": "Hello!"}),
+            template(6, {"content": " How can I help?"}),
+            template(7, {}, usage=usage),
+        ),
+        "openai",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Hello! How can I help?",
+            reasoning="Okay, the user says hi.",
+            usage=(4, 40, 0, 0, 44),
+            model=model,
+        ),
+    )
 
 
 def test_tgi_choice_index_counting_the_tokens_is_the_one_choice() -> None:
