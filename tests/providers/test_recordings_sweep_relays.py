@@ -4,10 +4,10 @@ their users paste them: router-for-me/CLIProxyAPI's translators (OpenAI to Gemin
 Gemini to Claude, Claude to Responses, the Gemini streams its Gemini-to-Responses
 translator reads) and issues (#1700, #2928, and its fork kittors/CliRelay's #1053),
 1rgs/claude-code-proxy (OpenAI to Anthropic through LiteLLM),
-maxnowack/anthropic-proxy (OpenRouter to Anthropic), MartialBE/one-hub (chat to
-Responses), LobeHub's heterogeneous-agent bridge (an agent runtime to Anthropic),
-Wei-Shaw/claude-relay-service (the Responses streams it reads), BerriAI/litellm#33315
-(its `/v1/messages` adapter's empty blocks), and
+maxnowack/anthropic-proxy (OpenRouter to Anthropic), justlovemaki/AIClient-2-API (chat
+to Claude), MartialBE/one-hub (chat to Responses), LobeHub's heterogeneous-agent bridge
+(an agent runtime to Anthropic), Wei-Shaw/claude-relay-service (the Responses streams
+it reads), BerriAI/litellm#33315 (its `/v1/messages` adapter's empty blocks), and
 Google's Code Assist API as Gemini CLI reads it (google-gemini/gemini-cli), in shapes
 no other test replays.
 
@@ -559,6 +559,40 @@ def test_litellm_messages_bridge_empty_text_block_between_two_thinking_blocks() 
         ("reasoning", " Step two."),
         ("text", "Done."),
     ]
+
+
+def test_aiclient_2_api_openai_to_claude_without_message_start_or_block_start() -> None:
+    """justlovemaki/AIClient-2-API src/converters/strategies/OpenAIConverter.js
+    (`toClaudeStreamChunk`, a chat upstream to a Claude client: its `message_start` and
+    block starts are commented out, "compatible with Claude Code but not Cherry
+    Studio"): `reasoning_content` as `thinking_delta`s and `content` as `text_delta`s,
+    all at index 0 with no `content_block_start`; at the finish `content_block_stop` 0, a
+    `message_delta` whose usage is the finish chunk's (zeros when the upstream counts in a
+    later chunk) and `message_stop`. The reasoning, then the text; zero counts are no
+    usage; no model or id was said."""
+    events = replay_every_way(
+        _messages(
+            _block_delta(0, {"type": "thinking_delta", "thinking": "A greeting."}),
+            _block_delta(0, {"type": "text_delta", "text": "Hello"}),
+            _block_delta(0, {"type": "text_delta", "text": " there."}),
+            _block_stop(0),
+            *_message_end(
+                "end_turn",
+                {
+                    "input_tokens": 0,
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0,
+                    "output_tokens": 0,
+                },
+            ),
+        ),
+        "anthropic",
+    )
+    assert kinds(events) == ["reasoning", "text", "reasoning", "done"]  # its end: unsigned
+    check(
+        summarize(events),
+        Expect(text="Hello there.", reasoning="A greeting.", raw_stop_reason="end_turn"),
+    )
 
 
 # -- Responses as relays write it -----------------------------------------------------------
