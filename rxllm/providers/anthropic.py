@@ -155,7 +155,8 @@ Decisions, where the wire leaves a choice:
   `context_management` (the edits applied) and any newer field; a container's fields
   beside its id (`expires_at`, the `skills` loaded in it); usage fields beyond the token
   counts (`cache_creation`'s 5m/1h split, `server_tool_use` request counts,
-  `service_tier`).
+  `service_tier`); a `message_stop`'s own fields (Bedrock's
+  `amazon-bedrock-invocationMetrics`, whose counts the usage already holds).
 - An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
   for (`overloaded_error` 529, `api_error` 500) and the type as its code, so the
   recovery policy reads it as it reads the same HTTP error; claude-code-router's
@@ -424,6 +425,9 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "message_delta":
             self._message_delta(payload)
         elif kind == "message_stop":
+            # Bedrock's `amazon-bedrock-invocationMetrics` (counts the usage already gave,
+            # latencies) rides on it where a relay passes Bedrock's events on.
+            self._unread("message_stop", payload, _TYPE_READ)
             if self.stop in _FAILED_STOPS:
                 self._held_usage()
                 self.fail(

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import Expect, check, replay_every_way, summarize
+from tests.support import Expect, check, log_messages, replay_every_way, summarize
 
 # -- OpenAI chat and its compatible family ------------------------------------------------
 
@@ -532,6 +532,47 @@ def test_llama_cpp_anthropic_endpoint_signs_its_thinking_with_an_empty_signature
             model="qwen3-4b",
         ),
     )
+
+
+def test_bedrock_invocation_metrics_on_message_stop_are_logged_not_counted_again() -> None:
+    """langchain-ai/langchain-aws#164 (and BerriAI/litellm#34373, #36878: Claude through
+    Bedrock's InvokeModelWithResponseStream, the Anthropic events as a relay passes
+    them on): `message_stop` carries `amazon-bedrock-invocationMetrics` (the input and
+    output counts `message_start` and `message_delta` already gave, the latencies, and
+    the cache reads and writes). The usage is the Messages events' (langchain-aws
+    counted it twice); the metrics are no event, so they are logged with their values,
+    not dropped unsaid."""
+    model = "claude-3-5-sonnet-20240620"
+    metrics = {
+        "inputTokenCount": 16,
+        "outputTokenCount": 337,
+        "invocationLatency": 4151,
+        "firstByteLatency": 136,
+    }
+    with log_messages() as logs:
+        events = replay_every_way(
+            _events(
+                _message_start("msg_bdrk_01", model, {"input_tokens": 16, "output_tokens": 1}),
+                *_text_block(0, "Hi"),
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": 337},
+                },
+                {"type": "message_stop", "amazon-bedrock-invocationMetrics": metrics},
+            ),
+            "anthropic",
+        )
+    check(
+        summarize(events),
+        Expect(
+            text="Hi",
+            usage=(16, 337, 0, 0, 353),
+            raw_stop_reason="end_turn",
+            model=model,
+        ),
+    )
+    assert any("amazon-bedrock-invocationMetrics" in m and "4151" in m for m in logs)
 
 
 # -- OpenAI Responses -----------------------------------------------------------------------
