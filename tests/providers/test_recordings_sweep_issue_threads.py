@@ -181,6 +181,49 @@ def test_open_webui_stop_on_every_empty_chunk_before_the_answer() -> None:
     )
 
 
+def test_litellm_oci_ids_per_chunk_and_calls_renamed_empty_then_stop_twice() -> None:
+    """BerriAI/litellm#40040 and #39507 (its OCI Generative AI streams, `oci-llama`, as
+    observed before the fixes): every chunk carries a completion id of its own, no
+    `finish_reason` key until the end; the call's continuation fragments say
+    `"name": ""` beside `type` and `index` and no id; the turn ends on two back-to-back
+    `stop` chunks. One call, named by its first fragment, with its arguments; the
+    response's id the first chunk's; `stop` after a call is a stop to run it."""
+
+    def oci(n: int, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice: dict[str, Any] = {"index": 0, "delta": delta}
+        if finish is not None:
+            choice["finish_reason"] = finish
+        body = {"id": f"chatcmpl-3f9ee602-{n:04d}", "created": 1788688081, "model": "oci-llama"}
+        return body | {"object": "chat.completion.chunk", "choices": [choice]}
+
+    def fragment(arguments: str, **first: str) -> dict[str, Any]:
+        function = {"arguments": arguments, "name": first.pop("name", "")}
+        return {"tool_calls": [{**first, "function": function, "type": "function", "index": 0}]}
+
+    events = replay_every_way(
+        _sse(
+            oci(1, {"content": ""}),
+            oci(2, fragment("", id="chatcmpl-tool-a165800d4d7789c7", name="get_weather")),
+            oci(3, fragment('{"city": "')),
+            oci(4, fragment('Paris"}')),
+            oci(5, {}, "stop"),
+            oci(6, {}, "stop"),
+        ),
+        "openai",
+    )
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="",
+            tools=(("chatcmpl-tool-a165800d4d7789c7", "get_weather", {"city": "Paris"}),),
+            stop_reason="tool_use",
+            model="oci-llama",
+        ),
+    )
+    assert events[-1].type == "done" and events[-1].response_id == "chatcmpl-3f9ee602-0001"
+
+
 def test_tgi_choice_index_counting_the_tokens_is_the_one_choice() -> None:
     """huggingface/text-generation-inference#1648 (TGI 1.4.3, zephyr-7b-beta, before the
     fix): each chunk's one choice carried the token's position as its `index`, from 1
@@ -666,6 +709,56 @@ def _named(*payloads: dict[str, Any], done: bool = False) -> bytes:
     for p in payloads:
         out += (f"event: {p['type']}\n" if "type" in p else "") + f"data: {json.dumps(p)}\n\n"
     return (out + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def test_lm_studio_responses_call_arguments_only_in_their_done_event() -> None:
+    """BerriAI/litellm#25321 (a comment: LM Studio's `/v1/responses` serving
+    qwen3.5-35b-a3b): a function call's arguments come whole in
+    `response.function_call_arguments.done`, with no `.delta` before it (LiteLLM's
+    Messages bridge read only the deltas, and Claude Code got `input: {}`). The call is
+    requested with those arguments, once."""
+    model = "qwen3.5-35b-a3b"
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "Read"}
+    arguments = '{"file_path":"/tmp/a.txt"}'
+
+    def response(status: str, **more: Any) -> dict[str, Any]:
+        return {"id": "resp_lms", "object": "response", "model": model, "status": status} | more
+
+    usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+    events = replay_every_way(
+        _named(
+            {"type": "response.created", "response": response("in_progress", output=[])},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": call | {"arguments": "", "status": "in_progress"},
+            },
+            {
+                "type": "response.function_call_arguments.done",
+                "output_index": 0,
+                "item_id": "fc_1",
+                "arguments": arguments,
+            },
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": call | {"arguments": "", "status": "completed"},
+            },
+            {"type": "response.completed", "response": response("completed", usage=usage)},
+        ),
+        "openai-responses",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(("call_1", "Read", {"file_path": "/tmp/a.txt"}),),
+            usage=(10, 5, 0, 0, 15),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
 
 
 def test_litellm_responses_bridge_error_written_as_a_chat_error_frame() -> None:
