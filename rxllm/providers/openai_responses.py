@@ -40,7 +40,10 @@ Output items, by type (the decisions of this module):
   (`reasoning_summary_text.done`, `reasoning_summary_part.done`,
   `reasoning_text.done`, `content_part.done`, or vLLM's `reasoning_part.done`), once.
   An item that had no part at all arrived whole: its `summary` texts (else its
-  `content` texts) are emitted at its `output_item.done`.
+  `content` texts) are emitted at its `output_item.done`; the parts that streamed are
+  its first parts, in order, whatever their index. A part index that moves on with
+  every delta, no part closed between them, counts deltas (vLLM's simple path): one
+  part.
   That item ends with one more delta: its `encrypted_content` as the signature, its
   other fields (`id`, `summary`, ...) as `details`, which the request builder sends
   back as the item.
@@ -837,8 +840,10 @@ class ResponsesNormalizer(Normalizer):
         "phases",
         "progress",
         "reasoned_parts",
+        "reasoning_counted",
         "reasoning_items",
         "reasoning_part",
+        "reasoning_run",
         "sequence",
         "server_calls",
         "server_items",
@@ -863,6 +868,11 @@ class ResponsesNormalizer(Normalizer):
         # (output_index, "summary" or "text", part index) of the last reasoning part shown
         self.reasoning_part: tuple[int, str, int] | None = None
         self.reasoned_parts: set[tuple[int, str, int]] = set()  # the parts shown
+        # The deltas the last part shown had, none once a `.done` event closed it (a part
+        # that had one delta, never closed, may be a counter's: `_reasoning_delta`).
+        self.reasoning_run = 0
+        # the part keys a counter named (`_reasoning_delta`): the part before them goes on
+        self.reasoning_counted: set[tuple[int, str, int]] = set()
         self.sequence: int | None = None  # the last sequence_number
         self.server_calls: dict[int, str] = {}  # output_index -> call_id, server tools shown
         # provider-run items added, their call not yet shown: output_index -> the added item
@@ -1210,15 +1220,33 @@ class ResponsesNormalizer(Normalizer):
         """A part's `.done` events repeat its deltas; a part that had none arrived whole."""
         if key not in self.reasoned_parts and isinstance(whole, str):
             self._reasoning_delta(key, whole)
+        if key == self.reasoning_part:
+            self.reasoning_run = 0  # closed
 
     def _reasoning_delta(self, key: tuple[int, str, int], delta: Any) -> None:
         if not delta:
             return
         self.reasoned_parts.add(key)
-        if key != self.reasoning_part:
-            if self.reasoning_part is not None:
+        last = self.reasoning_part
+        if key == last:
+            self.reasoning_run += 1
+        else:
+            # vLLM's simple Responses path numbers each reasoning-text delta's
+            # `content_index` on (vllm-project/vllm#35184): a part that had one delta and
+            # was never closed, followed by the next index of the same item, is counted
+            # deltas of one part, not a new paragraph.
+            counted = (
+                last is not None
+                and self.reasoning_run == 1
+                and key[:2] == last[:2]
+                and key[2] == last[2] + 1
+            )
+            if counted:
+                self.reasoning_counted.add(key)
+            elif last is not None:
                 delta = REASONING_PART_SEPARATOR + delta
             self.reasoning_part = key
+            self.reasoning_run = 1
         self.reasoning(delta)
 
     # -- output items and function calls ----------------------------------------------
@@ -1343,9 +1371,17 @@ class ResponsesNormalizer(Normalizer):
             summary = item.get("summary")
             shown, parts = ("summary", summary) if summary else ("text", item.get("content"))
             if all(key[1] == shown for key in self.reasoned_parts if key[0] == index):
+                # The parts that streamed are its first parts, in order, whatever their
+                # index (vLLM's run on from 8), a counter's keys none of their own.
+                seen = sorted(
+                    key
+                    for key in self.reasoned_parts
+                    if key[0] == index and key not in self.reasoning_counted
+                )
                 for position, part in enumerate(parts or ()):
                     text = part.get("text") if isinstance(part, dict) else None
-                    self._reasoning_part_done((index, shown, position), text)
+                    key = seen[position] if position < len(seen) else (index, shown, position)
+                    self._reasoning_part_done(key, text)
             added = self.reasoning_items.pop(index, None) or {}
             blob = item.get("encrypted_content") or added.get("encrypted_content")
             self._end_reasoning({**added, **item}, blob)  # the done item is authoritative

@@ -761,6 +761,89 @@ def test_lm_studio_responses_call_arguments_only_in_their_done_event() -> None:
     )
 
 
+def test_vllm_responses_reasoning_deltas_each_under_the_next_content_index() -> None:
+    """vllm-project/vllm#35184 (its simple Responses streaming path, gpt-oss-120b, as
+    pasted there): every `response.reasoning_text.delta` of the one reasoning item
+    names the next `content_index` (8, 9, 10, ... one per delta), with no part
+    announced or closed between them. The index counts the deltas, not parts: the
+    reasoning is one text, as the deltas joined say it, not a paragraph per word.
+    Before: a blank line was put between every two deltas."""
+    model = "gpt-oss-120b"
+    item_id = "04429e29-baa2-4255-96a9-343a414c4cbe"
+    words = [" The", " user", " says", " hello", "."]
+    thought = {"type": "reasoning", "id": item_id, "summary": []}
+    whole = thought | {
+        "content": [{"type": "reasoning_text", "text": "".join(words)}],
+        "status": "completed",
+    }
+    message = {"type": "message", "id": "msg_1", "role": "assistant"}
+    said = message | {
+        "content": [{"type": "output_text", "text": "Hello!", "annotations": []}],
+        "status": "completed",
+    }
+    where = {"item_id": "msg_1", "output_index": 1, "content_index": 0}
+
+    def response(status: str, **more: Any) -> dict[str, Any]:
+        return {
+            "id": "resp_a35e27c4",
+            "object": "response",
+            "model": model,
+            "status": status,
+        } | more
+
+    deltas = [
+        {
+            "content_index": 8 + n,
+            "delta": word,
+            "item_id": item_id,
+            "output_index": 0,
+            "sequence_number": 3 + n,
+            "type": "response.reasoning_text.delta",
+        }
+        for n, word in enumerate(words)
+    ]
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": 20,
+        "total_tokens": 30,
+        "output_tokens_details": {"reasoning_tokens": 8},
+    }
+    events = replay_every_way(
+        _named(
+            {"type": "response.created", "response": response("in_progress", output=[])},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": thought | {"content": [], "status": "in_progress"},
+            },
+            *deltas,
+            {"type": "response.output_item.done", "output_index": 0, "item": whole},
+            {
+                "type": "response.output_item.added",
+                "output_index": 1,
+                "item": message | {"content": [], "status": "in_progress"},
+            },
+            {"type": "response.output_text.delta", **where, "delta": "Hello!"},
+            {"type": "response.output_item.done", "output_index": 1, "item": said},
+            {
+                "type": "response.completed",
+                "response": response("completed", output=[whole, said], usage=usage),
+            },
+        ),
+        "openai-responses",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Hello!",
+            reasoning=" The user says hello.",
+            usage=(10, 20, 8, 0, 30),
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
+
+
 def test_litellm_responses_bridge_error_written_as_a_chat_error_frame() -> None:
     """BerriAI/litellm#40243 (its "before": Codex CLI through the proxy's `/v1/responses`):
     after `response.created`, `response.in_progress` and the first output events, a
