@@ -224,6 +224,64 @@ def test_litellm_oci_ids_per_chunk_and_calls_renamed_empty_then_stop_twice() -> 
     assert events[-1].type == "done" and events[-1].response_id == "chatcmpl-3f9ee602-0001"
 
 
+def test_bedrock_access_gateway_one_call_at_index_one_after_reasoning() -> None:
+    """aws-samples/bedrock-access-gateway#134 (claude-3-7-sonnet through the gateway's
+    chat endpoint, thinking on): the gateway numbered the call by Bedrock's content
+    block, so the one call of the turn, after the reasoning and the text, came at
+    `tool_calls[].index` 1 (the openai SDK's accumulator indexes a list with it). Every
+    chunk says `usage: null` and `system_fingerprint: "fp"`. One call, with its
+    arguments, after the reasoning and the text."""
+    model = "us.anthropic.claude-3-7-sonnet-20250219-v1:0"
+
+    def gateway(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "finish_reason": finish, "logprobs": None, "delta": delta}
+        return {
+            "id": "chatcmpl-63471c7a",
+            "created": 1743536580,
+            "model": model,
+            "system_fingerprint": "fp",
+            "choices": [choice],
+            "object": "chat.completion.chunk",
+            "usage": None,
+        }
+
+    opened = {"index": 1, "id": "tooluse_2ZNq3", "type": "function"}
+    events = replay_every_way(
+        _sse(
+            gateway({"role": "assistant", "content": "", "reasoning_content": "Weather asked."}),
+            gateway({"content": "I'll check the current"}),
+            gateway({"content": " weather in New York for you."}),
+            gateway(
+                {"tool_calls": [opened | {"function": {"name": "get_weather", "arguments": ""}}]}
+            ),
+            gateway(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 1,
+                            "type": "function",
+                            "function": {"arguments": '{"city": "NYC"}'},
+                        }
+                    ]
+                }
+            ),
+            gateway({}, "tool_calls"),
+        ),
+        "openai",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="I'll check the current weather in New York for you.",
+            reasoning="Weather asked.",
+            tools=(("tooluse_2ZNq3", "get_weather", {"city": "NYC"}),),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+
+
 def test_tgi_choice_index_counting_the_tokens_is_the_one_choice() -> None:
     """huggingface/text-generation-inference#1648 (TGI 1.4.3, zephyr-7b-beta, before the
     fix): each chunk's one choice carried the token's position as its `index`, from 1
