@@ -7,8 +7,9 @@ translator reads) and issues (#1700, #2928, and its fork kittors/CliRelay's #105
 maxnowack/anthropic-proxy (OpenRouter to Anthropic), justlovemaki/AIClient-2-API (chat
 to Claude), MartialBE/one-hub (chat to Responses), LobeHub's heterogeneous-agent bridge
 (an agent runtime to Anthropic), Wei-Shaw/claude-relay-service (the Responses streams
-it reads), BerriAI/litellm#33315 (its `/v1/messages` adapter's empty blocks), and
-Google's Code Assist API as Gemini CLI reads it (google-gemini/gemini-cli), in shapes
+it reads), BerriAI/litellm#33315 (its `/v1/messages` adapter's empty blocks), a client
+that works around them (Chevey339/kelivo's Gemini decoder tests), and Google's Code
+Assist API as Gemini CLI reads it (google-gemini/gemini-cli), in shapes
 no other test replays.
 
 Each body is written by hand from the source named beside it (its essential events or
@@ -172,6 +173,74 @@ def test_code_assist_chunks_inside_a_response_envelope() -> None:
             model="gemini-2.5-pro",
         ),
     )
+
+
+def test_kelivo_malformed_response_finish_is_a_failed_turn() -> None:
+    """Chevey339/kelivo test/core/services/api/providers/google/google_decoder_test.dart
+    ("marks MALFORMED_RESPONSE for retry when there are no tool calls"): a candidate with
+    no parts and `finishReason: MALFORMED_RESPONSE`, after thoughts; the API sends it
+    (googleapis/python-genai#2937: no member of google-genai's Python enum), and
+    google-genai-kotlin's FinishReason says "token generation stopped because the
+    response was malformed". Kelivo retries the turn: it is
+    `error(kind="stream_error", code="MALFORMED_RESPONSE")`, its usage the failure's.
+    Before: `done(other)`, a final, empty answer."""
+    model = "gemini-3-pro-preview"
+    usage = {"promptTokenCount": 40, "thoughtsTokenCount": 25, "totalTokenCount": 65}
+    events = replay_every_way(
+        _gemini(
+            {
+                "candidates": [
+                    {"content": {"role": "model", "parts": [{"text": "Plan:", "thought": True}]}}
+                ],
+                "modelVersion": model,
+            },
+            {
+                "candidates": [{"content": {"parts": []}, "finishReason": "MALFORMED_RESPONSE"}],
+                "usageMetadata": usage,
+                "modelVersion": model,
+            },
+        ),
+        "google",
+    )
+    assert kinds(events) == ["reasoning", "usage", "error"]
+    check(
+        summarize(events),
+        Expect(
+            reasoning="Plan:",
+            usage=(40, 25, 25, 0, 65),
+            terminal="error",
+            error_kind="stream_error",
+        ),
+    )
+    failure = events[-1]
+    assert isinstance(failure, Failed)
+    assert failure.error.code == "MALFORMED_RESPONSE"
+
+
+def test_kelivo_usage_fixture_counts_the_thoughts_inside_the_candidates() -> None:
+    """Chevey339/kelivo google_decoder_test.dart ("usage maps thoughts and cached content
+    tokens"): `promptTokenCount` 80, `candidatesTokenCount` 12, `thoughtsTokenCount` 9,
+    `cachedContentTokenCount` 4, `totalTokenCount` 92 (= prompt + candidates, as relays
+    writing this wire from an OpenAI upstream count it). Kelivo reads 12 completion
+    tokens, 9 of them reasoning, and 92 in all; so does rxllm: 76 uncached input, 4
+    cached, 12 output. Before: 21 output and a total of 101."""
+    usage = {
+        "promptTokenCount": 80,
+        "candidatesTokenCount": 12,
+        "thoughtsTokenCount": 9,
+        "cachedContentTokenCount": 4,
+        "totalTokenCount": 92,
+    }
+    events = replay_every_way(
+        _gemini(
+            {
+                "candidates": [{"content": {"parts": [{"text": "ok"}]}, "finishReason": "STOP"}],
+                "usageMetadata": usage,
+            }
+        ),
+        "google",
+    )
+    check(summarize(events), Expect(text="ok", usage=(76, 12, 9, 4, 92), raw_stop_reason="STOP"))
 
 
 # -- Anthropic Messages as relays write it --------------------------------------------------
