@@ -61,7 +61,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   turn left to "prefill", the "parts field" of a turn, a message's text left empty ("an
   empty text parameter"), the chat's "history" (Cohere's `chat_history`), a turn's tool
   results by their field (Cohere's `tool_results`), Gemini's `contents` by its path
-  ("contents[3].parts"), a provider asking to "adjust your prompt", the model's own output
+  ("contents[3].parts"), the Responses API's input by its path into a message's content
+  ("missing `input.content.text' parameter", Ark), a provider asking to "adjust your
+  prompt", the model's own output
   that broke the tool rules: Groq's `tool_use_failed`, "Tool choice is none, but model
   called a tool", which a body without the tools would only turn into prose; the types a
   message's part may have, listed as accepted ("Supported values are: 'text','image_url',
@@ -84,7 +86,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
   failure ("An internal error has occurred", "on our end", a model that "has crashed" or a
   runner that "terminated unexpectedly"), or a backend's gRPC failure, "rpc error: code =
-  Unknown"; a turn that ended with `finish_reason: "error"` before any output). It is sent
+  Unknown"; no answer from what serves the model, where that is all that is said ("Failed
+  to get response from provider", Cloudflare AI Gateway's 2005 at 400; not a relay's
+  "Failed to get response from provider: ..." before its upstream's words); a turn that
+  ended with `finish_reason: "error"` before any output). It is sent
   again after the `retry_after` the provider named, as given; when it named none (or 0),
   after an exponential wait less a random share of up to a quarter (`backoff_wait`), so
   that streams refused at one instant do not all come back at the next. A wait longer than
@@ -131,7 +136,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   keys too, where
   their sentence refuses them ("No endpoints found that support tool use" names
   `tools`, as do "No connected provider supports tool calling" (a router with no backend
-  that has it), "Functions are not supported", "function calling not support", "not yet
+  that has it; "No available backend supports function calling" and "No eligible provider
+  found that supports tool calling" likewise, not an overload nor the caller's settings),
+  "Functions are not supported", "function calling not support", "not yet
   implemented" and "Only [...] support tool calls"; the tools counted against a cap in
   prose, "You may not include more than 128 tools in your request", name `tools`; "does
   not support thinking" and "thinking_config is not supported" the reasoning switches, as
@@ -177,7 +184,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   another form than it takes ("'url' field must be a base64 encoded image"), an
   image file, by its name, it timed out or failed while downloading ("Timeout while
   downloading photo.jpg"), an image over a size or dimension limit: "image exceeds 5 MB
-  maximum", "image too large"),
+  maximum", "image too large", or outside the model's bounds: "The image length and width
+  do not meet the model restrictions", DashScope; "image too small"),
   even where its `param` or its path points inside `messages`; a model's id is no words
   about images ("for model=doubao-1-5-vision-pro-32k-250115", "The model
   `llama-3.2-11b-vision-preview` has been decommissioned": the model, not the images). Each
@@ -698,8 +706,11 @@ _MISSING_PROVIDER = (
 # available for the selected model.", at 404, or in a frame without a status): the account's
 # provider restrictions exclude every route, unless the body says a `provider` itself (its
 # routing preferences may be what excludes them, a key to drop).
+# (not one that names what none of them supports: "No eligible provider found that supports
+# tool calling" refuses that capability, a key of the body, not the caller's settings)
 _NONE_ALLOWED = (
     r"(?i)\bno\s+(?:allowed|permitted|eligible)\s+(?:providers?|endpoints?|routes?|upstreams?)\b"
+    r"(?!\s+(?:(?:found|available)\s+)?(?:(?:that|which)\s+)?(?:can\s+)?supports?\b)"
 )
 # A structured code that says the model, or the endpoint or deployment serving it, is not
 # there: `model_not_available`, `model_not_supported`, `dedicated_endpoint_not_running`,
@@ -777,7 +788,18 @@ _TRANSIENT = (
     r"\bno (?:(?:available|healthy|more) )?"
     + _SERVERS
     + r"\s+(?:available|left|to (?:forward|serve|handle|process))\b|"
-    r"\bno (?:available|healthy) " + _SERVERS + r"|无可用(?:渠道|节点|容量)|"
+    # (not one that names what none of them supports: "No available backend supports function
+    # calling" refuses the tools, as cocore's "No connected provider supports ..." does)
+    r"\bno (?:available|healthy) "
+    + _SERVERS
+    + r"(?!\s+(?:(?:found|available)\s+)?(?:(?:that|which)\s+)?(?:can\s+)?supports?\b)|"
+    r"无可用(?:渠道|节点|容量)|"
+    # or no answer came from what serves it, the whole of what is said (Cloudflare AI
+    # Gateway's 2005 "Failed to get response from provider", at 400): not a relay's
+    # preamble to its upstream's refusal ("Failed to get response from provider: ...")
+    r"\b(?:(?:(?:failed|unable) to|could(?: not|n't)) (?:get|receive|obtain)|no) (?:a |any )?"
+    r"response (?:was )?(?:received )?from (?:the )?(?:upstream|provider|backend|origin)"
+    r"(?: server| provider)?s?(?=[^\S\n]*(?:[.!\n]|$))|"
     r"\bwait (?:a|one|a few|\d+) (?:moments?|seconds?|minutes?)\b|"
     # (or before the next try: Bedrock's ThrottlingException "Too many tokens, please wait
     # before trying again.", its 429 lost in a frame without one)
@@ -934,6 +956,9 @@ _CONVERSATION = (
     # "GenerateContentRequest.contents: contents is not specified")
     # (a lookbehind: `\w+Request` would rescan every long word from each of its letters)
     r"\bcontents(?:\[\d|\.(?:parts|role)\b)|(?<=Request)\.contents\b|"
+    # or the Responses API's, a path into a message's content by its JSON path (Ark's
+    # "missing `input.content.text' parameter", `param` "input.content.text")
+    r"\binput(?:\.\d+|\[\d+\])*\.content\b|"
     r"\breasoning_content\b|"
     # the same in prose: a call or result of the history ("tool result's tool id(call_...)
     # not found", MiniMax; Gemini's "the number of function response parts is equal to the
@@ -1060,7 +1085,8 @@ _IMAGE_REFUSAL = (
     # no route serves them ("No endpoints found that support image input", "No providers
     # available that accept image input"), or a header is required for them ("Copilot-Vision-
     # Request header is required for image input")
-    r"\bno (?:endpoints?|providers?|backends?|routes?|upstreams?)\b|\brequire[sd]?\b|"
+    r"\bno (?:(?:connected|available|active|online|eligible|healthy) )?"
+    r"(?:endpoints?|providers?|backends?|routes?|upstreams?)\b|\brequire[sd]?\b|"
     # the image could not be read ("Image input format or parsing error"; Anthropic's
     # "Could not process image", "unable to decode", "failed to load"), nor fetched
     # (DashScope's "Failed to download multimodal content", a relay's "fail to decode image
@@ -1107,7 +1133,12 @@ _IMAGE_REFUSAL = (
 # 4096 for vision models").
 _IMAGE_TOO_LARGE = (
     r"(?i)\b(?:image|picture|photo)s?\b(?:[^\S\n]+[\w-]+){0,3}?[^\S\n]+"
-    r"(?:exceed(?:s|ed|ing)?|(?:(?:is|are)\s+)?(?:too\s+(?:large|big)|larger\s+than))\b|"
+    r"(?:exceed(?:s|ed|ing)?|(?:(?:is|are)\s+)?(?:too\s+(?:large|big|small)|(?:larger|smaller)\s+than))\b|"
+    # or outside the model's bounds on its size (DashScope's "The image length and width do
+    # not meet the model restrictions. [height:1 or width:1 must be larger than 10]")
+    r"\b(?:image|picture|photo)s?\b(?:[^\S\n]+[\w-]+){0,3}?[^\S\n]+"
+    r"do(?:es)?\s+not\s+(?:meet|satisfy)\s+(?:the\s+)?(?:[\w'-]+\s+){0,2}?"
+    r"(?:restrictions?|requirements?|limits?|constraints?)\b|"
     r"(?:图片|图像)\S{0,6}?(?:超过|超出|过大)"
 )
 # Text alone accepted ("Only text content is supported"): with images in the body, they are
