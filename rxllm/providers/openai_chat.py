@@ -1165,6 +1165,18 @@ def _flat_error_words(payload: dict[str, Any]) -> str | None:
     return None
 
 
+def _worker_error(payload: dict[str, Any]) -> bool:
+    """Whether a chunk with no choices is a FastChat worker's error: its words in
+    `text`, its nonzero `error_code` beside them (the worker's success is code 0)."""
+    code = payload.get("error_code")
+    return (
+        code.__class__ is int
+        and code != 0
+        and isinstance(payload.get("text"), str)
+        and not payload.get("choices")
+    )
+
+
 def _counts_tokens(usage: dict[str, Any]) -> bool:
     """Whether a usage object counts any token. MiniMax sends a placeholder on every
     chunk before the real one (`{"total_tokens": 0, "total_characters": 0}`,
@@ -1390,6 +1402,11 @@ class ChatNormalizer(Normalizer):
             # The error in two fields of a chunk with no choices, `error_type` and
             # `error_message` (DeepInfra, Venice on a context overflow:
             # NousResearch/hermes-agent#65631, #68451).
+            error = payload
+        elif _worker_error(payload):
+            # FastChat's worker error, passed on as it came in place of the next chunk
+            # (`{"text": "**NETWORK ERROR ...**\n\n(CUDA out of memory...)",
+            # "error_code": 50002}`, then `[DONE]`: its openai_api_server.py).
             error = payload
         usage = None
         extension = payload.get(self._extension) if self._extension else None
@@ -2320,6 +2337,8 @@ class ChatNormalizer(Normalizer):
         if error.__class__ is dict and "error" not in error and (words := _flat_error_words(error)):
             # `error_message` (or, alone, `error_type`) is what TGI's `error` string is
             error = {"error": words, "error_type": error.get("error_type")}
+        elif error.__class__ is dict and "error" not in error and _worker_error(error):
+            error = {"message": error["text"], "code": error["error_code"]}
         self.stream_error(error, raw)
 
     def release(self) -> None:
