@@ -248,6 +248,9 @@ STOP_REASONS: dict[str, StopReason] = {
     "model_context_window_exceeded": "length",
     "tool_use": "tool_use",
     "refusal": "content_filter",
+    # No Claude model's: an Anthropic-compatible endpoint's safety review blocked the
+    # output (Z.ai's word on its chat wire; hermes-agent#3911, pi and openclaw map it).
+    "sensitive": "content_filter",
 }
 
 # Stop reasons no Anthropic model gives, that a relay writes for a turn that failed

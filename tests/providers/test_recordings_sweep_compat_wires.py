@@ -1,0 +1,294 @@
+"""Other vendors' and servers' Anthropic-compatible (`/v1/messages`) and
+Responses-compatible (`/v1/responses`) streams, read with the provider a client of that
+wire uses (`anthropic` with a base_url, `openai-responses`): vLLM's Anthropic serving
+(`vllm/entrypoints/anthropic/serving_messages.py`, and the later `serving.py`), Ollama's
+converters (`openai/responses.go`; its `/v1/messages` after ollama#13934), SGLang's
+Messages endpoint, DeepSeek's `api.deepseek.com/anthropic`, and the `sensitive` stop
+reason Anthropic-wire readers map (hermes-agent, pi, openclaw), in shapes no other
+test replays.
+
+Each body is written by hand from the server code or the thread named beside it (its
+essential events, in the order written; ids and long text shortened), replayed whole and
+cut at arbitrary byte boundaries (`replay_every_way`), and checked against what a client
+of that wire should get.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.support import Expect, check, replay_every_way, summarize
+
+# -- Anthropic Messages -------------------------------------------------------------------
+
+
+def _events(*payloads: dict[str, Any], done: bool = False) -> bytes:
+    body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _start(model: str, usage: dict[str, int], **message: Any) -> dict[str, Any]:
+    body = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+    return {"type": "message_start", "message": body | {"model": model, "usage": usage} | message}
+
+
+def _block(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _stop(index: int) -> dict[str, Any]:
+    return {"type": "content_block_stop", "index": index}
+
+
+def _text(index: int, *pieces: str) -> list[dict[str, Any]]:
+    deltas = [_delta(index, {"type": "text_delta", "text": piece}) for piece in pieces]
+    return [_block(index, {"type": "text", "text": ""}), *deltas, _stop(index)]
+
+
+def _end(stop_reason: str | None, usage: dict[str, int]) -> list[dict[str, Any]]:
+    delta = {"type": "message_delta", "delta": {"stop_reason": stop_reason}, "usage": usage}
+    return [delta, {"type": "message_stop"}]
+
+
+def test_vllm_messages_usage_beside_the_message_and_done_after_message_stop() -> None:
+    """vllm-project/vllm `vllm/entrypoints/anthropic/serving_messages.py`
+    (`message_stream_converter`): `message_start` dumped with `exclude_unset`, so its
+    message has only `id`, `content` and `model` (no `type`, `role` or usage), and the
+    input count beside it, at the event's top level; the text block is stopped when the
+    first call's chunk (the one with an id) arrives, the call's input follows as
+    `input_json_delta`s, the closing `message_delta` carries both counts, and the body
+    ends with `data: [DONE]` after `message_stop`. The text, the call, 20 in and 15 out."""
+    model = "Qwen/Qwen3-8B"
+    arguments = {"city": "Paris"}
+    call = {"type": "tool_use", "id": "chatcmpl-tool-9f1", "name": "get_weather", "input": {}}
+    events = replay_every_way(
+        _events(
+            {
+                "type": "message_start",
+                "message": {"id": "chatcmpl-7c2", "content": [], "model": model},
+                "usage": {"input_tokens": 20, "output_tokens": 0},
+            },
+            *_text(0, "Let me ", "check."),
+            _block(1, call),
+            _delta(1, {"type": "input_json_delta", "partial_json": '{"city": '}),
+            _delta(1, {"type": "input_json_delta", "partial_json": '"Paris"}'}),
+            _stop(1),
+            *_end("tool_use", {"input_tokens": 20, "output_tokens": 15}),
+            done=True,
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Let me check.",
+            tools=(("chatcmpl-tool-9f1", "get_weather", arguments),),
+            usage=(20, 15, 0, 0, 35),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model=model,
+        ),
+    )
+
+
+def test_vllm_messages_thinking_signed_with_a_uuid_at_its_stop() -> None:
+    """vllm-project/vllm `vllm/entrypoints/anthropic/serving.py` (the later converter,
+    `_ActiveBlockState`): a reasoning parser's output is a `thinking` block started with
+    no `signature` key, and the block's `signature_delta` (a `uuid4().hex` vLLM makes
+    up, so Claude Code keeps the block) is written only when the block stops, right
+    before its `content_block_stop`. The thinking is read with that one signature, then
+    the text."""
+    signature = "3f2b9c0e8a7d4b1f9e6c5a4d3b2a1f0e"
+    events = replay_every_way(
+        _events(
+            _start("Qwen/Qwen3-8B", {"input_tokens": 31, "output_tokens": 0}),
+            _block(0, {"type": "thinking", "thinking": ""}),
+            _delta(0, {"type": "thinking_delta", "thinking": "The user "}),
+            _delta(0, {"type": "thinking_delta", "thinking": "greets me."}),
+            _delta(0, {"type": "signature_delta", "signature": signature}),
+            _stop(0),
+            *_text(1, "Hello!"),
+            *_end("end_turn", {"input_tokens": 31, "output_tokens": 9}),
+        ),
+        "anthropic",
+    )
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="Hello!",
+            reasoning="The user greets me.",
+            signatures=1,
+            usage=(31, 9, 0, 0, 40),
+            raw_stop_reason="end_turn",
+            model="Qwen/Qwen3-8B",
+        ),
+    )
+    assert summary.signatures == [signature]
+
+
+def test_vllm_messages_error_event_after_text_then_done() -> None:
+    """vllm-project/vllm `serving_messages.py`: when the converter raises mid-stream (or
+    meets a line that is not `data:`), it writes `event: error` with
+    `{"type": "error", "error": {"type": "internal_error", "message": ...}}` and then
+    `data: [DONE]`, with no `message_delta` or `message_stop`. The turn fails in a
+    stream error naming vLLM's message and type; the text before it is kept."""
+    events = replay_every_way(
+        _events(
+            {
+                "type": "message_start",
+                "message": {"id": "chatcmpl-3", "content": [], "model": "m"},
+                "usage": {"input_tokens": 5, "output_tokens": 0},
+            },
+            _block(0, {"type": "text", "text": ""}),
+            _delta(0, {"type": "text_delta", "text": "Partial"}),
+            {
+                "type": "error",
+                "error": {"type": "internal_error", "message": "Invalid data format received"},
+            },
+            done=True,
+        ),
+        "anthropic",
+    )
+    check(summarize(events), Expect(text="Partial", terminal="error", error_kind="stream_error"))
+    error = events[-1]
+    assert error.type == "error"
+    assert error.error.code == "internal_error"
+    assert "Invalid data format received" in error.error.message
+
+
+def test_ollama_messages_counts_the_input_only_in_the_closing_delta() -> None:
+    """ollama/ollama#13934 (`/v1/messages`, streaming): Ollama's converter knows the
+    prompt count only at the end, so `message_start` says 0 input tokens and the closing
+    `message_delta` carries `{"input_tokens": 74, "output_tokens": 62}` (before that
+    pull request it carried the output alone). The usage is 74 in, 62 out."""
+    events = replay_every_way(
+        _events(
+            _start("qwen3:8b", {"input_tokens": 0, "output_tokens": 0}),
+            *_text(0, "Sure."),
+            *_end("end_turn", {"input_tokens": 74, "output_tokens": 62}),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Sure.", usage=(74, 62, 0, 0, 136), raw_stop_reason="end_turn", model="qwen3:8b"
+        ),
+    )
+
+
+def test_sglang_messages_closing_delta_without_the_input() -> None:
+    """sgl-project/sglang#33419 (SGLang's `/v1/messages` after #25876): the input is
+    counted in `message_start` only, and the closing `message_delta` says
+    `{"output_tokens": 16}` alone (Anthropic repeats the input there). The input is
+    `message_start`'s: 8 in, 16 out."""
+    events = replay_every_way(
+        _events(
+            _start("Qwen/Qwen3-4B", {"input_tokens": 8, "output_tokens": 0}),
+            *_text(0, "Hello there."),
+            *_end("end_turn", {"output_tokens": 16}),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Hello there.",
+            usage=(8, 16, 0, 0, 24),
+            raw_stop_reason="end_turn",
+            model="Qwen/Qwen3-4B",
+        ),
+    )
+
+
+def test_claude_code_router_zero_usage_everywhere_is_no_usage() -> None:
+    """musistudio/llms#33 (claude-code-router's OpenAI-to-Anthropic transformer over
+    kimi-k2-turbo-preview, whose counts sat in `choices[0].usage` where it did not look):
+    `message_start` and the closing `message_delta` both say 0 input, 0 output and
+    0 cache reads. Zeros everywhere are a placeholder, not a count: no usage event."""
+    zeros = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0}
+    events = replay_every_way(
+        _events(
+            _start("kimi-k2-turbo-preview", zeros),
+            *_text(0, "Done."),
+            *_end("end_turn", zeros),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(text="Done.", raw_stop_reason="end_turn", model="kimi-k2-turbo-preview"),
+    )
+
+
+def test_deepseek_anthropic_thinking_started_without_a_signature_key() -> None:
+    """QuantumNous/new-api#4761 and #4762 (DeepSeek V4 through
+    `api.deepseek.com/anthropic`): the thinking block starts as
+    `{"type": "thinking", "thinking": ""}` with no `signature` key at all (Claude Code's
+    block validation dropped it); ranxianglei/billion-context#147: the same endpoint
+    then sends the block's `signature_delta`, which must come back with the thinking on
+    the next turn (a 400 otherwise). The thinking with its one signature, then the text;
+    the cache read of the closing delta counted."""
+    signature = "ZGVlcHNlZWstc2lnbmF0dXJl"
+    events = replay_every_way(
+        _events(
+            _start("deepseek-v4-flash", {"input_tokens": 18, "output_tokens": 0}),
+            _block(0, {"type": "thinking", "thinking": ""}),
+            _delta(0, {"type": "thinking_delta", "thinking": "Simple arithmetic."}),
+            _delta(0, {"type": "signature_delta", "signature": signature}),
+            _stop(0),
+            *_text(1, "2 + 2 = 4."),
+            *_end(
+                "end_turn",
+                {"input_tokens": 18, "output_tokens": 21, "cache_read_input_tokens": 64},
+            ),
+        ),
+        "anthropic",
+    )
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="2 + 2 = 4.",
+            reasoning="Simple arithmetic.",
+            signatures=1,
+            usage=(18, 21, 0, 64, 103),
+            raw_stop_reason="end_turn",
+            model="deepseek-v4-flash",
+        ),
+    )
+    assert summary.signatures == [signature]
+
+
+def test_sensitive_stop_reason_is_a_content_filter() -> None:
+    """NousResearch/hermes-agent#3911 ("when Anthropic blocks a response with
+    `stop_reason='sensitive'` (content policy), the response has empty content blocks"),
+    earendil-works/pi#4769 and openclaw/openclaw#27997 (pi's Anthropic reader maps
+    `sensitive`, "content flagged by safety filters"): an Anthropic-wire endpoint ends a
+    turn its safety review blocked with `stop_reason: "sensitive"` (Z.ai's word for that
+    finish on its chat wire). The turn is a content filter, the raw word kept, not a
+    turn that ended for some other reason; the text before the block is kept."""
+    events = replay_every_way(
+        _events(
+            _start("glm-5", {"input_tokens": 12, "output_tokens": 0}),
+            *_text(0, "I can"),
+            *_end("sensitive", {"input_tokens": 12, "output_tokens": 2}),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="I can",
+            usage=(12, 2, 0, 0, 14),
+            stop_reason="content_filter",
+            raw_stop_reason="sensitive",
+            model="glm-5",
+        ),
+    )
