@@ -26,7 +26,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   the size (context length, input length, a request that exceeded the model's token limit
   or max length, the request's tokens over a maximum or the model's limit ("Token count 9000
   is greater than the maximum allowed", "exceeds the token limit of this model"; not
-  `max_tokens`'s, nor a limit per minute), a prompt that "exceeds max length" (a value
+  `max_tokens`'s, nor a limit per minute), a request said to have more tokens than the
+  model's limit ("Request has 140000 tokens, more than the model's limit of 131072"), a
+  prompt that "exceeds max length" (a value
   said to exceed it is that key's), a prompt's `prompt_tokens` that "must be less than
   max_seq_len", the prompt against the context by the server's field for it ("Cannot
   truncate prompt with n_keep (15028) >= n_ctx (7424)"), an input's count said to be more
@@ -546,6 +548,15 @@ _SIZE = (
     # model token limit" refuses `max_tokens`)
     r"\bexceeded (?:the )?model(?:'s)? (?:max(?:imum)? length|token limit)\b|"
     r"\bmodel(?:'s)? max(?:imum)? length exceeded\b|\bmodel(?:'s)? context limit\b|"
+    # the request said to hold its tokens over a limit ("Request has 140000 tokens, more than
+    # the model's limit of 131072", "This request has 9000 tokens which is more than the 8192
+    # allowed for this model", "Your input has more tokens than this model accepts"): the
+    # request's own count, not a rate ("... tokens per minute", `_SIZE_OVER` after the limit)
+    r"\b(?:request|input|prompt|messages|conversation)\s+(?:has|have|had|contains?|holds?)\s+"
+    r"(?:(?:\d[\d,]*\s+)?tokens\b(?!\s+per\b)[^.\n]{0,40}?"
+    r"\b(?:more than|exceed(?:s|ed|ing)?|greater than|larger than|over|above|beyond)\b|"
+    r"more tokens than\b)[^.\n]{0,40}?"
+    r"\b(?:limit|maximum|max|allowed|accepts?|supports?|context)\b" + _SIZE_OVER + r"|"
     # the prompt itself over a length (Zhipu's 1261 "Prompt exceeds max length")
     # (not "max_tokens is too large: inputs exceed max length", a key's value)
     # (the request's own: not "'user' input exceeds maximum length of 256", a key's value)

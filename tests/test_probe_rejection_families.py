@@ -7,8 +7,9 @@ a family of wording, in paraphrases over HTTP at 400 and in a frame after `200 O
 (`tests.rejection_rounds.both_ways`):
 
 - the size in other words ("exceeds the token limit of this model", "token count 40000 is
-  greater than the maximum allowed", "Total tokens exceed the model's limit"): surface, as the
-  context-length readings do;
+  greater than the maximum allowed", "Total tokens exceed the model's limit"; and, found in
+  session 33, a request said to have its tokens over the limit: "Request has 140000 tokens,
+  more than the model's limit of 131072"): surface, as the context-length readings do;
 - a model without vision asked for images ("Model does not have vision capability"): the
   images go, where the body has images;
 - moderation and safety refusals ("Request blocked by content moderation", "The prompt was
@@ -52,6 +53,13 @@ SIZE = [
     "The total number of tokens exceeds the model's maximum.",
     "Number of tokens in the request (40000) exceeds the limit of this model (32768).",
     "The input is too long for the model's context window.",
+    # the request said to have its tokens over the limit (session 33: read as static before)
+    "Request has 140000 tokens, more than the model's limit of 131072",
+    "This request has 9000 tokens which is more than the 8192 allowed for this model",
+    "Your input has more tokens than this model accepts (32768).",
+    "The prompt has 5000 tokens, exceeding the limit of 4096.",
+    "Your messages contain 9000 tokens, which exceeds the maximum of 8192.",
+    "The conversation holds 300000 tokens, over the context of this model.",
 ]
 VISION = [
     "Model does not have vision capability",
@@ -146,6 +154,34 @@ NEAR_MISSES = [
         body(),
         STATIC,
         ("backoff", ()),
+    ),
+    (
+        "size: a request that has tokens per minute over a limit",
+        "Request has 50000 tokens per minute, more than your limit.",
+        body(),
+        STATIC,
+        ("backoff", ()),
+    ),
+    (
+        "size: a request that has tokens over a limit per minute",
+        "Your request has 9000 tokens, more than the limit of 8000 tokens per minute.",
+        body(),
+        STATIC,
+        ("backoff", ()),
+    ),
+    (
+        "size: a key that has tokens over the limit",
+        "max_tokens has 9000 tokens, more than the model's limit",
+        body(max_tokens=100000),
+        ("drop", ("max_tokens",)),
+        ("drop", ("max_tokens",)),
+    ),
+    (
+        "size: a request that has tools over a limit",
+        "The request has 10 tools, more than the limit of 8.",
+        body(),
+        STATIC,
+        STATIC,
     ),
     # -- vision: no images in the body, "vision" in a model's id -------------------------
     (
@@ -282,6 +318,8 @@ _HOSTILE = {
     "plan": "plan does not include " * 2_978,
     "one long word": "a" * 65_536 + " is not included in your plan",
     "does not have": "does not have vision " * 3_120,
+    "request has": "request has 9 tokens more than " * 2_114,
+    "has tokens": "input has tokens " * 3_855,
 }
 
 
