@@ -292,3 +292,206 @@ def test_sensitive_stop_reason_is_a_content_filter() -> None:
             model="glm-5",
         ),
     )
+
+
+def test_ollama_messages_thinking_closed_by_a_call_and_the_input_estimated_first() -> None:
+    """ollama/ollama `anthropic/anthropic.go` (`StreamConverter.Process`): `message_start`
+    counts the input by Ollama's estimate (the request's length / 4) when the runner has
+    not counted it yet, and the closing `message_delta` the runner's count; the thinking
+    block has no signature at all; a call closes it, its whole arguments in one
+    `input_json_delta` between the block's start (`input: {}`) and stop. The thinking,
+    the call, the runner's counts (41 in, 30 out), not the estimate's."""
+    arguments = {"path": "README.md"}
+    call = {"type": "tool_use", "id": "call_k2j4", "name": "Read", "input": {}}
+    events = replay_every_way(
+        _events(
+            _start("gpt-oss:20b", {"input_tokens": 57, "output_tokens": 0}),
+            _block(0, {"type": "thinking", "thinking": ""}),
+            _delta(0, {"type": "thinking_delta", "thinking": "Read the file "}),
+            _delta(0, {"type": "thinking_delta", "thinking": "first."}),
+            _stop(0),
+            _block(1, call),
+            _delta(1, {"type": "input_json_delta", "partial_json": json.dumps(arguments)}),
+            _stop(1),
+            *_end("tool_use", {"input_tokens": 41, "output_tokens": 30}),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            reasoning="Read the file first.",
+            tools=(("call_k2j4", "Read", arguments),),
+            usage=(41, 30, 0, 0, 71),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="gpt-oss:20b",
+        ),
+    )
+
+
+# -- OpenAI Responses ---------------------------------------------------------------------
+
+
+def _responses(*payloads: dict[str, Any], numbered: bool = True) -> bytes:
+    body = ""
+    for number, payload in enumerate(payloads):
+        if numbered:
+            payload = payload | {"sequence_number": number}
+        body += f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n"
+    return body.encode()
+
+
+def _response(
+    model: str, status: str, output: list[dict[str, Any]], usage: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "status": status,
+        "model": model,
+        "output": output,
+        "usage": usage,
+        "error": None,
+        "incomplete_details": None,
+    }
+
+
+def test_ollama_responses_call_at_the_unclosed_message_index() -> None:
+    """ollama/ollama `openai/responses.go` (`ResponsesStreamConverter`): the reasoning
+    item's summary deltas come with no `reasoning_summary_part.added`, and its done item
+    holds the plain thinking as `encrypted_content`; after text, a call is added at the
+    message's own output index (`processToolCalls` numbers from `c.outputIndex`, which
+    only the reasoning advanced), the message item never closed, and
+    `response.completed`'s output leaves the message out once a call was sent. The
+    reasoning, the text once, the call, the usage."""
+    model, thought = "qwen3:8b", "Need the weather."
+    arguments = '{"city":"Paris"}'
+    call = {
+        "id": "fc_512_0",
+        "type": "function_call",
+        "status": "completed",
+        "call_id": "call_x1",
+        "name": "get_weather",
+        "arguments": arguments,
+    }
+    reasoning = {
+        "id": "rs_77",
+        "type": "reasoning",
+        "summary": [{"type": "summary_text", "text": thought}],
+        "encrypted_content": thought,
+    }
+    message = {"id": "msg_9", "type": "message", "status": "in_progress", "role": "assistant"}
+    part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+    usage = {
+        "input_tokens": 40,
+        "output_tokens": 22,
+        "total_tokens": 62,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
+    at0 = {"item_id": "rs_77", "output_index": 0, "summary_index": 0}
+    at1 = {"item_id": "msg_9", "output_index": 1, "content_index": 0}
+    events = replay_every_way(
+        _responses(
+            {"type": "response.created", "response": _response(model, "in_progress", [])},
+            {"type": "response.in_progress", "response": _response(model, "in_progress", [])},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {"id": "rs_77", "type": "reasoning", "summary": []},
+            },
+            {"type": "response.reasoning_summary_text.delta", **at0, "delta": thought},
+            {"type": "response.reasoning_summary_text.done", **at0, "text": thought},
+            {"type": "response.output_item.done", "output_index": 0, "item": reasoning},
+            {
+                "type": "response.output_item.added",
+                "output_index": 1,
+                "item": message | {"content": []},
+            },
+            {"type": "response.content_part.added", **at1, "part": part},
+            {"type": "response.output_text.delta", **at1, "delta": "Checking.", "logprobs": []},
+            {
+                "type": "response.output_item.added",
+                "output_index": 1,
+                "item": call | {"status": "in_progress", "arguments": ""},
+            },
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": "fc_512_0",
+                "output_index": 1,
+                "delta": arguments,
+            },
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": "fc_512_0",
+                "output_index": 1,
+                "arguments": arguments,
+            },
+            {"type": "response.output_item.done", "output_index": 1, "item": call},
+            {
+                "type": "response.completed",
+                "response": _response(model, "completed", [reasoning, call], usage),
+            },
+        ),
+        "openai-responses",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Checking.",
+            reasoning=thought,
+            signatures=1,
+            tools=(("call_x1", "get_weather", {"city": "Paris"}),),
+            usage=(40, 22, 0, 0, 62),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
+
+
+def test_a_bridge_that_streams_only_response_completed() -> None:
+    """volcengine/veadk-python#592 (Codex through LiteLLM's chat-to-Responses bridge to
+    Volcengine Ark): streaming a chat backend, the bridge wrote a single
+    `response.completed` (no `response.created`, no `output_text.delta`), the whole
+    output inside it, then `data: [DONE]`; Codex's parser rejected it. The output is the
+    turn: the text once, the call requested, the usage."""
+    model = "doubao-seed-1-6"
+    output = [
+        {
+            "id": "msg_1",
+            "type": "message",
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Reading it.", "annotations": []}],
+        },
+        {
+            "id": "fc_1",
+            "type": "function_call",
+            "status": "completed",
+            "call_id": "call_1",
+            "name": "read_file",
+            "arguments": '{"path": "a.txt"}',
+        },
+    ]
+    usage = {"input_tokens": 30, "output_tokens": 12, "total_tokens": 42}
+    completed = {
+        "type": "response.completed",
+        "response": _response(model, "completed", output, usage),
+    }
+    events = replay_every_way(
+        f"data: {json.dumps(completed)}\n\ndata: [DONE]\n\n".encode(), "openai-responses"
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Reading it.",
+            tools=(("call_1", "read_file", {"path": "a.txt"}),),
+            usage=(30, 12, 0, 0, 42),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
