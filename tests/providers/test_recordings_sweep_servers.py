@@ -135,3 +135,357 @@ def test_fastchat_passes_its_workers_error_on_as_a_chunk_then_done() -> None:
         error = events[-1].error  # type: ignore[union-attr]
         assert "CUDA out of memory" in error.message
         assert error.raw is not None and '"error_code": 50002' in error.raw
+
+
+# -- text-generation-webui ------------------------------------------------------------------
+
+
+def _textgen(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    """A chunk of text-generation-webui's `chat_streaming_chunk` (with `include_usage`:
+    `usage: null` on every chunk but the last)."""
+    return {
+        "id": "chatcmpl-1760000000123456789",
+        "object": "chat.completion.chunk",
+        "created": 1760000000,
+        "model": "Qwen3-8B-Q4_K_M.gguf",
+        "system_fingerprint": None,
+        "choices": [{"index": 0, "finish_reason": finish, "delta": delta, "logprobs": None}],
+        "usage": None,
+    }
+
+
+def test_text_generation_webui_calls_whole_on_the_finish_chunk_then_a_usage_chunk() -> None:
+    """oobabooga/text-generation-webui modules/api/completions.py
+    (`chat_completions_common`): a role chunk with `refusal: null` and empty content, the
+    reasoning as `reasoning_content` deltas, the text; calls parsed from the text are
+    sent whole (ids, indexes, arguments as JSON strings) on the finish chunk itself,
+    `tool_calls` its finish; then a usage chunk with `choices: []` and `[DONE]`
+    (modules/api/script.py, `EventSourceResponse(..., sep="\\n")`). Each call once, in
+    order, after the reasoning and the text."""
+    calls = [
+        {
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": json.dumps({"city": "Paris"})},
+            "id": "call_k3j4h5g6f7",
+            "index": 0,
+        },
+        {
+            "type": "function",
+            "function": {"name": "get_time", "arguments": json.dumps({"tz": "CET"})},
+            "id": "call_a1b2c3d4e5",
+            "index": 1,
+        },
+    ]
+    usage = {**_textgen({}), "choices": []}
+    usage["usage"] = {"prompt_tokens": 50, "completion_tokens": 60, "total_tokens": 110}
+    body = _sse(
+        _textgen({"role": "assistant", "refusal": None, "content": ""}),
+        _textgen({"reasoning_content": "Two lookups."}),
+        _textgen({"content": "Checking."}),
+        _textgen({"tool_calls": calls}, "tool_calls"),
+        usage,
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="Checking.",
+            reasoning="Two lookups.",
+            tools=(
+                ("call_k3j4h5g6f7", "get_weather", {"city": "Paris"}),
+                ("call_a1b2c3d4e5", "get_time", {"tz": "CET"}),
+            ),
+            usage=(50, 60, 0, 0, 110),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="Qwen3-8B-Q4_K_M.gguf",
+        ),
+    )
+
+
+def _event(name: str, data: dict[str, Any]) -> str:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n"
+
+
+def test_text_generation_webui_messages_unsigned_thinking_then_a_call_written_at_the_finish() -> (
+    None
+):
+    """oobabooga/text-generation-webui modules/api/anthropic.py (`StreamConverter`, its
+    `/v1/messages` over its chat stream): `message_start` counting 0 input tokens, a
+    `ping`, a thinking block with no signature key at all, closed at the finish; each
+    call written only then, as a `tool_use` block whose whole input is one
+    `input_json_delta`; `message_delta` waits for the usage chunk and carries both
+    counts; an sse-starlette ping comment between. The reasoning, the call, the counts
+    of `message_delta`, `tool_use`."""
+    model = "Qwen3-8B-Q4_K_M.gguf"
+    start = {
+        "id": "msg_1760000000123456789",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": model,
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 0, "output_tokens": 0},
+    }
+    body = "".join(
+        (
+            _event("message_start", {"type": "message_start", "message": start}),
+            _event("ping", {"type": "ping"}),
+            _event(
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "thinking", "thinking": ""},
+                },
+            ),
+            _event(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "thinking_delta", "thinking": "The weather, then."},
+                },
+            ),
+            _event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            _event(
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": 1,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": "call_k3j4h5g6f7",
+                        "name": "get_weather",
+                        "input": {},
+                    },
+                },
+            ),
+            _event(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 1,
+                    "delta": {"type": "input_json_delta", "partial_json": '{"city": "Paris"}'},
+                },
+            ),
+            _event("content_block_stop", {"type": "content_block_stop", "index": 1}),
+            ": ping - 2026-01-01 00:00:15.000000\n\n",
+            _event(
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                    "usage": {"input_tokens": 40, "output_tokens": 25},
+                },
+            ),
+            _event("message_stop", {"type": "message_stop"}),
+        )
+    ).encode()
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            reasoning="The weather, then.",
+            tools=(("call_k3j4h5g6f7", "get_weather", {"city": "Paris"}),),
+            usage=(40, 25, 0, 0, 65),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model=model,
+        ),
+    )
+
+
+def test_text_generation_webui_messages_error_event_before_any_message() -> None:
+    """oobabooga/text-generation-webui modules/api/script.py (`_anthropic_generate`): an
+    `OpenAIError` raised once the stream has begun (the chat path's checks run at its
+    first chunk: "max_tokens must be greater than 0.") is written as `event: error`,
+    `{"type": "error", "error": {"type": "invalid_request_error", ...}}`, with no
+    `message_start` before it. The turn failed with those words, a 400's type."""
+    body = _event(
+        "error",
+        {
+            "type": "error",
+            "error": {
+                "type": "invalid_request_error",
+                "message": "max_tokens must be greater than 0.",
+            },
+        },
+    ).encode()
+    events = replay_every_way(body, "anthropic")
+    check(summarize(events), Expect(terminal="error", error_kind="stream_error"))
+    error = events[-1].error  # type: ignore[union-attr]
+    assert "max_tokens must be greater than 0." in error.message
+    assert error.code == "invalid_request_error"
+
+
+# -- tabbyAPI -------------------------------------------------------------------------------
+
+
+def _tabby(choices: list[dict[str, Any]], usage: Any = None) -> dict[str, Any]:
+    """A chunk of tabbyAPI's `ChatCompletionStreamChunk.model_dump_json()`."""
+    return {
+        "id": "chatcmpl-9f8e7d6c5b4a",
+        "choices": choices,
+        "created": 1720000000,
+        "model": "Qwen2.5-7B-Instruct-exl2",
+        "object": "chat.completion.chunk",
+        "usage": usage,
+    }
+
+
+def _tabby_text(text: str) -> dict[str, Any]:
+    return {
+        "index": 0,
+        "finish_reason": None,
+        "delta": {"role": "assistant", "content": text, "tool_calls": None},
+        "logprobs": None,
+    }
+
+
+def test_tabbyapi_calls_with_no_index_on_a_stop_finish() -> None:
+    """theroyallab/tabbyAPI endpoints/OAI/utils/chat_completion.py
+    (`_create_stream_chunk`, `postprocess_tool_call`; types in endpoints/OAI/types/
+    tools.py): where the template's tool start stopped the text, the calls are generated
+    apart and sent whole on the finish chunk, `finish_reason: "stop"` (the stop string's),
+    `delta: {"role": null, "content": null, "tool_calls": [...]}`, each call with a
+    nine-character id and no `index`; then the usage chunk with no choices and
+    `[DONE]`. Both calls, in order, and the turn stopped for them."""
+    calls = [
+        {
+            "id": "3f2a9c1b7",
+            "function": {"name": "get_weather", "arguments": json.dumps({"city": "Paris"})},
+            "type": "function",
+        },
+        {
+            "id": "8d4e6f0a2",
+            "function": {"name": "get_time", "arguments": json.dumps({"tz": "CET"})},
+            "type": "function",
+        },
+    ]
+    finish = {
+        "index": 0,
+        "finish_reason": "stop",
+        "delta": {"role": None, "content": None, "tool_calls": calls},
+        "logprobs": None,
+    }
+    body = _sse(
+        _tabby([_tabby_text("Let me check. ")]),
+        _tabby([finish]),
+        _tabby([], {"prompt_tokens": 80, "completion_tokens": 40, "total_tokens": 120}),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="Let me check. ",
+            tools=(
+                ("3f2a9c1b7", "get_weather", {"city": "Paris"}),
+                ("8d4e6f0a2", "get_time", {"tz": "CET"}),
+            ),
+            usage=(80, 40, 0, 0, 120),
+            stop_reason="tool_use",
+            raw_stop_reason="stop",
+            model="Qwen2.5-7B-Instruct-exl2",
+        ),
+    )
+
+
+def test_tabbyapi_generator_error_with_its_trace_and_no_done() -> None:
+    """theroyallab/tabbyAPI common/networking.py (`get_generator_error`), written by
+    `stream_generate_chat_completion` where generation raised: `{"error": {"message":
+    "Chat completion aborted. Please check the server console.", "trace": "<Python
+    traceback>"}}` (the trace with `send_tracebacks` on), then nothing. The turn failed
+    with the message, the text before it kept, the trace in `raw` only."""
+    failure = {
+        "error": {
+            "message": "Chat completion aborted. Please check the server console.",
+            "trace": 'Traceback (most recent call last):\n  File "backends/exllamav2/model.py"'
+            ", line 1290, in generate_gen\nRuntimeError: CUDA error: out of memory\n",
+        }
+    }
+    body = _sse(_tabby([_tabby_text("Partial")]), failure, done=False)
+    events = replay_every_way(body, "custom")
+    check(summarize(events), Expect(text="Partial", terminal="error", error_kind="stream_error"))
+    error = events[-1].error  # type: ignore[union-attr]
+    assert error.message == "Chat completion aborted. Please check the server console."
+    assert error.raw is not None and "CUDA error: out of memory" in error.raw
+
+
+# -- llamafile, KoboldCpp -------------------------------------------------------------------
+
+
+def _llamafiler(delta: dict[str, Any], finish: str | None = None, **top: Any) -> dict[str, Any]:
+    """A chunk of llamafile's llamafiler (`v1_chat_completions`): the object says
+    `chat.completion`, not a chunk; `usage: null` until the last with `include_usage`."""
+    return {
+        "id": "chatcmpl-Yq3xZ8",
+        "object": "chat.completion",
+        "model": "LLaMA_CPP",
+        **top,
+        "system_fingerprint": "fp_7c1d0b2a",
+        "choices": [{"index": 0, "logprobs": None, "finish_reason": finish, "delta": delta}],
+        "usage": None,
+        "created": 1750000000,
+    }
+
+
+def test_llamafile_prefill_progress_chunks_then_the_answer() -> None:
+    """Mozilla-Ocho/llamafile llamafile/server/v1_chat_completions.cpp: while the prompt
+    is read, the role chunk is sent again and again with `x_prefill_progress` (0.25,
+    0.75...), then once without it; every chunk's object is `chat.completion`; the last
+    has empty content, the finish and the usage together, then `[DONE]`. The progress
+    chunks say nothing: the text once, the usage, `stop`."""
+    role = {"role": "assistant", "content": ""}
+    usage = {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}
+    body = _sse(
+        _llamafiler(role, x_prefill_progress=0.25),
+        _llamafiler(role, x_prefill_progress=0.75),
+        _llamafiler(role),
+        _llamafiler({"content": "Hi"}),
+        _llamafiler({"content": " there"}),
+        {**_llamafiler({"content": ""}, "stop"), "usage": usage},
+    )
+    events = replay_every_way(body, "llamacpp")
+    check(summarize(events), Expect(text="Hi there", usage=(9, 3, 0, 0, 12), model="LLaMA_CPP"))
+    assert kinds(events) == ["text", "usage", "done"]
+
+
+def _kobold(text: str, finish: str) -> dict[str, Any]:
+    """A chunk of KoboldCpp's `handle_sse_stream` (api_format 4): the id is the word
+    `koboldcpp`, the role on every delta, the global finish reason on every chunk."""
+    return {
+        "id": "koboldcpp",
+        "object": "chat.completion.chunk",
+        "created": 1710000000,
+        "model": "koboldcpp/Mistral-7B-Instruct-v0.2.Q4_K_M",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": finish,
+                "delta": {"role": "assistant", "content": text},
+            }
+        ],
+    }
+
+
+def test_koboldcpp_done_with_no_line_end_after_the_finish() -> None:
+    """LostRuins/koboldcpp koboldcpp.py (`send_oai_sse_event`): `[DONE]` is written as
+    `data: [DONE]` with no line end (every other event ends in a blank line), then the
+    connection is closed; the chunks before the finish say `"null"` as their finish
+    reason. Per the SSE spec an event cut before its blank line is not dispatched: the
+    finish before it ends the turn, `stop` or `length`, the text whole."""
+    for finish, last in (("stop", ""), ("length", " wor")):
+        body = _sse(_kobold("Hello", "null"), _kobold(last, finish), done=False) + b"data: [DONE]"
+        events = replay_every_way(body, "custom")
+        check(
+            summarize(events),
+            Expect(
+                text="Hello" + last,
+                stop_reason=finish,
+                raw_stop_reason=finish,
+                model="koboldcpp/Mistral-7B-Instruct-v0.2.Q4_K_M",
+            ),
+        )
