@@ -495,3 +495,73 @@ def test_a_bridge_that_streams_only_response_completed() -> None:
             model=model,
         ),
     )
+
+
+def test_lm_studio_responses_reasoning_only_in_its_done_event() -> None:
+    """earendil-works/pi#4193 and #4191 (LM Studio's `/v1/responses`, a Qwen3 reasoning
+    model): the reasoning item streams no delta at all; its whole text comes once, in
+    `response.reasoning_text.done`, and the done item holds it under `content` as
+    `reasoning_text` with an empty `summary` (pi read only summary deltas and lost it).
+    The reasoning is read once, before the text."""
+    model, thought = "qwen/qwen3-8b", "The user says hi."
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Hi there.", "annotations": []}],
+    }
+    reasoning = {
+        "id": "rs_1",
+        "type": "reasoning",
+        "summary": [],
+        "content": [{"type": "reasoning_text", "text": thought}],
+    }
+    at1 = {"item_id": "msg_1", "output_index": 1, "content_index": 0}
+    usage = {"input_tokens": 10, "output_tokens": 8, "total_tokens": 18}
+    events = replay_every_way(
+        _responses(
+            {"type": "response.created", "response": _response(model, "in_progress", [])},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": reasoning | {"content": []},
+            },
+            {
+                "type": "response.reasoning_text.done",
+                "item_id": "rs_1",
+                "output_index": 0,
+                "content_index": 0,
+                "text": thought,
+            },
+            {"type": "response.output_item.done", "output_index": 0, "item": reasoning},
+            {
+                "type": "response.output_item.added",
+                "output_index": 1,
+                "item": message | {"status": "in_progress", "content": []},
+            },
+            {
+                "type": "response.content_part.added",
+                **at1,
+                "part": {"type": "output_text", "text": "", "annotations": []},
+            },
+            {"type": "response.output_text.delta", **at1, "delta": "Hi there."},
+            {"type": "response.output_text.done", **at1, "text": "Hi there."},
+            {"type": "response.output_item.done", "output_index": 1, "item": message},
+            {
+                "type": "response.completed",
+                "response": _response(model, "completed", [reasoning, message], usage),
+            },
+        ),
+        "openai-responses",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Hi there.",
+            reasoning=thought,
+            usage=(10, 8, 0, 0, 18),
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
