@@ -331,6 +331,52 @@ def test_ollama_messages_thinking_closed_by_a_call_and_the_input_estimated_first
     )
 
 
+def test_llama_cpp_messages_closes_every_block_only_at_the_end() -> None:
+    """ggml-org/llama.cpp `tools/server/server-task.cpp`
+    (`server_task_result_cmpl_final::to_json_anthropic_stream`): blocks are numbered
+    thinking 0, text 1, calls from 2, and none is stopped while later ones stream: the
+    text and the call's input arrive with the thinking still open; the `tool_use`
+    block starts with no `input` key at all; only the final result closes them all, in
+    order, the thinking with an empty `signature_delta` first, then `message_delta`
+    with `stop_sequence: null` and the output count alone. The thinking, the text, the
+    call with its whole input, 50 in (message_start's) and 20 out."""
+    events = replay_every_way(
+        _events(
+            _start("qwen3-8b", {"input_tokens": 50, "output_tokens": 0}, stop_reason=None),
+            _block(0, {"type": "thinking", "thinking": ""}),
+            _delta(0, {"type": "thinking_delta", "thinking": "Check the file."}),
+            _block(1, {"type": "text", "text": ""}),
+            _delta(1, {"type": "text_delta", "text": "Reading."}),
+            _block(2, {"type": "tool_use", "id": "call_abc", "name": "read"}),
+            _delta(2, {"type": "input_json_delta", "partial_json": '{"path":'}),
+            _delta(2, {"type": "input_json_delta", "partial_json": '"a.txt"}'}),
+            _delta(0, {"type": "signature_delta", "signature": ""}),
+            _stop(0),
+            _stop(1),
+            _stop(2),
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 20},
+            },
+            {"type": "message_stop"},
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Reading.",
+            reasoning="Check the file.",
+            tools=(("call_abc", "read", {"path": "a.txt"}),),
+            usage=(50, 20, 0, 0, 70),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model="qwen3-8b",
+        ),
+    )
+
+
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
