@@ -86,6 +86,9 @@ async def test_malformed_tool_arguments(local_server: LocalServer, fault: str) -
     error = rec.terminal.error
     assert error.kind == "malformed_tool_arguments" and error.provider == "local"
     assert "get_weather" in error.message and "call_" in error.message
+    # the parser's words, then where: "Unterminated string starting at: char 9 of 17"
+    assert re.search(r"not valid JSON \([^()]+: char \d+ of \d+\)", error.message)
+    assert " at at " not in error.message
 
 
 async def test_http_error_status(local_server: LocalServer) -> None:

@@ -162,7 +162,7 @@ class _Calls:
             # ended with nothing: cut off, missing.
             parsed = _JSON.decode(text) if text.strip() else ({} if ended else None)
         except json.JSONDecodeError as exc:
-            reason = f"not valid JSON ({exc.msg} at {exc.pos} of {len(text)} chars)"
+            reason = f"not valid JSON ({exc.msg}: char {exc.pos} of {len(text)})"
             parsed = None
         except ValueError as exc:  # NaN or an infinity
             reason = f"not valid JSON ({exc})"
