@@ -1180,10 +1180,20 @@ def _worker_error(payload: dict[str, Any]) -> bool:
 def _counts_tokens(usage: dict[str, Any]) -> bool:
     """Whether a usage object counts any token. MiniMax sends a placeholder on every
     chunk before the real one (`{"total_tokens": 0, "total_characters": 0}`,
-    MiniMax-AI/MiniMax-M2.5#2): it says nothing."""
-    return bool(
-        usage.get("total_tokens") or usage.get("prompt_tokens") or usage.get("completion_tokens")
+    MiniMax-AI/MiniMax-M2.5#2): it says nothing. Nor does a count of -1, the word of
+    servers that did not count (Xinference's chunks where its engine gave no usage:
+    `{"prompt_tokens": -1, "completion_tokens": -1, "total_tokens": -1}`)."""
+    return any(
+        _counted(usage.get(key)) for key in ("total_tokens", "prompt_tokens", "completion_tokens")
     )
+
+
+def _counted(count: Any) -> bool:
+    """Whether a usage field says a number of tokens: a number above 0 (or, as before, any
+    other value that is not empty)."""
+    if count.__class__ is int or count.__class__ is float:
+        return bool(count > 0)
+    return bool(count)
 
 
 def _short(value: Any) -> str:

@@ -489,3 +489,152 @@ def test_koboldcpp_done_with_no_line_end_after_the_finish() -> None:
                 model="koboldcpp/Mistral-7B-Instruct-v0.2.Q4_K_M",
             ),
         )
+
+
+# -- Xinference, LocalAI, mistral.rs --------------------------------------------------------
+
+
+def test_xinference_calls_sharing_one_id_and_usage_of_minus_one() -> None:
+    """xorbitsai/inference xinference/model/llm/utils.py (`_tool_calls_completion_chunk`):
+    the calls parsed from the model's text come whole in one chunk, every call with the
+    same id (`call_<the chunk's uuid>`) and no index, `content: null`, `tool_calls` as the
+    finish; where the engine's result carried no usage the chunk says
+    `{"prompt_tokens": -1, "completion_tokens": -1, "total_tokens": -1}`: not counted.
+    Both calls, told apart; no usage event. Before: a usage event of 0 tokens in and out,
+    as if the turn had been counted and cost nothing."""
+    uid = "5e0c3a1f-2b4d-4c6e-8f9a-0b1c2d3e4f5a"
+
+    def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": f"call_{uid}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)},
+        }
+
+    chunk = {
+        "id": f"chatcmpl-{uid}",
+        "model": "qwen2.5-instruct",
+        "object": "chat.completion.chunk",
+        "created": 1730000000,
+        "choices": [
+            {
+                "index": 0,
+                "delta": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        call("get_weather", {"city": "Paris"}),
+                        call("get_time", {"tz": "CET"}),
+                    ],
+                },
+                "logprobs": None,
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": -1, "completion_tokens": -1, "total_tokens": -1},
+    }
+    for done in (True, False):
+        events = replay_every_way(_sse(chunk, done=done), "custom")
+        summary = summarize(events)
+        check(
+            summary,
+            Expect(
+                text="",
+                tools=(
+                    (f"call_{uid}", "get_weather", {"city": "Paris"}),
+                    (f"call_{uid}_2", "get_time", {"tz": "CET"}),
+                ),
+                stop_reason="tool_use",
+                raw_stop_reason="tool_calls",
+                model="qwen2.5-instruct",
+            ),
+        )
+        assert "usage" not in kinds(events)
+
+
+def test_localai_calls_named_then_argued_under_the_request_id() -> None:
+    """mudler/LocalAI core/http/endpoints/openai/chat.go (`processTools`, the stream
+    writer; types in core/schema/openai.go): each parsed call is two chunks, its name
+    (`arguments: ""`) then its whole arguments beside the text to return (`""`), both
+    under the request's uuid as the call id, so parallel calls share it at indexes 0 and
+    1; then an empty closing delta, `tool_calls`, with the usage of the last event (all
+    zeros on this path) and `[DONE]`. Both calls, each once, told apart; no usage."""
+    rid = "4b1f7a2e-9c3d-4e5f-8a6b-7c8d9e0f1a2b"
+    zeros = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "created": 1740000000,
+            "object": "chat.completion.chunk",
+            "id": rid,
+            "model": "qwen3-8b",
+            "choices": [{"index": 0, "finish_reason": finish, "delta": delta}],
+            "usage": zeros,
+        }
+
+    def call(index: int, function: dict[str, Any]) -> dict[str, Any]:
+        return {"index": index, "id": rid, "type": "function", "function": function}
+
+    def named(index: int, name: str) -> dict[str, Any]:
+        return chunk(
+            {"role": "assistant", "tool_calls": [call(index, {"name": name, "arguments": ""})]}
+        )
+
+    def argued(index: int, arguments: dict[str, Any]) -> dict[str, Any]:
+        function = {"name": "", "arguments": json.dumps(arguments)}
+        return chunk({"role": "assistant", "content": "", "tool_calls": [call(index, function)]})
+
+    body = _sse(
+        named(0, "get_weather"),
+        argued(0, {"city": "Paris"}),
+        named(1, "get_time"),
+        argued(1, {"tz": "CET"}),
+        chunk({"content": ""}, "tool_calls"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(
+                (rid, "get_weather", {"city": "Paris"}),
+                (f"{rid}_2", "get_time", {"tz": "CET"}),
+            ),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="qwen3-8b",
+        ),
+    )
+
+
+def test_mistral_rs_error_in_plain_words_then_done() -> None:
+    """EricLBuehler/mistral.rs mistralrs-server-core/src/chat_completion.rs
+    (`ChatCompletionStreamer::poll_next`): a model, validation or internal error met
+    while streaming is written as the event's data in plain words, not JSON
+    (`Event::default().data(msg)`), then `data: [DONE]`; axum's keep-alive is an empty
+    comment. The turn fails with the server's words in the message, the text before them
+    kept (a `protocol` error: words that are no chunk are not read as a rejection)."""
+
+    def chunk(text: str) -> dict[str, Any]:
+        return {
+            "id": "1",
+            "choices": [
+                {
+                    "finish_reason": None,
+                    "index": 0,
+                    "delta": {"content": text, "role": "assistant", "tool_calls": None},
+                    "logprobs": None,
+                }
+            ],
+            "created": 1750000000,
+            "model": "mistralai/Mistral-7B-Instruct-v0.3",
+            "system_fingerprint": "local",
+            "object": "chat.completion.chunk",
+            "usage": None,
+        }
+
+    words = "Failed to decode token: CUDA_ERROR_OUT_OF_MEMORY"
+    body = b":\n\n" + _sse(chunk("Hello"), words)
+    events = replay_every_way(body, "custom")
+    check(summarize(events), Expect(text="Hello", terminal="error", error_kind="protocol"))
+    assert words in events[-1].error.message  # type: ignore[union-attr]
