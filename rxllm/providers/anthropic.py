@@ -251,6 +251,8 @@ STOP_REASONS: dict[str, StopReason] = {
     # No Claude model's: an Anthropic-compatible endpoint's safety review blocked the
     # output (Z.ai's word on its chat wire; hermes-agent#3911, pi and openclaw map it).
     "sensitive": "content_filter",
+    # OpenAI's word, as a gateway's moderation writes it (infinigence/octollm).
+    "content_filter": "content_filter",
 }
 
 # Stop reasons no Anthropic model gives, that a relay writes for a turn that failed

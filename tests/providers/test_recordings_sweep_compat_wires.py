@@ -377,6 +377,34 @@ def test_llama_cpp_messages_closes_every_block_only_at_the_end() -> None:
     )
 
 
+def test_a_gateway_moderators_content_filter_stop_reason() -> None:
+    """infinigence/octollm `pkg/engines/moderator` (its README and Claude adapter): a
+    gateway serving models on the Anthropic wire replaces output its moderation blocks
+    with a notice ("检测到内容存在异常重复...") and ends the message with
+    `stop_reason: "content_filter"`, OpenAI's word, streamed and whole alike. The turn
+    is a content filter, the raw word kept, the notice its text; not a turn that ended
+    for some other reason."""
+    notice = "检测到内容存在异常重复，请调整后重试。"  # noqa: RUF001 (the notice as written)
+    events = replay_every_way(
+        _events(
+            _start("glm-4.6", {"input_tokens": 30, "output_tokens": 0}),
+            *_text(0, notice),
+            *_end("content_filter", {"output_tokens": 12}),
+        ),
+        "anthropic",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text=notice,
+            usage=(30, 12, 0, 0, 42),
+            stop_reason="content_filter",
+            raw_stop_reason="content_filter",
+            model="glm-4.6",
+        ),
+    )
+
+
 # -- OpenAI Responses ---------------------------------------------------------------------
 
 
