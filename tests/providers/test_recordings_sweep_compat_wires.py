@@ -639,3 +639,65 @@ def test_lm_studio_responses_reasoning_only_in_its_done_event() -> None:
             model=model,
         ),
     )
+
+
+def test_a_gateway_moderators_responses_replacement_keeps_the_turn() -> None:
+    """infinigence/octollm `pkg/engines/moderator/openai_response_adapter.go`: once its
+    moderation blocks a Responses stream, every later text delta, done event, part and
+    item is rewritten to hold the replacement notice (the item without its id), and
+    `response.completed` carries a response of only `id`, `output` and `usage` (no
+    `status`, no `model`). The text streamed before the block and the notice are the
+    answer, said once each; the turn completes with its usage and the model
+    `response.created` named."""
+    model, notice = "glm-4.6", "Content blocked."
+    replaced = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": notice}],
+    }
+    at0 = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+    usage = {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8}
+    events = replay_every_way(
+        _responses(
+            {"type": "response.created", "response": _response(model, "in_progress", [])},
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": {
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "status": "in_progress",
+                    "content": [],
+                },
+            },
+            {
+                "type": "response.content_part.added",
+                **at0,
+                "part": {"type": "output_text", "text": "", "annotations": []},
+            },
+            {"type": "response.output_text.delta", **at0, "delta": "Sure: "},
+            {"type": "response.output_text.delta", **at0, "delta": notice},
+            {"type": "response.output_text.done", **at0, "text": notice},
+            {
+                "type": "response.content_part.done",
+                **at0,
+                "part": {"type": "output_text", "text": notice},
+            },
+            {"type": "response.output_item.done", "output_index": 0, "item": replaced},
+            {
+                "type": "response.completed",
+                "response": {"id": "resp_1", "output": [replaced], "usage": usage},
+            },
+        ),
+        "openai-responses",
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="Sure: " + notice,
+            usage=(5, 3, 0, 0, 8),
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
