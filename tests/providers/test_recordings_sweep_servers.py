@@ -638,3 +638,166 @@ def test_mistral_rs_error_in_plain_words_then_done() -> None:
     events = replay_every_way(body, "custom")
     check(summarize(events), Expect(text="Hello", terminal="error", error_kind="protocol"))
     assert words in events[-1].error.message  # type: ignore[union-attr]
+
+
+# -- TensorRT-LLM, LMDeploy, mlx-omni-server ------------------------------------------------
+
+
+def test_tensorrt_llm_data_lines_ending_in_a_space_and_usage_from_the_role_chunk() -> None:
+    """NVIDIA/TensorRT-LLM tensorrt_llm/serve/postprocess_handlers.py
+    (`chat_stream_post_processor`): every chunk is written `f"data: {json} \\n\\n"`, a
+    space after the JSON; with `continuous_usage_stats` the role chunk already carries
+    the prompt's usage (0 completion tokens, the cached ones in `prompt_tokens_details`)
+    and each chunk its running count; the finish chunk has `stop_reason` (the stop
+    token's id) beside `finish_reason`, and `avg_decoded_tokens_per_iter`; then the
+    usage chunk with no choices, the same counts, and `[DONE]`. The text once, the last
+    count once more, `stop`."""
+    model = "meta-llama/Llama-3.1-8B-Instruct"
+
+    def usage(completion: int) -> dict[str, Any]:
+        return {
+            "prompt_tokens": 12,
+            "total_tokens": 12 + completion,
+            "completion_tokens": completion,
+            "prompt_tokens_details": {"cached_tokens": 4},
+        }
+
+    def chunk(delta: dict[str, Any], completion: int, finish: str | None = None) -> Any:
+        choice: dict[str, Any] = {"index": 0, "delta": delta, "avg_decoded_tokens_per_iter": 1.0}
+        if finish is not None:
+            choice["finish_reason"], choice["stop_reason"] = finish, 128009
+        return {
+            "id": "chatcmpl-7f3e",
+            "object": "chat.completion.chunk",
+            "created": 1750000000,
+            "model": model,
+            "choices": [choice],
+            "usage": usage(completion),
+        }
+
+    frames = [
+        chunk({"role": "assistant"}, 0),
+        chunk({"content": "Hi", "reasoning_content": ""}, 1),
+        chunk({"content": " there", "reasoning_content": ""}, 2),
+        chunk({"content": "", "reasoning_content": ""}, 2, "stop"),
+        {**chunk({}, 2), "choices": []},
+    ]
+    body = "".join(f"data: {json.dumps(frame)} \n\n" for frame in frames) + "data: [DONE]\n\n"
+    events = replay_every_way(body.encode(), "custom")
+    check(summarize(events), Expect(text="Hi there", usage=(8, 2, 0, 4, 14), model=model))
+    assert kinds(events) == ["usage", "text", "usage", "text", "usage", "done"]
+
+
+def test_lmdeploy_running_usage_on_every_chunk_and_null_fields() -> None:
+    """InternLM/lmdeploy lmdeploy/serve/openai/api_server.py
+    (`completion_stream_generator` of `chat_completions_v1`): with `include_usage`,
+    every chunk carries the usage so far (`model_dump_json`, so `tool_calls` and
+    `reasoning_content` are `null` where unsaid, the role on every delta, `logprobs:
+    null`); the reasoning parser's `reasoning_content`, then the text; the finish on
+    the last chunk beside its own usage; `[DONE]`. The reasoning, the text, the last
+    usage, `stop`."""
+
+    def chunk(
+        content: str, reasoning: str | None, completion: int, finish: str | None = None
+    ) -> Any:
+        delta = {
+            "role": "assistant",
+            "content": content,
+            "reasoning_content": reasoning,
+            "tool_calls": None,
+        }
+        return {
+            "id": "7",
+            "object": "chat.completion.chunk",
+            "created": 1740000000,
+            "model": "internlm3-8b-instruct",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": 10,
+                "completion_tokens": completion,
+                "total_tokens": 10 + completion,
+            },
+        }
+
+    body = _sse(
+        chunk("", "Greet.", 1),
+        chunk("Hi", None, 2),
+        chunk(" there", None, 3),
+        chunk("", None, 4, "stop"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="Hi there",
+            reasoning="Greet.",
+            usage=(10, 4, 0, 0, 14),
+            model="internlm3-8b-instruct",
+        ),
+    )
+
+
+def _omni(event: dict[str, Any]) -> str:
+    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
+
+
+def test_mlx_omni_server_placeholder_signature_and_a_stop_of_no_block() -> None:
+    """madroidmaq/mlx-omni-server src/mlx_omni_server/chat/anthropic/
+    anthropic_messages_adapter.py (`generate_stream`): `message_start` counting nothing;
+    a thinking block that is still open at the end gets `signature_delta`
+    `"placeholder_signature_hash"` before its stop; the usage and the stop reason only in
+    `message_delta`. With no output at all, `content_block_stop` of index 0 comes with no
+    block started. The reasoning with that signature and `length`; an empty answer and
+    `stop`."""
+    model = "mlx-community/Qwen3-4B-4bit"
+    start = _omni(
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_0123456789abcdef01234567",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": model,
+                "stop_reason": None,
+                "usage": {"input_tokens": 0, "output_tokens": 0},
+            },
+        }
+    )
+
+    def closing(reason: str, input_tokens: int, output_tokens: int) -> str:
+        usage = {"input_tokens": input_tokens, "output_tokens": output_tokens}
+        delta = {"type": "message_delta", "delta": {"stop_reason": reason}, "usage": usage}
+        return _omni(delta) + _omni({"type": "message_stop"})
+
+    def delta(inner: dict[str, Any]) -> str:
+        return _omni({"type": "content_block_delta", "index": 0, "delta": inner})
+
+    thinking = {"type": "thinking", "thinking": ""}
+    body = (
+        start
+        + _omni({"type": "content_block_start", "index": 0, "content_block": thinking})
+        + delta({"type": "thinking_delta", "thinking": "Count the letters."})
+        + delta({"type": "signature_delta", "signature": "placeholder_signature_hash"})
+        + _omni({"type": "content_block_stop", "index": 0})
+        + closing("max_tokens", 30, 64)
+    )
+    events = replay_every_way(body.encode(), "anthropic")
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="",
+            reasoning="Count the letters.",
+            signatures=1,
+            usage=(30, 64, 0, 0, 94),
+            stop_reason="length",
+            raw_stop_reason="max_tokens",
+            model=model,
+        ),
+    )
+    assert summary.signatures == ["placeholder_signature_hash"]
+
+    empty = start + _omni({"type": "content_block_stop", "index": 0}) + closing("end_turn", 0, 0)
+    events = replay_every_way(empty.encode(), "anthropic")
+    check(summarize(events), Expect(text="", raw_stop_reason="end_turn", model=model))
