@@ -491,6 +491,30 @@ def test_koboldcpp_done_with_no_line_end_after_the_finish() -> None:
         )
 
 
+def test_koboldcpp_error_finish_after_text() -> None:
+    """LostRuins/koboldcpp koboldcpp.py (`handle_sse_stream`, later versions): where the
+    generation's stop reason is -2 (failed), the closing chunk says `finish_reason:
+    "error"` (`"error" if sr==-2`), its delta only the role, after the text already
+    sent. The turn failed, its words naming the finish; the text before it kept."""
+
+    def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-A3",
+            "object": "chat.completion.chunk",
+            "created": 1760000000,
+            "model": "koboldcpp/gemma-3-12b-it-Q4_K_M",
+            "choices": [{"index": 0, "finish_reason": finish, "delta": delta}],
+        }
+
+    body = _sse(
+        chunk({"role": "assistant", "content": "Hel"}, None),
+        chunk({"role": "assistant"}, "error"),
+    )
+    events = replay_every_way(body, "custom")
+    check(summarize(events), Expect(text="Hel", terminal="error", error_kind="stream_error"))
+    assert events[-1].error.code == "error"  # type: ignore[union-attr]
+
+
 # -- Xinference, LocalAI, mistral.rs --------------------------------------------------------
 
 
