@@ -515,6 +515,87 @@ def test_koboldcpp_error_finish_after_text() -> None:
     assert events[-1].error.code == "error"  # type: ignore[union-attr]
 
 
+def _kobold_responses(status: str, deltas: list[str], final: str) -> bytes:
+    """KoboldCpp's `/v1/responses` stream (api_format 8): created, the message item and
+    its part added at once, text deltas, `output_text.done` with the whole pending
+    output, the item done (no `content_part.done`), then `response.completed` whatever
+    the outcome, its `status` saying it."""
+    rid, iid = "resp-A123456", "msg_0123456"
+    base = {
+        "id": rid,
+        "object": "response",
+        "created_at": 1760000000,
+        "model": "koboldcpp/gemma-3-12b-it-Q4_K_M",
+        "status": "in_progress",
+        "output": [],
+    }
+    message = {
+        "type": "message",
+        "id": iid,
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": final, "annotations": [], "logprobs": []}],
+    }
+    usage = {
+        "input_tokens": 9,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 3,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 12,
+    }
+    place = {"item_id": iid, "output_index": 0, "content_index": 0}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": base},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**message, "status": "in_progress", "content": []},
+        },
+        {
+            "type": "response.content_part.added",
+            **place,
+            "part": {"type": "output_text", "text": "", "annotations": []},
+        },
+        *(
+            {"type": "response.output_text.delta", **place, "logprobs": [], "delta": piece}
+            for piece in deltas
+        ),
+        {"type": "response.output_text.done", **place, "text": final},
+        {"type": "response.output_item.done", "output_index": 0, "item": message},
+        {
+            "type": "response.completed",
+            "response": {**base, "status": status, "output": [message], "usage": usage},
+        },
+    ]
+    return "".join(
+        f"event: {event['type']}\ndata: {json.dumps({**event, 'sequence_number': number})}\n\n"
+        for number, event in enumerate(events)
+    ).encode()
+
+
+def test_koboldcpp_responses_completed_and_completed_saying_failed() -> None:
+    """LostRuins/koboldcpp koboldcpp.py (`handle_sse_stream`, api_format 8, its
+    `/v1/responses`): `response.completed` ends every stream, `status: "failed"` in it
+    where the generation failed (`"completed" if currfinishreason != "error" else
+    "failed"`). The text once and `stop`; the failed one a failed turn, its text kept."""
+    model = "koboldcpp/gemma-3-12b-it-Q4_K_M"
+    body = _kobold_responses("completed", ["Hello", " world"], "Hello world")
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello world",
+            usage=(9, 3, 0, 0, 12),
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
+    events = replay_every_way(_kobold_responses("failed", ["Hel"], "Hel"), "openai-responses")
+    summary = summarize(events)
+    assert (summary.text, summary.terminal, summary.error_kind) == ("Hel", "error", "stream_error")
+    assert summary.tool_calls == []
+
+
 # -- Xinference, LocalAI, mistral.rs --------------------------------------------------------
 
 
