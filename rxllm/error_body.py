@@ -109,11 +109,17 @@ _GO_DURATION = re.compile(r"\s*((?:\d+(?:\.\d+)?(?:h|ms|m|s))+)\s*", re.ASCII)
 # A rate limit's reset header, and the header that says whether that limit is spent:
 # OpenAI, Azure and Groq `x-ratelimit-reset-<limit>` / `x-ratelimit-remaining-<limit>` (a
 # duration); OpenRouter's bare `x-ratelimit-reset` / `x-ratelimit-remaining` (a moment,
-# epoch milliseconds); Anthropic `anthropic-ratelimit-<limit>-reset` /
+# epoch milliseconds); the IETF draft's `RateLimit-Reset` / `RateLimit-Remaining` (seconds:
+# draft-polli-ratelimit-headers up to -06, which Kong's rate-limiting plugin sends) and a
+# gateway's own family of them (Mistral's `ratelimitbysize-reset` /
+# `ratelimitbysize-remaining`, seconds); Anthropic `anthropic-ratelimit-<limit>-reset` /
 # `anthropic-ratelimit-<limit>-remaining` (RFC 3339).
 _RESET_HEADER = re.compile(
-    r"^(?:x-ratelimit-reset(?P<x>-.+)?|anthropic-ratelimit-(?P<a>.+)-reset)$"
+    r"^(?:(?P<p>(?:x-)?ratelimit[a-z]*)-reset(?P<x>-.+)?|anthropic-ratelimit-(?P<a>.+)-reset)$"
 )
+# The draft's later single field, `RateLimit`: `limit=10, remaining=0, reset=20` (-07) or
+# one item per policy, `"default";r=0;t=20` (-08 on), remaining `r` and seconds `t`.
+_RATELIMIT_PARAM = re.compile(r"^\s*(remaining|reset|r|t)\s*=\s*(\d+(?:\.\d+)?)\s*$", re.ASCII)
 # A reset written as a number this large is a moment (Unix epoch seconds, or
 # milliseconds), not a duration: no window lasts 30 years.
 _EPOCH_SECONDS = 1e9
@@ -341,14 +347,33 @@ def rate_limit_reset_of(headers: Mapping[str, str]) -> float | None:
         if match is None:
             continue
         if match["a"] is None:
-            remaining = lowered.get(f"x-ratelimit-remaining{match['x'] or ''}")
+            remaining = lowered.get(f"{match['p']}-remaining{match['x'] or ''}")
             wait = _reset_in(value)
         else:
             remaining = lowered.get(f"anthropic-ratelimit-{match['a']}-remaining")
             wait = _until_rfc3339(value)
         if wait is not None and _delay_seconds(remaining) == 0:
             waits.append(wait)
+    waits.extend(_spent_policies(lowered.get("ratelimit", "")))
     return max(waits, default=None)
+
+
+def _spent_policies(field: str) -> list[float]:
+    """The resets of the spent limits a `RateLimit` field names: each `r=0` item's `t`
+    (draft -08 on), or the one `reset` beside `remaining=0` (draft -07)."""
+    waits: list[float] = []
+    whole: dict[str, float] = {}
+    for item in field.split(","):
+        said: dict[str, float] = {}
+        for part in item.split(";"):
+            if (match := _RATELIMIT_PARAM.match(part)) is not None:
+                said[match.group(1)] = float(match.group(2))
+        whole.update(said)
+        if said.get("r") == 0 and (wait := _wait(said.get("t", math.nan))) is not None:
+            waits.append(wait)
+    if whole.get("remaining") == 0 and (wait := _wait(whole.get("reset", math.nan))) is not None:
+        waits.append(wait)
+    return waits
 
 
 def _wait(seconds: float) -> float | None:
