@@ -2293,7 +2293,15 @@ def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPoli
         return True
     if status < 500 and re.search(_PARAMETERS_REFUSED, _texts(error)):
         return True
-    return status == 502 and policy.degrade_on_bad_gateway and error.kind != "stream_error"
+    # (a router's 502 refuses the body in its own JSON error, as OpenRouter's always is:
+    # openrouter.ai/docs/api-reference/errors; a page, a text or nothing at 502 is a proxy's
+    # in front of it, which got no answer: the same body's, later)
+    return (
+        status == 502
+        and policy.degrade_on_bad_gateway
+        and error.kind != "stream_error"
+        and (error.raw or "").lstrip()[:1] in ("{", "[")
+    )
 
 
 def _server_trouble(error: ErrorInfo, status: int | None) -> bool:

@@ -26,6 +26,14 @@ gateway's own family, where no `Retry-After` is sent.
   `Retry-After` (Kong's is the reset plus a jitter) and the body's words come first, a
   limit not spent is no wait, and the longest of several spent limits is the one waited.
 
+And one reading was too wide: OpenRouter's policy reads its 502 as "no upstream takes this
+body" and walks the static list, but OpenRouter writes every error as its JSON
+(`{"error": {"code": 502, "message": ...}}`, openrouter.ai/docs/api-reference/errors). A
+proxy's page, a text or nothing at 502 (Cloudflare's in front of it, as in front of OpenAI
+in the round's third case) is no router's refusal: it degraded the body, dropping the
+caller's keys while the edge had only failed to reach its origin. A 502 whose body is no
+JSON is now a wait under that policy too; a JSON 502 degrades as before.
+
 The round's third case was read right before:
 cloudflare__502_bad_gateway_nginx_style_page_openai (a gateway's page: the same body later).
 So were the other pages, texts and shapes below, kept as guards: a proxy's gateway error
@@ -45,7 +53,7 @@ import pytest
 
 from rxllm.error_body import rate_limit_reset_of
 from tests.rejection_rounds import assert_reads_as_its_file_says
-from tests.test_probe_rejections_7 import TOOLS, body, response
+from tests.test_probe_rejections_7 import OPENROUTER, TOOLS, body, response
 from tests.test_probe_rejections_19 import action_counts
 
 # backoff 3
@@ -163,6 +171,60 @@ def test_a_spent_limit_at_a_status_that_is_no_rate_limit_changes_nothing() -> No
     headers = {"RateLimit-Remaining": "0", "RateLimit-Reset": "20"}
     read = response(400, payload, PLAIN, headers=headers)
     assert (read.action, read.drop) == ("drop", ("seed",))
+
+
+# -- a 502 that is no router's JSON error: a proxy's, the same body later ----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 "
+        "Bad Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n",
+        "<!DOCTYPE html><html><head><title>openrouter.ai | 502: Bad gateway</title></head><body>"
+        "Bad gateway Error code 502 The web server reported a bad gateway error. Please try "
+        "again in a few minutes.</body></html>",
+        "error code: 502",
+        "Bad Gateway",
+        "",
+    ],
+)
+def test_a_proxys_502_in_front_of_a_router_is_a_wait(text: str) -> None:
+    for sent in (PLAIN, WITH_TOOLS, WITH_IMAGES):
+        assert response(502, text, sent, OPENROUTER).action == "backoff"
+
+
+@pytest.mark.parametrize(
+    ("payload", "sent", "expected"),
+    [
+        # the router's own 502: no upstream takes the body, the static list (as before)
+        (
+            {"error": {"message": "Provider returned error", "code": 502}},
+            PLAIN,
+            ("static", ()),
+        ),
+        # in a list, as a gateway may answer
+        ([{"error": {"message": "Provider returned error", "code": 502}}], PLAIN, ("static", ())),
+        # its JSON naming a key: that key (as before)
+        (
+            {"error": {"message": "Unrecognized request argument supplied: seed", "code": 502}},
+            PLAIN,
+            ("drop", ("seed",)),
+        ),
+    ],
+)
+def test_a_routers_own_502_still_degrades(
+    payload: Any, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]]
+) -> None:
+    read = response(502, payload, sent, OPENROUTER)
+    assert (read.action, read.drop) == expected
+
+
+def test_a_502_page_elsewhere_is_a_wait_as_before() -> None:
+    page = "<html><head><title>502 Bad Gateway</title></head></html>"
+    assert response(502, page, PLAIN).action == "backoff"
+    # and under OpenRouter a 503 page is the overload it always was
+    assert response(503, page.replace("502", "503"), PLAIN, OPENROUTER).action == "backoff"
 
 
 # -- bodies that are no JSON error object: read by their status and words, as before -----

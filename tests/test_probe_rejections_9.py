@@ -404,6 +404,9 @@ DIFFERENT: dict[str, str] = {
     "nvidia__opaque_500_internal_server_error/openrouter": "OpenRouter's words and the "
     "provider's name precede the upstream's: the body says more than 'Internal server error'",
     "nvidia__opaque_500_internal_server_error/openrouter/sse": "as over HTTP",
+    "openrouter__502_invalid_url_stealth_upstream/plain": "plain text at 502 is no router's "
+    "JSON error (OpenRouter's always is one): a proxy's in front of it that got no answer, "
+    "the same body later (backoff), not OpenRouter refusing the body",
     "openrouter__502_invalid_url_stealth_upstream/anthropic/sse": "the frame has no status, "
     "and its type for a 5xx (`api_error`) says the server's trouble, not OpenRouter's 502",
     **{
