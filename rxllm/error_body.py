@@ -82,11 +82,12 @@ surfaces alike; the bound only keeps a hostile or broken value from being believ
 # "in 1m2.639999999s" / "in 7m12.864s", and Gemini's "Please retry in 17.14s".
 # The wait in words as well: Azure's "Please retry after 86400 seconds", "Try again in 30
 # seconds", "retry after 500 milliseconds", GitHub Models' "Please wait 5631 seconds before
-# retrying"; or the reset of what is spent, a quota's or a limit's (Google Antigravity's "Your
-# quota will reset after 25h20m26s.", "... Resets in 108h48m29s." opening its sentence), not
-# a relay's note of its own cooldown ("(reset after 30s)", 9router).
+# retrying", oxy's (Traefik 1.x's) "max rate reached: retry-in 30s"; or the reset of what is
+# spent, a quota's or a limit's (Google Antigravity's "Your quota will reset after
+# 25h20m26s.", "... Resets in 108h48m29s." opening its sentence), not a relay's note of its
+# own cooldown ("(reset after 30s)", 9router).
 _TRY_AGAIN = re.compile(
-    r"(?:(?:try again|retry) (?:in|after)|\bwait(?: for)?|"
+    r"(?:(?:try again|retry)[ -](?:in|after)|\bwait(?: for)?|"
     r"(?:\b(?:quota|limit|allowance|usage|it)\s+(?:will\s+)?(?:be\s+)?|(?:^|[.!?;:]\s+))"
     r"resets? (?:in|after))\s+("
     r"(?:\d+(?:\.\d+)?(?:h|ms|m|s)(?![a-z]))+|"

@@ -34,6 +34,11 @@ in the round's third case) is no router's refusal: it degraded the body, droppin
 caller's keys while the edge had only failed to reach its origin. A 502 whose body is no
 JSON is now a wait under that policy too; a JSON 502 degrades as before.
 
+And a proxy's wait in words was not read: oxy's rate limiter (Traefik 1.x's) answers its
+429 "max rate reached: retry-in 30s" (vulcand/oxy#139), and only "retry in" with a space was
+a wait. "retry-in" and "retry-after" before a duration now are; a header's name in words
+with no duration beside it is still no wait.
+
 The round's third case was read right before:
 cloudflare__502_bad_gateway_nginx_style_page_openai (a gateway's page: the same body later).
 So were the other pages, texts and shapes below, kept as guards: a proxy's gateway error
@@ -343,3 +348,35 @@ def test_the_new_reading_takes_linear_time(field: str) -> None:
     reader.start()
     reader.join(timeout=60)  # a hang guard: linear is well under a second here
     assert len(waits) == 1
+
+
+# -- a proxy's wait written `retry-in`: the wait ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        # oxy's rate limiter (Traefik 1.x's), its 429 in text: "max rate reached: retry-in %v"
+        # with a Go duration (vulcand/oxy#139)
+        ("max rate reached: retry-in 30s", 30.0),
+        ("max rate reached: retry-in 1m0s", 60.0),
+        ("max rate reached: retry-in 500ms", 0.5),
+        ("Rate limited, retry-after 2 seconds", 2.0),
+    ],
+)
+def test_a_hyphenated_retry_in_is_the_wait(text: str, seconds: float) -> None:
+    read = response(429, text, PLAIN)
+    assert (read.action, read.delay) == ("backoff", seconds)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a header's name in words, with no duration: no wait
+        "Too Many Requests: see the Retry-After header",
+        "retry-in progress",
+        "Retry-After: 30",
+    ],
+)
+def test_a_retry_header_named_in_words_is_no_wait(text: str) -> None:
+    assert response(429, text, PLAIN).delay is None
