@@ -12,7 +12,14 @@ from tests.test_probe_rejections_7 import DEGRADES, frame, response
 from tests.test_probe_rejections_9 import EXTRA, original
 from tests.test_probe_rejections_16 import reading
 
-__all__ = ["assert_reads_as_its_file_says", "both_ways", "openai_error", "verdict"]
+__all__ = [
+    "assert_reads_as_its_file_says",
+    "both_ways",
+    "in_band",
+    "openai_error",
+    "over_http",
+    "verdict",
+]
 
 # The verdict each expected action is (the replay accepts a backoff that surfaces; `classify`
 # is held to the backoff itself).
@@ -49,3 +56,14 @@ def both_ways(message: str, sent: dict[str, Any]) -> list[tuple[str, tuple[str, 
     """The reading of `message` over HTTP at 400 and in a frame after `200 OK`."""
     in_band = frame({"message": message}, sent)
     return [verdict(openai_error(message), sent), (in_band.action, in_band.drop)]
+
+
+def over_http(message: str, sent: dict[str, Any], status: int) -> tuple[str, tuple[str, ...]]:
+    """The action and keys of OpenAI's error envelope holding `message`, at `status`."""
+    return verdict(openai_error(message), sent, status)
+
+
+def in_band(payload: dict[str, Any], sent: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    """The action and keys of `payload` sent as a frame after `200 OK` (`frame`)."""
+    read = frame(payload, sent)
+    return read.action, read.drop

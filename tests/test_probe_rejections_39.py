@@ -60,7 +60,12 @@ from typing import Any
 
 import pytest
 
-from tests.rejection_rounds import assert_reads_as_its_file_says, openai_error, verdict
+from tests.rejection_rounds import (
+    assert_reads_as_its_file_says,
+    in_band,
+    openai_error,
+    over_http,
+)
 from tests.test_probe_rejections_7 import TOOLS, body, frame, response
 from tests.test_probe_rejections_19 import action_counts
 
@@ -107,15 +112,6 @@ def test_the_cases_are_round_fifteens() -> None:
 @pytest.mark.parametrize("case_name", ROUND_FIFTEEN)
 def test_each_case_reads_as_its_file_says(case_name: str) -> None:
     assert_reads_as_its_file_says(case_name)
-
-
-def over_http(message: str, sent: dict[str, Any], status: int) -> tuple[str, tuple[str, ...]]:
-    return verdict(openai_error(message), sent, status)
-
-
-def in_band(payload: dict[str, Any], sent: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
-    read = frame(payload, sent)
-    return read.action, read.drop
 
 
 # -- a relay's 5xx around its upstream's 4xx: the upstream's status ----------------------
