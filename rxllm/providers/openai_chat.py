@@ -1202,6 +1202,11 @@ def _short(value: Any) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
+# A server that counts its chunks in the choice's index from 1 (`ChatNormalizer._counted`):
+# its ids say nothing, since no stream with `n` > 1 begins at choice 1.
+_FROM_ONE = object()
+
+
 class ChatNormalizer(Normalizer):
     """Chat completion chunks -> fragments. Only choice 0 is read (n > 1 is not a
     single stream); other choices are ignored, with a warning once per stream. A server
@@ -1220,6 +1225,7 @@ class ChatNormalizer(Normalizer):
         "cited",
         "cited_urls",
         "content",
+        "count_id",
         "custom",
         "delta_keys",
         "detail",
@@ -1300,6 +1306,7 @@ class ChatNormalizer(Normalizer):
         # The index the next chunk's one choice has while the server numbers its chunks
         # in it (`_counted`); None once a chunk shows it does not.
         self.choice_count: int | None = 0
+        self.count_id: Any = None  # the counted chunk's id, or `_FROM_ONE` (`_counted`)
         self.legacy_beside = False  # a `function_call` beside `tool_calls` was logged
         # The usage last reported: endpoints that send usage on every chunk (vLLM's
         # continuous usage stats, Perplexity) repeat it unchanged.
@@ -1344,7 +1351,7 @@ class ChatNormalizer(Normalizer):
         usage = payload.get("usage")
         choices = payload.get("choices")
         if choices:
-            ours = 0 if self.choice_count is None else self._counted(choices)
+            ours = 0 if self.choice_count is None else self._counted(choices, payload.get("id"))
             for choice in choices:
                 # No index, or `index: null` (servers whose index is a nullable integer,
                 # Java's `Integer`, write it so): the one choice there is.
@@ -1436,18 +1443,28 @@ class ChatNormalizer(Normalizer):
         if self.wrapped:
             self._release_wrapped()
 
-    def _counted(self, choices: list[Any]) -> int:
+    def _counted(self, choices: list[Any], chunk_id: Any) -> int:
         """The index of the stream's choice in a chunk, while the server may be numbering
         its chunks in the one choice's `index` (the token's position, not the choice's
         place among `n`): TGI from 1 before huggingface/text-generation-inference#1648,
-        Foundry Local from 0 (microsoft/foundry-local#263). A stream that does not count
-        repeats an index by its second chunk (OpenAI's, with `n` or without), and is
-        read by choice 0 from then on."""
+        Foundry Local from 0 (microsoft/foundry-local#263), each of its chunks under an id
+        of its own. A stream that does not count repeats an index by its second chunk
+        (OpenAI's without `n`); one with `n` > 1 interleaves its choices under one id
+        (choice 1's first chunk after choice 0's is no count). Either is read by choice 0
+        from then on."""
         expected = self.choice_count
         index = choices[0].get("index") if len(choices) == 1 else None
-        if index.__class__ is int and (index == expected or (expected == 0 and index == 1)):
-            self.choice_count = index + 1
-            return index
+        if index.__class__ is int:
+            if expected == 0 and index in (0, 1):  # the first chunk: TGI counts from 1
+                self.choice_count = index + 1
+                self.count_id = _FROM_ONE if index == 1 else chunk_id
+                return index
+            counted = self.count_id
+            if index == expected and (counted is _FROM_ONE or chunk_id != counted):
+                self.choice_count = index + 1
+                if counted is not _FROM_ONE:
+                    self.count_id = chunk_id
+                return index
         self.choice_count = None
         return 0
 

@@ -381,6 +381,36 @@ def test_foundry_local_choice_index_counting_from_zero_is_the_one_choice() -> No
     )
 
 
+def test_two_choices_interleaved_under_one_id_are_no_count() -> None:
+    """The counting rule above against `n` = 2: a stream interleaves its choices, each
+    chunk one choice, all under the completion's one id, and here each choice's first
+    chunk already carries text (OpenAI's and vLLM's first chunks are empty role chunks;
+    a server need not send one). Choice 1's first chunk follows choice 0's at index 1,
+    as a count from 0 would: the shared id says it is the other choice. Choice 0 alone
+    is the answer; before, "B0" was read into it."""
+
+    def chunk(index: int, content: str | None, finish: str | None = None) -> dict[str, Any]:
+        delta = {} if content is None else {"role": "assistant", "content": content}
+        choice = {"index": index, "delta": delta, "finish_reason": finish}
+        return {
+            "id": "chatcmpl-n2",
+            "object": "chat.completion.chunk",
+            "model": "m",
+            "choices": [choice],
+        }
+
+    body = _sse(
+        chunk(0, "A0"),
+        chunk(1, "B0"),
+        chunk(0, "A1"),
+        chunk(1, "B1"),
+        chunk(0, None, "stop"),
+        chunk(1, None, "stop"),
+    )
+    events = replay_every_way(body, "openai")
+    check(summarize(events), Expect(text="A0A1", stop_reason="stop", model="m"))
+
+
 def test_openrouter_upstream_network_error_behind_a_stop_finish_is_the_error() -> None:
     """earendil-works/pi#8511 (OpenRouter, `stealth/ox-alpha`; also
     OleksandrChekhovskyi/hax#15, whose test writes the same chunk): when the routed
