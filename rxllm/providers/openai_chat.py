@@ -1183,12 +1183,14 @@ def _counts_tokens(usage: dict[str, Any]) -> bool:
     MiniMax-AI/MiniMax-M2.5#2): it says nothing. Nor does a count of -1, the word of
     servers that did not count (Xinference's chunks where its engine gave no usage:
     `{"prompt_tokens": -1, "completion_tokens": -1, "total_tokens": -1}`)."""
-    return any(
-        _counted(usage.get(key)) for key in ("total_tokens", "prompt_tokens", "completion_tokens")
+    return (
+        _is_count(usage.get("total_tokens"))
+        or _is_count(usage.get("prompt_tokens"))
+        or _is_count(usage.get("completion_tokens"))
     )
 
 
-def _counted(count: Any) -> bool:
+def _is_count(count: Any) -> bool:
     """Whether a usage field says a number of tokens: a number above 0 (or, as before, any
     other value that is not empty)."""
     if count.__class__ is int or count.__class__ is float:
@@ -1202,15 +1204,16 @@ def _short(value: Any) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-# A server that counts its chunks in the choice's index from 1 (`ChatNormalizer._counted`):
-# its ids say nothing, since no stream with `n` > 1 begins at choice 1.
+# A server that counts its chunks in the choice's index from 1
+# (`ChatNormalizer._choice_index`): its ids say nothing, since no stream with `n` > 1
+# begins at choice 1.
 _FROM_ONE = object()
 
 
 class ChatNormalizer(Normalizer):
     """Chat completion chunks -> fragments. Only choice 0 is read (n > 1 is not a
     single stream); other choices are ignored, with a warning once per stream. A server
-    that numbers its chunks in the one choice's index (`_counted`) sends that choice."""
+    that numbers its chunks in the one choice's index (`_choice_index`) sends that choice."""
 
     __slots__ = (
         "_extension",
@@ -1304,9 +1307,9 @@ class ChatNormalizer(Normalizer):
         self.server_tools: dict[Any, tuple[str, str, bool]] = {}  # key -> id, name, result
         self.warned_choices = False
         # The index the next chunk's one choice has while the server numbers its chunks
-        # in it (`_counted`); None once a chunk shows it does not.
+        # in it (`_choice_index`); None once a chunk shows it does not.
         self.choice_count: int | None = 0
-        self.count_id: Any = None  # the counted chunk's id, or `_FROM_ONE` (`_counted`)
+        self.count_id: Any = None  # the counted chunk's id, or `_FROM_ONE` (`_choice_index`)
         self.legacy_beside = False  # a `function_call` beside `tool_calls` was logged
         # The usage last reported: endpoints that send usage on every chunk (vLLM's
         # continuous usage stats, Perplexity) repeat it unchanged.
@@ -1351,7 +1354,9 @@ class ChatNormalizer(Normalizer):
         usage = payload.get("usage")
         choices = payload.get("choices")
         if choices:
-            ours = 0 if self.choice_count is None else self._counted(choices, payload.get("id"))
+            ours = 0
+            if self.choice_count is not None:  # the server may count its chunks there
+                ours = self._choice_index(choices, payload.get("id"))
             for choice in choices:
                 # No index, or `index: null` (servers whose index is a nullable integer,
                 # Java's `Integer`, write it so): the one choice there is.
@@ -1443,7 +1448,7 @@ class ChatNormalizer(Normalizer):
         if self.wrapped:
             self._release_wrapped()
 
-    def _counted(self, choices: list[Any], chunk_id: Any) -> int:
+    def _choice_index(self, choices: list[Any], chunk_id: Any) -> int:
         """The index of the stream's choice in a chunk, while the server may be numbering
         its chunks in the one choice's `index` (the token's position, not the choice's
         place among `n`): TGI from 1 before huggingface/text-generation-inference#1648,
