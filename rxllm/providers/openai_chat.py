@@ -55,8 +55,9 @@ one dict lookup:
   (`_reasoning_block_delta`).
 - `delta.content` as a list of typed chunks (Mistral: `text`, and `thinking` whose
   inner text chunks are reasoning; a `tool_reference` with a URL is a citation; a
-  `reference`, whose ids point into sources the client sent, is logged), or of parts
-  with no type (Qwen-VL: `{text}` is text, `{image}` is logged).
+  `reference`, whose ids point into sources the client sent, is logged; Databricks'
+  `reasoning` part, whose `summary_text` entries are reasoning and signed thinking), or
+  of parts with no type (Qwen-VL: `{text}` is text, `{image}` is logged).
 - tool calls without `index` (Mistral; several in one delta are known by their place
   in the list, Kimi), or whole in one delta (Ollama, Groq, xAI); a
   call whose name comes in a later delta than its first (vercel/ai#14722, vmlx's
@@ -2027,7 +2028,11 @@ class ChatNormalizer(Normalizer):
         Databricks, block/goose#8042) is Gemini's signature of the text, read as its
         native wire's is: a signed empty reasoning delta before the text. A part with no
         `type` whose `text` is a string is text too: Qwen-VL's parts (`[{"text": ...}]`,
-        `[{"image": url}]`, DashScope's own content list: lobehub#3114, higress#1221)."""
+        `[{"image": url}]`, DashScope's own content list: lobehub#3114, higress#1221).
+        A `reasoning` part (Databricks serving Claude or gpt-oss: `{"type": "reasoning",
+        "summary": [{"type": "summary_text", "text", "signature"}]}`, as LiteLLM's
+        Databricks transformation reads it) is a native thinking block's pieces: each
+        summary's text is reasoning, its signature ends the block (`_thinking_parts`)."""
         for part in parts:
             kind = part.get("type")
             if kind == "text" or (kind is None and part.get("text").__class__ is str):
@@ -2050,6 +2055,12 @@ class ChatNormalizer(Normalizer):
                             self.reasoning(text)
                     else:
                         self._content_part(inner)
+            elif kind == "reasoning" and part.get("summary").__class__ is list:
+                for entry in part["summary"]:
+                    if entry.__class__ is dict and entry.get("type") == "summary_text":
+                        self._thinking_parts(entry.get("text"), entry.get("signature"))
+                    else:
+                        self._content_part(entry)
             else:
                 self._content_part(part)
 
