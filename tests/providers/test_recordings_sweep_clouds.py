@@ -1,6 +1,9 @@
 """Streams of cloud platforms' model endpoints, from their SDKs' and integrations' code,
 tests and docs: Databricks Model Serving (as LiteLLM's Databricks transformation and
-its tests read it), and the others each test names, in shapes no other test replays.
+its tests read it), IBM watsonx.ai's chat stream (its Java SDK's tests), Cloudflare
+Workers AI (cloudflare/ai's workers-ai-provider tests), the Hugging Face router's
+Responses stream (vercel/ai's huggingface provider tests), and the others each test
+names, in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential chunks or
 events, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -89,4 +92,310 @@ def test_databricks_reasoning_parts_in_the_content_list_are_the_reasoning() -> N
             reasoning="The user greets.",
             model="us.anthropic.claude-3-7-sonnet-20250219-v1:0",
         ),
+    )
+
+
+# -- IBM watsonx.ai -----------------------------------------------------------------------
+
+
+def _watsonx(number: int, choices: list[Any], **extra: Any) -> str:
+    """One frame of watsonx.ai's `/ml/v1/text/chat_stream`: an `id:` and `event: message`
+    line before each `data:`, the chunk naming its model twice (`model_id`, `model`)."""
+    chunk = {
+        "id": "chatcmpl-cc34b5ea3120fa9e",
+        "object": "chat.completion.chunk",
+        "model_id": "ibm/granite-3-3-8b-instruct",
+        "model": "ibm/granite-3-3-8b-instruct",
+        "choices": choices,
+        "created": 1749764735,
+        "model_version": "3.3.0",
+        "created_at": "2025-06-12T21:45:35.150Z",
+        **extra,
+    }
+    return f"id: {number}\nevent: message\ndata: {json.dumps(chunk)}\n\n"
+
+
+def _choice(delta: dict[str, Any], finish: str | None = None) -> list[Any]:
+    return [{"index": 0, "finish_reason": finish, "delta": delta}]
+
+
+def test_watsonx_chat_stream_ends_with_its_usage_chunk_and_no_done() -> None:
+    """IBM/watsonx-ai-java-sdk's ChatService streaming tests (the wire mocked from
+    `/ml/v1/text/chat_stream`): each frame has an `id:` and `event: message`; the role
+    chunk carries `system.warnings` (a limit the service set); each call opens with its id,
+    name and `""` arguments, its arguments come whole in one continuation fragment that
+    names the call `""`; the `tool_calls` finish rides on the last fragment; a chunk with
+    no choices carries the usage; then the body ends: no `[DONE]`. Its
+    SseEventProcessorTest: `moderations` and `detections` (watsonx's PII guardrail) beside
+    the text, the finish in a chunk of its own. Both calls once, the usage, `tool_use`;
+    the text once, whatever the guardrail flagged in it."""
+    add = json.dumps({"firstNumber": 2, "secondNumber": 2})
+    warning = {
+        "message": "The value of 'max_completion_tokens' for this model was set to value 1024",
+        "id": "unspecified_max_completion_tokens",
+    }
+    body = "".join(
+        (
+            _watsonx(
+                1, _choice({"role": "assistant", "content": ""}), system={"warnings": [warning]}
+            ),
+            _watsonx(2, _choice({"content": ""})),
+            _watsonx(
+                3,
+                _choice(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "chatcmpl-tool-af37",
+                                "type": "function",
+                                "function": {"name": "sum", "arguments": ""},
+                            }
+                        ]
+                    }
+                ),
+            ),
+            _watsonx(
+                4,
+                _choice({"tool_calls": [{"index": 0, "function": {"name": "", "arguments": add}}]}),
+            ),
+            _watsonx(
+                5,
+                _choice(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 1,
+                                "id": "chatcmpl-tool-f762",
+                                "type": "function",
+                                "function": {"name": "subtraction", "arguments": ""},
+                            }
+                        ]
+                    }
+                ),
+            ),
+            _watsonx(
+                6,
+                _choice(
+                    {"tool_calls": [{"index": 1, "function": {"name": "", "arguments": add}}]},
+                    "tool_calls",
+                ),
+            ),
+            _watsonx(
+                7, [], usage={"completion_tokens": 49, "prompt_tokens": 319, "total_tokens": 368}
+            ),
+        )
+    ).encode()
+    events = replay_every_way(body, "custom")
+    numbers = {"firstNumber": 2, "secondNumber": 2}
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(
+                ("chatcmpl-tool-af37", "sum", numbers),
+                ("chatcmpl-tool-f762", "subtraction", numbers),
+            ),
+            usage=(319, 49, 0, 0, 368),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="ibm/granite-3-3-8b-instruct",
+        ),
+    )
+
+    text = "Sure, your phone numbers are 3572865321."
+    pii = {
+        "score": 0.8,
+        "input": False,
+        "position": {"start": 29, "end": 39},
+        "entity": "PhoneNumber",
+        "word": "3572865321",
+    }
+    detection = {
+        "detector_id": "en_syntax_rbr_pii",
+        "detection_type": "pii",
+        "detection": "PhoneNumber",
+        "score": 0.8,
+        "text": "3572865321",
+    }
+    body = "".join(
+        (
+            _watsonx(
+                1,
+                _choice({"role": "assistant", "content": text}),
+                moderations={"pii": [pii]},
+                detections={"output": [{"choice_index": 0, "results": [detection]}]},
+            ),
+            _watsonx(2, _choice({"role": "assistant"}, "stop")),
+            _watsonx(
+                3, [], usage={"completion_tokens": 19, "prompt_tokens": 49, "total_tokens": 68}
+            ),
+        )
+    ).encode()
+    check(
+        summarize(replay_every_way(body, "custom")),
+        Expect(text=text, usage=(49, 19, 0, 0, 68), model="ibm/granite-3-3-8b-instruct"),
+    )
+
+
+# -- Cloudflare Workers AI ------------------------------------------------------------------
+
+
+def test_workers_ai_openai_shaped_run_stream_changes_its_id_and_counts_on_every_chunk() -> None:
+    """cloudflare/ai packages/workers-ai-provider test/stream-text.test.ts ("content and
+    reasoning_content"): Workers AI's `/ai/run` stream of a reasoning model in OpenAI's
+    shape carries a running `usage` on every chunk, changes the chunk `id` between the
+    reasoning and the answer (`chatcmpl-edc8...` then `chatcmpl-7047...`), sends no
+    finish reason, and closes with a chunk of no choices holding the final count. One
+    turn: the reasoning, then the text, the last count, `done` at `[DONE]`."""
+    model = "@cf/qwen/qwq-32b"
+
+    def chunk(chunk_id: str, delta: dict[str, Any] | None, completion: int) -> dict[str, Any]:
+        choices = (
+            []
+            if delta is None
+            else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}]
+        )
+        usage = {
+            "prompt_tokens": 13,
+            "total_tokens": 13 + completion,
+            "completion_tokens": completion,
+        }
+        return {
+            "id": chunk_id,
+            "object": "chat.completion.chunk",
+            "created": 1751570976,
+            "model": model,
+            "choices": choices,
+            "usage": usage,
+        }
+
+    body = _sse(
+        chunk("chatcmpl-edc8406714f7", {"role": "assistant", "content": ""}, 0),
+        chunk("chatcmpl-edc8406714f7", {"reasoning_content": "Okay"}, 3),
+        chunk("chatcmpl-edc8406714f7", {"reasoning_content": ", the user is asking"}, 6),
+        chunk("chatcmpl-7047b0aace8d", {"content": "A"}, 448),
+        chunk("chatcmpl-7047b0aace8d", {"content": " **cow is cool"}, 450),
+        chunk("chatcmpl-7047b0aace8d", None, 1022),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="A **cow is cool",
+            reasoning="Okay, the user is asking",
+            usage=(13, 1022, 0, 0, 1035),
+            raw_stop_reason=None,
+            model=model,
+        ),
+    )
+
+
+# -- Hugging Face Inference Providers ---------------------------------------------------------
+
+
+def test_hugging_face_router_responses_stream_as_the_ai_sdk_provider_reads_it() -> None:
+    """vercel/ai packages/huggingface (its Responses model, `router.huggingface.co/v1/
+    responses`) doStream tests: `data:` with no space and no `event:` lines, events with a
+    `sequence_number`; the message's `output_item.done` repeats its whole text (or carries
+    no content at all), and `response.completed` holds the usage, or `usage: null` with
+    only the id and status. The text once; the usage where counted; `done(stop)`."""
+    model = "deepseek-ai/DeepSeek-V3-0324"
+    message = {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Hello, World!"}],
+    }
+
+    def frames(*events: dict[str, Any]) -> bytes:
+        return "".join(f"data:{json.dumps(event)}\n\n" for event in events).encode()
+
+    def delta(text: str, number: int) -> dict[str, Any]:
+        return {
+            "type": "response.output_text.delta",
+            "item_id": "msg_test",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": text,
+            "sequence_number": number,
+        }
+
+    opened = {"id": "msg_test", "type": "message", "role": "assistant", "status": "in_progress"}
+    body = frames(
+        {
+            "type": "response.created",
+            "response": {
+                "id": "resp_test",
+                "object": "response",
+                "created_at": 1741269019,
+                "status": "in_progress",
+                "model": model,
+            },
+        },
+        {"type": "response.in_progress", "response": {"id": "resp_test", "status": "in_progress"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {**opened, "content": []},
+            "sequence_number": 1,
+        },
+        delta("Hello,", 2),
+        delta(" World!", 3),
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": message,
+            "sequence_number": 4,
+        },
+        {
+            "type": "response.completed",
+            "sequence_number": 5,
+            "response": {
+                "id": "resp_test",
+                "model": model,
+                "object": "response",
+                "status": "completed",
+                "incomplete_details": None,
+                "output": [message],
+                "usage": {"input_tokens": 12, "output_tokens": 25, "total_tokens": 37},
+            },
+        },
+    )
+    check(
+        summarize(replay_every_way(body, "openai-responses")),
+        Expect(
+            text="Hello, World!", usage=(12, 25, 0, 0, 37), raw_stop_reason="completed", model=model
+        ),
+    )
+
+    body = frames(
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": opened,
+            "sequence_number": 1,
+        },
+        delta("Hi!", 2),
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {**opened, "status": "completed"},
+            "sequence_number": 3,
+        },
+        {
+            "type": "response.completed",
+            "sequence_number": 4,
+            "response": {
+                "id": "resp_test",
+                "status": "completed",
+                "incomplete_details": None,
+                "usage": None,
+            },
+        },
+    )
+    check(
+        summarize(replay_every_way(body, "openai-responses")),
+        Expect(text="Hi!", raw_stop_reason="completed"),
     )
