@@ -155,7 +155,9 @@ Decisions, where the wire leaves a choice:
   `context_management` (the edits applied) and any newer field; a container's fields
   beside its id (`expires_at`, the `skills` loaded in it); usage fields beyond the token
   counts (`cache_creation`'s 5m/1h split, `server_tool_use` request counts,
-  `service_tier`); a `message_stop`'s own fields (Bedrock's
+  `service_tier`); a refusal's `stop_details` beside its explanation (the
+  `fallback_credit_token` to echo on a retry on a fallback model, the
+  `recommended_model`); a `message_stop`'s own fields (Bedrock's
   `amazon-bedrock-invocationMetrics`, whose counts the usage already holds).
 - An `error` event is `error(kind="stream_error")` with the HTTP status its type stands
   for (`overloaded_error` 529, `api_error` 500) and the type as its code, so the
@@ -304,6 +306,10 @@ _MESSAGE_READ = frozenset(
 )
 _MESSAGE_DELTA_READ = frozenset({"type", "delta", "usage"})
 _DELTA_READ = frozenset({"stop_reason", "stop_details", "container"})
+# A refusal's `stop_details` fields read (the explanation) or logged as it is read (the
+# type, the category); the others (`fallback_credit_token`, `fallback_has_prefill_claim`,
+# `recommended_model`: how to retry on a fallback model) are logged with their values.
+_STOP_DETAILS_READ = frozenset({"type", "category", "explanation"})
 # A legacy `completion` event's fields an event carries (its `stop`, the sequence that
 # matched, and its `log_id` are logged).
 _COMPLETION_READ = frozenset({"type", "id", "completion", "stop_reason", "model"})
@@ -729,7 +735,9 @@ class AnthropicNormalizer(Normalizer):
             self._block_stop(index)
 
     def _stop_details(self, details: Any) -> None:
-        """A refusal's `stop_details`: its explanation is the refusal's text."""
+        """A refusal's `stop_details`: its explanation is the refusal's text; its other
+        fields (the fallback credit to echo on a retry elsewhere, the model recommended
+        for it) are logged with their values."""
         if not isinstance(details, dict):
             return
         explanation = details.get("explanation")
@@ -739,6 +747,7 @@ class AnthropicNormalizer(Normalizer):
         logger.bind(provider=self.provider, attempt=self.attempt).debug(
             "stop details: {} (category {})", details.get("type"), details.get("category")
         )
+        self._unread("stop_details", details, _STOP_DETAILS_READ)
 
     def _container(self, container: object) -> None:
         """The container the turn's code ran in (`{"id": ..., "expires_at": ...}`): its id
