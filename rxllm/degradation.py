@@ -883,8 +883,17 @@ _TRANSIENT_CODES = frozenset(
 # Codes of "the server's trouble": weaker than the above, since some servers give every
 # 500 this type (llama.cpp's `server_error` for "image input is not supported", Ollama's
 # `api_error` for "does not support tools"), so the message is read first.
+# OpenAI's Responses `vector_store_timeout` (a `response.failed` whose file search timed out
+# in its vector store: its `ResponseError`, code and message only) is its own backend's.
 _SERVER_TROUBLE_CODES = frozenset(
-    {"server_error", "internal_error", "api_error", "timeout_error", "internal"}
+    {
+        "server_error",
+        "internal_error",
+        "api_error",
+        "timeout_error",
+        "internal",
+        "vector_store_timeout",
+    }
 )
 # The chat wire's code for a turn that ended with `finish_reason: "error"` and no error
 # object it could read (OpenRouter's chunk after `200 OK` when its upstream failed
