@@ -78,8 +78,9 @@ test_google_shapes.py and test_probe_google.py):
   A source without a uri is logged at debug, as a grounding chunk without one is.
 - A part no event carries (`inlineData`, `fileData`, a thought image, a part type
   newer than this module) is logged at debug by its keys, never its data; the parts
-  around it are read as usual. So are candidate and grounding fields no event carries
-  (`urlContextMetadata`, `webSearchQueries`, `searchEntryPoint`), each once per turn.
+  around it are read as usual. So are fields beside a part's data (`partMetadata`) and
+  candidate and grounding fields no event carries (`urlContextMetadata`,
+  `webSearchQueries`, `searchEntryPoint`), each once per turn.
 - Usage: the latest `usageMetadata` with token counts wins and is emitted once,
   before `done` (or before the error of a stream cut before its finish, or of an
   `error` chunk or frame, even one after the finish, as that failure's: `FailureUsage`,
@@ -250,6 +251,13 @@ _CHUNK_KEYS = frozenset(
 # each cites: an `image` chunk (Google Search image results) cites the page the image
 # is on (`sourceUri`), not the image (`imageUri`), as Google's attribution asks.
 _GROUNDING_SOURCES = {"web": "uri", "retrievedContext": "uri", "maps": "uri", "image": "sourceUri"}
+
+# The data of a part that events carry, and every key read (the data and what rides with
+# it); any other key beside that data (`partMetadata`) is logged.
+_PART_DATA = frozenset(
+    {"text", "functionCall", "executableCode", "codeExecutionResult", "toolCall", "toolResponse"}
+)
+_READ_PART_KEYS = _PART_DATA | _TEXT_KEYS
 
 # The parts of a step of a tool Gemini runs itself; a finish reason on a chunk holding
 # one ends that step, not the turn.
@@ -645,6 +653,8 @@ class GeminiNormalizer(Normalizer):
             self.answered = True
             calls: list[dict[str, Any]] = []
             for part in parts:
+                if len(part) > 1:  # beside its data, a part may hold fields no event carries
+                    self._beside(part)
                 if "functionCall" in part:
                     calls.append(part)
                 else:
@@ -735,6 +745,14 @@ class GeminiNormalizer(Normalizer):
             self.server_calls[name] = number + 1
             call_id = f"{name}_{self.response_tag()}_{number}"
         self.server_tool_result(call_id, name, content)
+
+    def _beside(self, part: dict[str, Any]) -> None:
+        """Fields beside a part's data that no event carries (`partMetadata`, a
+        `videoMetadata` or `mediaResolution`), logged by name once per turn; a part
+        whose data no event carries is logged whole (`_unread`)."""
+        extra = part.keys() - _READ_PART_KEYS
+        if extra and not _PART_DATA.isdisjoint(part):
+            self._unread_fields(extra, "part")
 
     def _unread(self, part: dict[str, Any]) -> None:
         """A part no event carries: logged by its keys (its data may be a whole image)."""
