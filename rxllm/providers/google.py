@@ -39,15 +39,16 @@ test_google_shapes.py and test_probe_google.py):
   `args` (or `args: null`, which proto3 JSON reads as absent) and no `willContinue` is
   complete: a tool without parameters, `{}` (DESIGN.md; Vertex sends such calls beside
   streamed `partialArgs` ones).
-- Vertex's streamed arguments (`willContinue` with `partialArgs` of `jsonPath` and a
-  typed value, strings continued across parts) build one call per `functionCall`
-  that opened with a name, over the `args` that opening part may already carry:
-  partial arguments merge into them, a string begun there continued by its pieces
-  (as client accumulators of `partialArgs` do); `args` on a later part of the call
-  are logged at debug. The call ends at the first `functionCall` part without
-  `willContinue` (the empty `{}` terminator, or a last `partialArgs` part). String
-  pieces are joined once, at the end. A call still open when the turn finishes is
-  `malformed_tool_arguments`; the provider said more was coming.
+- Vertex's streamed arguments (`willContinue` with `partialArgs` of `jsonPath`, an RFC
+  9535 path whose bracketed names' escapes are read, and a typed value, strings
+  continued across parts) build one call per `functionCall` that opened with a name,
+  over the `args` that opening part may already carry: partial arguments merge into
+  them, a string begun there continued by its pieces (as client accumulators of
+  `partialArgs` do); `args` on a later part of the call are logged at debug. The call
+  ends at the first `functionCall` part without `willContinue` (the empty `{}`
+  terminator, or a last `partialArgs` part). String pieces are joined once, at the end.
+  A call still open when the turn finishes is `malformed_tool_arguments`; the provider
+  said more was coming.
 - Code execution is a tool Gemini runs itself (DESIGN.md: provider-executed tools are
   shown, never dispatched). An `executableCode` part is `server_tool_call` named
   `code_execution` with arguments `{language, code}`, the keys it sent (Vertex may
@@ -346,9 +347,28 @@ def _json_path(path: str) -> PathKey:
         if match["index"] is not None:
             segments.append(int(match["index"]))
         else:
-            segments.append(match["name"] or match["single"] or match["double"] or "")
+            segments.append(match["name"] or _name(match["single"] or match["double"] or ""))
         position = match.end()
     return tuple(segments)
+
+
+# An escape in a bracketed name (RFC 9535 section 2.3.1.1): `\uXXXX`, or one character.
+_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.DOTALL)
+_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescape(match: re.Match[str]) -> str:
+    escape = match[1]
+    return chr(int(escape[1:], 16)) if len(escape) == 5 else _ESCAPED.get(escape, escape)
+
+
+def _name(quoted: str) -> str:
+    """A bracketed name as RFC 9535 writes it, its escapes read (`owner\\'s` is
+    `owner's`, `caf\\u00e9` is `café`; a surrogate pair is one character)."""
+    if "\\" not in quoted:
+        return quoted
+    name = _ESCAPE.sub(_unescape, quoted)
+    return name.encode("utf-16", "surrogatepass").decode("utf-16")
 
 
 class _StreamedCall:

@@ -69,3 +69,42 @@ def test_part_metadata_beside_a_text_part_is_logged_not_dropped() -> None:
     assert kinds(events) == ["reasoning", "text", "server_tool_call", "text", "done"]
     unread = [line for line in logged if "partMetadata" in line]
     assert unread == ["no event carries the part fields ['partMetadata']"]
+
+
+def test_streamed_argument_paths_read_rfc_9535_escapes_in_bracketed_names() -> None:
+    """`PartialArg.jsonPath` is "a JSON Path (RFC 9535) to the argument being streamed".
+    RFC 9535 writes a name that is no identifier in brackets (`$['owner\\'s']`,
+    `$["say \\"hi\\""]`), its quote, backslash and control characters escaped and any
+    character as `\\uXXXX` (a pair for one outside the BMP), as normalized paths
+    (section 2.7) do. The escapes are read: the argument is named `owner's`, never
+    `owner\\'s`."""
+
+    def call(**fields: Any) -> dict[str, Any]:
+        return {"functionCall": fields}
+
+    events = run(
+        chunk(call(name="file_note", id="fc_1", willContinue=True)),
+        chunk(
+            call(
+                partialArgs=[
+                    {"jsonPath": "$['owner\\'s']", "stringValue": "Ada"},
+                    {"jsonPath": '$["say \\"hi\\""]', "boolValue": True},
+                    {"jsonPath": "$['C:\\\\dir']['caf\\u00e9']", "numberValue": 2},
+                    {"jsonPath": "$['tab\\tkey'][0]", "stringValue": "x"},
+                    {"jsonPath": "$['\\ud83d\\ude00']", "nullValue": "NULL_VALUE"},
+                ],
+                willContinue=True,
+            )
+        ),
+        chunk(call(), finish="STOP"),
+    )
+    arguments = {
+        "owner's": "Ada",
+        'say "hi"': True,
+        "C:\\dir": {"café": 2},
+        "tab\tkey": ["x"],
+        "\U0001f600": None,
+    }
+    got = summarize(events)
+    assert got.tool_calls == [("fc_1", "file_note", arguments)]
+    assert got.stop_reason == "tool_use"
