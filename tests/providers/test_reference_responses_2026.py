@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 
-from rxllm.events import Event, Failed
+from rxllm import Message
+from rxllm.events import Event, Failed, ServerToolCall, ServerToolResult
+from rxllm.providers.openai_responses import responses_input
 from tests.support import Expect, check, replay_every_way, summarize
+from tests.test_reasoning_history import record_of
 
 P = "openai-responses"
 
@@ -116,3 +119,119 @@ def test_each_failure_code_of_the_reference_says_whether_sending_again_may_help(
     [end] = [ev for ev in events if isinstance(ev, Failed)]
     assert (end.error.code, end.error.message) == (code, message)
     assert end.error.retryable is retryable
+
+
+# -- items of the current reference --------------------------------------------------------
+
+
+def test_a_batched_computer_call_is_requested_with_its_actions_and_goes_back_whole() -> None:
+    """`response_computer_tool_call.py` now: `action` optional, `actions` a
+    `ComputerActionList` ("Flattened batched actions for `computer_use`"), with its
+    `pending_safety_checks`. The client is asked to act: one `tool_request` named
+    `computer_call` whose arguments are the batch and the checks, and the next turn sends
+    the call back with its batch (status `completed`, which the API requires of a computer
+    call it is given) and the client's `computer_call_output` with the checks it
+    acknowledged."""
+    actions = [
+        {"type": "click", "button": "left", "x": 412, "y": 88},
+        {"type": "type", "text": "rxllm"},
+        {"type": "keypress", "keys": ["ENTER"]},
+    ]
+    checks = [{"id": "cu_sc_1", "code": "malicious_instructions", "message": "Check the page."}]
+    call = {
+        "type": "computer_call",
+        "id": "cu_1",
+        "call_id": "call_cu_1",
+        "status": "in_progress",
+        "actions": [],
+        "pending_safety_checks": [],
+    }
+    whole = {**call, "status": "completed", "actions": actions, "pending_safety_checks": checks}
+    events = run(CREATED, added(0, call), done(0, whole), completed(whole))
+    arguments = {"actions": actions, "pending_safety_checks": checks}
+    check(
+        summarize(events),
+        Expect(
+            tools=(("call_cu_1", "computer_call", arguments),),
+            usage=COUNTED,
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="gpt-5.2",
+        ),
+    )
+    turn = record_of(events, P).to_message()
+    screenshot = {"type": "computer_screenshot", "image_url": "data:image/png;base64,iVBO"}
+    answer = {"output": screenshot, "acknowledged_safety_checks": checks}
+    _, items = responses_input(
+        [Message.user("search rxllm"), turn, Message.tool("call_cu_1", json.dumps(answer))],
+        frozenset(),
+        True,
+        {},
+        False,
+    )
+    assert items[1:] == [
+        {"type": "computer_call", "call_id": "call_cu_1", "status": "completed", **arguments},
+        {"type": "computer_call_output", "call_id": "call_cu_1", **answer},
+    ]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        {"type": "mcp_protocol_error", "code": -32602, "message": "Invalid params"},
+        {"type": "mcp_tool_execution_error", "content": [{"type": "text", "text": "no repo"}]},
+        {"type": "http_error", "code": 502, "message": "Bad Gateway"},
+    ],
+)
+def test_a_failed_mcp_call_is_shown_with_its_structured_error(error: dict[str, Any]) -> None:
+    """`mcp_tool_call_error.py`: an `mcp_call`'s `error` is now an object of one of three
+    types (the server's JSON-RPC error, the tool's own failure with its content, the
+    transport's HTTP error), its status `failed`, after `response.mcp_call.in_progress`,
+    the arguments streamed (`mcp_call_arguments.delta` / `.done`) and
+    `response.mcp_call.failed`. OpenAI ran it: a `server_tool_call` with the parsed
+    arguments once they are done, a `server_tool_result` that keeps the error as sent;
+    nothing for the client to run, and the answer after it is the text."""
+    call = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "server_label": "deepwiki",
+        "name": "ask_question",
+        "arguments": "",
+        "status": "in_progress",
+    }
+    arguments = '{"repoName":"rxllm/rxllm","question":"What is settle_once?"}'
+    failed = {**call, "arguments": arguments, "status": "failed", "error": error, "output": None}
+    message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress"}
+    part = {"type": "output_text", "text": "The lookup failed.", "annotations": []}
+    said = {**message, "status": "completed", "content": [part]}
+    events = run(
+        CREATED,
+        added(0, call),
+        on("response.mcp_call.in_progress", 0, "mcp_1"),
+        on("response.mcp_call_arguments.delta", 0, "mcp_1", delta=arguments[:20]),
+        on("response.mcp_call_arguments.delta", 0, "mcp_1", delta=arguments[20:]),
+        on("response.mcp_call_arguments.done", 0, "mcp_1", arguments=arguments),
+        on("response.mcp_call.failed", 0, "mcp_1"),
+        done(0, failed),
+        added(1, {**message, "content": []}),
+        on("response.output_text.delta", 1, "msg_1", content_index=0, delta=part["text"]),
+        done(1, said),
+        completed(failed, said),
+    )
+    check(
+        summarize(events),
+        Expect(
+            text="The lookup failed.", usage=COUNTED, raw_stop_reason="completed", model="gpt-5.2"
+        ),
+    )
+    [shown] = [ev for ev in events if isinstance(ev, ServerToolCall)]
+    assert (shown.call_id, shown.name) == ("mcp_1", "mcp_call")
+    assert shown.arguments == {
+        "server_label": "deepwiki",
+        "name": "ask_question",
+        "arguments": json.loads(arguments),
+    }
+    [result] = [ev for ev in events if isinstance(ev, ServerToolResult)]
+    assert result.call_id == "mcp_1"
+    assert result.content["status"] == "failed" and result.content["error"] == error
+    assert [ev.type for ev in events][:3] == ["server_tool_call", "server_tool_result", "text"]
