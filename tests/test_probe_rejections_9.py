@@ -19,8 +19,9 @@ from typing import Any, NamedTuple
 import pytest
 
 import rxllm
-from rxllm.degradation import RecoveryPolicy, Verdict
+from rxllm.degradation import RecoveryPolicy, Verdict, classify
 from rxllm.error_body import parse_error_body
+from rxllm.events import Failed
 from tests.support import NO_CAPTURES, REJECTIONS
 from tests.test_probe_rejections_7 import IMAGE, TOOLS, frame, response
 
@@ -347,11 +348,28 @@ def policy(case: dict[str, Any]) -> RecoveryPolicy:
     return provider.wire.recovery
 
 
+# Presets whose wire is not the chat wire: an in-band case of theirs is that wire's own error
+# frame (Anthropic's `event: error`, a Responses `response.failed`, Gemini's error object),
+# read by the wire itself. Their policies degrade no body, so the chat body `sent` stands in.
+OTHER_WIRES = frozenset({"anthropic", "google", "openai-responses"})
+
+
+def in_its_wire(case: dict[str, Any]) -> Failed:
+    """The error an in-band case of another wire ends its turn in, read by that wire."""
+    events: list[Any] = []
+    rxllm.replay(case["body"].encode(), provider=case["preset"]).subscribe(events.append)
+    end = events[-1]
+    assert isinstance(end, Failed), end
+    return end
+
+
 def original(case: dict[str, Any]) -> Verdict:
     if case["transport"] == "http":
         return response(
             case["status"], case["body"], sent(case), policy(case), case["headers"] or {}
         )
+    if case["preset"] in OTHER_WIRES:
+        return classify(in_its_wire(case).error, sent(case), policy(case))
     return frame(chat_wire_error(error_frame(case)), sent(case), policy(case))
 
 
