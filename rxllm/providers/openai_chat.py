@@ -2042,6 +2042,9 @@ class ChatNormalizer(Normalizer):
                 text = part.get("text")
                 if text:
                     self.content(text)
+                citations = part.get("citations")
+                if citations.__class__ is list:
+                    self._part_citations(citations)
             elif kind == "thinking":
                 thinking = part.get("thinking")
                 if isinstance(thinking, str):
@@ -2063,6 +2066,19 @@ class ChatNormalizer(Normalizer):
                         self._content_part(entry)
             else:
                 self._content_part(part)
+
+    def _part_citations(self, citations: list[Any]) -> None:
+        """The citations of a text part (Databricks serving Claude passes Anthropic's
+        on: LiteLLM's `test_chunk_parser_with_citation`), read as the Anthropic wire
+        reads them: one with a `url` (`web_search_result_location`) is a citation with
+        its title and cited text; a document's (`char_location`, `page_location`:
+        an index into documents the client sent, no URL) is logged."""
+        for cited in citations:
+            url = text_or_none(cited.get("url")) if cited.__class__ is dict else None
+            if url is None:
+                self._log_once("part citation", f"citation {_short(cited)} has no url: no event")
+                continue
+            self._cite(url, text_or_none(cited.get("title")), text_or_none(cited.get("cited_text")))
 
     def _content_part(self, part: dict[str, Any]) -> None:
         """A content chunk that is neither text nor thinking. Mistral's `tool_reference`

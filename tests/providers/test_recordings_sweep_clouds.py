@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.support import Expect, check, kinds, replay_every_way, summarize
+from rxllm.events import Citation
+from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
 
 
 def _sse(*payloads: dict[str, Any] | str, done: bool = True) -> bytes:
@@ -398,4 +399,165 @@ def test_hugging_face_router_responses_stream_as_the_ai_sdk_provider_reads_it() 
     check(
         summarize(replay_every_way(body, "openai-responses")),
         Expect(text="Hi!", raw_stop_reason="completed"),
+    )
+
+
+def test_databricks_text_part_citations_are_cited_or_logged() -> None:
+    """BerriAI/litellm tests/test_litellm/llms/databricks/chat/
+    test_databricks_chat_transformation.py (`test_chunk_parser_with_citation`): Databricks
+    serving Claude passes Anthropic's citations on in a text part of the streamed content
+    list, `{"type": "text", "text": "", "citations": [{"type": "char_location",
+    "cited_text", "document_index", "document_title", ...}]}`. A document's citation names
+    no URL (an index into documents the client sent): logged, as the Anthropic wire logs it;
+    one with a `url` (Anthropic's `web_search_result_location`) is a citation. The text
+    once. Before: the citations were dropped unsaid."""
+    document = {
+        "type": "char_location",
+        "cited_text": "The sky is blue.",
+        "document_index": 0,
+        "document_title": "My Document",
+        "start_char_index": 0,
+        "end_char_index": 50,
+    }
+    page = {
+        "type": "web_search_result_location",
+        "url": "https://example.com/sky",
+        "title": "Sky",
+        "cited_text": "The sky is blue.",
+        "encrypted_index": "Eo8B",
+    }
+    body = _sse(
+        _databricks(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Blue", "citations": [document]}],
+            }
+        ),
+        _databricks(
+            {"role": "assistant", "content": [{"type": "text", "text": ".", "citations": [page]}]}
+        ),
+        _databricks({"role": "assistant", "content": ""}, "stop"),
+    )
+    with log_messages() as logs:
+        events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="Blue.", model="us.anthropic.claude-3-7-sonnet-20250219-v1:0"),
+    )
+    cited = [event for event in events if isinstance(event, Citation)]
+    assert [(c.url, c.title, c.cited_text) for c in cited] == [
+        ("https://example.com/sky", "Sky", "The sky is blue.")
+    ]
+    assert any("char_location" in message and "no url" in message for message in logs)
+
+
+# -- Fireworks AI ---------------------------------------------------------------------------
+
+
+def test_fireworks_repeats_a_calls_id_type_and_name_on_every_fragment() -> None:
+    """SillyTavern/SillyTavern#5948 (the raw chunks of Fireworks AI serving GLM,
+    `accounts/fireworks/models/glm-5p2`): every fragment of a call repeats its `index`,
+    `id`, `type` and `function.name` beside the next piece of `arguments`, with a stray
+    `"name": null` on the call and `"raw_output": null` on the choice; clients that
+    concatenate what repeats doubled the id and the name. One call, its id and name
+    once, its arguments whole."""
+
+    def fragment(arguments: str) -> dict[str, Any]:
+        call = {
+            "index": 0,
+            "id": "chatcmpl-tool-aa62",
+            "type": "function",
+            "name": None,
+            "function": {"name": "debug_tool", "arguments": arguments},
+        }
+        return {"tool_calls": [call]}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-b7de",
+            "object": "chat.completion.chunk",
+            "created": 1783459695,
+            "model": "accounts/fireworks/models/glm-5p2",
+            "usage": None,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "raw_output": None}],
+            **extra,
+        }
+
+    usage = {"prompt_tokens": 812, "completion_tokens": 24, "total_tokens": 836}
+    body = _sse(
+        chunk({"role": "assistant", "content": None}),
+        chunk(fragment("")),
+        chunk(fragment('{"level": ')),
+        chunk(fragment('"verbose"}')),
+        chunk({}, "tool_calls", usage=usage),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(("chatcmpl-tool-aa62", "debug_tool", {"level": "verbose"}),),
+            usage=(812, 24, 0, 0, 836),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="accounts/fireworks/models/glm-5p2",
+        ),
+    )
+    assert kinds(events) == ["tool_start", "tool_request", "usage", "done"]
+
+
+# -- Anthropic on Vertex AI -----------------------------------------------------------------
+
+
+def test_vertex_claude_stream_with_its_vertex_event_reads_as_the_messages_events_say() -> None:
+    """vercel/ai#11309 and #13436 (Claude served by Vertex AI's `streamRawPredict`, passed
+    on by proxies that present the Anthropic API): Vertex adds an SSE event of its own,
+    `{"type": "vertex_event", "usage": {...}}`, its usage with null cache counts, a
+    `cache_creation` split and the same counts again per pricing tier (`tiers:
+    {"0-to-200000": {...}}`); @ai-sdk/anthropic failed the stream on it, Anthropic's SDK
+    does not. Its place is not quoted: here after `message_start`, whose counts it
+    repeats. The text once, the usage of the Messages events (9 in, 5 out, not the vertex
+    event's again), `end_turn`."""
+    counts = {
+        "input_tokens": 9,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": None,
+        "cache_read_input_tokens": None,
+        "web_search_requests": None,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    }
+    events_in = (
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_vrtx_01Hd2",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5@20250929",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 9, "output_tokens": 1},
+            },
+        },
+        {"type": "vertex_event", "usage": {**counts, "tiers": {"0-to-200000": counts}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi!"}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+        },
+        {"type": "message_stop"},
+    )
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events_in).encode()
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(
+            text="Hi!",
+            usage=(9, 5, 0, 0, 14),
+            raw_stop_reason="end_turn",
+            model="claude-sonnet-4-5@20250929",
+        ),
     )
