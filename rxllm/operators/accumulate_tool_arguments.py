@@ -15,6 +15,7 @@ from rxllm.events import (
     Done,
     Event,
     Failed,
+    Refusal,
     ToolRequest,
     ToolStart,
     UsageUpdate,
@@ -86,7 +87,9 @@ def accumulate_tool_arguments(
     ends (its `done`, error or cancellation), not at once: the usage the provider sends
     after the call is passed on, so the failed turn says what it cost, and a stop that
     cut the call short (`max_tokens`) is named, as for a call still open then. Nothing
-    else after the call is emitted.
+    else after the call is emitted but a refusal, which says why the turn stopped (a
+    provider's classifier cut the call off: Anthropic closes the cut block, then says
+    `refusal` with its explanation).
 
     ::
 
@@ -280,10 +283,11 @@ class _Calls:
             self._observer.on_next(item)  # type: ignore[arg-type]
 
     def _until_the_end(self, item: Fragment) -> None:
-        """After a malformed call, until its turn ends: the usage passes, the end
-        reports the call's error (the first failure), and the rest is dropped."""
+        """After a malformed call, until its turn ends: the usage and a refusal (why the
+        turn stopped) pass, the end reports the call's error (the first failure), and the
+        rest is dropped."""
         kind = type(item)
-        if kind is UsageUpdate or kind is FailureUsage:
+        if kind is UsageUpdate or kind is FailureUsage or kind is Refusal:
             self._observer.on_next(item)  # type: ignore[arg-type]
         elif kind is Done:
             assert isinstance(item, Done)

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from rxllm import Message
-from rxllm.events import ServerToolCall
+from rxllm.events import Failed, Refusal, ServerToolCall
 from rxllm.providers.anthropic import anthropic_messages
 from tests.support import log_messages, replay_every_way, summarize
 from tests.test_reasoning_history import record_of
@@ -111,6 +111,28 @@ def test_a_refusal_s_fallback_credit_and_recommended_model_are_logged() -> None:
         and ("explanation" in m or "category" in m or "field type" in m)
         for m in messages
     )
+
+
+def test_a_refusal_that_cut_a_call_is_said_beside_the_call_s_error() -> None:
+    """platform.claude.com/docs/en/test-and-evaluate/strengthen-guardrails/
+    handle-streaming-refusals: the streaming classifiers stop a turn wherever it is, a
+    call's input included; the API closes the cut block (`content_block_stop`, as at
+    `max_tokens`) and the final `message_delta` says `refusal` with its `stop_details`.
+    The call is malformed and never dispatched, and its error names the refusal; the
+    refusal's explanation, which DESIGN makes an event, was dropped with everything
+    after the call. It is said, as when the block is still open at the refusal."""
+    call = {"type": "tool_use", "id": "toolu_01", "name": "write_file", "input": {}}
+    cut = '{"path": "x.py", "content": "import sock'
+    refused = end("refusal", stop_details=refusal_details())
+    begun = [block(0, call), delta(0, {"type": "input_json_delta", "partial_json": cut})]
+    for frames in ([*begun, stop(0), refused, STOP], [*begun, refused, STOP]):
+        events = replay_every_way(sse(start(), *frames), "anthropic")
+        assert [e.type for e in events] == ["tool_start", "refusal", "usage", "error"]
+        refusal, error = events[1], events[-1]
+        assert isinstance(refusal, Refusal) and refusal.text == DECLINED
+        assert isinstance(error, Failed)
+        assert (error.error.kind, error.error.code) == ("malformed_tool_arguments", "refusal")
+        assert "the turn stopped (refusal)" in error.error.message
 
 
 # -- Server tools -------------------------------------------------------------------------
@@ -218,3 +240,56 @@ def test_input_transformations_and_the_speed_are_logged_beside_a_turn_read_right
         "no event carries the usage field speed: 'fast'",
     ):
         assert said in messages, said
+
+
+def test_a_refusal_after_server_tools_goes_back_as_the_prefill_of_its_retry() -> None:
+    """platform.claude.com/docs/en/build-with-claude/fallback-credit (BetaRefusalStopDetails
+    `fallback_has_prefill_claim: true`): the retry on the fallback model may append one
+    assistant message, "this response's content with any trailing whitespace stripped from
+    the final text block", its paired server-tool blocks included. Here a web search ran
+    (call and result), the answer began, and the classifier stopped it with a credit. The
+    events are the call, its result, the text, the refusal and `content_filter`; the turn
+    as the last message of the retry is the two server blocks as they came and the text
+    without its trailing space, which the API takes as the prefill."""
+    call = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {}}
+    found = [{"type": "web_search_result", "url": "https://a.example", "title": "A"}]
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": found}
+    details = refusal_details(fallback_credit_token="fct_02", fallback_has_prefill_claim=True)
+    frames = [
+        start(cache_read_input_tokens=4096),
+        block(0, call),
+        delta(0, {"type": "input_json_delta", "partial_json": '{"query": "exploit kit"}'}),
+        stop(0),
+        block(1, result),
+        stop(1),
+        *text(2, "The first result describes "),
+        end("refusal", 19, stop_details=details),
+        STOP,
+    ]
+    events = replay_every_way(sse(*frames), "anthropic")
+    assert [e.type for e in events] == [
+        "server_tool_call",
+        "server_tool_result",
+        "text",
+        "refusal",
+        "usage",
+        "done",
+    ]
+    got = summarize(events)
+    assert (got.text, got.refusal, got.stop_reason) == (
+        "The first result describes ",
+        DECLINED,
+        "content_filter",
+    )
+    assert got.usage is not None
+    assert (got.usage.input_tokens, got.usage.cache_read_tokens) == (412, 4096)
+    turn = record_of(events, "anthropic").to_message()
+    _, messages = anthropic_messages([Message.user("find it"), turn])
+    assert messages[-1] == {
+        "role": "assistant",
+        "content": [
+            {**call, "input": {"query": "exploit kit"}},
+            result,
+            {"type": "text", "text": "The first result describes"},
+        ],
+    }
