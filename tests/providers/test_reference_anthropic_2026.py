@@ -293,3 +293,40 @@ def test_a_refusal_after_server_tools_goes_back_as_the_prefill_of_its_retry() ->
             {"type": "text", "text": "The first result describes"},
         ],
     }
+
+
+# -- Stop reasons -------------------------------------------------------------------------
+
+
+def test_a_call_cut_by_the_context_window_is_truncated_not_dispatched() -> None:
+    """platform.claude.com/docs/en/build-with-claude/handling-stop-reasons
+    (`model_context_window_exceeded`: "The response filled the model's context window.
+    Treat the response as truncated."), with fine-grained tool streaming
+    (`eager_input_streaming`: "you may potentially receive invalid or partial JSON"): the
+    window fills inside a call's input and the turn stops there, the block left open. The
+    text before is kept, the usage reported, and the call is never dispatched: the turn
+    ends with its malformed arguments, naming the stop, never a `done` that passes the cut
+    call off as complete nor a call completed from what arrived."""
+    call = {"type": "tool_use", "id": "toolu_01", "name": "make_file", "input": {}}
+    lines = '{"filename": "poem.txt", "lines_of_text": ["Roses are red", "Violets'
+    frames = [
+        start("claude-opus-4-8"),
+        *text(0, "Writing it."),
+        block(1, call),
+        delta(1, {"type": "input_json_delta", "partial_json": lines[:40]}),
+        delta(1, {"type": "input_json_delta", "partial_json": lines[40:]}),
+        end("model_context_window_exceeded", 64000),
+        STOP,
+    ]
+    events = replay_every_way(sse(*frames), "anthropic")
+    assert [e.type for e in events] == ["text", "tool_start", "usage", "error"]
+    got = summarize(events)
+    assert (got.text, got.tool_calls) == ("Writing it.", [])
+    assert got.usage is not None and got.usage.output_tokens == 64000
+    error = events[-1]
+    assert isinstance(error, Failed)
+    assert (error.error.kind, error.error.code) == (
+        "malformed_tool_arguments",
+        "model_context_window_exceeded",
+    )
+    assert error.error.raw == lines
