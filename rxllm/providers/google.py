@@ -48,7 +48,8 @@ test_google_shapes.py and test_probe_google.py):
   ends at the first `functionCall` part without `willContinue` (the empty `{}`
   terminator, or a last `partialArgs` part). String pieces are joined once, at the end.
   A call still open when the turn finishes is `malformed_tool_arguments`; the provider
-  said more was coming.
+  said more was coming. So are partial arguments that build no object (a `jsonPath`
+  that is no path, a leaf set as a string and then a path through it).
 - Code execution is a tool Gemini runs itself (DESIGN.md: provider-executed tools are
   shown, never dispatched). An `executableCode` part is `server_tool_call` named
   `code_execution` with arguments `{language, code}`, the keys it sent (Vertex may
@@ -869,13 +870,22 @@ class GeminiNormalizer(Normalizer):
                 "ignored args on a continued part of tool call {!r}", open_call.call_id
             )
         partial_args = call.get("partialArgs")
-        if partial_args:
-            open_call.add(partial_args)
-        if not call.get("willContinue"):
+        ends = not call.get("willContinue")
+        try:
+            if partial_args:
+                open_call.add(partial_args)
+            built = open_call.arguments() if ends and open_call.has_arguments() else None
+        except (ValueError, TypeError) as exc:  # a path no RFC 9535 path, shapes at odds
+            self.fail(
+                "malformed_tool_arguments",
+                f"arguments of {named_call(open_call.call_id, open_call.name)} cannot be "
+                f"built from their partialArgs: {exc}",
+            )
+            return
+        if ends:
             self.open_call = None
-            if open_call.has_arguments():
-                arguments = json.dumps(open_call.arguments(), ensure_ascii=False)
-                self.tool_args(open_call.index, arguments)
+            if built is not None:
+                self.tool_args(open_call.index, json.dumps(built, ensure_ascii=False))
             self.tool_end(open_call.index)
 
     def _error(self, error: Any) -> None:

@@ -376,3 +376,30 @@ def test_gemini_3_code_runs_that_fail_or_time_out_are_server_tool_results() -> N
     assert got.text == "Division by zero fails; the loop never ends."
     assert (got.reasoning, got.signatures) == ("Let me compute.", ["sig-code"])
     assert (got.stop_reason, got.raw_stop_reason) == ("stop", "STOP")
+
+
+def test_streamed_arguments_that_cannot_be_built_are_the_call_s_malformed_arguments() -> None:
+    """Partial arguments that build no object (a leaf set as a string, then a path through
+    it: incompatible shapes at one path; a `jsonPath` that is no RFC 9535 path) are the
+    call's malformed arguments (DESIGN.md: `malformed_tool_arguments` naming the call),
+    no longer a `protocol` error about an unexpected chunk."""
+
+    def call(**fields: Any) -> dict[str, Any]:
+        return {"functionCall": fields}
+
+    for partial_args in (
+        [
+            {"jsonPath": "$.city", "stringValue": "Rome"},
+            {"jsonPath": "$.city.zip", "numberValue": 1},
+        ],
+        [{"jsonPath": "city", "stringValue": "Rome"}],
+    ):
+        events = run(
+            chunk(call(name="book", id="fc_9", willContinue=True)),
+            chunk(call(partialArgs=partial_args, willContinue=True)),
+            chunk(call(), finish="STOP"),
+        )
+        assert kinds(events) == ["tool_start", "error"]
+        error = events[-1].error
+        assert error.kind == "malformed_tool_arguments"
+        assert "tool call 'fc_9' ('book')" in error.message
