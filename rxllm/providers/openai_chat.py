@@ -60,8 +60,10 @@ one dict lookup:
   of parts with no type (Qwen-VL: `{text}` is text, `{image}` is logged).
 - tool calls without `index` (Mistral; several in one delta are known by their place
   in the list, Kimi), or whole in one delta (Ollama, Groq, xAI); a
-  call whose name comes in a later delta than its first (vercel/ai#14722, vmlx's
-  `name: ""` opener) starts when its name does, with the arguments held until then;
+  call starts when its arguments begin, its name whole: a name may come in a later
+  delta than its first (vercel/ai#14722, vmlx's `name: ""` opener; the arguments are
+  held until then), in pieces before the arguments (Gemini's compatible endpoint:
+  continuedev/continue#5849), or whole again on every fragment (MiniMax on NVIDIA NIM);
   `arguments` sent as a JSON object (TGI, llama.cpp) is read as that object's text, and
   `tool_calls` sent as one call object rather than a list (TGI before 3.2) as that call.
   A last delta that names a streamed call again with its whole arguments (Cerebras:
@@ -1268,7 +1270,8 @@ class ChatNormalizer(Normalizer):
         self.last_call: int | None = None
         # The calls' signatures, made at the first (Gemini's OpenAI-compatible endpoint).
         self.signatures: dict[int, str] | None = None
-        # calls whose name has not come yet: index -> [whether the id came, arguments]
+        # calls not started: no name yet, or a name and no arguments yet (its pieces may
+        # still come): index -> [whether the id came, arguments, the name so far]
         self.unnamed: dict[int, list[Any]] = {}
         # each started call's argument fragments as streamed, to tell the whole arguments
         # said again (`_restated`) from a fragment: index -> [the length of the first
@@ -1446,6 +1449,8 @@ class ChatNormalizer(Normalizer):
             return
         if self.think is not None:
             self.think.flush()  # the stream was cut: what was held is still output
+        if self.unnamed:
+            self._start_named()  # a call named before the cut began
         if self.wrapped:
             self._release_wrapped()
 
@@ -2116,16 +2121,18 @@ class ChatNormalizer(Normalizer):
         name = function.get("name")
         if key is not None:
             index = self.calls.get(key)
+            held = self.unnamed.get(index) if index is not None and self.unnamed else None
             if (
                 index is not None
                 and call_id
                 and name
                 and call_id != self.call_ids[index]
-                and index not in self.unnamed
+                and (held is None or (held[0] and held[2]))
             ):
                 # A new id and name on a known index is a new call (Ollama has sent
                 # every parallel call as index 0); a new id alone is not (some servers
-                # send a fresh id on every fragment of one call).
+                # send a fresh id on every fragment of one call), nor is the first id of
+                # a call still unnamed.
                 index = None
         elif self.last_call is not None and call_id in (None, self.call_ids[self.last_call]):
             index = self.last_call  # no index on the wire (Mistral): same id, same call
@@ -2144,13 +2151,14 @@ class ChatNormalizer(Normalizer):
         if index is None:
             if self.think is not None:
                 self.think.flush()  # text held so far comes before the call
+            if self.unnamed:
+                self._start_named()  # the calls before this one start before it
             index = len(self.call_ids)
             self.calls[key if key is not None else ("no-index", index)] = index
             self.call_ids[index] = call_id or self._call_id(index)
-            if name:
-                self._start_call(index, name)
-            else:  # its name comes in a later delta: the call starts then
-                self.unnamed[index] = [bool(call_id), []]
+            # The call starts when its arguments begin: its name may come in pieces
+            # before them (`_name_call`).
+            self.unnamed[index] = [bool(call_id), [], name or ""]
         elif self.unnamed and index in self.unnamed:
             self._name_call(index, call_id, name)
         self.last_call = index
@@ -2171,6 +2179,8 @@ class ChatNormalizer(Normalizer):
             arguments = self._custom_input(index, custom.get("input"))
         if arguments is not None and arguments.__class__ is not str:
             arguments = _arguments_text(arguments)
+        if arguments and self.unnamed and index in self.unnamed and self.unnamed[index][2]:
+            self._start_unnamed(index)  # its arguments begin: its name is whole
         if arguments:
             held = self.unnamed.get(index) if self.unnamed else None
             if held is not None:
@@ -2304,17 +2314,34 @@ class ChatNormalizer(Normalizer):
         return f"call_{self.response_tag()}_{index}"
 
     def _name_call(self, index: int, call_id: str | None, name: str | None) -> None:
-        """A later delta of a call not started yet: its id if none came, and its name,
-        which starts it with the arguments held so far."""
+        """A later delta of a call not started yet: its id if none came, and its name or
+        a piece of it. A name said in pieces before the arguments (Gemini's
+        OpenAI-compatible endpoint: "edit_ex", "isting_file", continuedev/continue#5849;
+        NVIDIA-NeMo/Switchyard#785) goes on; the whole name said again (MiniMax on
+        NVIDIA NIM names the call on every fragment, hermes-agent#8259) is the same name.
+        A name that comes after arguments (vercel/ai#14722) starts the call at once,
+        with the arguments held so far."""
         held = self.unnamed[index]
         if call_id and not held[0]:
             held[0] = True
             self.call_ids[index] = call_id
-        if name:
-            del self.unnamed[index]
-            self._start_call(index, name)
-            for piece in held[1]:
-                self._arguments(index, piece)
+        if name and name != held[2]:
+            held[2] += name
+            if held[1]:
+                self._start_unnamed(index)
+
+    def _start_unnamed(self, index: int) -> None:
+        """Call `index`, named, starts with the arguments held so far."""
+        held = self.unnamed.pop(index)
+        self._start_call(index, held[2])
+        for piece in held[1]:
+            self._arguments(index, piece)
+
+    def _start_named(self) -> None:
+        """The calls named but with no arguments yet start (another call begins, or the
+        turn ends): their names are whole."""
+        for index in [index for index, held in self.unnamed.items() if held[2]]:
+            self._start_unnamed(index)
 
     def _start_call(self, index: int, name: str) -> None:
         """Call `index` starts, under an id no other call of the turn has: DeepSeek and
@@ -2376,9 +2403,13 @@ class ChatNormalizer(Normalizer):
         return ids
 
     def _release_unnamed(self) -> None:
-        """The turn ended with calls that never named their tool: they start as they
-        are, with no name, rather than be dropped."""
+        """The turn ended: calls named with no arguments start (a call without
+        parameters), and calls that never named their tool start as they are, with no
+        name, rather than be dropped."""
         for index in list(self.unnamed):
+            if self.unnamed[index][2]:
+                self._start_unnamed(index)
+                continue
             pieces = self.unnamed.pop(index)[1]
             logger.bind(provider=self.provider, attempt=self.attempt).warning(
                 "tool call {} ended without a name", self.call_ids[index]
@@ -2403,6 +2434,8 @@ class ChatNormalizer(Normalizer):
     def release(self) -> None:
         if self.think is not None:
             self.think.flush()  # text held back before an error is still output
+        if self.unnamed:
+            self._start_named()  # a call named before the error began
         if self.wrapped:
             self._release_wrapped()
 
@@ -2413,6 +2446,8 @@ class ChatNormalizer(Normalizer):
             self.think.flush()
         finish, word = self.finish, self.finish_word
         if word in FAILED_FINISHES:  # no error object came (it would have ended it)
+            if self.unnamed:
+                self._start_named()
             if self.wrapped:
                 self._release_wrapped()
             self.fail(
