@@ -255,6 +255,9 @@ STOP_REASONS: dict[str, StopReason] = {
     "sensitive": "content_filter",
     # OpenAI's word, as a gateway's moderation writes it (infinigence/octollm).
     "content_filter": "content_filter",
+    # Bedrock's: a guardrail blocked the answer, its configured message said in its place
+    # (InvokeModelWithResponseStream serving Claude: langchain-ai/langchain-aws#176, #937).
+    "guardrail_intervened": "content_filter",
 }
 
 # Stop reasons no Anthropic model gives, that a relay writes for a turn that failed

@@ -292,6 +292,55 @@ def test_workers_ai_openai_shaped_run_stream_changes_its_id_and_counts_on_every_
     )
 
 
+def test_workers_ai_call_closed_by_a_null_finalization_entry() -> None:
+    """cloudflare/ai packages/workers-ai-provider src/streaming.ts (`emitToolCallDeltas`,
+    `isNullFinalizationChunk`): Workers AI streams a call as a start `{id, type, index,
+    function: {name}}` with no arguments, argument fragments `{index, function:
+    {arguments}}`, then a finalizing entry `{id: null, type: null, function: {name: null}}`
+    with no index and no arguments, which its reader skips. One call, its arguments
+    whole; the finalizing entry is no second call and adds nothing."""
+    model = "@cf/meta/llama-3.3-70b-instruct-fp8-fast"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-9b1e",
+            "object": "chat.completion.chunk",
+            "created": 1751570976,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    def calls(*entries: dict[str, Any]) -> dict[str, Any]:
+        return {"tool_calls": list(entries)}
+
+    start = {
+        "id": "chatcmpl-tool-4c2a",
+        "type": "function",
+        "index": 0,
+        "function": {"name": "get_weather"},
+    }
+    body = _sse(
+        chunk({"role": "assistant", "content": ""}),
+        chunk(calls(start)),
+        chunk(calls({"index": 0, "function": {"arguments": '{"location": '}})),
+        chunk(calls({"index": 0, "function": {"arguments": '"London"}'}})),
+        chunk(calls({"id": None, "type": None, "function": {"name": None}})),
+        chunk({}, "tool_calls"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(("chatcmpl-tool-4c2a", "get_weather", {"location": "London"}),),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["tool_start", "tool_request", "done"]
+
+
 # -- Hugging Face Inference Providers ---------------------------------------------------------
 
 
@@ -504,6 +553,68 @@ def test_fireworks_repeats_a_calls_id_type_and_name_on_every_fragment() -> None:
         ),
     )
     assert kinds(events) == ["tool_start", "tool_request", "usage", "done"]
+
+
+# -- Amazon Bedrock -------------------------------------------------------------------------
+
+
+def test_bedrock_claude_stopped_by_a_guardrail_is_a_content_filter() -> None:
+    """Claude on Bedrock's InvokeModelWithResponseStream, as relays pass its events on in
+    the Messages wire: where a Bedrock guardrail blocks the answer, the text is the
+    guardrail's configured message (vercel/ai#2968: "Sorry, the model cannot answer this
+    question.") and the `message_delta` says `{"stop_reason": "guardrail_intervened",
+    "stopSequences": null}` with no `stop_sequence` (langchain-ai/langchain-aws#176, whose
+    reader failed on the missing key, and #937); `message_stop` carries
+    `amazon-bedrock-invocationMetrics`. The turn was blocked: `done(content_filter)`, the
+    raw reason kept, as the chat wire reads Bedrock's word. Before: `done(other)`."""
+    notice = "Sorry, the model cannot answer this question."
+    events_in = (
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_bdrk_01XzBqJ",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-3-5-sonnet-20240620",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 23, "output_tokens": 1},
+            },
+        },
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": notice},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "guardrail_intervened", "stopSequences": None},
+            "usage": {"output_tokens": 11},
+        },
+        {
+            "type": "message_stop",
+            "amazon-bedrock-invocationMetrics": {
+                "inputTokenCount": 23,
+                "outputTokenCount": 11,
+                "invocationLatency": 612,
+                "firstByteLatency": 590,
+            },
+        },
+    )
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events_in).encode()
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(
+            text=notice,
+            usage=(23, 11, 0, 0, 34),
+            stop_reason="content_filter",
+            raw_stop_reason="guardrail_intervened",
+            model="claude-3-5-sonnet-20240620",
+        ),
+    )
 
 
 # -- Anthropic on Vertex AI -----------------------------------------------------------------
