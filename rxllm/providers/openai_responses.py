@@ -12,7 +12,8 @@ JSON `type` is read. The stream ends with `response.completed`, `response.incomp
 or `response.failed` (or the older `response.done`, read as `response.completed`; an
 `error` event may come first; the usage a failed response carries comes before its
 error, as the failure's own: `FailureUsage`); there is no `[DONE]`, though OpenRouter sends one
-after the terminal event. An `error` event (or a proxy's type-less `{"error": ...}`) is
+after the terminal event. An `error` event (or a proxy's type-less `{"error": ...}`, or
+AWS's type-less `{"message": ...}` that ends a Bedrock Mantle stream) is
 `error(kind="stream_error")`, its fields read at the top level or nested in `error`; one
 with no `event: error` line that comes before any output is held until the stream says
 more, since OpenRouter's may go on after it (its TypeScript SDK fails only a stream that
@@ -983,6 +984,10 @@ class ResponsesNormalizer(Normalizer):
             handler(payload)
         elif kind is None and payload.get("error"):
             self._error(payload)  # a proxy's bare `{"error": ...}` (`false` says no error)
+        elif kind is None and payload.keys() == {"message"}:
+            # AWS's typeless error object, a Bedrock Mantle stream's terminal frame
+            # (vercel/ai's normalize-responses-error-frames): read as any error body is.
+            self.stream_error(payload, data)
         elif kind not in _IGNORED:
             self._unread(kind)
 

@@ -617,6 +617,44 @@ def test_bedrock_claude_stopped_by_a_guardrail_is_a_content_filter() -> None:
     )
 
 
+def test_bedrock_mantle_responses_typeless_error_frame_ends_the_turn_with_its_words() -> None:
+    """vercel/ai packages/amazon-bedrock/src/mantle/normalize-responses-error-frames.test.ts:
+    Bedrock Mantle's OpenAI-Responses-compatible stream (`openai.gpt-5.6-sol`) sometimes
+    ends, after output, on a typeless AWS error object, `{"message": "The system encountered
+    an unexpected error during processing. Try your request again."}`: no `type`, no
+    `sequence_number`. The turn failed with those words (`stream_error`), the text before
+    kept. Before: the frame was logged as an event of unknown type and the turn ended
+    `truncated`, the provider's words lost."""
+    words = "The system encountered an unexpected error during processing. Try your request again."
+    created = {
+        "type": "response.created",
+        "sequence_number": 0,
+        "response": {
+            "id": "resp_1",
+            "created_at": 1788359294,
+            "model": "openai.gpt-5.6-sol",
+            "object": "response",
+            "output": [],
+            "status": "in_progress",
+            "error": None,
+        },
+    }
+    delta = {
+        "type": "response.output_text.delta",
+        "sequence_number": 1,
+        "content_index": 0,
+        "delta": "DONE",
+        "item_id": "msg_1",
+        "output_index": 0,
+    }
+    body = _sse(created, delta, {"message": words}, done=False)
+    events = replay_every_way(body, "openai-responses")
+    check(summarize(events), Expect(text="DONE", terminal="error", error_kind="stream_error"))
+    error = events[-1].error  # type: ignore[union-attr]
+    assert error.message == words
+    assert error.raw is not None and words in error.raw
+
+
 # -- Anthropic on Vertex AI -----------------------------------------------------------------
 
 
