@@ -113,7 +113,10 @@ one dict lookup:
   behind a plain one (`stop` with `network_error`); the upstream words gateways
   pass through (Gemini's, Anthropic's, Bedrock's, Cohere's) are in the tables.
 - a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
-  sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963).
+  sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963). A
+  finish that cut the output short (`length`, `content_filter`) completes no call whose
+  arguments had not begun, nor a custom tool's free-text input: they were cut off (an
+  error at the turn's end), never `{}` or a cut input dispatched.
 - usage on choice 0 rather than the chunk (Moonshot's last chunk); a usage that counts
   no token (MiniMax's placeholder on every chunk) is none; a finish reason that is the
   word `"null"` (KoboldCpp) is no finish.
@@ -267,6 +270,10 @@ FINISH_REASONS: dict[str, StopReason] = {
 }
 """A finish reason, in lower case (servers write these words in any case) -> stop reason;
 anything else is `other`, the raw value kept."""
+
+_CUT_SHORT = frozenset({"length", "content_filter"})
+"""Stop reasons of a finish that cut the output short: a call with no arguments yet, or
+a custom tool's input, was cut off by it (`ChatNormalizer._end_calls`)."""
 
 FAILED_FINISHES = frozenset(
     {
@@ -1509,7 +1516,8 @@ class ChatNormalizer(Normalizer):
                 self._end_detail()
             self.finish, self.finish_word = raw, word
             if word not in FAILED_FINISHES:  # a failed turn's calls are not complete
-                self._end_calls()  # a finish ends every call: dispatch them now
+                # a finish ends every call: dispatch them now
+                self._end_calls(cut=stop_reason_of(word, FINISH_REASONS) in _CUT_SHORT)
         elif FINISH_REASONS.get(word) == "content_filter" and self._overruled_by_filter():
             # Azure's asynchronous filter checks the text behind the stream, in annotation
             # chunks that go on after the model's own finish; a verdict that blocks comes
@@ -2466,18 +2474,25 @@ class ChatNormalizer(Normalizer):
             self._end_calls()
             self.done("tool_use" if self.calls else "stop")
 
-    def _end_calls(self) -> None:
+    def _end_calls(self, cut: bool = False) -> None:
         """The turn is complete: calls still unnamed start, custom inputs close, and
-        every call ends, with the signature that came on a delta of its own."""
+        every call ends, with the signature that came on a delta of its own. A finish
+        that `cut` the output short (the token limit, a filter) ends no call it may have
+        cut: one whose arguments had not begun (cut off before them, not a call without
+        parameters: never `{}`), or a custom tool's free-text input (nothing tells it
+        whole). Those stay open, and the turn's end fails them as cut off."""
         if self.unnamed:
             self._release_unnamed()
-        if self.custom:
+        custom = self.custom
+        if custom and not cut:
             self._close_custom()
         signatures = self.signatures or {}
         wrapped = self.wrapped
         for index in self.call_ids:
             if wrapped and index in wrapped:
                 self._unwrap(index, signatures.get(index))
+            elif cut and (len(self.call_args[index]) == 2 or (custom and index in custom)):
+                continue  # (2: no fragment came) left open, cut off
             else:
                 self.tool_end(index, signature=signatures.get(index))
 

@@ -273,3 +273,76 @@ def test_openrouter_error_inside_a_call_dispatches_nothing() -> None:
     assert kinds(events) == ["text", "tool_start", "error"]
     error = events[-1].error  # type: ignore[union-attr]
     assert (error.status, error.message) == (502, "Provider returned error")
+
+
+# -- a call the token limit cut before its arguments ----------------------------------------
+
+
+def test_a_call_cut_by_the_token_limit_before_its_arguments_is_not_dispatched() -> None:
+    """openai-python chat_completion_chunk.py: `finish_reason: "length"` is "the maximum
+    number of tokens specified in the request was reached". A call whose first delta
+    (its id and name, `arguments: ""`) was the last thing written before the limit has
+    no arguments because they were cut, not because it takes none: DESIGN ("never
+    invent or truncate arguments"; "a call cut off before its completion signal is
+    still an error"). The turn fails as a call cut short does when its arguments had
+    begun: `malformed_tool_arguments` naming the limit, the usage after it kept, nothing
+    dispatched. Before: a `tool_request` with `{}` and `done(length)`, a call the model
+    never finished dispatched with invented arguments."""
+    usage = {"prompt_tokens": 90, "completion_tokens": 16, "total_tokens": 106}
+    body = _sse(
+        _chunk({"role": "assistant", "content": "Saving it.", "refusal": None}),
+        _chunk(_call(0, id="call_s1", type="function", name="write_file", arguments="")),
+        _chunk({}, "length"),
+        _chunk(usage=usage),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="Saving it.",
+            usage=(90, 16, 0, 0, 106),
+            terminal="error",
+            error_kind="malformed_tool_arguments",
+        ),
+    )
+    assert kinds(events) == ["text", "tool_start", "usage", "error"]
+    error = events[-1].error  # type: ignore[union-attr]
+    assert "write_file" in error.message and "(length)" in error.message
+
+
+def test_a_custom_tool_input_cut_by_the_token_limit_is_not_dispatched() -> None:
+    """openai-python chat_completion_chunk.py (`ChoiceDeltaToolCallCustom`: `name`,
+    `input`): a custom tool's input is free text, so nothing in it says it is whole;
+    only the finish does. `finish_reason: "length"` says the limit cut it: the code
+    "print('hel" is not the call the model meant. The turn fails naming the limit,
+    nothing dispatched; the same call ended by `tool_calls` is requested with its input.
+    Before: `{"input": "print('hel"}` was requested, and the turn `done(length)`."""
+
+    def custom(finish: str, *pieces: str) -> bytes:
+        first = {"id": "call_c1", "type": "custom", "custom": {"name": "code_exec", "input": ""}}
+        return _sse(
+            _chunk({"role": "assistant", "content": None, "tool_calls": [{"index": 0, **first}]}),
+            *(
+                _chunk({"tool_calls": [{"index": 0, "type": "custom", "custom": {"input": p}}]})
+                for p in pieces
+            ),
+            _chunk({}, finish),
+        )
+
+    events = replay_every_way(custom("length", "print(", "'hel"), "openai")
+    check(
+        summarize(events), Expect(text="", terminal="error", error_kind="malformed_tool_arguments")
+    )
+    assert kinds(events) == ["tool_start", "error"]
+    assert "(length)" in events[-1].error.message  # type: ignore[union-attr]
+    events = replay_every_way(custom("tool_calls", "print(", "'hello')"), "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(("call_c1", "code_exec", {"input": "print('hello')"}),),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model="gpt-4o-2024-08-06",
+        ),
+    )
