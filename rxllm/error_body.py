@@ -3,7 +3,9 @@
 Providers disagree on the envelope of a rejection. OpenAI and most compatible servers
 send `{"error": {message, type, param, code}}`; Google wraps `{code, message, status,
 details}` (and its OpenAI-compatible endpoint puts that in a JSON list); vLLM and
-NVIDIA's NIM send the fields at the top with a numeric `code`; Mistral's `message` can
+NVIDIA's NIM send the fields at the top with a numeric `code`; MiniMax says every
+outcome in a status object, `base_resp`, and FastChat's worker in a code beside its
+words (`status_envelope`); Mistral's `message` can
 be FastAPI's validation object; NVIDIA's cloud functions answer RFC 7807 problem
 details; TGI sends `{"error": "text", "error_type": ...}`; OpenRouter keeps the
 upstream's words in `metadata.raw`; Anthropic nests `{type, message}` under `error`;
@@ -44,6 +46,7 @@ __all__ = [
     "request_id_of",
     "retry_after_of",
     "should_retry_of",
+    "status_envelope",
     "status_in",
     "wait_of",
 ]
@@ -215,7 +218,7 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     if isinstance(error, str) and payload.get("message") not in (None, ""):
         error = None
     if error is None and not _message_of(payload):
-        error = _listed_error(payload.get("errors"))
+        error = _listed_error(payload.get("errors")) or status_envelope(payload)
     if isinstance(error, str):  # TGI: {"error": "...", "error_type": "validation"}
         message = _bounded(error)
         wait = _wait_in(message)
@@ -265,6 +268,32 @@ def _listed_error(errors: Any) -> dict[str, Any] | None:
     return {**listed[0], "message": "; ".join(words)} if len(words) > 1 else listed[0]
 
 
+# Bodies that say their outcome as a numeric status beside the result, 0 where all went
+# well, rather than in an `error` member: (where the status object is, None for the top
+# level; its code's key; its words' key). MiniMax's native `base_resp` on every response
+# and chunk of its chatcompletion_v2 (`{"status_code": 1008, "status_msg": "insufficient
+# balance"}`: dify-official-plugins' minimax plugin checks each), and FastChat's worker
+# result passed on as it came (`{"text": "**NETWORK ERROR...**", "error_code": 50002}`:
+# its openai_api_server.py).
+_STATUS_ENVELOPES = (("base_resp", "status_code", "status_msg"), (None, "error_code", "text"))
+
+
+def status_envelope(payload: Any) -> dict[str, Any] | None:
+    """The error a status envelope says (`_STATUS_ENVELOPES`), as `{"message", "code"}`,
+    or None where the payload has none or its code is 0 (success)."""
+    if payload.__class__ is not dict:
+        return None
+    for where, code_key, words_key in _STATUS_ENVELOPES:
+        status = payload if where is None else payload.get(where)
+        if status.__class__ is not dict:
+            continue
+        code = status.get(code_key)
+        if code.__class__ is int and code != 0:
+            words = status.get(words_key)
+            return {"message": words if isinstance(words, str) else "", "code": str(code)}
+    return None
+
+
 def status_in(error: Mapping[str, Any]) -> int | None:
     """The HTTP status an error object names, if any: Groq's `status_code`, a numeric
     `status`, or the numeric `code` of OpenRouter, vLLM, llama.cpp and Google."""
@@ -288,8 +317,9 @@ def envelope_status(payload: Any) -> int | None:
 
 def error_envelope(text: str) -> Any:
     """The JSON value `text` holds when it is an error envelope, else None: an object
-    with an `error` member, vLLM's `{"object": "error", ...}`, or a list of such (as
-    Google's OpenAI-compatible endpoint answers)."""
+    with an `error` member, vLLM's `{"object": "error", ...}`, a status envelope that
+    says a failure (MiniMax's `base_resp`), or a list of such (as Google's
+    OpenAI-compatible endpoint answers)."""
     if text[:1] not in ("{", "["):
         return None
     try:  # raw_decode: a body cut at a cap still reads as far as it goes
@@ -297,7 +327,9 @@ def error_envelope(text: str) -> Any:
     except (ValueError, RecursionError):
         return None
     first = payload[0] if payload.__class__ is list and payload else payload
-    if first.__class__ is dict and ("error" in first or first.get("object") == "error"):
+    if first.__class__ is dict and (
+        "error" in first or first.get("object") == "error" or status_envelope(first)
+    ):
         return payload
     return None
 
