@@ -82,7 +82,8 @@ test_google_shapes.py and test_probe_google.py):
   newer than this module) is logged at debug by its keys, never its data; the parts
   around it are read as usual. So are fields beside a part's data (`partMetadata`) and
   candidate and grounding fields no event carries (`urlContextMetadata`,
-  `webSearchQueries`, `searchEntryPoint`), each once per turn.
+  `webSearchQueries`, `searchEntryPoint`), each once per turn. A part's member written
+  `null` (a relay writing every member of its struct) is no member: `Part` is a union.
 - Usage: the latest `usageMetadata` with token counts wins and is emitted once,
   before `done` (or before the error of a stream cut before its finish, or of an
   `error` chunk or frame, even one after the finish, as that failure's: `FailureUsage`,
@@ -676,7 +677,7 @@ class GeminiNormalizer(Normalizer):
             for part in parts:
                 if len(part) > 1:  # beside its data, a part may hold fields no event carries
                     self._beside(part)
-                if "functionCall" in part:
+                if part.get("functionCall") is not None:  # a null member is no member
                     calls.append(part)
                 else:
                     self._part(part)
@@ -693,7 +694,7 @@ class GeminiNormalizer(Normalizer):
             # finish before any part is not the answer's end either: relays translating
             # an OpenAI stream stamp STOP on its empty leading chunks (CLIProxyAPI#5651).
             self.tool_step = not self.answered or any(
-                key in part for part in parts or () for key in _TOOL_STEP_KEYS
+                part.get(key) is not None for part in parts or () for key in _TOOL_STEP_KEYS
             )
             message = candidate.get("finishMessage")
             self.finish_message = str(message) if message else None  # the latest finish's
@@ -745,8 +746,8 @@ class GeminiNormalizer(Normalizer):
         if tool is not None:
             self._server_result(_tool_name(tool), tool.get("id"), tool.get("response") or {})
             return
-        if part.keys() - _TEXT_KEYS:
-            self._unread(part)
+        if any(part[key] is not None for key in part.keys() - _TEXT_KEYS):
+            self._unread(part)  # a member `null` (a relay's struct) is no member
 
     def _server_call(self, name: str, call_id: Any, arguments: dict[str, Any]) -> None:
         """A call of a tool Gemini runs itself; its id is the wire's, else
@@ -771,7 +772,7 @@ class GeminiNormalizer(Normalizer):
         """Fields beside a part's data that no event carries (`partMetadata`, a
         `videoMetadata` or `mediaResolution`), logged by name once per turn; a part
         whose data no event carries is logged whole (`_unread`)."""
-        extra = part.keys() - _READ_PART_KEYS
+        extra = {key for key in part.keys() - _READ_PART_KEYS if part[key] is not None}
         if extra and not _PART_DATA.isdisjoint(part):
             self._unread_fields(extra, "part")
 

@@ -403,3 +403,25 @@ def test_streamed_arguments_that_cannot_be_built_are_the_call_s_malformed_argume
         error = events[-1].error
         assert error.kind == "malformed_tool_arguments"
         assert "tool call 'fc_9' ('book')" in error.message
+
+
+def test_null_members_of_a_part_are_absent() -> None:
+    """A relay writing this wire from structs may write every member of a `Part`, the
+    unused ones as `null` (`{"text": "...", "functionCall": null, "inlineData": null}`;
+    CLIProxyAPI's empty-completion check reads a part `{"functionCall": null}` as
+    empty). Part is a union ("exactly one field ... should be set"): a null member is
+    no member. The text is read, no call is made of a null, and nothing is logged as a
+    field no event carries; the turn ends in `stop`, not in a `protocol` error."""
+    nulls = {"functionCall": None, "inlineData": None, "executableCode": None}
+    body = sse(
+        chunk({"text": "Hello", "thoughtSignature": None, **nulls}),
+        chunk({"text": " there", "thought": None, **nulls}, {"functionCall": None}),
+        chunk({"text": ".", **nulls}, finish="STOP"),
+    )
+    events = replay_every_way(body, "google")
+    with log_messages() as logged:
+        replay(body, "google")
+    assert kinds(events) == ["text", "done"]
+    got = summarize(events)
+    assert (got.text, got.stop_reason, got.signatures) == ("Hello there.", "stop", [])
+    assert not [line for line in logged if "no event carries" in line]
