@@ -425,3 +425,51 @@ def test_null_members_of_a_part_are_absent() -> None:
     got = summarize(events)
     assert (got.text, got.stop_reason, got.signatures) == ("Hello there.", "stop", [])
     assert not [line for line in logged if "no event carries" in line]
+
+
+def test_parallel_streamed_calls_keep_their_ids_and_falsy_values() -> None:
+    """Vertex with `toolConfig.functionCallingConfig.streamFunctionCallArguments` and
+    parallel calls (Gemini 3): each call opens with its `name` and `id` (the first with
+    the thoughts' signature), streams its `partialArgs` and ends at its `{}` part, and a
+    call without parameters comes whole (`{name, id}`, no args, no `willContinue`).
+    Values that are falsy (`numberValue: 0`, `boolValue: false`, `stringValue: ""`,
+    `nullValue`) are arguments like any other, each call under its own id, in order."""
+
+    def call(**fields: Any) -> dict[str, Any]:
+        return {"functionCall": fields}
+
+    events = run(
+        chunk(
+            {**call(name="set_alarm", id="fc_a", willContinue=True), "thoughtSignature": "sig"},
+            call(
+                partialArgs=[
+                    {"jsonPath": "$.hour", "numberValue": 0},
+                    {"jsonPath": "$.repeat", "boolValue": False},
+                ],
+                willContinue=True,
+            ),
+        ),
+        chunk(
+            call(partialArgs=[{"jsonPath": "$.label", "stringValue": ""}], willContinue=True),
+            call(),
+            call(name="set_timer", id="fc_b", willContinue=True),
+        ),
+        chunk(
+            call(
+                partialArgs=[
+                    {"jsonPath": "$.seconds", "numberValue": 90},
+                    {"jsonPath": "$.sound", "nullValue": "NULL_VALUE"},
+                ]
+            ),
+            call(name="list_alarms", id="fc_c"),
+            finish="STOP",
+        ),
+    )
+    got = summarize(events)
+    assert got.tool_calls == [
+        ("fc_a", "set_alarm", {"hour": 0, "repeat": False, "label": ""}),
+        ("fc_b", "set_timer", {"seconds": 90, "sound": None}),
+        ("fc_c", "list_alarms", {}),
+    ]
+    assert got.signatures == ["sig"]
+    assert (got.stop_reason, got.raw_stop_reason) == ("tool_use", "STOP")
