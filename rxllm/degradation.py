@@ -87,8 +87,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   over its bound ("Exceeds maximum queue size", Triton), a
   wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
   failure ("An internal error has occurred", "on our end", a model that "has crashed" or a
-  runner that "terminated unexpectedly"), or a backend's gRPC failure, "rpc error: code =
-  Unknown"; no answer from what serves the model, where that is all that is said ("Failed
+  runner that "terminated unexpectedly", a generation that failed in it: "Request failed
+  during generation: Server error: ...", "Incomplete generation", TGI's errors in a stream;
+  "an error was encountered while running the model", Ollama's), or a backend's gRPC
+  failure, "rpc error: code = Unknown"; where no status speaks, or at 424 (Failed
+  Dependency: TGI's status for a generation error, SageMaker's for its model's); no
+  answer from what serves the model, where that is all that is said ("Failed
   to get response from provider", Cloudflare AI Gateway's 2005 at 400; not a relay's
   "Failed to get response from provider: ..." before its upstream's words); a turn that
   ended with `finish_reason: "error"` before any output). It is sent
@@ -923,6 +927,13 @@ _SERVER_TROUBLE = (
     # load runner: ... llama.cpp terminated unexpectedly", its 500 lost in a frame)
     r"\bcrash(?:ed|es)?\b|\bprocess (?:has )?(?:terminated|exited|died)\b|"
     r"\b(?:terminated|exited|died|stopped)\s+unexpectedly\b|"
+    # or a generation that failed in it (TGI's `InferError` in a stream: "Request failed
+    # during generation: Server error: Batch ID 408 not found in cache.", "Incomplete
+    # generation"; Ollama's "an error was encountered while running the model: unexpected
+    # EOF", its 500 lost in a frame): what failed is the run, not the body
+    r"\b(?:fail(?:ed|ure)|errors?)(?:\s+(?:was|has\s+been)\s+(?:encountered|raised|thrown)|"
+    r"\s+occurred)?\s+(?:during|while)\s+(?:the\s+)?(?:generation|generating|inference|"
+    r"decoding|running\s+the\s+model)\b|\bgeneration\s+failed\b|\bincomplete\s+generation\b|"
     r"\b(?:(?:upstream|backend|origin)\s+connect(?:ion)?\s+(?:error|fail\w*)|"
     r"connection\s+(?:termination|refused|reset|fail\w*|timed? ?out))\b|"
     # or that waited for it in vain (Tengine's "The gateway did not receive a timely response
@@ -2317,15 +2328,22 @@ def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
     """Whether the error says the server failed: by its code or its type (OpenAI's
     envelope has both: Moonshot's mid-stream `{"type": "server_error", "code":
     "upstream_failure"}`), or, naming no status, in words. A 4xx is the request's fault
-    whatever its type (Ollama types its 400 "... does not support tools" `api_error`)."""
-    if status is not None and status < 500:
+    whatever its type (Ollama types its 400 "... does not support tools" `api_error`),
+    except 424 (Failed Dependency: what the server depends on failed, TGI's status for a
+    generation that failed in its shard, SageMaker's for its model's error), whose words
+    say whose fault it is, as where no status speaks."""
+    in_words = status is None or status == _FAILED_DEPENDENCY
+    if status is not None and status < 500 and not in_words:
         return False
     code = (error.code or "").lower()
     if code in _SERVER_TROUBLE_CODES or code == _FAILED_FINISH_CODE:
         return True
     if not _SERVER_TROUBLE_CODES.isdisjoint(_error_types(error)):
         return True
-    return status is None and re.search(_SERVER_TROUBLE, _message(error)) is not None
+    return in_words and re.search(_SERVER_TROUBLE, _message(error)) is not None
+
+
+_FAILED_DEPENDENCY = 424
 
 
 def _error_types(error: ErrorInfo) -> set[str]:
