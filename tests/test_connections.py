@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import threading
 from typing import Any
 
 import aiohttp
 import pytest
+from aiohttp import web
 from reactivex.scheduler.eventloop import AsyncIOScheduler, AsyncIOThreadSafeScheduler
 
 import rxllm
@@ -47,6 +49,70 @@ async def test_turns_subscribed_without_a_scheduler_reuse_one_connection() -> No
                 await asyncio.sleep(0.02)  # the drain reads the body's end
         assert len(server.requests) == 5
         assert len(server.connections) == 1
+
+
+async def test_turns_started_at_once_after_the_last_reuse_one_connection() -> None:
+    """A caller that starts its next turn as soon as `complete()` returns: the server
+    paces `[DONE]` and its body's end after the finish (10 ms each), and each turn's
+    `done` waits for that end (`DONE_HOLD_SECONDS`), so the connection is back in the
+    pool. Before the hold, five such turns opened four or five connections."""
+    async with LocalServer(pace=0.01) as server:
+        async with rxllm.provider("local", base_url=server.url) as p:
+            for _ in range(5):
+                rec = await p.complete(ASK)
+                assert rec.terminal.type == "done"
+        assert len(server.requests) == 5
+        assert len(server.connections) == 1
+
+
+async def test_a_body_held_open_after_its_last_event_does_not_hold_the_done() -> None:
+    """`[DONE]`, then a server that keeps the body open: the turn is `done` at the end of
+    the hold, while the body is still open, and the next turn, on a new connection
+    (the first is still draining), is done alike."""
+    ended = asyncio.Event()
+    release = asyncio.Event()
+    peers: list[Any] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        peers.append(request.transport.get_extra_info("peername") if request.transport else None)
+        await request.read()
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(_CHUNKS + b"data: [DONE]\n\n")
+        await release.wait()
+        ended.set()
+        await response.write_eof()
+        return response
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", handler)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        async with rxllm.provider(
+            "openai", api_key="k", base_url=f"http://127.0.0.1:{port}/v1"
+        ) as p:
+            for _ in range(2):
+                rec = await p.complete(ASK)
+                assert rec.terminal.type == "done" and rec.text == "hi"
+            assert not ended.is_set()  # both bodies are still open
+            release.set()
+        assert len(peers) == 2 and peers[0] != peers[1]
+    finally:
+        release.set()
+        await runner.cleanup()
+
+
+_CHUNKS = b"".join(
+    b"data: " + json.dumps(chunk).encode() + b"\n\n"
+    for chunk in (
+        {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": "hi"}}]},
+        {"id": "c", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    )
+)
 
 
 async def test_a_retry_reuses_the_connection(local_server: LocalServer) -> None:

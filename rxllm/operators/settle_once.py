@@ -7,7 +7,7 @@ from collections.abc import Callable
 from loguru import logger
 from reactivex import Observable, abc
 
-from rxllm.events import IS_TERMINAL, Cancelled, Event, unterminated
+from rxllm.events import IS_TERMINAL, Cancelled, Done, Event, unterminated
 from rxllm.operators._args import check_seconds, check_str
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import Timer, after, loop_scheduler
@@ -17,7 +17,7 @@ __all__ = ["settle_once"]
 
 
 def settle_once(
-    provider: str = "unknown", drain: float = 0.0
+    provider: str = "unknown", drain: float = 0.0, hold: float = 0.0
 ) -> Callable[[Observable[Event]], Observable[Event]]:
     """Pass events through until the first terminal one (`done`, `error`, `cancelled`),
     emit it, complete, and unsubscribe from the source: at once, or after letting it
@@ -49,23 +49,39 @@ def settle_once(
     What it still emits is dropped and logged. Unsubscribing before the terminal event,
     or after a `cancelled`, still unsubscribes the source at once.
 
+    With `hold`, a `done` whose source is still running waits for the source to end,
+    for at most `hold` seconds, before it is emitted (the source's end, or the hold's,
+    emits it; the drain goes on after a hold that ran out)::
+
+        source:  -t-done-|                -t-done------...
+        settle_once(drain=D, hold=3)
+        result:  -t------(done,|)         -t-----(done,|)   (the source drains)
+
+    A server that ends its body a moment after its last event (`data: [DONE]`, then the
+    chunked body's end) has its connection back in the pool before the caller, told the
+    turn is done, starts the next one, as an SDK that reads the body to its end before
+    its stream stops (openai-python's) would; without the hold, a turn started at once
+    opens another connection while the previous one drains.
+
     Args:
         provider: named on the truncation error when the source emitted nothing.
         drain: seconds the source may take to end after the terminal event (finite,
             0 or more).
+        hold: seconds a `done` may wait for the source to end (finite, 0 or more).
 
     Raises:
-        TypeError, ValueError: `provider` is not a `str`, or `drain` not a finite
-            number of seconds, 0 or more.
+        TypeError, ValueError: `provider` is not a `str`, or `drain` or `hold` not a
+            finite number of seconds, 0 or more.
     """
     check_str("provider", provider)
     check_seconds("drain", drain, zero=True)
+    check_seconds("hold", hold, zero=True)
 
     def _settle_once(source: Observable[Event]) -> Observable[Event]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            settle = _Settle(observer, scheduler, provider, drain)
+            settle = _Settle(observer, scheduler, provider, drain, hold)
             upstream = attach(source, settle, scheduler)
             settle.attach(upstream)
             return settle
@@ -82,6 +98,8 @@ class _Settle(abc.DisposableBase):
         "_drain",
         "_drain_timer",
         "_draining",
+        "_held",
+        "_hold",
         "_last",
         "_observer",
         "_provider",
@@ -97,10 +115,13 @@ class _Settle(abc.DisposableBase):
         scheduler: abc.SchedulerBase | None,
         provider: str,
         drain: float,
+        hold: float,
     ) -> None:
         self._observer = observer
         self._scheduler = scheduler
         self._drain = drain
+        self._hold = hold
+        self._held: Event | None = None  # a `done` waiting for its source's end
         self._settled = False
         self._draining = False
         self._stopped = False  # the source is unsubscribed (or must be, once attached)
@@ -124,12 +145,16 @@ class _Settle(abc.DisposableBase):
         if upstream is not None:
             upstream.dispose()
 
-    def _let_drain(self, event: Event) -> None:
-        """Unsubscribe from the source now, or once it had `drain` s to end."""
+    def _clock(self) -> abc.SchedulerBase | None:
         clock = self._scheduler
         if clock is None:  # subscribed without one: the running loop's, from async code
             loop = running_loop()
             clock = None if loop is None else loop_scheduler(loop)
+        return clock
+
+    def _let_drain(self, event: Event) -> None:
+        """Unsubscribe from the source now, or once it had `drain` s to end."""
+        clock = self._clock()
         if self._drain <= 0 or clock is None or isinstance(event, Cancelled):
             self._unsubscribe()
             return
@@ -151,20 +176,52 @@ class _Settle(abc.DisposableBase):
         self._last = event
         if IS_TERMINAL[type(event)]:
             self._settled = True
-            try:
-                self._observer.on_next(event)
-            except Exception as exc:
-                self._unsubscribe()
-                _after_settling(self._observer.on_error, exc)
-                return
-            self._let_drain(event)
-            _after_settling(self._observer.on_completed)
+            if not (self._hold > 0 and isinstance(event, Done) and self._held_until_end(event)):
+                self._end_with(event, running=True)
             return
         self._observer.on_next(event)
+
+    def _held_until_end(self, event: Event) -> bool:
+        """Hold `event` until the source ends or `hold` s pass; False: not timed."""
+        clock = self._clock()
+        if clock is None:
+            return False
+        try:
+            self._drain_timer = after(clock, self._hold, self._release)
+        except Exception:  # the scheduler cannot time it (disposed): emitted at once
+            logger.opt(exception=True).debug("the hold could not be scheduled")
+            return False
+        self._held = event
+        return True
+
+    def _release(self) -> None:
+        """The hold ran out: the `done` now, and the source left to drain."""
+        self._drain_timer = None
+        event, self._held = self._held, None
+        if event is not None:
+            self._end_with(event, running=True)
+
+    def _end_with(self, event: Event, running: bool) -> None:
+        """Emit the terminal event and complete; a source still `running` may drain."""
+        try:
+            self._observer.on_next(event)
+        except Exception as exc:
+            self._unsubscribe()
+            _after_settling(self._observer.on_error, exc)
+            return
+        if running:
+            self._let_drain(event)
+        else:
+            self._unsubscribe()
+        _after_settling(self._observer.on_completed)
 
     def on_completed(self) -> None:
         if self._draining:  # the source ended within its drain time
             self._unsubscribe()
+            return
+        held, self._held = self._held, None
+        if held is not None:  # the source ended within the hold
+            self._end_with(held, running=False)
             return
         if not self._settled:
             last = self._last
@@ -173,7 +230,11 @@ class _Settle(abc.DisposableBase):
             self.on_next(unterminated(provider, attempt))
 
     def on_error(self, error: Exception) -> None:
-        if not self._settled:
+        held, self._held = self._held, None
+        if held is not None:  # the turn was done: how its body ended is no concern now
+            logger.opt(exception=error).debug("the source failed after its last event")
+            self._end_with(held, running=False)
+        elif not self._settled:
             self._observer.on_error(error)
         elif self._draining:  # the observer has completed: nobody is left to tell
             logger.opt(exception=error).debug("the source failed while draining")

@@ -460,6 +460,11 @@ class Provider:
 # After the terminal event, the rest of the body (`[DONE]`, the chunked end) is read
 # for up to this long, so its connection goes back to the pool instead of being closed.
 DRAIN_SECONDS = 2.0
+# A `done` waits this long for its body's end before it is emitted: a caller that starts
+# its next turn at once finds the connection back in the pool (one connection for five
+# back-to-back turns, not five, against a server that ends its body 50 ms after
+# `[DONE]`; `tests/test_pool.py`), for at most this much later a `done`.
+DONE_HOLD_SECONDS = 0.1
 
 
 class Turn:
@@ -604,7 +609,7 @@ def _unless_closed(
 
 def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Observable[Event]:
     """A turn's events with exactly one terminal event, ended early by `cancel`."""
-    events = settle_once(provider, drain=DRAIN_SECONDS)(turn)
+    events = settle_once(provider, drain=DRAIN_SECONDS, hold=DONE_HOLD_SECONDS)(turn)
     if cancel is not None:
         events = cancel_on(_signal(cancel), provider)(events)
     return events
