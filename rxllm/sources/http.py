@@ -22,7 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import aiohttp
-from aiohttp.http_exceptions import HttpProcessingError, PayloadEncodingError
+from aiohttp.http_exceptions import (
+    ContentEncodingError,
+    HttpProcessingError,
+    PayloadEncodingError,
+)
 from loguru import logger
 from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
@@ -159,6 +163,15 @@ def _one_json_value(text: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
+
+
+def _undecodable(resp: aiohttp.ClientResponse) -> str | None:
+    """aiohttp's words when `resp`'s body failed to decode (a `Content-Encoding: gzip`
+    over a plain body), or None when it broke otherwise or not at all."""
+    problem = resp.content.exception()
+    if not isinstance(problem, ContentEncodingError):
+        problem = problem.__cause__ if problem is not None else None
+    return problem.message if isinstance(problem, ContentEncodingError) else None
 
 
 def _retrieve(closed: asyncio.Future[None]) -> None:
@@ -510,7 +523,13 @@ class _Transfer(abc.DisposableBase):
         body = parse_error_body(text)
         message = body.message
         if not whole and not _one_json_value(text):
-            message = f"{message} {_CUT_BODY}" if text.strip() else _NO_BODY
+            undecodable = _undecodable(resp)
+            if undecodable is not None:  # it came, not in the encoding its header names
+                rest = "the rest of the body" if text.strip() else "the body"
+                cut = f"({rest} could not be decoded: {undecodable})"
+            else:
+                cut = _CUT_BODY if text.strip() else _NO_BODY
+            message = f"{message} {cut}" if text.strip() else cut
         return self._failure(
             "rejected" if 400 <= resp.status < 500 else "http",
             status_message(resp.status, message, resp.url, self._settings.request.secrets),
@@ -639,6 +658,14 @@ class _Transfer(abc.DisposableBase):
             )
         except BROKEN_BODY as exc:
             self._fail("truncated", f"the connection closed mid-stream: {_not_http(exc)}")
+        except aiohttp.ClientHttpProxyError as exc:  # the proxy's answer to CONNECT
+            # Valid HTTP, and the proxy's, not the provider's: no `status` of the turn.
+            target = exc.request_info.url
+            self._fail(
+                "transport",
+                f"the proxy refused to open a tunnel to {target.host}:{target.port}: "
+                f"HTTP {exc.status} {exc.message}",
+            )
         except aiohttp.ClientResponseError as exc:  # its head (or a body parsed with it)
             self._fail("transport", f"the response is not valid HTTP: {_not_http(exc.message)}")
         except aiohttp.ClientError as exc:

@@ -1,0 +1,145 @@
+"""The hostile network, second round: what a proxy, a server's framing and its
+encodings do to a turn, against raw loopback servers (`asyncio.start_server`) that
+send exactly the bytes written here. Each ends in one clear error naming what went
+wrong, or reads right; nothing hangs, nothing the caller holds secret is shown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+import rxllm
+
+KEY = "sk-probe-network-2-0123456789abcdef"
+PROXY_PASSWORD = "hunter2-proxy-password"
+ASK = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return b"data: " + json.dumps({"model": "m", "choices": [choice]}).encode() + b"\n\n"
+
+
+ANSWER = chunk({"content": "hi"}) + chunk({}, "stop") + b"data: [DONE]\n\n"
+SSE = [("Content-Type", "text/event-stream")]
+
+
+def response(status: bytes, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    """A whole HTTP/1.1 response, its Content-Length counted."""
+    head = b"".join(b"%s: %s\r\n" % (k.encode(), v.encode()) for k, v in headers)
+    return b"HTTP/1.1 %s\r\n%sContent-Length: %d\r\n\r\n%s" % (status, head, len(body), body)
+
+
+@pytest.fixture(autouse=True)
+def no_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    monkeypatch.delenv("REQUEST_METHOD", raising=False)  # CGI: urllib ignores HTTP_PROXY
+
+
+@asynccontextmanager
+async def raw_server(answer: bytes) -> AsyncIterator[tuple[int, list[bytes]]]:
+    """A loopback server that reads each request's head, answers `answer` and closes;
+    yields its port and the heads it read."""
+    heads: list[bytes] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            heads.append(await reader.readuntil(b"\r\n\r\n"))
+            writer.write(answer)
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1], heads
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def turn(port: int, **options: Any) -> rxllm.StreamRecord:
+    async with rxllm.provider(
+        "custom",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        api_key=KEY,
+        allow_private_network=True,
+        **{"max_attempts": 1, **options},
+    ) as p:
+        return await p.complete(ASK)
+
+
+def error_of(rec: rxllm.StreamRecord) -> rxllm.ErrorInfo:
+    assert rec.terminal.type == "error", rec.terminal
+    return rec.terminal.error
+
+
+# -- a proxy that refuses the tunnel ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [
+        (b"407 Proxy Authentication Required", "407 Proxy Authentication Required"),
+        (b"403 Forbidden", "403 Forbidden"),
+        (b"502 Bad Gateway", "502 Bad Gateway"),
+    ],
+)
+async def test_a_proxy_refusing_the_tunnel_says_so_and_shows_no_password(
+    monkeypatch: pytest.MonkeyPatch, status: bytes, words: str
+) -> None:
+    # HTTPS through HTTPS_PROXY asks the proxy for a tunnel (CONNECT); a corporate proxy
+    # that wants other credentials, or blocks the host, answers with its status. It was
+    # "transport: the response is not valid HTTP: Proxy Authentication Required": the
+    # proxy's answer is valid HTTP, and its status was lost.
+    answer = b"HTTP/1.1 %s\r\nProxy-Authenticate: Basic realm=corp\r\nContent-Length: 0\r\n\r\n"
+    async with raw_server(answer % status) as (port, heads):
+        monkeypatch.setenv("HTTPS_PROXY", f"http://bob:{PROXY_PASSWORD}@127.0.0.1:{port}")
+        async with rxllm.provider(
+            "openai", api_key=KEY, base_url="https://api.openai.invalid/v1", max_attempts=1
+        ) as p:
+            rec = await p.complete(ASK)
+    assert heads and heads[0].startswith(b"CONNECT api.openai.invalid:443 ")
+    assert KEY.encode() not in heads[0]  # the tunnel's request carries no API key
+    error = error_of(rec)
+    assert error.kind == "transport" and error.status is None  # the provider said nothing
+    assert error.message == (
+        f"the proxy refused to open a tunnel to api.openai.invalid:443: HTTP {words}"
+    )
+    shown = f"{error.message} {error.raw} {rec.model_dump_json()}"
+    assert PROXY_PASSWORD not in shown and KEY not in shown
+
+
+# -- encodings --------------------------------------------------------------------------
+
+ERROR_BODY = json.dumps(
+    {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}
+).encode()
+
+
+async def test_a_rejection_whose_body_is_not_the_encoding_it_names_says_so() -> None:
+    # A proxy that labels every answer `Content-Encoding: gzip` and sends a plain body:
+    # the 401 and its headers stand; the body came but could not be decoded. It read
+    # "HTTP 401: (the body did not arrive)", which it did.
+    answer = response(
+        b"401 Unauthorized",
+        [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+        ERROR_BODY,
+    )
+    async with raw_server(answer) as (port, _):
+        rec = await turn(port)
+    error = error_of(rec)
+    assert (error.kind, error.status) == ("rejected", 401)
+    assert error.message == (
+        "HTTP 401: (the body could not be decoded: Can not decode content-encoding: gzip)"
+    )
