@@ -41,7 +41,8 @@ one dict lookup:
   reads them (`_thinking_blocks`).
 - GitHub Copilot's `delta.reasoning_text` (reasoning, where no field above carries it)
   and `delta.reasoning_opaque` (the thinking's opaque signature, which ends the block:
-  an empty reasoning delta with it), as gateways in front of Copilot read them.
+  an empty reasoning delta with it), as gateways in front of Copilot read them; NAVER
+  CLOVA Studio's `delta.thinking_content` (HCX-007's reasoning) as `reasoning_text`.
 - a delta of `role: "tool"` (MiniMax's built-in web search: the pages found, as JSON in
   `content`) is a `server_tool_result` and its pages citations, never the answer's text.
 - TensorZero's `delta.tensorzero_extra_content[_experimental]`: a `thought` entry's
@@ -83,6 +84,10 @@ one dict lookup:
   `include_thoughts`) makes the delta's content reasoning, the `<thought>` tags around
   a turn's thoughts left out.
   OpenAI's deprecated `delta.function_call` is a call too (never beside `tool_calls`).
+  An entry with no `function`, typed after a tool the provider ran and its payload under
+  that type (Zhipu's `web_search`, GLM-4-AllTools' `web_browser` and `code_interpreter`:
+  `{input}`, then `{outputs}`), is a server tool call and its result (`_typed_tool`, as
+  Perplexity's steps are), never a call to dispatch.
   A call named `multi_tool_use.parallel` (or `parallel`: `PARALLEL_WRAPPERS`), the
   wrapper gpt-4o sometimes sends in place of parallel calls (vercel/ai#2786; LiteLLM
   expands it, `_handle_invalid_parallel_tool_calls`), is held until the turn ends: when
@@ -99,7 +104,9 @@ one dict lookup:
   `status_code`) or inside its choice (OpenRouter's, when the upstream failed
   mid-stream), a chunk that is the error itself (`{"object": "error", "message",
   ...}`, vLLM's and Mistral's shape), a chunk with no choices and the error in
-  `error_type` and `error_message` (DeepInfra, Venice), `event: error` frames (Groq;
+  `error_type` and `error_message` (DeepInfra, Venice), a chunk whose status says the
+  request failed (MiniMax's `base_resp`, FastChat's `error_code`: `status_envelope`),
+  `event: error` frames (Groq;
   in plain words, or with no data, `Normalizer.error_frame`) and the `error` string of
   an endpoint's extension object (Groq's `x_groq`): the stream ends with
   `error(kind="stream_error")`, after any usage the chunk carried and any text the
@@ -134,8 +141,9 @@ one dict lookup:
   later chunk or on the message comes out once. So are the top-level source lists:
   `citations` (URLs: xAI in its last chunk, Perplexity on every chunk), Perplexity's
   `search_results` (`{title, url, date}`) and Z.ai's `web_search` (`{title, link,
-  content, refer, ...}`: the pages its web search tool read) and Hunyuan's
-  `search_info.search_results`, each URL once; and so
+  content, refer, ...}`: the pages its web search tool read), Hunyuan's
+  `search_info.search_results` and Volcano Engine Ark's `references` (its bot API's
+  pages), each URL once; and so
   are the sources of Gemini's `groundingMetadata` that Portkey passes on beside a
   choice. So are
   the documents Azure OpenAI On Your Data retrieved, in the first delta's
@@ -178,6 +186,7 @@ from typing import Any, ClassVar, Literal
 from loguru import logger
 
 from rxllm.degradation import RecoveryPolicy
+from rxllm.error_body import status_envelope
 from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage, token_count
 from rxllm.fragments import Emit, RawChunk
@@ -1065,8 +1074,19 @@ _CHUNK_KEYS = frozenset(
         "prompt_text",
     }
 )
+# Read on every chunk that has them (a source list may grow; a status says the request
+# failed only on the chunk that ends it: MiniMax's `base_resp`, 0 on every other).
 _CHUNK_READ_WHEN_SENT = frozenset(
-    {"error", "citations", "search_results", "web_search", "search_info"}
+    {
+        "error",
+        "citations",
+        "search_results",
+        "web_search",
+        "references",
+        "search_info",
+        "base_resp",
+        "error_code",
+    }
 )
 
 
@@ -1103,9 +1123,15 @@ _DELTA_KEYS = frozenset(
         "token_id",  # Together
     }
 )
+# Reasoning under the names of one endpoint each, read where neither `reasoning_content`
+# nor `reasoning` carries it: GitHub Copilot's `reasoning_text`, NAVER CLOVA Studio's
+# `thinking_content` (HCX-007 on its OpenAI-compatible API).
+_RARE_REASONING = ("reasoning_text", "thinking_content")
 # A chunk's top-level source lists: Perplexity's `search_results` (before `citations`:
-# it has titles), xAI's and Perplexity's `citations`, Z.ai's `web_search`.
-_SOURCE_LISTS = ("search_results", "citations", "web_search")
+# it has titles), xAI's and Perplexity's `citations`, Z.ai's `web_search`, Volcano
+# Engine Ark's `references` (its bot API: `{url, title, site_name, summary, ...}` for a
+# page, a knowledge-base chunk without a URL).
+_SOURCE_LISTS = ("search_results", "citations", "web_search", "references")
 _CHOICE_READ_WHEN_SENT = frozenset({"message", "text", "error", "groundingMetadata"})
 # A Gemini grounding chunk's kinds of source and the key of each one's uri (the Gemini
 # wire's `_GROUNDING_SOURCES`): web pages, Vertex's retrieved contexts and places, and
@@ -1128,6 +1154,7 @@ _DELTA_READ_WHEN_SENT = frozenset(
         "content_blocks",
         "context",
         "reasoning_text",
+        "thinking_content",
         "reasoning_opaque",
         "tensorzero_extra_content",
         "tensorzero_extra_content_experimental",
@@ -1141,9 +1168,12 @@ _TENSORZERO_EXTRA = ("tensorzero_extra_content_experimental", "tensorzero_extra_
 _FUNCTION_CALL = "function_call"
 
 
-# What a Perplexity reasoning step's tool gave (its Chat Completions reference): a search's
-# results, the pages fetched, what the Python printed; the rest of the payload is its input.
-_STEP_RESULTS = frozenset({"search_results", "contents", "result"})
+# What a tool the provider ran gave, in a payload under the key its type names (the rest
+# of the payload is its input): a Perplexity reasoning step's (its Chat Completions
+# reference: a search's results, the pages fetched, what the Python printed), and a Zhipu
+# tool entry's (GLM-4-AllTools' `web_browser` and `code_interpreter` `outputs`, its web
+# search's `search_result`).
+_STEP_RESULTS = frozenset({"search_results", "contents", "result", "outputs", "search_result"})
 
 # What an executed tool found (groq-python's `ExecutedTool`): its `output` text, or the
 # structured results beside it. A search streamed in one chunk carries `search_results`
@@ -1173,18 +1203,6 @@ def _flat_error_words(payload: dict[str, Any]) -> str | None:
         if isinstance(words, str) and words.strip():
             return words
     return None
-
-
-def _worker_error(payload: dict[str, Any]) -> bool:
-    """Whether a chunk with no choices is a FastChat worker's error: its words in
-    `text`, its nonzero `error_code` beside them (the worker's success is code 0)."""
-    code = payload.get("error_code")
-    return (
-        code.__class__ is int
-        and code != 0
-        and isinstance(payload.get("text"), str)
-        and not payload.get("choices")
-    )
 
 
 def _counts_tokens(usage: dict[str, Any]) -> bool:
@@ -1436,10 +1454,12 @@ class ChatNormalizer(Normalizer):
             # `error_message` (DeepInfra, Venice on a context overflow:
             # NousResearch/hermes-agent#65631, #68451).
             error = payload
-        elif _worker_error(payload):
-            # FastChat's worker error, passed on as it came in place of the next chunk
-            # (`{"text": "**NETWORK ERROR ...**\n\n(CUDA out of memory...)",
-            # "error_code": 50002}`, then `[DONE]`: its openai_api_server.py).
+        elif status_envelope(payload) is not None:
+            # A nonzero status beside the chunk's fields, the request failed: MiniMax's
+            # `base_resp` (`{"status_code": 1008, "status_msg": "insufficient balance"}`,
+            # 1027 where the output was judged sensitive, with no choices), FastChat's
+            # worker error passed on as it came (`{"text": "**NETWORK ERROR ...**",
+            # "error_code": 50002}`, then `[DONE]`). `rxllm.error_body` reads the words.
             error = payload
         usage = None
         extension = payload.get(self._extension) if self._extension else None
@@ -1550,7 +1570,10 @@ class ChatNormalizer(Normalizer):
                 self._end_detail()
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if not (reasoning or known):
-                reasoning = delta.get("reasoning_text")  # GitHub Copilot's field
+                for name in _RARE_REASONING:
+                    reasoning = delta.get(name)
+                    if reasoning:
+                        break
             if reasoning:
                 self.streamed = self.reasoned = True
                 if reasoning.__class__ is dict:
@@ -1760,13 +1783,27 @@ class ChatNormalizer(Normalizer):
             kind = step.get("type")
             ran = step.get(kind) if isinstance(kind, str) else None
             if isinstance(kind, str) and ran.__class__ is dict:
-                call_id = f"{kind}_{self.response_tag()}_{len(self.server_tools)}"
-                self.server_tools[("step", len(self.server_tools))] = (call_id, kind, True)
-                arguments = {k: v for k, v in ran.items() if k not in _STEP_RESULTS}
-                self.server_tool_call(call_id, kind, arguments)
-                result = {k: v for k, v in ran.items() if k in _STEP_RESULTS}
-                if result:
-                    self.server_tool_result(call_id, kind, result)
+                self._typed_tool(("step", len(self.server_tools)), None, kind, ran)
+
+    def _typed_tool(self, key: Any, call_id: str | None, kind: str, ran: dict[str, Any]) -> None:
+        """A tool the provider ran, said as a payload under the key its type names: a
+        server tool call named after the type when first seen, whose arguments are the
+        payload but its results (`_STEP_RESULTS`), and those results its result, once.
+        Whole in one payload (a Perplexity step, a Zhipu web search's intent and results)
+        or in two under one key (GLM-4-AllTools: `{input}`, then `{outputs}`); input
+        after the result is the next call."""
+        arguments = {k: v for k, v in ran.items() if k not in _STEP_RESULTS}
+        result = {k: v for k, v in ran.items() if k in _STEP_RESULTS}
+        known = self.server_tools.get(key)
+        if known is None or (known[2] and arguments):
+            call_id = call_id or f"{kind}_{self.response_tag()}_{len(self.server_tools)}"
+            if known is not None:  # the next call at the same key: the first is done
+                self.server_tools[(key, len(self.server_tools))] = known
+            known = self.server_tools[key] = (call_id, kind, False)
+            self.server_tool_call(call_id, kind, arguments)
+        if result and not known[2]:
+            self.server_tools[key] = (known[0], kind, True)
+            self.server_tool_result(known[0], kind, result)
 
     def _log_once(self, key: str, message: str) -> None:
         """Log at debug what has no event, once per stream for each `key`."""
@@ -1894,8 +1931,10 @@ class ChatNormalizer(Normalizer):
         is repeated: xAI's `citations` (URLs, in the last chunk), Perplexity's
         `citations` and `search_results` (`{title, url, date}`), on every chunk, and
         Z.ai's `web_search` (`{title, link, ...}`: docs.z.ai, Web Search in Chat), and
-        Tencent Hunyuan's `search_info.search_results` (`{index, title, url}`), and the
-        pages of MiniMax's web search (`{no, url, title, ...}`: `_tool_role`)."""
+        Tencent Hunyuan's `search_info.search_results` (`{index, title, url}`), Volcano
+        Engine Ark's `references` (`{url, title, site_name, ...}`; a knowledge-base
+        chunk has no URL), and the pages of MiniMax's web search (`{no, url, title,
+        ...}`: `_tool_role`)."""
         for source in sources:
             if source.__class__ is dict:
                 url = text_or_none(source.get("url") or source.get("link"))
@@ -2120,6 +2159,16 @@ class ChatNormalizer(Normalizer):
         call_id = call.get("id")
         function = call.get("function")
         custom = None
+        kind = call.get("type")
+        if not function and kind not in ("function", "custom") and kind.__class__ is str:
+            ran = call.get(kind)
+            if ran.__class__ is dict:
+                # A tool Zhipu ran, under its type: its web search (`{"type":
+                # "web_search", "web_search": {"search_intent", "search_result"}}`),
+                # GLM-4-AllTools' `web_browser`, `code_interpreter` (`{input}`, then
+                # `{outputs}`, at one index). Never a call for the client to run.
+                self._typed_tool(("typed", key, kind), text_or_none(call_id), kind, ran)
+                return
         if not function:
             custom = call.get("custom")
             if custom.__class__ is dict and custom:  # a custom tool: its name, free text
@@ -2435,8 +2484,6 @@ class ChatNormalizer(Normalizer):
         if error.__class__ is dict and "error" not in error and (words := _flat_error_words(error)):
             # `error_message` (or, alone, `error_type`) is what TGI's `error` string is
             error = {"error": words, "error_type": error.get("error_type")}
-        elif error.__class__ is dict and "error" not in error and _worker_error(error):
-            error = {"message": error["text"], "code": error["error_code"]}
         self.stream_error(error, raw)
 
     def release(self) -> None:
