@@ -1,9 +1,12 @@
 """Streams of cloud platforms' model endpoints, from their SDKs' and integrations' code,
 tests and docs: Databricks Model Serving (as LiteLLM's Databricks transformation and
 its tests read it), IBM watsonx.ai's chat stream (its Java SDK's tests), Cloudflare
-Workers AI (cloudflare/ai's workers-ai-provider tests), the Hugging Face router's
-Responses stream (vercel/ai's huggingface provider tests), and the others each test
-names, in shapes no other test replays.
+Workers AI (cloudflare/ai's workers-ai-provider), the Hugging Face router's Responses
+endpoint (vercel/ai's huggingface provider tests, and huggingface/responses.js that
+writes it), Fireworks AI's repeated call fields (a SillyTavern thread), Amazon Bedrock
+(Claude's stream stopped by a guardrail as relays pass it on, the Mantle Responses
+stream's type-less error frame, from vercel/ai's amazon-bedrock tests), and Anthropic on
+Vertex AI (its `vertex_event`), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential chunks or
 events, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -710,3 +713,153 @@ def test_vertex_claude_stream_with_its_vertex_event_reads_as_the_messages_events
             model="claude-sonnet-4-5@20250929",
         ),
     )
+
+
+# -- Hugging Face's responses.js -------------------------------------------------------------
+
+
+def _numbered(*events: dict[str, Any]) -> bytes:
+    """responses.js's frames: `data:` lines only, each event numbered in turn."""
+    frames = (json.dumps({**event, "sequence_number": n}) for n, event in enumerate(events))
+    return "".join(f"data: {frame}\n\n" for frame in frames).encode()
+
+
+def test_hugging_face_responses_js_items_added_at_index_0_then_said_at_their_own() -> None:
+    """huggingface/responses.js src/routes/responses.ts (the Responses endpoint the
+    Hugging Face router serves, over a chat completions stream): a message or reasoning
+    item is always announced with `output_index: 0` (`response.output_item.added`), its
+    parts, deltas and done events then at its real index (`output.length - 1`); reasoning
+    is a `reasoning_text` part; an MCP tool it runs itself is an `mcp_call` item whose
+    `response.mcp_call.completed` names no item; the response starts with usage of
+    zeros, overwritten only where the chat stream counted (it asks for no usage). The
+    reasoning, the text once, the MCP call and its result as a server tool; the counted
+    usage read; zeros read as zeros, as OpenAI's own all-zero usage of a turn is (its
+    programmatic tool calling's next turn: tests/providers/test_probe_openai_responses_7),
+    since nothing on the wire tells this placeholder from a count."""
+    model = "openai/gpt-oss-120b"
+    zeros = {
+        "input_tokens": 0,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 0,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 0,
+    }
+    opened = {
+        "id": "resp_7a1c",
+        "object": "response",
+        "created_at": 1754000000,
+        "status": "in_progress",
+        "model": model,
+        "output": [],
+        "error": None,
+        "usage": zeros,
+    }
+    counted = {**zeros, "input_tokens": 24, "output_tokens": 9, "total_tokens": 33}
+
+    def part_events(item_id: str, index: int, kind: str, text: str) -> list[dict[str, Any]]:
+        part = (
+            {"type": kind, "text": ""}
+            if kind == "reasoning_text"
+            else {"type": kind, "text": "", "annotations": []}
+        )
+        done = {**part, "text": text}
+        delta = "response.reasoning_text" if kind == "reasoning_text" else "response.output_text"
+        where = {"item_id": item_id, "output_index": index, "content_index": 0}
+        return [
+            {"type": "response.content_part.added", **where, "part": part},
+            {"type": f"{delta}.delta", **where, "delta": text},
+            {"type": f"{delta}.done", **where, "text": text},
+            {"type": "response.content_part.done", **where, "part": done},
+        ]
+
+    reasoning = {
+        "id": "rs_1",
+        "type": "reasoning",
+        "status": "in_progress",
+        "content": [],
+        "summary": [],
+    }
+    thought = {
+        **reasoning,
+        "status": "completed",
+        "content": [{"type": "reasoning_text", "text": "A greeting."}],
+    }
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "status": "in_progress",
+        "content": [],
+    }
+    said = {
+        **message,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "Hello!", "annotations": []}],
+    }
+    body = _numbered(
+        {"type": "response.created", "response": opened},
+        {"type": "response.in_progress", "response": opened},
+        {"type": "response.output_item.added", "output_index": 0, "item": reasoning},
+        *part_events("rs_1", 0, "reasoning_text", "A greeting."),
+        {"type": "response.output_item.done", "output_index": 0, "item": thought},
+        {"type": "response.output_item.added", "output_index": 0, "item": message},
+        *part_events("msg_1", 1, "output_text", "Hello!"),
+        {"type": "response.output_item.done", "output_index": 1, "item": said},
+        {
+            "type": "response.completed",
+            "response": {
+                **opened,
+                "status": "completed",
+                "output": [thought, said],
+                "usage": counted,
+            },
+        },
+    )
+    check(
+        summarize(replay_every_way(body, "openai-responses")),
+        Expect(
+            text="Hello!",
+            reasoning="A greeting.",
+            usage=(24, 9, 0, 0, 33),
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
+
+    call = {
+        "type": "mcp_call",
+        "id": "mcp_1",
+        "name": "search",
+        "server_label": "hf",
+        "arguments": "",
+    }
+    ran = {**call, "arguments": '{"q": "llama"}', "output": "3 models found"}
+    answer = {**message, "id": "msg_2"}
+    answered = {
+        **said,
+        "id": "msg_2",
+        "content": [{"type": "output_text", "text": "Three.", "annotations": []}],
+    }
+    where = {"item_id": "mcp_1", "output_index": 0}
+    body = _numbered(
+        {"type": "response.created", "response": opened},
+        {"type": "response.output_item.added", "output_index": 0, "item": call},
+        {"type": "response.mcp_call.in_progress", **where},
+        {"type": "response.mcp_call_arguments.delta", **where, "delta": '{"q": "llama"}'},
+        {"type": "response.mcp_call_arguments.done", **where, "arguments": '{"q": "llama"}'},
+        {"type": "response.mcp_call.completed"},
+        {"type": "response.output_item.done", "output_index": 0, "item": ran},
+        {"type": "response.output_item.added", "output_index": 0, "item": answer},
+        *part_events("msg_2", 1, "output_text", "Three."),
+        {"type": "response.output_item.done", "output_index": 1, "item": answered},
+        {
+            "type": "response.completed",
+            "response": {**opened, "status": "completed", "output": [ran, answered]},
+        },
+    )
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(text="Three.", usage=(0, 0, 0, 0, 0), raw_stop_reason="completed", model=model),
+    )
+    assert kinds(events) == ["server_tool_call", "server_tool_result", "text", "usage", "done"]
