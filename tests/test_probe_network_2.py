@@ -143,3 +143,35 @@ async def test_a_rejection_whose_body_is_not_the_encoding_it_names_says_so() -> 
     assert error.message == (
         "HTTP 401: (the body could not be decoded: Can not decode content-encoding: gzip)"
     )
+
+
+# -- answers that are no stream by their status ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "words"),
+    [
+        (b"HTTP/1.1 204 No Content\r\n\r\n", 204, "No Content"),
+        (b"HTTP/1.1 205 Reset Content\r\nContent-Length: 0\r\n\r\n", 205, "Reset Content"),
+        (
+            b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+            + ANSWER,
+            101,
+            "Switching Protocols",
+        ),
+    ],
+)
+async def test_a_status_that_carries_no_stream_is_one_protocol_error_naming_it(
+    answer: bytes, status: int, words: str
+) -> None:
+    # A 204 (or 205) has no body by definition, and a 101 switches the connection to
+    # another protocol: neither is a stream that "ended without its terminal marker"
+    # (`truncated`, which was retried as if the next answer could differ).
+    async with raw_server(answer) as (port, heads):
+        rec = await turn(port, max_attempts=3)
+    error = error_of(rec)
+    assert (error.kind, error.status) == ("protocol", status)
+    assert error.message == (
+        f"HTTP {status} {words}: the endpoint answered with no stream where one was asked for"
+    )
+    assert len(heads) == 1 and len(rec.attempts) == 1

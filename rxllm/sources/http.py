@@ -107,6 +107,9 @@ class HttpRequest:
     """Strings (API keys) that must never appear in an error, a log or a record."""
 
 
+# Successes that carry no body (or switch the connection to another protocol): never a
+# stream, whatever follows.
+_NO_STREAM_STATUSES = frozenset({101, 204, 205})
 # Statuses that mean "nothing here": the URL is what is wrong, so the message shows it.
 WRONG_PATH_STATUSES = frozenset({404, 405})
 
@@ -463,6 +466,16 @@ class _Transfer(abc.DisposableBase):
             self._observer.on_next(ResponseHeaders(resp.headers))
             if resp.status >= 300:
                 await self._reject(resp)
+                return
+            if resp.status in _NO_STREAM_STATUSES:
+                # No body by definition (204, 205), or another protocol (101): the next
+                # answer would be the same, not a stream cut short (`truncated`).
+                status = f"HTTP {resp.status} {resp.reason or ''}".rstrip()
+                self._fail(
+                    "protocol",
+                    f"{status}: the endpoint answered with no stream where one was asked for",
+                    status=resp.status,
+                )
                 return
             settings = self._settings
             provider, attempt = settings.provider, settings.attempt
