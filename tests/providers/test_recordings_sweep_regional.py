@@ -2,8 +2,8 @@
 their own, read from their documentation, their SDKs and the relays and plugins that
 adapt them (QuantumNous/new-api's and songquanpeng/one-api's channel adaptors,
 langgenius/dify-official-plugins' model plugins, LobeChat's model runtime): MiniMax,
-Zhipu and Z.ai, Volcano Engine Ark, NAVER CLOVA Studio and Moonshot, in shapes no other
-test replays.
+Zhipu and Z.ai, Volcano Engine Ark, NAVER CLOVA Studio, Moonshot and Alibaba Cloud's
+Qwen-Omni, in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential chunks, ids
 and long text shortened), replayed whole and cut at arbitrary byte boundaries
@@ -458,3 +458,50 @@ def test_kimi_builtin_web_search_is_a_call_the_client_echoes() -> None:
             model="kimi-k2-0905-preview",
         ),
     )
+
+
+# -- Alibaba Cloud Model Studio (DashScope compatible mode) -------------------------------
+
+
+def test_qwen_omni_text_in_content_beside_audio_data_and_audio_token_details() -> None:
+    """Alibaba Cloud Model Studio's Qwen-Omni guide (`modalities: ["text", "audio"]`,
+    `stream_options.include_usage`; its client prints `delta.content` and joins
+    `delta.audio["data"]`): the text streams in `content`, the speech in other deltas'
+    `audio` (`{data, expires_at, id}`, `content` null), and the usage chunk with no
+    choices splits its counts into `text_tokens` and `audio_tokens` details. The text
+    once, the audio bytes no event, the counts as given (the audio tokens in the
+    output, none of them reasoning), as a guard."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-8a1f",
+            "object": "chat.completion.chunk",
+            "created": 1757647000,
+            "model": "qwen3-omni-flash",
+            "system_fingerprint": None,
+            "usage": None,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}],
+        }
+
+    usage = {
+        "prompt_tokens": 18,
+        "completion_tokens": 95,
+        "total_tokens": 113,
+        "prompt_tokens_details": {"text_tokens": 18},
+        "completion_tokens_details": {"audio_tokens": 83, "text_tokens": 12},
+    }
+    audio = {"data": "UklGRiQAAABXQVZF", "expires_at": 1757647879, "id": "audio_8a1f"}
+    body = _sse(
+        chunk({"role": "assistant", "content": "我是"}),
+        chunk({"content": None, "audio": audio}),
+        chunk({"content": "通义千问。"}),
+        chunk({"content": None, "audio": {"data": "AAAAAAAA"}}),
+        chunk({"content": ""}, "stop"),
+        {**chunk({}), "choices": [], "usage": usage},
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="我是通义千问。", usage=(18, 95, 0, 0, 113), model="qwen3-omni-flash"),
+    )
+    assert kinds(events) == ["text", "usage", "done"]
