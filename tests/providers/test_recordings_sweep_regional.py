@@ -88,6 +88,38 @@ def test_minimax_text_then_base_resp_1027_for_sensitive_output() -> None:
     assert error.error.code == "1027"
 
 
+def test_minimax_status_0_on_every_chunk_is_no_error() -> None:
+    """MiniMax's API reference (platform.minimax.io, text-post): every response carries
+    `base_resp: {"status_code": 0, "status_msg": ""}` when all went well, beside its
+    moderation flags, and the message its `name` ("MiniMax AI"), `audio_content` and
+    `reasoning_content`; its stream says so on every chunk. Status 0 is success: the
+    reasoning, the text, the usage and the stop, as a guard of the reading above."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **fields: Any) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return _minimax(0, "", choices=[choice], **fields)
+
+    usage = {
+        "total_tokens": 249,
+        "total_characters": 0,
+        "prompt_tokens": 26,
+        "completion_tokens": 223,
+        "completion_tokens_details": {"reasoning_tokens": 214},
+    }
+    body = _sse(
+        chunk({"role": "assistant", "name": "MiniMax AI", "reasoning_content": "Greet back."}),
+        chunk({"name": "MiniMax AI", "audio_content": "", "content": "Hello!"}),
+        chunk({"content": ""}, "stop", usage=usage),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="Hello!", reasoning="Greet back.", usage=(26, 223, 214, 0, 249), model="MiniMax-M1"
+        ),
+    )
+
+
 async def test_minimax_base_resp_error_as_the_whole_200_body(serve_body: ServeBody) -> None:
     """langgenius/dify-official-plugins models/minimax/models/llm/chat_completion_v2.py
     (`_handle_chat_generate_response`, `_handle_error_by_code`): MiniMax says a failure
