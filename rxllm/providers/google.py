@@ -772,8 +772,10 @@ class GeminiNormalizer(Normalizer):
         """Fields beside a part's data that no event carries (`partMetadata`, a
         `videoMetadata` or `mediaResolution`), logged by name once per turn; a part
         whose data no event carries is logged whole (`_unread`)."""
+        if _READ_PART_KEYS.issuperset(part):  # a thought, a signed text or call: no set built
+            return
         extra = {key for key in part.keys() - _READ_PART_KEYS if part[key] is not None}
-        if extra and not _PART_DATA.isdisjoint(part):
+        if extra and any(part.get(key) is not None for key in _PART_DATA):
             self._unread_fields(extra, "part")
 
     def _unread(self, part: dict[str, Any]) -> None:

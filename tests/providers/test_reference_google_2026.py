@@ -410,12 +410,14 @@ def test_null_members_of_a_part_are_absent() -> None:
     unused ones as `null` (`{"text": "...", "functionCall": null, "inlineData": null}`;
     CLIProxyAPI's empty-completion check reads a part `{"functionCall": null}` as
     empty). Part is a union ("exactly one field ... should be set"): a null member is
-    no member. The text is read, no call is made of a null, and nothing is logged as a
-    field no event carries; the turn ends in `stop`, not in a `protocol` error."""
+    no member. The text is read, no call is made of a null, and no null is logged as a
+    field no event carries (an image beside a null call is logged once, as the part no
+    event carries); the turn ends in `stop`, not in a `protocol` error."""
     nulls = {"functionCall": None, "inlineData": None, "executableCode": None}
     body = sse(
         chunk({"text": "Hello", "thoughtSignature": None, **nulls}),
         chunk({"text": " there", "thought": None, **nulls}, {"functionCall": None}),
+        chunk({"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}, "functionCall": None}),
         chunk({"text": ".", **nulls}, finish="STOP"),
     )
     events = replay_every_way(body, "google")
@@ -424,7 +426,8 @@ def test_null_members_of_a_part_are_absent() -> None:
     assert kinds(events) == ["text", "done"]
     got = summarize(events)
     assert (got.text, got.stop_reason, got.signatures) == ("Hello there.", "stop", [])
-    assert not [line for line in logged if "no event carries" in line]
+    unread = [line for line in logged if "no event carries" in line]
+    assert unread == ["no event carries a part with keys ['functionCall', 'inlineData']"]
 
 
 def test_parallel_streamed_calls_keep_their_ids_and_falsy_values() -> None:
