@@ -12,8 +12,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from aiohttp import web
 
 import rxllm
+from tests.support import Serve
 
 KEY = "sk-probe-network-2-0123456789abcdef"
 PROXY_PASSWORD = "hunter2-proxy-password"
@@ -175,3 +177,53 @@ async def test_a_status_that_carries_no_stream_is_one_protocol_error_naming_it(
         f"HTTP {status} {words}: the endpoint answered with no stream where one was asked for"
     )
     assert len(heads) == 1 and len(rec.attempts) == 1
+
+
+# -- TLS to a server that speaks none ---------------------------------------------------
+
+
+async def test_https_to_a_plain_http_server_says_it_does_not_speak_tls(serve: Serve) -> None:
+    # "https://localhost:11434" for a local server that speaks plain HTTP: it answers the
+    # ClientHello with a 400 in clear text, which OpenSSL reads as WRONG_VERSION_NUMBER.
+    async def handler(request: web.Request) -> web.Response:
+        return web.Response(text="never reached over TLS")
+
+    url = (await serve(handler)).replace("http://", "https://")
+    async with rxllm.provider(
+        "custom", base_url=url, api_key=KEY, allow_private_network=True, max_attempts=1
+    ) as p:
+        rec = await p.complete(ASK)
+    error = error_of(rec)
+    assert error.kind == "transport" and "WRONG_VERSION_NUMBER" in error.message
+    assert error.message.endswith(
+        ": the server does not speak TLS (an http:// server at an https:// URL?)"
+    )
+
+
+async def test_a_server_that_hangs_up_on_the_tls_handshake_says_so() -> None:
+    # It was "ClientConnectorError: Cannot connect to host 127.0.0.1:port ssl:default
+    # [None]": aiohttp writes the reset's missing strerror as is.
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(10)  # the start of the ClientHello
+        writer.close()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with rxllm.provider(
+            "custom",
+            base_url=f"https://127.0.0.1:{port}/v1",
+            api_key=KEY,
+            allow_private_network=True,
+            max_attempts=1,
+        ) as p:
+            rec = await p.complete(ASK)
+    finally:
+        server.close()
+        await server.wait_closed()
+    error = error_of(rec)
+    assert error.kind == "transport" and "[None]" not in error.message
+    assert error.message == (
+        f"ClientConnectorError: Cannot connect to host 127.0.0.1:{port} ssl:default "
+        "[ConnectionResetError: the server closed the connection during the TLS handshake]"
+    )

@@ -177,6 +177,29 @@ def _undecodable(resp: aiohttp.ClientResponse) -> str | None:
     return problem.message if isinstance(problem, ContentEncodingError) else None
 
 
+# OpenSSL's reasons for a handshake answered in clear text (an HTTP server's 400).
+_PLAIN_TEXT_TLS = frozenset({"WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG"})
+
+
+def _no_connection(exc: aiohttp.ClientConnectorError) -> str:
+    """aiohttp's words for a connection not made, with what they lack: a handshake
+    answered in plain text (an http:// server at an https:// URL) says so, and a peer
+    that hangs up mid-handshake is named, not aiohttp's `[None]` (a reset has no
+    strerror)."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.os_error
+    if getattr(cause, "reason", None) in _PLAIN_TEXT_TLS:
+        return f"{text}: the server does not speak TLS (an http:// server at an https:// URL?)"
+    if cause.strerror is None and text.endswith(" [None]"):
+        why = str(cause) or (
+            "the server closed the connection during the TLS handshake"
+            if getattr(exc._conn_key, "is_ssl", False) and isinstance(cause, ConnectionResetError)
+            else "no reason given"
+        )
+        text = f"{text.removesuffix(' [None]')} [{type(cause).__name__}: {why}]"
+    return text
+
+
 def _retrieve(closed: asyncio.Future[None]) -> None:
     """A connection's `closed` future, consumed: aiohttp sets a lost connection's error
     on it only for whoever asked for it (`_Transfer._watch_connection`), and asyncio
@@ -681,6 +704,8 @@ class _Transfer(abc.DisposableBase):
             )
         except aiohttp.ClientResponseError as exc:  # its head (or a body parsed with it)
             self._fail("transport", f"the response is not valid HTTP: {_not_http(exc.message)}")
+        except aiohttp.ClientConnectorError as exc:
+            self._fail("transport", _no_connection(exc))
         except aiohttp.ClientError as exc:
             self._fail("transport", f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # a bug: surface it, as Rx does
