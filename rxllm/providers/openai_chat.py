@@ -117,7 +117,8 @@ one dict lookup:
   no tool call, so nothing of a failed turn is dispatched. Finish reasons are read in any
   case (`STOP`), as an object's `type` (SGLang), and from OpenRouter's
   `native_finish_reason` where `finish_reason` is missing, or where it names a failure
-  behind a plain one (`stop` with `network_error`); the upstream words gateways
+  or a filter behind a plain one (`stop` with `network_error`, with Claude's `refusal`
+  or Gemini's `SAFETY`); the upstream words gateways
   pass through (Gemini's, Anthropic's, Bedrock's, Cohere's) are in the tables.
 - a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
   sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963). A
@@ -1526,9 +1527,17 @@ class ChatNormalizer(Normalizer):
         if native and word not in FAILED_FINISHES:
             # OpenRouter ends a turn its upstream failed mid-stream (a network error) as
             # a plain `stop`, empty, the failure only in the upstream's word
-            # (earendil-works/pi#8511): that word says the turn failed.
+            # (earendil-works/pi#8511): that word says the turn failed. So does a
+            # plain `stop` over an upstream that declined or blocked the answer
+            # (Claude's `refusal`, Gemini's `SAFETY`): that word says it was filtered.
             native_word = finish_word(native)
-            if native_word in FAILED_FINISHES:
+            if native_word is not None and (
+                native_word in FAILED_FINISHES
+                or (
+                    FINISH_REASONS.get(native_word) == "content_filter"
+                    and FINISH_REASONS.get(word) == "stop"
+                )
+            ):
                 finish, word = native, native_word
         raw = finish if isinstance(finish, str) else json.dumps(finish)
         if self.finish is None:

@@ -201,10 +201,15 @@ def test_openai_refusal_with_its_logprobs_is_the_refusal_alone() -> None:
 # -- OpenRouter ---------------------------------------------------------------------------
 
 
-def _router(delta: dict[str, Any] | None = None, finish: str | None = None, **top: Any) -> Any:
+def _router(
+    delta: dict[str, Any] | None = None,
+    finish: str | None = None,
+    model: str = "openai/gpt-4o-audio-preview",
+    **top: Any,
+) -> Any:
     """A chunk as OpenRouter streams one (typescript-sdk chatstreamchunk.ts): its
     `provider`, and `native_finish_reason` beside the finish."""
-    chunk = _chunk(delta, finish, model="openai/gpt-4o-audio-preview", provider="OpenAI", **top)
+    chunk = _chunk(delta, finish, model=model, provider=model.split("/")[0], **top)
     chunk["id"] = "gen-1760000000-aB3"
     for choice in chunk["choices"]:
         choice["native_finish_reason"] = finish
@@ -346,3 +351,89 @@ def test_a_custom_tool_input_cut_by_the_token_limit_is_not_dispatched() -> None:
             model="gpt-4o-2024-08-06",
         ),
     )
+
+
+# -- OpenRouter: the upstream's verdict behind a plain finish ---------------------------------
+
+
+def test_openrouter_plain_stop_over_an_upstream_refusal_or_safety_block_is_content_filter() -> None:
+    """OpenRouter passes the upstream's own word in `native_finish_reason`, and its
+    normalized `finish_reason` can be a plain `stop` where the upstream declined: Claude's
+    classifier (`stop_reason: "refusal"`, "a Claude routed via OpenRouter reports its own
+    refusal here") or Gemini's safety block (`finishReason: "SAFETY"`, "OpenRouter can
+    normalize finish_reason to 'stop' while the underlying provider blocked on safety"),
+    as OpenRouter clients' tests pin both; gateways that translate Anthropic's wire write
+    `stop` for a refusal too (router-for-me/CLIProxyAPI#4958). The upstream's word says
+    the answer was withheld or cut: `done(content_filter)` with its raw word, the text
+    before it kept, as a failed upstream behind `stop` already reads as a failure. An
+    ordinary `stop` over `end_turn` or `STOP` stays `stop`. Before: `done(stop)`, a
+    declined turn read as a complete answer."""
+    for native, text, stop, raw in (
+        ("refusal", "I can help with part", "content_filter", "refusal"),
+        ("SAFETY", "", "content_filter", "SAFETY"),
+        ("end_turn", "Done.", "stop", "stop"),
+        ("STOP", "Done.", "stop", "stop"),
+    ):
+        model = "google/gemini-2.5-pro" if native.isupper() else "anthropic/claude-opus-4.5"
+        delta: dict[str, Any] = {"role": "assistant", "content": text}
+        finish = _router({"content": ""}, "stop", model)
+        finish["choices"][0]["native_finish_reason"] = native
+        body = _sse(_router(delta, None, model), finish)
+        events = replay_every_way(body, "openrouter")
+        check(
+            summarize(events),
+            Expect(
+                text=text,
+                stop_reason=stop,
+                raw_stop_reason=raw,
+                model=model,
+            ),
+        )
+
+
+# -- OpenAI's search models -----------------------------------------------------------------
+
+
+def test_openai_search_model_url_citations_come_once_each_after_the_text() -> None:
+    """platform.openai.com web search on Chat Completions (`gpt-5-search-api`,
+    `web_search_options`): the answer cites its pages inline as markdown links, and the
+    delta's `annotations` carry `url_citation` objects (`url`, `title`, `start_index`,
+    `end_index` into the text). One page cited at two places is one source: a
+    citation per page, in order, after the text; the text itself is unchanged."""
+    text = (
+        "Paris is sunny today ([meteo.example](https://meteo.example/paris?utm_source=openai)), "
+        "with rain by Friday ([news.example](https://news.example/w?utm_source=openai); "
+        "[meteo.example](https://meteo.example/paris?utm_source=openai))."
+    )
+    meteo = "https://meteo.example/paris?utm_source=openai"
+    news = "https://news.example/w?utm_source=openai"
+
+    def cite(url: str, title: str, start: int, end: int) -> dict[str, Any]:
+        span = {"url": url, "title": title, "start_index": start, "end_index": end}
+        return {"type": "url_citation", "url_citation": span}
+
+    model = "gpt-5-search-api-2025-10-14"
+    body = _sse(
+        _chunk({"role": "assistant", "content": "", "refusal": None}, model=model),
+        _chunk({"content": text[:60]}, model=model),
+        _chunk({"content": text[60:]}, model=model),
+        _chunk(
+            {
+                "annotations": [
+                    cite(meteo, "Paris forecast", 21, 86),
+                    cite(news, "Weekly weather", 106, 163),
+                    cite(meteo, "Paris forecast", 165, 230),
+                ]
+            },
+            model=model,
+        ),
+        _chunk({}, "stop", model=model),
+        _chunk(
+            model=model, usage={"prompt_tokens": 12, "completion_tokens": 60, "total_tokens": 72}
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    check(summarize(events), Expect(text=text, usage=(12, 60, 0, 0, 72), model=model))
+    cited = [(e.url, e.title) for e in events if e.type == "citation"]  # type: ignore[attr-defined]
+    assert cited == [(meteo, "Paris forecast"), (news, "Weekly weather")]
+    assert kinds(events) == ["text", "citation", "citation", "usage", "done"]
