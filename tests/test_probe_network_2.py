@@ -227,3 +227,59 @@ async def test_a_server_that_hangs_up_on_the_tls_handshake_says_so() -> None:
         f"ClientConnectorError: Cannot connect to host 127.0.0.1:{port} ssl:default "
         "[ConnectionResetError: the server closed the connection during the TLS handshake]"
     )
+
+
+# -- a server that ignores `stream: true` -------------------------------------------------
+
+COMPLETION = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "model": "m",
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "whole"},
+            "finish_reason": "stop",
+        }
+    ],
+}
+MESSAGE = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "content": [{"type": "text", "text": "whole"}],
+    "stop_reason": "end_turn",
+}
+
+
+@pytest.mark.parametrize(
+    ("provider", "body", "what"),
+    [
+        ("custom", COMPLETION, "an OpenAI chat completion"),
+        ("anthropic", MESSAGE, "an Anthropic message"),
+    ],
+)
+async def test_a_whole_response_in_place_of_the_stream_says_the_stream_was_ignored(
+    provider: str, body: dict[str, Any], what: str
+) -> None:
+    # A gateway or server that drops `stream: true` answers the whole response as JSON.
+    # It read "the response body is not an SSE stream: '{...'", leaving the reader to
+    # recognize the completion in the quote (cut at 300 characters).
+    answer = response(b"200 OK", [("Content-Type", "application/json")], json.dumps(body).encode())
+    async with (
+        raw_server(answer) as (port, _),
+        rxllm.provider(
+            provider,
+            base_url=f"http://127.0.0.1:{port}/v1",
+            api_key=KEY,
+            ssrf_guard=False,
+            max_attempts=1,
+        ) as p,
+    ):
+        rec = await p.complete(ASK)
+    error = error_of(rec)
+    assert error.kind == "protocol" and rec.text == ""
+    assert error.message.startswith(
+        f"the endpoint answered a whole response, not a stream ({what}): it ignored the "
+        "request to stream: '{"
+    )

@@ -12,7 +12,7 @@ from rxllm.fragments import RawChunk, SourceItem
 from rxllm.secrets import redact_head
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES, SseDecoder, SseLineTooLong
 
-__all__ = ["ChunkReader", "cut_short"]
+__all__ = ["WHOLE_RESPONSES", "ChunkReader", "cut_short", "whole_response"]
 
 # How much of a body that is not SSE an error quotes back, and of a last line cut short.
 _SNIPPET_CHARS = 300
@@ -20,6 +20,24 @@ _CUT_LINE_CHARS = 80
 # How much of a body's start is kept until it shows itself SSE: a JSON error object in
 # place of the stream is read whole, as far as an error body is (`MAX_ERROR_BODY_BYTES`).
 _HEAD_BYTES = 64 * 1024
+
+
+# Keys of a whole response (a request answered without streaming) -> what it is.
+WHOLE_RESPONSES = {
+    ("object", "chat.completion"): "an OpenAI chat completion",
+    ("object", "response"): "an OpenAI Responses API response",
+    ("type", "message"): "an Anthropic message",
+}
+
+
+def whole_response(value: object) -> str | None:
+    """What whole (unstreamed) response `value` is, or None."""
+    if not isinstance(value, dict):
+        return None
+    for (key, kind), what in WHOLE_RESPONSES.items():
+        if value.get(key) == kind:
+            return what
+    return None
 
 
 # A NamedTuple's constructor is a Python function (a frame per call: twice the cost of
@@ -93,6 +111,13 @@ class ChunkReader:
             if error is not None:
                 return self._rejection(error, text)
             snippet = redact_head(text, self._secrets, _SNIPPET_CHARS)
+            what = whole_response(_first_json(text))
+            if what is not None:  # a server or gateway that dropped `stream: true`
+                return self._failure(
+                    "protocol",
+                    f"the endpoint answered a whole response, not a stream ({what}): it "
+                    f"ignored the request to stream: {snippet!r}",
+                )
             return self._failure("protocol", f"the response body is not an SSE stream: {snippet!r}")
         return None
 
@@ -113,6 +138,14 @@ class ChunkReader:
 
     def _failure(self, kind: ErrorKind, message: str) -> Failed:
         return failed(self._provider, kind, message, attempt=self._attempt)
+
+
+def _first_json(text: str) -> object:
+    """The JSON value `text` begins with, or None (not JSON, or cut off)."""
+    try:
+        return json.JSONDecoder().raw_decode(text)[0]
+    except (ValueError, RecursionError):
+        return None
 
 
 def cut_short(line: bytes) -> bool:

@@ -39,7 +39,7 @@ from reactivex.disposable import Disposable
 from rxllm.error_body import parse_error_body
 from rxllm.events import ErrorKind, Failed, Retry, failed
 from rxllm.fragments import RawChunk, SourceItem
-from rxllm.sources.raw import ChunkReader, cut_short
+from rxllm.sources.raw import ChunkReader, cut_short, whole_response
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
@@ -81,12 +81,6 @@ _LLAMA_CPP_HINT = (
     "chunk), which rxllm does not speak: record llama-server's OpenAI-compatible "
     "endpoint instead (provider='llamacpp', base URL http://localhost:8080/v1)"
 )
-# Keys of a whole response (a request sent without streaming) -> what it is.
-_WHOLE_RESPONSES = {
-    ("object", "chat.completion"): "an OpenAI chat completion",
-    ("object", "response"): "an OpenAI Responses API response",
-    ("type", "message"): "an Anthropic message",
-}
 
 
 _RXLLM_RECORD = (
@@ -114,12 +108,12 @@ def not_a_stream(first: dict[str, Any]) -> str | None:
         return _OLLAMA_HINT
     if isinstance(first.get("stop"), bool) and "content" in first:
         return _LLAMA_CPP_HINT
-    for (key, value), what in _WHOLE_RESPONSES.items():
-        if first.get(key) == value:
-            return (
-                f"the recording is a whole response, not streamed ({what}): rxllm "
-                "replays streamed bodies, record a request sent with streaming on"
-            )
+    what = whole_response(first)
+    if what is not None:
+        return (
+            f"the recording is a whole response, not streamed ({what}): rxllm "
+            "replays streamed bodies, record a request sent with streaming on"
+        )
     return None
 
 
