@@ -6,7 +6,10 @@ wrong, or reads right; nothing hangs, nothing the caller holds secret is shown."
 from __future__ import annotations
 
 import asyncio
+import functools
+import gzip
 import json
+import zlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,6 +18,7 @@ import pytest
 from aiohttp import web
 
 import rxllm
+from rxllm.error_body import MAX_ERROR_BODY_BYTES
 from tests.support import Serve
 
 KEY = "sk-probe-network-2-0123456789abcdef"
@@ -283,3 +287,174 @@ async def test_a_whole_response_in_place_of_the_stream_says_the_stream_was_ignor
         f"the endpoint answered a whole response, not a stream ({what}): it ignored the "
         "request to stream: '{"
     )
+
+
+# -- framings and encodings that read right, as guards ----------------------------------
+
+
+def gzipped(data: bytes) -> bytes:
+    return gzip.compress(data)
+
+
+def chunked(*parts: bytes, extension: bytes = b"", trailer: bytes = b"") -> bytes:
+    body = b"".join(b"%x%s\r\n%s\r\n" % (len(p), extension, p) for p in parts)
+    return body + b"0\r\n" + trailer + b"\r\n"
+
+
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(
+            response(b"200 OK", [*SSE, ("Content-Encoding", "gzip")], gzipped(ANSWER)), id="gzip"
+        ),
+        pytest.param(
+            response(b"200 OK", [*SSE, ("Content-Encoding", "deflate")], zlib.compress(ANSWER)),
+            id="deflate",
+        ),
+        pytest.param(
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n"
+            + response(b"200 OK", SSE, ANSWER),
+            id="1xx-then-200",
+        ),
+        pytest.param(
+            HEAD
+            + b"Transfer-Encoding: chunked\r\n\r\n"
+            + chunked(ANSWER[:25], ANSWER[25:], extension=b";ext=1", trailer=b"X-Trailer: t\r\n"),
+            id="chunk-extensions-and-trailer",
+        ),
+        pytest.param(
+            b"HTTP/1.0 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + ANSWER,
+            id="http-1.0-until-close",
+        ),
+        pytest.param(
+            response(b"200 OK", SSE, b"\xef\xbb\xbf" + ANSWER.replace(b"\n", b"\r")),
+            id="bom-and-cr-line-ends",
+        ),
+        pytest.param(
+            response(
+                b"200 OK",
+                SSE,
+                b"retry: 3000\nid: 1\n\n" + ANSWER.replace(b"data:", b"id: 7\ndata:"),
+            ),
+            id="retry-and-id-fields",
+        ),
+    ],
+)
+async def test_a_stream_in_any_of_http_s_framings_reads_right(answer: bytes) -> None:
+    async with raw_server(answer) as (port, _):
+        rec = await turn(port)
+    assert rec.terminal.type == "done" and rec.text == "hi"
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        pytest.param(
+            HEAD + b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(ANSWER),
+            "the response is not valid HTTP: Transfer-Encoding can't be present with "
+            "Content-Length",
+            id="length-and-chunked",
+        ),
+        pytest.param(
+            HEAD + b"Content-Length: %d\r\nContent-Length: 3\r\n\r\n" % len(ANSWER) + ANSWER,
+            "the response is not valid HTTP: Duplicate Content-Length",
+            id="two-lengths",
+        ),
+        pytest.param(
+            HEAD + b"X-Big: " + b"a" * 100_000 + b"\r\n\r\n",
+            "the response is not valid HTTP: Got more than 8190 bytes when reading",
+            id="a-header-past-aiohttp-s-limit",
+        ),
+    ],
+)
+async def test_a_head_that_could_smuggle_or_overflow_is_one_transport_error(
+    answer: bytes, words: str
+) -> None:
+    async with raw_server(answer) as (port, _):
+        rec = await turn(port)
+    error = error_of(rec)
+    assert error.kind == "transport" and error.status is None
+    assert error.message.startswith(words)
+
+
+@functools.cache
+def bomb() -> bytes:
+    """8 MB of one SSE line, gzipped to about 8 KB."""
+    return gzipped(b"data: " + b"a" * (8 * 1024 * 1024) + b"\n\n")
+
+
+async def test_a_decompression_bomb_is_cut_at_max_response_bytes_counted_decoded() -> None:
+    answer = response(b"200 OK", [*SSE, ("Content-Encoding", "gzip")], bomb())
+    assert len(answer) < 1_000_000
+    async with raw_server(answer) as (port, _):
+        rec = await turn(port, max_response_bytes=1_000_000, max_line_bytes=16 * 1024 * 1024)
+    error = error_of(rec)
+    assert (error.kind, error.message) == (
+        "limit",
+        "the response exceeds max_response_bytes (1000000)",
+    )
+
+
+async def test_a_decompression_bomb_as_a_rejection_body_is_cut_at_the_error_body_cap() -> None:
+    answer = response(
+        b"400 Bad Request",
+        [("Content-Type", "application/json"), ("Content-Encoding", "gzip")],
+        bomb(),
+    )
+    async with raw_server(answer) as (port, _):
+        rec = await turn(port)
+    error = error_of(rec)
+    assert (error.kind, error.status) == ("rejected", 400)
+    assert error.raw is not None and len(error.raw) == MAX_ERROR_BODY_BYTES
+
+
+async def test_a_gzip_stream_is_read_as_it_arrives_not_at_its_end() -> None:
+    # Each event flushed (Z_SYNC_FLUSH) is readable at once: the server holds its end
+    # until the turn has shown the first text, which a client that waited for the whole
+    # gzip member would never show.
+    compressor = zlib.compressobj(wbits=31)
+    seen_first = asyncio.Event()
+
+    def flushed(data: bytes) -> bytes:
+        out = compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)
+        return b"%x\r\n%s\r\n" % (len(out), out)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        head = HEAD + b"Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"
+        writer.write(head + flushed(chunk({"content": "first "})))
+        await writer.drain()
+        try:
+            await asyncio.wait_for(seen_first.wait(), 5)
+            rest = chunk({"content": "then the rest"}, "stop")
+        except TimeoutError:
+            rest = chunk({"content": "only at the end"}, "stop")
+        tail = compressor.compress(rest + b"data: [DONE]\n\n") + compressor.flush()
+        writer.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(tail), tail))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    texts: list[str] = []
+    try:
+        async with (
+            rxllm.provider(
+                "custom",
+                base_url=f"http://127.0.0.1:{port}/v1",
+                api_key=KEY,
+                allow_private_network=True,
+            ) as p,
+            p.astream(ASK) as events,
+        ):
+            async for event in events:
+                if event.type == "text":
+                    texts.append(event.text)
+                    seen_first.set()
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert "".join(texts) == "first then the rest"
