@@ -89,10 +89,11 @@ Output items, by type (the decisions of this module):
   when no added was seen; a client tool search always at `.done`, whose `call_id`
   replaces the one gpt-5.4 gave at added and is the one its answer names), `tool_end` at
   `output_item.done` with that item's JSON as authoritative. Arguments: the item minus
-  `id`, `type`, `status` and `call_id`, with a JSON-object string in `arguments` (an MCP
-  approval's) parsed. The name keeps the item's type recoverable: a `custom_tool_call`'s
-  own `name` (a tool the client declared), the item type for the others
-  (`mcp_approval_request` keeps the MCP tool's `name` in the arguments). call_id: the
+  `id`, `type`, `call_id` and what only the output says (`status`, `created_by`), with a
+  JSON-object string in `arguments` (an MCP approval's) parsed. The name keeps the
+  item's type recoverable: a `custom_tool_call`'s own `name` (a tool the client
+  declared), the item type for the others (`mcp_approval_request` keeps the MCP tool's
+  `name` in the arguments). call_id: the
   item's `call_id`, else its `id` (an approval is answered by `approval_request_id` =
   that id). A custom tool call's input streams as text (`custom_tool_call_input.delta`,
   whole at `.done`): the done item's `input` is authoritative; a done item without one (a
@@ -350,7 +351,13 @@ SERVER_INPUT_FIELDS = (
     "arguments",
     "input",
 )
-_NOT_ARGUMENTS = frozenset({"id", "type", "status", "call_id"})
+# What an output item says of itself and its input item does not take: its `status`
+# (a reasoning item's among them: "Unknown parameter: 'input[1].status'",
+# BerriAI/litellm#13420) and who created it (`created_by`, "The ID of the entity that
+# created this tool call": a shell or apply_patch call's). Sent back,
+# the API refuses the whole request.
+_OUTPUT_ONLY = frozenset({"status", "created_by"})
+_NOT_ARGUMENTS = frozenset({"id", "type", "call_id"}) | _OUTPUT_ONLY
 # Output items that carry the result of a provider-run call -> that call's item type (a
 # `program_output` answers a program of programmatic tool calling, often one begun in
 # an earlier turn, whose client calls were answered since).
@@ -373,8 +380,9 @@ def _parsed(value: Any) -> Any:
 
 def client_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
     """The arguments of an item that asks the client to act: the item minus `id`,
-    `type`, `status` and `call_id` (and a custom tool's `name`, which is the event's),
-    with a JSON-object string in `arguments` parsed."""
+    `type`, `call_id` and what only the output says (`status`, `created_by`; and a custom
+    tool's `name`, which is the event's), with a JSON-object string in `arguments`
+    parsed."""
     out = {key: value for key, value in item.items() if key not in _NOT_ARGUMENTS}
     if item.get("type") == "custom_tool_call":
         out.pop("name", None)
@@ -577,13 +585,14 @@ def _reasoning_item(part: ReasoningPart, stored: bool) -> dict[str, Any] | None:
     other part is not one: the API takes an item only by its `id`. Without `store`
     the API keeps nothing to look the id up in ("Items are not persisted when `store`
     is set to false ... remove this item from your input"), so an item without its
-    encrypted content is left out then."""
+    encrypted content is left out then. Its `status` is the output's (`_OUTPUT_ONLY`)."""
     details = part.details
     if not details or details.get("type") != "reasoning" or not details.get("id"):
         return None
     if part.signature is None and not stored:
         return None
-    item = {"summary": [], **details}  # `summary` is required, even when empty
+    # `summary` is required, even when empty; what only the output says is refused
+    item = {"summary": [], **{k: v for k, v in details.items() if k not in _OUTPUT_ONLY}}
     if part.signature is not None:
         # Sent by its content, without its id, as codex sends it: an item named by its id
         # is checked against the stored item that followed it (`_paired`).

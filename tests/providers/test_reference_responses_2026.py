@@ -235,3 +235,107 @@ def test_a_failed_mcp_call_is_shown_with_its_structured_error(error: dict[str, A
     assert result.call_id == "mcp_1"
     assert result.content["status"] == "failed" and result.content["error"] == error
     assert [ev.type for ev in events][:3] == ["server_tool_call", "server_tool_result", "text"]
+
+
+_PATCH = {
+    "type": "apply_patch_call",
+    "call_id": "call_ap_1",
+    "operation": {"type": "update_file", "path": "src/app.py", "diff": "@@\n-a\n+b\n"},
+}
+_SHELL = {
+    "type": "shell_call",
+    "call_id": "call_sh_1",
+    "action": {"commands": ["pytest -q"], "max_output_length": 4096, "timeout_ms": None},
+}
+
+
+@pytest.mark.parametrize("item", [_PATCH, _SHELL], ids=["apply_patch_call", "shell_call"])
+def test_who_created_a_client_call_is_neither_its_arguments_nor_sent_back(
+    item: dict[str, Any],
+) -> None:
+    """`response_apply_patch_tool_call.py` and `response_function_shell_tool_call.py`: an
+    item the client runs carries `created_by` ("The ID of the entity that created this
+    tool call"), output-only as its `id` and `status` are: the input items
+    (`ResponseInputItemParam.ApplyPatchCall`, `.ShellCall`) have no such field, and the
+    API refuses a field an input item does not take ("Unknown parameter:
+    'input[3].status'", 1jehuang/jcode#1028). It was read as one of the call's arguments,
+    given to the client as something to act on and sent back in the next turn."""
+    whole = {**item, "id": "it_1", "status": "completed", "created_by": "resp_0372d86d"}
+    events = run(
+        CREATED, added(0, {**whole, "status": "in_progress"}), done(0, whole), completed(whole)
+    )
+    arguments = {k: v for k, v in item.items() if k not in ("type", "call_id")}
+    call_id, kind = item["call_id"], item["type"]
+    check(
+        summarize(events),
+        Expect(
+            tools=((call_id, kind, arguments),),
+            usage=COUNTED,
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="gpt-5.2",
+        ),
+    )
+    turn = record_of(events, P).to_message()
+    _, items = responses_input(
+        [Message.user("fix it"), turn, Message.tool(call_id, "done")], frozenset(), True, {}, False
+    )
+    assert "created_by" not in items[1]
+    assert items[1]["type"] == kind and items[1]["call_id"] == call_id
+
+
+@pytest.mark.parametrize("stored", [True, False], ids=["stored", "stateless"])
+def test_a_reasoning_items_status_is_not_sent_back(stored: bool) -> None:
+    """`response_reasoning_item.py`: a reasoning item's `status` ("Populated when items
+    are returned via API") is the response's, not the model's context. Sent back, the API
+    refuses the whole request: "Unknown parameter: 'input[1].status'" for gpt-5's reasoning
+    item replayed as it came (BerriAI/litellm#13420), the same for gpt-5.6 in a live A/B,
+    the item passing once the status is left out (digitallyinduced/haskell-agent#689,
+    can1357/oh-my-pi#6513). The item goes back by its id (stored, without encrypted
+    content) or by its encrypted content (`store: false`), with its summary, and without
+    the status it came with."""
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": [], "status": "in_progress"}
+    summary = [{"type": "summary_text", "text": "Look it up."}]
+    whole = {**reasoning, "summary": summary, "status": "completed"}
+    if not stored:
+        whole["encrypted_content"] = "gAAAA1"
+    call = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "lookup",
+        "arguments": '{"q":"rxllm"}',
+        "status": "completed",
+    }
+    events = run(
+        CREATED,
+        added(0, reasoning),
+        on(
+            "response.reasoning_summary_text.delta", 0, "rs_1", summary_index=0, delta="Look it up."
+        ),
+        done(0, whole),
+        added(1, call),
+        done(1, call),
+        completed(whole, call),
+    )
+    check(
+        summarize(events),
+        Expect(
+            reasoning="Look it up.",
+            signatures=0 if stored else 1,
+            tools=(("call_1", "lookup", {"q": "rxllm"}),),
+            usage=COUNTED,
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="gpt-5.2",
+        ),
+    )
+    turn = record_of(events, P).to_message()
+    _, items = responses_input(
+        [Message.user("q"), turn, Message.tool("call_1", "found")], frozenset(), stored, {}, False
+    )
+    [sent] = [item for item in items if item["type"] == "reasoning"]
+    if stored:
+        assert sent == {"type": "reasoning", "id": "rs_1", "summary": summary}
+    else:
+        assert sent == {"type": "reasoning", "summary": summary, "encrypted_content": "gAAAA1"}
