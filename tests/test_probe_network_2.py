@@ -458,3 +458,29 @@ async def test_a_gzip_stream_is_read_as_it_arrives_not_at_its_end() -> None:
         server.close()
         await server.wait_closed()
     assert "".join(texts) == "first then the rest"
+
+
+# -- a server that echoes the key --------------------------------------------------------
+
+
+async def test_a_rejection_echoing_the_key_in_its_fields_and_request_id_shows_it_nowhere() -> None:
+    # The message and raw body were redacted; the structured fields (`param`, `code`)
+    # and the request id header were kept as sent, into the record and every log.
+    body = json.dumps(
+        {"error": {"message": f"bad key {KEY}", "code": KEY, "param": f"key={KEY}"}}
+    ).encode()
+    answer = response(
+        b"401 Unauthorized",
+        [("Content-Type", "application/json"), ("x-request-id", KEY)],
+        body,
+    )
+    async with raw_server(answer) as (port, _):
+        rec = await turn(port)
+    error = error_of(rec)
+    assert (error.kind, error.status) == ("rejected", 401)
+    assert (error.code, error.param, error.request_id) == (
+        "[redacted]",
+        "key=[redacted]",
+        "[redacted]",
+    )
+    assert KEY not in rec.model_dump_json()
