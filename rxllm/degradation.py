@@ -86,9 +86,11 @@ A rejection before anything was committed is read once, by `classify`, into one 
   one minute", "please wait before trying again", "请稍后再试", a queue that "is full" or
   over its bound ("Exceeds maximum queue size", Triton), a
   wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
-  failure ("An internal error has occurred", "on our end", a model that "has crashed" or a
-  runner that "terminated unexpectedly", a generation that failed in it: "Request failed
-  during generation: Server error: ...", "Incomplete generation", TGI's errors in a stream;
+  failure ("An internal error has occurred", "on our end", "An error occurred while
+  processing your request", an engine that "encountered an issue" (vLLM's EngineDeadError),
+  a model that "has crashed" or a runner that "terminated unexpectedly", a generation that
+  failed in it: "Request failed during generation: Server error: ...", "Incomplete
+  generation", TGI's errors in a stream;
   "an error was encountered while running the model", Ollama's), or a backend's gRPC
   failure, "rpc error: code = Unknown"; where no status speaks, or at 424 (Failed
   Dependency: TGI's status for a generation error, SageMaker's for its model's); no
@@ -911,6 +913,17 @@ _FAILED_FINISH_CODE = "error"
 # Unknown desc = unimplemented"; `InvalidArgument` or `NotFound` would be the request's).
 _SERVER_TROUBLE = (
     r"(?i)\bserver (?:had|has|encountered|experienced) an? (?:\w+ )?error\b|"
+    # or its engine, worker or backend, by the same verbs or as having run into an issue or
+    # a problem (vLLM's EngineDeadError: "EngineCore encountered an issue. See stack trace
+    # (above) for the root cause.", its 500 lost in a frame; a server merely "has an issue"
+    # with what it was sent is no failure of its own), and OpenAI's other words for its
+    # `server_error`: "An error occurred while processing your request. You can retry your
+    # request, ..." (a Responses `response.failed`, its code lost in an envelope without one)
+    r"\b(?:server|engine(?:\s?core)?|worker|backend|scheduler)\s+(?:(?:had|has|encountered|"
+    r"experienced)\s+an?\s+(?:\w+\s+)?error|(?:has\s+)?(?:encountered|experienced|ran\s+into)"
+    r"\s+an?\s+(?:\w+\s+)?(?:error|issue|problem))\b|"
+    r"\ban?\s+(?:unexpected\s+|internal\s+)?error\s+(?:has\s+)?occurred\s+while\s+processing\s+"
+    r"(?:your|the|this)\s+request\b|"
     # Google's "An internal error has occurred. Please retry or report in ...", "Internal
     # error encountered." (its `INTERNAL` status lost in a frame without one)
     r"\binternal (?:server )?error\b|"

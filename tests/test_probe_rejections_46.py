@@ -37,6 +37,19 @@ in the server, said in words with no status, walked the static list.
   depends on failed; SageMaker's 424 too), where before they were surfaced; a key the words
   name is still dropped first, and a 4xx other than 424 keeps its reading.
 
+And in the every-envelope pass (the round's cases put together again in each envelope of
+`test_probe_rejections_9`, as round sixteen's are in test_probe_rejections_42: 400
+combinations), two of the server's own failures read as the body's once a frame kept their
+words and lost their status and type: vLLM's "EngineCore encountered an issue. See stack
+trace (above) for the root cause." (its `Internal Server Error` type, with spaces, is no
+code) and OpenAI's "An error occurred while processing your request. You can retry your
+request, ..." (its `server_error` lost), `static` on the chat wire's policy and surfaced on
+the Responses wire's. An engine, worker or backend that "encountered an issue" (or an error
+or a problem) is now the server's trouble as a server that "had an error" was, and so is an
+error that "occurred while processing your request"; a server that merely "has an issue"
+with what it was sent, an error while processing an image, and a request that failed to
+parse keep their readings. The other differences have their reasons (`ENVELOPE_DIFFERENT`).
+
 The round's other 17 cases read right before, in their wires as over HTTP:
 anthropic__sse_error_overloaded_details_null_request_id,
 anthropic__sse_error_overloaded_first_event_opus,
@@ -75,7 +88,18 @@ from rxllm.degradation import Verdict, classify
 from rxllm.events import Failed, Retry, TextDelta
 from tests.rejection_rounds import assert_reads_as_its_file_says, openai_error, over_http
 from tests.test_probe_rejections_7 import TOOLS, body, frame, response
-from tests.test_probe_rejections_9 import EXTRA, in_its_wire, policy, sent
+from tests.test_probe_rejections_9 import (
+    ENVELOPES,
+    EXTRA,
+    chat_wire_error,
+    http_status,
+    in_its_wire,
+    original,
+    policy,
+    said_in,
+    sent,
+)
+from tests.test_probe_rejections_16 import combination_id, combinations, reading
 from tests.test_probe_rejections_19 import action_counts
 
 # backoff 18, none 2
@@ -302,6 +326,46 @@ def test_a_424_with_the_servers_trouble_in_words_is_a_wait() -> None:
     assert over_http(message, PLAIN, 424) == BACKOFF
 
 
+# -- an engine's or a server's failure said as OpenAI and vLLM say it: a wait --------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "EngineCore encountered an issue. See stack trace (above) for the root cause.",
+        "The engine encountered an unexpected error.",
+        "Worker has encountered a fatal problem, restarting",
+        "The backend ran into an issue while serving this request.",
+        "An error occurred while processing your request. You can retry your request, or "
+        "contact us through our help center at help.openai.com if the error persists.",
+        "An unexpected error occurred while processing the request.",
+    ],
+)
+def test_an_engine_or_server_failure_in_words_is_a_wait(message: str) -> None:
+    # in a frame with no status and no code (an envelope that kept the words only)
+    assert in_band({"message": message}) == BACKOFF
+    assert in_band({"error": message}) == BACKOFF
+    # over HTTP the 500 already said it
+    assert over_http(message, PLAIN, 500) == BACKOFF
+
+
+@pytest.mark.parametrize(
+    ("message", "sent_body"),
+    [
+        # an issue or a problem the server merely has, or one it has with what was sent
+        ("The server has an issue with the tools you sent", WITH_TOOLS),
+        ("the server has an issue tracker: see the docs", PLAIN),
+        # processing something else than the request: an image
+        ("An error occurred while processing your image", body(True, temperature=0.2)),
+        # parsing the request is the request's
+        ("An error occurred while parsing the request body", PLAIN),
+    ],
+)
+def test_failures_in_words_near_the_rule(message: str, sent_body: dict[str, Any]) -> None:
+    # the body's, by words that name nothing: the static list, as before
+    assert in_band({"message": message}, sent_body) == STATIC
+
+
 # -- over a loopback server: retried before output, surfaced after -------------------------
 
 # The head of a turn that has shown text, in each wire's framing.
@@ -429,18 +493,21 @@ async def test_a_wait_in_a_frame_is_the_wait_before_the_retry(
     assert response(429, error, PLAIN).delay == 0.2
 
 
-# -- the new reading takes linear time ----------------------------------------------------
+# -- the new readings take linear time ----------------------------------------------------
 
 _HOSTILE = {
     "failed words": "failed " * 9_000 + "during generation",
     "error words": "an error was " * 6_000 + "encountered while running the model",
     "spaces": "request failed" + " " * 60_000 + "during generation",
     "occurred": "error occurred " * 6_000,
+    "engine spaces": "engine" + " " * 60_000 + "core encountered",
+    "worker words": "worker has " * 6_000,
+    "processing words": "an error occurred while processing " * 3_000,
 }
 
 
 @pytest.mark.parametrize("text", _HOSTILE.values(), ids=_HOSTILE.keys())
-def test_the_new_reading_takes_linear_time(text: str) -> None:
+def test_the_new_readings_take_linear_time(text: str) -> None:
     verdicts: list[Any] = []
 
     def read() -> None:
@@ -451,3 +518,95 @@ def test_the_new_reading_takes_linear_time(text: str) -> None:
     reader.start()
     reader.join(timeout=60)  # a hang guard: linear is well under a second here
     assert len(verdicts) == 2
+
+
+# == the round's cases in every envelope ===================================================
+# What each frame says (its words, code, type, and the status of its HTTP twin), put back
+# together in each envelope of `tests.test_probe_rejections_9`, as an HTTP body and as a
+# chat-wire frame (`combinations`, as round sixteen's are in test_probe_rejections_42): 400
+# combinations, each read as the case itself (its own wire's reading), unless the envelope
+# loses what that reading rests on (`ENVELOPE_DIFFERENT`, with the reason).
+
+_QUOTA = "gemini__sse_error_429_quota_exceeded_status_before_message/"
+_ROUTER = "openrouter__sse_empty_choices_error_502_worker_request_limit/"
+_EXHAUSTED = "vertex__sse_error_429_resource_exhausted_in_stream/"
+_MESSAGES = "vllm__messages_sse_error_internal_error_engine_dead_validation/"
+_WITHOUT_STATUS = ("tgi/sse", "ollama/sse")
+ENVELOPE_DIFFERENT: dict[str, str] = {
+    **{
+        _QUOTA + envelope: "the envelope keeps neither RESOURCE_EXHAUSTED nor a rate-limit "
+        "type, only 'Quota exceeded' at 429 or with no status: quota words without a rate-limit "
+        "code are the account's, as OpenAI's insufficient_quota is (test_probe_rejections_9)"
+        for envelope in (
+            "vllm",
+            "vllm/sse",
+            "fastapi",
+            "tgi",
+            "tgi/sse",
+            "ollama",
+            "ollama/sse",
+            "llamacpp",
+            "llamacpp/sse",
+            "litellm",
+            "litellm/sse",
+            "plain",
+        )
+    },
+    **{
+        _ROUTER + envelope: "OpenRouter's JSON 502 over HTTP says no upstream takes the body: "
+        "its policy walks the static list (in a stream a 502 is an upstream that failed)"
+        for envelope in (
+            "openai",
+            "vllm",
+            "fastapi",
+            "tgi",
+            "ollama",
+            "llamacpp",
+            "anthropic",
+            "google",
+            "openrouter",
+            "litellm",
+        )
+    },
+    **{
+        _ROUTER + envelope: "no status in the frame: 'request limit reached (33/32)' alone "
+        "names no window, wait or overload, and OpenRouter's policy walks the static list"
+        for envelope in ("openai/sse", *_WITHOUT_STATUS)
+    },
+    **{
+        _EXHAUSTED + envelope: "neither the 429 nor RESOURCE_EXHAUSTED: 'Resource exhausted.' "
+        "alone names no rate, window or wait"
+        for envelope in _WITHOUT_STATUS
+    },
+    **{
+        _MESSAGES + envelope: "neither a status nor the `internal_error` type: the words are a "
+        "validation's, with nothing of the server's trouble"
+        for envelope in _WITHOUT_STATUS
+    },
+}
+
+
+def in_envelope(name: str, envelope: str, in_band: bool) -> Verdict:
+    """The case's rejection in `envelope` (`tests.test_probe_rejections_9.ENVELOPES`), over
+    HTTP at its twin's status or as a chat-wire frame."""
+    found = case(name)
+    said = said_in(http_body(found), HTTP_STATUS[name])
+    payload = ENVELOPES[envelope](said)
+    if not in_band:
+        return response(http_status(said), payload, sent(found), policy(found))
+    return frame(chat_wire_error(payload), sent(found), policy(found))
+
+
+@pytest.mark.parametrize(("case_name", "envelope", "in_band"), combinations(ROUND_NINETEEN))
+def test_every_envelope_reads_the_same(case_name: str, envelope: str, in_band: bool) -> None:
+    got = reading(in_envelope(case_name, envelope, in_band))
+    expected = reading(original(case(case_name)))
+    if combination_id(case_name, envelope, in_band) in ENVELOPE_DIFFERENT:
+        assert got != expected, "now reads the same: unmark it"
+        return
+    assert got == expected
+
+
+def test_the_combinations_are_round_nineteens() -> None:
+    assert len(combinations(ROUND_NINETEEN)) == 400
+    assert {key.split("/")[0] for key in ENVELOPE_DIFFERENT} <= set(ROUND_NINETEEN)
