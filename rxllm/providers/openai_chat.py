@@ -116,9 +116,9 @@ one dict lookup:
   that Portkey writes there: `overloaded_error`) is a failure too: it ends
   no tool call, so nothing of a failed turn is dispatched. Finish reasons are read in any
   case (`STOP`), as an object's `type` (SGLang), and from OpenRouter's
-  `native_finish_reason` where `finish_reason` is missing, or where it names a failure
-  or a filter behind a plain one (`stop` with `network_error`, with Claude's `refusal`
-  or Gemini's `SAFETY`); the upstream words gateways
+  `native_finish_reason` where `finish_reason` is missing, or where it names a failure,
+  a filter or a limit behind a plain one (`stop` with `network_error`, with Claude's
+  `refusal` or Gemini's `SAFETY`, with `max_tokens`); the upstream words gateways
   pass through (Gemini's, Anthropic's, Bedrock's, Cohere's) are in the tables.
 - a natural finish (`stop`) after tool calls is `tool_use`, the raw reason kept: Ollama
   sent its calls, then `stop`, and so has OpenAI's gpt-4o (ollama/ollama#7963). A
@@ -246,6 +246,7 @@ FINISH_REASONS: dict[str, StopReason] = {
     "stop_sequence": "stop",
     "length": "length",
     "max_tokens": "length",
+    "max_output_tokens": "length",  # a Responses upstream's `incomplete_details.reason`
     "model_length": "length",  # Mistral: the model's context window was reached
     "tool_calls": "tool_use",
     "function_call": "tool_use",
@@ -283,7 +284,8 @@ anything else is `other`, the raw value kept."""
 
 _CUT_SHORT = frozenset({"length", "content_filter"})
 """Stop reasons of a finish that cut the output short: a call with no arguments yet, or
-a custom tool's input, was cut off by it (`ChatNormalizer._end_calls`)."""
+a custom tool's input, was cut off by it (`ChatNormalizer._end_calls`); an upstream's
+word for one of them overrules a plain `stop` (`ChatNormalizer._choice`)."""
 
 FAILED_FINISHES = frozenset(
     {
@@ -1529,12 +1531,14 @@ class ChatNormalizer(Normalizer):
             # a plain `stop`, empty, the failure only in the upstream's word
             # (earendil-works/pi#8511): that word says the turn failed. So does a
             # plain `stop` over an upstream that declined or blocked the answer
-            # (Claude's `refusal`, Gemini's `SAFETY`): that word says it was filtered.
+            # (Claude's `refusal`, Gemini's `SAFETY`) or hit its token limit
+            # (`max_tokens`, `MAX_TOKENS`, `max_output_tokens`): that word says it was
+            # filtered or cut.
             native_word = finish_word(native)
             if native_word is not None and (
                 native_word in FAILED_FINISHES
                 or (
-                    FINISH_REASONS.get(native_word) == "content_filter"
+                    FINISH_REASONS.get(native_word) in _CUT_SHORT
                     and FINISH_REASONS.get(word) == "stop"
                 )
             ):

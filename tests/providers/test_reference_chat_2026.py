@@ -356,25 +356,32 @@ def test_a_custom_tool_input_cut_by_the_token_limit_is_not_dispatched() -> None:
 # -- OpenRouter: the upstream's verdict behind a plain finish ---------------------------------
 
 
-def test_openrouter_plain_stop_over_an_upstream_refusal_or_safety_block_is_content_filter() -> None:
+def test_openrouter_plain_stop_over_an_upstream_block_or_limit_says_the_upstreams_word() -> None:
     """OpenRouter passes the upstream's own word in `native_finish_reason`, and its
     normalized `finish_reason` can be a plain `stop` where the upstream declined: Claude's
     classifier (`stop_reason: "refusal"`, "a Claude routed via OpenRouter reports its own
     refusal here") or Gemini's safety block (`finishReason: "SAFETY"`, "OpenRouter can
     normalize finish_reason to 'stop' while the underlying provider blocked on safety"),
     as OpenRouter clients' tests pin both; gateways that translate Anthropic's wire write
-    `stop` for a refusal too (router-for-me/CLIProxyAPI#4958). The upstream's word says
-    the answer was withheld or cut: `done(content_filter)` with its raw word, the text
-    before it kept, as a failed upstream behind `stop` already reads as a failure. An
-    ordinary `stop` over `end_turn` or `STOP` stays `stop`. Before: `done(stop)`, a
-    declined turn read as a complete answer."""
+    `stop` for a refusal too (router-for-me/CLIProxyAPI#4958). So can an upstream's token
+    limit (`max_tokens`, `MAX_TOKENS`, a Responses upstream's `max_output_tokens`), which
+    OpenRouter clients' tests also pin behind `stop`. The upstream's word says the answer
+    was withheld or cut: `done(content_filter)` or `done(length)` with its raw word, the
+    text before it kept, as a failed upstream behind `stop` already reads as a failure.
+    An ordinary `stop` over `end_turn` or `STOP` stays `stop`. Before: `done(stop)`, a
+    declined or cut turn read as a complete answer."""
     for native, text, stop, raw in (
         ("refusal", "I can help with part", "content_filter", "refusal"),
         ("SAFETY", "", "content_filter", "SAFETY"),
+        ("max_tokens", "The first half", "length", "max_tokens"),
+        ("MAX_TOKENS", "The first half", "length", "MAX_TOKENS"),
+        ("max_output_tokens", "The first half", "length", "max_output_tokens"),
         ("end_turn", "Done.", "stop", "stop"),
         ("STOP", "Done.", "stop", "stop"),
     ):
         model = "google/gemini-2.5-pro" if native.isupper() else "anthropic/claude-opus-4.5"
+        if native == "max_output_tokens":
+            model = "openai/gpt-5"
         delta: dict[str, Any] = {"role": "assistant", "content": text}
         finish = _router({"content": ""}, "stop", model)
         finish["choices"][0]["native_finish_reason"] = native
