@@ -84,26 +84,26 @@ Output items, by type (the decisions of this module):
   answers is read from the terminal's output, else requested as it came.
 - Items that ask the client to act (`CLIENT_ITEMS`: `computer_call`, `shell_call`,
   `local_shell_call`, `apply_patch_call`, `custom_tool_call`, `mcp_approval_request`, and
-  a `tool_search_call` whose `execution` is `client`) are `tool_request`s too, so an
-  agent loop never stalls on them: `tool_start` at `output_item.added` (or at `.done`
-  when no added was seen; a client tool search always at `.done`, whose `call_id`
-  replaces the one gpt-5.4 gave at added and is the one its answer names), `tool_end` at
-  `output_item.done` with that item's JSON as authoritative. Arguments: the item minus
-  `id`, `type`, `call_id` and what only the output says (`status`, `created_by`), with a
-  JSON-object string in `arguments` (an MCP approval's) parsed. The name keeps the
-  item's type recoverable: a `custom_tool_call`'s own `name` (a tool the client
-  declared), the item type for the others (`mcp_approval_request` keeps the MCP tool's
-  `name` in the arguments). call_id: the
-  item's `call_id`, else its `id` (an approval is answered by `approval_request_id` =
-  that id). A custom tool call's input streams as text (`custom_tool_call_input.delta`,
-  whole at `.done`): the done item's `input` is authoritative; a done item without one (a
+  a `tool_search_call` whose `execution` is `client`) are `tool_request`s too, so an agent
+  loop never stalls on them: `tool_start` at `output_item.added` (or at `.done` when no
+  added was seen; a client tool search always at `.done`, whose `call_id` replaces the one
+  gpt-5.4 gave at added and is the one its answer names), `tool_end` at `output_item.done`
+  with that item's JSON as authoritative. Arguments: the item minus `id`, `type`,
+  `call_id` and what only the output says (`status`, `created_by`), with a JSON-object
+  string in `arguments` (an MCP approval's) parsed. The name keeps the item's type
+  recoverable: a `custom_tool_call`'s own `name` (a tool the client declared, at the top
+  level or in a `namespace` tool: `custom_tool_names`), the item type for the others
+  (`mcp_approval_request` keeps the MCP tool's `name` in the arguments). call_id: the
+  item's `call_id`, else its `id` (an approval is answered by `approval_request_id` = that
+  id). A custom tool call's input streams as text (`custom_tool_call_input.delta`, whole
+  at `.done`): the done item's `input` is authoritative; a done item without one (a
   proxy's) takes the streamed input, and so does a call whose done item never came, once
-  its input is marked done or the response completed (free text cannot say it was cut
-  off, as a function call's JSON does); otherwise the call is malformed. The item's type
+  its input is marked done or the response completed (free text cannot say it was cut off,
+  as a function call's JSON does); otherwise the call is malformed. The item's type
   decides what its input events are: function-call argument events about a custom tool
   call (LiteLLM's bridge streams its input as them, JSON-wrapped as `{"content": ...}`)
-  are logged and left out, its done item's `input` the call's. A `shell_call`
-  whose `environment` is a hosted container (any type but `local`) is run by OpenAI: a
+  are logged and left out, its done item's `input` the call's. A `shell_call` whose
+  `environment` is a hosted container (any type but `local`) is run by OpenAI: a
   provider-run item (below).
 - Items the provider runs itself (`SERVER_ITEMS`: `web_search_call`, `file_search_call`,
   `code_interpreter_call`, `mcp_call`, `mcp_list_tools`, `image_generation_call`, a
@@ -510,6 +510,21 @@ Perplexity's `response.failed` (its SDK's ResponseFailedEvent: `error` alone) an
 Agent API's `response.completed` in prism-php's fixture (`status`, `usage`, `output`)."""
 
 
+def custom_tool_names(tools: Iterable[Any]) -> frozenset[str]:
+    """The names of the custom tools offered: at the top level, and inside a `namespace`
+    tool, which "Groups function/custom tools under a shared namespace" (its
+    `namespace_tool.py`). Their calls are `custom_tool_call`s, and go back as such."""
+    found: set[str] = set()
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        members = tool.get("tools") if tool.get("type") == "namespace" else [tool]
+        for member in members if isinstance(members, list) else ():
+            if isinstance(member, dict) and member.get("type") == "custom":
+                found.add(str(member.get("name")))
+    return frozenset(found)
+
+
 def tool_namespaces(tools: Iterable[Any]) -> dict[str, str]:
     """The namespace of each function that a `namespace` tool groups (`{"type":
     "namespace", "name": "crm", "tools": [...]}`), by the function's name: the one its
@@ -686,9 +701,10 @@ def responses_input(
     become `instructions`; a system message later on stays in place as an item. A call
     that came from an item asking the client to act goes back as that item, and its
     tool message as the item answering it (`custom_tools`: the names of the custom
-    tools offered, whose calls are `custom_tool_call`s); a function call with the
-    namespace of its tool (`namespaces`, `tool_namespaces`: of the tools offered, and of
-    those a client tool search's answer loaded). An assistant turn's reasoning items go
+    tools offered, `custom_tool_names`, and of those a client tool search's answer
+    loaded, whose calls are `custom_tool_call`s); a function call with the namespace of
+    its tool (`namespaces`, `tool_namespaces`: of the tools offered, and of those a
+    client tool search's answer loaded). An assistant turn's reasoning items go
     back, each before an item of its turn (`_paired`), so that a reasoning model keeps
     its reasoning across tool calls (`stored`: whether the request lets the API store
     its items, `store`), and its compaction items after them.
@@ -737,7 +753,9 @@ def responses_input(
             kind = kinds.get(message.tool_call_id or "", "function_call")
             answer = _answer_item(kind, message, ids.result(message.tool_call_id))
             if kind == "tool_search_call":  # the tools it loaded, namespaces among them
-                namespaces |= tool_namespaces(answer.get("tools") or ())
+                loaded = answer.get("tools") or ()
+                namespaces |= tool_namespaces(loaded)
+                custom_tools |= custom_tool_names(loaded)
             items.append(answer)
     return ("\n\n".join(leading) if leading else None), items[held:] if chained else items
 
@@ -1877,9 +1895,7 @@ class OpenAIResponses(WireProtocol):
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         params = request.params
         offered = params.get("tools") or ()
-        custom = frozenset(
-            str(t.get("name")) for t in offered if isinstance(t, dict) and t.get("type") == "custom"
-        )
+        custom = custom_tool_names(offered)
         stored = params.get("store") is not False  # the API stores by default
         namespaces = tool_namespaces(offered)
         chained = bool(params.get("previous_response_id") or params.get("conversation"))

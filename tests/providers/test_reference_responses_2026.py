@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from rxllm import Message
+from rxllm import ChatRequest, Message
 from rxllm.events import Event, Failed, ServerToolCall, ServerToolResult
-from rxllm.providers.openai_responses import responses_input
+from rxllm.providers.openai_responses import OpenAIResponses, responses_input
+from rxllm.request import ToolCall
 from tests.support import Expect, check, replay_every_way, summarize
 from tests.test_reasoning_history import record_of
 
@@ -339,3 +340,68 @@ def test_a_reasoning_items_status_is_not_sent_back(stored: bool) -> None:
         assert sent == {"type": "reasoning", "id": "rs_1", "summary": summary}
     else:
         assert sent == {"type": "reasoning", "summary": summary, "encrypted_content": "gAAAA1"}
+
+
+_TERMINAL = {
+    "type": "namespace",
+    "name": "terminal",
+    "description": "The user's shell.",
+    "tools": [{"type": "custom", "name": "exec", "description": "Run a command."}],
+}
+
+
+@pytest.mark.parametrize("loaded", [False, True], ids=["offered", "loaded by a tool search"])
+def test_a_custom_tool_grouped_in_a_namespace_goes_back_as_a_custom_tool_call(
+    loaded: bool,
+) -> None:
+    """`namespace_tool.py`: a namespace "Groups function/custom tools under a shared
+    namespace", and `response_custom_tool_call.py` names the namespace of the custom tool
+    called (`namespace`: codex's `terminal` namespace with its `exec` custom tool),
+    offered in the request or loaded by a client tool search's answer. The call is the
+    client's, its input the free text; the next turn sends it back as the
+    `custom_tool_call` it was, with its namespace, answered by a `custom_tool_call_output`.
+    Only custom tools offered at the top level were known as custom: one inside a
+    namespace went back as a `function_call` whose arguments were a JSON object wrapping
+    its input, a call of a tool the model was never given."""
+    call = {
+        "type": "custom_tool_call",
+        "id": "ctc_1",
+        "call_id": "call_exec_1",
+        "namespace": "terminal",
+        "name": "exec",
+        "input": "",
+    }
+    whole = {**call, "input": "ls -la", "status": "completed"}
+    events = run(
+        CREATED,
+        added(0, call),
+        on("response.custom_tool_call_input.delta", 0, "ctc_1", delta="ls "),
+        on("response.custom_tool_call_input.delta", 0, "ctc_1", delta="-la"),
+        on("response.custom_tool_call_input.done", 0, "ctc_1", input="ls -la"),
+        done(0, whole),
+        completed(whole),
+    )
+    [(call_id, name, arguments)] = summarize(events).tool_calls
+    assert (call_id, name, arguments["input"]) == ("call_exec_1", "exec", "ls -la")
+    turn = record_of(events, P).to_message()
+    messages = [Message.user("list the files"), turn, Message.tool("call_exec_1", "a.txt")]
+    tools: list[dict[str, Any]] = [_TERMINAL]
+    if loaded:  # the client's tool search found the namespace before the call
+        search = ToolCall(id="call_ts", name="tool_search_call", arguments={"execution": "client"})
+        messages[1:1] = [
+            Message.assistant(tool_calls=[search]),
+            Message.tool("call_ts", json.dumps({"tools": [_TERMINAL]})),
+        ]
+        tools = [{"type": "tool_search", "execution": "client"}]
+    request = ChatRequest(model="gpt-5.2", messages=messages, params={"tools": tools})
+    body = OpenAIResponses().request_body(request)
+    assert body["input"][-2:] == [
+        {
+            "type": "custom_tool_call",
+            "call_id": "call_exec_1",
+            "name": "exec",
+            "namespace": "terminal",
+            "input": "ls -la",
+        },
+        {"type": "custom_tool_call_output", "call_id": "call_exec_1", "output": "a.txt"},
+    ]
