@@ -525,6 +525,10 @@ class Normalizer(ABC):
         container: str | None = None,
     ) -> None:
         self.settled = True
+        if raw_stop_reason is not None and raw_stop_reason.__class__ is not str:
+            # A reason in another JSON type (a proto enum's number, `"finishReason": 1`,
+            # from a relay dumping Gemini's messages) is kept as its JSON text.
+            raw_stop_reason = json.dumps(raw_stop_reason)
         self.emit(
             Done.make(
                 provider=self.provider,

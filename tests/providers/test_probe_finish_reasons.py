@@ -242,3 +242,49 @@ def test_a_completed_event_whose_status_failed_is_an_error(status: str) -> None:
     terminal, kind, code = _outcome(body, "openai-responses")
     assert (terminal, kind) == ("error", "stream_error")
     assert code == ("server_error" if status == "failed" else "cancelled")
+
+
+_GEMINI_NUMBERED = (
+    b'data: {"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]},'
+    b' "finishReason": 1}], "modelVersion": "gemini-x"}\n\n'
+)
+_ANTHROPIC_NUMBERED = b"".join(
+    b"event: " + name.encode() + b"\ndata: " + json.dumps(payload).encode() + b"\n\n"
+    for name, payload in (
+        ("message_start", {"type": "message_start", "message": {"id": "m", "model": "c"}}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "hi"},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": 7}}),
+        ("message_stop", {"type": "message_stop"}),
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "provider", "raw"),
+    [(_GEMINI_NUMBERED, "google", "1"), (_ANTHROPIC_NUMBERED, "anthropic", "7")],
+    ids=["gemini-enum-number", "anthropic-number"],
+)
+def test_a_stop_reason_that_is_no_string_is_kept_as_its_json_text(
+    body: bytes, provider: str, raw: str
+) -> None:
+    """A relay dumping Gemini's proto messages writes the finish as its enum's number
+    (`"finishReason": 1`, numbered differently by the Gemini API and Vertex, so not
+    mapped): `raw_stop_reason` held the int, against its `str` type, and serializing the
+    event warned. It is the reason's JSON text, as the chat wire keeps a finish that is
+    no string."""
+    end = replay_every_way(body, provider)[-1]
+    assert isinstance(end, Done) and end.stop_reason == "other"
+    assert end.raw_stop_reason == raw
+    assert json.loads(end.model_dump_json())["raw_stop_reason"] == raw
