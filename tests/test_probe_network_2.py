@@ -484,3 +484,17 @@ async def test_a_rejection_echoing_the_key_in_its_fields_and_request_id_shows_it
         "[redacted]",
     )
     assert KEY not in rec.model_dump_json()
+
+
+async def test_an_error_frame_echoing_the_key_in_its_fields_shows_it_nowhere() -> None:
+    # The same inside a stream: an error frame after `200 OK` whose code and param quote
+    # the key (the normalizer's `fail` redacted its message and raw only).
+    frame = {"error": {"message": f"bad key {KEY}", "code": KEY, "param": KEY}}
+    body = chunk({"role": "assistant"}) + b"data: " + json.dumps(frame).encode() + b"\n\n"
+    answer = response(b"200 OK", [*SSE, ("x-request-id", KEY)], body)
+    async with raw_server(answer) as (port, _):
+        rec = await turn(port)
+    error = error_of(rec)
+    assert error.kind == "stream_error"
+    assert (error.code, error.param, error.request_id) == ("[redacted]",) * 3
+    assert KEY not in rec.model_dump_json()

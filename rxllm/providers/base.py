@@ -54,7 +54,7 @@ from rxllm.request import (
     Part,
     ReasoningPart,
 )
-from rxllm.secrets import redact_head
+from rxllm.secrets import redact, redact_head
 
 __all__ = [
     "REQUEST_KEYS",
@@ -561,6 +561,10 @@ class Normalizer(ABC):
             raw = _error_text(raw, self.secrets)
         if fields.get("request_id") is None and self.response_headers is not None:
             fields["request_id"] = request_id_of(self.response_headers)
+        for name in ("param", "code", "request_id"):  # the server's words: an echoed key
+            value = fields.get(name)
+            if isinstance(value, str):
+                fields[name] = redact(value, self.secrets)
         self.emit(
             failed(
                 self.provider,
