@@ -213,6 +213,11 @@ def parse_error_payload(payload: Any) -> ErrorBody:
         # Ollama's and TGI's `{"error": "<text>"}` where the text is an upstream's error body
         # (a proxy's relay of Google's 429): that body is the error, as in a `message`
         error = {"message": error}
+    elif isinstance(error, str):
+        # the error object itself written as JSON text (Bedrock Mantle's Responses stream:
+        # `{"type": "error", "error": "{\"message\": \"Too many requests...\"}"}`,
+        # vercel/ai's normalize-responses-error-frames): its fields are the error's
+        error = _stringified(error) or error
     # Spring Boot's and NestJS's `{"error": "Bad Request", "message": ...}`: there `error` is
     # only the reason phrase, and the words are the `message` beside it
     if isinstance(error, str) and payload.get("message") not in (None, ""):
@@ -254,6 +259,21 @@ def parse_error_payload(payload: Any) -> ErrorBody:
     if retry_after is None:
         retry_after = _headers_wait(fields.get("metadata"))
     return ErrorBody(message, param, code, retry_after, request_id, _retryable_of(fields))
+
+
+def _stringified(text: str) -> dict[str, Any] | None:
+    """An error object written as JSON text, `{"message": "...", ...}` with words in its
+    `message`, or None (any other text, TGI's plain words among them)."""
+    text = text.strip()
+    if text[:1] != "{":
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if value.__class__ is dict and isinstance(value.get("message"), str) and value["message"]:
+        return value
+    return None
 
 
 def _listed_error(errors: Any) -> dict[str, Any] | None:

@@ -658,6 +658,30 @@ def test_bedrock_mantle_responses_typeless_error_frame_ends_the_turn_with_its_wo
     assert error.raw is not None and words in error.raw
 
 
+def test_bedrock_mantle_responses_error_event_with_its_error_as_json_text() -> None:
+    """vercel/ai packages/amazon-bedrock/src/mantle/normalize-responses-error-frames.test.ts
+    ("lifts the message out of an error event with a stringified JSON payload"): Bedrock
+    Mantle's Responses stream may end on `{"type": "error", "error": "{\\"message\\":
+    \\"Too many requests, please wait before trying again.\\"}"}`, the error object written
+    as JSON text. The turn failed with the words inside it. Before: the message was that
+    JSON text, braces and escapes and all."""
+    words = "Too many requests, please wait before trying again."
+    delta = {
+        "type": "response.output_text.delta",
+        "sequence_number": 5,
+        "content_index": 0,
+        "delta": "DO",
+        "item_id": "msg_1",
+        "output_index": 0,
+    }
+    frame = {"type": "error", "error": json.dumps({"message": words})}
+    events = replay_every_way(_sse(delta, frame, done=False), "openai-responses")
+    check(summarize(events), Expect(text="DO", terminal="error", error_kind="stream_error"))
+    error = events[-1].error  # type: ignore[union-attr]
+    assert error.message == words
+    assert error.raw is not None and "Too many requests" in error.raw
+
+
 # -- Anthropic on Vertex AI -----------------------------------------------------------------
 
 
