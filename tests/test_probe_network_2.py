@@ -514,3 +514,24 @@ async def test_a_header_past_the_limit_quoted_cut_shows_no_start_of_an_echoed_ke
     )
     assert error.message.endswith(" ...'.")
     assert not any(KEY[:n] in error.message for n in range(6, len(KEY) + 1))
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "http://127.0.0.1:8080/v1\r\nX-Evil: 1",
+        "http://127.0.0.1:8080/v1\n",
+        "http://127.0.0.1:8080/v1\t",
+        "http://127.0.0.1:8080/v1 ",
+        "http://127.0.0.1:8080/v1\x00",
+        " http://127.0.0.1:8080/v1",
+    ],
+)
+def test_a_base_url_with_whitespace_or_a_control_character_is_refused_at_the_call(
+    base_url: str,
+) -> None:
+    """yarl drops a line break or tab anywhere in a URL (WHATWG) and quotes a space or a
+    NUL, so "/v1\\r\\nX-Evil: 1" was sent as "/v1X-Evil:%201/chat/completions": nothing
+    injected, but not the URL written (httpx refuses such a URL outright)."""
+    with pytest.raises(rxllm.ConfigError, match="whitespace or a control character"):
+        rxllm.provider("custom", base_url=base_url, api_key="sk-test", ssrf_guard=False)

@@ -806,6 +806,13 @@ def _problem(error: Any) -> str:
 def _check_base_url(base_url: str, wire: WireProtocol, api_key: str | None) -> None:
     """Refuse at the call what aiohttp would raise from inside every turn."""
     shown = redact(base_url, (api_key,) if isinstance(api_key, str) else ())
+    if any(char.isspace() or not char.isprintable() for char in base_url):
+        # yarl drops a tab or line break anywhere (WHATWG), quotes a space or NUL: the
+        # URL sent would not be the one written ("/v1\r\nX: 1" -> "/v1X:%201")
+        raise ConfigError(
+            "base_url holds whitespace or a control character (a line break read from a "
+            f"file?): {shown!r}"
+        )
     try:
         url = URL(base_url)  # parsed as the transport parses it: port, IPv6, backslash
     except ValueError as exc:
