@@ -56,7 +56,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   memory than the machine has ("model requires more system memory ... than is available",
   LM Studio's "Model loading was stopped due to insufficient system resources"),
   or a never-dropped key (the structured `param`, or quoted where nothing else is named:
-  "'stream' does not support true with this model"; or refused as unknown, alone or among
+  "'stream' does not support true with this model"; streaming itself refused in words where
+  nothing else is named and no condition is said: "The model is unsupported for streaming.",
+  Bedrock; "does not support streaming", "不支持流式"; or refused as unknown, alone or among
   others: "Unknown name "messages"" says the body reached another API),
   or the conversation itself (a role, the message order, a message by its role or index,
   content inside a message, a message's `content` by name, a "chat message", an assistant
@@ -122,9 +124,11 @@ A rejection before anything was committed is read once, by `classify`, into one 
   that is no English word (`max_tokens`, capitalized too as a sentence's first word:
   "Response_format value as json_schema is enabled only for ..."), or a plain word next to words
   that name a parameter ("does not support tools", "argument supplied: thinking",
-  "temperature is not supported" (or "not currently supported", "not yet supported"),
-  "Cannot use tools with stream", a server's flag needed to use it ("launch the api_server
-  with --tool-call-parser if you want to use tools"),
+  "temperature is not supported" (or "not currently supported", "not yet supported", or
+  available only elsewhere: "logprobs are currently available only for the vLLM backend",
+  Triton), "Cannot use tools with stream", a server's flag needed to use it ("launch the
+  api_server with --tool-call-parser if you want to use tools"; the key the subject:
+  "having tools in the request requires --tool-call-parser to be set", Triton),
   "Temperature value 0.2 is not supported", "Argument not
   supported on this model: include", "invalid temperature", "temperature参数",
   "参数temperature"), the words of an identifier read the same way ("Frequency penalty
@@ -193,7 +197,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   image file, by its name, it timed out or failed while downloading ("Timeout while
   downloading photo.jpg"), an image over a size or dimension limit: "image exceeds 5 MB
   maximum", "image too large", or outside the model's bounds: "The image length and width
-  do not meet the model restrictions", DashScope; "image too small"),
+  do not meet the model restrictions", DashScope; "image too small"), or that the server
+  asks to have made smaller ("For image inputs, downscale the image", Rapid-MLX; "resize the
+  image", "reduce the image resolution", "use a smaller image"),
   even where its `param` or its path points inside `messages`; a model's id is no words
   about images ("for model=doubao-1-5-vision-pro-32k-250115", "The model
   `llama-3.2-11b-vision-preview` has been decommissioned": the model, not the images). Each
@@ -414,6 +420,23 @@ _RELAY_PREFIX = _RELAY_CLASS + r":[^\S\n]*(?:" + _RELAY_CLASS + r"[^\S\n]+-[^\S\
 # not available for this account", Bedrock's 401; Cloudflare's 403 "Service unavailable for
 # account"): the account, whatever status the envelope kept. Read after the names, as
 # "service_tier 'flex' is not available for your organization" refuses that key.
+# Streaming itself refused, in words, where nothing else is named ("The model is unsupported
+# for streaming.", Bedrock's ValidationException; "This model does not support streaming",
+# "Streaming is not supported for this model", "不支持流式"): `stream` is what is refused,
+# and it is never dropped. A key refused for streaming names that key first ("Function
+# calling is not yet implemented for stream mode" drops the functions); streaming refused
+# under a condition ("... when tools are provided") may be served without what the condition
+# names, and is left to the static list.
+_STREAMING_REFUSED = (
+    r"(?i)\b(?:unsupported|not\s+(?:(?:currently|yet)\s+)?(?:supported|available|allowed|enabled))"
+    r"\s+(?:for|with|in)\s+(?:streaming|stream(?:ing)?\s+mode|stream(?:ed|ing)?\s+(?:requests?|responses?))\b|"
+    r"\bdo(?:es)?(?:\s+not|n't)\s+support\s+(?:streaming|stream(?:ing)?\s+mode|"
+    r"stream(?:ed|ing)?\s+(?:requests?|responses?|output))\b|"
+    r"\b(?:streaming|stream(?:ing)?\s+mode|stream(?:ed|ing)?\s+(?:requests?|responses?|output))"
+    r"\s+(?:(?:is|are)\s+)?(?:not|n't)\s+(?:(?:currently|yet)\s+)?"
+    r"(?:supported|available|allowed|enabled|implemented)\b|"
+    r"不支持流式"
+)
 _CALLER_REFUSED = (
     r"(?i)\b(?:not (?:available|enabled|accessible|permitted|allowed)|unavailable)\s+"
     r"(?:for|to|on|in)\s+(?:(?:this|your|the)\s+)?"
@@ -1185,6 +1208,19 @@ _IMAGE_TOO_LARGE = (
     r"(?:restrictions?|requirements?|limits?|constraints?)\b|"
     r"(?:图片|图像)\S{0,6}?(?:超过|超出|过大)"
 )
+# The server asks for a smaller image ("For image inputs, downscale the image", Rapid-MLX's 400
+# when an image's tokens are over its vision budget; "resize the image", "reduce the image
+# resolution", "use a smaller image"): the image, as sent, is refused for its size. The verb
+# as advice, the image its object: "Images are resized to 768px" tells, it does not refuse.
+_IMAGE_SHRINK = (
+    r"(?i)\b(?:downscale|downsample|downsize|resize|shrink|compress|scale\s+down)\s+"
+    r"(?:(?:the|your|each|every|all|any|this|that)\s+)?(?:(?:input|attached|uploaded)\s+)?"
+    r"(?:images?|pictures?|photos?|screenshots?)\b|"
+    r"\b(?:reduce|lower|decrease)\s+(?:the\s+|your\s+)?(?:images?|pictures?|photos?)(?:'s)?\s+"
+    r"(?:size|resolution|dimensions?|pixels?)\b|"
+    r"\b(?:use|send|provide|upload)\s+(?:an?\s+|the\s+)?(?:smaller|lower[- ]resolution)\s+"
+    r"(?:images?|pictures?|photos?)\b"
+)
 # Text alone accepted ("Only text content is supported"): with images in the body, they are
 # what is refused, though the sentence does not name them.
 _TEXT_ONLY = r"(?i)\bonly text\b|\btext[ -]only\b|\bonly (?:supports?|accepts?|allows?) text\b"
@@ -1268,7 +1304,7 @@ _LOC = r"""loc['"]?\s*[:=]\s*[\[(]\s*['"]body['"]\s*,\s*['"]([\w.]+)['"]"""
 # written as two words, and with the server's own English: ModelScope's "enable thinking can
 # not be support when `stream=False`").
 _CUE_BEFORE = r"(?:support|supports|argument|arguments|parameter|parameters|param|field|fields|name|key|option|property|supplied:?)"  # noqa: E501
-_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't)(?: (?:currently|yet|presently))? (?:supported|allowed|permitted|available|enabled|configurable|adjustable)|not (?:(?:currently|yet|presently) )?supported|unsupported|unavailable|must|(?:may|can) only be|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|can ?not be (?:used|set|specified|enabled|support(?:ed)?))"  # noqa: E501
+_CUE_AFTER = r"(?:parameter|param|field|argument|option|(?:is|are)(?: not|n't)(?: (?:currently|yet|presently))? (?:supported|allowed|permitted|available|enabled|configurable|adjustable)|not (?:(?:currently|yet|presently) )?supported|unsupported|unavailable|must|(?:may|can) only be|(?:is|are)(?: (?:currently|presently))? (?:only available|available only)\b|may not be|is invalid|(?:is|are) unknown|not (?:yet )?implemented|not support|can ?not be (?:used|set|specified|enabled|support(?:ed)?))"  # noqa: E501
 # Words that refuse the key written right after them ("invalid temperature: only 1 is
 # allowed"), and the words for "parameter" or "field" written right against it in Chinese,
 # after ("temperature参数非法", Zhipu) or before ("参数temperature取值范围为(0, 1)").
@@ -1723,6 +1759,9 @@ def _is_named(key: str, text: str) -> bool:
         # (in at most 80 characters either way: a run of flags reads in linear time)
         rf"|{_SERVER_FLAG}[^.\n]{{0,80}}?\b(?:use|using)\s+{w}\b"
         rf"|\b(?:use|using)\s+{w}\b[^.\n]{{0,80}}?{_SERVER_FLAG}"
+        # (or the key itself the subject that needs the flag: "having tools in the request
+        # requires --tool-call-parser to be set", Triton's OpenAI frontend)
+        rf"|\b{w}\b[^.\n]{{0,80}}?\b(?:requires?|needs?)\s+{_SERVER_FLAG}"
     )
     return re.search(cue, text, re.I | re.ASCII) is not None
 
@@ -2177,6 +2216,12 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             )
         if param is None and (kept := _quoted_kept(_names_text(error), body, policy)):
             return Verdict("surface", f"the rejection is about {kept!r}, which is never dropped")
+        if (
+            body.get("stream")
+            and re.search(_STREAMING_REFUSED, text)
+            and not re.search(_CONDITION, text)
+        ):
+            return Verdict("surface", "the endpoint does not stream: 'stream' is never dropped")
         if re.search(_CALLER_REFUSED, text):
             return Verdict("surface", "the account is refused: no body can change that")
         if re.search(_MODEL_ID_REFUSED, text):
@@ -2265,6 +2310,7 @@ def _refuses_images(text: str, body: Mapping[str, Any], param: str | None = None
     return bool(in_content) or any(
         (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
         or re.search(_IMAGE_TOO_LARGE, sentence)
+        or re.search(_IMAGE_SHRINK, sentence)
         or re.search(_IMAGE_FETCH_FAILED, sentence)
         or (re.search(_TEXT_ONLY, sentence) and _only_text_input(sentence, body, param))
         for sentence in _sentences(text)
