@@ -6,7 +6,12 @@ import json
 
 from reactivex import abc
 
-from rxllm.error_body import envelope_status, error_envelope, parse_error_payload
+from rxllm.error_body import (
+    MAX_MESSAGE_CHARS,
+    envelope_status,
+    error_envelope,
+    parse_error_payload,
+)
 from rxllm.events import ErrorKind, Failed, failed
 from rxllm.fragments import RawChunk, SourceItem
 from rxllm.secrets import redact_head
@@ -124,12 +129,15 @@ class ChunkReader:
     def _rejection(self, error: object, text: str) -> Failed:
         """A `200 OK` whose body is an error object, not the stream (gateways and
         OpenAI-compatible servers that fail before streaming): that error, with its
-        words and fields, as if it had come as the stream's first event."""
+        words and fields, as if it had come as the stream's first event. With no words
+        the envelope reads (Baidu's `error_msg` beside its `error_code`), the message is
+        what was sent, redacted, as for the same object in a frame (`stream_error`)."""
         body = parse_error_payload(error)
+        message = body.message or redact_head(text, self._secrets, MAX_MESSAGE_CHARS)
         return failed(
             self._provider,
             "stream_error",
-            body.message,
+            message,
             attempt=self._attempt,
             status=envelope_status(error),
             raw=text,
