@@ -966,10 +966,11 @@ _SERVER_TROUBLE = (
     # or a generation that failed in it (TGI's `InferError` in a stream: "Request failed
     # during generation: Server error: Batch ID 408 not found in cache.", "Incomplete
     # generation"; Ollama's "an error was encountered while running the model: unexpected
-    # EOF", its 500 lost in a frame): what failed is the run, not the body
+    # EOF", its 500 lost in a frame): what failed is the run, not the body. ("Decoding" is not
+    # one of its words: "Error while decoding the image" is the body's.)
     r"\b(?:fail(?:ed|ure)|errors?)(?:\s+(?:was|has\s+been)\s+(?:encountered|raised|thrown)|"
     r"\s+occurred)?\s+(?:during|while)\s+(?:the\s+)?(?:generation|generating|inference|"
-    r"decoding|running\s+the\s+model)\b|\bgeneration\s+failed\b|\bincomplete\s+generation\b|"
+    r"running\s+the\s+model)\b|\bgeneration\s+failed\b|\bincomplete\s+generation\b|"
     r"\b(?:(?:upstream|backend|origin)\s+connect(?:ion)?\s+(?:error|fail\w*)|"
     r"connection\s+(?:termination|refused|reset|fail\w*|timed? ?out))\b|"
     # or that waited for it in vain (Tengine's "The gateway did not receive a timely response
@@ -1159,6 +1160,8 @@ _IMAGE_REFUSAL = (
     # (DashScope's "Failed to download multimodal content", a relay's "fail to decode image
     # config"), or is not a valid one (Gemini's "Provided image is not valid")
     r"\b(?:format|pars(?:e|ing)|decod(?:e|ing))\s+(?:error|failed|failure)\b|"
+    # (or in the other order: "Error while decoding the image", "failure when parsing image")
+    r"\b(?:error|fail(?:ed|ure))\s+(?:while|when)\s+(?:decod|pars|load|read|process)\w*|"
     r"\b(?:could(?: not|n't)|can not|unable to|fail(?:ed)? to)\s+(?:be\s+)?"
     r"(?:process|read|decod|pars|load|open|handl|download|fetch|retriev)\w*\b|"
     r"\bnot (?:an? )?valid\b|"

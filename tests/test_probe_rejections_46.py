@@ -246,7 +246,7 @@ def test_the_frame_reads_as_the_same_rejection_over_http(case_name: str) -> None
         "An error occurred during generation, please retry.",
         "Generation failed: the worker stopped responding",
         "error occurred while generating the response",
-        "Inference failed while decoding the batch",
+        "Inference failed during generation of the batch",
     ],
 )
 def test_a_failed_generation_is_the_servers_trouble(message: str) -> None:
@@ -610,3 +610,29 @@ def test_every_envelope_reads_the_same(case_name: str, envelope: str, in_band: b
 def test_the_combinations_are_round_nineteens() -> None:
     assert len(combinations(ROUND_NINETEEN)) == 400
     assert {key.split("/")[0] for key in ENVELOPE_DIFFERENT} <= set(ROUND_NINETEEN)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Error while decoding the image: invalid base64 data",
+        "failure while decoding image",
+        "Error while parsing image data: unsupported format",
+        "failed when loading the image from its URL",
+    ],
+)
+def test_an_image_that_could_not_be_read_is_no_failed_generation(message: str) -> None:
+    """A review of this round's reading: "decoding" was one of a failed generation's words,
+    so "Error while decoding the image" in a frame with no status read as the server's
+    trouble (backoff), the same request sent again; it read `static` before the round. The
+    image could not be read: with images in the body, they are removed, in a frame and
+    over HTTP (as "Failed to decode image" already was)."""
+    with_image = body(images=True, temperature=0.2)
+    assert in_band(openai_error(message)["error"], with_image)[0] == "images"
+    assert over_http(message, with_image, 400)[0] == "images"
+
+
+def test_decoding_alone_is_no_failed_generation() -> None:
+    # the request's own bytes, not the run: not the server's trouble in a frame
+    message = "error while decoding: invalid utf-8 in request"
+    assert in_band(openai_error(message)["error"]) == STATIC
