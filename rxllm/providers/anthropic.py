@@ -119,7 +119,10 @@ Decisions, where the wire leaves a choice:
   `is_error`, so a failed MCP result's content is `{"is_error": true, "content": ...}`,
   never one that reads like the tool's output. Both carry their block as `raw` (a
   call's with its complete input), so that the turn goes back with them where they came
-  (`ServerToolPart`): a paused turn is continued from them.
+  (`ServerToolPart`): a paused turn is continued from them. A result goes back without
+  its `citations`, which the API writes on code execution results (null, or a list)
+  and refuses on input ("...code_execution_tool_result.citations: Extra inputs are not
+  permitted": agno's test_server_tool_block_citations).
 - Citations: each `citations_delta` (and each entry of a whole text block's
   `citations`) is one `citation`, in wire order, repeats included.
   `web_search_result_location` gives `url`, `title` and `cited_text`;
@@ -934,7 +937,7 @@ def _assistant_blocks(message: Message, ids: CallIds) -> list[dict[str, Any]]:
                 blocks.append(thinking)
         elif isinstance(part, ServerToolPart):
             if _is_own_block(part.block):
-                blocks.append(part.block)
+                blocks.append(_block_back(part.block))
         else:
             blocks += _blocks(part)
     return blocks + [_tool_use(call, ids) for call in last]
@@ -945,6 +948,19 @@ def _is_own_block(block: dict[str, Any]) -> bool:
     call, a `*_tool_result`), which the API takes back as it came."""
     kind = block.get("type")
     return kind in _SERVER_CALLS or (isinstance(kind, str) and kind.endswith(_RESULT))
+
+
+# What the API writes on a `*_tool_result` block but refuses on input.
+_RESULT_OUTPUT_ONLY = frozenset({"citations"})
+
+
+def _block_back(block: dict[str, Any]) -> dict[str, Any]:
+    """A server block as the next request sends it: as it came, but for what the API
+    writes on a result and refuses back (`_RESULT_OUTPUT_ONLY`)."""
+    kind = block.get("type")
+    if isinstance(kind, str) and kind.endswith(_RESULT):
+        return {key: value for key, value in block.items() if key not in _RESULT_OUTPUT_ONLY}
+    return block
 
 
 def _tool_use(call: ToolCall, ids: CallIds) -> dict[str, Any]:
