@@ -1,7 +1,8 @@
 """Streams recorded or pinned by more Python frameworks and their instrumentation
-(pydantic/logfire's VCR cassettes, deepset-ai/haystack's and
-haystack-core-integrations' streaming tests, with the chunks they copied from real
-responses): the shapes the earlier sweeps did not replay.
+(pydantic/logfire's VCR cassettes, deepset-ai/haystack-core-integrations' streaming
+tests, with the chunks they copied from real responses, and agno-agi/agno's word on
+what the Anthropic API writes but refuses back): the shapes the earlier sweeps did not
+replay.
 
 Each body is written by hand from the source named beside it (its essential chunks or
 events, ids and long text shortened), replayed whole and cut at arbitrary byte
