@@ -1169,6 +1169,9 @@ _TENSORZERO_EXTRA = ("tensorzero_extra_content_experimental", "tensorzero_extra_
 # The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
 # turn, as that API allows.
 _FUNCTION_CALL = "function_call"
+# A call's types for a client to run (any other, with a payload under its name, is a tool
+# the provider ran: `ChatNormalizer._tool_call`).
+_CALL_TYPES = ("function", "custom")
 
 
 # What a tool the provider ran gave, in a payload under the key its type names (the rest
@@ -2172,17 +2175,16 @@ class ChatNormalizer(Normalizer):
         call_id = call.get("id")
         function = call.get("function")
         custom = None
-        kind = call.get("type")
-        if not function and kind not in ("function", "custom") and kind.__class__ is str:
-            ran = call.get(kind)
-            if ran.__class__ is dict:
+        if not function:  # (most fragments have one: nothing more to look up)
+            kind = call.get("type")
+            ran = call.get(kind) if kind.__class__ is str and kind not in _CALL_TYPES else None
+            if ran.__class__ is dict and isinstance(kind, str):
                 # A tool Zhipu ran, under its type: its web search (`{"type":
                 # "web_search", "web_search": {"search_intent", "search_result"}}`),
                 # GLM-4-AllTools' `web_browser`, `code_interpreter` (`{input}`, then
                 # `{outputs}`, at one index). Never a call for the client to run.
                 self._typed_tool(("typed", key, kind), text_or_none(call_id), kind, ran)
                 return
-        if not function:
             custom = call.get("custom")
             if custom.__class__ is dict and custom:  # a custom tool: its name, free text
                 function = custom
