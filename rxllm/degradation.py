@@ -93,7 +93,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   a model that "has crashed" or a runner that "terminated unexpectedly", a generation that
   failed in it: "Request failed during generation: Server error: ...", "Incomplete
   generation", TGI's errors in a stream;
-  "an error was encountered while running the model", Ollama's), or a backend's gRPC
+  "an error was encountered while running the model", Ollama's; a validator's error about
+  the server's own response class, "2 validation errors for ChatCompletionStreamResponse",
+  vLLM's, at a 5xx too, where the fields it names are the response's, not the body's), or
+  a backend's gRPC
   failure, "rpc error: code = Unknown"; where no status speaks, or at 424 (Failed
   Dependency: TGI's status for a generation error, SageMaker's for its model's); no
   answer from what serves the model, where that is all that is said ("Failed
@@ -185,7 +188,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   "Only text content is supported",
   "image input is not supported", an image by its URL "not currently supported" (Ollama's
   /v1 takes one by its data only), "此模型不支持图像输入", "No endpoints found that support
-  image input", "At most 1 image(s) may be provided", "image_url is only supported by
+  image input", a limit on the images themselves, their number or size ("At most 1
+  image(s) may be provided", "Image count must be at most 4", "each image may be up to 5
+  MB"; not a key's limit beside an image word, "Images are resized to 768px; max_tokens
+  must be at most 4096", which is `max_tokens`'s), "image_url is only supported by
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
   loaded, but images were provided", "does not have the projector", image input
@@ -1185,15 +1191,42 @@ _IMAGE_REFUSAL = (
     r"\b(?:do(?:es)?(?: not|n't) have|without|no)\s+(?:(?:an?|the|any)\s+)?(?:[\w-]+\s+)?"
     + _IMAGE_PART
     + r"|"
-    # a limit on their number ("At most 1 image(s) may be provided in one request", "Only
-    # one image is allowed per request"): the one image action there is removes them all,
-    # rather than surface the turn
-    r"\b(?:at most|more than|only|up to|no more than)\s+(?:(?:supports?|accepts?|allows?)\s+)?"
-    r"(?:\d+|one|a single)\b|\btoo many\b|"
+    # too many of them ("Too many images"; a limit on their number is `_IMAGE_LIMIT`), or
+    # a limit in pixels or bytes beside them ("Image dimensions must be at most 8000 pixels",
+    # "each image may be up to 5 MB")
+    r"\btoo many\b|"
+    r"\b(?:at most|more than|up to|no more than|a maximum of)\s+\d[\d,.]*[^\S\n]*"
+    r"(?:(?:mega)?pixels?|px|[KMG]i?B|(?:kilo|mega)?bytes?)\b|"
     # "does not support" in Chinese, Japanese and Korean; an image input invalid or that
     # could not be parsed, in Chinese (Z.ai's 1210 "图片输入格式/解析错误")
     r"不支持|无法|(?:格式|解析|数据)\S{0,4}?错误|无效|非法|最多|"
     r"サポート(?:し|され)ていません|지원하지 않"
+)
+# A limit on the images themselves, their number or their size ("At most 1 image(s) may be
+# provided in one request", "Only one image is allowed per request", "You may not include
+# more than 10 images", "image size must be at most 20MB", "the number of images must be no
+# more than 5"): the one image action there is removes them all, rather than surface the
+# turn. The limit is the images' where what it counts is images (or, beside an image word,
+# pixels or bytes: `_IMAGE_REFUSAL`), or where an image's count or size is its subject; not
+# a key's limit said beside an image word ("Images are resized to 768px; max_tokens must be
+# at most 4096", "max_tokens too large for vision models: at most 4096"), which that key's
+# reading takes.
+_LIMIT = (
+    r"\b(?:at most|more than|only|up to|no more than|a maximum of)\s+"
+    r"(?:(?:supports?|accepts?|allows?)\s+)?(?:\d[\d,.]*|one|a single)"
+)
+_IMAGE_NOUN = r"(?:images?|pictures?|photos?|screenshots?)"
+_IMAGE_LIMIT = (
+    r"(?i)" + _LIMIT + r"[^\S\n]+(?:[\w-]+[^\S\n]+)?" + _IMAGE_NOUN + r"\b|"
+    r"\b"
+    + _IMAGE_NOUN
+    + r"(?:'s)?[^\S\n]+(?:count|number|size|file[^\S\n]+size|dimensions?|width|height|"
+    r"resolution|pixels?)\b[^.;:\n]{0,40}?"
+    + _LIMIT
+    + r"|\b(?:number|count)\s+of\s+(?:\w+\s+)?"
+    + _IMAGE_NOUN
+    + r"\b[^.;:\n]{0,40}?"
+    + _LIMIT
 )
 # An image said to be over a limit, the image the subject ("messages.2.content.0.image.source
 # .base64: image exceeds 5 MB maximum", "At least one of the image dimensions exceed max
@@ -2184,6 +2217,17 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     if rate_limited or waits or status in _TRANSIENT_STATUSES or re.search(_TRANSIENT, text):
         return Verdict("backoff", "rate limited or overloaded", delay=error.retry_after)
 
+    # The server's own answer refused by its validator ("2 validation errors for
+    # ChatCompletionStreamResponse\nmodel\n  Field required", vLLM's 500 when its engine's
+    # error chunk would not validate as a stream chunk): the fields it names are of the
+    # server's response, not keys of the body, and it failed, as the same words in an
+    # Anthropic `internal_error` frame say; at a 4xx the words keep their reading.
+    if (status is None or status >= 500 or status == _FAILED_DEPENDENCY) and re.search(
+        _OWN_RESPONSE_INVALID, message
+    ):
+        return Verdict(
+            "backoff", "the server failed to build its own response", delay=error.retry_after
+        )
     if (status is None or status < 500) and re.search(_ADJUST_PROMPT, text):
         return Verdict("surface", "the provider asks for another prompt, not another body")
     if (status is None or status < 500) and (
@@ -2242,6 +2286,17 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     if server_side:
         return Verdict("backoff", "a server error without detail", delay=error.retry_after)
     return Verdict("surface", "no policy covers this rejection")
+
+
+# A validator's error about a response class (pydantic's "1 validation error for
+# ChatCompletionResponse", "... for ChatCompletionStreamResponse", "... for
+# ChatCompletionChunk", "... for ChatCompletionResponseStreamChoice"): the server's own
+# answer, not the request ("... for ChatCompletionRequest", "... for ResponseFormat" are the
+# body's).
+_OWN_RESPONSE_INVALID = (
+    r"\bvalidation errors? for\s+(?:[A-Za-z_][\w.]*?)?"
+    r"(?:Response|Chunk)(?:Stream)?(?:Choice|Delta)?\b"
+)
 
 
 # A validator's properties required at the body's root ("oneOf at '/' not met, 0 matches:
@@ -2312,6 +2367,7 @@ def _refuses_images(text: str, body: Mapping[str, Any], param: str | None = None
     text = _without_model_ids(text)
     return bool(in_content) or any(
         (re.search(_IMAGE_WORDS, sentence) and re.search(_IMAGE_REFUSAL, sentence))
+        or re.search(_IMAGE_LIMIT, sentence)
         or re.search(_IMAGE_TOO_LARGE, sentence)
         or re.search(_IMAGE_SHRINK, sentence)
         or re.search(_IMAGE_FETCH_FAILED, sentence)
