@@ -54,8 +54,8 @@ async def test_turns_subscribed_without_a_scheduler_reuse_one_connection() -> No
 async def test_turns_started_at_once_after_the_last_reuse_one_connection() -> None:
     """A caller that starts its next turn as soon as `complete()` returns: the server
     paces `[DONE]` and its body's end after the finish (10 ms each), and each turn's
-    `done` waits for that end (`DONE_HOLD_SECONDS`), so the connection is back in the
-    pool. Before the hold, five such turns opened four or five connections."""
+    completion waits for that end (`DONE_HOLD_SECONDS`), so the connection is back in the
+    pool. Before the hold, such turns opened a second connection."""
     async with LocalServer(pace=0.01) as server:
         async with rxllm.provider("local", base_url=server.url) as p:
             for _ in range(5):
@@ -66,9 +66,11 @@ async def test_turns_started_at_once_after_the_last_reuse_one_connection() -> No
 
 
 async def test_a_body_held_open_after_its_last_event_does_not_hold_the_done() -> None:
-    """`[DONE]`, then a server that keeps the body open: the turn is `done` at the end of
-    the hold, while the body is still open, and the next turn, on a new connection
-    (the first is still draining), is done alike."""
+    """`[DONE]`, then a server that keeps the body open: the turn completes `done` at the
+    end of the hold, while the body is still open, and the next turn, on a new
+    connection (the first is still draining), alike. A cancel fired while the body is
+    held open after the `done` cancels nothing: the turn was done (when the `done`
+    itself waited for the body's end, such a cancel turned it into `cancelled`)."""
     ended = asyncio.Event()
     release = asyncio.Event()
     peers: list[Any] = []
@@ -95,9 +97,14 @@ async def test_a_body_held_open_after_its_last_event_does_not_hold_the_done() ->
         async with rxllm.provider(
             "openai", api_key="k", base_url=f"http://127.0.0.1:{port}/v1"
         ) as p:
-            for _ in range(2):
-                rec = await p.complete(ASK)
-                assert rec.terminal.type == "done" and rec.text == "hi"
+            rec = await p.complete(ASK)
+            assert rec.terminal.type == "done" and rec.text == "hi"
+            cancel = asyncio.Event()
+            seen = []
+            async for event in p.astream(ASK, cancel=cancel):
+                seen.append(event.type)
+                cancel.set()  # on the text: the `done` came in the same read, before it
+            assert seen == ["text", "done"]
             assert not ended.is_set()  # both bodies are still open
             release.set()
         assert len(peers) == 2 and peers[0] != peers[1]

@@ -49,25 +49,26 @@ def settle_once(
     What it still emits is dropped and logged. Unsubscribing before the terminal event,
     or after a `cancelled`, still unsubscribes the source at once.
 
-    With `hold`, a `done` whose source is still running waits for the source to end,
-    for at most `hold` seconds, before it is emitted (the source's end, or the hold's,
-    emits it; the drain goes on after a hold that ran out)::
+    With `hold`, after a `done` whose source is still running, the completion waits for
+    the source to end, for at most `hold` seconds (then the drain goes on)::
 
         source:  -t-done-|                -t-done------...
         settle_once(drain=D, hold=3)
-        result:  -t------(done,|)         -t-----(done,|)   (the source drains)
+        result:  -t-done-|                -t-done---|      (the source drains)
 
     A server that ends its body a moment after its last event (`data: [DONE]`, then the
-    chunked body's end) has its connection back in the pool before the caller, told the
-    turn is done, starts the next one, as an SDK that reads the body to its end before
-    its stream stops (openai-python's) would; without the hold, a turn started at once
-    opens another connection while the previous one drains.
+    chunked body's end) has its connection back in the pool before the caller, whose
+    turn ends at the completion (`async for`, `complete()`), starts the next one, as an
+    SDK that reads the body to its end before its stream stops (openai-python's) would;
+    without the hold, a turn started at once opens another connection while the previous
+    one drains. The `done` itself is never delayed.
 
     Args:
         provider: named on the truncation error when the source emitted nothing.
         drain: seconds the source may take to end after the terminal event (finite,
             0 or more).
-        hold: seconds a `done` may wait for the source to end (finite, 0 or more).
+        hold: seconds the completion after a `done` may wait for the source to end
+            (finite, 0 or more).
 
     Raises:
         TypeError, ValueError: `provider` is not a `str`, or `drain` or `hold` not a
@@ -121,7 +122,7 @@ class _Settle(abc.DisposableBase):
         self._scheduler = scheduler
         self._drain = drain
         self._hold = hold
-        self._held: Event | None = None  # a `done` waiting for its source's end
+        self._held: Event | None = None  # a `done` whose completion waits for the source
         self._settled = False
         self._draining = False
         self._stopped = False  # the source is unsubscribed (or must be, once attached)
@@ -176,52 +177,52 @@ class _Settle(abc.DisposableBase):
         self._last = event
         if IS_TERMINAL[type(event)]:
             self._settled = True
-            if not (self._hold > 0 and isinstance(event, Done) and self._held_until_end(event)):
-                self._end_with(event, running=True)
+            try:
+                self._observer.on_next(event)
+            except Exception as exc:
+                self._unsubscribe()
+                _after_settling(self._observer.on_error, exc)
+                return
+            if self._hold > 0 and isinstance(event, Done) and self._held_until_end(event):
+                return
+            self._let_drain(event)
+            _after_settling(self._observer.on_completed)
             return
         self._observer.on_next(event)
 
     def _held_until_end(self, event: Event) -> bool:
-        """Hold `event` until the source ends or `hold` s pass; False: not timed."""
+        """Complete when the source ends or `hold` s pass; False: not timed."""
         clock = self._clock()
         if clock is None:
             return False
         try:
             self._drain_timer = after(clock, self._hold, self._release)
-        except Exception:  # the scheduler cannot time it (disposed): emitted at once
+        except Exception:  # the scheduler cannot time it (disposed): completed at once
             logger.opt(exception=True).debug("the hold could not be scheduled")
             return False
         self._held = event
         return True
 
     def _release(self) -> None:
-        """The hold ran out: the `done` now, and the source left to drain."""
+        """The hold ran out: complete, the source left to drain."""
         self._drain_timer = None
         event, self._held = self._held, None
         if event is not None:
-            self._end_with(event, running=True)
-
-    def _end_with(self, event: Event, running: bool) -> None:
-        """Emit the terminal event and complete; a source still `running` may drain."""
-        try:
-            self._observer.on_next(event)
-        except Exception as exc:
-            self._unsubscribe()
-            _after_settling(self._observer.on_error, exc)
-            return
-        if running:
             self._let_drain(event)
-        else:
-            self._unsubscribe()
+            _after_settling(self._observer.on_completed)
+
+    def _end_hold(self) -> None:
+        """The source ended within the hold: complete now."""
+        self._held = None
+        self._unsubscribe()
         _after_settling(self._observer.on_completed)
 
     def on_completed(self) -> None:
         if self._draining:  # the source ended within its drain time
             self._unsubscribe()
             return
-        held, self._held = self._held, None
-        if held is not None:  # the source ended within the hold
-            self._end_with(held, running=False)
+        if self._held is not None:  # the source ended within the hold
+            self._end_hold()
             return
         if not self._settled:
             last = self._last
@@ -230,10 +231,9 @@ class _Settle(abc.DisposableBase):
             self.on_next(unterminated(provider, attempt))
 
     def on_error(self, error: Exception) -> None:
-        held, self._held = self._held, None
-        if held is not None:  # the turn was done: how its body ended is no concern now
+        if self._held is not None:  # the turn was done: how its body ended is no concern now
             logger.opt(exception=error).debug("the source failed after its last event")
-            self._end_with(held, running=False)
+            self._end_hold()
         elif not self._settled:
             self._observer.on_error(error)
         elif self._draining:  # the observer has completed: nobody is left to tell

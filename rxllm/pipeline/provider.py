@@ -460,10 +460,9 @@ class Provider:
 # After the terminal event, the rest of the body (`[DONE]`, the chunked end) is read
 # for up to this long, so its connection goes back to the pool instead of being closed.
 DRAIN_SECONDS = 2.0
-# A `done` waits this long for its body's end before it is emitted: a caller that starts
-# its next turn at once finds the connection back in the pool (one connection for five
-# back-to-back turns, not five, against a server that ends its body 50 ms after
-# `[DONE]`; `tests/test_pool.py`), for at most this much later a `done`.
+# After a `done`, a turn completes when its body ends, for at most this long: a caller
+# that starts its next turn once the last one completed (`complete()`, `async for`) finds
+# the connection back in the pool (`tests/test_connections.py`). The `done` is not delayed.
 DONE_HOLD_SECONDS = 0.1
 
 

@@ -109,7 +109,7 @@ def test_disposing_before_the_terminal_leaves_no_drain_timer() -> None:
     assert [item for item, _ in scheduler._queue.items if not item.is_cancelled()] == []
 
 
-# -- hold: a `done` waits for its source's end ---------------------------------------------
+# -- hold: after a `done`, the completion waits for the source's end ------------------------
 
 on_next, on_completed = ReactiveTest.on_next, ReactiveTest.on_completed
 subscribe = ReactiveTest.subscribe
@@ -122,19 +122,19 @@ def _held(*messages: Any, dispose: int = 1000, **kwargs: Any) -> tuple[Any, Any,
     return results.messages, source.subscriptions, scheduler
 
 
-def test_a_done_waits_for_its_source_to_end_within_the_hold() -> None:
+def test_the_completion_after_a_done_waits_for_the_source_to_end_within_the_hold() -> None:
     # source:  -a-d---|      (hold 10)
-    # result:  -a-----(d,|)
+    # result:  -a-d---|
     messages, subscriptions, _ = _held(
         on_next(10, EVENTS["a"]), on_next(20, EVENTS["d"]), on_completed(25), hold=10, drain=50
     )
-    assert messages == [on_next(210, EVENTS["a"]), on_next(225, EVENTS["d"]), on_completed(225)]
+    assert messages == [on_next(210, EVENTS["a"]), on_next(220, EVENTS["d"]), on_completed(225)]
     assert subscriptions == [subscribe(200, 225)]
 
 
-def test_a_hold_that_runs_out_emits_the_done_and_lets_the_source_drain() -> None:
+def test_a_hold_that_runs_out_completes_and_lets_the_source_drain() -> None:
     # source:  -a-d----------|    (hold 3, drain 50)
-    # result:  -a---(d,|)         the source still subscribed until its end
+    # result:  -a-d-|             the source still subscribed until its end
     messages, subscriptions, scheduler = _held(
         on_next(10, EVENTS["a"]),
         on_next(20, EVENTS["d"]),
@@ -143,18 +143,18 @@ def test_a_hold_that_runs_out_emits_the_done_and_lets_the_source_drain() -> None
         hold=3,
         drain=50,
     )
-    assert messages == [on_next(210, EVENTS["a"]), on_next(223, EVENTS["d"]), on_completed(223)]
+    assert messages == [on_next(210, EVENTS["a"]), on_next(220, EVENTS["d"]), on_completed(223)]
     assert subscriptions == [subscribe(200, 240)]
     assert [item for item, _ in scheduler._queue.items if not item.is_cancelled()] == []
 
 
 def test_a_hold_without_a_drain_unsubscribes_when_it_runs_out() -> None:
     messages, subscriptions, _ = _held(on_next(20, EVENTS["d"]), on_completed(40), hold=3, drain=0)
-    assert messages == [on_next(223, EVENTS["d"]), on_completed(223)]
+    assert messages == [on_next(220, EVENTS["d"]), on_completed(223)]
     assert subscriptions == [subscribe(200, 223)]
 
 
-def test_only_a_done_is_held() -> None:
+def test_only_the_completion_after_a_done_waits() -> None:
     messages, subscriptions, _ = _held(on_next(20, EVENTS["x"]), on_completed(25), hold=10)
     assert messages == [on_next(220, EVENTS["x"]), on_completed(220)]
     assert subscriptions == [subscribe(200, 220)]
@@ -166,7 +166,7 @@ def test_a_source_failing_during_the_hold_still_ends_the_turn_done() -> None:
     messages, subscriptions, _ = _held(
         on_next(20, EVENTS["d"]), ReactiveTest.on_error(24, RuntimeError("reset")), hold=10
     )
-    assert messages == [on_next(224, EVENTS["d"]), on_completed(224)]
+    assert messages == [on_next(220, EVENTS["d"]), on_completed(224)]
     assert subscriptions == [subscribe(200, 224)]
 
 
@@ -174,22 +174,22 @@ def test_disposing_during_the_hold_unsubscribes_and_leaves_no_timer() -> None:
     messages, subscriptions, scheduler = _held(
         on_next(20, EVENTS["d"]), on_completed(100), hold=50, drain=50, dispose=230
     )
-    assert messages == []  # the caller left before the turn's end was told
+    assert messages == [on_next(220, EVENTS["d"])]  # the caller left before the completion
     assert subscriptions == [subscribe(200, 230)]
     assert [item for item, _ in scheduler._queue.items if not item.is_cancelled()] == []
 
 
-def test_a_consumer_exception_on_a_held_done_reaches_on_error() -> None:
+def test_a_consumer_exception_on_a_done_with_a_hold_reaches_on_error_at_once() -> None:
     scheduler = TestScheduler()
     source = scheduler.create_cold_observable(on_next(20, EVENTS["d"]), on_completed(25))
     results = scheduler.start(
         lambda: source.pipe(settle_once(P, hold=10), raise_on("done")), disposed=1000
     )
-    assert results.messages == [ReactiveTest.on_error(225, BOOM)]
-    assert source.subscriptions == [subscribe(200, 225)]
+    assert results.messages == [ReactiveTest.on_error(220, BOOM)]
+    assert source.subscriptions == [subscribe(200, 220)]
 
 
-def test_a_hold_without_a_clock_emits_the_done_at_once() -> None:
+def test_a_hold_without_a_clock_completes_at_once() -> None:
     """Subscribed without a scheduler, outside a running loop (`rxllm.replay`): nothing
     can time a hold, and nothing waits."""
     events: list[Any] = []
