@@ -520,11 +520,11 @@ async def test_a_header_past_the_limit_quoted_cut_shows_no_start_of_an_echoed_ke
     "base_url",
     [
         "http://127.0.0.1:8080/v1\r\nX-Evil: 1",
-        "http://127.0.0.1:8080/v1\n",
-        "http://127.0.0.1:8080/v1\t",
-        "http://127.0.0.1:8080/v1 ",
-        "http://127.0.0.1:8080/v1\x00",
-        " http://127.0.0.1:8080/v1",
+        "http://127.0.0.1:8080/v1\n/x",
+        "http://127.0.0.1:8080/v\t1",
+        "http://127.0.0.1:8080/v 1",
+        "http://127.0.0.1:8080/v1\x00/x",
+        "http://127.0.0.1:8080/v1\x7f",
     ],
 )
 def test_a_base_url_with_whitespace_or_a_control_character_is_refused_at_the_call(
@@ -535,3 +535,19 @@ def test_a_base_url_with_whitespace_or_a_control_character_is_refused_at_the_cal
     injected, but not the URL written (httpx refuses such a URL outright)."""
     with pytest.raises(rxllm.ConfigError, match="whitespace or a control character"):
         rxllm.provider("custom", base_url=base_url, api_key="sk-test", ssrf_guard=False)
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["http://127.0.0.1:8080/v1\n", " http://127.0.0.1:8080/v1 ", "\thttp://127.0.0.1:8080/v1\r\n"],
+)
+def test_whitespace_around_a_base_url_is_no_part_of_it(base_url: str) -> None:
+    # a line end read from a file or an environment variable, a pasted space
+    p = rxllm.provider("custom", base_url=base_url, api_key="sk-test", ssrf_guard=False)
+    assert p.base_url == "http://127.0.0.1:8080/v1"
+    assert p.http_request(ASK).url == "http://127.0.0.1:8080/v1/chat/completions"
+
+
+def test_a_base_url_of_whitespace_is_no_base_url() -> None:
+    with pytest.raises(rxllm.ConfigError, match="needs base_url"):
+        rxllm.provider("custom", base_url=" \n", api_key="sk-test")

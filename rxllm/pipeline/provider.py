@@ -774,6 +774,8 @@ def provider(
             from rxllm.local.server import shared_server_url
 
             base_url = shared_server_url()
+    if isinstance(base_url, str):
+        base_url = base_url.strip()  # a file's line end, a pasted space: not the URL's
     if not base_url:
         raise ConfigError(f"provider {name!r} needs base_url=... (the endpoint's base URL)")
     if not isinstance(base_url, str):
@@ -808,10 +810,7 @@ def _check_base_url(base_url: str, wire: WireProtocol, api_key: str | None) -> N
     if any(char.isspace() or not char.isprintable() for char in base_url):
         # yarl drops a tab or line break anywhere (WHATWG), quotes a space or NUL: the
         # URL sent would not be the one written ("/v1\r\nX: 1" -> "/v1X:%201")
-        raise ConfigError(
-            "base_url holds whitespace or a control character (a line break read from a "
-            f"file?): {shown!r}"
-        )
+        raise ConfigError(f"base_url holds whitespace or a control character: {shown!r}")
     try:
         url = URL(base_url)  # parsed as the transport parses it: port, IPv6, backslash
     except ValueError as exc:
