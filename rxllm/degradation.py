@@ -630,6 +630,8 @@ _TOO_LARGE_STATUS = 413
 # guardrail's name refused ("Invalid guardrail name").
 _CONTENT_POLICY = (
     r"(?i)content[ _-]?(?:management |safety )?(?:policy|filter)|usage polic(?:y|ies)|"
+    # (or its safety filters: "Content generation failed due to safety filters")
+    r"\bsafety\s+filters?\b|"
     r"\bguardrails?[ _](?:\w+[ _]){0,2}?(?:violat|block|interven|trigger|flagg)\w*|"
     r"\b(?:violat|block|interven|trigger|flagg)\w*[ _](?:\w+[ _]){0,3}?guardrails?\b|"
     r"\bviolat\w*\s+(?:\w+\s+){0,2}?(?:moderation|safety)\s+polic(?:y|ies)\b"
@@ -1867,6 +1869,23 @@ _UNKNOWN_AFTER = (
 )
 
 
+def _names_inner_key(text: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> bool:
+    """Whether the words name, as an identifier, a key inside one of the body's objects
+    that may be dropped ("include_usage is not supported for streaming requests": the
+    refusal is `stream_options`', not streaming's)."""
+    for key, value in body.items():
+        if key in policy.kept or value.__class__ is not dict:
+            continue
+        for inner in value:
+            if (
+                isinstance(inner, str)
+                and "_" in inner.strip("_")
+                and re.search(rf"(?<![\w.-]){re.escape(inner)}(?![\w-])", text, re.ASCII)
+            ):
+                return True
+    return False
+
+
 def _unknown_kept(text: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
     """A never-dropped key the error's words (`_names_text`) refuse as unknown, alone or
     among others (Gemini's native endpoint given a chat body: "Unknown name \"messages\":
@@ -2267,6 +2286,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             body.get("stream")
             and re.search(_STREAMING_REFUSED, text)
             and not re.search(_CONDITION, text)
+            and not _names_inner_key(text, body, policy)
         ):
             return Verdict("surface", "the endpoint does not stream: 'stream' is never dropped")
         if re.search(_CALLER_REFUSED, text):

@@ -107,6 +107,9 @@ PLAIN = body(temperature=0.2)
 WITH_TOOLS = body(tools=TOOLS, tool_choice="auto", temperature=0.2)
 WITH_IMAGES = body(True, temperature=0.2)
 WITH_LOGPROBS = body(logprobs=True, top_logprobs=2, temperature=0.2)
+WITH_USAGE = body(
+    stream_options={"include_usage": True, "continuous_usage_stats": True}, temperature=0.2
+)
 
 
 def test_the_cases_are_round_eighteens() -> None:
@@ -160,6 +163,13 @@ def test_streaming_refused_in_words_surfaces(message: str) -> None:
         ("include_usage is only supported when streaming", PLAIN, STATIC),
         # a body that does not stream is not refused by it
         ("This model does not support streaming", body(stream=False, temperature=0.2), STATIC),
+        # a key inside one of the body's objects refused for streaming: that object's
+        # (the static list's first step, `stream_options`), not streaming's (a review of
+        # the round read it as "the endpoint does not stream")
+        ("include_usage is not supported for streaming requests", WITH_USAGE, STATIC),
+        ("continuous_usage_stats is not supported in streaming mode", WITH_USAGE, STATIC),
+        # an inner key the body does not hold names nothing
+        ("include_obfuscation is not supported for streaming requests", WITH_USAGE, SURFACE),
     ],
 )
 def test_streaming_near_the_rule(

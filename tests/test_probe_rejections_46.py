@@ -633,3 +633,19 @@ def test_decoding_alone_is_no_failed_generation() -> None:
     # the request's own bytes, not the run: not the server's trouble in a frame
     message = "error while decoding: invalid utf-8 in request"
     assert in_band(openai_error(message)["error"]) == STATIC
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Content generation failed due to safety filters",
+        "Generation failed: the response was stopped by safety filters",
+    ],
+)
+def test_a_generation_stopped_by_safety_filters_is_surfaced(message: str) -> None:
+    """A review of this round's reading: "generation failed" is the server's trouble, so a
+    generation the provider's safety filters stopped read as a wait, the same prompt sent
+    again (`static` before the round, dropping keys that had nothing to do with it). A
+    safety filter is a content policy, as a "content filter" is: surfaced."""
+    assert in_band(openai_error(message)["error"]) == SURFACE
+    assert over_http(message, PLAIN, 400) == SURFACE
