@@ -97,7 +97,6 @@ class _Settle(abc.DisposableBase):
 
     __slots__ = (
         "_drain",
-        "_drain_timer",
         "_draining",
         "_held",
         "_hold",
@@ -107,6 +106,7 @@ class _Settle(abc.DisposableBase):
         "_scheduler",
         "_settled",
         "_stopped",
+        "_timer",
         "_upstream",
     )
 
@@ -129,7 +129,7 @@ class _Settle(abc.DisposableBase):
         self._provider = provider
         self._last: Event | None = None  # who a truncation error names
         self._upstream: abc.DisposableBase | None = None
-        self._drain_timer: Timer | None = None
+        self._timer: Timer | None = None  # the hold's, then the drain's
 
     def attach(self, upstream: abc.DisposableBase) -> None:
         if self._stopped:
@@ -139,7 +139,7 @@ class _Settle(abc.DisposableBase):
 
     def _unsubscribe(self) -> None:
         self._stopped = True
-        timer, self._drain_timer = self._drain_timer, None
+        timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
         upstream, self._upstream = self._upstream, None
@@ -166,7 +166,7 @@ class _Settle(abc.DisposableBase):
             self._unsubscribe()
             return
         self._draining = True
-        self._drain_timer = timer
+        self._timer = timer
 
     def on_next(self, event: Event) -> None:
         if self._settled:
@@ -196,7 +196,7 @@ class _Settle(abc.DisposableBase):
         if clock is None:
             return False
         try:
-            self._drain_timer = after(clock, self._hold, self._release)
+            self._timer = after(clock, self._hold, self._release)
         except Exception:  # the scheduler cannot time it (disposed): completed at once
             logger.opt(exception=True).debug("the hold could not be scheduled")
             return False
@@ -205,7 +205,7 @@ class _Settle(abc.DisposableBase):
 
     def _release(self) -> None:
         """The hold ran out: complete, the source left to drain."""
-        self._drain_timer = None
+        self._timer = None
         event, self._held = self._held, None
         if event is not None:
             self._let_drain(event)
