@@ -6,9 +6,18 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import MutableMapping
+from typing import Any
 from urllib.parse import quote
 
-__all__ = ["MIN_SECRET_CHARS", "REDACTED", "RedactedLines", "redact", "redact_head"]
+__all__ = [
+    "MIN_SECRET_CHARS",
+    "REDACTED",
+    "RedactedLines",
+    "redact",
+    "redact_head",
+    "redact_said",
+]
 
 # Shorter "keys" are placeholders (`ollama`, `EMPTY`, `lm-studio`, `not-needed`,
 # LiteLLM's `sk-1234`), words a server's advice may hold; every real provider key is 32
@@ -62,6 +71,19 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
 # How far past a quote's cut a credential that the cut falls in may still run, beyond
 # the longest written form of a key: a password written into a URL, any length.
 _CREDENTIAL_REACH = 1024
+
+
+# A failure's fields that quote the server, besides its message and raw body.
+_SAID_FIELDS = ("param", "code", "request_id")
+
+
+def redact_said(fields: MutableMapping[str, Any], secrets: tuple[str, ...]) -> None:
+    """Redact, in place, a failure's fields that quote the server (`param`, `code`, the
+    request id): one that echoes the key there would show it whole."""
+    for name in _SAID_FIELDS:
+        value = fields.get(name)
+        if isinstance(value, str):
+            fields[name] = redact(value, secrets)
 
 
 def redact_head(text: str, secrets: tuple[str, ...], chars: int) -> str:

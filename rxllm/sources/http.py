@@ -37,7 +37,7 @@ from rxllm.errors import ConfigError
 from rxllm.events import Cancelled, ErrorKind, Failed, failed
 from rxllm.fragments import ResponseHeaders, SourceItem, closing, hanging_up
 from rxllm.operators._link import Operator
-from rxllm.secrets import redact
+from rxllm.secrets import redact, redact_said
 from rxllm.sources.guard import AddressRefused, SsrfGuard
 from rxllm.sources.job import TASK_CANCELLED, Job, running_loop, start
 from rxllm.sources.pool import SessionPool
@@ -111,8 +111,6 @@ class HttpRequest:
     """Strings (API keys) that must never appear in an error, a log or a record."""
 
 
-# A failure's fields that hold what the server said, besides its message and body.
-_SAID_FIELDS = ("param", "code", "request_id")
 # Successes that carry no body (or switch the connection to another protocol): never a
 # stream, whatever follows.
 _NO_STREAM_STATUSES = frozenset({101, 204, 205})
@@ -412,10 +410,7 @@ class _Transfer(abc.DisposableBase):
         secrets = settings.request.secrets
         if fields.get("request_id") is None and self._headers is not None:
             fields["request_id"] = request_id_of(self._headers)
-        for name in _SAID_FIELDS:  # the server's words too: one that echoes the key
-            value = fields.get(name)
-            if isinstance(value, str):
-                fields[name] = redact(value, secrets)
+        redact_said(fields, secrets)
         return failed(
             settings.provider,
             kind,

@@ -17,7 +17,7 @@ from rxllm.fragments import RawChunk, SourceItem
 from rxllm.secrets import redact_head
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES, SseDecoder, SseLineTooLong
 
-__all__ = ["WHOLE_RESPONSES", "ChunkReader", "cut_short", "whole_response"]
+__all__ = ["ChunkReader", "cut_short", "whole_response"]
 
 # How much of a body that is not SSE an error quotes back, and of a last line cut short.
 _SNIPPET_CHARS = 300
@@ -28,7 +28,7 @@ _HEAD_BYTES = 64 * 1024
 
 
 # Keys of a whole response (a request answered without streaming) -> what it is.
-WHOLE_RESPONSES = {
+_WHOLE_RESPONSES = {
     ("object", "chat.completion"): "an OpenAI chat completion",
     ("object", "response"): "an OpenAI Responses API response",
     ("type", "message"): "an Anthropic message",
@@ -39,7 +39,7 @@ def whole_response(value: object) -> str | None:
     """What whole (unstreamed) response `value` is, or None."""
     if not isinstance(value, dict):
         return None
-    for (key, kind), what in WHOLE_RESPONSES.items():
+    for (key, kind), what in _WHOLE_RESPONSES.items():
         if value.get(key) == kind:
             return what
     return None
