@@ -198,6 +198,7 @@ from rxllm.providers.base import (
     Normalizer,
     ToolNames,
     WireProtocol,
+    cited_source,
     endpoint,
     read_json,
     stop_reason_of,
@@ -634,24 +635,15 @@ class AnthropicNormalizer(Normalizer):
         self.server_tool_call(server.call_id, server.name, arguments, raw=raw)
 
     def _cite(self, citation: dict[str, Any]) -> None:
-        kind = citation.get("type")
-        url = citation.get("url")
-        if not url and kind == "search_result_location":
-            url = citation.get("source")
-        if not isinstance(url, str) or not url:
+        source = cited_source(citation)
+        if source is None:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "skipped a {} citation without a url: {}",
-                kind,
+                citation.get("type"),
                 citation.get("document_title") or citation.get("title") or "",
             )
             return
-        title = citation.get("title") or citation.get("document_title")
-        cited = citation.get("cited_text")
-        self.citation(
-            url,
-            title if isinstance(title, str) else None,
-            cited if isinstance(cited, str) else None,
-        )
+        self.citation(*source)
 
     def _completion(self, payload: dict[str, Any]) -> None:
         """A legacy Text Completions event: a piece of the answer, and with a

@@ -54,7 +54,7 @@ from rxllm.request import (
     Part,
     ReasoningPart,
 )
-from rxllm.secrets import redact, redact_head
+from rxllm.secrets import redact_head, redact_said
 
 __all__ = [
     "REQUEST_KEYS",
@@ -65,6 +65,7 @@ __all__ = [
     "ToolNames",
     "WireProtocol",
     "chat_response_format",
+    "cited_source",
     "endpoint",
     "gemini_text_signature",
     "json_schema_fields",
@@ -204,6 +205,23 @@ def thinking_switch(params: Mapping[str, Any]) -> bool | None:
 def text_or_none(value: object) -> str | None:
     """A wire field that should be a string (an id), or None when it is not one."""
     return value if isinstance(value, str) and value else None
+
+
+def cited_source(citation: Any) -> tuple[str, str | None, str | None] | None:
+    """An Anthropic citation's source, as its wire and the relays that pass it on
+    (Databricks serving Claude) write it: the URL (a web search result's `url`, a search
+    result's `source`), the title and the cited text; None for one with no URL (a
+    document's `char_location` or `page_location`: an index into the client's documents)."""
+    if citation.__class__ is not dict:
+        return None
+    url = citation.get("url")
+    if not url and citation.get("type") == "search_result_location":
+        url = citation.get("source")
+    if not isinstance(url, str) or not url:
+        return None
+    title = citation.get("title") or citation.get("document_title")
+    cited = citation.get("cited_text")
+    return url, title if isinstance(title, str) else None, cited if isinstance(cited, str) else None
 
 
 def gemini_text_signature(content: Sequence[Part]) -> str | None:
@@ -561,10 +579,7 @@ class Normalizer(ABC):
             raw = _error_text(raw, self.secrets)
         if fields.get("request_id") is None and self.response_headers is not None:
             fields["request_id"] = request_id_of(self.response_headers)
-        for name in ("param", "code", "request_id"):  # the server's words: an echoed key
-            value = fields.get(name)
-            if isinstance(value, str):
-                fields[name] = redact(value, self.secrets)
+        redact_said(fields, self.secrets)
         self.emit(
             failed(
                 self.provider,

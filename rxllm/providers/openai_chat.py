@@ -195,6 +195,7 @@ from rxllm.providers.base import (
     Normalizer,
     ToolNames,
     WireProtocol,
+    cited_source,
     endpoint,
     gemini_text_signature,
     read_json,
@@ -2142,11 +2143,11 @@ class ChatNormalizer(Normalizer):
         its title and cited text; a document's (`char_location`, `page_location`:
         an index into documents the client sent, no URL) is logged."""
         for cited in citations:
-            url = text_or_none(cited.get("url")) if cited.__class__ is dict else None
-            if url is None:
+            source = cited_source(cited)
+            if source is None:
                 self._log_once("part citation", f"citation {_short(cited)} has no url: no event")
                 continue
-            self._cite(url, text_or_none(cited.get("title")), text_or_none(cited.get("cited_text")))
+            self._cite(*source)
 
     def _content_part(self, part: dict[str, Any]) -> None:
         """A content chunk that is neither text nor thinking. Mistral's `tool_reference`
