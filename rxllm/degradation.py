@@ -992,6 +992,9 @@ _SERVER_TROUBLE = (
 # (RFC 8470 §5.2) asks for the same request again, once it is not early data; 529 is
 # Anthropic's overload.
 _TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 503, 529})
+# Failed Dependency: what the server depends on failed (TGI's status for a generation that
+# failed in its shard, SageMaker's for its model's error): its words say whose fault it is.
+_FAILED_DEPENDENCY = 424
 # An error event that names no status but whose code is one, as a string (LiteLLM's proxy
 # relays an upstream's failure after its `200 OK` as `{"error": {..., "code": "500"}}`): the
 # code is the status.
@@ -1253,7 +1256,8 @@ _IMAGE_TOO_LARGE = (
 _IMAGE_SHRINK = (
     r"(?i)\b(?:downscale|downsample|downsize|resize|shrink|compress|scale\s+down)\s+"
     r"(?:(?:the|your|each|every|all|any|this|that)\s+)?(?:(?:input|attached|uploaded)\s+)?"
-    r"(?:images?|pictures?|photos?|screenshots?)\b|"
+    + _IMAGE_NOUN
+    + r"\b|"
     r"\b(?:reduce|lower|decrease)\s+(?:the\s+|your\s+)?(?:images?|pictures?|photos?)(?:'s)?\s+"
     r"(?:size|resolution|dimensions?|pixels?)\b|"
     r"\b(?:use|send|provide|upload)\s+(?:an?\s+|the\s+)?(?:smaller|lower[- ]resolution)\s+"
@@ -2479,9 +2483,6 @@ def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
     if not _SERVER_TROUBLE_CODES.isdisjoint(_error_types(error)):
         return True
     return in_words and re.search(_SERVER_TROUBLE, _message(error)) is not None
-
-
-_FAILED_DEPENDENCY = 424
 
 
 def _error_types(error: ErrorInfo) -> set[str]:
