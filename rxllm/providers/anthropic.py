@@ -62,7 +62,10 @@ Decisions, where the wire leaves a choice:
   (`end_turn`, `stop_sequence`) after client `tool_use` blocks is `tool_use`, the raw
   reason kept, as on the chat and Gemini wires: proxies that translate another wire
   into this one end a turn of calls with `end_turn` (LiteLLM#34692, Bifrost#3638,
-  #6123), and an agent loop reading the stop reason would not run them. A refusal's
+  #6123), and an agent loop reading the stop reason would not run them. OpenAI's
+  finish reasons a relay writes here as they came from its chat upstream (`stop`,
+  `length`, `tool_calls`, `content_filter`: router-for-me/CLIProxyAPI passes `stop`
+  through) are the stops they name, `stop` a natural end. A refusal's
   `stop_details.explanation` is a `refusal` event, at once (its category is logged).
   A relay that writes this wire ends a turn its upstream failed with `stop_reason:
   "error"` (1rgs/claude-code-proxy, where its translation raised): no stop reason of
@@ -257,7 +260,12 @@ STOP_REASONS: dict[str, StopReason] = {
     # No Claude model's: an Anthropic-compatible endpoint's safety review blocked the
     # output (Z.ai's word on its chat wire; hermes-agent#3911, pi and openclaw map it).
     "sensitive": "content_filter",
-    # OpenAI's word, as a gateway's moderation writes it (infinigence/octollm).
+    # OpenAI's words, as relays that translate a chat or Responses upstream write them
+    # (router-for-me/CLIProxyAPI passes the upstream's `stop` through; a gateway's
+    # moderation writes `content_filter`: infinigence/octollm): each the stop it names.
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_use",
     "content_filter": "content_filter",
     # Bedrock's: a guardrail blocked the answer, its configured message said in its place
     # (InvokeModelWithResponseStream serving Claude: langchain-ai/langchain-aws#176, #937).
@@ -268,9 +276,10 @@ STOP_REASONS: dict[str, StopReason] = {
 # (1rgs/claude-code-proxy's, when its translation of the upstream's stream raised).
 _FAILED_STOPS = ("error",)
 
-# Stop reasons of a turn the model ended itself, its content complete: unlike
-# `max_tokens` and `model_context_window_exceeded` (the last block cut) or `refusal`.
-_COMPLETE = frozenset({"end_turn", "stop_sequence", "tool_use"})
+# Stop reasons of a turn the model ended itself, its content complete (a relay's `stop`
+# and `tool_calls` too): unlike `max_tokens` and `model_context_window_exceeded` (the
+# last block cut) or `refusal`.
+_COMPLETE = frozenset(raw for raw, stop in STOP_REASONS.items() if stop in ("stop", "tool_use"))
 
 # Error types Anthropic itself documents as transient (HTTP 529 and 500).
 # Anthropic's error types and the HTTP status each stands for (its errors page), so an

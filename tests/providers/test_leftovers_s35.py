@@ -1,0 +1,129 @@
+"""Stream readings earlier sessions saw and left, each decided from the provider's own
+reference (its SDK's types, its docs) and from the servers that really write the shape:
+fixed where rxllm misread, pinned where the reading is right. Bodies are written by hand,
+replayed whole and cut at arbitrary byte boundaries, and over a loopback server."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import rxllm
+from rxllm.events import Done
+from tests.support import ServeBody, replay_every_way, summarize
+
+# ------------------------------------------------------------------ the Anthropic wire
+
+
+def _sse(*payloads: dict[str, Any]) -> bytes:
+    return "".join(
+        f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n" for payload in payloads
+    ).encode()
+
+
+_START = {
+    "type": "message_start",
+    "message": {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "relay-model",
+        "content": [],
+        "usage": {"input_tokens": 5, "output_tokens": 0},
+    },
+}
+_STOP = {"type": "message_stop"}
+
+
+def _text(index: int, text: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "text", "text": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": "text_delta", "text": text},
+        },
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+def _call(index: int, call_id: str, name: str, *pieces: str, **block: Any) -> list[dict[str, Any]]:
+    start = {"type": "tool_use", "id": call_id, "name": name, **block}
+    return [
+        {"type": "content_block_start", "index": index, "content_block": start},
+        *(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": piece},
+            }
+            for piece in pieces
+        ),
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+def _delta(stop: str | None, **usage: int) -> dict[str, Any]:
+    return {
+        "type": "message_delta",
+        "delta": {"stop_reason": stop, "stop_sequence": None},
+        "usage": {"output_tokens": 3, **usage},
+    }
+
+
+# OpenAI's finish reasons written as an Anthropic `stop_reason` by relays that translate
+# a chat or Responses upstream into this wire: router-for-me/CLIProxyAPI's Codex-to-Claude
+# translator (internal/translator/codex/claude) passes the upstream's `stop` through
+# as it is, and gpt4free-style adapters write `{"stop_reason": choice.finish_reason}`.
+# Each means what it says on the chat wire; before, all but `content_filter` read
+# `other`, and `tool_calls` made an agent loop that reads the stop reason skip its calls.
+@pytest.mark.parametrize(
+    ("raw", "stop"),
+    [
+        ("stop", "stop"),
+        ("length", "length"),
+        ("tool_calls", "tool_use"),
+        ("content_filter", "content_filter"),
+    ],
+)
+def test_anthropic_openai_stop_words_are_the_stops_they_name(raw: str, stop: str) -> None:
+    events = replay_every_way(_sse(_START, *_text(0, "Hi"), _delta(raw), _STOP), "anthropic")
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert (done.stop_reason, done.raw_stop_reason) == (stop, raw)
+
+
+def test_anthropic_openai_stop_after_calls_is_tool_use_and_ends_open_blocks() -> None:
+    """`stop` is the model's own end, as `end_turn` is: after a client call the turn is
+    `tool_use` (the raw word kept), and a call block the relay left without its
+    `content_block_stop` ends at the `message_delta` with its arguments complete."""
+    call = _call(1, "call_1", "get_weather", '{"city": ', '"Paris"}')[:-1]  # no block stop
+    body = _sse(_START, *_text(0, "Checking."), *call, _delta("stop"), _STOP)
+    summary = summarize(replay_every_way(body, "anthropic"))
+    assert summary.tool_calls == [("call_1", "get_weather", {"city": "Paris"})]
+    assert (summary.terminal, summary.stop_reason, summary.raw_stop_reason) == (
+        "done",
+        "tool_use",
+        "stop",
+    )
+
+
+async def test_anthropic_openai_stop_word_over_http(serve_body: ServeBody) -> None:
+    body = _sse(_START, *_call(0, "call_1", "f", "{}"), _delta("tool_calls"), _STOP)
+    base_url = await serve_body(body)
+    async with rxllm.provider("anthropic", api_key="k", base_url=base_url) as provider:
+        record = await provider.complete(
+            rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+        )
+    assert [(c.call_id, c.arguments) for c in record.tool_calls] == [("call_1", {})]
+    assert isinstance(record.terminal, Done)
+    assert (record.terminal.stop_reason, record.terminal.raw_stop_reason) == (
+        "tool_use",
+        "tool_calls",
+    )
