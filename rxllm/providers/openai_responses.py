@@ -146,7 +146,8 @@ Output items, by type (the decisions of this module):
   nothing (a whole `transcript` there is the text when no delta came). The audio's
   bytes have no event.
 - `url_citation` annotations become `citation` events (url, title), from
-  `response.output_text.annotation.added` or from the message's `output_text` parts at
+  `response.output_text.annotation.added` (`response.output_text_annotation.added`, the
+  name the API streamed in March 2025) or from the message's `output_text` parts at
   `output_item.done`, each once (keyed by output item, part, url and range).
   `cited_text` stays empty, as on the Gemini wire: `start_index`/`end_index` mark the
   answer's own text (often the link itself), not text quoted from the source.
@@ -957,6 +958,8 @@ class ResponsesNormalizer(Normalizer):
             # vLLM's for a reasoning-text part: `content_part.done`'s shape
             "response.reasoning_part.done": self._content_part_done,
             "response.output_text.annotation.added": self._annotation,
+            # the name it had on the wire in March 2025 (weave's web_search_preview cassette)
+            "response.output_text_annotation.added": self._annotation,
             "response.audio.transcript.delta": self._transcript,
             "response.audio.transcript.done": self._transcript_done,
             "response.code_interpreter_call_code.done": partial(self._server_input_done, "code"),

@@ -1,0 +1,419 @@
+"""Streams recorded by observability, evaluation and proxy tools that trace or replay
+many providers' calls: W&B Weave's integration cassettes (wandb/weave
+tests/integrations/*/cassettes), Helicone's recorded provider streams (Helicone/helicone
+packages/__tests__/cost/testData), in shapes no other test replays.
+
+Each body is written by hand from the recording named beside it (its essential events or
+chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
+boundaries (`replay_every_way`), and checked against what a client of that endpoint
+should get.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rxllm.events import Citation
+from tests.support import Expect, check, kinds, replay_every_way, summarize
+
+
+def _sse(*payloads: dict[str, Any], done: bool = True) -> bytes:
+    body = "".join(f"data: {json.dumps(p)}\n\n" for p in payloads)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _events(*payloads: dict[str, Any]) -> bytes:
+    """Each payload under an `event:` line naming its type, as the APIs write them."""
+    return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads).encode()
+
+
+# -- OpenAI Responses --------------------------------------------------------------------
+
+
+def test_responses_web_search_preview_annotation_under_its_first_event_name() -> None:
+    """wandb/weave tests/integrations/openai/cassettes/openai_test/
+    test_openai_responses_tool_calling_stream.yaml (gpt-4o-2024-08-06, `web_search_preview`,
+    March 2025, openai-python 1.66.3): a `web_search_call` item holding only its id and
+    status (no `action`), its three progress events, then the message, each
+    `url_citation` announced between text deltas as `response.output_text_annotation.added`
+    (the name the API streamed then, before `response.output_text.annotation.added`) and
+    repeated in the done part, item and terminal response. Each citation once, where it
+    was announced (between the text before and after it), not only when the item ends."""
+    model = "gpt-4o-2024-08-06"
+    ws, msg = "ws_67d988a6774081929cb1601d242c6028027110e9bec378eb", "msg_67d988a8629481"
+    url = "https://www.reuters.com/markets/global-markets-wrapup-1-2025-03-18/?utm_source=openai"
+    title = "Euro, stocks rise ahead of landmark German spending vote"
+    before = "The STOXX 600 index in Europe rose by 0.7%. "
+    link = f"([reuters.com]({url}))"
+    after = "\n\nIn Asia, markets also saw gains."
+    text = before + link + after
+    annotation = {
+        "type": "url_citation",
+        "start_index": len(before),
+        "end_index": len(before + link),
+        "url": url,
+        "title": title,
+    }
+    part = {"type": "output_text", "text": text, "annotations": [annotation]}
+    message = {
+        "type": "message",
+        "id": msg,
+        "status": "completed",
+        "role": "assistant",
+        "content": [part],
+    }
+    search = {"type": "web_search_call", "id": ws, "status": "completed"}
+    response = {
+        "id": "resp_67d988a4e1a48192b904f4761ecb129d027110e9bec378eb",
+        "object": "response",
+        "status": "in_progress",
+        "model": model,
+        "output": [],
+        "tools": [{"type": "web_search_preview", "search_context_size": "medium"}],
+        "usage": None,
+    }
+    where = {"item_id": msg, "output_index": 1, "content_index": 0}
+    body = _events(
+        {"type": "response.created", "response": response},
+        {"type": "response.in_progress", "response": response},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": search | {"status": "in_progress"},
+        },
+        *(
+            {"type": f"response.web_search_call.{step}", "output_index": 0, "item_id": ws}
+            for step in ("in_progress", "searching", "completed")
+        ),
+        {"type": "response.output_item.done", "output_index": 0, "item": search},
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": message | {"status": "in_progress", "content": []},
+        },
+        {
+            "type": "response.content_part.added",
+            **where,
+            "part": {"type": "output_text", "text": "", "annotations": []},
+        },
+        {"type": "response.output_text.delta", **where, "delta": before + link},
+        {
+            "type": "response.output_text_annotation.added",
+            **where,
+            "annotation_index": 0,
+            "annotation": annotation,
+        },
+        {"type": "response.output_text.delta", **where, "delta": after},
+        {"type": "response.output_text.done", **where, "text": text},
+        {"type": "response.content_part.done", **where, "part": part},
+        {"type": "response.output_item.done", "output_index": 1, "item": message},
+        {
+            "type": "response.completed",
+            "response": response
+            | {
+                "status": "completed",
+                "output": [search, message],
+                "usage": {
+                    "input_tokens": 328,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens": 461,
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "total_tokens": 789,
+                },
+            },
+        },
+    )
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(text=text, usage=(328, 461, 0, 0, 789), raw_stop_reason="completed", model=model),
+    )
+    assert kinds(events) == [
+        "server_tool_call",
+        "server_tool_result",
+        "text",
+        "citation",
+        "text",
+        "usage",
+        "done",
+    ]
+    citations = [event for event in events if isinstance(event, Citation)]
+    assert [(c.url, c.title) for c in citations] == [(url, title)]
+
+
+# -- chat completions family -------------------------------------------------------------
+
+
+def test_legacy_function_call_forced_by_name_ends_with_stop() -> None:
+    """wandb/weave weave/integrations/openai/cassettes/openai_test/
+    test_openai_function_call_async_stream.yaml (gpt-4o-2024-05-13, June 2024, the
+    deprecated `functions` with `function_call: {"name": "cricket_player_names"}`): the
+    first chunk opens the legacy `delta.function_call` with its name, `content: null` and
+    empty arguments; the arguments follow in pieces with no name and no id; a forced
+    function ends with finish `stop`, not `function_call`. One call (an id made up, the
+    wire sends none) with its arguments whole, `tool_use` over `stop`."""
+    model = "gpt-4o-2024-05-13"
+    name = "cricket_player_names"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return {
+            "id": "chatcmpl-9cDoAspZs24R7hQPixbNse9Lg5dgR",
+            "object": "chat.completion.chunk",
+            "created": 1718896570,
+            "model": model,
+            "system_fingerprint": "fp_f4e629d0a5",
+            "choices": [choice],
+        }
+
+    pieces = ['{"', "name", '":"', "Sach", "in", " Tend", "ul", "kar", '","', "team", '":"']
+    pieces += ["India", '","', "highest", "_score", '":', "200", "}"]
+    body = _sse(
+        chunk(
+            {"role": "assistant", "content": None, "function_call": {"name": name, "arguments": ""}}
+        ),
+        *(chunk({"function_call": {"arguments": piece}}) for piece in pieces),
+        chunk({}, "stop"),
+    )
+    events = replay_every_way(body, "openai")
+    summary = summarize(events)
+    assert len(summary.tool_calls) == 1
+    call_id = summary.tool_calls[0][0]
+    assert call_id
+    arguments = {"name": "Sachin Tendulkar", "team": "India", "highest_score": 200}
+    check(
+        summary,
+        Expect(
+            text="",
+            tools=((call_id, name, arguments),),
+            stop_reason="tool_use",
+            raw_stop_reason="stop",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["tool_start", "tool_request", "done"]
+
+
+def test_nvidia_whole_call_with_its_finish_and_usage_on_every_chunk() -> None:
+    """wandb/weave tests/integrations/langchain/cassettes/
+    langchain_nvidia_ai_endpoints_test/test_chatnvidia_tool_call_stream.yaml
+    (integrate.api.nvidia.com, meta/llama-3.1-8b-instruct, December 2024): the role chunk
+    already carries usage (318 in, 0 out); the next chunk holds the whole call (id,
+    `type`, name, arguments in one string, a key named `team:` with its colon, `index`
+    last) beside finish `tool_calls` and vLLM's `stop_reason: null`, with the usage so far;
+    a chunk without choices repeats that usage before `[DONE]`. The call once, its key
+    kept as written, the last usage once, `tool_use`."""
+    model = "meta/llama-3.1-8b-instruct"
+    name = "cricket_player_names"
+    call_id = "chatcmpl-tool-9c5b090a0940445f8f757a153f2a4994"
+    arguments = {"name": "Virat Kohli", "team:": "India", "highest_score": 183}
+    usage = {"prompt_tokens": 318, "total_tokens": 348, "completion_tokens": 30}
+
+    def chunk(choices: list[dict[str, Any]], usage: dict[str, int]) -> dict[str, Any]:
+        return {
+            "id": "chat-4b7a1e8ae72042c0bdd127eb322c6e5f",
+            "object": "chat.completion.chunk",
+            "created": 1734386579,
+            "model": model,
+            "choices": choices,
+            "usage": usage,
+        }
+
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+        "index": 0,
+    }
+    body = _sse(
+        chunk(
+            [
+                {
+                    "index": 0,
+                    "delta": {"role": "assistant", "content": ""},
+                    "logprobs": None,
+                    "finish_reason": None,
+                }
+            ],
+            {"prompt_tokens": 318, "total_tokens": 318, "completion_tokens": 0},
+        ),
+        chunk(
+            [
+                {
+                    "index": 0,
+                    "delta": {"role": None, "content": None, "tool_calls": [call]},
+                    "logprobs": None,
+                    "finish_reason": "tool_calls",
+                    "stop_reason": None,
+                }
+            ],
+            usage,
+        ),
+        chunk([], usage),
+    )
+    events = replay_every_way(body, "nvidia")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=((call_id, name, arguments),),
+            usage=(318, 30, 0, 0, 348),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["usage", "tool_start", "tool_request", "usage", "done"]
+
+
+def test_xai_grok_4_usage_with_sources_and_done_without_a_line_end() -> None:
+    """Helicone/helicone packages/__tests__/cost/testData/xai-stream-response.snapshot
+    (grok-4 through Helicone's proxy, July 2025): text chunks with no `logprobs` key, then
+    an empty delta with finish `stop` and xAI's usage (`prompt_tokens_details` with
+    `text_tokens` 30 and `cached_tokens` 12, `num_sources_used`), and the body ends with
+    `data: [DONE]` and no line end after it. The text once, 30 fresh input and 12 cached
+    (42 in all), one `done`."""
+    model = "grok-4"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "chat-e5d2a8f3",
+            "object": "chat.completion.chunk",
+            "created": 1752854540,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+
+    pieces = ["Let", " me", " search", " for", " that", " information", "."]
+    usage = {
+        "prompt_tokens": 42,
+        "completion_tokens": 8,
+        "total_tokens": 50,
+        "prompt_tokens_details": {
+            "text_tokens": 30,
+            "audio_tokens": 0,
+            "image_tokens": 0,
+            "cached_tokens": 12,
+        },
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+        "num_sources_used": 3,
+    }
+    body = (
+        _sse(
+            chunk({"role": "assistant", "content": ""}),
+            *(chunk({"content": piece}) for piece in pieces),
+            chunk({}, "stop", usage=usage),
+            done=False,
+        )
+        + b"data: [DONE]"
+    )
+    events = replay_every_way(body, "xai")
+    check(
+        summarize(events),
+        Expect(text="".join(pieces), usage=(30, 8, 0, 12, 50), model=model),
+    )
+    assert kinds(events) == ["text", "usage", "done"]
+
+
+# -- Anthropic Messages ------------------------------------------------------------------
+
+
+def test_anthropic_padded_lines_one_hour_cache_write_and_no_line_end_at_message_stop() -> None:
+    """Helicone/helicone packages/__tests__/cost/testData/anthropic-stream-response.snapshot
+    (claude-3-5-haiku-20241022 through Helicone's proxy): every `data:` line padded with
+    spaces inside the JSON after its last member (`{"type":"content_block_stop","index":0
+    }`), `message_start` usage with 500 cache reads and 20 cache writes all in the
+    one-hour tier (`cache_creation.ephemeral_1h_input_tokens`), a `ping` between deltas, a
+    `tool_use` block whose first `input_json_delta` is empty and whose key is split
+    across pieces, `message_delta` repeating the input counts beside 65 output tokens, and
+    the body ending right after `message_stop`'s JSON, with no line end. The text, the
+    call, 338 fresh in, 500 read, 20 written, one `done` (`tool_use`)."""
+    model = "claude-3-5-haiku-20241022"
+    call_id = "toolu_019z4x8aagZbz8K455pmuVqk"
+    counts = {
+        "input_tokens": 338,
+        "cache_creation_input_tokens": 20,
+        "cache_read_input_tokens": 500,
+    }
+    start_usage = counts | {
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 20},
+        "output_tokens": 1,
+        "service_tier": "standard",
+    }
+    pieces = ["I", "'ll", " help", " you calculate", " that using", " the", " calculate function"]
+    pieces.append(".")
+    arguments = ["", '{"expressio', 'n": "50', "+50", '"}']
+    payloads: list[dict[str, Any]] = [
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_018nzQcNteHNGhuEAzJDzUMd",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": start_usage,
+            },
+        },
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        *(
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+            for p in pieces[:2]
+        ),
+        {"type": "ping"},
+        *(
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+            for p in pieces[2:]
+        ),
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "tool_use", "id": call_id, "name": "calculate", "input": {}},
+        },
+        *(
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": p},
+            }
+            for p in arguments
+        ),
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": counts | {"output_tokens": 65},
+        },
+    ]
+    # each object's closing brace after a run of spaces, as the API pads its lines
+    padded = [
+        json.dumps(p, separators=(",", ":"))[:-1] + " " * (3 + n % 11) + "}"
+        for n, p in enumerate(payloads)
+    ]
+    lines = [f"event: {p['type']}\ndata: {line}" for p, line in zip(payloads, padded, strict=True)]
+    last = 'event: message_stop\ndata: {"type":"message_stop"          }'
+    body = ("\n\n".join([*lines, last])).encode()
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="".join(pieces),
+            tools=((call_id, "calculate", {"expression": "50+50"}),),
+            usage=(338, 65, 0, 500, 923),
+            cache_write=20,
+            stop_reason="tool_use",
+            raw_stop_reason="tool_use",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["text", "tool_start", "tool_request", "usage", "done"]
