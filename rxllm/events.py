@@ -190,8 +190,10 @@ class ErrorInfo(_Frozen):
     """Whether the same request may succeed later (rate limits, overload, transport)."""
     should_retry: bool | None = None
     """What the server said of sending the same request again (`x-should-retry: true`
-    or `false` on a rejection), or None where it said neither. It outranks the status,
-    as in the openai and anthropic SDKs; `retryable` is the conclusion drawn from both."""
+    or `false` on a rejection), or None where it said neither; `false` too where the
+    transport knows (a certificate that failed its check fails it again). It outranks
+    the status, as in the openai and anthropic SDKs; `retryable` is the conclusion drawn
+    from both."""
     raw: str | None = None
     """The whole error body (read to its end, up to a cap) or the error event's data."""
     param: str | None = None

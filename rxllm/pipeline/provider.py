@@ -183,6 +183,12 @@ class ProviderOptions(BaseModel):
                 raise ValueError(f"header {shown} is the transport's, not one to set")
             if not value.isprintable():  # aiohttp: "Forbidden control character", mid-turn
                 raise ValueError(f"header {shown}: its value holds a line break or control")
+            if not value.isascii():  # aiohttp sends UTF-8, which servers read as Latin-1
+                raise ValueError(
+                    f"header {shown}: its value holds a character that is not ASCII "
+                    f"({_first_not_ascii(value)}): a header value goes as ASCII (httpx "
+                    "refuses others); percent-encode it"
+                )
         return headers
 
     @field_validator(
@@ -273,6 +279,13 @@ class ProviderOptions(BaseModel):
         return guards
 
 
+def _first_not_ascii(value: str) -> str:
+    """Which is `value`'s first character beyond ASCII, and where (`'\\u2013',
+    character 9`): one character, never the rest of a key."""
+    at = next(i for i, c in enumerate(value) if not c.isascii())
+    return f"{value[at]!a}, character {at + 1}"
+
+
 class Provider:
     """One provider, configured: `stream`, `astream` and `complete` a ChatRequest."""
 
@@ -292,6 +305,12 @@ class Provider:
             raise ConfigError(
                 f"the API key of provider {wire.name!r} has whitespace at an end or a control "
                 "character in it (a newline read from a file?): strip it"
+            )
+        if api_key and not api_key.isascii():  # a 401 after a round trip otherwise
+            raise ConfigError(
+                f"the API key of provider {wire.name!r} holds a character that is not ASCII "
+                f"({_first_not_ascii(api_key)}): an API key is ASCII; was it pasted with a "
+                "typographic character?"
             )
         if session is not None and not isinstance(session, aiohttp.ClientSession):
             raise TypeError(

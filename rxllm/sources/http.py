@@ -204,6 +204,19 @@ def _no_connection(exc: aiohttp.ClientConnectorError) -> str:
     return text
 
 
+def _untrusted(exc: aiohttp.ClientConnectorCertificateError) -> str:
+    """A certificate that failed its check, named with OpenSSL's reason (a self-signed
+    certificate, another host's name), and the way to trust a private CA (never to
+    turn the check off)."""
+    problem = exc.certificate_error
+    reason = getattr(problem, "verify_message", None) or str(problem)
+    return (
+        f"the TLS certificate of {exc.host}:{exc.port} failed its check: {reason} (for a "
+        "server whose certificate a private CA signed, pass a session=... whose connector "
+        "trusts that CA: ssl=ssl.create_default_context(cafile=...))"
+    )
+
+
 def _retrieve(closed: asyncio.Future[None]) -> None:
     """A connection's `closed` future, consumed: aiohttp sets a lost connection's error
     on it only for whoever asked for it (`_Transfer._watch_connection`), and asyncio
@@ -709,6 +722,9 @@ class _Transfer(abc.DisposableBase):
             )
         except aiohttp.ClientResponseError as exc:  # its head (or a body parsed with it)
             self._fail("transport", f"the response is not valid HTTP: {_not_http(exc.message)}")
+        except aiohttp.ClientConnectorCertificateError as exc:
+            # The same certificate fails the same check on the next attempt: no retry.
+            self._fail("transport", _untrusted(exc), should_retry=False)
         except aiohttp.ClientConnectorError as exc:
             self._fail("transport", _no_connection(exc))
         except aiohttp.ClientError as exc:

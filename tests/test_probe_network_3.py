@@ -1,0 +1,193 @@
+"""The hostile network, third round: a certificate that fails its check, a body in an
+encoding aiohttp does not decode, header values that are not ASCII, and what raw
+loopback servers (`asyncio.start_server`, sending exactly the bytes written here) do
+to a turn. Each ends in one clear error naming what went wrong, at once where a retry
+cannot help, or reads right; nothing hangs, nothing the caller holds secret is shown."""
+
+from __future__ import annotations
+
+import shutil
+import ssl
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+import rxllm
+from rxllm.errors import ConfigError
+from tests.test_probe_network_2 import (
+    ANSWER,
+    SSE,
+    error_of,
+    no_proxy_environment,
+    raw_server,
+    response,
+    turn,
+)
+
+__all__ = ["no_proxy_environment"]  # the autouse fixture, imported to apply here too
+
+KEY = "sk-probe-network-3-0123456789abcdef"
+ASK = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+
+
+# -- a certificate that fails its check -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def self_signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 that no CA signed, and its key (made by `openssl`)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("needs the openssl command to make a self-signed certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            *(openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost"),
+            *("-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+@asynccontextmanager
+async def tls_server(
+    cert: Path, key: Path, host: str = "127.0.0.1"
+) -> AsyncIterator[tuple[int, list[str]]]:
+    """A loopback HTTPS server answering ANSWER with `cert`; yields its port and the
+    paths of the requests that reached it."""
+    reached: list[str] = []
+
+    async def handler(request: web.Request) -> web.Response:
+        reached.append(request.path)
+        return web.Response(body=ANSWER, content_type="text/event-stream")
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    site = web.TCPSite(runner, host, 0, ssl_context=context)
+    await site.start()
+    try:
+        yield site._server.sockets[0].getsockname()[1], reached  # type: ignore[union-attr]
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_certificate_that_fails_its_check_ends_at_once_naming_it(
+    self_signed: tuple[Path, Path],
+) -> None:
+    # It was "ClientConnectorCertificateError: ... [SSLCertVerificationError: (1, ...)]",
+    # a transport error backed off and tried again twice: the same certificate fails
+    # the same check on every attempt.
+    async with (
+        tls_server(*self_signed) as (port, reached),
+        rxllm.provider(
+            "custom",
+            base_url=f"https://127.0.0.1:{port}/v1",
+            api_key=KEY,
+            allow_private_network=True,
+            max_attempts=3,
+        ) as p,
+    ):
+        rec = await p.complete(ASK)
+    error = error_of(rec)
+    assert len(rec.attempts) == 1 and reached == []
+    assert error.kind == "transport" and not error.retryable
+    assert error.message == (
+        f"the TLS certificate of 127.0.0.1:{port} failed its check: self-signed certificate"
+        " (for a server whose certificate a private CA signed, pass a session=... whose "
+        "connector trusts that CA: ssl=ssl.create_default_context(cafile=...))"
+    )
+    assert KEY not in str(rec.model_dump())
+
+
+async def trusting_turn(context: ssl.SSLContext, base_url: str) -> rxllm.StreamRecord:
+    """A turn through a session of one's own whose connector checks with `context`."""
+    async with (
+        aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context)) as own,
+        rxllm.provider(
+            "custom", base_url=base_url, api_key=KEY, session=own, ssrf_guard=False, max_attempts=3
+        ) as p,
+    ):
+        return await p.complete(ASK)
+
+
+async def test_a_certificate_for_another_address_ends_at_once_naming_it(
+    self_signed: tuple[Path, Path],
+) -> None:
+    # A certificate its CA signed for 127.0.0.1 and localhost, served at 127.0.0.2: its CA
+    # trusted (a session of one's own), the name still does not match.
+    cert, _ = self_signed
+    context = ssl.create_default_context(cafile=cert)
+    async with tls_server(*self_signed, host="127.0.0.2") as (port, reached):
+        rec = await trusting_turn(context, f"https://127.0.0.2:{port}/v1")
+    error = error_of(rec)
+    assert len(rec.attempts) == 1 and not error.retryable and reached == []
+    assert error.message.startswith(
+        f"the TLS certificate of 127.0.0.2:{port} failed its check: IP address mismatch, "
+        "certificate is not valid for '127.0.0.2'."
+    )
+
+
+async def test_a_certificate_trusted_through_a_session_of_ones_own_is_read(
+    self_signed: tuple[Path, Path],
+) -> None:
+    # What the error advises for a private CA works.
+    cert, _ = self_signed
+    context = ssl.create_default_context(cafile=cert)
+    async with tls_server(*self_signed) as (port, reached):
+        rec = await trusting_turn(context, f"https://127.0.0.1:{port}/v1")
+    assert rec.terminal.type == "done" and rec.text == "hi" and len(reached) == 1
+
+
+# -- header values that are not ASCII ---------------------------------------------------
+
+
+def test_an_api_key_with_a_character_that_is_not_ascii_is_refused_at_the_call() -> None:
+    # A key pasted with a typographic dash or a letter of another alphabet went out as
+    # UTF-8 bytes and came back a 401 from the server, after a round trip; httpx (the
+    # SDKs) refuses such a header value before sending.
+    key = "sk-probe\u2013network-3-0123456789abcdef"
+    with pytest.raises(ConfigError) as caught:
+        rxllm.provider("custom", base_url="https://example.com/v1", api_key=key)
+    message = str(caught.value)
+    assert message == (
+        "the API key of provider 'custom' holds a character that is not ASCII ('\\u2013', "
+        "character 9): an API key is ASCII; was it pasted with a typographic character?"
+    )
+    assert "0123456789abcdef" not in message
+
+
+@pytest.mark.parametrize("value", ["José", "caf\u00e9 app", "\u4e2d\u6587"])
+def test_a_header_value_that_is_not_ascii_is_refused_at_the_call(value: str) -> None:
+    # aiohttp sent it as UTF-8, which servers read as Latin-1 (a name garbled without a
+    # word); httpx refuses it.
+    with pytest.raises(ConfigError) as caught:
+        rxllm.provider(
+            "custom", base_url="https://example.com/v1", api_key=KEY, headers={"X-User": value}
+        )
+    assert "header 'X-User': its value holds a character that is not ASCII" in str(caught.value)
+
+
+async def _sent_heads(**options: Any) -> list[bytes]:
+    async with raw_server(response(b"200 OK", SSE, ANSWER)) as (port, heads):
+        rec = await turn(port, **options)
+    assert rec.terminal.type == "done"
+    return heads
+
+
+async def test_ascii_header_values_are_sent_as_given() -> None:
+    heads = await _sent_heads(headers={"X-Title": "Caf%C3%A9 app"})
+    assert b"\r\nX-Title: Caf%C3%A9 app\r\n" in heads[0]
