@@ -1,9 +1,9 @@
 """Streams from the recordings and fixtures of client libraries in other languages, in
 shapes no other test replays: Ruby (crmne/ruby_llm's VCR cassettes, recorded from
 Perplexity, GPUStack and xAI; patterns-ai-core/langchainrb's Anthropic stream fixtures),
-Swift (google-gemini/generative-ai-swift's streaming responses), and the mock responses
-Firebase's Swift, Kotlin, Dart and JavaScript SDKs share
-(FirebaseExtended/vertexai-sdk-test-data, recorded from the Gemini API).
+Swift (google-gemini/generative-ai-swift's streaming responses), Go (googleapis/go-genai's
+stream tests), and the mock responses Firebase's Swift, Kotlin, Dart and JavaScript SDKs
+share (FirebaseExtended/vertexai-sdk-test-data, recorded from the Gemini API).
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids, signatures and long text shortened), replayed whole and cut at arbitrary
@@ -16,7 +16,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rxllm.events import Citation, ReasoningDelta, ServerToolCall, ServerToolResult, ToolStart
+from rxllm.events import (
+    Citation,
+    Failed,
+    ReasoningDelta,
+    ServerToolCall,
+    ServerToolResult,
+    ToolStart,
+)
 from tests.support import Expect, check, kinds, log_messages, replay_every_way, summarize
 
 
@@ -493,3 +500,146 @@ def test_anthropic_tool_use_with_empty_input_and_one_empty_json_piece() -> None:
         ),
     )
     assert kinds(events) == ["text", "tool_start", "tool_request", "usage", "done"]
+
+
+def test_gemini_maps_grounding_cites_each_place_once() -> None:
+    """FirebaseExtended/vertexai-sdk-test-data mock-responses/googleai/
+    unary-success-google-maps-grounding.json (gemini-2.5-flash, "pizza near me", with the
+    `google_maps` tool): the last candidate's `groundingMetadata` holds `maps` chunks
+    (uri, title, `placeId`) and supports pointing at some of them, beside
+    `webSearchQueries`; the usage counts `toolUsePromptTokenCount` 59 and
+    `thoughtsTokenCount` 87. Here the same candidate closes a stream. Each place is one
+    citation, with its title, in the order given; the tool's prompt tokens are input and
+    the thoughts output."""
+    model = "gemini-2.5-flash"
+    places = [
+        ("10332424901773702701", "Joe\u2019s Pizza", "ChIJqdNaaBVbwokRLTafYrQlZI8"),
+        ("4220952323027039852", "Little Italy Pizza", "ChIJuXASOB9awokRbPbiM8bVkzo"),
+        ("2701502875049963870", "Stage Door Pizzeria", "ChIJV4zXcCVbwokRXrEMO42qfSU"),
+    ]
+    chunks = [
+        {"maps": {"uri": f"https://maps.google.com/?cid={cid}", "title": title,
+                  "placeId": f"places/{place}"}}
+        for cid, title, place in places
+    ]  # fmt: skip
+    first = "Here are a few pizza places near you:\n\n*   **Joe\u2019s Pizza** is highly rated."
+    last = " They offer takeout, delivery, and dine-in."
+    support = {"segment": {"startIndex": 75, "endIndex": 117, "text": last.strip()},
+               "groundingChunkIndices": [0]}  # fmt: skip
+    grounding = {"groundingChunks": chunks, "groundingSupports": [support],
+                 "webSearchQueries": ["pizza near me"]}  # fmt: skip
+    body = _sse(
+        {"candidates": [{"content": {"parts": [{"text": first}], "role": "model"}, "index": 0}],
+         "modelVersion": model},
+        {"candidates": [{"content": {"parts": [{"text": last}], "role": "model"},
+                         "finishReason": "STOP", "index": 0, "groundingMetadata": grounding}],
+         "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 288,
+                           "totalTokenCount": 443, "toolUsePromptTokenCount": 59,
+                           "thoughtsTokenCount": 87},
+         "modelVersion": model, "responseId": "oNt4adaNNIrQjMcPqMfQ0A8"},
+        done=False,
+    )  # fmt: skip
+    events = replay_every_way(body, "google")
+    check(
+        summarize(events),
+        Expect(text=first + last, usage=(68, 375, 87, 0, 443), raw_stop_reason="STOP",
+               model=model),
+    )  # fmt: skip
+    cited = [(e.url, e.title) for e in events if isinstance(e, Citation)]
+    assert cited == [(f"https://maps.google.com/?cid={cid}", title) for cid, title, _ in places]
+
+
+def test_gemini_200_whose_whole_body_is_one_error_line_or_an_error_field() -> None:
+    """googleapis/go-genai api_client_test.go, TestSendStreamRequest: "Error Response with
+    status ok but error stream chunk" (a `200 OK` whose body is one line of JSON, the
+    error object with `code` 500 and `status` INTERNAL_SERVER_ERROR, no SSE framing at
+    all) and "Stream with Non-Data Prefix" (a `data:` chunk, then an `error:` line, a field
+    the SSE rules ignore, which go-genai raises as an invalid chunk). Both end the turn in
+    an error that keeps the status and the code, the text before it kept; neither is a
+    success nor a bare `truncated`."""
+    error = {"code": 500, "message": "internal server error", "status": "INTERNAL_SERVER_ERROR"}
+    whole = (json.dumps({"error": error}) + "\n").encode()
+    events = replay_every_way(whole, "google")
+    check(summarize(events), Expect(text="", terminal="error", error_kind="stream_error"))
+    failure = events[-1]
+    assert isinstance(failure, Failed)
+    assert (failure.error.status, failure.error.code) == (500, "INTERNAL_SERVER_ERROR")
+    assert failure.error.message == "internal server error"
+
+    overloaded = {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}
+    text = {"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}}]}
+    field = _sse(text, done=False) + f"error:{json.dumps({'error': overloaded})}\n\n".encode()
+    events = replay_every_way(field, "google")
+    check(summarize(events), Expect(text="Hi", terminal="error", error_kind="stream_error"))
+    failure = events[-1]
+    assert isinstance(failure, Failed)
+    assert (failure.error.status, failure.error.code) == (503, "UNAVAILABLE")
+
+
+def test_xai_responses_function_call_with_dashed_call_id_and_whole_arguments() -> None:
+    """crmne/ruby_llm chat_function_calling_xai_grok-4-1-fast-non-reasoning_can_use_tools_
+    without_parameters_in_multi-turn_streaming_conversations.yml (api.x.ai/v1/responses,
+    grok-4.3, recorded 2026-08): after a signed reasoning summary, a `function_call` item
+    whose id is `fc_<response uuid>_0` and whose `call_id` is `call-<uuid>-0`; its
+    arguments come whole in one delta (`{}`) and again in `.done` and the done item; the
+    response completes (`status: completed`, no finish reason of its own). One tool
+    request under the call id with no arguments, the turn stopped for it (tool_use),
+    priced from its ticks."""
+    rid = "edc2154d-3567-97eb-8e5a-48f4f7c715f6"
+    rs, fc = f"rs_{rid}", f"fc_{rid}_0"
+    call_id = "call-e90191c4-4a4c-44c2-92f5-98caf16932b6-0"
+    summary_text = 'The question is: "What\'s the best language to learn?"\n'
+    reasoning = {
+        "id": rs,
+        "summary": [{"text": summary_text, "type": "summary_text"}],
+        "type": "reasoning",
+        "status": "completed",
+        "encrypted_content": "m/Nx6AJDTYMzQ/Uz4DOQtkug/fCyuCPmtVu0ieVCyByCItYoWoNxnJFD5iZu2I==",
+    }
+    call = {"arguments": "{}", "call_id": call_id, "name": "best_language_to_learn",
+            "type": "function_call", "id": fc, "status": "completed"}  # fmt: skip
+    response = {"id": rid, "object": "response", "model": "grok-4.3", "output": [],
+                "status": "in_progress", "usage": None}  # fmt: skip
+    usage = {"input_tokens": 289, "input_tokens_details": {"cached_tokens": 128},
+             "output_tokens": 171, "output_tokens_details": {"reasoning_tokens": 163},
+             "total_tokens": 460, "num_sources_used": 0, "num_server_side_tools_used": 0,
+             "cost_in_usd_ticks": 6543500}  # fmt: skip
+    on_rs = {"item_id": rs, "output_index": 0, "summary_index": 0}
+    events_in: list[dict[str, Any]] = [
+        {"type": "response.created", "response": response},
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {"id": rs, "summary": [], "type": "reasoning", "status": "in_progress"}},
+        {"type": "response.reasoning_summary_part.added", **on_rs,
+         "part": {"text": "", "type": "summary_text"}},
+        {"type": "response.reasoning_summary_text.delta", **on_rs, "delta": summary_text},
+        {"type": "response.reasoning_summary_text.done", **on_rs, "text": summary_text},
+        {"type": "response.reasoning_summary_part.done", **on_rs,
+         "part": {"text": summary_text, "type": "summary_text"}},
+        {"type": "response.output_item.done", "output_index": 0, "item": reasoning},
+        {"type": "response.output_item.added", "output_index": 1,
+         "item": {**call, "arguments": "", "status": "in_progress"}},
+        {"type": "response.function_call_arguments.delta", "delta": "{}", "item_id": fc,
+         "output_index": 1},
+        {"type": "response.function_call_arguments.done", "arguments": "{}", "item_id": fc,
+         "output_index": 1},
+        {"type": "response.output_item.done", "output_index": 1, "item": call},
+        {"type": "response.completed",
+         "response": {**response, "status": "completed", "output": [reasoning, call],
+                      "usage": usage}},
+    ]  # fmt: skip
+    body = _named(*({"sequence_number": n, **e} for n, e in enumerate(events_in)))
+    events = replay_every_way(body, "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            reasoning=summary_text,
+            text="",
+            signatures=1,
+            tools=((call_id, "best_language_to_learn", {}),),
+            usage=(161, 171, 163, 128, 460),
+            cost=0.00065435,
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="grok-4.3",
+        ),
+    )
