@@ -6,6 +6,7 @@ cannot help, or reads right; nothing hangs, nothing the caller holds secret is s
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import ssl
 import subprocess
@@ -150,6 +151,65 @@ async def test_a_certificate_trusted_through_a_session_of_ones_own_is_read(
     async with tls_server(*self_signed) as (port, reached):
         rec = await trusting_turn(context, f"https://127.0.0.1:{port}/v1")
     assert rec.terminal.type == "done" and rec.text == "hi" and len(reached) == 1
+
+
+# -- an encoding aiohttp does not decode ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("coding", "body"),
+    [
+        ("gzip, gzip", gzip.compress(gzip.compress(ANSWER))),
+        ("gzip,gzip", gzip.compress(gzip.compress(ANSWER))),
+        ("gzip, identity", gzip.compress(ANSWER)),
+        ("x-gzip", gzip.compress(ANSWER)),
+        ("deflate, br", b"\x1f\x8b\x08\x00 not read"),
+    ],
+)
+async def test_a_stream_in_an_encoding_aiohttp_does_not_decode_says_so(
+    coding: str, body: bytes
+) -> None:
+    # aiohttp decodes one of gzip, deflate, br, zstd alone and hands anything else on
+    # as it came: it was "protocol: the response body is not an SSE stream: '\x08..."
+    # (the compressed bytes quoted as text).
+    async with raw_server(response(b"200 OK", [*SSE, ("Content-Encoding", coding)], body)) as (
+        port,
+        _,
+    ):
+        rec = await turn(port)
+    error = error_of(rec)
+    assert error.kind == "protocol"
+    assert error.message == (
+        f"the body is encoded as {coding!r} (Content-Encoding), which aiohttp does not "
+        "decode: it decodes one of gzip, deflate, br or zstd alone"
+    )
+
+
+async def test_a_rejection_in_an_encoding_aiohttp_does_not_decode_keeps_its_status() -> None:
+    # Its message was the compressed bytes as text.
+    body = gzip.compress(gzip.compress(b'{"error": {"message": "slow down"}}'))
+    headers = [("Content-Type", "application/json"), ("Content-Encoding", "gzip, gzip")]
+    async with raw_server(response(b"429 Too Many Requests", headers, body)) as (port, _):
+        rec = await turn(port)
+    error = error_of(rec)
+    assert error.kind == "rejected" and error.status == 429
+    assert error.message == (
+        "HTTP 429: (the body is encoded as 'gzip, gzip' (Content-Encoding), which aiohttp "
+        "does not decode: it decodes one of gzip, deflate, br or zstd alone)"
+    )
+    assert error.raw is None
+
+
+@pytest.mark.parametrize("coding", ["identity", "GZIP", "utf-8", ""])
+async def test_a_coding_that_is_none_or_no_compression_reads_as_before(coding: str) -> None:
+    # A plain body under a misused header (`Content-Encoding: utf-8`) was read, and is.
+    body = gzip.compress(ANSWER) if coding == "GZIP" else ANSWER
+    async with raw_server(response(b"200 OK", [*SSE, ("Content-Encoding", coding)], body)) as (
+        port,
+        _,
+    ):
+        rec = await turn(port)
+    assert rec.terminal.type == "done" and rec.text == "hi"
 
 
 # -- header values that are not ASCII ---------------------------------------------------

@@ -172,6 +172,29 @@ def _one_json_value(text: str) -> bool:
     return True
 
 
+# What aiohttp's parser decodes: one of these alone (its rule, `HttpParser`), and what
+# else names a compression, whose body it hands on as it came.
+_DECODED = frozenset({"gzip", "deflate", "br", "zstd"})
+_COMPRESSIONS = frozenset({*_DECODED, "x-gzip", "compress", "x-compress", "identity"})
+
+
+def _undecoded(headers: Mapping[str, str]) -> str | None:
+    """Why a body cannot be read: compressed in a way aiohttp does not decode (two
+    codings stacked, `gzip, gzip`; `x-gzip`), which it hands on compressed; None when
+    it decodes the body or the body is not compressed (`identity`, or a header misused
+    for a charset, `Content-Encoding: utf-8`, over a plain body, read as before)."""
+    coding = headers.get(aiohttp.hdrs.CONTENT_ENCODING)
+    if not coding or (coding.isascii() and coding.lower() in _DECODED):
+        return None
+    codings = {part.strip().lower() for part in coding.split(",")} - {""}
+    if not codings <= _COMPRESSIONS or codings <= {"identity"}:
+        return None
+    return (
+        f"the body is encoded as {coding!r} (Content-Encoding), which aiohttp does not "
+        "decode: it decodes one of gzip, deflate, br or zstd alone"
+    )
+
+
 def _undecodable(resp: aiohttp.ClientResponse) -> str | None:
     """aiohttp's words when `resp`'s body failed to decode (a `Content-Encoding: gzip`
     over a plain body), or None when it broke otherwise or not at all."""
@@ -518,6 +541,10 @@ class _Transfer(abc.DisposableBase):
                     status=resp.status,
                 )
                 return
+            undecoded = _undecoded(resp.headers)
+            if undecoded is not None:  # its bytes would be quoted as "not an SSE stream"
+                self._fail("protocol", undecoded)
+                return
             settings = self._settings
             provider, attempt = settings.provider, settings.attempt
             reader = ChunkReader(
@@ -574,8 +601,11 @@ class _Transfer(abc.DisposableBase):
         headers' wait and request id, the body's words and fields; a message that says
         so when the body was cut off before its end."""
         text = b"".join(parts).decode("utf-8", "replace")
+        undecoded = _undecoded(resp.headers)
+        if undecoded is not None:  # compressed bytes, no words: the status speaks alone
+            text, whole = "", True
         body = parse_error_body(text)
-        message = body.message
+        message = body.message if undecoded is None else f"({undecoded})"
         if not whole and not _one_json_value(text):
             undecodable = _undecodable(resp)
             if undecodable is not None:  # it came, not in the encoding its header names
@@ -588,7 +618,7 @@ class _Transfer(abc.DisposableBase):
             "rejected" if 400 <= resp.status < 500 else "http",
             status_message(resp.status, message, resp.url, self._settings.request.secrets),
             status=resp.status,
-            raw=text,
+            raw=text if undecoded is None else None,
             **body.fields(resp.headers),
         )
 
