@@ -85,8 +85,9 @@ Decisions, where the wire leaves a choice:
   completed or invented.
 - A `tool_use` block that got no non-empty `partial_json` ends, at its
   `content_block_stop`, with the `input` object of its `content_block_start` (that is
-  how the API sends an explicit empty object); without one it ends with no
-  arguments, a call the protocol marks complete without parameters (`{}`).
+  how the API sends an explicit empty object); without one (or with `input: null`, a
+  Go relay's nil map) it ends with no arguments, a call the protocol marks complete
+  without parameters (`{}`).
 - Content that arrives whole: a `message_start` whose `message.content` already holds
   complete blocks (seen when a programmatic tool-calling turn resumes) is read block by
   block as if each had streamed: its position in `content` is its index, each block is
@@ -111,8 +112,9 @@ Decisions, where the wire leaves a choice:
   `content_block_stop` (call id = block id, name = block name; an MCP block's
   `server_name` is not kept): the arguments are its `input_json_delta` fragments parsed
   once there, or, when it got no non-empty fragment, the start block's `input`
-  (`{}` without one). Arguments that are not a JSON object are not invented: the call
-  is skipped with a debug log, as is a server block still open at `message_delta`.
+  (`{}` without one, or for a null one). Arguments that are not a JSON object are not
+  invented: the call is skipped with a debug log, as is a server block still open at
+  `message_delta`.
   Every `*_tool_result` block (web search and fetch, code execution, bash and text
   editor code execution, tool search, MCP) is one `server_tool_result` when it starts,
   since it arrives whole: call id = its `tool_use_id`, name = the matching call's
@@ -364,6 +366,13 @@ class _ToolBlock:
 _NO_INPUT = object()
 
 
+def _input_of(block: dict[str, Any]) -> Any:
+    """A call block's `input`, or `_NO_INPUT` without one: JSON null is none either (a
+    Go relay's nil map, `Input map[string]any` without omitempty, is written so)."""
+    input_ = block.get("input")
+    return _NO_INPUT if input_ is None else input_
+
+
 class _ServerBlock:
     """A provider-executed call (server or MCP tool) being streamed."""
 
@@ -373,7 +382,7 @@ class _ServerBlock:
         self.call_id = call_id
         self.name = name
         self.block = block  # as it started: sent back with its input once complete
-        self.input = block.get("input", _NO_INPUT)
+        self.input = _input_of(block)
         self.fragments: list[str] = []
 
 
@@ -553,7 +562,7 @@ class AnthropicNormalizer(Normalizer):
                 self.text(block["text"])
         elif kind == _TOOL:
             self.called = True
-            self.tools[index] = _ToolBlock(block.get("input", _NO_INPUT))
+            self.tools[index] = _ToolBlock(_input_of(block))
             details = {key: block[key] for key in _TOOL_BACK if block.get(key) is not None}
             self.tool_start(
                 block.get("id") or f"toolu_{index}",

@@ -127,3 +127,60 @@ async def test_anthropic_openai_stop_word_over_http(serve_body: ServeBody) -> No
         "tool_use",
         "tool_calls",
     )
+
+
+# A `tool_use` block's `input` written as JSON null is no input at all: Go relays write a
+# nil map so (`Input map[string]interface{} \`json:"input"\``, no omitempty, is common to
+# relays' Anthropic types), and the anthropic SDK's accumulator keeps what the start said
+# until an `input_json_delta` replaces it. With no delta, the block ends as one without
+# `input` does: the protocol marked the call complete with nothing to pass, `{}` (DESIGN,
+# no-argument calls). Before, null went on as the arguments "null", a malformed call.
+def test_anthropic_tool_use_with_null_input_and_no_deltas_is_a_call_without_arguments() -> None:
+    body = _sse(_START, *_call(0, "toolu_1", "now", input=None), _delta("tool_use"), _STOP)
+    summary = summarize(replay_every_way(body, "anthropic"))
+    assert summary.tool_calls == [("toolu_1", "now", {})]
+    assert (summary.terminal, summary.stop_reason) == ("done", "tool_use")
+
+
+def test_anthropic_tool_use_with_null_input_takes_its_deltas() -> None:
+    body = _sse(
+        _START,
+        *_call(0, "toolu_1", "get_weather", '{"city"', ': "Oslo"}', input=None),
+        _delta("tool_use"),
+        _STOP,
+    )
+    assert summarize(replay_every_way(body, "anthropic")).tool_calls == [
+        ("toolu_1", "get_weather", {"city": "Oslo"})
+    ]
+
+
+def test_anthropic_whole_tool_use_with_null_input_in_message_start() -> None:
+    """A `message_start` already holding the block (a resumed turn) reads it the same."""
+    start = json.loads(json.dumps(_START))
+    start["message"]["content"] = [
+        {"type": "tool_use", "id": "toolu_1", "name": "now", "input": None}
+    ]
+    body = _sse(start, _delta("tool_use"), _STOP)
+    assert summarize(replay_every_way(body, "anthropic")).tool_calls == [("toolu_1", "now", {})]
+
+
+def test_anthropic_server_tool_use_with_null_input_is_a_call_without_arguments() -> None:
+    """The same for a server tool call: `{}`, where null was skipped as no object."""
+    block = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": None}
+    body = _sse(
+        _START,
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {"type": "content_block_stop", "index": 0},
+        _delta("end_turn"),
+        _STOP,
+    )
+    calls = [e for e in replay_every_way(body, "anthropic") if e.type == "server_tool_call"]
+    assert [(c.call_id, c.name, c.arguments) for c in calls] == [("srvtoolu_1", "web_search", {})]
+
+
+def test_anthropic_tool_use_with_a_non_object_input_stays_malformed() -> None:
+    """Guard: an input that is a value but no object (a string) is not invented into
+    `{}`: the call fails as malformed, naming it."""
+    body = _sse(_START, *_call(0, "toolu_1", "now", input="soon"), _delta("tool_use"), _STOP)
+    summary = summarize(replay_every_way(body, "anthropic"))
+    assert (summary.terminal, summary.error_kind) == ("error", "malformed_tool_arguments")
