@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import rxllm
-from rxllm.events import Done
+from rxllm.events import Done, Failed
 from tests.support import ServeBody, replay_every_way, summarize
 
 # ------------------------------------------------------------------ the Anthropic wire
@@ -184,3 +184,40 @@ def test_anthropic_tool_use_with_a_non_object_input_stays_malformed() -> None:
     body = _sse(_START, *_call(0, "toolu_1", "now", input="soon"), _delta("tool_use"), _STOP)
     summary = summarize(replay_every_way(body, "anthropic"))
     assert (summary.terminal, summary.error_kind) == ("error", "malformed_tool_arguments")
+
+
+def test_anthropic_error_event_of_an_unknown_type_keeps_no_status() -> None:
+    """Guard: an `error` event whose `error.type` is none of Anthropic's (its SDK's
+    `ErrorType`: invalid_request, authentication, billing, permission, not_found,
+    rate_limit, timeout, api, overloaded; and the errors page's `request_too_large`)
+    gets no status rxllm would have to guess. The anthropic SDK raises such an event as
+    an `APIStatusError` built from the `200 OK` response, mapping no type to a status
+    (`_make_status_error` reads only the HTTP status), so no SDK reading says which
+    status the new type stands for. rxllm keeps what was sent, as DESIGN's `ErrorInfo`
+    asks: `stream_error`, the message with the type beside it, the type as `code`, the
+    whole payload as `raw`, its `request_id`; whether it is worth retrying is the
+    recovery policy's reading of its words, as for any error without a status. A status
+    the error object names itself is still read (a proxy's 5xx)."""
+    unknown = {
+        "type": "error",
+        "error": {"type": "capacity_shortage_error", "message": "Try again soon."},
+        "request_id": "req_011CUnknown",
+    }
+    events = replay_every_way(_sse(_START, *_text(0, "Hi"), unknown), "anthropic")
+    failed = events[-1]
+    assert isinstance(failed, Failed)
+    error = failed.error
+    assert (error.kind, error.status, error.code) == (
+        "stream_error",
+        None,
+        "capacity_shortage_error",
+    )
+    assert error.message == "Try again soon. (capacity_shortage_error)"
+    assert error.raw is not None and json.loads(error.raw) == unknown
+    assert error.request_id == "req_011CUnknown"
+
+    named = {"type": "error", "error": {"type": "upstream_error", "message": "down", "status": 503}}
+    failed = replay_every_way(_sse(_START, named), "anthropic")[-1]
+    assert isinstance(failed, Failed)
+    error = failed.error
+    assert (error.status, error.code, error.retryable) == (503, "upstream_error", True)
