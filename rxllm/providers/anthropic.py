@@ -146,7 +146,11 @@ Decisions, where the wire leaves a choice:
   the thinking mode must be passed back to the API", hermes-agent#16748): a thinking
   block that had text and ends (`content_block_stop`, or the end of the content) with
   no signature gets the empty signature the server gave it, so that it is a block of
-  its own and goes back as it came, as the anthropic SDK sends it back.
+  its own and goes back as it came, as the anthropic SDK sends it back. A block a
+  refusal or a limit cut (its stop never came: `max_tokens`, the streaming
+  classifier's `refusal`) was never signed, as Anthropic signs a block at its end: it
+  keeps its text as plain reasoning, without a signature, and is not sent back as a
+  thinking block the API would refuse ("Invalid `signature` in `thinking` block").
 - A `fallback` block (a model that declined gave way to another mid-turn) makes the
   model it names in `to` the turn's served model (`done.model`). It and a `compaction`
   block (its summary from `compaction_delta`s, its `encrypted_content`) are kept, each
@@ -744,6 +748,12 @@ class AnthropicNormalizer(Normalizer):
         """The content is over: thinking blocks left open end as at their stop, and so
         does every open block when the model ended the turn itself (a server that
         leaves out the last `content_block_stop`); a block cut by a limit is not."""
+        if self.stop is not None and self.stop not in _COMPLETE:
+            # A thinking block a refusal or a limit cut before its end, where Anthropic
+            # signs it (`signature_delta` just before `content_block_stop`), was never
+            # signed: its text stays plain reasoning, no empty signature making it look
+            # like a block a compatible server ended unsigned, to be sent back as such.
+            self.unsigned.intersection_update(self.signatures)
         open_blocks = {*self.unsigned, *self.signatures}
         if self.stop in _COMPLETE:
             open_blocks.update(self.tools, self.servers, self.compactions)

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import rxllm
-from rxllm.events import Done, Failed
+from rxllm.events import Done, Failed, ReasoningDelta
+from rxllm.providers.anthropic import anthropic_messages
 from tests.support import ServeBody, replay_every_way, summarize
 
 # ------------------------------------------------------------------ the Anthropic wire
@@ -221,3 +222,107 @@ def test_anthropic_error_event_of_an_unknown_type_keeps_no_status() -> None:
     assert isinstance(failed, Failed)
     error = failed.error
     assert (error.status, error.code, error.retryable) == (503, "upstream_error", True)
+
+
+def _thinking(index: int, *pieces: str) -> list[dict[str, Any]]:
+    """A thinking block as Anthropic starts it (`signature: ""`) and its deltas, open:
+    no `signature_delta`, no `content_block_stop`."""
+    return [
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+        },
+        *(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "thinking_delta", "thinking": piece},
+            }
+            for piece in pieces
+        ),
+    ]
+
+
+_REFUSAL = {
+    "type": "message_delta",
+    "delta": {
+        "stop_reason": "refusal",
+        "stop_sequence": None,
+        "stop_details": {
+            "type": "refusal",
+            "category": "cyber",
+            "explanation": "This request was declined because it could enable cyber harm.",
+        },
+    },
+    "usage": {"output_tokens": 9},
+}
+
+
+async def _record(serve_body: ServeBody, body: bytes) -> rxllm.StreamRecord:
+    base_url = await serve_body(body)
+    async with rxllm.provider("anthropic", api_key="k", base_url=base_url) as provider:
+        return await provider.complete(
+            rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+        )
+
+
+def _sent_back(record: rxllm.StreamRecord) -> list[dict[str, Any]]:
+    """The turn's content blocks as the next Anthropic request writes them (none where
+    nothing of it can be sent: the message is left out)."""
+    _, messages = anthropic_messages(
+        [rxllm.Message.user("hi"), record.to_message(), rxllm.Message.user("and?")]
+    )
+    return [
+        block
+        for message in messages
+        if message["role"] == "assistant"
+        for block in message["content"]
+    ]
+
+
+# Anthropic signs a thinking block at its end, a `signature_delta` just before its
+# `content_block_stop` (the extended-thinking docs; the SDKs accumulate it there). A
+# block a refusal or a limit cut (the streaming classifier stepped in, `max_tokens` ran
+# out) never ended, so it was never signed: it keeps its text as reasoning, and no empty
+# signature makes it look like a block the server ended unsigned (DeepSeek's, which goes
+# back as it came). Before, it got `signature: ""` and went back as a thinking block
+# the API refuses ("Invalid `signature` in `thinking` block"); and after a refusal the
+# docs ask for the turn to be removed or rephrased, not sent back as it is.
+@pytest.mark.parametrize("stop", [_REFUSAL, _delta("max_tokens")], ids=["refusal", "max_tokens"])
+async def test_anthropic_thinking_cut_open_gets_no_signature(
+    serve_body: ServeBody, stop: dict[str, Any]
+) -> None:
+    body = _sse(_START, *_thinking(0, "Let me think", " about it"), stop, _STOP)
+    events = replay_every_way(body, "anthropic")
+    reasoning = [e for e in events if isinstance(e, ReasoningDelta)]
+    assert "".join(e.text for e in reasoning) == "Let me think about it"
+    assert [e.signature for e in reasoning] == [None, None]
+    record = await _record(serve_body, body)
+    assert record.reasoning == "Let me think about it"
+    assert [p.signature for p in record.reasoning_parts] == [None]
+    assert _sent_back(record) == []
+
+
+def test_anthropic_thinking_cut_after_its_signature_keeps_it() -> None:
+    """A block whose `signature_delta` came before the cut keeps that signature."""
+    signature = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM"},
+    }
+    body = _sse(_START, *_thinking(0, "Hmm"), signature, _REFUSAL, _STOP)
+    assert summarize(replay_every_way(body, "anthropic")).signatures == ["EqQBCgIYAhIM"]
+
+
+async def test_anthropic_unsigned_thinking_that_ended_goes_back_as_it_came(
+    serve_body: ServeBody,
+) -> None:
+    """Guard: a block the server ended without a signature (DeepSeek's `/anthropic`),
+    by its `content_block_stop` or by a natural end of the turn with the stop left out,
+    still gets the empty signature it came with and goes back as it came."""
+    ended = [*_thinking(0, "Plan."), {"type": "content_block_stop", "index": 0}]
+    for blocks in (ended, _thinking(0, "Plan.")):
+        body = _sse(_START, *blocks, *_text(1, "Done."), _delta("end_turn"), _STOP)
+        record = await _record(serve_body, body)
+        assert _sent_back(record)[0] == {"type": "thinking", "thinking": "Plan.", "signature": ""}
