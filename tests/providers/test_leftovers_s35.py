@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 import rxllm
-from rxllm.events import Done, Failed, ReasoningDelta
+from rxllm.events import Done, Failed, ReasoningDelta, ServerToolResult
 from rxllm.providers.anthropic import anthropic_messages
-from tests.support import ServeBody, replay_every_way, summarize
+from tests.support import ServeBody, log_messages, replay_every_way, summarize
 
 # ------------------------------------------------------------------ the Anthropic wire
 
@@ -326,3 +326,83 @@ async def test_anthropic_unsigned_thinking_that_ended_goes_back_as_it_came(
         body = _sse(_START, *blocks, *_text(1, "Done."), _delta("end_turn"), _STOP)
         record = await _record(serve_body, body)
         assert _sent_back(record)[0] == {"type": "thinking", "thinking": "Plan.", "signature": ""}
+
+
+def test_anthropic_web_fetch_document_citation_gives_no_citation() -> None:
+    """Guard: a citation of a fetched page is a document location (`char_location`, or
+    `page_location` for a PDF) with a `document_index`, `document_title` and
+    `cited_text`, no URL (the web fetch tool's docs). The index counts "all document
+    content blocks in the request (spanning across all messages)" (the citations docs):
+    the user's documents and every earlier turn's fetches too, which one stream does not
+    see, so matching it to this turn's fetch would be a guess; and a `citation` event
+    stands for a source by its `url` (DESIGN), which this one has none of. It stays
+    without a citation, logged at debug with its title, as before; the fetched page's
+    URL reaches the user in the `server_tool_result` of the fetch."""
+    call = {
+        "type": "server_tool_use",
+        "id": "srvtoolu_1",
+        "name": "web_fetch",
+        "input": {"url": "https://example.com/article"},
+    }
+    result = {
+        "type": "web_fetch_tool_result",
+        "tool_use_id": "srvtoolu_1",
+        "content": {
+            "type": "web_fetch_result",
+            "url": "https://example.com/article",
+            "content": {
+                "type": "document",
+                "source": {"type": "text", "media_type": "text/plain", "data": "Full text..."},
+                "title": "Article Title",
+                "citations": {"enabled": True},
+            },
+            "retrieved_at": "2025-08-25T10:30:00Z",
+        },
+    }
+    cited = {
+        "type": "text",
+        "text": "AI will transform healthcare",
+        "citations": [
+            {
+                "type": "char_location",
+                "document_index": 0,
+                "document_title": "Article Title",
+                "start_char_index": 1234,
+                "end_char_index": 1456,
+                "cited_text": "Artificial intelligence is poised to revolutionize healthcare",
+            },
+            {
+                "type": "page_location",
+                "document_index": 1,
+                "document_title": "Report.pdf",
+                "start_page_number": 2,
+                "end_page_number": 3,
+                "cited_text": "Page two says so.",
+            },
+        ],
+    }
+    body = _sse(
+        _START,
+        {"type": "content_block_start", "index": 0, "content_block": call},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": result},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": cited},
+        {"type": "content_block_stop", "index": 2},
+        _delta("end_turn"),
+        _STOP,
+    )
+    with log_messages() as logged:
+        events = replay_every_way(body, "anthropic")
+    assert [e.type for e in events] == [
+        "server_tool_call",
+        "server_tool_result",
+        "text",
+        "usage",
+        "done",
+    ]
+    fetched = events[1]
+    assert isinstance(fetched, ServerToolResult)
+    assert fetched.content["url"] == "https://example.com/article"
+    assert any("char_location citation without a url: Article Title" in m for m in logged)
+    assert any("page_location citation without a url: Report.pdf" in m for m in logged)
