@@ -42,7 +42,9 @@ one dict lookup:
 - GitHub Copilot's `delta.reasoning_text` (reasoning, where no field above carries it)
   and `delta.reasoning_opaque` (the thinking's opaque signature, which ends the block:
   an empty reasoning delta with it), as gateways in front of Copilot read them; NAVER
-  CLOVA Studio's `delta.thinking_content` (HCX-007's reasoning) as `reasoning_text`.
+  CLOVA Studio's `delta.thinking_content` (HCX-007's reasoning) and Tinfoil's
+  `delta.search_reasoning` (what its model thought while its web search ran) as
+  `reasoning_text`.
 - a delta of `role: "tool"` (MiniMax's built-in web search: the pages found, as JSON in
   `content`) is a `server_tool_result` and its pages citations, never the answer's text.
 - TensorZero's `delta.tensorzero_extra_content[_experimental]`: a `thought` entry's
@@ -157,6 +159,12 @@ one dict lookup:
   `search_results` where sent) once it carries an output or results that are not
   empty (`_has_result`). An entry is known by its `index`, else by its position; the
   call id is `{type}_{n}`, `n` counting them.
+- A chunk that is an output item of the Responses wire for a tool the provider ran
+  (Tinfoil's web search writes `{"type": "web_search_call", "id", "status", "action"}`
+  frames, in a chunk's envelope, between its chat chunks) is read as that wire reads
+  such an item, by its id: a `server_tool_call` when first seen, its
+  `server_tool_result` once its status is final (`_server_item`). Its id is not the
+  response's.
 
 Only choice 0 is read (a choice with no index, or `index: null`, is choice 0): `n > 1`
 is not one stream. Other choices are ignored, with a
@@ -180,8 +188,9 @@ import copy
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
+from types import ModuleType
 from typing import Any, ClassVar, Literal
 
 from loguru import logger
@@ -1129,8 +1138,9 @@ _DELTA_KEYS = frozenset(
 )
 # Reasoning under the names of one endpoint each, read where neither `reasoning_content`
 # nor `reasoning` carries it: GitHub Copilot's `reasoning_text`, NAVER CLOVA Studio's
-# `thinking_content` (HCX-007 on its OpenAI-compatible API).
-_RARE_REASONING = ("reasoning_text", "thinking_content")
+# `thinking_content` (HCX-007 on its OpenAI-compatible API), Tinfoil's `search_reasoning`
+# (what the model thought while its web search ran, before the answer).
+_RARE_REASONING = ("reasoning_text", "thinking_content", "search_reasoning")
 # A chunk's top-level source lists: Perplexity's `search_results` (before `citations`:
 # it has titles), xAI's and Perplexity's `citations`, Z.ai's `web_search`, Volcano
 # Engine Ark's `references` (its bot API: `{url, title, site_name, summary, ...}` for a
@@ -1159,6 +1169,7 @@ _DELTA_READ_WHEN_SENT = frozenset(
         "context",
         "reasoning_text",
         "thinking_content",
+        "search_reasoning",
         "reasoning_opaque",
         "tensorzero_extra_content",
         "tensorzero_extra_content_experimental",
@@ -1187,6 +1198,32 @@ _STEP_RESULTS = frozenset({"search_results", "contents", "result", "outputs", "s
 # and no `output` (pydantic-ai's test_groq_model_web_search_tool_stream_single_chunk);
 # an entry announcing a search carries `search_results: {"results": []}`, nothing yet.
 _TOOL_RESULTS = ("search_results", "code_results", "browser_results")
+
+
+def _without(item: dict[str, Any], keys: Collection[str]) -> dict[str, Any]:
+    """The item but `keys`."""
+    return {key: value for key, value in item.items() if key not in keys}
+
+
+# What a Groq `executed_tools` entry's result leaves out: the call's fields.
+_GROQ_CALL = ("index", "type", "arguments")
+# The statuses of a provider-run item still running (the Responses wire's `in_progress`,
+# a web search's `searching`, a code interpreter's `interpreting`, an image's
+# `generating`); any other is final (`completed`, `failed`, `incomplete`, Tinfoil's
+# `blocked`).
+_UNDER_WAY = frozenset({"in_progress", "searching", "interpreting", "generating"})
+# What a result leaves out of a provider-run item sent as a chunk: its id and type (the
+# call's), and the chunk's envelope around it.
+_ITEM_ENVELOPE = frozenset({"id", "type"} | _CHUNK_KEYS)
+
+
+@functools.cache
+def _responses_wire() -> ModuleType:
+    """The Responses wire, whose reading of a provider-run item a chat chunk that is one
+    gets (imported on first use: that module reads this one)."""
+    from rxllm.providers import openai_responses
+
+    return openai_responses
 
 
 def _has_result(entry: dict[str, Any]) -> bool:
@@ -1384,7 +1421,8 @@ class ChatNormalizer(Normalizer):
         model = payload.get("model")
         if model:
             self.model = model
-            if self.response_id is None:
+            if self.response_id is None and payload.get("type") is None:
+                # (a chunk that is an item the provider ran has the item's id: below)
                 self.response_id = text_or_none(payload.get("id"))
         finished = self.finish is not None  # before this chunk
         usage = payload.get("usage")
@@ -1437,6 +1475,9 @@ class ChatNormalizer(Normalizer):
         chunk: top-level source lists, an error, the endpoint's extension object, and
         fields that have no event (each logged once, then known). Returns the usage
         the extension holds and the error, if any."""
+        kind = payload.get("type")
+        if kind.__class__ is str and kind != "error" and self._server_item(payload):
+            return None, None
         for key in _SOURCE_LISTS:
             sources = payload.get(key)
             if sources.__class__ is list:
@@ -1995,26 +2036,65 @@ class ChatNormalizer(Normalizer):
             urls.add(url)
             self.citation(url, title)
 
+    def _ran(
+        self,
+        key: Any,
+        call_id: str | None,
+        name: str,
+        arguments: Callable[[], dict[str, Any]],
+        result: Callable[[], Any] | None,
+    ) -> None:
+        """A tool the provider ran, reported as it runs (known by `key` from one report
+        to the next): its `server_tool_call` when first seen, under `call_id` (None: the
+        endpoint gives none, named like a call without one, `_call_id`), its
+        `server_tool_result` once a report has the result (None: not yet), each once."""
+        known = self.server_tools.get(key)
+        if known is None:
+            if call_id is None:
+                call_id = f"{name}_{self.response_tag()}_{len(self.server_tools)}"
+            known = (call_id, name, False)
+            self.server_tools[key] = known
+            self.server_tool_call(call_id, name, arguments())
+        call_id, name, reported = known
+        if not reported and result is not None:
+            self.server_tools[key] = (call_id, name, True)
+            self.server_tool_result(call_id, name, result())
+
     def _executed_tools(self, executed: list[dict[str, Any]]) -> None:
         """Groq's built-in tools: a call when first seen, a result once it has output."""
         for position, entry in enumerate(executed):
             index = entry.get("index")
-            key = index if index is not None else ("position", position)
-            known = self.server_tools.get(key)
-            if known is None:
-                name = str(entry.get("type") or "tool")
-                # Groq gives none an id: named like a call without one (`_call_id`).
-                call_id = f"{name}_{self.response_tag()}_{len(self.server_tools)}"
-                known = (call_id, name, False)
-                self.server_tools[key] = known
-                self.server_tool_call(call_id, name, arguments_object(entry.get("arguments")))
-            call_id, name, reported = known
-            if not reported and _has_result(entry):
-                self.server_tools[key] = (call_id, name, True)
-                content = {
-                    k: v for k, v in entry.items() if k not in ("index", "type", "arguments")
-                }
-                self.server_tool_result(call_id, name, content)
+            self._ran(
+                index if index is not None else ("position", position),
+                None,  # Groq gives none an id
+                str(entry.get("type") or "tool"),
+                functools.partial(arguments_object, entry.get("arguments")),
+                functools.partial(_without, entry, _GROQ_CALL) if _has_result(entry) else None,
+            )
+
+    def _server_item(self, item: dict[str, Any]) -> bool:
+        """A chunk that is an output item of the Responses wire, sent between the chat
+        chunks (Tinfoil's web search: one frame per state of each tool it ran,
+        `{"type": "web_search_call", "id", "status", "action"}` in a chunk's envelope,
+        `choices: []`; `in_progress` with the action, then `completed`, `failed` or
+        `blocked` with a `reason`), read as that wire reads a provider-run item: its
+        server tool call, named after its type, with its input (`action`) as arguments,
+        when first seen; its result (the item but its id, type and the envelope) once
+        its status is final. Whether it was one: any other item's fields are logged as
+        any unread field is."""
+        responses = _responses_wire()
+        if responses.item_kind(item) != "server":
+            return False
+        call_id = text_or_none(item.get("id"))
+        under_way = item.get("status") in _UNDER_WAY
+        self._ran(
+            ("item", call_id),
+            call_id,
+            responses.server_name(item),
+            lambda: responses.server_item_arguments(item),
+            None if under_way else lambda: _without(item, _ITEM_ENVELOPE),
+        )
+        return True
 
     def _reasoning_details(self, details: list[dict[str, Any]], delta: dict[str, Any]) -> None:
         """OpenRouter's typed reasoning items. The text they carry is the same text as

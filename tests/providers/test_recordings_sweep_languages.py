@@ -18,6 +18,7 @@ from typing import Any
 
 from rxllm.events import (
     Citation,
+    Done,
     Failed,
     ReasoningDelta,
     ServerToolCall,
@@ -643,3 +644,83 @@ def test_xai_responses_function_call_with_dashed_call_id_and_whole_arguments() -
             model="grok-4.3",
         ),
     )
+
+
+def test_tinfoil_web_search_frames_between_the_chunks_are_server_tools() -> None:
+    """tinfoilsh/tinfoil-go websearch_test.go (`TestWebSearchCallParsing`,
+    `TestWebSearchBlockedEvent`: its client's reading of Tinfoil's web search stream) and
+    the server that writes it, tinfoilsh/confidential-websearch (api/streaming.go,
+    engine/service.go): between the chat chunks, each state of a tool it ran is a frame
+    of its own in the Responses wire's item shape, `{"type": "web_search_call", "id",
+    "status", "action"}`, wrapped in a chunk's envelope (`object`, `created`, `model`,
+    `choices: []`) "so SDKs don't fail parsing": `in_progress` with the action (a search's
+    query, or `open_page` and the URL a fetch reads), then `completed`, or `blocked` with
+    the `reason` (a query that would leak a person's data). Then a chunk whose delta holds
+    the answer's `annotations` and `search_reasoning` (what the model thought while it
+    searched), the answer, `stop` and `[DONE]`. The tools the provider ran are server tool
+    calls and results, under their ids, as the Responses wire reads these items (a call
+    once its input is known, a result once its status is final); the search reasoning is
+    reasoning; the response's id is the chunks', not the first tool's. Before: each frame
+    only logged ("chunk field 'type' has no event"), the reasoning too, and the response
+    id was `call_1`."""
+    model = "gpt-oss-120b"
+    envelope = {"object": "chat.completion.chunk", "created": 1767225600, "model": model,
+                "choices": []}  # fmt: skip
+    search = {"type": "search", "query": "latest quantum computing news 2026"}
+    page = {"type": "open_page", "url": "https://example.com/quantum"}
+    leak = {"type": "search", "query": "john.smith@gmail.com"}
+
+    def ran(call_id: str, status: str, action: dict[str, Any], **more: str) -> dict[str, Any]:
+        return {"type": "web_search_call", "id": call_id, "status": status, "action": action,
+                **more, **envelope}  # fmt: skip
+
+    chunk_id = "chatcmpl_1a2b3c4d"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {**envelope, "id": chunk_id, "choices": [choice]}
+
+    cite = {"type": "url_citation",
+            "url_citation": {"start_index": 25, "end_index": 28, "title": "Quantum News",
+                             "url": "https://example.com/quantum"}}  # fmt: skip
+    thought = "The user wants this year's news: search, then read the best page."
+    answer = "Here are the latest news 【1】."
+    body = _sse(
+        ran("call_1", "in_progress", search),
+        ran("call_1", "completed", search),
+        ran("call_2", "in_progress", page),
+        ran("call_2", "completed", page),
+        ran("call_3", "in_progress", leak),
+        ran("call_3", "blocked", leak, reason="email identifies individual"),
+        chunk({"annotations": [cite], "search_reasoning": thought}),
+        chunk({"role": "assistant"}),
+        chunk({"content": answer}),
+        chunk({}, "stop"),
+    )
+    with log_messages() as messages:
+        events = replay_every_way(body, "custom")
+    check(summarize(events), Expect(text=answer, reasoning=thought, model=model))
+    assert kinds(events) == [
+        *("server_tool_call", "server_tool_result") * 3,
+        "reasoning",
+        "citation",
+        "text",
+        "done",
+    ]
+    calls = [(e.call_id, e.name, e.arguments) for e in events if isinstance(e, ServerToolCall)]
+    assert calls == [
+        ("call_1", "web_search_call", {"action": search}),
+        ("call_2", "web_search_call", {"action": page}),
+        ("call_3", "web_search_call", {"action": leak}),
+    ]
+    results = [(e.call_id, e.content) for e in events if isinstance(e, ServerToolResult)]
+    assert results == [
+        ("call_1", {"status": "completed", "action": search}),
+        ("call_2", {"status": "completed", "action": page}),
+        ("call_3", {"status": "blocked", "action": leak,
+                    "reason": "email identifies individual"}),
+    ]  # fmt: skip
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.response_id == chunk_id
+    assert not [m for m in messages if "has no event" in m]
