@@ -99,7 +99,12 @@ test_google_shapes.py and test_probe_google.py):
   `length`; the safety family (and LANGUAGE: content "flagged for using an unsupported
   language", worded as SAFETY and RECITATION are) is `content_filter`; OTHER,
   NO_IMAGE, TOO_MANY_TOOL_CALLS, FINISH_REASON_UNSPECIFIED and unknown reasons are
-  `other`, the raw value kept. MALFORMED_FUNCTION_CALL and UNEXPECTED_TOOL_CALL say the
+  `other`, the raw value kept. A reason written as its proto enum number (a client
+  asking for `enum-encoding=int`, proto-plus's `to_json`) is read where the Gemini
+  API's and Vertex AI's numberings mean the same stop (`FINISH_NUMBERS`: 1 STOP, 2
+  MAX_TOKENS, 3 to 8 and 11 the safety family, 5 OTHER), the number kept as the raw
+  reason; one they differ on (9 is SPII to one, MALFORMED_FUNCTION_CALL to the other)
+  is `other`. MALFORMED_FUNCTION_CALL and UNEXPECTED_TOOL_CALL say the
   call the model made is invalid: the turn holds neither a call to dispatch nor an
   answer, so it ends in `error(kind="malformed_tool_arguments")` (code = the reason,
   message with the `finishMessage`, its usage first, as the failure's own:
@@ -207,6 +212,28 @@ FINISH_REASONS: dict[str, StopReason] = {
     "MODEL_ARMOR": "content_filter",
     "LANGUAGE": "content_filter",
     "CONTINUATION": "pause",  # a long answer paused, resumed with its continuationToken
+}
+
+# A finish reason written as its proto enum number: Google's REST endpoints write enums
+# so when asked (`$alt=json;enum-encoding=int`, as Google's generated REST clients ask),
+# and proto-plus does by default (`Candidate.to_json`), which relays and recordings built
+# on those clients pass on. The Gemini API (google.ai.generativelanguage
+# `Candidate.FinishReason`: OTHER 5, LANGUAGE 6, BLOCKLIST 7, PROHIBITED_CONTENT 8, SPII
+# 9, MALFORMED_FUNCTION_CALL 10, IMAGE_SAFETY 11, UNEXPECTED_TOOL_CALL 12) and Vertex AI
+# (google.cloud.aiplatform: OTHER 5, BLOCKLIST 6, PROHIBITED_CONTENT 7, SPII 8,
+# MALFORMED_FUNCTION_CALL 9, MODEL_ARMOR 10, IMAGE_SAFETY 11) number it alike up to 5
+# and apart after, and this wire reads both: a number is read where the two mean the
+# same stop (6 to 8 are a safety stop in both); 9, 10 and 12 on are `other`.
+FINISH_NUMBERS: dict[int, StopReason] = {
+    1: "stop",
+    2: "length",
+    3: "content_filter",
+    4: "content_filter",
+    5: "other",
+    6: "content_filter",
+    7: "content_filter",
+    8: "content_filter",
+    11: "content_filter",
 }
 
 # Finish reasons that say the call the model made is invalid (google-genai FinishReason:
@@ -510,7 +537,7 @@ class GeminiNormalizer(Normalizer):
 
     def __init__(self, emit: Emit, provider: str, attempt: int = 1) -> None:
         super().__init__(emit, provider, attempt)
-        self.finish: str | None = None
+        self.finish: Any = None  # as the wire wrote it: a word, or the enum's number
         self.finish_message: str | None = None
         self.tool_step = False  # the finish reason may not end the turn (see `_candidate`)
         self.answered = False  # a candidate has had parts
@@ -648,7 +675,10 @@ class GeminiNormalizer(Normalizer):
                 raw=json.dumps({"finishReason": finish, "finishMessage": message}),
             )
             return
-        stop = stop_reason_of(word, FINISH_REASONS)
+        if finish.__class__ is int:  # the enum's number (not a bool, which is no reason)
+            stop = FINISH_NUMBERS.get(finish, "other")
+        else:
+            stop = stop_reason_of(word, FINISH_REASONS)
         self.done("tool_use" if stop == "stop" and self.calls else stop, finish)
 
     def release(self) -> None:

@@ -406,3 +406,83 @@ def test_anthropic_web_fetch_document_citation_gives_no_citation() -> None:
     assert fetched.content["url"] == "https://example.com/article"
     assert any("char_location citation without a url: Article Title" in m for m in logged)
     assert any("page_location citation without a url: Report.pdf" in m for m in logged)
+
+
+# ------------------------------------------------------------------------ the Gemini wire
+
+
+def _gemini(*chunks: dict[str, Any]) -> bytes:
+    return b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks)
+
+
+def _said(text: str, finish: Any = None, **candidate: Any) -> dict[str, Any]:
+    """A chunk of candidate 0 saying `text`, with `finish` where given."""
+    body: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]}, **candidate}
+    if finish is not None:
+        body["finishReason"] = finish
+    return {
+        "candidates": [body],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5},
+        "modelVersion": "gemini-2.5-flash",
+    }
+
+
+# `finishReason` as its proto enum number: Google's REST endpoints write enums so when
+# asked (`$alt=json;enum-encoding=int`, which Google's generated REST clients send) and
+# proto-plus writes them so by default (`Candidate.to_json`: `use_integers_for_enums`),
+# which cassettes and relays built on google.ai.generativelanguage pass on. Both of
+# Google's numberings are read where they agree: the Gemini API's
+# (google.ai.generativelanguage `Candidate.FinishReason`: STOP 1, MAX_TOKENS 2, SAFETY 3,
+# RECITATION 4, OTHER 5, LANGUAGE 6, BLOCKLIST 7, PROHIBITED_CONTENT 8, ... IMAGE_SAFETY
+# 11) and Vertex AI's, which this wire reads too (google.cloud.aiplatform: OTHER 5,
+# BLOCKLIST 6, PROHIBITED_CONTENT 7, SPII 8, ... IMAGE_SAFETY 11). Before, every number
+# read `other`, a finished answer and a safety stop alike.
+@pytest.mark.parametrize(
+    ("number", "stop"),
+    [
+        (1, "stop"),
+        (2, "length"),
+        (3, "content_filter"),
+        (4, "content_filter"),
+        (5, "other"),
+        (6, "content_filter"),
+        (7, "content_filter"),
+        (8, "content_filter"),
+        (11, "content_filter"),
+    ],
+)
+def test_gemini_finish_reason_as_its_proto_number(number: int, stop: str) -> None:
+    body = _gemini(_said("Hel"), _said("lo", number))
+    summary = summarize(replay_every_way(body, "google"))
+    assert (summary.text, summary.terminal, summary.stop_reason) == ("Hello", "done", stop)
+    assert summary.raw_stop_reason == str(number)
+
+
+def test_gemini_numbered_stop_after_a_call_is_tool_use() -> None:
+    call = {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}
+    chunk = _said("", 1)
+    chunk["candidates"][0]["content"]["parts"] = [call]
+    summary = summarize(replay_every_way(_gemini(chunk), "google"))
+    assert [name for _, name, _ in summary.tool_calls] == ["get_weather"]
+    assert (summary.stop_reason, summary.raw_stop_reason) == ("tool_use", "1")
+
+
+def test_gemini_finish_numbers_the_two_numberings_disagree_on_stay_other() -> None:
+    """Guard: 9 is SPII to the Gemini API and MALFORMED_FUNCTION_CALL to Vertex AI, 10
+    MALFORMED_FUNCTION_CALL and MODEL_ARMOR, 12 UNEXPECTED_TOOL_CALL and
+    IMAGE_PROHIBITED_CONTENT: nothing in the stream says which API wrote the number, so
+    it is read as no known word is, `other` with the number kept, never a guess."""
+    for number in (9, 10, 12, 99):
+        summary = summarize(replay_every_way(_gemini(_said("Hi", number)), "google"))
+        assert (summary.stop_reason, summary.raw_stop_reason) == ("other", str(number))
+
+
+async def test_gemini_finish_number_over_http(serve_body: ServeBody) -> None:
+    base_url = await serve_body(_gemini(_said("Hel"), _said("lo", 2)))
+    async with rxllm.provider("google", api_key="k", base_url=base_url) as provider:
+        record = await provider.complete(
+            rxllm.ChatRequest(model="gemini-2.5-flash", messages=[rxllm.Message.user("hi")])
+        )
+    assert record.text == "Hello"
+    assert isinstance(record.terminal, Done)
+    assert (record.terminal.stop_reason, record.terminal.raw_stop_reason) == ("length", "2")

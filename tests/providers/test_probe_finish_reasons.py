@@ -246,7 +246,7 @@ def test_a_completed_event_whose_status_failed_is_an_error(status: str) -> None:
 
 _GEMINI_NUMBERED = (
     b'data: {"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]},'
-    b' "finishReason": 1}], "modelVersion": "gemini-x"}\n\n'
+    b' "finishReason": 9}], "modelVersion": "gemini-x"}\n\n'
 )
 _ANTHROPIC_NUMBERED = b"".join(
     b"event: " + name.encode() + b"\ndata: " + json.dumps(payload).encode() + b"\n\n"
@@ -273,17 +273,18 @@ _ANTHROPIC_NUMBERED = b"".join(
 
 @pytest.mark.parametrize(
     ("body", "provider", "raw"),
-    [(_GEMINI_NUMBERED, "google", "1"), (_ANTHROPIC_NUMBERED, "anthropic", "7")],
+    [(_GEMINI_NUMBERED, "google", "9"), (_ANTHROPIC_NUMBERED, "anthropic", "7")],
     ids=["gemini-enum-number", "anthropic-number"],
 )
 def test_a_stop_reason_that_is_no_string_is_kept_as_its_json_text(
     body: bytes, provider: str, raw: str
 ) -> None:
     """A relay dumping Gemini's proto messages writes the finish as its enum's number
-    (`"finishReason": 1`, numbered differently by the Gemini API and Vertex, so not
-    mapped): `raw_stop_reason` held the int, against its `str` type, and serializing the
-    event warned. It is the reason's JSON text, as the chat wire keeps a finish that is
-    no string."""
+    (`"finishReason": 9`, SPII to the Gemini API and MALFORMED_FUNCTION_CALL to Vertex,
+    so not mapped; the numbers both number alike are read: test_leftovers_s35):
+    `raw_stop_reason` held the int, against its `str` type, and serializing the event
+    warned. It is the reason's JSON text, as the chat wire keeps a finish that is no
+    string."""
     end = replay_every_way(body, provider)[-1]
     assert isinstance(end, Done) and end.stop_reason == "other"
     assert end.raw_stop_reason == raw
