@@ -102,7 +102,7 @@ test_google_shapes.py and test_probe_google.py):
   `other`, the raw value kept. A reason written as its proto enum number (a client
   asking for `enum-encoding=int`, proto-plus's `to_json`) is read where the Gemini
   API's and Vertex AI's numberings mean the same stop (`FINISH_NUMBERS`: 1 STOP, 2
-  MAX_TOKENS, 3 to 8 and 11 the safety family, 5 OTHER), the number kept as the raw
+  MAX_TOKENS, 3, 4, 6 to 8 and 11 the safety family, 5 OTHER), the number kept as the raw
   reason; one they differ on (9 is SPII to one, MALFORMED_FUNCTION_CALL to the other)
   is `other`. MALFORMED_FUNCTION_CALL and UNEXPECTED_TOOL_CALL say the
   call the model made is invalid: the turn holds neither a call to dispatch nor an
