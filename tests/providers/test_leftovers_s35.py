@@ -486,3 +486,36 @@ async def test_gemini_finish_number_over_http(serve_body: ServeBody) -> None:
     assert record.text == "Hello"
     assert isinstance(record.terminal, Done)
     assert (record.terminal.stop_reason, record.terminal.raw_stop_reason) == ("length", "2")
+
+
+def test_gemini_snake_case_chunks_are_not_read_as_a_finished_turn() -> None:
+    """Guard: `finish_reason`, `usage_metadata`, `model_version` are the Python SDKs'
+    field names (google-genai's `to_json_dict`, proto-plus `to_dict`), which apps write
+    into their own caches, mocks and logs; no server was found sending them on the wire
+    (Gemini's REST API, Vertex AI's and the relays that pass their streams on write
+    the JSON names, camelCase). So they are not read: a chunk in them gives its text
+    (`content.parts` is spelled alike), and with no `finishReason` the stream ends
+    truncated, never a `done` that invents an end; the unread fields are logged at
+    debug with their names, nothing dropped unsaid."""
+    chunk = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "Hi"}]},
+                "finish_reason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usage_metadata": {
+            "prompt_token_count": 3,
+            "candidates_token_count": 1,
+            "total_token_count": 4,
+        },
+        "model_version": "gemini-2.5-flash",
+    }
+    with log_messages() as logged:
+        events = replay_every_way(_gemini(chunk), "google")
+    summary = summarize(events)
+    assert (summary.text, summary.terminal, summary.error_kind) == ("Hi", "error", "truncated")
+    assert summary.usage is None
+    assert any("['model_version', 'usage_metadata']" in message for message in logged)
+    assert any("candidate fields ['finish_reason']" in message for message in logged)
