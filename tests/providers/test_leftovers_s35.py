@@ -519,3 +519,56 @@ def test_gemini_snake_case_chunks_are_not_read_as_a_finished_turn() -> None:
     assert summary.usage is None
     assert any("['model_version', 'usage_metadata']" in message for message in logged)
     assert any("candidate fields ['finish_reason']" in message for message in logged)
+
+
+# ------------------------------------------------------------------------- the chat wire
+
+
+def _chat(*chunks: dict[str, Any], done: bool = True) -> bytes:
+    body = b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks)
+    return body + (b"data: [DONE]\n\n" if done else b"")
+
+
+def _delta_chunk(delta: dict[str, Any], finish: str | None = None, **beside: Any) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [choice],
+        **beside,
+    }
+
+
+def test_chat_chunk_with_choices_and_a_nonzero_error_code_ends_in_error() -> None:
+    """Guard: a top-level `error_code` is a status envelope, 0 where all went well:
+    FastChat's openai_api_server passes its worker's failure on as it came
+    (`{"text": "**NETWORK ERROR DUE TO HIGH TRAFFIC...**", "error_code": 50002}`, then
+    `[DONE]`), Baidu Qianfan's v1 API answers `{"error_code": 18, "error_msg": ...}`.
+    Neither writes `choices` beside it, and no server was found that does; a nonzero
+    code means the request failed in every envelope that has the key, and nothing on
+    the wire says it means otherwise beside choices. So the chunk's choice is read
+    first (its text is output already streamed), then the turn ends in
+    `error(stream_error)` with the code and the words, never `done`; a chunk whose
+    `error_code` is 0 goes on."""
+    fine = _delta_chunk({"role": "assistant", "content": "Hel"}, error_code=0)
+    failed = _delta_chunk(
+        {"content": "lo"},
+        error_code=50002,
+        text="**NETWORK ERROR DUE TO HIGH TRAFFIC. PLEASE REGENERATE OR REFRESH THIS PAGE.**",
+    )
+    events = replay_every_way(_chat(fine, failed), "custom")
+    summary = summarize(events)
+    assert (summary.text, summary.terminal, summary.error_kind) == (
+        "Hello",
+        "error",
+        "stream_error",
+    )
+    error = events[-1]
+    assert isinstance(error, Failed)
+    assert (error.error.code, error.error.message) == (
+        "50002",
+        "**NETWORK ERROR DUE TO HIGH TRAFFIC. PLEASE REGENERATE OR REFRESH THIS PAGE.**",
+    )
+    ok = summarize(replay_every_way(_chat(fine, _delta_chunk({}, "stop", error_code=0)), "custom"))
+    assert (ok.text, ok.terminal, ok.stop_reason) == ("Hel", "done", "stop")
