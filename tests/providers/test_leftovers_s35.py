@@ -572,3 +572,38 @@ def test_chat_chunk_with_choices_and_a_nonzero_error_code_ends_in_error() -> Non
     )
     ok = summarize(replay_every_way(_chat(fine, _delta_chunk({}, "stop", error_code=0)), "custom"))
     assert (ok.text, ok.terminal, ok.stop_reason) == ("Hel", "done", "stop")
+
+
+def _named(*names: str) -> bytes:
+    """A call whose name comes in `names` (the first with its id), its arguments after."""
+    first = {"index": 0, "id": "call_1", "type": "function", "function": {"name": names[0]}}
+    return _chat(
+        _delta_chunk({"role": "assistant", "tool_calls": [first]}),
+        *(_delta_chunk({"tool_calls": [{"index": 0, "function": {"name": n}}]}) for n in names[1:]),
+        _delta_chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"q": 1}'}}]}),
+        _delta_chunk({}, "tool_calls"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("names", "name"),
+    [
+        (("edit_ex", "isting_file"), "edit_existing_file"),  # Gemini's endpoint splits it
+        (("get_weather", "get_weather", "get_weather"), "get_weather"),  # MiniMax on NIM
+        (("edit_ex", "isting_file", "edit_existing_file"), "edit_existing_file"),
+        (("get", "get"), "get"),  # the one reading a split name could lose
+    ],
+)
+def test_chat_name_piece_equal_to_the_name_so_far_is_the_name_said_again(
+    names: tuple[str, ...], name: str
+) -> None:
+    """Guard: a name said in pieces before the arguments is joined (Gemini's
+    OpenAI-compatible endpoint: "edit_ex", "isting_file", continuedev/continue#5849),
+    and a piece equal to the whole name so far is that name said again (MiniMax on
+    NVIDIA NIM names the call on every fragment, hermes-agent#8259). The two readings
+    meet only where a name is one word twice cut at its half ("getget" as "get",
+    "get"): no server was found splitting a name so, while the repeat is real, so the
+    repeat is read and "getget" would be named "get"."""
+    summary = summarize(replay_every_way(_named(*names), "custom"))
+    assert summary.tool_calls == [("call_1", name, {"q": 1})]
+    assert (summary.terminal, summary.stop_reason) == ("done", "tool_use")
