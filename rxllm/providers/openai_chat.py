@@ -145,8 +145,9 @@ one dict lookup:
   `citations` (URLs: xAI in its last chunk, Perplexity on every chunk), Perplexity's
   `search_results` (`{title, url, date}`) and Z.ai's `web_search` (`{title, link,
   content, refer, ...}`: the pages its web search tool read), Hunyuan's
-  `search_info.search_results` and Volcano Engine Ark's `references` (its bot API's
-  pages), each URL once; and so
+  `search_info.search_results`, Volcano Engine Ark's `references` (its bot API's
+  pages) and Venice's `venice_parameters.web_search_citations` (its web search's
+  pages, in the first chunk, beside the request's flags), each URL once; and so
   are the sources of Gemini's `groundingMetadata` that Portkey passes on beside a
   choice. So are
   the documents Azure OpenAI On Your Data retrieved, in the first delta's
@@ -1097,6 +1098,7 @@ _CHUNK_READ_WHEN_SENT = frozenset(
         "web_search",
         "references",
         "search_info",
+        "venice_parameters",
         "base_resp",
         "error_code",
     }
@@ -1485,6 +1487,11 @@ class ChatNormalizer(Normalizer):
         info = payload.get("search_info")
         if info.__class__ is dict:  # Tencent Hunyuan's, on every chunk
             sources = info.get("search_results")
+            if sources.__class__ is list:
+                self._sources(sources)
+        venice = payload.get("venice_parameters")
+        if venice.__class__ is dict:  # beside the request's flags, echoed
+            sources = venice.get("web_search_citations")
             if sources.__class__ is list:
                 self._sources(sources)
         error = payload.get("error")
@@ -1991,8 +1998,9 @@ class ChatNormalizer(Normalizer):
         Z.ai's `web_search` (`{title, link, ...}`: docs.z.ai, Web Search in Chat), and
         Tencent Hunyuan's `search_info.search_results` (`{index, title, url}`), Volcano
         Engine Ark's `references` (`{url, title, site_name, ...}`; a knowledge-base
-        chunk has no URL), and the pages of MiniMax's web search (`{no, url, title,
-        ...}`: `_tool_role`)."""
+        chunk has no URL), the pages of MiniMax's web search (`{no, url, title,
+        ...}`: `_tool_role`), and Venice's `venice_parameters.web_search_citations`
+        (`{title, url, content, date}`, in the first chunk)."""
         for source in sources:
             if source.__class__ is dict:
                 url = text_or_none(source.get("url") or source.get("link"))

@@ -724,3 +724,60 @@ def test_tinfoil_web_search_frames_between_the_chunks_are_server_tools() -> None
     assert isinstance(done, Done)
     assert done.response_id == chunk_id
     assert not [m for m in messages if "has no event" in m]
+
+
+def test_venice_web_search_citations_ride_in_venice_parameters() -> None:
+    """Venice's chat stream with web search (`venice_parameters.enable_web_search`): the
+    sources the search found come in the chunk's own `venice_parameters`, beside the
+    request's flags echoed, as `web_search_citations` (`{content, date, title, url}`):
+    "Citations will be returned either in the first chunk of a streaming result, or in
+    the non streaming response" (Venice's API spec, as joshleblanc/venice_client's Ruby
+    docs quote it, ChatCompletionRequestVeniceParameters.md); the entries as
+    achappey/aihappey-ai's .NET Venice provider test replays them (VeniceProviderStreamTests:
+    a second entry for the same URL, an entry with no URL, a later chunk with more).
+    Each URL is one citation, with its title, as the other top-level source lists are
+    read; the entry without a URL is none. Before: the whole object was logged, unread
+    ("chunk field 'venice_parameters' has no event"), and the user saw no source."""
+    model = "venice/kimi-k2-6"
+    flags = {"enable_web_search": "on", "enable_web_citations": True,
+             "include_search_results_in_stream": True}  # fmt: skip
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **more: Any) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return {"id": "chatcmpl-venice-1", "object": "chat.completion.chunk",
+                "created": 1778768574, "model": model, "choices": [choice], **more}  # fmt: skip
+
+    first = [
+        {"content": "First source snippet", "date": "", "title": "Source One",
+         "url": "https://example.com/one"},
+        {"content": "Duplicate source snippet", "date": "", "title": "Source One Duplicate",
+         "url": "https://example.com/one"},
+    ]  # fmt: skip
+    later = [
+        {"content": "Second source snippet", "date": "2026-05-14", "title": "Source Two",
+         "url": "https://example.com/two"},
+        {"content": "Ignored missing url", "date": "", "title": "No Url"},
+    ]  # fmt: skip
+    body = _sse(
+        chunk({"role": "assistant", "content": "Venice answer"},
+              venice_parameters={**flags, "web_search_citations": first}),
+        chunk({"content": " [REF]1[/REF]"},
+              venice_parameters={**flags, "web_search_citations": later}),
+        chunk({"content": ""}, "stop"),
+        {"id": "chatcmpl-venice-1", "object": "chat.completion.chunk", "created": 1778768574,
+         "model": model, "choices": [],
+         "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}},
+    )  # fmt: skip
+    with log_messages() as messages:
+        events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="Venice answer [REF]1[/REF]", usage=(12, 3, 0, 0, 15), model=model),
+    )
+    cited = [(e.url, e.title) for e in events if isinstance(e, Citation)]
+    assert cited == [
+        ("https://example.com/one", "Source One"),
+        ("https://example.com/two", "Source Two"),
+    ]
+    assert kinds(events)[:2] == ["text", "citation"]  # the sources with the first chunk
+    assert not [m for m in messages if "venice_parameters" in m]
