@@ -1,9 +1,13 @@
 """Streams from the recordings and fixtures of client libraries in other languages, in
 shapes no other test replays: Ruby (crmne/ruby_llm's VCR cassettes, recorded from
-Perplexity, GPUStack and xAI; patterns-ai-core/langchainrb's Anthropic stream fixtures),
-Swift (google-gemini/generative-ai-swift's streaming responses), Go (googleapis/go-genai's
-stream tests), and the mock responses Firebase's Swift, Kotlin, Dart and JavaScript SDKs
-share (FirebaseExtended/vertexai-sdk-test-data, recorded from the Gemini API).
+Perplexity, GPUStack and xAI; patterns-ai-core/langchainrb's Anthropic stream fixtures;
+joshleblanc/venice_client's word on Venice's citations), Swift
+(google-gemini/generative-ai-swift's streaming responses), Go (googleapis/go-genai's
+stream tests; tinfoilsh/tinfoil-go's web search stream), .NET (achappey/aihappey-ai's
+Venice stream test), and the mock responses Firebase's Swift, Kotlin, Dart and
+JavaScript SDKs share (FirebaseExtended/vertexai-sdk-test-data, recorded from the Gemini
+API). Two misread: Tinfoil's web search frames and search reasoning, Venice's
+citations (both only logged before).
 
 Each body is written by hand from the source named beside it (its essential events or
 chunks, ids, signatures and long text shortened), replayed whole and cut at arbitrary
