@@ -1,7 +1,9 @@
 """Streams recorded by observability, evaluation and proxy tools that trace or replay
 many providers' calls: W&B Weave's integration cassettes (wandb/weave
 tests/integrations/*/cassettes), Helicone's recorded provider streams (Helicone/helicone
-packages/__tests__/cost/testData), in shapes no other test replays.
+packages/__tests__/cost/testData) and the streams its AI Gateway writes in one wire from
+another (its llm-mapper's chat-to-Responses, Anthropic-to-chat and Gemini-to-chat
+converters), in shapes no other test replays.
 
 Each body is written by hand from the recording named beside it (its essential events or
 chunks, ids and long text shortened), replayed whole and cut at arbitrary byte
@@ -140,6 +142,162 @@ def test_responses_web_search_preview_annotation_under_its_first_event_name() ->
     ]
     citations = [event for event in events if isinstance(event, Citation)]
     assert [(c.url, c.title) for c in citations] == [(url, title)]
+
+
+def test_helicone_gateway_writes_every_item_of_a_chat_turn_at_output_index_zero() -> None:
+    """Helicone/helicone packages/llm-mapper/transform/providers/responses/streamedResponse/
+    toResponses.ts (`ChatToResponsesStreamConverter`, the AI Gateway's chat-to-Responses
+    stream: worker/test/ai-gateway/map-responses.spec.ts): every item at `output_index` 0,
+    the message (`msg_<id>`) and each call (`fn_<id>_<n>`, added when its first chat
+    fragment comes, its argument deltas under its item id); at the chat finish the
+    message's done events, then each call's `function_call_arguments.done` and done item,
+    all still at output index 0 and named by their item ids; `response.completed` (on the
+    usage chunk) lists the message without an id and the calls as `fc_<call_id>`. Each
+    call with its own arguments: a done event naming the first call by its id, after the
+    second was added at the same index, is about the first, not the second."""
+    model = "gpt-4o-mini"
+    response_id = "chatcmpl-CoyYYeUWSXMSmrqMmtP4fxamq4vM2"
+    msg = f"msg_{response_id}"
+    text = ["Let me check", " both."]
+    calls = [
+        ("call_8ksZ0m4pQ", "get_weather", ['{"city":', ' "Paris"}'], {"city": "Paris"}),
+        ("call_Vb2rT7nXe", "get_time", ['{"tz": "CET"}'], {"tz": "CET"}),
+    ]
+    whole = "".join(text)
+    part = {"type": "output_text", "text": whole, "annotations": []}
+    at_zero = {"item_id": msg, "output_index": 0, "content_index": 0}
+    payloads: list[dict[str, Any]] = [
+        {
+            "type": "response.created",
+            "response": {
+                "id": response_id,
+                "object": "response",
+                "created_at": 1766265214,
+                "status": "in_progress",
+                "output": [],
+                "model": model,
+            },
+        },
+        {"type": "response.in_progress", "response": {"id": response_id}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": {
+                "id": msg,
+                "type": "message",
+                "status": "in_progress",
+                "role": "assistant",
+                "content": [],
+            },
+        },
+        {
+            "type": "response.content_part.added",
+            **at_zero,
+            "part": {"type": "output_text", "text": "", "annotations": []},
+        },
+        *({"type": "response.output_text.delta", **at_zero, "delta": piece} for piece in text),
+    ]
+
+    def item(n: int, status: str, arguments: str) -> dict[str, Any]:
+        call_id, name = calls[n][:2]
+        return {
+            "id": f"fn_{response_id}_{n}",
+            "type": "function_call",
+            "status": status,
+            "name": name,
+            "call_id": call_id,
+            "arguments": arguments,
+            "parsed_arguments": None,
+        }
+
+    for n, (_, _, pieces, _) in enumerate(calls):
+        payloads.append(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": item(n, "in_progress", ""),
+            }
+        )
+        payloads.extend(
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": f"fn_{response_id}_{n}",
+                "output_index": 0,
+                "delta": piece,
+            }
+            for piece in pieces
+        )
+    payloads += [
+        {"type": "response.output_text.done", **at_zero, "text": whole},
+        {"type": "response.content_part.done", **at_zero, "part": part},
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {
+                "id": msg,
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [part],
+            },
+        },
+    ]
+    for n, (_, _, pieces, _) in enumerate(calls):
+        arguments = "".join(pieces)
+        payloads += [
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": f"fn_{response_id}_{n}",
+                "output_index": 0,
+                "arguments": arguments,
+            },
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": item(n, "completed", arguments),
+            },
+        ]
+    payloads.append(
+        {
+            "type": "response.completed",
+            "response": {
+                "id": response_id,
+                "object": "response",
+                "created_at": 1766265214,
+                "status": "completed",
+                "model": model,
+                "output": [
+                    {"type": "message", "role": "assistant", "content": [part]},
+                    *(
+                        item(n, "completed", "".join(calls[n][2])) | {"id": f"fc_{calls[n][0]}"}
+                        for n in range(len(calls))
+                    ),
+                ],
+                "usage": {"input_tokens": 81, "output_tokens": 46, "total_tokens": 127},
+            },
+        }
+    )
+    events = replay_every_way(_events(*payloads), "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            text=whole,
+            tools=tuple((call_id, name, arguments) for call_id, name, _, arguments in calls),
+            usage=(81, 46, 0, 0, 127),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model=model,
+        ),
+    )
+    assert kinds(events) == [
+        "text",
+        "tool_start",
+        "tool_request",
+        "tool_start",
+        "tool_request",
+        "usage",
+        "done",
+    ]
 
 
 # -- chat completions family -------------------------------------------------------------
