@@ -38,7 +38,8 @@ one dict lookup:
   `reasoning_content` beside them cannot carry, a thinking block's signature (an empty
   reasoning delta with it, ending the block) and a `redacted_thinking` block (a
   reasoning delta with its `data` as signature, `redacted=True`), as the Anthropic wire
-  reads them (`_thinking_blocks`).
+  reads them (`_thinking_blocks`); so are the untyped `{"thinking", "signature"}`
+  entries of `reasoning_details` that Helicone's AI Gateway writes serving Claude.
 - GitHub Copilot's `delta.reasoning_text` (reasoning, where no field above carries it)
   and `delta.reasoning_opaque` (the thinking's opaque signature, which ends the block:
   an empty reasoning delta with it), as gateways in front of Copilot read them; NAVER
@@ -2107,10 +2108,26 @@ class ChatNormalizer(Normalizer):
     def _reasoning_details(self, details: list[dict[str, Any]], delta: dict[str, Any]) -> None:
         """OpenRouter's typed reasoning items. The text they carry is the same text as
         the plain `reasoning` field beside them, so that field is read only when no item
-        carried text (an encrypted-only delta)."""
+        carried text (an encrypted-only delta). An item with no `type` that holds
+        `thinking` or a `signature` is an Anthropic thinking block, as a gateway serving
+        Claude writes it there (Helicone's AI Gateway, beside the finish, after the
+        thinking streamed as `reasoning`): read as LiteLLM's `thinking_blocks` are. An
+        item of any other type has no event (logged). Serving Gemini, that gateway
+        writes each thought part there with the one signature the answer carried: an
+        item that repeats the signature of the one before it ends no other block."""
         carried_text = False
+        # whether the thinking these blocks hold streamed already (beside them, or as
+        # `reasoning` since the last signature): then they only sign it
+        beside = self.reasoned or bool(delta.get("reasoning_content") or delta.get("reasoning"))
+        signed: Any = None
         for item in details:
             kind = item.get("type")
+            if kind is None and item.keys() & {"thinking", "signature"}:
+                signature = item.get("signature")
+                if not (signature and signature == signed):
+                    signed = signature
+                    self._thinking_blocks([item], beside)
+                continue
             if kind == "reasoning.encrypted":
                 data = item.get("data")
                 if data:  # whole in one fragment: a block of its own
@@ -2123,6 +2140,9 @@ class ChatNormalizer(Normalizer):
             elif kind == "reasoning.summary":
                 text = item.get("summary") or ""
             else:
+                self._log_once(
+                    f"reasoning detail {kind}", f"a reasoning detail of type {kind!r} has no event"
+                )
                 continue
             carried_text = True
             self._detail_fragment(kind, item)

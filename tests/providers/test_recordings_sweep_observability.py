@@ -480,6 +480,150 @@ def test_xai_grok_4_usage_with_sources_and_done_without_a_line_end() -> None:
     assert kinds(events) == ["text", "usage", "done"]
 
 
+def test_helicone_gateway_claude_thinking_signed_in_an_untyped_reasoning_detail() -> None:
+    """Helicone/helicone packages/llm-mapper/transform/providers/anthropic/
+    streamedResponse/toOpenai.ts (`AnthropicToOpenAIStreamConverter`: the AI Gateway
+    serving Claude on the chat wire): the thinking streams as `delta.reasoning`, the text
+    and the `tool_use` block as the chat's own fields, and the chunk with the finish
+    carries the thinking blocks again as `reasoning_details` entries with no `type`,
+    `{"thinking", "signature"}` (Anthropic's block as it ended, not OpenRouter's
+    `reasoning.text`); the usage chunk after it counts the fresh input as `prompt_tokens`
+    with the cache read as `cached_tokens` and the cache write as `cache_write_tokens`.
+    The thinking once, its signature kept (a client must send the block back with it),
+    the call, 338 fresh in, 500 read, 20 written."""
+    model = "claude-sonnet-4-5-20250929"
+    thinking = ["The user wants the weather", " in Paris; I should call the tool."]
+    signature = "EqQBCkgIBRABGAIqQMu2C4rjJ6hkGpCQf0BK0Yg3HJb5sJtfQpF2VsR1xwM"
+    call_id = "toolu_01JrD5kkWfjyMKoo4TSZ7iZA"
+
+    def chunk(
+        delta: dict[str, Any] | None, finish: str | None = None, **extra: Any
+    ) -> dict[str, Any]:
+        choices = []
+        if delta is not None:
+            choices = [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+        return {
+            "id": "msg_01Nb3rAqKg9tmbqhDfHRvKnc",
+            "object": "chat.completion.chunk",
+            "created": 1766265214,
+            "model": model,
+            "system_fingerprint": "",
+            "choices": choices,
+            **extra,
+        }
+
+    def call(**function: str) -> dict[str, Any]:
+        return {
+            "tool_calls": [{"index": 0, "id": call_id, "type": "function", "function": function}]
+        }
+
+    body = _sse(
+        chunk({"role": "assistant", "content": ""}),
+        *(chunk({"reasoning": piece}) for piece in thinking),
+        chunk({"content": "Let me check."}),
+        chunk(call(name="get_weather", arguments="")),
+        chunk(call(arguments='{"city": ')),
+        chunk(call(arguments='"Paris"}')),
+        chunk(
+            {"reasoning_details": [{"thinking": "".join(thinking), "signature": signature}]},
+            "tool_calls",
+        ),
+        chunk(
+            None,
+            usage={
+                "prompt_tokens": 338,
+                "completion_tokens": 65,
+                "total_tokens": 403,
+                "prompt_tokens_details": {
+                    "cached_tokens": 500,
+                    "audio_tokens": 0,
+                    "cache_write_tokens": 20,
+                    "cache_write_details": {"write_5m_tokens": 0, "write_1h_tokens": 20},
+                },
+                "completion_tokens_details": {
+                    "reasoning_tokens": 0,
+                    "audio_tokens": 0,
+                    "accepted_prediction_tokens": 0,
+                    "rejected_prediction_tokens": 0,
+                },
+            },
+        ),
+        done=False,
+    )
+    events = replay_every_way(body, "openai")
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="Let me check.",
+            reasoning="".join(thinking),
+            signatures=1,
+            tools=((call_id, "get_weather", {"city": "Paris"}),),
+            usage=(338, 65, 0, 500, 923),
+            cache_write=20,
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+    assert summary.signatures == [signature]
+
+
+def test_helicone_gateway_gemini_thoughts_each_with_the_one_signature() -> None:
+    """Helicone/helicone packages/llm-mapper/transform/providers/google/streamedResponse/
+    toOpenai.ts (`GoogleToOpenAIStreamConverter`: the AI Gateway serving Gemini on the
+    chat wire): a role chunk, each thought part as `delta.reasoning`, the answer as
+    `content`; the finish chunk (`stop` for `STOP`) carries `reasoning_details` with one
+    untyped entry per thought part, each with the same `signature` (the `thoughtSignature`
+    Gemini put on the answer's part), and the usage beside it. The thoughts once, one
+    signature (not one per entry, not the thoughts again)."""
+    model = "gemini-2.5-flash"
+    thoughts = ["**Counting letters**\n\nI spell it out.\n\n", "**Answer**\n\nThree r's.\n\n"]
+    signature = "CiQB0e2Kb0x3Hk7xq9w5bM5m1n0yDq2pK8sAPYyH3rTnZ1u+Y0QKXwHR7Z"
+    answer = ["The letter 'r' appears ", "3 times."]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-gemini-1766265214",
+            "object": "chat.completion.chunk",
+            "created": 1766265214,
+            "model": model,
+            "system_fingerprint": model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            **extra,
+        }
+
+    details = [{"thinking": thought, "signature": signature} for thought in thoughts]
+    body = _sse(
+        chunk({"role": "assistant"}),
+        *(chunk({"reasoning": thought}) for thought in thoughts),
+        *(chunk({"content": piece}) for piece in answer),
+        chunk(
+            {"reasoning_details": details},
+            "stop",
+            usage={
+                "prompt_tokens": 24,
+                "completion_tokens": 238,
+                "total_tokens": 262,
+                "completion_tokens_details": {"reasoning_tokens": 187},
+            },
+        ),
+    )
+    events = replay_every_way(body, "openai")
+    summary = summarize(events)
+    check(
+        summary,
+        Expect(
+            text="".join(answer),
+            reasoning="".join(thoughts),
+            signatures=1,
+            usage=(24, 238, 187, 0, 262),
+            model=model,
+        ),
+    )
+    assert summary.signatures == [signature]
+
+
 # -- Anthropic Messages ------------------------------------------------------------------
 
 
