@@ -447,6 +447,7 @@ def test_responses_captured_reasoning_item_goes_back_as_it_came(relative: str) -
     done = [item for item in done_items(relative) if item["type"] == "reasoning"]
     reasoning = [{k: v for k, v in item.items() if k != "id"} for item in done]
     sent = sent_turn("openai-responses", record.to_message(), store=False)
+    sent = [item for item in sent if item["type"] != "function_call_output"]  # not run
     assert reasoning and sent[: len(reasoning)] == reasoning
     said = ["message"] if record.text else []
     calls = ["function_call"] * len(record.tool_calls)

@@ -45,7 +45,7 @@ from rxllm.events import (
     failed,
 )
 from rxllm.fragments import Emit, FailureUsage, RawChunk, SourceItem, ToolArgs, ToolEnd
-from rxllm.providers.call_ids import response_tag
+from rxllm.providers.call_ids import answer_each_call, response_tag
 from rxllm.request import (
     SAMPLING_FIELDS,
     TOOL_CHOICE_MODES,
@@ -706,6 +706,8 @@ class WireProtocol(ABC):
                 (`request_keys`), or overwrite one it wrote for this request (tools, a
                 mandatory key) and that is not one of its `param_defaults`; a tool's
                 name is not one the endpoint takes (`tool_names`).
+
+        A call no tool message answers is sent answered as not run (`answer_each_call`).
         """
         for key in request.params:
             why = self.request_keys.get(key)
@@ -718,6 +720,9 @@ class WireProtocol(ABC):
                     raise ConfigError(
                         f"tool name {tool.name!r} is not one {self.name} takes: {rule.says}"
                     )
+        messages = answer_each_call(request.messages)
+        if messages is not request.messages:
+            request = request.model_copy(update={"messages": messages})
         body = self.request_body(request)
         # The sampling fields, the tool choice and the answer's form go in as params would
         # (a degraded retry drops them by their body key alike), the user's params after

@@ -13,6 +13,11 @@ A call the wire sends without an id gets one of rxllm's, which must still be uni
 across the conversation: an app (the AI SDK's `addToolOutput`, a dict of results) finds
 a call by its id, the first one holding it, so turn 2's `get_weather_0` took turn 1's
 result. `response_tag` names the response in such ids.
+
+A call no tool message answers (a turn that failed or was cancelled once its call was
+complete, kept by `StreamRecord.to_message()`, then the user's next message) is refused
+by every wire, on every later turn: `answer_each_call` answers it as not run, for every
+wire (`WireProtocol.build_body`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,11 @@ import hashlib
 import re
 import string
 
-__all__ = ["CallIds", "base62_of", "response_tag"]
+from loguru import logger
+
+from rxllm.request import Message, ToolCall
+
+__all__ = ["NOT_RUN", "CallIds", "answer_each_call", "base62_of", "response_tag"]
 
 _BASE62 = string.digits + string.ascii_letters
 
@@ -87,3 +96,57 @@ def response_tag(response_id: str | None, data: str) -> str:
     `created` time, a thought signature, the call's arguments); two byte-identical
     chunks from a server that names neither its responses nor its calls still repeat."""
     return base62_of(response_id or data, 8)
+
+
+# A Responses item asking the user to approve an MCP call (a `ToolCall` of that name).
+_APPROVAL_REQUEST = "mcp_approval_request"
+
+NOT_RUN = "The call was not run: no result was given for it."
+"""The result of a call no tool message answers (`answer_each_call`): a plain statement
+of what happened, never a result the tool did not give."""
+
+
+def answer_each_call(messages: list[Message]) -> list[Message]:
+    """`messages` with a result for each assistant call that no tool message answers
+    before the next user or system message (or the end): a failure (`is_error`) saying
+    it was not run (`NOT_RUN`), after the results given for its turn, or right after the
+    turn. Each wire refuses a call without its result, with a 400 that every later turn
+    of the history repeats: Anthropic's "`tool_use` ids were found without
+    `tool_result` blocks immediately after", OpenAI's "An assistant message with
+    'tool_calls' must be followed by tool messages responding to each 'tool_call_id'",
+    the Responses API's "No tool output found for function call", Gemini's "the number
+    of function response parts is equal to the number of function call parts". Such a
+    call is one of a turn that failed or was cancelled once it was complete (the record
+    keeps it), and the user's next message followed; codex answers one "aborted", Claude
+    Code as interrupted. A Responses `mcp_approval_request` is left as it is: only the
+    user approves or denies one, and its answer is no tool result. Without such a call,
+    `messages` itself."""
+    missing: dict[int, list[ToolCall]] = {}  # where the results go -> the calls
+    answered: set[str | None] = set()  # tool messages after this point, in this exchange
+    for n in range(len(messages) - 1, -1, -1):
+        message = messages[n]
+        if message.role == "tool":
+            answered.add(message.tool_call_id)
+        elif message.role != "assistant":
+            answered = set()
+        elif message.tool_calls:
+            calls = [
+                call
+                for call in message.tool_calls
+                if call.id not in answered and call.name != _APPROVAL_REQUEST
+            ]
+            if calls:
+                end = n + 1
+                while end < len(messages) and messages[end].role == "tool":
+                    end += 1
+                missing[end] = calls + missing.get(end, [])
+    if not missing:
+        return messages
+    out: list[Message] = []
+    for n in range(len(messages) + 1):
+        for call in missing.get(n, ()):
+            logger.debug("tool call {} ({}) has no result: sent as not run", call.id, call.name)
+            out.append(Message.tool(call.id, NOT_RUN, is_error=True))
+        if n < len(messages):
+            out.append(messages[n])
+    return out
