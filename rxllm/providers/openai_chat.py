@@ -167,6 +167,11 @@ one dict lookup:
   such an item, by its id: a `server_tool_call` when first seen, its
   `server_tool_result` once its status is final (`_server_item`). Its id is not the
   response's.
+- A chunk with no choices that is an event of Mistral's Conversations API
+  (`conversation.response.started`, `message.output.delta`, `tool.execution.*`, ...:
+  what `/v1/conversations` streams, a wire rxllm does not read) ends the turn at once
+  in a `protocol` error naming that API, where its text was dropped field by field
+  (logged) and the turn ended `truncated`, retried as if cut (`_conversations_event`).
 
 Only choice 0 is read (a choice with no index, or `index: null`, is choice 0): `n > 1`
 is not one stream. Other choices are ignored, with a
@@ -1218,6 +1223,17 @@ _UNDER_WAY = frozenset({"in_progress", "searching", "interpreting", "generating"
 # What a result leaves out of a provider-run item sent as a chunk: its id and type (the
 # call's), and the chunk's envelope around it.
 _ITEM_ENVELOPE = frozenset({"id", "type"} | _CHUNK_KEYS)
+# The event types of Mistral's Conversations API stream (`POST /v1/conversations` and
+# the Agents API with `stream: true`: the `SSETypes` of Mistral's OpenAPI spec), by
+# their families: `conversation.response.*`, `message.output.delta`, `tool.execution.*`,
+# `agent.handoff.*`, `function.call.delta`.
+_CONVERSATIONS_EVENTS = (
+    "conversation.response.",
+    "message.output.",
+    "tool.execution.",
+    "agent.handoff.",
+    "function.call.",
+)
 
 
 @functools.cache
@@ -1450,6 +1466,8 @@ class ChatNormalizer(Normalizer):
         error: Any = self.choice_error
         if not self.chunk_keys.issuperset(payload):  # most chunks have nothing more
             nested_usage, beside = self._beside_choices(payload)
+            if self.settled:  # the chunk is no chat chunk (`_conversations_event`)
+                return
             if beside is not None:  # the chunk's own error first
                 error = beside
             if not usage:
@@ -1479,8 +1497,12 @@ class ChatNormalizer(Normalizer):
         fields that have no event (each logged once, then known). Returns the usage
         the extension holds and the error, if any."""
         kind = payload.get("type")
-        if kind.__class__ is str and kind != "error" and self._server_item(payload):
-            return None, None
+        if kind.__class__ is str and kind != "error":
+            if kind.startswith(_CONVERSATIONS_EVENTS) and not payload.get("choices"):
+                self._conversations_event(kind)
+                return None, None
+            if self._server_item(payload):
+                return None, None
         for key in _SOURCE_LISTS:
             sources = payload.get(key)
             if sources.__class__ is list:
@@ -2080,6 +2102,20 @@ class ChatNormalizer(Normalizer):
                 functools.partial(arguments_object, entry.get("arguments")),
                 functools.partial(_without, entry, _GROQ_CALL) if _has_result(entry) else None,
             )
+
+    def _conversations_event(self, kind: str) -> None:
+        """An event of Mistral's Conversations API, which streams its own events, not
+        chat chunks (docs.mistral.ai, Agents & Conversations): the request went to
+        `/v1/conversations` or an agent's endpoint, whose stream no wire of rxllm reads.
+        Every event of it would be as unreadable, so the first ends the turn, as a
+        protocol error saying where the chat wire is."""
+        self.fail(
+            "protocol",
+            f"{self.provider} sent an event of Mistral's Conversations API ({kind!r}), "
+            "not a chat completion chunk: rxllm does not read that API's stream "
+            "(/v1/conversations, agents); this wire reads /v1/chat/completions",
+            raw=self.chunk_data,
+        )
 
     def _server_item(self, item: dict[str, Any]) -> bool:
         """A chunk that is an output item of the Responses wire, sent between the chat
