@@ -18,9 +18,11 @@ import json
 from typing import Any
 
 import pytest
+from aiohttp import web
 
+import rxllm
 from rxllm.events import Citation, Failed
-from tests.support import Expect, check, log_messages, replay_every_way, summarize
+from tests.support import Expect, Serve, check, log_messages, replay_every_way, summarize
 
 
 def sse(*payloads: dict[str, Any], done: bool = True) -> bytes:
@@ -132,6 +134,32 @@ def test_mistral_conversations_error_event_read_as_chat_is_a_protocol_error() ->
     assert isinstance(failed, Failed)
     assert failed.error.kind == "protocol"
     assert "conversation.response.error" in failed.error.message
+
+
+async def test_mistral_conversations_stream_over_http_is_not_retried(serve: Serve) -> None:
+    """Live, the same stream from a loopback server: one attempt, the protocol error,
+    no text; where before each of the preset's attempts got the same unreadable body
+    and the turn ended `truncated` after them all."""
+    requests = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        requests.append(request.path)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(conversation_events(_STARTED, _output("Hello")))
+        return response
+
+    base_url = await serve(handler)
+    async with rxllm.provider(
+        "mistral", base_url=base_url, api_key="k", allow_private_network=True
+    ) as p:
+        record = await p.complete(
+            rxllm.ChatRequest(model="mistral-medium-latest", messages=[rxllm.Message.user("hi")])
+        )
+    assert isinstance(record.terminal, Failed)
+    assert record.terminal.error.kind == "protocol"
+    assert record.text == ""
+    assert len(requests) == 1
 
 
 # ---------------------------------------------- SambaNova Cloud: its closing usage chunk
