@@ -43,7 +43,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   moderation's own words too: "inappropriate content", "Content Exists Risk", "敏感内容"; a
   gateway's guardrail that acted: "Violated guardrail policy"; a moderation or safety system
   that stopped it, "blocked by content moderation", "rejected by the safety system", or the
-  terms it broke, "violates the provider's terms of use", where no key is named), a missing
+  terms it broke, "violates the provider's terms of use", where no key is named; the input or
+  the output found sensitive, MiniMax's 1026 "input new_sensitive" and 1027 "output
+  new_sensitive"), a missing
   model (its words,
   "模型不存在", "Unsupported model", a model "not supported for this request" or "not
   available for session", "not deployed", "the model name is invalid" or its "identifier",
@@ -84,7 +86,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   where no status says it, a 503's or 429's words: "server unavailable", a model "still
   loading", "not ready yet" or still "starting up", no available channel, deployment or
   data center, no worker to serve it, "No capacity available for model x", "out of
-  capacity", too many requests at once ("Concurrency limit exceeded", "并发请求过多"), "wait
+  capacity", too many requests at once ("Concurrency limit exceeded", "并发请求过多"), a
+  count of requests at its bound ("Worker local total request limit reached (33/32)",
+  OpenRouter's upstream at 502; Baidu's "Open api qps request limit reached", a window of
+  queries per second), Google's RESOURCE_EXHAUSTED in words ("Resource exhausted.",
+  "Resource has been exhausted (e.g. check quota).") at 429 or where no status speaks, a
+  quota spent at 429 that says nothing of what is paid or of a day ("Quota exceeded"), "wait
   one minute", "please wait before trying again", "请稍后再试", a queue that "is full" or
   over its bound ("Exceeds maximum queue size", Triton), a
   wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
@@ -97,8 +104,10 @@ A rejection before anything was committed is read once, by `classify`, into one 
   the server's own response class, "2 validation errors for ChatCompletionStreamResponse",
   vLLM's, at a 5xx too, where the fields it names are the response's, not the body's), or
   a backend's gRPC
-  failure, "rpc error: code = Unknown"; where no status speaks, or at 424 (Failed
-  Dependency: TGI's status for a generation error, SageMaker's for its model's); no
+  failure, "rpc error: code = Unknown"; where no status speaks; TGI's `generation` error
+  type; and 424 (Failed Dependency: TGI's status for a generation error, SageMaker's for its
+  model's) whatever its words, but a key, the images, the conversation or the size they
+  name; no
   answer from what serves the model, where that is all that is said ("Failed
   to get response from provider", Cloudflare AI Gateway's 2005 at 400; not a relay's
   "Failed to get response from provider: ..." before its upstream's words); a turn that
@@ -190,8 +199,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   /v1 takes one by its data only), "此模型不支持图像输入", "No endpoints found that support
   image input", a limit on the images themselves, their number or size ("At most 1
   image(s) may be provided", "Image count must be at most 4", "each image may be up to 5
-  MB"; not a key's limit beside an image word, "Images are resized to 768px; max_tokens
-  must be at most 4096", which is `max_tokens`'s), "image_url is only supported by
+  MB", "最多只能上传1张图片"; not a key's limit beside an image word, "Images are resized to
+  768px; max_tokens must be at most 4096", "图片理解模型的max_tokens最多支持1024", which is
+  `max_tokens`'s), "image_url is only supported by
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
   loaded, but images were provided", "does not have the projector", image input
@@ -647,6 +657,13 @@ _MODERATION = (
     r"\b(?:inappropriate|sensitive|unsafe|harmful|prohibited|objectionable|offensive)\s+"
     r"(?:content|information|text|words?|material)\b|\bcontent\s+(?:\w+\s+)?risks?\b|"
     r"(?:不安全|敏感|违规|违法|违禁|不当|不良|有害)的?(?:内容|词|信息)|内容\S{0,6}?风险|"
+    # or found sensitive, the input or the output (MiniMax's 1026 "input new_sensitive" and
+    # 1027 "output new_sensitive", "input new_sensitive, input text sensitive", "... image is
+    # sensitive"): not a name "case sensitive", nor a value "sensitive to" another
+    r"\b(?:input|output|prompt|content|text|image|response|completion)s?[\s_]+(?:new[\s_]+)?"
+    r"sensitive\b(?![\s-]+to\b)|"
+    r"\b(?:is|are|was|were|been)\s+(?:(?:deemed|flagged|judged|considered)\s+(?:as\s+)?)?"
+    r"sensitive\b(?![\s-]+to\b)|"
     # or the moderation or safety system that stopped it ("Request blocked by content
     # moderation", "The prompt was rejected by the safety system", "flagged by our moderation"),
     # or the rules it broke ("violates the provider's terms of use")
@@ -800,7 +817,17 @@ _TRANSIENT = (
     r"\bno (?:(?:free|spare|available) )?capacity (?:available|left|for (?:the |this )?model)\b|"
     r"\b(?:out of|insufficient) (?:\w+ )?capacity\b|\bcapacity (?:is )?(?:exhausted|unavailable)\b|"
     r"\bconcurrency limit\b|\btoo many (?:concurrent|parallel|simultaneous) requests\b|"
+    # (or their bound exceeded, in other words: Scaleway's 429 "You exceeded your current
+    # threshold of concurrent requests", its status lost in a frame)
+    r"\b(?:exceed\w*|reached|hit)\s+(?:\w+\s+){0,3}?(?:threshold|limit|maximum|number)\s+of\s+"
+    r"(?:concurrent|parallel|simultaneous)\s+requests\b|"
+    r"\b(?:concurrent|parallel|simultaneous)\s+requests?\s+(?:limit|threshold|maximum)\s+"
+    r"(?:(?:has\s+been|was|is)\s+)?(?:exceeded|reached|hit)\b|"
     r"容量不足|并发\S{0,6}?(?:过多|超过|超出|上限)|"
+    # or a count of requests at its bound ("Worker local total request limit reached (33/32)",
+    # OpenRouter's upstream at 502; "Open api qps request limit reached", Baidu's 18): a
+    # request that ends frees a place (a limit by the day is read before, and surfaces)
+    r"\brequests?\s+limit\s+(?:(?:has\s+been|was|is)\s+)?(?:reached|exceeded|hit)\b|"
     r"\b(?:try again|retry) (?:later|shortly|soon|"
     r"in a (?:moment|while|bit|few (?:seconds|moments)))\b|"
     # DeepInfra's "Model busy, retry later", "server is busy", "under high load"
@@ -869,8 +896,35 @@ _TRANSIENT = (
 # exhausted balance names no window. So is an error event that names no status (the 429's
 # words relayed after `200 OK`): its window is all that says the limit passes.
 _RATE_LIMIT_WORDS = r"(?i)\brate[ _-]?limit(?:ed|ing)?\b"
+# Google's words for its `RESOURCE_EXHAUSTED` ("Resource exhausted.", Vertex's 429; "Resource
+# has been exhausted (e.g. check quota).", Gemini's), where the envelope lost the code (a
+# relay or a CLI that keeps the words): the code's reading, a rate limit, whatever status
+# the relay gave it (Google sends it at 429 only; 401, 402 and 403 still speak for the
+# account). (Not gRPC's `ResourceExhausted` code name: "received message larger than max"
+# is a size.)
+_RESOURCE_EXHAUSTED = (
+    r"(?i)\bresources?\s+(?:(?:has|have)\s+been\s+|(?:is|are|was|were)\s+)?exhausted\b"
+)
+# A quota said to be spent, at 429 ("Quota exceeded", "Quota exceeded for this model"): the
+# status says a wait lifts it (Google's per-minute quotas say only that), unless the words
+# speak of what is paid ("You exceeded your current quota, please check your plan and billing
+# details", OpenAI's `insufficient_quota`): then the account's, as at any other status. A
+# quota by the day or longer surfaces before this is read.
+# (a quota, not the caller's own: "You exceeded your current quota" is OpenAI's
+# `insufficient_quota` in words, the account's)
+_QUOTA_SPENT = (
+    r"(?i)(?<!\byour )(?<!\bcurrent )\bquotas?\b[^.\n]{0,40}?"
+    r"\b(?:exceeded|exhausted|reached|hit|used up|depleted)\b|"
+    r"\b(?:exceeded|exhausted|reached|hit)\s+(?:the|this|a|its)\s+(?:\w+\s+)?quotas?\b"
+)
+_PAID_WORDS = (
+    r"(?i)\b(?:billing|payment|plan|balance|credits?|subscription|upgrade|purchase|recharge|"
+    r"top[ -]?up|insufficient|funds?)\b|余额|充值|欠费"
+)
+# (and queries per second or minute, Baidu's words: "Open api qps request limit reached")
 _RATE_WINDOW = (
-    r"(?i)(?<![^\W_])per[ _](?:second|sec|minute|min|hour)(?![^\W_])|\b(?:[RT]P[SMH]|[IO]TPM)\b"
+    r"(?i)(?<![^\W_])per[ _](?:second|sec|minute|min|hour)(?![^\W_])|"
+    r"\b(?:[RT]P[SMH]|[IO]TPM|QP[SM])\b"
 )
 # A limit counted by the day or longer, said to be reached (OpenRouter's "Rate limit exceeded:
 # free-models-per-day", Groq's "on requests per day (RPD): Limit 1000, Used 1000", GitHub
@@ -930,6 +984,9 @@ _SERVER_TROUBLE_CODES = frozenset(
         "timeout_error",
         "internal",
         "vector_store_timeout",
+        # TGI's `error_type` of an `InferError::GenerationError` (its 424, or a frame after
+        # `200 OK`): the shard failed the run ("CUDA out of memory", "Batch ID ... not found")
+        "generation",
     }
 )
 # The chat wire's code for a turn that ended with `finish_reason: "error"` and no error
@@ -986,7 +1043,10 @@ _SERVER_TROUBLE = (
     # "A timeout occurred")
     r"\btimely response\b|\brespond(?:ed)? in time\b|\btime(?:d out|out occurred)\b|"
     r"\bgateway time-?out\b|"
-    r"\brpc error: code = (?:Unknown|Internal|Unavailable|DeadlineExceeded|Aborted|DataLoss)\b"
+    r"\brpc error: code = (?:Unknown|Internal|Unavailable|DeadlineExceeded|Aborted|DataLoss)\b|"
+    # or its accelerator failing the run (TGI's shard: "CUDA out of memory. Tried to allocate
+    # 2.00 GiB ...", "CUDA error: an illegal memory access was encountered"), not the body
+    r"\b(?:CUDA|GPU|device)\s+(?:error\b|out\s+of\s+memory\b)"
 )
 # 408, 409, 429 and 5xx are what the OpenAI and Anthropic SDKs retry; 425 Too Early
 # (RFC 8470 §5.2) asks for the same request again, once it is not early data; 529 is
@@ -995,6 +1055,9 @@ _TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 503, 529})
 # Failed Dependency: what the server depends on failed (TGI's status for a generation that
 # failed in its shard, SageMaker's for its model's error): its words say whose fault it is.
 _FAILED_DEPENDENCY = 424
+# ... whose words may relay what it depends on as a client's error (SageMaker's "Received
+# client error (400) from primary with message ..."): the body's, then, not the server's.
+_CLIENT_ERROR = r"(?i)\bclient error\b|\bError code:? 4\d\d\b"
 # An error event that names no status but whose code is one, as a string (LiteLLM's proxy
 # relays an upstream's failure after its `200 OK` as `{"error": {..., "code": "500"}}`): the
 # code is the status.
@@ -1204,7 +1267,7 @@ _IMAGE_REFUSAL = (
     r"(?:(?:mega)?pixels?|px|[KMG]i?B|(?:kilo|mega)?bytes?)\b|"
     # "does not support" in Chinese, Japanese and Korean; an image input invalid or that
     # could not be parsed, in Chinese (Z.ai's 1210 "图片输入格式/解析错误")
-    r"不支持|无法|(?:格式|解析|数据)\S{0,4}?错误|无效|非法|最多|"
+    r"不支持|无法|(?:格式|解析|数据)\S{0,4}?错误|无效|非法|"
     r"サポート(?:し|され)ていません|지원하지 않"
 )
 # A limit on the images themselves, their number or their size ("At most 1 image(s) may be
@@ -1221,6 +1284,11 @@ _LIMIT = (
     r"(?:(?:supports?|accepts?|allows?)\s+)?(?:\d[\d,.]*|one|a single)"
 )
 _IMAGE_NOUN = r"(?:images?|pictures?|photos?|screenshots?)"
+# What may stand between Chinese words of one clause: other Chinese words and numbers, no
+# identifier and no clause's end.
+# (the full-width comma, stop, semicolon, exclamation and question marks, and the
+# enumeration comma, by their code points)
+_CJK_GAP = r"(?:[\d \t]|[^\x00-\x7f\uff0c\u3002\uff1b\uff01\uff1f\u3001\n]){0,12}?"
 _IMAGE_LIMIT = (
     r"(?i)" + _LIMIT + r"[^\S\n]+(?:[\w-]+[^\S\n]+)?" + _IMAGE_NOUN + r"\b|"
     r"\b"
@@ -1232,6 +1300,14 @@ _IMAGE_LIMIT = (
     + _IMAGE_NOUN
     + r"\b[^.;:\n]{0,40}?"
     + _LIMIT
+    # and "at most" in Chinese with the images its subject or what it counts ("最多只能上传1张
+    # 图片", "图片最多10张"), nothing but Chinese words and numbers between: not another key's
+    # limit beside an image word ("图片理解模型的max_tokens最多支持1024" is `max_tokens`'s)
+    + r"|(?:图片|图像|照片)"
+    + _CJK_GAP
+    + r"最多|最多"
+    + _CJK_GAP
+    + r"(?:图片|图像|照片)"
 )
 # An image said to be over a limit, the image the subject ("messages.2.content.0.image.source
 # .base64: image exceeds 5 MB maximum", "At least one of the image dimensions exceed max
@@ -2148,6 +2224,12 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         # a 429 that says it is a rate limit: "Rate limit exceeded for this API key" is
         # the key's rate, not the key refused
         or (status == 429 and re.search(_RATE_LIMIT_WORDS, text) is not None)
+        or re.search(_RESOURCE_EXHAUSTED, text) is not None
+        or (
+            status == 429
+            and re.search(_QUOTA_SPENT, text) is not None
+            and re.search(_PAID_WORDS, text) is None
+        )
     )
     if status in (401, 402) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
@@ -2472,10 +2554,15 @@ def _server_trouble(error: ErrorInfo, status: int | None) -> bool:
     "upstream_failure"}`), or, naming no status, in words. A 4xx is the request's fault
     whatever its type (Ollama types its 400 "... does not support tools" `api_error`),
     except 424 (Failed Dependency: what the server depends on failed, TGI's status for a
-    generation that failed in its shard, SageMaker's for its model's error), whose words
-    say whose fault it is, as where no status speaks."""
+    generation that failed in its shard, SageMaker's for its model's error): the status says
+    it, with words of failure or none ("CUDA out of memory" at 424 is the shard's), unless
+    they relay a client error (SageMaker's ModelError "Received client error (400) from
+    primary ..."), where they say whose fault it is, as where no status speaks; words that
+    name a key, the images, the conversation or the size are read before this."""
+    if status == _FAILED_DEPENDENCY and not re.search(_CLIENT_ERROR, _message(error)):
+        return True
     in_words = status is None or status == _FAILED_DEPENDENCY
-    if status is not None and status < 500 and not in_words:
+    if status is not None and status < 500:
         return False
     code = (error.code or "").lower()
     if code in _SERVER_TROUBLE_CODES or code == _FAILED_FINISH_CODE:

@@ -4,8 +4,8 @@ Providers disagree on the envelope of a rejection. OpenAI and most compatible se
 send `{"error": {message, type, param, code}}`; Google wraps `{code, message, status,
 details}` (and its OpenAI-compatible endpoint puts that in a JSON list); vLLM and
 NVIDIA's NIM send the fields at the top with a numeric `code`; MiniMax says every
-outcome in a status object, `base_resp`, and FastChat's worker in a code beside its
-words (`status_envelope`); Mistral's `message` can
+outcome in a status object, `base_resp`, and FastChat's worker and Baidu Qianfan's v1 API in
+a code beside its words (`status_envelope`); Mistral's `message` can
 be FastAPI's validation object; NVIDIA's cloud functions answer RFC 7807 problem
 details; TGI sends `{"error": "text", "error_type": ...}`; OpenRouter keeps the
 upstream's words in `metadata.raw`; Anthropic nests `{type, message}` under `error`;
@@ -294,8 +294,13 @@ def _listed_error(errors: Any) -> dict[str, Any] | None:
 # and chunk of its chatcompletion_v2 (`{"status_code": 1008, "status_msg": "insufficient
 # balance"}`: dify-official-plugins' minimax plugin checks each), and FastChat's worker
 # result passed on as it came (`{"text": "**NETWORK ERROR...**", "error_code": 50002}`:
-# its openai_api_server.py).
-_STATUS_ENVELOPES = (("base_resp", "status_code", "status_msg"), (None, "error_code", "text"))
+# its openai_api_server.py), and Baidu Qianfan's v1 error, its words in `error_msg` (`{"error_code":
+# 18, "error_msg": "Open api qps request limit reached"}`, at `200 OK`: bce-qianfan-sdk reads
+# the same two keys).
+_STATUS_ENVELOPES = (
+    ("base_resp", "status_code", ("status_msg",)),
+    (None, "error_code", ("text", "error_msg")),
+)
 
 
 def status_envelope(payload: Any) -> dict[str, Any] | None:
@@ -303,14 +308,15 @@ def status_envelope(payload: Any) -> dict[str, Any] | None:
     or None where the payload has none or its code is 0 (success)."""
     if payload.__class__ is not dict:
         return None
-    for where, code_key, words_key in _STATUS_ENVELOPES:
+    for where, code_key, words_keys in _STATUS_ENVELOPES:
         status = payload if where is None else payload.get(where)
         if status.__class__ is not dict:
             continue
         code = status.get(code_key)
         if code.__class__ is int and code != 0:
-            words = status.get(words_key)
-            return {"message": words if isinstance(words, str) else "", "code": str(code)}
+            said = (status.get(key) for key in words_keys)
+            words = next((words for words in said if isinstance(words, str) and words), "")
+            return {"message": words, "code": str(code)}
     return None
 
 
@@ -326,12 +332,18 @@ def status_in(error: Mapping[str, Any]) -> int | None:
 
 def envelope_status(payload: Any) -> int | None:
     """The status an error payload of any shape names: in its `error` object, else
-    beside it; a list (Google's envelope) is read by its first object."""
+    beside it; a list (Google's envelope) is read by its first object. An error written
+    as JSON text (`"error": "{\"code\": 429, ...}"`, a proxy's relay of its upstream's
+    body, or that text as the whole error of a frame) names the status inside it."""
+    if payload.__class__ is str:
+        payload = _nested_of(payload) or _stringified(payload)
     if payload.__class__ is list:
         payload = next((item for item in payload if item.__class__ is dict), None)
     if payload.__class__ is not dict:
         return None
     nested = payload.get("error")
+    if nested.__class__ is str:
+        nested = _nested_of(nested) or _stringified(nested)
     return (status_in(nested) if nested.__class__ is dict else None) or status_in(payload)
 
 

@@ -71,9 +71,10 @@ vertex_anthropic__sse_error_overloaded_type_only,
 vllm__messages_sse_error_internal_error_engine_dead_validation,
 vllm__sse_engine_core_encountered_an_issue_code_500,
 vllm__sse_internal_server_error_finish_reason_error_before_first_token.
-One reads otherwise than its HTTP twin by an earlier decision (`DIFFERENT`): OpenRouter's 502
-degrades the body over HTTP (no upstream takes it) and backs off in a stream (the upstream
-failed while streaming: test_probe_rejections_9).
+One read otherwise than its HTTP twin by an earlier decision (`DIFFERENT`): OpenRouter's 502
+degraded the body over HTTP (no upstream takes it) and backed off in a stream (the upstream
+failed while streaming: test_probe_rejections_9). Since test_probe_rejections_48 its words,
+"Worker local total request limit reached (33/32)", are a rate limit's, and both back off.
 """
 
 from __future__ import annotations
@@ -200,11 +201,10 @@ def http_body(found: dict[str, Any]) -> Any:
 
 
 # Twins whose HTTP reading differs from the frame's by a decision taken before: name -> why.
-DIFFERENT = {
-    "openrouter__sse_empty_choices_error_502_worker_request_limit": "OpenRouter's JSON 502 over "
-    "HTTP says no upstream takes the body (its policy walks the static list); in a stream a 502 "
-    "is an upstream that failed while streaming, the same body later (test_probe_rejections_9)",
-}
+# (None now: OpenRouter's "Worker local total request limit reached" over HTTP at 502 walked
+# the static list; since test_probe_rejections_48 a request limit reached is a rate limit's
+# words, and the twins read alike.)
+DIFFERENT: dict[str, str] = {}
 
 
 def in_the_wire(name: str) -> Verdict:
@@ -531,55 +531,15 @@ def test_the_new_readings_take_linear_time(text: str) -> None:
 # loses what that reading rests on (`ENVELOPE_DIFFERENT`, with the reason).
 
 _QUOTA = "gemini__sse_error_429_quota_exceeded_status_before_message/"
-_ROUTER = "openrouter__sse_empty_choices_error_502_worker_request_limit/"
-_EXHAUSTED = "vertex__sse_error_429_resource_exhausted_in_stream/"
 _WITHOUT_STATUS = ("tgi/sse", "ollama/sse")
+# (Since test_probe_rejections_48 "Quota exceeded" at 429, a request limit reached and
+# "Resource exhausted." in words read as their cases in the envelopes that marked them: only
+# the quota in a frame with no status is still the account's.)
 ENVELOPE_DIFFERENT: dict[str, str] = {
-    **{
-        _QUOTA + envelope: "the envelope keeps neither RESOURCE_EXHAUSTED nor a rate-limit "
-        "type, only 'Quota exceeded' at 429 or with no status: quota words without a rate-limit "
-        "code are the account's, as OpenAI's insufficient_quota is (test_probe_rejections_9)"
-        for envelope in (
-            "vllm",
-            "vllm/sse",
-            "fastapi",
-            "tgi",
-            "tgi/sse",
-            "ollama",
-            "ollama/sse",
-            "llamacpp",
-            "llamacpp/sse",
-            "litellm",
-            "litellm/sse",
-            "plain",
-        )
-    },
-    **{
-        _ROUTER + envelope: "OpenRouter's JSON 502 over HTTP says no upstream takes the body: "
-        "its policy walks the static list (in a stream a 502 is an upstream that failed)"
-        for envelope in (
-            "openai",
-            "vllm",
-            "fastapi",
-            "tgi",
-            "ollama",
-            "llamacpp",
-            "anthropic",
-            "google",
-            "openrouter",
-            "litellm",
-        )
-    },
-    **{
-        _ROUTER + envelope: "no status in the frame: 'request limit reached (33/32)' alone "
-        "names no window, wait or overload, and OpenRouter's policy walks the static list"
-        for envelope in ("openai/sse", *_WITHOUT_STATUS)
-    },
-    **{
-        _EXHAUSTED + envelope: "neither the 429 nor RESOURCE_EXHAUSTED: 'Resource exhausted.' "
-        "alone names no rate, window or wait"
-        for envelope in _WITHOUT_STATUS
-    },
+    _QUOTA + envelope: "the envelope keeps neither RESOURCE_EXHAUSTED, a rate-limit type nor "
+    "the 429: quota words in a frame with no status are the account's, as OpenAI's "
+    "insufficient_quota is (test_probe_rejections_9)"
+    for envelope in _WITHOUT_STATUS
 }
 
 

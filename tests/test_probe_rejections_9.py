@@ -20,7 +20,7 @@ import pytest
 
 import rxllm
 from rxllm.degradation import RecoveryPolicy, Verdict, classify
-from rxllm.error_body import parse_error_body
+from rxllm.error_body import parse_error_body, status_envelope
 from rxllm.events import Failed
 from tests.support import NO_CAPTURES, REJECTIONS
 from tests.test_probe_rejections_7 import IMAGE, TOOLS, frame, response
@@ -112,12 +112,21 @@ def said_in(payload: Any, status: int | None) -> Said:
     return Said(message, _string(fields.get("param")), code, kind, status)
 
 
+def framed(case: dict[str, Any]) -> bool:
+    """Whether an in-band case's body is SSE; else it is one JSON object sent whole after
+    `200 OK` in place of the stream (Baidu's `{"error_code": ..., "error_msg": ...}`)."""
+    return any(line.startswith("data:") for line in case["body"].splitlines())
+
+
 def error_frame(case: dict[str, Any]) -> Any:
-    """The decoded `data:` frame of an in-band case that holds its error."""
+    """The decoded `data:` frame of an in-band case that holds its error (or the object a
+    case sends whole in place of the stream)."""
+    if not framed(case):
+        return json.loads(case["body"])
     for line in case["body"].splitlines():
         if line.startswith("data:") and line[5:].strip() != "[DONE]":
             data = json.loads(line[5:])
-            if chat_wire_error(data) is not None:
+            if chat_wire_error(data) is not None or status_envelope(data) is not None:
                 return data
     raise AssertionError("no error frame")
 
@@ -368,7 +377,8 @@ def original(case: dict[str, Any]) -> Verdict:
         return response(
             case["status"], case["body"], sent(case), policy(case), case["headers"] or {}
         )
-    if case["preset"] in OTHER_WIRES:
+    # (and a status object, whole or in a chunk: the wire reads it, `status_envelope`)
+    if case["preset"] in OTHER_WIRES or chat_wire_error(error_frame(case)) is None:
         return classify(in_its_wire(case).error, sent(case), policy(case))
     return frame(chat_wire_error(error_frame(case)), sent(case), policy(case))
 

@@ -20,14 +20,15 @@ from tests.support import ServeBody, replay
 
 ASK = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
 
+# (Baidu's `error_msg` is read as the words of its status envelope since
+# test_probe_rejections_48: its bodies are no longer wordless, `test_baidus_words_are_shown`.)
 WORDLESS = [
-    {"error_code": 110, "error_msg": "Access token invalid or no longer valid"},
-    {"error_code": 18, "error_msg": "Open api qps request limit reached"},
     {"error": {"code": 400, "detail_text": "the request has no model"}},
+    {"error_code": 110, "error_detail": "Access token invalid or no longer valid"},
 ]
 
 
-@pytest.mark.parametrize("body", WORDLESS, ids=["baidu-110", "baidu-18", "error-no-message"])
+@pytest.mark.parametrize("body", WORDLESS, ids=["error-no-message", "status-no-words"])
 async def test_a_whole_error_body_without_words_shows_what_was_sent(
     serve_body: ServeBody, body: dict[str, object]
 ) -> None:
@@ -41,6 +42,26 @@ async def test_a_whole_error_body_without_words_shows_what_was_sent(
     assert terminal.error.message == text
     # as the same bytes read without the HTTP source say it
     replayed = replay(text.encode(), "openai")[-1]
+    assert replayed.type == "error" and replayed.error.message == terminal.error.message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"error_code": 110, "error_msg": "Access token invalid or no longer valid"},
+        {"error_code": 18, "error_msg": "Open api qps request limit reached"},
+    ],
+    ids=["baidu-110", "baidu-18"],
+)
+async def test_baidus_words_are_shown(serve_body: ServeBody, body: dict[str, object]) -> None:
+    url = await serve_body(json.dumps(body).encode())
+    async with rxllm.provider("openai", api_key="k", base_url=url, max_attempts=1) as p:
+        over_http = await p.complete(ASK)
+    terminal = over_http.terminal
+    assert terminal.type == "error"
+    assert terminal.error.message == body["error_msg"]
+    assert terminal.error.code == str(body["error_code"])
+    replayed = replay(json.dumps(body).encode(), "openai")[-1]
     assert replayed.type == "error" and replayed.error.message == terminal.error.message
 
 
