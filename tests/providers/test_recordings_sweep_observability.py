@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rxllm.events import Citation
+from rxllm.events import Citation, Done
 from tests.support import Expect, check, kinds, replay_every_way, summarize
 
 
@@ -622,6 +622,55 @@ def test_helicone_gateway_gemini_thoughts_each_with_the_one_signature() -> None:
         ),
     )
     assert summary.signatures == [signature]
+
+
+def test_helicone_worker_claude_max_tokens_finish_then_a_stop_for_message_stop() -> None:
+    """Helicone/helicone worker/src/lib/clients/llmmapper/providers/anthropic/
+    streamedResponse/toOpenai.ts (the worker's Anthropic-to-chat converter, served by
+    router/ant2oai/stream.ts): one chat chunk per Anthropic event, only the first with the
+    message's id and model (the rest `""`); `message_delta` becomes a chunk whose
+    `finish_reason` is Anthropic's own `stop_reason` (here `max_tokens`) with the usage
+    (`input_tokens` absent there: 0 in), `message_stop` another chunk whose finish is
+    `stop`, then the gateway's `[DONE]`. The text whole, the turn cut by its length (the
+    later `stop` does not hide it), the id and model of the first chunk."""
+    model = "claude-3-5-sonnet-20241022"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": extra.pop("id", ""),
+            "object": "chat.completion.chunk",
+            "created": 1730001100,
+            "model": extra.pop("model", ""),
+            "system_fingerprint": "",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+            **extra,
+        }
+
+    pieces = ["Paris is the capital", " of France and its largest"]
+    body = _sse(
+        chunk({"role": "assistant"}, id="msg_01XFDUDYJgAACzvnptvVoYEL", model=model),
+        *(chunk({"content": piece}) for piece in pieces),
+        chunk(
+            {},
+            "max_tokens",
+            usage={"prompt_tokens": 0, "completion_tokens": 12, "total_tokens": 12},
+        ),
+        chunk({}, "stop"),
+    )
+    events = replay_every_way(body, "openai")
+    check(
+        summarize(events),
+        Expect(
+            text="".join(pieces),
+            usage=(0, 12, 0, 0, 12),
+            stop_reason="length",
+            raw_stop_reason="max_tokens",
+            model=model,
+        ),
+    )
+    assert [e.response_id for e in events if isinstance(e, Done)] == [
+        "msg_01XFDUDYJgAACzvnptvVoYEL"
+    ]
 
 
 # -- Anthropic Messages ------------------------------------------------------------------
