@@ -2766,6 +2766,23 @@ class OpenAIChat(WireProtocol):
         return headers | self.options.extra_headers
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        """The chat body: model, messages, `stream`, the usage asked for, the tools.
+
+        Raises:
+            ConfigError: params ask for Inception's diffusion mode (`diffusing: true`),
+                in which each chunk's content is the whole text so far, its drafts
+                first, each replacing the last: read as this wire reads content,
+                appended, the drafts and the answer would be one text, and a text
+                event is never taken back. Mercury streams its answer as deltas
+                without it.
+        """
+        if request.params.get("diffusing"):
+            raise ConfigError(
+                "params may not set 'diffusing': in Inception's diffusion mode each chunk "
+                "is the whole text so far, noisy drafts first, each replacing the last, "
+                "which rxllm's text deltas cannot carry (every draft would be joined to "
+                "the answer); leave it out, and Mercury streams its answer as deltas"
+            )
         body: dict[str, Any] = {
             "model": request.model,
             "messages": chat_messages(

@@ -2,9 +2,9 @@
 references and docs pages for their 2025-2026 features, in shapes no other test replays:
 Mistral's Conversations API (docs.mistral.ai, Agents & Conversations; its SSE types as
 the Mistral OpenAPI spec names them), SambaNova Cloud's closing usage chunk, Fireworks
-AI's `perf_metrics`, OpenRouter's image output (openrouter.ai/docs, Image Generation)
-and Perplexity's Sonar extras (docs.perplexity.ai, Chat Completions: `images`,
-`related_questions`, `usage.cost`).
+AI's `perf_metrics`, Inception's diffusion mode (`diffusing`), OpenRouter's image
+output (openrouter.ai/docs, Image Generation) and Perplexity's Sonar extras
+(docs.perplexity.ai, Chat Completions: `images`, `related_questions`, `usage.cost`).
 
 Each body is written by hand from the page named beside it (its essential chunks, ids
 and long values made up or shortened), replayed whole and cut at arbitrary byte
@@ -22,7 +22,15 @@ from aiohttp import web
 
 import rxllm
 from rxllm.events import Citation, Failed
-from tests.support import Expect, Serve, check, log_messages, replay_every_way, summarize
+from tests.support import (
+    Expect,
+    Recorder,
+    Serve,
+    check,
+    log_messages,
+    replay_every_way,
+    summarize,
+)
 
 
 def sse(*payloads: dict[str, Any], done: bool = True) -> bytes:
@@ -236,6 +244,39 @@ def test_fireworks_perf_metrics_beside_the_usage_are_logged() -> None:
         Expect(text="4", reasoning="Two plus two.", usage=(4, 9, 0, 16, 29), model=model),
     )
     assert sum("perf_metrics" in line for line in logs) >= 1
+
+
+# ---------------------------------------------- Inception Labs: Mercury's diffusion mode
+
+_MERCURY = "mercury-2"
+
+
+def _mercury(params: dict[str, Any]) -> rxllm.ChatRequest:
+    return rxllm.ChatRequest(
+        model=_MERCURY, messages=[rxllm.Message.user("Why is the sky blue?")], params=params
+    )
+
+
+async def test_inception_diffusing_is_refused_before_sending(serve: Serve) -> None:
+    """Inception's `diffusing: true` (its API reference; LiteLLM's and Agno's Inception
+    pages pass it in `extra_body`) makes Mercury stream the denoising itself: each chunk's
+    `delta.content` is the whole text so far, noisy drafts first, each replacing the
+    last (poe-api-bridge's verify_chat_completions_replace.py keeps only the latest).
+    The chat wire appends content, so the user got every draft and then the answer
+    joined into one text ("Tha sky iz blThe sky is blue bec...The sky is blue
+    because..."). rxllm's text events cannot take a text back, so the flag is a
+    ConfigError at the call, with no request sent; without it Mercury streams its answer
+    as deltas. `diffusing: false`, the default, goes as it came."""
+    recorder = Recorder()
+    base_url = await serve(recorder.handle)
+    with pytest.raises(rxllm.ConfigError, match="diffusing"):
+        async with rxllm.provider("custom", base_url=base_url, allow_private_network=True) as p:
+            await p.complete(_mercury({"diffusing": True}))
+    assert recorder.requests == []
+    async with rxllm.provider("custom", base_url=base_url, allow_private_network=True) as p:
+        record = await p.complete(_mercury({"diffusing": False}))
+    assert record.text == "ok"
+    assert [r["body"].get("diffusing") for r in recorder.requests] == [False]
 
 
 # ---------------------------------------------- OpenRouter: image output
