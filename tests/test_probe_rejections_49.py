@@ -1,10 +1,10 @@
 """Round twenty's first part in every envelope.
 
-The 16 cases tests/rejections_extra gained in the twentieth round (its two parts, listed in
+The 18 cases tests/rejections_extra gained in the twentieth round (its two parts, listed in
 tests/test_probe_rejections_48.py) are taken apart and put back together in each envelope of
 `tests.test_probe_rejections_9`, as an HTTP body and as a `data:` frame after `200 OK`
 (`tests.test_probe_rejections_19.wrapped`, as tests/test_probe_rejections_45.py does for
-round eighteen): 320 combinations. Each must get the original's action and dropped keys,
+round eighteen): 360 combinations. Each must get the original's action and dropped keys,
 unless its envelope loses what the action rests on (`DIFFERENT`, with the reason): the quota
 spent at 429 in the three frames that keep no status (the account's, as the round decided),
 the stringified error in OpenAI's frame, whose JSON text becomes the words of `message`, and
@@ -61,5 +61,5 @@ def test_every_envelope_reads_the_same(case_name: str, envelope: str, in_band: b
 
 
 def test_the_combinations_are_round_twentys() -> None:
-    assert len(combinations(CASES)) == 320
+    assert len(combinations(CASES)) == 360
     assert {key.split("/")[0] for key in DIFFERENT} <= set(CASES)
