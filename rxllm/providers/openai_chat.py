@@ -195,7 +195,7 @@ import copy
 import functools
 import json
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any, ClassVar, Literal
@@ -208,6 +208,7 @@ from rxllm.errors import ConfigError
 from rxllm.events import StopReason, Usage, token_count
 from rxllm.fragments import Emit, RawChunk
 from rxllm.providers.base import (
+    REQUEST_KEYS,
     Normalizer,
     ToolNames,
     WireProtocol,
@@ -2713,6 +2714,18 @@ class OpenAIChat(WireProtocol):
     system_apart = "none"  # system messages are messages of the history
     # `stream_options` is only asked for usage; a user may ask for more (or less).
     param_defaults: ClassVar[frozenset[str]] = frozenset({"stream_options"})
+    request_keys: ClassVar[Mapping[str, str]] = {
+        **REQUEST_KEYS,
+        # Inception's diffusion mode: each chunk's content is then the whole text so
+        # far, noisy drafts first, each replacing the last; appended as this wire reads
+        # content, drafts and answer would be one text, and a text is never taken back.
+        "diffusing": (
+            "in Inception's diffusion mode each chunk is the whole text so far, noisy "
+            "drafts first, each replacing the last, which rxllm's text deltas cannot carry "
+            "(every draft would be joined to the answer); leave it out, and Mercury "
+            "streams its answer as deltas"
+        ),
+    }
 
     def __init__(
         self,
@@ -2766,23 +2779,6 @@ class OpenAIChat(WireProtocol):
         return headers | self.options.extra_headers
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
-        """The chat body: model, messages, `stream`, the usage asked for, the tools.
-
-        Raises:
-            ConfigError: params ask for Inception's diffusion mode (`diffusing: true`),
-                in which each chunk's content is the whole text so far, its drafts
-                first, each replacing the last: read as this wire reads content,
-                appended, the drafts and the answer would be one text, and a text
-                event is never taken back. Mercury streams its answer as deltas
-                without it.
-        """
-        if request.params.get("diffusing"):
-            raise ConfigError(
-                "params may not set 'diffusing': in Inception's diffusion mode each chunk "
-                "is the whole text so far, noisy drafts first, each replacing the last, "
-                "which rxllm's text deltas cannot carry (every draft would be joined to "
-                "the answer); leave it out, and Mercury streams its answer as deltas"
-            )
         body: dict[str, Any] = {
             "model": request.model,
             "messages": chat_messages(

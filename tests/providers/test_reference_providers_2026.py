@@ -265,18 +265,20 @@ async def test_inception_diffusing_is_refused_before_sending(serve: Serve) -> No
     The chat wire appends content, so the user got every draft and then the answer
     joined into one text ("Tha sky iz blThe sky is blue bec...The sky is blue
     because..."). rxllm's text events cannot take a text back, so the flag is a
-    ConfigError at the call, with no request sent; without it Mercury streams its answer
-    as deltas. `diffusing: false`, the default, goes as it came."""
+    ConfigError at the call whatever its value (the chat wire's `request_keys`, as for
+    `model` or `stream`), with no request sent; without it Mercury streams its answer
+    as deltas."""
     recorder = Recorder()
     base_url = await serve(recorder.handle)
-    with pytest.raises(rxllm.ConfigError, match="diffusing"):
-        async with rxllm.provider("custom", base_url=base_url, allow_private_network=True) as p:
-            await p.complete(_mercury({"diffusing": True}))
+    for value in (True, False):
+        with pytest.raises(rxllm.ConfigError, match="params may not set 'diffusing'"):
+            async with rxllm.provider("custom", base_url=base_url, allow_private_network=True) as p:
+                await p.complete(_mercury({"diffusing": value}))
     assert recorder.requests == []
     async with rxllm.provider("custom", base_url=base_url, allow_private_network=True) as p:
-        record = await p.complete(_mercury({"diffusing": False}))
+        record = await p.complete(_mercury({}))
     assert record.text == "ok"
-    assert [r["body"].get("diffusing") for r in recorder.requests] == [False]
+    assert [r["body"].get("diffusing", "absent") for r in recorder.requests] == ["absent"]
 
 
 # ---------------------------------------------- OpenRouter: image output
