@@ -6,8 +6,10 @@ cannot help, or reads right; nothing hangs, nothing the caller holds secret is s
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import shutil
+import socket
 import ssl
 import subprocess
 from collections.abc import AsyncIterator
@@ -251,3 +253,127 @@ async def _sent_heads(**options: Any) -> list[bytes]:
 async def test_ascii_header_values_are_sent_as_given() -> None:
     heads = await _sent_heads(headers={"X-Title": "Caf%C3%A9 app"})
     assert b"\r\nX-Title: Caf%C3%A9 app\r\n" in heads[0]
+
+
+# -- a turn ended while its request is still being sent ---------------------------------
+
+BIG = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("x" * 24_000_000)])
+"""A request larger than what the kernel buffers between two loopback sockets whose
+receiving end reads nothing (a prompt with images is this size)."""
+
+
+@asynccontextmanager
+async def a_server_that_stops_reading() -> AsyncIterator[
+    tuple[int, asyncio.Event, asyncio.Event, list[int]]
+]:
+    """A loopback server that reads a request's head and its body's first byte, then
+    nothing until `go` is set, then the rest of the body to its end; yields its port,
+    an event set once it stopped reading, `go`, and (after) how many bytes of the body
+    came against how many the head announced."""
+    go = asyncio.Event()
+    counts: list[int] = []
+    head_read = asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        got = len(await reader.readexactly(1))  # the body's writing has begun
+        head_read.set()
+        await go.wait()
+        try:
+            async with asyncio.timeout(5):  # a client that keeps its end open sends no more
+                while part := await reader.read(1 << 20):
+                    got += len(part)
+        except (ConnectionError, TimeoutError):
+            pass
+        counts[:] = [got, length]
+        writer.close()
+
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)  # a small window
+    listener.bind(("127.0.0.1", 0))
+    server = await asyncio.start_server(handle, sock=listener)
+    try:
+        yield listener.getsockname()[1], head_read, go, counts
+        go.set()
+        for _ in range(1000):  # until the handler has counted (5 s at most)
+            if counts:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_turn_cancelled_while_its_request_is_sent_sends_no_more_of_it() -> None:
+    # The close flushed what the transport had buffered: the whole 24 MB request reached
+    # the server after its turn was cancelled, a complete request the server then
+    # answers (and bills), only without anyone listening.
+    async with (
+        a_server_that_stops_reading() as (port, head_read, go, counts),
+        rxllm.provider(
+            "custom",
+            base_url=f"http://127.0.0.1:{port}/v1",
+            api_key=KEY,
+            allow_private_network=True,
+            max_attempts=1,
+        ) as p,
+    ):
+
+        async def read() -> None:
+            async for _ in p.astream(BIG):
+                pass
+
+        task = asyncio.ensure_future(read())
+        await head_read.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        go.set()  # before the pool's close, which would wait for the rest to be sent
+    got, length = counts
+    assert got < length
+
+
+async def test_a_turn_whose_deadline_expires_while_its_request_is_sent_sends_no_more() -> None:
+    async with (
+        a_server_that_stops_reading() as (port, _, go, counts),
+        rxllm.provider(
+            "custom",
+            base_url=f"http://127.0.0.1:{port}/v1",
+            api_key=KEY,
+            allow_private_network=True,
+            max_attempts=1,
+            read_timeout=0.5,
+            first_event_timeout=None,
+            idle_timeout=None,
+        ) as p,
+    ):
+        rec = await p.complete(BIG)
+        go.set()
+    assert error_of(rec).kind == "stalled"
+    got, length = counts
+    assert got < length
+
+
+async def test_a_subscription_disposed_while_its_request_is_sent_sends_no_more() -> None:
+    async with (
+        a_server_that_stops_reading() as (port, head_read, go, counts),
+        rxllm.provider(
+            "custom",
+            base_url=f"http://127.0.0.1:{port}/v1",
+            api_key=KEY,
+            allow_private_network=True,
+            max_attempts=1,
+        ) as p,
+    ):
+        seen: list[rxllm.Event] = []
+        subscription = p.stream(BIG).subscribe(seen.append)
+        await head_read.wait()
+        subscription.dispose()
+        go.set()
+    got, length = counts
+    assert got < length and seen == []

@@ -22,11 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import aiohttp
+from aiohttp.abc import AbstractStreamWriter
 from aiohttp.http_exceptions import (
     ContentEncodingError,
     HttpProcessingError,
     PayloadEncodingError,
 )
+from aiohttp.payload import BytesPayload
 from loguru import logger
 from reactivex import Observable, abc
 from reactivex.scheduler.eventloop import AsyncIOScheduler
@@ -97,6 +99,34 @@ def _not_http(problem: BaseException | str) -> str:
     # word, which the cut may fall in: an echoed key's start, which `redact` cannot know.
     text = _CUT_QUOTE.sub(r"...\1", text)
     return " ".join(word for word in text.split() if word != "^")
+
+
+class _Body(BytesPayload):
+    """A request's body that knows the connection writing it. A turn ended while its
+    request is still being sent stops sending it: aiohttp closes the connection, and
+    asyncio's `close()` first sends whatever the transport buffered, which for a body
+    larger than the socket's buffers (a prompt with images) is most of it; the server
+    then gets a whole request, which it answers (and bills) with nobody listening."""
+
+    _transport: asyncio.BaseTransport | None = None
+
+    async def write(self, writer: AbstractStreamWriter) -> None:  # aiohttp before 3.12
+        self._transport = getattr(writer, "transport", None)
+        await super().write(writer)
+
+    async def write_with_length(
+        self, writer: AbstractStreamWriter, content_length: int | None
+    ) -> None:
+        self._transport = getattr(writer, "transport", None)
+        await super().write_with_length(writer, content_length)
+
+    def unsend(self) -> None:
+        """Drop what is left of the body unsent, with its connection (aiohttp has
+        closed it already, never to reuse it, and left the close to send the rest); a
+        body sent whole is left to that close."""
+        transport = self._transport
+        if isinstance(transport, asyncio.WriteTransport) and transport.get_write_buffer_size():
+            transport.abort()
 
 
 @dataclass(frozen=True)
@@ -486,16 +516,21 @@ class _Transfer(abc.DisposableBase):
                 settings.guard.check(url)
             # Awaited here, entered by the caller: `async with client.post(...)` would
             # keep the request's finished coroutine (~1 KB) while the body streams.
-            resp = await client.post(
-                url,
-                data=request.body,
-                headers=headers,
-                timeout=settings.timeout,
-                allow_redirects=False,
-                # A rejection's body is read here, for its words and fields, whatever a
-                # session passed in says (`ClientSession(raise_for_status=True)`).
-                raise_for_status=False,
-            )
+            body = _Body(request.body)
+            try:
+                resp = await client.post(
+                    url,
+                    data=body,
+                    headers=headers,
+                    timeout=settings.timeout,
+                    allow_redirects=False,
+                    # A rejection's body is read here, for its words and fields, whatever
+                    # a session passed in says (`ClientSession(raise_for_status=True)`).
+                    raise_for_status=False,
+                )
+            except asyncio.CancelledError:
+                body.unsend()  # hung up, or a deadline, while the request was being sent
+                raise
             self._response = resp
             self._headers = resp.headers
             self._progress += 1
