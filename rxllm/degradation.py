@@ -60,7 +60,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   or a never-dropped key (the structured `param`, or quoted where nothing else is named:
   "'stream' does not support true with this model"; streaming itself refused in words where
   nothing else is named and no condition is said: "The model is unsupported for streaming.",
-  Bedrock; "does not support streaming", "不支持流式"; or refused as unknown, alone or among
+  Bedrock; "does not support streaming", "不支持流式"; streaming refused with a key of the
+  body, its first word after the refusal, drops that key: "streaming is not supported with
+  tools", ollama#7750; or refused as unknown, alone or among
   others: "Unknown name "messages"" says the body reached another API),
   or the conversation itself (a role, the message order, a message by its role or index,
   content inside a message, a message's `content` by name, a "chat message", an assistant
@@ -200,8 +202,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   image input", a limit on the images themselves, their number or size ("At most 1
   image(s) may be provided", "Image count must be at most 4", "each image may be up to 5
   MB", "最多只能上传1张图片"; not a key's limit beside an image word, "Images are resized to
-  768px; max_tokens must be at most 4096", "图片理解模型的max_tokens最多支持1024", which is
-  `max_tokens`'s), "image_url is only supported by
+  768px; max_tokens must be at most 4096", "max_tokens must be at most 4096 for image
+  inputs", "图片理解模型的max_tokens最多支持1024", which are `max_tokens`'s), "image_url is
+  only supported by
   certain models", "unknown variant `image_url`, expected `text`", a validator's "Input
   should be 'text'" at a part's type, "图片输入格式/解析错误", "Vision add-on is not
   loaded, but images were provided", "does not have the projector", image input
@@ -1284,13 +1287,23 @@ _LIMIT = (
     r"(?:(?:supports?|accepts?|allows?)\s+)?(?:\d[\d,.]*|one|a single)"
 )
 _IMAGE_NOUN = r"(?:images?|pictures?|photos?|screenshots?)"
+# A word that tells the number before it is not a count of what follows: a key's limit "for
+# image inputs", "with images", "per image request" ("max_tokens must be at most 4096 for
+# image inputs" is `max_tokens`'s, not a limit on the images).
+_NOT_COUNTED = r"(?:for|with|per|in|on|of|when|during|from|by)\b"
 # What may stand between Chinese words of one clause: other Chinese words and numbers, no
 # identifier and no clause's end.
 # (the full-width comma, stop, semicolon, exclamation and question marks, and the
 # enumeration comma, by their code points)
 _CJK_GAP = r"(?:[\d \t]|[^\x00-\x7f\uff0c\u3002\uff1b\uff01\uff1f\u3001\n]){0,12}?"
 _IMAGE_LIMIT = (
-    r"(?i)" + _LIMIT + r"[^\S\n]+(?:[\w-]+[^\S\n]+)?" + _IMAGE_NOUN + r"\b|"
+    r"(?i)"
+    + _LIMIT
+    + r"[^\S\n]+(?:(?!"
+    + _NOT_COUNTED
+    + r")[\w-]+[^\S\n]+)?"
+    + _IMAGE_NOUN
+    + r"\b|"
     r"\b"
     + _IMAGE_NOUN
     + r"(?:'s)?[^\S\n]+(?:count|number|size|file[^\S\n]+size|dimensions?|width|height|"
@@ -1966,6 +1979,28 @@ def _names_inner_key(text: str, body: Mapping[str, Any], policy: RecoveryPolicy)
     return False
 
 
+# What streaming is refused with, said right after the refusal ("streaming is not supported
+# with tools", the error of ollama/ollama#7750; "Streaming is not supported with n > 1"):
+# the word after it, where that is a key of the body; not a kind of model ("with reasoning
+# models": the model, whatever the body holds).
+_STREAMING_WITH = (
+    r"(?i)^[^\S\n]+(?:with|alongside|using)[^\S\n]+(?:the[^\S\n]+)?[`'\"]?(\w+)\b"
+    r"(?![`'\"]?[^\S\n]+models?\b)"
+)
+
+
+def _streaming_condition(after: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
+    """The key of the body that streaming is refused with, named as the first word after the
+    refusal: a condition, as "when tools are provided" is, which the body may go without
+    (the plain word `tools` is no name to `named_keys`). None where that word is no key of
+    the body, or one never dropped ("with this model", "with model X")."""
+    found = re.match(_STREAMING_WITH, after)
+    if found is None:
+        return None
+    key = found.group(1)
+    return key if key in body and key not in policy.kept else None
+
+
 def _unknown_kept(text: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
     """A never-dropped key the error's words (`_names_text`) refuse as unknown, alone or
     among others (Gemini's native endpoint given a chat body: "Unknown name \"messages\":
@@ -2370,10 +2405,16 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
             return Verdict("surface", f"the rejection is about {kept!r}, which is never dropped")
         if (
             body.get("stream")
-            and re.search(_STREAMING_REFUSED, text)
+            and (streaming := re.search(_STREAMING_REFUSED, text))
             and not re.search(_CONDITION, text)
             and not _names_inner_key(text, body, policy)
         ):
+            if key := _streaming_condition(text[streaming.end() :], body, policy):
+                return Verdict(
+                    "drop",
+                    "streaming is refused with a key of the body",
+                    tuple(_with_dependents([key], body, policy)),
+                )
             return Verdict("surface", "the endpoint does not stream: 'stream' is never dropped")
         if re.search(_CALLER_REFUSED, text):
             return Verdict("surface", "the account is refused: no body can change that")

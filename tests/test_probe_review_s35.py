@@ -1,0 +1,195 @@
+"""Session 35's review of the last session's rejection readings (h7): two readings whose own
+rule a near miss escaped.
+
+- Streaming refused with a key of the body. b6c1a68 surfaced streaming refused in words
+  ("The model is unsupported for streaming.", Bedrock) as the never-dropped `stream`, and
+  left streaming refused under a condition ("... when tools are provided") to the degraded
+  bodies. A condition said with "with" escaped it: "streaming is not supported with tools"
+  (the error ollama/ollama#7750 raised for a request streaming with tools) and "Streaming is
+  not supported with n > 1" surfaced the turn, where they walked the static list before and
+  where "with tool calls", "with function calling" and "with logprobs" drop what they name
+  (the plain word `tools`, and `n`, are no names to `named_keys`). The key of the body said
+  right after the refusal is now dropped (with what depends on it); a word after it that is
+  no key of the body ("for this model"), or one never dropped ("for model m"), still
+  surfaces.
+
+- A key's limit "for image inputs". 110b2eb made a limit the images' only where it counts
+  them ("At most 1 image(s)", "only one image"), so that "max_tokens too large for vision
+  models: at most 4096" drops `max_tokens` and keeps the images; but the word its rule lets
+  stand between the number and the image noun took a preposition: "max_tokens must be at
+  most 4096 for image inputs" (and "with images", "per image request", "n must be at most 1
+  for image requests") still removed the images, and the degraded retry sent `max_tokens`
+  again. A preposition there says the number counts something else: the key's limit.
+
+Each test of the two readings failed on the degradation.py before this change; the near
+misses read as before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+import rxllm
+from rxllm.events import Retry
+from tests.rejection_rounds import in_band, over_http
+from tests.test_probe_rejections_7 import TOOLS, body
+
+WITH_KEYS = body(tools=TOOLS, tool_choice="auto", n=2, max_tokens=5000)
+WITH_IMAGES = body(images=True, max_tokens=5000, n=2, top_p=0.5)
+PLAIN = body()
+REASONING = body(reasoning={"effort": "high"})
+
+# == streaming refused with a key of the body =============================================
+
+STREAMING_WITH_A_KEY = {
+    "streaming is not supported with tools": ("drop", ("tools", "tool_choice")),
+    "Streaming is not supported with tools.": ("drop", ("tools", "tool_choice")),
+    "Streaming is not supported with n > 1": ("drop", ("n",)),
+}
+
+
+@pytest.mark.parametrize("message", STREAMING_WITH_A_KEY)
+@pytest.mark.parametrize("where", ["http", "frame"])
+def test_streaming_refused_with_a_key_drops_it(message: str, where: str) -> None:
+    got = (
+        over_http(message, WITH_KEYS, 400)
+        if where == "http"
+        else in_band({"message": message}, WITH_KEYS)
+    )
+    assert got == STREAMING_WITH_A_KEY[message]
+
+
+# What the rule must not catch: streaming itself refused, a word after the refusal that is no
+# key of the body or a key never dropped, a condition said as one (b6c1a68's own readings).
+STREAMING_NEAR_MISSES = [
+    ("The model is unsupported for streaming.", WITH_KEYS, ("surface", ())),
+    ("Streaming is not supported for this model", WITH_KEYS, ("surface", ())),
+    ("Streaming is not supported for model m", WITH_KEYS, ("surface", ())),
+    ("This model does not support streaming", WITH_KEYS, ("surface", ())),
+    ("streaming is not supported with tools", PLAIN, ("surface", ())),
+    ("Streaming is not supported with users", WITH_KEYS, ("surface", ())),
+    ("Streaming is not supported with model m", WITH_KEYS, ("surface", ())),
+    ("Streaming is not supported with reasoning models", REASONING, ("surface", ())),
+    ("Streaming is not supported for reasoning models", REASONING, ("surface", ())),
+    ("Streaming is not supported when tools are provided", WITH_KEYS, ("static", ())),
+    ("Streaming is not supported with tool calls", WITH_KEYS, ("drop", ("tools", "tool_choice"))),
+    ("Cannot use tools with stream", WITH_KEYS, ("drop", ("tools", "tool_choice"))),
+]
+
+
+@pytest.mark.parametrize(("message", "sent", "expected"), STREAMING_NEAR_MISSES)
+@pytest.mark.parametrize("where", ["http", "frame"])
+def test_streaming_near_misses_read_as_before(
+    message: str, sent: dict[str, Any], expected: tuple[str, tuple[str, ...]], where: str
+) -> None:
+    got = over_http(message, sent, 400) if where == "http" else in_band({"message": message}, sent)
+    assert got == expected
+
+
+# == a key's limit beside an image word ===================================================
+
+KEYS_LIMIT = {
+    "max_tokens must be at most 4096 for image inputs": ("drop", ("max_tokens",)),
+    "max_tokens must be at most 4096 with images": ("drop", ("max_tokens",)),
+    "max_tokens can be up to 4096 per image request": ("drop", ("max_tokens",)),
+    "n must be at most 1 for image requests": ("drop", ("n",)),
+}
+
+
+@pytest.mark.parametrize("message", KEYS_LIMIT)
+@pytest.mark.parametrize("where", ["http", "frame"])
+def test_a_keys_limit_for_image_inputs_is_the_keys(message: str, where: str) -> None:
+    got = (
+        over_http(message, WITH_IMAGES, 400)
+        if where == "http"
+        else in_band({"message": message}, WITH_IMAGES)
+    )
+    assert got == KEYS_LIMIT[message]
+
+
+# Limits on the images themselves (110b2eb's and the real cases'): still the images.
+IMAGE_LIMITS = [
+    "At most 1 image(s) may be provided in one request.",
+    "At most 5 image(s) may be provided in one request.",
+    "Model 'moonshotai/kimi-k2.6' supports at most 1 image per prompt.",
+    "Only one image is allowed per request",
+    "You may not include more than 10 images",
+    "This model accepts up to 4 attached images",
+    "Only a single image is supported per message",
+    "Image count must be at most 4",
+    "each image may be up to 5 MB",
+]
+
+
+@pytest.mark.parametrize("message", IMAGE_LIMITS)
+def test_limits_on_the_images_still_remove_them(message: str) -> None:
+    assert over_http(message, WITH_IMAGES, 400) == ("images", ())
+    assert in_band({"message": message}, WITH_IMAGES) == ("images", ())
+
+
+# == over a loopback server ===============================================================
+
+CHAT_OK = (
+    b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+    b'"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+)
+
+
+async def _turn(
+    serve: Callable[[Any], Awaitable[str]], rejection: dict[str, Any], request: rxllm.ChatRequest
+) -> tuple[list[dict[str, Any]], list[Any]]:
+    """An Ollama turn whose first request is rejected at 400 with `rejection` and whose later
+    ones are answered: the bodies sent and the events."""
+    bodies: list[dict[str, Any]] = []
+
+    async def handler(incoming: web.Request) -> web.StreamResponse:
+        bodies.append(await incoming.json())
+        if len(bodies) == 1:
+            return web.json_response(rejection, status=400)
+        return web.Response(body=CHAT_OK, headers={"Content-Type": "text/event-stream"})
+
+    url = await serve(handler)
+    async with rxllm.provider(
+        "ollama", api_key="k", base_url=url, allow_private_network=True
+    ) as provider:
+        events = [event async for event in provider.astream(request)]
+    return bodies, events
+
+
+async def test_ollamas_streaming_with_tools_goes_again_without_them(
+    serve: Callable[[Any], Awaitable[str]],
+) -> None:
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[rxllm.Message.user("weather?")],
+        tools=[rxllm.Tool(name="get_weather")],
+    )
+    rejection = {"error": {"message": "streaming is not supported with tools"}}
+    bodies, events = await _turn(serve, rejection, request)
+    assert len(bodies) == 2 and "tools" in bodies[0] and "tools" not in bodies[1]
+    assert bodies[1]["stream"] is True and bodies[0]["messages"] == bodies[1]["messages"]
+    retries = [event for event in events if isinstance(event, Retry)]
+    assert len(retries) == 1 and "tools" in retries[0].dropped
+    assert events[-1].type == "done", json.dumps([event.type for event in events])
+
+
+async def test_a_keys_limit_for_image_inputs_keeps_the_image(
+    serve: Callable[[Any], Awaitable[str]],
+) -> None:
+    request = rxllm.ChatRequest(
+        model="m",
+        messages=[rxllm.Message.user("hi", images=["data:image/png;base64,iVBORw0KGgo="])],
+        params={"max_tokens": 99999},
+    )
+    rejection = {"error": {"message": "max_tokens must be at most 4096 for image inputs"}}
+    bodies, events = await _turn(serve, rejection, request)
+    assert len(bodies) == 2 and "max_tokens" in bodies[0] and "max_tokens" not in bodies[1]
+    assert bodies[0]["messages"] == bodies[1]["messages"]  # the image sent again
+    retries = [event for event in events if isinstance(event, Retry)]
+    assert len(retries) == 1 and retries[0].dropped == ["max_tokens"]
+    assert retries[0].images_removed == 0
