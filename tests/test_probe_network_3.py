@@ -377,3 +377,32 @@ async def test_a_subscription_disposed_while_its_request_is_sent_sends_no_more()
         go.set()
     got, length = counts
     assert got < length and seen == []
+
+
+# -- a proxy that opens the tunnel, then drops it ---------------------------------------
+
+PROXY_PASSWORD = "hunter3-proxy-password"
+
+
+@pytest.mark.parametrize("then", [b"", b"HTTP/1.1 200 OK\r\n\r\n"])
+async def test_a_tunnel_the_proxy_drops_names_the_proxy(
+    monkeypatch: pytest.MonkeyPatch, then: bytes
+) -> None:
+    # The proxy answers CONNECT with 200, then closes (or writes HTTP where the TLS
+    # handshake should be). It read "Cannot connect to host api.openai.invalid:443 ...
+    # [the server closed the connection during the TLS handshake]": the provider blamed
+    # for what its proxy did, the proxy named nowhere.
+    answer = b"HTTP/1.1 200 Connection established\r\n\r\n" + then
+    async with raw_server(answer) as (port, heads):
+        monkeypatch.setenv("HTTPS_PROXY", f"http://bob:{PROXY_PASSWORD}@127.0.0.1:{port}")
+        async with rxllm.provider(
+            "openai", api_key=KEY, base_url="https://api.openai.invalid/v1", max_attempts=1
+        ) as p:
+            rec = await p.complete(ASK)
+    assert heads and heads[0].startswith(b"CONNECT api.openai.invalid:443 ")
+    error = error_of(rec)
+    assert error.kind == "transport"
+    assert error.message.startswith("ClientConnectorError: Cannot connect to host")
+    assert error.message.endswith(f" (through the proxy 127.0.0.1:{port})")
+    shown = f"{error.message} {rec.model_dump_json()}"
+    assert PROXY_PASSWORD not in shown and KEY not in shown

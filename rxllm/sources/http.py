@@ -254,7 +254,17 @@ def _no_connection(exc: aiohttp.ClientConnectorError) -> str:
             else "no reason given"
         )
         text = f"{text.removesuffix(' [None]')} [{type(cause).__name__}: {why}]"
-    return text
+    return text + _through_proxy(exc)
+
+
+def _through_proxy(exc: aiohttp.ClientConnectorError) -> str:
+    """` (through the proxy host:port)` when the connection went through one (what
+    failed may be the proxy's doing: a tunnel it dropped, a certificate of its own),
+    its credentials left out; else nothing."""
+    proxy = getattr(getattr(exc, "_conn_key", None), "proxy", None)
+    if not isinstance(proxy, URL) or proxy.host is None:
+        return ""
+    return f" (through the proxy {proxy.host}:{proxy.port})"
 
 
 def _untrusted(exc: aiohttp.ClientConnectorCertificateError) -> str:
@@ -266,7 +276,7 @@ def _untrusted(exc: aiohttp.ClientConnectorCertificateError) -> str:
     return (
         f"the TLS certificate of {exc.host}:{exc.port} failed its check: {reason} (for a "
         "server whose certificate a private CA signed, pass a session=... whose connector "
-        "trusts that CA: ssl=ssl.create_default_context(cafile=...))"
+        "trusts that CA: ssl=ssl.create_default_context(cafile=...))" + _through_proxy(exc)
     )
 
 
