@@ -11,6 +11,7 @@ import gzip
 import shutil
 import socket
 import ssl
+import struct
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -406,3 +407,55 @@ async def test_a_tunnel_the_proxy_drops_names_the_proxy(
     assert error.message.endswith(f" (through the proxy 127.0.0.1:{port})")
     shown = f"{error.message} {rec.model_dump_json()}"
     assert PROXY_PASSWORD not in shown and KEY not in shown
+
+
+# -- a server that resets the connection ------------------------------------------------
+
+
+def reset(writer: asyncio.StreamWriter) -> None:
+    """Close with a reset (RST), not a FIN: what a crashed server or a middlebox sends."""
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+PIECE = b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n'
+
+
+@pytest.mark.parametrize(
+    ("framing", "words"),
+    [
+        (b"Transfer-Encoding: chunked", "Not enough data to satisfy transfer length header."),
+        (
+            b"Content-Length: 1000",
+            "Not enough data to satisfy content length header "
+            f"(received {len(PIECE)} of 1000 bytes).",
+        ),
+    ],
+)
+async def test_a_reset_mid_body_says_so_in_words(framing: bytes, words: str) -> None:
+    # It read "... transfer length header.. ConnectionResetError(104, 'Connection reset
+    # by peer')": two periods and an exception's repr.
+    piece = PIECE
+    body = b"%x\r\n%s\r\n" % (len(piece), piece) if b"chunked" in framing else piece
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n%s\r\n\r\n" % framing)
+        writer.write(body)
+        await writer.drain()
+        await asyncio.sleep(0.05)  # the piece read before the reset
+        reset(writer)
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    try:
+        rec = await turn(server.sockets[0].getsockname()[1])
+    finally:
+        server.close()
+        await server.wait_closed()
+    error = error_of(rec)
+    assert rec.text == "hi" and error.kind == "truncated"
+    assert error.message == (
+        "the connection closed mid-stream: Response payload is not completed: "
+        f"{words} (ConnectionResetError: Connection reset by peer)"
+    )

@@ -78,6 +78,7 @@ _NO_BODY = "(the body did not arrive)"
 BROKEN_BODY = (aiohttp.ClientPayloadError, PayloadEncodingError)
 # How aiohttp's parser errors begin as text: the status its server would answer with.
 _PARSER_STATUS = re.compile(r"^\d{3}, message:")
+_OS_ERROR_REPR = re.compile(r"(?<=\.)\.? (\w+Error)\((?:\d+, )?'([^']*)'\)$")
 _CUT_QUOTE = re.compile(r"[^\s'\"]*\.\.\.(['\"])")
 
 
@@ -95,6 +96,8 @@ def _not_http(problem: BaseException | str) -> str:
         if isinstance(cause, HttpProcessingError):  # aiohttp sets it where it quotes one
             text = text.replace(repr(cause), cause.message)
     text = _PARSER_STATUS.sub("", text, count=1)
+    # ". ConnectionResetError(104, 'Connection reset by peer')", after a sentence's end.
+    text = _OS_ERROR_REPR.sub(r" (\1: \2)", text)
     # A quote aiohttp cut (a line too long: its first 100 bytes and "...") loses its last
     # word, which the cut may fall in: an echoed key's start, which `redact` cannot know.
     text = _CUT_QUOTE.sub(r"...\1", text)
