@@ -167,11 +167,13 @@ one dict lookup:
   such an item, by its id: a `server_tool_call` when first seen, its
   `server_tool_result` once its status is final (`_server_item`). Its id is not the
   response's.
-- A chunk with no choices that is an event of Mistral's Conversations API
-  (`conversation.response.started`, `message.output.delta`, `tool.execution.*`, ...:
-  what `/v1/conversations` streams, a wire rxllm does not read) ends the turn at once
-  in a `protocol` error naming that API, where its text was dropped field by field
-  (logged) and the turn ended `truncated`, retried as if cut (`_conversations_event`).
+- A chunk with no choices that is an event of another API's stream (Anthropic's
+  Messages events, the Responses API's `response.*`, a Gemini chunk's `candidates`,
+  Mistral's Conversations API: `conversation.response.started`, `message.output.delta`,
+  `tool.execution.*`, ...) ends the turn at once in a `protocol` error naming that API
+  and the provider that reads it, where its text was dropped field by field (logged)
+  and the turn ended `truncated`, retried as if cut (`_other_api`): a base URL or a
+  relay's route that speaks another wire.
 
 Only choice 0 is read (a choice with no index, or `index: null`, is choice 0): `n > 1`
 is not one stream. Other choices are ignored, with a
@@ -1224,17 +1226,49 @@ _UNDER_WAY = frozenset({"in_progress", "searching", "interpreting", "generating"
 # What a result leaves out of a provider-run item sent as a chunk: its id and type (the
 # call's), and the chunk's envelope around it.
 _ITEM_ENVELOPE = frozenset({"id", "type"} | _CHUNK_KEYS)
-# The event types of Mistral's Conversations API stream (`POST /v1/conversations` and
-# the Agents API with `stream: true`: the `SSETypes` of Mistral's OpenAPI spec), by
-# their families: `conversation.response.*`, `message.output.delta`, `tool.execution.*`,
-# `agent.handoff.*`, `function.call.delta`.
-_CONVERSATIONS_EVENTS = (
-    "conversation.response.",
-    "message.output.",
-    "tool.execution.",
-    "agent.handoff.",
-    "function.call.",
+# Other APIs' streams, known by their events' `type`, and what to say of each: the
+# chat wire reads no event of theirs (`_other_api`). Anthropic's Messages events; the
+# Responses API's `response.*`; Mistral's Conversations API (`POST /v1/conversations`
+# and the Agents API with `stream: true`: the `SSETypes` of Mistral's OpenAPI spec, by
+# their families).
+_ANTHROPIC_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+    }
 )
+_RESPONSES_API = "OpenAI's Responses API (provider 'openai-responses' reads it)"
+_CONVERSATIONS_API = (
+    "Mistral's Conversations API (/v1/conversations, agents), whose stream rxllm does not read"
+)
+_OTHER_API_EVENTS = (
+    ("response.", _RESPONSES_API),
+    ("conversation.response.", _CONVERSATIONS_API),
+    ("message.output.", _CONVERSATIONS_API),
+    ("tool.execution.", _CONVERSATIONS_API),
+    ("agent.handoff.", _CONVERSATIONS_API),
+    ("function.call.", _CONVERSATIONS_API),
+)
+
+
+def _other_api(payload: dict[str, Any], kind: Any) -> str | None:
+    """The API whose stream a chunk with no choices belongs to, with the provider that
+    reads it, when it is another one's than the chat wire's; else None."""
+    if payload.get("choices"):
+        return None
+    if kind.__class__ is str:
+        if kind in _ANTHROPIC_EVENTS:
+            return "Anthropic's Messages API (provider 'anthropic' reads it)"
+        for prefix, api in _OTHER_API_EVENTS:
+            if kind.startswith(prefix):
+                return api
+    elif "candidates" in payload:
+        return "Gemini's API (provider 'google' reads it)"
+    return None
 
 
 @functools.cache
@@ -1467,7 +1501,7 @@ class ChatNormalizer(Normalizer):
         error: Any = self.choice_error
         if not self.chunk_keys.issuperset(payload):  # most chunks have nothing more
             nested_usage, beside = self._beside_choices(payload)
-            if self.settled:  # the chunk is no chat chunk (`_conversations_event`)
+            if self.settled:  # the chunk is no chat chunk (`_other_api`)
                 return
             if beside is not None:  # the chunk's own error first
                 error = beside
@@ -1498,12 +1532,12 @@ class ChatNormalizer(Normalizer):
         fields that have no event (each logged once, then known). Returns the usage
         the extension holds and the error, if any."""
         kind = payload.get("type")
-        if kind.__class__ is str and kind != "error":
-            if kind.startswith(_CONVERSATIONS_EVENTS) and not payload.get("choices"):
-                self._conversations_event(kind)
-                return None, None
-            if self._server_item(payload):
-                return None, None
+        other = _other_api(payload, kind)
+        if other is not None:
+            self._other_api_event(other, kind)
+            return None, None
+        if kind.__class__ is str and kind != "error" and self._server_item(payload):
+            return None, None
         for key in _SOURCE_LISTS:
             sources = payload.get(key)
             if sources.__class__ is list:
@@ -2104,17 +2138,17 @@ class ChatNormalizer(Normalizer):
                 functools.partial(_without, entry, _GROQ_CALL) if _has_result(entry) else None,
             )
 
-    def _conversations_event(self, kind: str) -> None:
-        """An event of Mistral's Conversations API, which streams its own events, not
-        chat chunks (docs.mistral.ai, Agents & Conversations): the request went to
-        `/v1/conversations` or an agent's endpoint, whose stream no wire of rxllm reads.
-        Every event of it would be as unreadable, so the first ends the turn, as a
-        protocol error saying where the chat wire is."""
+    def _other_api_event(self, api: str, kind: Any) -> None:
+        """An event of another API's stream (`_other_api`): the request went to a route
+        that speaks that API (a base URL of another provider's, a relay's other route,
+        Mistral's `/v1/conversations`). Every event of it would be as unreadable, and
+        the same request gets the same stream, so the first ends the turn, as a protocol
+        error saying which API it is and where the chat wire is."""
+        what = f" ({kind!r})" if kind.__class__ is str else ""
         self.fail(
             "protocol",
-            f"{self.provider} sent an event of Mistral's Conversations API ({kind!r}), "
-            "not a chat completion chunk: rxllm does not read that API's stream "
-            "(/v1/conversations, agents); this wire reads /v1/chat/completions",
+            f"{self.provider} sent an event of {api}{what}, not a chat completion chunk: "
+            "this wire reads /v1/chat/completions",
             raw=self.chunk_data,
         )
 
