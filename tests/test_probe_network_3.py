@@ -459,3 +459,51 @@ async def test_a_reset_mid_body_says_so_in_words(framing: bytes, words: str) -> 
         "the connection closed mid-stream: Response payload is not completed: "
         f"{words} (ConnectionResetError: Connection reset by peer)"
     )
+
+
+# -- a session passed in whose pool is full ---------------------------------------------
+
+
+async def test_a_wait_for_a_full_pool_of_a_session_passed_in_says_so() -> None:
+    # A session whose connector allows one connection per host, held by a turn its
+    # server never answers: the next turn waits for the pool, and aiohttp's connect
+    # timeout counts that wait. It read "connect_timeout expired: no connection to
+    # custom within 0.5 s", as if the server could not be reached.
+    answered = asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        await answered.wait()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with (
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit_per_host=1)) as own,
+            rxllm.provider(
+                "custom",
+                base_url=f"http://127.0.0.1:{port}/v1",
+                api_key=KEY,
+                session=own,
+                ssrf_guard=False,
+                max_attempts=1,
+                connect_timeout=0.5,
+            ) as p,
+        ):
+            held = asyncio.ensure_future(p.complete(ASK))
+            while not own.connector or not own.connector._acquired:  # the first one is out
+                await asyncio.sleep(0.01)
+            rec = await p.complete(ASK)
+            answered.set()
+            await held
+    finally:
+        server.close()
+        await server.wait_closed()
+    error = error_of(rec)
+    assert error.kind == "stalled"
+    assert error.message == (
+        "connect_timeout expired: no connection to custom within 0.5 s (the session "
+        "passed in allows 1 connection per host, and connect_timeout counts the wait "
+        "for one of them to be free)"
+    )

@@ -283,6 +283,28 @@ def _untrusted(exc: aiohttp.ClientConnectorCertificateError) -> str:
     )
 
 
+def _pool_wait(session: aiohttp.ClientSession | SessionPool | None) -> str:
+    """What a connect timeout was instead, when a session passed in has all the
+    connections its connector allows out (rxllm's own pool has no cap: `SessionPool`):
+    the wait for one of them to be free, which aiohttp counts in the connect timeout."""
+    connector = session.connector if isinstance(session, aiohttp.ClientSession) else None
+    if connector is None:
+        return ""
+    per_host = getattr(connector, "_acquired_per_host", {})  # no public word for it
+    if connector.limit_per_host and any(
+        len(held) >= connector.limit_per_host for held in per_host.values()
+    ):
+        cap, where = connector.limit_per_host, "per host"
+    elif connector.limit and len(getattr(connector, "_acquired", ())) >= connector.limit:
+        cap, where = connector.limit, "in all"
+    else:
+        return ""
+    return (
+        f" (the session passed in allows {cap} connection{'' if cap == 1 else 's'} {where}, "
+        "and connect_timeout counts the wait for one of them to be free)"
+    )
+
+
 def _retrieve(closed: asyncio.Future[None]) -> None:
     """A connection's `closed` future, consumed: aiohttp sets a lost connection's error
     on it only for whoever asked for it (`_Transfer._watch_connection`), and asyncio
@@ -782,7 +804,7 @@ class _Transfer(abc.DisposableBase):
             self._fail(
                 "stalled",
                 f"connect_timeout expired: no connection to {provider} "
-                f"within {settings.connect_timeout:g} s",
+                f"within {settings.connect_timeout:g} s{_pool_wait(settings.session)}",
             )
         except (aiohttp.ServerTimeoutError, TimeoutError):
             self._fail(
