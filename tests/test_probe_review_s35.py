@@ -23,6 +23,9 @@ rule a near miss escaped.
 
 Each test of the two readings failed on the degradation.py before this change; the near
 misses read as before.
+
+And one request-side near miss of this session's 5d1b253 (`answer_each_call`): a call
+answered after a system message went back answered twice, "not run" first (below).
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ from aiohttp import web
 
 import rxllm
 from rxllm.events import Retry
+from rxllm.providers.anthropic import Anthropic
+from rxllm.providers.call_ids import NOT_RUN
+from rxllm.providers.google import Google
+from rxllm.providers.openai_chat import OpenAIChat
 from tests.rejection_rounds import in_band, over_http
 from tests.test_probe_rejections_7 import TOOLS, body
 
@@ -193,3 +200,67 @@ async def test_a_keys_limit_for_image_inputs_keeps_the_image(
     retries = [event for event in events if isinstance(event, Retry)]
     assert len(retries) == 1 and retries[0].dropped == ["max_tokens"]
     assert retries[0].images_removed == 0
+
+
+# == a call answered after a system message ===============================================
+# 5d1b253 answers a call no tool message answers "before the next user or system message"
+# as not run. A system message between a call and its result (a reminder an app inserts)
+# ends nothing on Anthropic's and Gemini's wires, which lift it into the system prompt: the
+# result still answers the call there, and was sent so before 5d1b253. Since it, the call
+# went back answered twice, "not run" first (Anthropic: two user turns of results for one
+# `tool_use`, the second answering a call its previous message does not hold), and the
+# model was told a call that ran had not.
+
+CALL = rxllm.ToolCall(id="toolu_1", name="get_weather", arguments={"city": "Paris"})
+
+
+def _history(*between: rxllm.Message, answered: bool = True) -> list[rxllm.Message]:
+    result = [rxllm.Message.tool("toolu_1", "sunny")] if answered else []
+    return [
+        rxllm.Message.user("weather?"),
+        rxllm.Message(role="assistant", content=[], tool_calls=[CALL]),
+        *between,
+        *result,
+        rxllm.Message.user("thanks"),
+    ]
+
+
+def _anthropic_results(messages: list[rxllm.Message]) -> list[dict[str, Any]]:
+    body = Anthropic().build_body(rxllm.ChatRequest(model="claude", messages=messages))
+    return [
+        block
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def _gemini_responses(messages: list[rxllm.Message]) -> list[dict[str, Any]]:
+    body = Google().build_body(rxllm.ChatRequest(model="gemini", messages=messages))
+    return [
+        part["functionResponse"]
+        for content in body["contents"]
+        for part in content["parts"]
+        if "functionResponse" in part
+    ]
+
+
+def test_a_result_after_a_system_message_answers_its_call() -> None:
+    messages = _history(rxllm.Message.system("Reminder: be brief."))
+    results = _anthropic_results(messages)
+    assert [(r["tool_use_id"], r["content"], r.get("is_error")) for r in results] == [
+        ("toolu_1", "sunny", None)
+    ]
+    responses = _gemini_responses(messages)
+    assert len(responses) == 1 and NOT_RUN not in json.dumps(responses)
+    chat = OpenAIChat().build_body(rxllm.ChatRequest(model="m", messages=messages))
+    assert NOT_RUN not in json.dumps(chat["messages"])  # sent as the app wrote it
+
+
+def test_a_call_left_unanswered_before_a_system_message_is_still_not_run() -> None:
+    messages = _history(rxllm.Message.system("Reminder: be brief."), answered=False)
+    results = _anthropic_results(messages)
+    assert [(r["tool_use_id"], r["content"], r.get("is_error")) for r in results] == [
+        ("toolu_1", NOT_RUN, True)
+    ]
