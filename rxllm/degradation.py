@@ -147,7 +147,13 @@ A rejection before anything was committed is read once, by `classify`, into one 
   supported on this model: include", "invalid temperature", "temperature参数",
   "参数temperature"), the words of an identifier read the same way ("Frequency penalty
   must satisfy p > 0", "Top-p must be greater than 0", "enable
-  thinking can not be support"), or the server's camelCase of it (`frequencyPenalty`). So
+  thinking can not be support"), or the server's camelCase of it (`frequencyPenalty`);
+  where nothing names a key, an identifier of two words or more that is none of the body's
+  names the keys it begins ("chat_template is not supported for Mistral tokenizers.",
+  vLLM's, names `chat_template_kwargs`; a never-dropped one so named surfaces), and a plain
+  word that is a key of one of the body's objects, called a parameter, names that object
+  ("This model does not support the effort parameter.", Anthropic's, names the
+  `output_config` that holds the `effort`; not a name every object has, "type"). So
   "stop" in an unrelated sentence never drops `stop`, nor does a key the provider only
   suggests ("did you mean 'stop'?") or asks to turn on ("enable `thinking`"), or a value
   it would accept ("Supported values are: 'low', ..."), nor a link's path, nor a field or
@@ -165,14 +171,14 @@ A rejection before anything was committed is read once, by `classify`, into one 
   that has it; "No available backend supports function calling" and "No eligible provider
   found that supports tool calling" likewise, not an overload nor the caller's settings),
   "Functions are not supported", "function calling not support", "not yet
-  implemented" and "Only [...] support tool calls"; the tools counted against a cap in
-  prose, "You may not include more than 128 tools in your request", name `tools`; "does
-  not support thinking" and "thinking_config is not supported" the reasoning switches, as
-  does "Reasoning is mandatory ... and cannot be disabled" (the body's switch that turned it
-  off); "Function
-  calling config is set without function_declarations" the tool keys sent; "Penalty is not
-  enabled" the penalty keys; "Only one completion choice is allowed" and "Only one
-  candidate" `n`; a "stopSequences value" out of range `stop`; the output's limit in
+  implemented" and "Only [...] support tool calls", and a tool's type refused, "Unsupported
+  Responses tool type: 'custom'", "tool type namespace not supported"; the tools counted against a
+  cap in prose, "You may not include more than 128 tools in your request", name `tools`; "does not
+  support thinking" and "thinking_config is not supported" the reasoning switches, as does
+  "Reasoning is mandatory ... and cannot be disabled" (the body's switch that turned it off);
+  "Function calling config is set without function_declarations" the tool keys sent; "Penalty is not
+  enabled" the penalty keys; "Only one completion choice is allowed" and "Only one candidate" `n`; a
+  "stopSequences value" out of range `stop`; the output's limit in
   prose the key the body sets it by ("The maximum tokens you requested exceeds the model
   limit of 32768", Bedrock; not tokens "per minute", a rate); "Tool use failed" names
   nothing). The output's
@@ -266,7 +272,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from random import random as _uniform
 from types import MappingProxyType
@@ -1502,9 +1508,14 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # that one key (a refused value), and is found by `_is_named`.
     # ("tool calls", "function call" in prose are the capability too; `tool_calls` is a
     # message's field; so are "functions", Azure's "Functions are not supported for this API
-    # version or this model version")
+    # version or this model version"); and so is a tool's type refused, the tools being of
+    # a kind the server does not take ("Unsupported Responses tool type: 'custom'", a
+    # Responses proxy given Codex's freeform tool; vLLM's Harmony path, "tool type namespace
+    # not supported"): `tool_choice` spelled beside "type" is that key's ("Invalid
+    # tool_choice type: 'object'", LM Studio)
     (
-        r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice|[ -]calls?\b)|function[ _-]?call(?:ing|s)?\b|"
+        r"(?i)tool(?:[ _-]?(?:use|calling)|[ -]choice|[ -]calls?\b|[ _-]types?\b)|"
+        r"function[ _-]?call(?:ing|s)?\b|"
         r"\bfunctions\b|工具调用|函数调用",
         _TOOL_KEYS,
     ),
@@ -1937,15 +1948,12 @@ def _names_text(error: ErrorInfo) -> str:
 def _quoted_kept(text: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
     """A never-dropped key the error's words (`_names_text`) quote, as its `param` would
     point at it ("Unsupported value: 'stream' does not support true with this model", the
-    `param` lost in a relay's envelope)."""
-    return next(
-        (
-            key
-            for key in body
-            if key in policy.kept and re.search(rf"['\"`]{re.escape(key)}['\"`]", text)
-        ),
-        None,
-    )
+    `param` lost in a relay's envelope), or spells its stem ("chat_template is not supported
+    for Mistral tokenizers.", to NVIDIA's preset, which never drops `chat_template_kwargs`)."""
+    kept = [key for key in body if key in policy.kept]
+    quoted = (key for key in kept if re.search(rf"['\"`]{re.escape(key)}['\"`]", text))
+    stemmed = (key for key in kept if _named_by_stem(text, (key,), body))
+    return next(quoted, None) or next(stemmed, None)
 
 
 # A key refused as unknown to the server: named after the words ("Unknown name \"messages\"",
@@ -2056,6 +2064,12 @@ def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None =
         by_value = _named_by_value(text, droppable)
         if len(by_value) == 1:  # and only where one key holds it
             named.update(by_value)
+    if not named:  # and a family's stem only where nothing names a key either
+        named.update(_named_by_stem(text, droppable, droppable))
+    if not named:  # and an object by its own key only where nothing names one
+        inside = _named_inside(text, droppable)
+        if len(inside) == 1:  # that one object holds
+            named.update(inside)
     phrase_text = text if phrase_text is None else phrase_text
     for pattern, keys, refusal in _PHRASES:
         if any(
@@ -2128,6 +2142,57 @@ def _named_by_value(text: str, droppable: Mapping[str, Any]) -> set[str]:
                     or re.search(_VALUE_REFUSED_AFTER, sentence[at + len(value) + 2 :])
                 ):
                     named.add(key)
+    return named
+
+
+def _named_by_stem(text: str, keys: Iterable[str], held: Container[str]) -> set[str]:
+    """The `keys` whose stem the words spell as an identifier that is no key `held` (the
+    body's): a server that refuses a family of keys by its stem ("chat_template is not
+    supported for Mistral tokenizers.", vLLM's one answer to `chat_template` or
+    `chat_template_kwargs`) names each key that the stem begins, `_` and more after it. A
+    stem is two words at least (`chat_template`, `prompt_cache`): "stream" does not name
+    `stream_options`, nor "max" `max_tokens`."""
+    named: set[str] = set()
+    for key in keys:
+        parts = key.strip("_").split("_")
+        for end in range(2, len(parts)):
+            stem = "_".join(parts[:end])
+            if stem not in held and re.search(
+                rf"(?<![\w.-]){re.escape(stem)}(?![\w-])", text, re.ASCII
+            ):
+                named.add(key)
+    return named
+
+
+# The names an object's keys share with every other (a part's `type`, a tool's `name`): no
+# word of them says which object is meant.
+_STRUCTURAL_KEYS = frozenset({"type", "name", "id", "value", "text", "content", "role", "data"})
+
+
+def _named_inside(text: str, droppable: Mapping[str, Any]) -> set[str]:
+    """The objects of the body one of whose own keys the words call a parameter and refuse
+    ("This model does not support the effort parameter.", Anthropic's, to a body whose
+    `output_config` holds the `effort`): no body can edit inside a key, so the object goes,
+    as a path into it names it. The key a plain word (an identifier inside an object is
+    read as that object's elsewhere: `include_usage` refused for streaming walks the static
+    list, `stream_options` first), written with the word for a parameter after it."""
+    named: set[str] = set()
+    for key, value in droppable.items():
+        if value.__class__ is not dict:
+            continue
+        for inner in value:
+            if (
+                isinstance(inner, str)
+                and inner.isalpha()
+                and inner.lower() not in _STRUCTURAL_KEYS
+                and re.search(
+                    rf"(?i)\b{re.escape(inner)}\s+(?:parameter|param|option|setting)s?\b",
+                    text,
+                    re.ASCII,
+                )
+                and _is_named(inner, text)
+            ):
+                named.add(key)
     return named
 
 
