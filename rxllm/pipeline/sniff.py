@@ -5,7 +5,8 @@ replay with the wrong provider ends in. It names a wire, never a preset: OpenAI-
 compatible bytes (Groq, OpenRouter, vLLM, ...) are `openai`, since their events carry
 nothing that tells the server apart reliably.
 
-The signs, first match wins, event by event:
+The signs, first match wins, event by event (`rxllm.providers.wire_signs.event_api`,
+which each wire asks too, to end a turn at another API's stream):
 
 - an `event:` name or a data `type` of Anthropic's Messages stream (`message_start`,
   `content_block_delta`, ...) -> `anthropic`; an error `{"type": "error", "error":
@@ -29,8 +30,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
+from rxllm.providers.wire_signs import event_api
 from rxllm.sources.replay import json_documents, not_a_stream, read_recording
 
 __all__ = ["MAX_BYTES", "MAX_EVENTS", "sniff_not_a_stream", "sniff_provider"]
@@ -38,16 +39,6 @@ __all__ = ["MAX_BYTES", "MAX_EVENTS", "sniff_not_a_stream", "sniff_provider"]
 MAX_EVENTS = 16
 MAX_BYTES = 1 << 20
 
-_ANTHROPIC_TYPES = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-    }
-)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
@@ -80,30 +71,11 @@ def _events(data: bytes) -> list[tuple[str, str]]:
     return events[:MAX_EVENTS]
 
 
-def _by_type(kind: Any, payload: dict[str, Any]) -> str | None:
-    if not isinstance(kind, str):
-        return None
-    if kind in _ANTHROPIC_TYPES:
-        return "anthropic"
-    if kind.startswith("response."):
-        return "openai-responses"
-    if kind == "error":
-        if "sequence_number" in payload:  # numbered events are the Responses API's alone
-            return "openai-responses"
-        error = payload.get("error")
-        if not isinstance(error, dict) or "code" in error or "param" in error:
-            return None  # an OpenAI-style error object: Anthropic's has a type and a message
-        inner = error.get("type")
-        if isinstance(inner, str) and inner.endswith("_error"):
-            return "anthropic"
-    return None
-
-
 def sniff_provider(data: bytes) -> str | None:
     """The wire (`anthropic`, `openai-responses`, `google`, `openai`) that the first
     data events of `data` belong to, or None when they do not say."""
     for name, body in _events(data):
-        found = _by_type(name, {})
+        found = event_api(name, {})
         if found:
             return found
         try:
@@ -112,13 +84,9 @@ def sniff_provider(data: bytes) -> str | None:
             continue
         if not isinstance(payload, dict):
             continue
-        found = _by_type(payload.get("type"), payload)
+        found = event_api(payload.get("type"), payload)
         if found:
             return found
-        if "candidates" in payload or "promptFeedback" in payload or "usageMetadata" in payload:
-            return "google"
-        if "choices" in payload or payload.get("object") == "chat.completion.chunk":
-            return "openai"
     return None
 
 

@@ -186,6 +186,12 @@ Decisions, where the wire leaves a choice:
   text, its `model` and `id` the turn's, and the first with a `stop_reason`
   (`stop_sequence`, `max_tokens`) ends the turn, as `message_stop` would; it has no
   usage.
+- An event of another API's stream (`rxllm.providers.wire_signs.other_api`: a chat
+  chunk's `choices`, the Responses API's `response.*`, a Gemini chunk's `candidates`)
+  ends the turn at once in a `protocol` error naming that API and the provider that
+  reads it: a base URL or a relay's route that speaks another wire, whose every event is
+  as unreadable. A chat stream failed at its `[DONE]` ("a data line is not JSON"), the
+  others ended cut short, retried, with no word of what they were.
 """
 
 from __future__ import annotations
@@ -215,6 +221,7 @@ from rxllm.providers.base import (
     thinking_switch,
 )
 from rxllm.providers.call_ids import CallIds
+from rxllm.providers.wire_signs import other_api
 from rxllm.request import (
     PDF,
     TOOL_CHOICE_MODES,
@@ -486,6 +493,19 @@ class AnthropicNormalizer(Normalizer):
             # (also an error with no type: a proxy's `{"error": "..."}` (TGI's shape) or
             # OpenAI's `{"error": {"message": ...}}`, written where an event would be)
             self._error(payload)
+        elif (other := other_api("anthropic", kind, payload)) is not None:
+            # another API's stream (a base URL or a relay's route that speaks another
+            # wire): every event of it is as unreadable and the same request gets the
+            # same stream, so its first ends the turn (it failed at a chat stream's
+            # `[DONE]`, or ended cut short, retried, with no word of what it was)
+            named = payload.get("type")  # (SSE's default event name is no one's)
+            what = f" ({named!r})" if named.__class__ is str else ""
+            self.fail(
+                "protocol",
+                f"{self.provider} sent an event of {other}{what}, not a Messages stream "
+                "event: this wire reads /v1/messages",
+                raw=chunk.data,
+            )
         else:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "ignored an unknown Anthropic event: {}", kind

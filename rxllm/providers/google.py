@@ -152,6 +152,12 @@ test_google_shapes.py and test_probe_google.py):
   translators): a payload with no candidates of its own whose `response` is an object
   is read as that chunk, never as one that says nothing (the answer lost, the stream
   read as cut short).
+- An event of another API's stream (`rxllm.providers.wire_signs.other_api`: a chat
+  chunk's `choices`, Anthropic's Messages events, the Responses API's `response.*`) ends
+  the turn at once in a `protocol` error naming that API and the provider that reads it:
+  a base URL or a relay's route that speaks another wire, whose every event is as
+  unreadable. Each was logged and the turn ended cut short, retried, with no word of
+  what it was.
 """
 
 from __future__ import annotations
@@ -186,6 +192,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
+from rxllm.providers.wire_signs import other_api
 from rxllm.request import (
     TOOL_CHOICE_MODES,
     ChatRequest,
@@ -568,6 +575,24 @@ class GeminiNormalizer(Normalizer):
         self.chunk_data = chunk.data
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+        if "candidates" not in payload and payload.get("error") is None:
+            kind = payload.get("type")
+            other = other_api("google", kind, payload)
+            if other is not None:
+                # another API's stream (a base URL or a relay's route that speaks
+                # another wire): every chunk of it is as unreadable and the same request
+                # gets the same stream, so its first ends the turn (each was logged,
+                # the turn ended cut short and retried, with no word of what it was).
+                # Asked before Code Assist's envelope is opened: a Responses event
+                # holds a `response` too.
+                what = f" ({kind!r})" if kind.__class__ is str else ""
+                self.fail(
+                    "protocol",
+                    f"{self.provider} sent an event of {other}{what}, not a "
+                    "generateContent chunk: this wire reads streamGenerateContent streams",
+                    raw=chunk.data,
+                )
+                return
         wrapped = payload.get("response")
         if wrapped.__class__ is dict and "candidates" not in payload:
             payload = wrapped  # Code Assist's envelope: the chunk is inside

@@ -224,6 +224,7 @@ from rxllm.providers.base import (
 )
 from rxllm.providers.call_ids import CallIds, base62_of
 from rxllm.providers.think_tags import TAGGED, ThinkTagSplitter, came_in_tags, think_tagged
+from rxllm.providers.wire_signs import other_api
 from rxllm.request import (
     PDF,
     ChatRequest,
@@ -1226,48 +1227,30 @@ _UNDER_WAY = frozenset({"in_progress", "searching", "interpreting", "generating"
 # What a result leaves out of a provider-run item sent as a chunk: its id and type (the
 # call's), and the chunk's envelope around it.
 _ITEM_ENVELOPE = frozenset({"id", "type"} | _CHUNK_KEYS)
-# Other APIs' streams, known by their events' `type`, and what to say of each: the
-# chat wire reads no event of theirs (`_other_api`). Anthropic's Messages events; the
-# Responses API's `response.*`; Mistral's Conversations API (`POST /v1/conversations`
-# and the Agents API with `stream: true`: the `SSETypes` of Mistral's OpenAPI spec, by
-# their families).
-_ANTHROPIC_EVENTS = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-    }
-)
-_RESPONSES_API = "OpenAI's Responses API (provider 'openai-responses' reads it)"
+# Mistral's Conversations API (`POST /v1/conversations` and the Agents API with
+# `stream: true`: the `SSETypes` of Mistral's OpenAPI spec, by their families), a
+# stream no wire of rxllm reads; the other wires' streams are known by `other_api`.
 _CONVERSATIONS_API = (
     "Mistral's Conversations API (/v1/conversations, agents), whose stream rxllm does not read"
 )
-_OTHER_API_EVENTS = (
-    ("response.", _RESPONSES_API),
-    ("conversation.response.", _CONVERSATIONS_API),
-    ("message.output.", _CONVERSATIONS_API),
-    ("tool.execution.", _CONVERSATIONS_API),
-    ("agent.handoff.", _CONVERSATIONS_API),
-    ("function.call.", _CONVERSATIONS_API),
+_CONVERSATIONS_EVENTS = (
+    "conversation.response.",
+    "message.output.",
+    "tool.execution.",
+    "agent.handoff.",
+    "function.call.",
 )
 
 
 def _other_api(payload: dict[str, Any], kind: Any) -> str | None:
     """The API whose stream a chunk with no choices belongs to, with the provider that
-    reads it, when it is another one's than the chat wire's; else None."""
-    if payload.get("choices"):
-        return None
-    if kind.__class__ is str:
-        if kind in _ANTHROPIC_EVENTS:
-            return "Anthropic's Messages API (provider 'anthropic' reads it)"
-        for prefix, api in _OTHER_API_EVENTS:
-            if kind.startswith(prefix):
-                return api
-    elif "candidates" in payload:
-        return "Gemini's API (provider 'google' reads it)"
+    reads it, when it is another one's than the chat wire's (`other_api`, or Mistral's
+    Conversations API); else None."""
+    other = other_api("openai", kind, payload)
+    if other is not None:
+        return other
+    if kind.__class__ is str and kind.startswith(_CONVERSATIONS_EVENTS):
+        return None if payload.get("choices") else _CONVERSATIONS_API
     return None
 
 

@@ -195,6 +195,12 @@ Output items, by type (the decisions of this module):
 - `sequence_number` counts the events of a response from 0: a number that is not the
   one after the last (an event lost or repeated on the way) is logged at debug; the
   events that did arrive are read as they are.
+- An event of another API's stream (`rxllm.providers.wire_signs.other_api`: a chat
+  chunk's `choices`, Anthropic's Messages events, a Gemini chunk's `candidates`) ends
+  the turn at once in a `protocol` error naming that API and the provider that reads it:
+  a base URL or a relay's route that speaks another wire, whose every event is as
+  unreadable. Each was logged and the turn ended cut short, retried, with no word of
+  what it was.
 """
 
 from __future__ import annotations
@@ -233,6 +239,7 @@ from rxllm.providers.openai_chat import (
     usage_cost,
     wrapped_calls,
 )
+from rxllm.providers.wire_signs import other_api
 from rxllm.request import (
     TOOL_CHOICE_MODES,
     ChatRequest,
@@ -1027,6 +1034,18 @@ class ResponsesNormalizer(Normalizer):
             # AWS's typeless error object, a Bedrock Mantle stream's terminal frame
             # (vercel/ai's normalize-responses-error-frames): read as any error body is.
             self.stream_error(payload, data)
+        elif (other := other_api("openai-responses", kind, payload)) is not None:
+            # another API's stream (a base URL or a relay's route that speaks another
+            # wire): every event of it is as unreadable and the same request gets the
+            # same stream, so its first ends the turn (each was logged, the turn ended
+            # cut short and retried, with no word of what it was)
+            what = f" ({kind!r})" if kind.__class__ is str else ""
+            self.fail(
+                "protocol",
+                f"{self.provider} sent an event of {other}{what}, not a Responses stream "
+                "event: this wire reads /v1/responses",
+                raw=data,
+            )
         elif kind not in _IGNORED:
             self._unread(kind)
 

@@ -1,0 +1,111 @@
+"""Which wire's stream an event belongs to, by the signs each wire's events carry.
+
+One piece of wire knowledge, pure, asked per event: by `rxllm.pipeline.sniff` to name
+the wire of a recording, and by each wire to end a turn at the first event of another
+API's stream (a base URL of another provider's, a relay's other route), where each
+misread it its own way (the Anthropic wire failed at `[DONE]` with no word of what the
+bytes were; the Responses and Gemini wires logged every event and ended `truncated`,
+retried as if cut).
+
+The signs (`event_api`), first match wins:
+
+- an event `type` (or `event:` name) of Anthropic's Messages stream (`message_start`,
+  `content_block_delta`, ...) -> `anthropic`; an error `{"type": "error", "error":
+  {"type": "..._error", "message": ...}}` is Anthropic's shape too, but not one with a
+  `sequence_number` (the Responses API's), nor one whose error has a `code` or `param`
+  (OpenAI's error object);
+- a `type` starting with `response.` -> `openai-responses`;
+- a JSON object with `candidates`, `promptFeedback` or `usageMetadata` -> `google`;
+- a JSON object with `choices`, or `object: "chat.completion.chunk"` -> `openai`.
+
+A wire asks `other_api`, which names another API only for an event that carries no
+sign of the wire's own (a chat chunk with choices is one whatever `type` or
+`candidates` it carries) and is no error: every wire reads other wires' error shapes
+on purpose, each its own way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["ANTHROPIC_EVENTS", "event_api", "other_api"]
+
+ANTHROPIC_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+    }
+)
+_GEMINI_KEYS = ("candidates", "promptFeedback", "usageMetadata")
+
+# The API each wire reads, as an error message names it.
+_APIS = {
+    "anthropic": "Anthropic's Messages API",
+    "openai-responses": "OpenAI's Responses API",
+    "google": "Gemini's API",
+    "openai": "OpenAI's Chat Completions API",
+}
+
+
+def _by_type(kind: Any, payload: Mapping[str, Any]) -> str | None:
+    if kind.__class__ is not str:
+        return None
+    if kind in ANTHROPIC_EVENTS:
+        return "anthropic"
+    if kind.startswith("response."):
+        return "openai-responses"
+    if kind == "error":
+        if "sequence_number" in payload:  # numbered events are the Responses API's alone
+            return "openai-responses"
+        error = payload.get("error")
+        if not isinstance(error, dict) or "code" in error or "param" in error:
+            return None  # an OpenAI-style error object: Anthropic's has a type and a message
+        inner = error.get("type")
+        if isinstance(inner, str) and inner.endswith("_error"):
+            return "anthropic"
+    return None
+
+
+def event_api(kind: Any, payload: Mapping[str, Any]) -> str | None:
+    """The wire (`anthropic`, `openai-responses`, `google`, `openai`) whose stream an
+    event belongs to, by its `type` or `event:` name (`kind`) and its JSON object
+    (`payload`, empty for a name alone), or None when it says nothing."""
+    found = _by_type(kind, payload)
+    if found is not None:
+        return found
+    if any(key in payload for key in _GEMINI_KEYS):
+        return "google"
+    if "choices" in payload or payload.get("object") == "chat.completion.chunk":
+        return "openai"
+    return None
+
+
+def _is_own(wire: str, kind: Any, payload: Mapping[str, Any]) -> bool:
+    """Whether an event carries a sign of `wire`'s own stream."""
+    if wire == "openai":
+        return bool(payload.get("choices")) or payload.get("object") == "chat.completion.chunk"
+    if wire == "google":
+        return any(key in payload for key in _GEMINI_KEYS)
+    if kind.__class__ is not str:
+        return False
+    if wire == "anthropic":
+        return kind in ANTHROPIC_EVENTS
+    return wire == "openai-responses" and kind.startswith("response.")
+
+
+def other_api(wire: str, kind: Any, payload: Mapping[str, Any]) -> str | None:
+    """The API whose stream an event belongs to, with the provider that reads it (for
+    an error message: "Anthropic's Messages API (provider 'anthropic' reads it)"), when
+    it is another one's than `wire`'s; None for an event of `wire`'s own, an error
+    event, or one that names no API (a lone `ping`)."""
+    if kind == "error" or _is_own(wire, kind, payload):
+        return None
+    found = event_api(kind, payload)
+    if found is None or found == wire:
+        return None
+    return f"{_APIS[found]} (provider {found!r} reads it)"
