@@ -25,7 +25,9 @@ Each test of the two readings failed on the degradation.py before this change; t
 misses read as before.
 
 And one request-side near miss of this session's 5d1b253 (`answer_each_call`): a call
-answered after a system message went back answered twice, "not run" first (below).
+answered after a system message went back answered twice, "not run" first (below); and
+one of e25f9de's: a chat chunk with a `type` that is no tool item (`"type":
+"chat.completion.chunk"`) lost the response's id (below).
 """
 
 from __future__ import annotations
@@ -264,3 +266,131 @@ def test_a_call_left_unanswered_before_a_system_message_is_still_not_run() -> No
     assert [(r["tool_use_id"], r["content"], r.get("is_error")) for r in results] == [
         ("toolu_1", NOT_RUN, True)
     ]
+
+
+# ---------------------------------------------- e25f9de: a chunk's `type` and its id
+
+
+def _replayed(body: bytes) -> list[rxllm.Event]:
+    events: list[rxllm.Event] = []
+    rxllm.replay(body, provider="openai").subscribe(events.append)
+    return events
+
+
+@pytest.mark.parametrize("kind", ["chat.completion.chunk", "content", None])
+def test_a_chunk_typed_otherwise_than_as_a_tool_item_keeps_the_responses_id(
+    kind: str | None,
+) -> None:
+    """e25f9de kept the id of a chunk that is a tool item the provider ran (Tinfoil's
+    `web_search_call`) from being the response's by taking no id from any chunk with a
+    `type`: a server writing `"type": "chat.completion.chunk"` in every chunk (or any
+    other word) lost its response id (`done.response_id` None). Only a tool item's id is
+    the item's."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        payload: dict[str, Any] = {
+            "id": "chatcmpl-7",
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        if kind is not None:
+            payload["type"] = kind
+        return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+    events = _replayed(chunk({"content": "hi"}) + chunk({}, "stop") + b"data: [DONE]\n\n")
+    done = events[-1]
+    assert isinstance(done, rxllm.Done)
+    assert done.response_id == "chatcmpl-7"
+
+
+def test_a_tool_items_id_is_still_not_the_responses() -> None:
+    """The near miss e25f9de was for: Tinfoil's web search item, first in the stream,
+    keeps its id to itself; the chat chunks after it name the response."""
+    item = {
+        "id": "ws_1",
+        "model": "m",
+        "object": "chat.completion.chunk",
+        "choices": [],
+        "type": "web_search_call",
+        "status": "completed",
+        "action": {"type": "search", "query": "q"},
+    }
+    text = {"id": "chatcmpl-8", "model": "m", "choices": [{"index": 0, "delta": {"content": "hi"}}]}
+    end = {
+        "id": "chatcmpl-8",
+        "model": "m",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+    }
+    body = b"".join(b"data: " + json.dumps(p).encode() + b"\n\n" for p in (item, text, end))
+    events = _replayed(body + b"data: [DONE]\n\n")
+    assert [e.type for e in events if e.type.startswith("server_tool")] == [
+        "server_tool_call",
+        "server_tool_result",
+    ]
+    done = events[-1]
+    assert isinstance(done, rxllm.Done)
+    assert done.response_id == "chatcmpl-8"
+
+
+# == a chat chunk passing Gemini's usage on is no Gemini chunk (review h11 of c1b8173) ====
+
+
+def _chat_stream(*payloads: dict[str, Any] | str) -> bytes:
+    return b"".join(
+        f"data: {p if isinstance(p, str) else json.dumps(p)}\n\n".encode() for p in payloads
+    )
+
+
+_SAID = {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"content": "Hi"}}]}
+_STOP = {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+_GEMINI_USAGE = {"promptTokenCount": 31, "candidatesTokenCount": 7, "totalTokenCount": 38}
+
+
+@pytest.mark.parametrize(
+    "usage_chunk",
+    [
+        # a relay passing Gemini's usage on as it came, in the usage chunk's `choices: []`
+        # (a client of Gemini's OpenAI-compatible route reads this shape on purpose)
+        {"choices": [], "usageMetadata": _GEMINI_USAGE},
+        {"id": "c1", "choices": [], "usage": {"prompt_tokens": 31}, "usageMetadata": _GEMINI_USAGE},
+        {"id": "c1", "choices": [], "promptFeedback": {"safetyRatings": []}},
+    ],
+)
+def test_a_chat_usage_chunk_with_geminis_usage_beside_is_the_chat_streams(
+    usage_chunk: dict[str, Any],
+) -> None:
+    """c1b8173 took any `usageMetadata` or `promptFeedback` for a Gemini chunk on the
+    chat wire too, where d5ccb7f's chat wire asked `candidates` alone: the answer said,
+    then the turn ended in a `protocol` error ("an event of Gemini's API"). A chunk with
+    `choices: []` is the chat stream's unless `candidates` or another wire's `type` say
+    otherwise."""
+    from tests.support import replay_every_way, summarize
+
+    data = _chat_stream(_SAID, _STOP, usage_chunk, "[DONE]")
+    summary = summarize(replay_every_way(data, "openai"))
+    assert summary.text == "Hi"
+    assert summary.terminal == "done"
+
+
+@pytest.mark.parametrize(
+    "chunk",
+    [
+        {"choices": [], "candidates": [{"content": {"parts": [{"text": "Hi"}]}}]},
+        {"choices": [], "type": "message_start", "message": {"id": "m", "content": []}},
+        {"choices": [], "type": "response.created", "response": {"id": "r"}},
+    ],
+)
+def test_an_empty_choices_list_beside_another_wires_own_sign_is_still_that_wires(
+    chunk: dict[str, Any],
+) -> None:
+    """The near misses: `candidates`, an Anthropic or Responses event `type` beside
+    `choices: []` still end the turn in one `protocol` error naming that API."""
+    from rxllm.events import Failed
+    from tests.support import replay_every_way, summarize
+
+    events = replay_every_way(_chat_stream(chunk, "[DONE]"), "openai")
+    summary = summarize(events)
+    assert summary.terminal == "error"
+    failed = events[-1]
+    assert isinstance(failed, Failed)
+    assert failed.error.kind == "protocol"

@@ -1458,7 +1458,7 @@ class ChatNormalizer(Normalizer):
         model = payload.get("model")
         if model:
             self.model = model
-            if self.response_id is None and payload.get("type") is None:
+            if self.response_id is None and not self._is_server_item(payload):
                 # (a chunk that is an item the provider ran has the item's id: below)
                 self.response_id = text_or_none(payload.get("id"))
         finished = self.finish is not None  # before this chunk
@@ -2134,6 +2134,14 @@ class ChatNormalizer(Normalizer):
             "this wire reads /v1/chat/completions",
             raw=self.chunk_data,
         )
+
+    @staticmethod
+    def _is_server_item(payload: dict[str, Any]) -> bool:
+        """Whether a chunk is an output item of a tool the provider ran (`_server_item`),
+        whose id is the item's, not the response's; a chunk with any other `type`
+        (`"chat.completion.chunk"`) is the response's."""
+        kind = payload.get("type")
+        return kind.__class__ is str and _responses_wire().item_kind(payload) == "server"
 
     def _server_item(self, item: dict[str, Any]) -> bool:
         """A chunk that is an output item of the Responses wire, sent between the chat
