@@ -125,13 +125,11 @@ def test_another_wires_stream_is_one_protocol_error_naming_it(wire: str, other: 
     assert _ENDPOINTS[wire] in error.message
 
 
-@pytest.mark.parametrize(
-    ("wire", "other"), [(w, o) for w in _WIRES for o in _WIRES if w != o and w != "openai"]
-)
+@pytest.mark.parametrize(("wire", "other"), [(w, o) for w in _WIRES for o in _WIRES if w != o])
 async def test_another_wires_stream_over_http_is_one_attempt(
     serve: Serve, wire: str, other: str
 ) -> None:
-    """Live: the same request gets the same stream, so one attempt (before: the
+    """Live: the same request gets the same stream, so one attempt (before: the chat,
     Responses and Gemini wires sent it three times, each ending `truncated`)."""
     requests = []
 

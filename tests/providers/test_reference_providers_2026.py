@@ -4,9 +4,8 @@ Mistral's Conversations API (docs.mistral.ai, Agents & Conversations; its SSE ty
 the Mistral OpenAPI spec names them), SambaNova Cloud's closing usage chunk, Fireworks
 AI's `perf_metrics`, Inception's diffusion mode (`diffusing`), OpenRouter's image
 output (openrouter.ai/docs, Image Generation) and Perplexity's Sonar extras
-(docs.perplexity.ai, Chat Completions: `images`, `related_questions`, `usage.cost`),
-and other wires' streams (Anthropic's, the Responses API's, Gemini's) where a chat
-stream was asked.
+(docs.perplexity.ai, Chat Completions: `images`, `related_questions`, `usage.cost`).
+(Other wires' streams where a chat stream was asked: tests/providers/test_other_wires.py.)
 
 Each body is written by hand from the page named beside it (its essential chunks, ids
 and long values made up or shortened), replayed whole and cut at arbitrary byte
@@ -170,103 +169,6 @@ async def test_mistral_conversations_stream_over_http_is_not_retried(serve: Serv
     assert record.terminal.error.kind == "protocol"
     assert record.text == ""
     assert len(requests) == 1
-
-
-# ---------------------------------------------- other wires' streams on the chat wire
-
-
-def _typed_events(*payloads: dict[str, Any]) -> bytes:
-    """Events as Anthropic's and the Responses API's streams write them: `event:` naming
-    the JSON's `type`."""
-    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
-
-
-_OTHER_WIRES = {
-    # Anthropic's Messages stream (docs.anthropic.com, Streaming Messages)
-    "anthropic": _typed_events(
-        {"type": "message_start", "message": {"id": "msg_1", "model": "claude", "content": []}},
-        {"type": "ping"},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}},
-        {"type": "content_block_stop", "index": 0},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}},
-        {"type": "message_stop"},
-    ),
-    # the Responses API's stream (platform.openai.com, Streaming API responses)
-    "openai-responses": _typed_events(
-        {"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1"}},
-        {
-            "type": "response.output_text.delta",
-            "sequence_number": 1,
-            "item_id": "msg_1",
-            "output_index": 0,
-            "content_index": 0,
-            "delta": "Hi",
-        },
-        {"type": "response.completed", "sequence_number": 2, "response": {"id": "resp_1"}},
-    ),
-    # Gemini's `streamGenerateContent?alt=sse` (ai.google.dev, Text generation)
-    "google": sse(
-        {
-            "candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}}],
-            "modelVersion": "gemini-2.5-flash",
-        },
-        done=False,
-    ),
-}
-
-
-@pytest.mark.parametrize("wire", sorted(_OTHER_WIRES))
-def test_another_wires_stream_read_as_chat_is_a_protocol_error_naming_it(wire: str) -> None:
-    """A route that speaks another wire (a base URL of another provider's, a relay's
-    other route) answers the chat wire with that wire's events: each was logged field by
-    field, its text dropped, and the turn ended `truncated`, retried as if cut, with no
-    word of why. The first such event ends the turn in a `protocol` error naming the API
-    and the provider that reads it, as Mistral's Conversations events do."""
-    events = replay_every_way(_OTHER_WIRES[wire], "openai")
-    assert [event.type for event in events] == ["error"]
-    error = events[-1].error
-    assert error.kind == "protocol"
-    assert f"provider {wire!r} reads it" in error.message
-    assert "/v1/chat/completions" in error.message
-
-
-async def test_another_wires_stream_over_http_is_not_retried(serve: Serve) -> None:
-    """Live, one attempt: the same request gets the same stream (before: three attempts,
-    each `truncated`)."""
-    requests = []
-
-    async def handler(request: web.Request) -> web.StreamResponse:
-        requests.append(request.path)
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await response.prepare(request)
-        await response.write(_OTHER_WIRES["anthropic"])
-        return response
-
-    base_url = await serve(handler)
-    async with rxllm.provider(
-        "openai", base_url=base_url, api_key="k", allow_private_network=True
-    ) as p:
-        record = await p.complete(rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")]))
-    assert isinstance(record.terminal, Failed)
-    assert record.terminal.error.kind == "protocol"
-    assert "Anthropic's Messages API" in record.terminal.error.message
-    assert len(requests) == 1
-
-
-def test_chat_chunks_beside_another_wires_words_read_as_chat() -> None:
-    """Near misses: a chat chunk that has choices is one whatever else it carries (a
-    `type` of another wire's, `candidates`), and a lone `{"type": "ping"}` names no API
-    (logged, as before)."""
-    body = sse(
-        {"type": "ping"},
-        chunk({"content": "Hi"}, type="message_start"),
-        chunk({"content": " there"}, candidates=[]),
-        chunk({}, "stop"),
-    )
-    summary = summarize(replay_every_way(body, "openai"))
-    assert summary.text == "Hi there"
-    assert summary.terminal == "done"
 
 
 # ---------------------------------------------- SambaNova Cloud: its closing usage chunk
