@@ -494,17 +494,13 @@ class AnthropicNormalizer(Normalizer):
             # OpenAI's `{"error": {"message": ...}}`, written where an event would be)
             self._error(payload)
         elif (other := other_api("anthropic", kind, payload)) is not None:
-            # another API's stream (a base URL or a relay's route that speaks another
-            # wire): every event of it is as unreadable and the same request gets the
-            # same stream, so its first ends the turn (it failed at a chat stream's
-            # `[DONE]`, or ended cut short, retried, with no word of what it was)
-            named = payload.get("type")  # (SSE's default event name is no one's)
-            what = f" ({named!r})" if named.__class__ is str else ""
-            self.fail(
-                "protocol",
-                f"{self.provider} sent an event of {other}{what}, not a Messages stream "
-                "event: this wire reads /v1/messages",
-                raw=chunk.data,
+            # (it failed at a chat stream's `[DONE]`, or ended cut short, retried, with
+            # no word of what it was; SSE's default event name is no one's)
+            self.another_api(
+                other,
+                payload.get("type"),
+                chunk.data,
+                "a Messages stream event: this wire reads /v1/messages",
             )
         else:
             logger.bind(provider=self.provider, attempt=self.attempt).debug(

@@ -592,6 +592,17 @@ class Normalizer(ABC):
             )
         )
 
+    def another_api(self, api: str, kind: Any, raw: str, wanted: str) -> None:
+        """End the attempt at an event of another API's stream (`api`, as
+        `rxllm.providers.wire_signs.other_api` names it; `kind`, its type): a base URL or a
+        relay's route that speaks another wire. Every event of it would be as unreadable,
+        and the same request gets the same stream, so the first ends the turn, a protocol
+        error saying what the wire reads (`wanted`), never retried as if cut."""
+        what = f" ({kind!r})" if kind.__class__ is str else ""
+        self.fail(
+            "protocol", f"{self.provider} sent an event of {api}{what}, not {wanted}", raw=raw
+        )
+
     # -- error frames -----------------------------------------------------------------
 
     def error_frame(self, chunk: RawChunk) -> None:

@@ -579,18 +579,14 @@ class GeminiNormalizer(Normalizer):
             kind = payload.get("type")
             other = other_api("google", kind, payload)
             if other is not None:
-                # another API's stream (a base URL or a relay's route that speaks
-                # another wire): every chunk of it is as unreadable and the same request
-                # gets the same stream, so its first ends the turn (each was logged,
-                # the turn ended cut short and retried, with no word of what it was).
-                # Asked before Code Assist's envelope is opened: a Responses event
-                # holds a `response` too.
-                what = f" ({kind!r})" if kind.__class__ is str else ""
-                self.fail(
-                    "protocol",
-                    f"{self.provider} sent an event of {other}{what}, not a "
-                    "generateContent chunk: this wire reads streamGenerateContent streams",
-                    raw=chunk.data,
+                # (each was logged, the turn ended cut short and retried, with no word
+                # of what it was). Asked before Code Assist's envelope is opened: a
+                # Responses event holds a `response` too.
+                self.another_api(
+                    other,
+                    kind,
+                    chunk.data,
+                    "a generateContent chunk: this wire reads streamGenerateContent streams",
                 )
                 return
         wrapped = payload.get("response")

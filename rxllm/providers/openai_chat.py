@@ -1517,7 +1517,12 @@ class ChatNormalizer(Normalizer):
         kind = payload.get("type")
         other = _other_api(payload, kind)
         if other is not None:
-            self._other_api_event(other, kind)
+            self.another_api(
+                other,
+                kind,
+                self.chunk_data,
+                "a chat completion chunk: this wire reads /v1/chat/completions",
+            )
             return None, None
         if kind.__class__ is str and kind != "error" and self._server_item(payload):
             return None, None
@@ -2120,20 +2125,6 @@ class ChatNormalizer(Normalizer):
                 functools.partial(arguments_object, entry.get("arguments")),
                 functools.partial(_without, entry, _GROQ_CALL) if _has_result(entry) else None,
             )
-
-    def _other_api_event(self, api: str, kind: Any) -> None:
-        """An event of another API's stream (`_other_api`): the request went to a route
-        that speaks that API (a base URL of another provider's, a relay's other route,
-        Mistral's `/v1/conversations`). Every event of it would be as unreadable, and
-        the same request gets the same stream, so the first ends the turn, as a protocol
-        error saying which API it is and where the chat wire is."""
-        what = f" ({kind!r})" if kind.__class__ is str else ""
-        self.fail(
-            "protocol",
-            f"{self.provider} sent an event of {api}{what}, not a chat completion chunk: "
-            "this wire reads /v1/chat/completions",
-            raw=self.chunk_data,
-        )
 
     @staticmethod
     def _is_server_item(payload: dict[str, Any]) -> bool:

@@ -1035,16 +1035,10 @@ class ResponsesNormalizer(Normalizer):
             # (vercel/ai's normalize-responses-error-frames): read as any error body is.
             self.stream_error(payload, data)
         elif (other := other_api("openai-responses", kind, payload)) is not None:
-            # another API's stream (a base URL or a relay's route that speaks another
-            # wire): every event of it is as unreadable and the same request gets the
-            # same stream, so its first ends the turn (each was logged, the turn ended
-            # cut short and retried, with no word of what it was)
-            what = f" ({kind!r})" if kind.__class__ is str else ""
-            self.fail(
-                "protocol",
-                f"{self.provider} sent an event of {other}{what}, not a Responses stream "
-                "event: this wire reads /v1/responses",
-                raw=data,
+            # (each was logged, the turn ended cut short and retried, with no word of
+            # what it was)
+            self.another_api(
+                other, kind, data, "a Responses stream event: this wire reads /v1/responses"
             )
         elif kind not in _IGNORED:
             self._unread(kind)
