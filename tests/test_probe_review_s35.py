@@ -40,12 +40,13 @@ import pytest
 from aiohttp import web
 
 import rxllm
-from rxllm.events import Retry
+from rxllm.events import Failed, Retry
 from rxllm.providers.anthropic import Anthropic
 from rxllm.providers.call_ids import NOT_RUN
 from rxllm.providers.google import Google
 from rxllm.providers.openai_chat import OpenAIChat
 from tests.rejection_rounds import in_band, over_http
+from tests.support import replay_every_way, summarize
 from tests.test_probe_rejections_7 import TOOLS, body
 
 WITH_KEYS = body(tools=TOOLS, tool_choice="auto", n=2, max_tokens=5000)
@@ -364,8 +365,6 @@ def test_a_chat_usage_chunk_with_geminis_usage_beside_is_the_chat_streams(
     then the turn ended in a `protocol` error ("an event of Gemini's API"). A chunk with
     `choices: []` is the chat stream's unless `candidates` or another wire's `type` say
     otherwise."""
-    from tests.support import replay_every_way, summarize
-
     data = _chat_stream(_SAID, _STOP, usage_chunk, "[DONE]")
     summary = summarize(replay_every_way(data, "openai"))
     assert summary.text == "Hi"
@@ -385,9 +384,6 @@ def test_an_empty_choices_list_beside_another_wires_own_sign_is_still_that_wires
 ) -> None:
     """The near misses: `candidates`, an Anthropic or Responses event `type` beside
     `choices: []` still end the turn in one `protocol` error naming that API."""
-    from rxllm.events import Failed
-    from tests.support import replay_every_way, summarize
-
     events = replay_every_way(_chat_stream(chunk, "[DONE]"), "openai")
     summary = summarize(events)
     assert summary.terminal == "error"

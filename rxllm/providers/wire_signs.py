@@ -20,7 +20,9 @@ The signs (`event_api`), first match wins:
 
 A wire asks `other_api`, which names another API only for an event that carries no
 sign of the wire's own (a chat chunk with choices is one whatever `type` or
-`candidates` it carries) and is no error: every wire reads other wires' error shapes
+`candidates` it carries; one with `choices: []` unless `candidates` or another wire's
+`type` say otherwise, so Gemini's `usageMetadata` passed on beside it is no sign) and
+is no error: every wire reads other wires' error shapes
 on purpose, each its own way.
 """
 
@@ -88,7 +90,17 @@ def event_api(kind: Any, payload: Mapping[str, Any]) -> str | None:
 def _is_own(wire: str, kind: Any, payload: Mapping[str, Any]) -> bool:
     """Whether an event carries a sign of `wire`'s own stream."""
     if wire == "openai":
-        return bool(payload.get("choices")) or payload.get("object") == "chat.completion.chunk"
+        if payload.get("choices") or payload.get("object") == "chat.completion.chunk":
+            return True
+        # `choices: []` (the usage chunk's) is a chat chunk's too when nothing of another
+        # wire's own says otherwise: a relay passing Gemini's usage on as it came
+        # (`{"choices": [], "usageMetadata": {...}}`) is no Gemini chunk; `candidates`
+        # or another wire's event `type` still are.
+        return (
+            payload.get("choices").__class__ is list
+            and "candidates" not in payload
+            and _by_type(kind, payload) is None
+        )
     if wire == "google":
         return any(key in payload for key in _GEMINI_KEYS)
     if kind.__class__ is not str:
