@@ -45,6 +45,7 @@ from rxllm.providers.anthropic import Anthropic
 from rxllm.providers.call_ids import NOT_RUN
 from rxllm.providers.google import Google
 from rxllm.providers.openai_chat import OpenAIChat
+from rxllm.providers.openai_responses import OpenAIResponses
 from tests.rejection_rounds import in_band, over_http
 from tests.support import replay_every_way, summarize
 from tests.test_probe_rejections_7 import TOOLS, body
@@ -390,3 +391,71 @@ def test_an_empty_choices_list_beside_another_wires_own_sign_is_still_that_wires
     failed = events[-1]
     assert isinstance(failed, Failed)
     assert failed.error.kind == "protocol"
+
+
+# == a tool's image as a user message between parallel calls' results (h11, 5d1b253) ======
+# `answer_each_call` ended a call's exchange at a user message: an app that sends a
+# tool's image as a user message after that tool's result (tool A, user image, tool B)
+# had call B answered twice, "not run" first, though its result follows; the Responses
+# API and chat templates (vLLM, Ollama) took that history as written before 5d1b253. A
+# call's results are the tool messages up to the model's next turn.
+
+CALL_A = rxllm.ToolCall(id="call_a", name="screenshot", arguments={})
+CALL_B = rxllm.ToolCall(id="call_b", name="click", arguments={"x": 1})
+
+
+def _parallel(*calls_messages: rxllm.Message) -> list[rxllm.Message]:
+    return [rxllm.Message.user("open the page"), *calls_messages]
+
+
+def test_a_result_after_a_user_image_still_answers_its_call() -> None:
+    messages = _parallel(
+        rxllm.Message.assistant(tool_calls=[CALL_A, CALL_B]),
+        rxllm.Message.tool("call_a", "done"),
+        rxllm.Message.user("the screenshot"),
+        rxllm.Message.tool("call_b", "clicked"),
+    )
+    for wire in (OpenAIChat(), OpenAIResponses(), Anthropic(), Google()):
+        body = wire.build_body(rxllm.ChatRequest(model="m", messages=messages))
+        assert NOT_RUN not in json.dumps(body), wire.name  # sent as the app wrote it
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        # a call left unanswered, then the user, then a reused id answered in a later turn
+        _parallel(
+            rxllm.Message.assistant(tool_calls=[CALL_A]),
+            rxllm.Message.user("go on"),
+            rxllm.Message.assistant(tool_calls=[CALL_A]),
+            rxllm.Message.tool("call_a", "done"),
+        ),
+        # a result in a later turn answers no call of an earlier one
+        _parallel(
+            rxllm.Message.assistant(tool_calls=[CALL_A]),
+            rxllm.Message.user("go on"),
+            rxllm.Message.assistant("ok", tool_calls=[CALL_B]),
+            rxllm.Message.tool("call_b", "clicked"),
+            rxllm.Message.tool("call_a", "done"),
+        ),
+    ],
+)
+def test_a_call_no_result_of_its_turn_answers_is_still_not_run(
+    messages: list[rxllm.Message],
+) -> None:
+    chat = OpenAIChat().build_body(rxllm.ChatRequest(model="m", messages=messages))
+    first = chat["messages"][2]
+    assert (first["role"], first["tool_call_id"], first["content"]) == ("tool", "call_a", NOT_RUN)
+
+
+def test_one_assistant_message_per_call_shares_the_results() -> None:
+    """A turn written as one assistant message per call, the results after the last:
+    every call is answered (as before 5d1b253, and at it)."""
+    messages = _parallel(
+        rxllm.Message.assistant(tool_calls=[CALL_A]),
+        rxllm.Message.assistant(tool_calls=[CALL_B]),
+        rxllm.Message.tool("call_a", "done"),
+        rxllm.Message.tool("call_b", "clicked"),
+    )
+    chat = OpenAIChat().build_body(rxllm.ChatRequest(model="m", messages=messages))
+    assert NOT_RUN not in json.dumps(chat["messages"])

@@ -127,11 +127,15 @@ def answer_each_call(messages: list[Message]) -> list[Message]:
         message = messages[n]
         if message.role == "tool":
             answered.add(message.tool_call_id)
-        elif message.role == "user":
-            # (a system message between a call and its result ends nothing: Anthropic and
-            # Gemini lift it into the system prompt, and the result still answers the call)
-            answered = set()
-        elif message.tool_calls:
+            continue
+        if message.role != "assistant":
+            # (a system or user message between a call and its result ends nothing: an
+            # app's reminder, lifted into the system prompt by Anthropic and Gemini; a
+            # tool's image as a user message between parallel calls' results, which the
+            # Responses API and chat templates take as written. A result after it still
+            # answers the call, never to be told it was not run first.)
+            continue
+        if message.tool_calls:
             calls = [
                 call
                 for call in message.tool_calls
@@ -142,6 +146,10 @@ def answer_each_call(messages: list[Message]) -> list[Message]:
                 while end < len(messages) and messages[end].role == "tool":
                     end += 1
                 missing[end] = calls + missing.get(end, [])
+        if n == 0 or messages[n - 1].role != "assistant":
+            # the turn's first message (a turn written as one assistant message per
+            # call shares its results): what came before answers no call after it
+            answered = set()
     if not missing:
         return messages
     out: list[Message] = []
