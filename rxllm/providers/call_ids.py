@@ -108,7 +108,7 @@ of what happened, never a result the tool did not give."""
 
 def answer_each_call(messages: list[Message]) -> list[Message]:
     """`messages` with a result for each assistant call that no tool message answers
-    before the next user message (or the end): a failure (`is_error`) saying
+    before the model's next turn (or the end): a failure (`is_error`) saying
     it was not run (`NOT_RUN`), after the results given for its turn, or right after the
     turn. Each wire refuses a call without its result, with a 400 that every later turn
     of the history repeats: Anthropic's "`tool_use` ids were found without
