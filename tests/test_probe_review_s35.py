@@ -32,10 +32,13 @@ one of e25f9de's: a chat chunk with a `type` that is no tool item (`"type":
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -459,3 +462,70 @@ def test_one_assistant_message_per_call_shares_the_results() -> None:
     )
     chat = OpenAIChat().build_body(rxllm.ChatRequest(model="m", messages=messages))
     assert NOT_RUN not in json.dumps(chat["messages"])
+
+
+# == a full pool of another host's is no wait of this one's (review h11 of 026c4ba) =======
+# 026c4ba's connect-timeout words blame a session's full pool when any host had its cap
+# of connections out: a session shared by two providers (limit_per_host=1), one turn held
+# at the first, and the second's server not answering its connect read "... (the session
+# passed in allows 1 connection per host, and connect_timeout counts the wait for one of
+# them to be free)", where its own host had no connection out and the server was at fault.
+
+
+async def test_a_connect_timeout_beside_another_hosts_full_pool_is_the_servers() -> None:
+    answered = asyncio.Event()
+
+    async def hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        await answered.wait()
+        writer.close()
+
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    # a listener that never accepts, its backlog filled: a connect to it hangs
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    silent = listener.getsockname()[1]
+    fillers = [socket.socket() for _ in range(3)]
+    for filler in fillers:
+        filler.setblocking(False)
+        filler.connect_ex(("127.0.0.1", silent))
+    ask = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    try:
+        async with (
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit_per_host=1)) as own,
+            rxllm.provider(
+                "custom",
+                base_url=f"http://127.0.0.1:{port}/v1",
+                api_key="k",
+                session=own,
+                ssrf_guard=False,
+                max_attempts=1,
+            ) as first,
+            rxllm.provider(
+                "custom",
+                base_url=f"http://127.0.0.1:{silent}/v1",
+                api_key="k",
+                session=own,
+                ssrf_guard=False,
+                max_attempts=1,
+                connect_timeout=0.5,
+            ) as second,
+        ):
+            held = asyncio.ensure_future(first.complete(ask))
+            while not own.connector or not own.connector._acquired:  # the first one is out
+                await asyncio.sleep(0.01)
+            rec = await second.complete(ask)
+            answered.set()
+            await held
+    finally:
+        for sock in (*fillers, listener):
+            sock.close()
+        server.close()
+        await server.wait_closed()
+    assert isinstance(rec.terminal, Failed)
+    assert rec.terminal.error.kind == "stalled"
+    assert rec.terminal.error.message == (
+        "connect_timeout expired: no connection to custom within 0.5 s"
+    )

@@ -283,16 +283,20 @@ def _untrusted(exc: aiohttp.ClientConnectorCertificateError) -> str:
     )
 
 
-def _pool_wait(session: aiohttp.ClientSession | SessionPool | None) -> str:
+def _pool_wait(session: aiohttp.ClientSession | SessionPool | None, url: URL) -> str:
     """What a connect timeout was instead, when a session passed in has all the
     connections its connector allows out (rxllm's own pool has no cap: `SessionPool`):
-    the wait for one of them to be free, which aiohttp counts in the connect timeout."""
+    the wait for one of them to be free, which aiohttp counts in the connect timeout.
+    The cap per host counts the connections to `url`'s host alone: another host's held
+    ones leave this one's free, and its timeout is the server's."""
     connector = session.connector if isinstance(session, aiohttp.ClientSession) else None
     if connector is None:
         return ""
     per_host = getattr(connector, "_acquired_per_host", {})  # no public word for it
     if connector.limit_per_host and any(
-        len(held) >= connector.limit_per_host for held in per_host.values()
+        len(held) >= connector.limit_per_host
+        for key, held in per_host.items()
+        if getattr(key, "host", None) == url.host and getattr(key, "port", None) == url.port
     ):
         cap, where = connector.limit_per_host, "per host"
     elif connector.limit and len(getattr(connector, "_acquired", ())) >= connector.limit:
@@ -804,7 +808,8 @@ class _Transfer(abc.DisposableBase):
             self._fail(
                 "stalled",
                 f"connect_timeout expired: no connection to {provider} "
-                f"within {settings.connect_timeout:g} s{_pool_wait(settings.session)}",
+                f"within {settings.connect_timeout:g} s"
+                f"{_pool_wait(settings.session, URL(settings.request.url))}",
             )
         except (aiohttp.ServerTimeoutError, TimeoutError):
             self._fail(
