@@ -1524,7 +1524,7 @@ class ChatNormalizer(Normalizer):
                 "a chat completion chunk: this wire reads /v1/chat/completions",
             )
             return None, None
-        if kind.__class__ is str and kind != "error" and self._server_item(payload):
+        if self._server_item(payload):
             return None, None
         for key in _SOURCE_LISTS:
             sources = payload.get(key)
@@ -2144,9 +2144,9 @@ class ChatNormalizer(Normalizer):
         when first seen; its result (the item but its id, type and the envelope) once
         its status is final. Whether it was one: any other item's fields are logged as
         any unread field is."""
-        responses = _responses_wire()
-        if responses.item_kind(item) != "server":
+        if not self._is_server_item(item):
             return False
+        responses = _responses_wire()
         call_id = text_or_none(item.get("id"))
         under_way = item.get("status") in _UNDER_WAY
         self._ran(
