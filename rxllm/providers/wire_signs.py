@@ -45,6 +45,11 @@ ANTHROPIC_EVENTS = frozenset(
 )
 _GEMINI_KEYS = ("candidates", "promptFeedback", "usageMetadata")
 
+
+def _is_gemini(payload: Mapping[str, Any]) -> bool:
+    return any(key in payload for key in _GEMINI_KEYS)
+
+
 # The API each wire reads, as an error message names it.
 _APIS = {
     "anthropic": "Anthropic's Messages API",
@@ -80,7 +85,7 @@ def event_api(kind: Any, payload: Mapping[str, Any]) -> str | None:
     found = _by_type(kind, payload)
     if found is not None:
         return found
-    if any(key in payload for key in _GEMINI_KEYS):
+    if _is_gemini(payload):
         return "google"
     if "choices" in payload or payload.get("object") == "chat.completion.chunk":
         return "openai"
@@ -102,7 +107,7 @@ def _is_own(wire: str, kind: Any, payload: Mapping[str, Any]) -> bool:
             and _by_type(kind, payload) is None
         )
     if wire == "google":
-        return any(key in payload for key in _GEMINI_KEYS)
+        return _is_gemini(payload)
     if kind.__class__ is not str:
         return False
     if wire == "anthropic":
