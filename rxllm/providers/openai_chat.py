@@ -39,7 +39,9 @@ one dict lookup:
   reasoning delta with it, ending the block) and a `redacted_thinking` block (a
   reasoning delta with its `data` as signature, `redacted=True`), as the Anthropic wire
   reads them (`_thinking_blocks`); so are the untyped `{"thinking", "signature"}`
-  entries of `reasoning_details` that Helicone's AI Gateway writes serving Claude.
+  entries of `reasoning_details` that Helicone's AI Gateway writes serving Claude (all
+  at the finish: entries signing several blocks whose thinking already streamed as one
+  run sign none of it, as no one signature is that run's).
 - GitHub Copilot's `delta.reasoning_text` (reasoning, where no field above carries it)
   and `delta.reasoning_opaque` (the thinking's opaque signature, which ends the block:
   an empty reasoning delta with it), as gateways in front of Copilot read them; NAVER
@@ -1070,6 +1072,19 @@ def wrapped_calls(arguments: str) -> list[tuple[str, dict[str, Any]]] | None:
 _DETAIL_CONTENT = frozenset({"text", "summary", "data", "signature"})
 
 
+def _signs_several(details: list[dict[str, Any]]) -> bool:
+    """Whether the untyped thinking blocks among `reasoning_details` carry more than one
+    signature: blocks signed apart (Helicone's AI Gateway serving Claude), not one
+    answer's signature repeated on each thought (serving Gemini)."""
+    signatures = {
+        signature
+        for item in details
+        if item.get("type") is None and (signature := item.get("signature")).__class__ is str
+    }
+    signatures.discard("")
+    return len(signatures) > 1
+
+
 def _detail_fields(item: dict[str, Any]) -> dict[str, Any]:
     """A reasoning detail's own fields (`type`, `id`, `format`, `index`, ...), as sent."""
     return {name: value for name, value in item.items() if name not in _DETAIL_CONTENT}
@@ -1111,6 +1126,9 @@ _CHUNK_READ_WHEN_SENT = frozenset(
         "venice_parameters",
         "base_resp",
         "error_code",
+        "x-opencode-type",  # OpenCode Zen's cost chunk (`_inference_cost`)
+        "cost",
+        "normalizedUsage",
     }
 )
 
@@ -1284,6 +1302,35 @@ def _flat_error_words(payload: dict[str, Any]) -> str | None:
         if isinstance(words, str) and words.strip():
             return words
     return None
+
+
+def _inference_cost(payload: dict[str, Any], usage: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The usage that OpenCode Zen's last chunk before `[DONE]` says (`{"choices": [],
+    "x-opencode-type": "inference-cost", "cost": "0.00002772", "normalizedUsage": {...}}`:
+    enricoros/big-AGI's openai.parser.ts reads it): the `usage` read before it with the
+    request's cost in USD, a decimal string; or, where no usage came, its own counts
+    (`inputTokens` apart from `cacheReadTokens` and the cache writes, `outputTokens` with
+    `reasoningTokens`), written as this wire's usage."""
+    counts = payload.get("normalizedUsage")
+    if usage is None and counts.__class__ is dict:
+        read = counts.get("cacheReadTokens") or 0
+        written = (counts.get("cacheWrite5mTokens") or 0) + (counts.get("cacheWrite1hTokens") or 0)
+        prompt = (counts.get("inputTokens") or 0) + read + written
+        completion = counts.get("outputTokens") or 0
+        usage = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": read, "cache_write_tokens": written},
+            "completion_tokens_details": {"reasoning_tokens": counts.get("reasoningTokens") or 0},
+        }
+    if usage is None:
+        return None
+    try:
+        cost = float(payload.get("cost"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return usage
+    return {**usage, "cost": cost}
 
 
 def _counts_tokens(usage: dict[str, Any]) -> bool:
@@ -1568,6 +1615,8 @@ class ChatNormalizer(Normalizer):
             usage = extension.get("usage")
             if error is None:
                 error = extension.get("error")
+        elif payload.get("x-opencode-type") == "inference-cost":
+            usage = _inference_cost(payload, self.last_usage)
         self.chunk_keys = self._unread("chunk", payload, self.chunk_keys, self.read_when_sent)
         return usage, error
 
@@ -2167,17 +2216,30 @@ class ChatNormalizer(Normalizer):
         thinking streamed as `reasoning`): read as LiteLLM's `thinking_blocks` are. An
         item of any other type has no event (logged). Serving Gemini, that gateway
         writes each thought part there with the one signature the answer carried: an
-        item that repeats the signature of the one before it ends no other block."""
+        item that repeats the signature of the one before it ends no other block.
+        Serving Claude with interleaved thinking, it writes one item per thinking block,
+        each with its own signature, all at the finish, while the blocks' thinking
+        streamed as one run of `reasoning` (the record's one block): no one of those
+        signatures signs that run, and a block sent back with another's signature is
+        refused ("Invalid `signature` in `thinking` block"), so none is taken (logged)
+        and the thinking stays plain reasoning."""
         carried_text = False
         # whether the thinking these blocks hold streamed already (beside them, or as
         # `reasoning` since the last signature): then they only sign it
         beside = self.reasoned or bool(delta.get("reasoning_content") or delta.get("reasoning"))
         signed: Any = None
+        unsignable = beside and len(details) > 1 and _signs_several(details)
+        if unsignable:
+            self._log_once(
+                "thinking signatures",
+                "thinking blocks signed apart that streamed as one run of reasoning:"
+                " their signatures are not kept",
+            )
         for item in details:
             kind = item.get("type")
             if kind is None and item.keys() & {"thinking", "signature"}:
                 signature = item.get("signature")
-                if not (signature and signature == signed):
+                if not (unsignable or (signature and signature == signed)):
                     signed = signature
                     self._thinking_blocks([item], beside)
                 continue
