@@ -201,6 +201,7 @@ from rxllm.request import (
     Message,
     Part,
     TextPart,
+    ToolCall,
 )
 
 __all__ = ["GeminiNormalizer", "Google", "gemini_body_params", "gemini_contents", "gemini_usage"]
@@ -894,8 +895,12 @@ class GeminiNormalizer(Normalizer):
                 return
             index = self.calls
             self.calls += 1
-            call_id = call.get("id") or f"{name}_{self.response_tag()}_{index}"
-            self.tool_start(call_id, name, index, signature)
+            given = call.get("id")
+            call_id = given or f"{name}_{self.response_tag()}_{index}"
+            # Gemini's own id goes back on the call and its result (`gemini_contents`);
+            # one rxllm made up does not.
+            details = {"id": given} if isinstance(given, str) and given else None
+            self.tool_start(call_id, name, index, signature, details)
             partial_args = call.get("partialArgs")
             if call.get("willContinue") or partial_args:
                 # The arguments known so far may come whole with the name: the
@@ -1144,14 +1149,27 @@ def _sign_text(parts: list[dict[str, Any]], content: Sequence[Part]) -> None:
             return
 
 
+def _gemini_id(call: ToolCall) -> str | None:
+    """The id Gemini gave `call` (its `functionCall.id`, kept in its details by the
+    normalizer), or None for a call Gemini gave none (rxllm named it) or another
+    provider made."""
+    given = call.details.get("id") if call.details else None
+    return given if isinstance(given, str) and given == call.id else None
+
+
 def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list[str]]:
     """(contents, system texts) of a conversation.
 
     Roles become `user` and `model`; system messages, wherever they are, become the
     `systemInstruction`. A tool result is a `functionResponse` part named after the
-    earlier assistant call with its id (Gemini matches results by name and order, and
-    no call id is sent: Vertex refuses `id` and ids rxllm synthesized mean nothing to
-    Gemini); consecutive results share one `user` content, as parallel calls need, in
+    earlier assistant call with its id (Gemini matches results by name and order). A
+    call whose `id` Gemini gave (`ToolCall.details`, as the normalizer keeps it) goes
+    back with it, and so does its result: the API asks for the call's id on its
+    `functionResponse` ("Populated by the client to match the corresponding function
+    call id") where it sent one. No other id is sent: Vertex gives none, google-genai
+    refuses `id` for Vertex ("id parameter is not supported in Vertex AI"), and ids
+    rxllm or another provider made mean nothing to Gemini. Consecutive results share one
+    `user` content, as parallel calls need, in
     the order of the calls, whatever order they finished in. Images in a tool result
     follow the turn's function responses as parts of their own: nested in
     `functionResponse.parts` they are refused by models before Gemini 3 ("Multimodal
@@ -1161,7 +1179,8 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
     its calls apart. A model turn's text and calls go back with their thought
     signatures (`_sign_text`).
     """
-    calls: dict[str, tuple[str, int]] = {}  # call id -> (name, its place among the calls)
+    # call id -> (name, its place among the calls, Gemini's id for it or None)
+    calls: dict[str, tuple[str, int, str | None]] = {}
     # Counted, not `len(calls)`: an id may come back in a later turn (a server's, or one
     # rxllm gave Gemini's calls before they were unique per response, `{name}_{index}`):
     # a result answers the latest call holding its id.
@@ -1188,13 +1207,12 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
                     f"tool result for call id {call_id!r} follows no assistant tool call "
                     "with that id: Gemini needs the function's name"
                 )
-            name, position = calls[call_id]
-            part = {
-                "functionResponse": {
-                    "name": name,
-                    "response": _function_response(message.text, message.is_error),
-                }
-            }
+            name, position, given = calls[call_id]
+            response: dict[str, Any] = {"name": name}
+            if given is not None:
+                response["id"] = given
+            response["response"] = _function_response(message.text, message.is_error)
+            part = {"functionResponse": response}
             if results is None:
                 results, answered = [], []
                 contents.append({"role": "user", "parts": results})
@@ -1208,10 +1226,12 @@ def gemini_contents(messages: list[Message]) -> tuple[list[dict[str, Any]], list
         if role == "assistant":
             _sign_text(parts, message.content)
             for number, call in enumerate(message.tool_calls):
-                calls[call.id] = (call.name, next(places))  # the order of the calls
-                entry: dict[str, Any] = {
-                    "functionCall": {"name": call.name, "args": call.arguments}
-                }
+                given = _gemini_id(call)
+                calls[call.id] = (call.name, next(places), given)  # the order of the calls
+                function_call: dict[str, Any] = {"name": call.name, "args": call.arguments}
+                if given is not None:
+                    function_call["id"] = given
+                entry: dict[str, Any] = {"functionCall": function_call}
                 signature = call.signature or (SKIP_SIGNATURE if number == 0 else None)
                 if signature:
                     entry["thoughtSignature"] = signature
