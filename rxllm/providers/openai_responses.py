@@ -184,11 +184,13 @@ Output items, by type (the decisions of this module):
   A message so displaced that is closed later by its id at that index (Portkey's
   Responses adapter closes it at the end, with the text that streamed) is closed as
   itself (`displaced`): its parts already shown are not said again, and the item there
-  now is not marked done. A function call another call is added over while open ended
-  when that call started at its index; the events that name it by its id there later
-  (Helicone's AI Gateway writes every item of a chat turn at output index 0, each
-  call's done events after the last call was added) are about it, not about the item
-  there now, and add nothing (logged).
+  now is not marked done. A function call added at the output index of another call
+  still open there, both named by their ids, is read at an output index of its own (the
+  next past every index shown), where each event that names it by its id goes: Helicone's
+  AI Gateway writes every item of a chat turn at output index 0, adds each call when its
+  first chat fragment comes (a chat chunk may name every call before any arguments) and
+  streams each call's arguments and done events under its item id. Each call keeps its
+  own arguments, whatever the order of their events.
 - An `output_item.added` or `.done` whose `item` is null, absent or empty names no item
   and begins none (logged); the items around it are read as they are (openai-python's
   stream keeps them, `test_null_output_items.py`).
@@ -871,10 +873,10 @@ class ResponsesNormalizer(Normalizer):
         "custom_done",
         "custom_inputs",
         "displaced",
-        "displaced_calls",
         "handlers",
         "held",
         "held_error",
+        "homes",
         "ids",
         "moved",
         "parts",
@@ -938,10 +940,9 @@ class ResponsesNormalizer(Normalizer):
         # adapter adds a call at its message's output index, then closes that message
         # there, by its id, with the text that streamed (`_displaced`).
         self.displaced: dict[str, set[int]] = {}
-        # Function calls another call was added over while still open, by item id: ended
-        # when that call started there. Helicone's AI Gateway adds every call at output
-        # index 0, then sends each call's done events (`_displaced_call`).
-        self.displaced_calls: set[str] = set()
+        # Function calls added at the output index of another call still open there, by
+        # item id: the output index each is read at (`_own_index`).
+        self.homes: dict[str, int] = {}
         # The `phase` of each message that named one (gpt-5.4: commentary, final_answer),
         # by output index: its text carries it.
         self.phases: dict[int, str] = {}
@@ -1067,6 +1068,8 @@ class ResponsesNormalizer(Normalizer):
         done events one output index on from its deltas, a call's done item without
         its id)."""
         item_id = item_id if item_id is not None else payload.get("item_id")
+        if self.homes and item_id.__class__ is str and item_id in self.homes:
+            return self.homes[item_id]
         index = payload.get("output_index")
         if not isinstance(index, int):  # unnumbered (llama.cpp's): by its id, else the latest
             known = self.ids.get(item_id) if isinstance(item_id, str) else None
@@ -1100,8 +1103,6 @@ class ResponsesNormalizer(Normalizer):
                 if not shown.done and shown.kind == "message" and shown.item_id is not None:
                     said = {key[1] for key in self.parts if key[0] == index}
                     self.displaced[shown.item_id] = said
-                elif not shown.done and shown.kind == kind == "function_call" and shown.item_id:
-                    self.displaced_calls.add(shown.item_id)
                 self._forget(index)
             shown = _Shown(index, str(kind), item_id)
             self.shown.append(shown)
@@ -1316,6 +1317,8 @@ class ResponsesNormalizer(Normalizer):
             return
         kind = item.get("type")
         index = self._item_index(payload, item)
+        if kind == "function_call":
+            index = self._own_index(index, _key(item))
         self._show(index, kind, _key(item), event="added")
         if kind == "function_call":
             if item.get("status") == "completed":
@@ -1372,21 +1375,34 @@ class ResponsesNormalizer(Normalizer):
         shown = self.shown_at.get(index)
         return None if shown is None or shown.item_id == item_id else said
 
-    def _displaced_call(self, index: int, item_id: Any, payload: dict[str, Any]) -> bool:
-        """Whether an event is about a function call another call was added over while it
-        was open (`displaced_calls`), named by its id at an output index now another
-        item's: it ended when that call started, and the event adds nothing (logged)."""
-        if item_id not in self.displaced_calls:
-            return False
+    def _own_index(self, index: int, item_id: str | None) -> int:
+        """The output index a function call added at `index` is read at: its own, unless
+        another call is still open there (both named by their ids), which it would end
+        before that call's arguments came; then the next past every index shown, which
+        the events that name it by its id are read at (`homes`, `_index`)."""
+        home = self.homes.get(item_id) if item_id is not None else None
+        if home is not None:  # added again
+            return home
         shown = self.shown_at.get(index)
-        if shown is None or shown.item_id == item_id:
-            return False
+        if (
+            shown is None
+            or shown.done
+            or shown.kind != "function_call"
+            or shown.item_id is None
+            or item_id is None
+            or item_id == shown.item_id
+        ):
+            return index
+        home = self.homes[item_id] = max(self.shown_at) + 1
         logger.bind(provider=self.provider, attempt=self.attempt).debug(
-            "{} at output index {} for a call another call was added over there: ignored",
-            payload.get("type"),
+            "function call {!r} added at output index {}, where call {!r} is still open:"
+            " read at output index {}",
+            item_id,
             index,
+            shown.item_id,
+            home,
         )
-        return True
+        return home
 
     def _item_of(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         """The item an `output_item` event carries; None (logged) for a null, absent or
@@ -1406,8 +1422,6 @@ class ResponsesNormalizer(Normalizer):
         if item is None:
             return
         index = self._item_index(payload, item)
-        if self.displaced_calls and self._displaced_call(index, _key(item), payload):
-            return
         said = self._displaced(index, _key(item)) if self.displaced else None
         if said is not None and item.get("type") == "message":
             # the parts that had no deltas nor done event of their own arrived whole; the
@@ -1696,8 +1710,6 @@ class ResponsesNormalizer(Normalizer):
 
     def _arguments_delta(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
-        if self.displaced_calls and self._displaced_call(index, payload.get("item_id"), payload):
-            return
         self._show(index, "function_call", payload.get("item_id"))  # its id, as the call's
         if self.whole_calls:  # (no call on the hot path of every other stream)
             self._release(index)
@@ -1713,8 +1725,6 @@ class ResponsesNormalizer(Normalizer):
 
     def _arguments_done(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
-        if self.displaced_calls and self._displaced_call(index, payload.get("item_id"), payload):
-            return
         self._release(index)
         if not self._begun(index, "function_call", payload):
             return

@@ -8,10 +8,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 import rxllm
-from rxllm.events import ReasoningDelta
+from rxllm.events import Done, ReasoningDelta, ToolRequest
 from rxllm.providers.anthropic import anthropic_messages
-from tests.support import Expect, ServeBody, check, log_messages, replay_every_way, summarize
+from tests.support import (
+    Expect,
+    ServeBody,
+    check,
+    log_messages,
+    replay_every_way,
+    summarize,
+)
 
 
 def _sse(*payloads: dict[str, Any], done: bool = True) -> bytes:
@@ -145,3 +154,153 @@ def test_helicone_one_thinking_block_keeps_its_signature() -> None:
     )
     summary = summarize(replay_every_way(body, "openai"))
     assert (summary.reasoning, summary.signatures) == ("".join(_FIRST), [_SIG_FIRST])
+
+
+# -- Helicone's chat-to-Responses converter: calls named before their arguments -----------
+
+# Helicone/helicone packages/llm-mapper/transform/providers/responses/streamedResponse/
+# toResponses.ts (`ChatToResponsesStreamConverter`, its AI Gateway answering the
+# Responses API from a chat upstream): every item at `output_index` 0; a call is added
+# (`fn_<id>_<n>`, by its chat index) the first time a fragment of it comes, each argument
+# fragment is a `function_call_arguments.delta` under its item id, and at the chat finish
+# each call's `function_call_arguments.done` and done item follow; `response.completed`
+# (on the usage chunk) lists the calls as `fc_<call_id>`. A chat chunk that names both
+# calls with empty arguments (the upstream's headers first) adds both before either's
+# arguments come.
+_RESPONSE_ID = "chatcmpl-D2kq7RjX0cVb3wQ9nZy1tH5s"
+_CALLS = [
+    ("call_q1Rz8mWf", "get_weather", ['{"city":', ' "Paris"}'], {"city": "Paris"}),
+    ("call_T5vLx2Ce", "get_time", ['{"tz":', ' "CET"}'], {"tz": "CET"}),
+]
+
+
+def _call_item(n: int, status: str, arguments: str) -> dict[str, Any]:
+    call_id, name = _CALLS[n][:2]
+    return {
+        "id": f"fn_{_RESPONSE_ID}_{n}",
+        "type": "function_call",
+        "status": status,
+        "name": name,
+        "call_id": call_id,
+        "arguments": arguments,
+        "parsed_arguments": None,
+    }
+
+
+def _events(*payloads: dict[str, Any]) -> bytes:
+    return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads).encode()
+
+
+def _calls_named_first(order: list[tuple[int, int]]) -> bytes:
+    """Both calls added, then their argument fragments in `order` ((call, piece) pairs),
+    then each call's done events and the completed response."""
+    payloads: list[dict[str, Any]] = [
+        {
+            "type": "response.created",
+            "response": {
+                "id": _RESPONSE_ID,
+                "object": "response",
+                "created_at": 1766265214,
+                "status": "in_progress",
+                "output": [],
+                "model": "gpt-4o-mini",
+            },
+        },
+        {"type": "response.in_progress", "response": {"id": _RESPONSE_ID}},
+        *(
+            {
+                "type": "response.output_item.added",
+                "output_index": 0,
+                "item": _call_item(n, "in_progress", ""),
+            }
+            for n in range(len(_CALLS))
+        ),
+        *(
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": f"fn_{_RESPONSE_ID}_{n}",
+                "output_index": 0,
+                "delta": _CALLS[n][2][piece],
+            }
+            for n, piece in order
+        ),
+    ]
+    for n, (_, _, pieces, _) in enumerate(_CALLS):
+        arguments = "".join(pieces)
+        payloads += [
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": f"fn_{_RESPONSE_ID}_{n}",
+                "output_index": 0,
+                "arguments": arguments,
+            },
+            {
+                "type": "response.output_item.done",
+                "output_index": 0,
+                "item": _call_item(n, "completed", arguments),
+            },
+        ]
+    output = [
+        _call_item(n, "completed", "".join(_CALLS[n][2])) | {"id": f"fc_{_CALLS[n][0]}"}
+        for n in range(len(_CALLS))
+    ]
+    payloads.append(
+        {
+            "type": "response.completed",
+            "response": {
+                "id": _RESPONSE_ID,
+                "object": "response",
+                "created_at": 1766265214,
+                "status": "completed",
+                "model": "gpt-4o-mini",
+                "output": output,
+                "usage": {"input_tokens": 81, "output_tokens": 46, "total_tokens": 127},
+            },
+        }
+    )
+    return _events(*payloads)
+
+
+_ONE_THEN_THE_OTHER = [(0, 0), (0, 1), (1, 0), (1, 1)]
+_INTERLEAVED = [(0, 0), (1, 0), (0, 1), (1, 1)]
+
+
+@pytest.mark.parametrize("order", [_ONE_THEN_THE_OTHER, _INTERLEAVED], ids=["in_turn", "mixed"])
+def test_helicone_two_calls_added_at_one_output_index_before_their_arguments(
+    order: list[tuple[int, int]],
+) -> None:
+    """Each call with its own arguments. Before, the second call's start ended the
+    first with no arguments at all, and the turn failed ("arguments of tool call
+    'call_q1Rz8mWf' ('get_weather') are missing, not a JSON object")."""
+    events = replay_every_way(_calls_named_first(order), "openai-responses")
+    check(
+        summarize(events),
+        Expect(
+            reasoning="",
+            tools=tuple((call_id, name, arguments) for call_id, name, _, arguments in _CALLS),
+            usage=(81, 46, 0, 0, 127),
+            stop_reason="tool_use",
+            raw_stop_reason="completed",
+            model="gpt-4o-mini",
+        ),
+    )
+    assert [(e.call_id, e.index) for e in events if isinstance(e, ToolRequest)] == [
+        ("call_q1Rz8mWf", 0),
+        ("call_T5vLx2Ce", 1),
+    ]
+
+
+async def test_helicone_two_calls_added_at_one_output_index_over_http(
+    serve_body: ServeBody,
+) -> None:
+    base_url = await serve_body(_calls_named_first(_INTERLEAVED))
+    async with rxllm.provider("openai-responses", api_key="k", base_url=base_url) as provider:
+        record = await provider.complete(
+            rxllm.ChatRequest(model="gpt-4o-mini", messages=[rxllm.Message.user("hi")])
+        )
+    assert isinstance(record.terminal, Done)
+    assert [(c.call_id, c.arguments) for c in record.tool_calls] == [
+        ("call_q1Rz8mWf", {"city": "Paris"}),
+        ("call_T5vLx2Ce", {"tz": "CET"}),
+    ]
+    assert len(record.attempts) == 1

@@ -289,11 +289,12 @@ def test_helicone_gateway_writes_every_item_of_a_chat_turn_at_output_index_zero(
             model=model,
         ),
     )
+    # each call requested at its own done event, the first after the second started
     assert kinds(events) == [
         "text",
         "tool_start",
-        "tool_request",
         "tool_start",
+        "tool_request",
         "tool_request",
         "usage",
         "done",
