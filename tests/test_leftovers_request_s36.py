@@ -22,6 +22,7 @@ signatures are made up."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import rxllm
@@ -127,3 +128,44 @@ async def test_gemini_ids_it_did_not_give_are_not_sent(serve: Serve) -> None:
     results = [part["functionResponse"] for part in sent if "functionResponse" in part]
     assert [sorted(call) for call in calls] == [["args", "name"]] * 2
     assert [sorted(result) for result in results] == [["name", "response"]] * 2
+
+
+# -- Mistral: 9-character ids unique across the turns of a history ----------------------
+
+
+async def test_mistral_ids_stay_unique_across_turns(serve: Serve) -> None:
+    """Mistral takes call ids of 9 characters of `[a-zA-Z0-9]` only, so an id made
+    elsewhere is mapped to 9 base-62 characters of its hash. Two turns whose calls had
+    one id (a server's `call_0` each turn, as llama.cpp and others number them; Mistral's
+    own id repeated) went back with one id twice, each result naming both calls; now the
+    later call is renamed, deterministically, and each result names its own call."""
+    recorder = Recorder()
+    base_url = await serve(recorder.handle)
+    history = [
+        Message.user("Weather in Paris?"),
+        Message.assistant(tool_calls=[rxllm.ToolCall(id="call_0", name="get_weather")]),
+        Message.tool("call_0", "sun"),
+        Message.user("And in Rome?"),
+        Message.assistant(tool_calls=[rxllm.ToolCall(id="call_0", name="get_weather")]),
+        Message.tool("call_0", "rain"),
+        Message.user("And the time?"),
+        Message.assistant(tool_calls=[rxllm.ToolCall(id="aB3xK9mP2", name="get_time")]),
+        Message.tool("aB3xK9mP2", "12:00"),
+        Message.assistant(tool_calls=[rxllm.ToolCall(id="aB3xK9mP2", name="get_time")]),
+        Message.tool("aB3xK9mP2", "12:01"),
+    ]
+    request = ChatRequest(model="mistral-small-latest", messages=history)
+    async with rxllm.provider("mistral", base_url=base_url, api_key="mistral-key-0123456789") as p:
+        await p.complete(request)
+        await p.complete(request)
+    sent = recorder.requests[0]["body"]["messages"]
+    calls = [
+        m["tool_calls"][0]["id"] for m in sent if m["role"] == "assistant" and "tool_calls" in m
+    ]
+    results = [m["tool_call_id"] for m in sent if m["role"] == "tool"]
+    assert len(calls) == 4
+    assert all(re.fullmatch(r"[a-zA-Z0-9]{9}", call_id) for call_id in calls)
+    assert len(set(calls)) == 4  # one id per call
+    assert results == calls  # each result names its own call
+    assert calls[2] == "aB3xK9mP2"  # Mistral's own, seen first: kept
+    assert recorder.requests[1]["body"]["messages"] == sent  # the same every time

@@ -2,7 +2,8 @@
 
 A conversation may hold calls another provider made (a fallback, a history begun
 elsewhere): their ids may hold characters the API refuses (`functions.f:0`), be longer
-than it takes (vLLM's 46 characters), or repeat (a server's, or those rxllm gave
+than it takes (vLLM's 46 characters), be of another form than the one it takes
+(Mistral's nine base-62 characters), or repeat (a server's, or those rxllm gave
 Gemini's calls, which have none, before `response_tag`: `{name}_{index}` in every
 turn). `CallIds` rewrites what the API would refuse and keeps the rest, so that each
 result still names its call. The chat wire names one turn's calls through it too, as
@@ -37,14 +38,19 @@ _BASE62 = string.digits + string.ascii_letters
 
 class CallIds:
     """One conversation's call ids, unique, made only of `allowed` characters (a regex
-    character class, or None for any), at most `longest` characters. A valid id seen
-    for the first time is kept; any other is rewritten (refused characters to `_`, too
-    long to `call_` and base-62 characters of its SHA-256, then `_2`, `_3`... until
-    unused), and the results that follow take the id of the latest call that had theirs."""
+    character class, or None for any), at most `longest` characters, or exactly
+    `length` of them. A valid id seen for the first time is kept; any other is
+    rewritten (refused characters to `_`, too long to `call_` and base-62 characters of
+    its SHA-256, then `_2`, `_3`... until unused; with a `length`, base-62 characters
+    of the SHA-256 of the id, then of the id and `2`, `3`...), and the results that
+    follow take the id of the latest call that had theirs."""
 
-    def __init__(self, allowed: str | None = None, longest: int | None = None) -> None:
+    def __init__(
+        self, allowed: str | None = None, longest: int | None = None, length: int | None = None
+    ) -> None:
         self._refused = None if allowed is None else re.compile(f"[^{allowed}]")
         self._longest = longest
+        self._length = length
         self.used: set[str] = set()
         self.latest: dict[str, str] = {}
 
@@ -53,8 +59,7 @@ class CallIds:
         wire, n = base, 1
         while wire in self.used:
             n += 1
-            suffix = f"_{n}"
-            wire = (base if self._longest is None else base[: self._longest - len(suffix)]) + suffix
+            wire = self._again(call_id, base, n)
         self.used.add(wire)
         self.latest[call_id] = wire
         return wire
@@ -66,11 +71,23 @@ class CallIds:
 
     def _valid(self, call_id: str) -> str:
         """The id with what the API refuses rewritten, before any uniqueness."""
+        if self._length is not None:  # a hash of any other id, base-62 as the API takes it
+            fits = len(call_id) == self._length and not (
+                self._refused is not None and self._refused.search(call_id)
+            )
+            return call_id if fits else base62_of(call_id, self._length)
         if self._refused is not None:
             call_id = self._refused.sub("_", call_id) or "call"
         if self._longest is not None and len(call_id) > self._longest:
             call_id = "call_" + base62_of(call_id, min(24, self._longest - 5))
         return call_id
+
+    def _again(self, call_id: str, base: str, n: int) -> str:
+        """The `n`th id to try for `call_id` when `base` (its valid form) is taken."""
+        if self._length is not None:  # no room for a suffix: another hash, as repeatable
+            return base62_of(f"{call_id}\n{n}", self._length)
+        suffix = f"_{n}"
+        return (base if self._longest is None else base[: self._longest - len(suffix)]) + suffix
 
 
 def base62_of(text: str, length: int) -> str:

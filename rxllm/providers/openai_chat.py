@@ -224,7 +224,7 @@ from rxllm.providers.base import (
     text_or_none,
     thinking_switch,
 )
-from rxllm.providers.call_ids import CallIds, base62_of
+from rxllm.providers.call_ids import CallIds
 from rxllm.providers.think_tags import TAGGED, ThinkTagSplitter, came_in_tags, think_tagged
 from rxllm.providers.wire_signs import other_api
 from rxllm.request import (
@@ -254,7 +254,6 @@ __all__ = [
     "function_parameters",
     "openai_usage",
     "pdf_file",
-    "short_call_id",
     "usage_cost",
     "wrapped_calls",
 ]
@@ -423,7 +422,8 @@ class ChatOptions:
     ("Tool call id was call_abc but must be a-z, A-Z, 0-9, with a length of 9."), so
     the ids of calls made elsewhere (a fallback, a history begun on another provider)
     are mapped: an id already of that form is kept, any other becomes 9 base-62
-    characters of its SHA-256, the same for the call and for its result."""
+    characters of its SHA-256, the same for the call and for its result; an id an
+    earlier call of the history had is another hash (`CallIds`), unique as before."""
 
     max_tool_call_id: int | None = None
     """The longest tool call id the endpoint takes. OpenAI's refuses a longer one
@@ -801,18 +801,6 @@ def function_parameters(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-_NINE_ALNUM = re.compile(r"[a-zA-Z0-9]{9}")
-
-
-def short_call_id(call_id: str) -> str:
-    """A tool call id as 9 characters of `[a-zA-Z0-9]` (`ChatOptions.short_tool_call_ids`):
-    kept if it is one already, else derived from its SHA-256 (the same id, the same
-    result, so a call and its tool message still match)."""
-    if _NINE_ALNUM.fullmatch(call_id):
-        return call_id
-    return base62_of(call_id, 9)
-
-
 def chat_messages(
     messages: list[Message],
     options: ChatOptions | None = None,
@@ -820,7 +808,7 @@ def chat_messages(
     endpoint: str = "the endpoint",
 ) -> list[dict[str, Any]]:
     """Messages in the Chat Completions shape, as the endpoint's `options` want them
-    (tool call ids through `short_call_id`, reasoning beside tool calls). A call of one
+    (tool call ids through `CallIds`, reasoning beside tool calls). A call of one
     of `custom_tools` (the names of the custom tools offered) goes back as the custom
     call it came as, its `input` the text it was given. A tool message takes text only
     (its `content` is a string or text parts), so the images of tool results follow
@@ -832,18 +820,20 @@ def chat_messages(
     take (`ChatOptions.image_urls`, `pdf_input`) is a `ConfigError` that names it
     (`endpoint`)."""
     options = options or _PLAIN
-    short_ids = options.short_tool_call_ids
-    ids = CallIds(longest=options.max_tool_call_id)
+    # Mistral's ids are 9 base-62 characters: one made elsewhere maps to such an id, and
+    # one that came back in an earlier turn (a server's `call_0`, or any two ids whose
+    # hash meets) is renamed, so each result still names its own call.
+    ids = (
+        CallIds("a-zA-Z0-9", length=9)
+        if options.short_tool_call_ids
+        else CallIds(longest=options.max_tool_call_id)
+    )
     bridge = options.assistant_after_tool_results
     out: list[dict[str, Any]] = []
     shown: list[dict[str, Any]] = []  # the images of the tool results just sent
     for message in messages:
         if message.role == "tool":
-            call_id = message.tool_call_id
-            if short_ids and call_id is not None:
-                call_id = short_call_id(call_id)
-            else:
-                call_id = ids.result(call_id)
+            call_id = ids.result(message.tool_call_id)
             out.append({"role": "tool", "tool_call_id": call_id, "content": message.text})
             if message.images and options.images_after_tool_results:
                 shown.append({"type": "text", "text": f"[Images from tool call {call_id}]"})
@@ -870,7 +860,7 @@ def chat_messages(
                 entry["tool_calls"] = [
                     _call_entry(
                         call,
-                        short_call_id(call.id) if short_ids else ids.call(call.id),
+                        ids.call(call.id),
                         custom_tools,
                         options.call_signatures,
                     )
@@ -1126,7 +1116,6 @@ _CHUNK_READ_WHEN_SENT = frozenset(
         "venice_parameters",
         "base_resp",
         "error_code",
-        "x-opencode-type",  # OpenCode Zen's cost chunk (`_inference_cost`)
     }
 )
 
@@ -1300,35 +1289,6 @@ def _flat_error_words(payload: dict[str, Any]) -> str | None:
         if isinstance(words, str) and words.strip():
             return words
     return None
-
-
-def _inference_cost(payload: dict[str, Any], usage: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The usage that OpenCode Zen's last chunk before `[DONE]` says (`{"choices": [],
-    "x-opencode-type": "inference-cost", "cost": "0.00002772", "normalizedUsage": {...}}`:
-    enricoros/big-AGI's openai.parser.ts reads it): the `usage` read before it with the
-    request's cost in USD, a decimal string; or, where no usage came, its own counts
-    (`inputTokens` apart from `cacheReadTokens` and the cache writes, `outputTokens` with
-    `reasoningTokens`), written as this wire's usage."""
-    counts = payload.get("normalizedUsage")
-    if usage is None and counts.__class__ is dict:
-        read = counts.get("cacheReadTokens") or 0
-        written = (counts.get("cacheWrite5mTokens") or 0) + (counts.get("cacheWrite1hTokens") or 0)
-        prompt = (counts.get("inputTokens") or 0) + read + written
-        completion = counts.get("outputTokens") or 0
-        usage = {
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-            "prompt_tokens_details": {"cached_tokens": read, "cache_write_tokens": written},
-            "completion_tokens_details": {"reasoning_tokens": counts.get("reasoningTokens") or 0},
-        }
-    if usage is None:
-        return None
-    cost = payload.get("cost")
-    try:
-        return {**usage, "cost": float(cost)} if isinstance(cost, str | int | float) else usage
-    except ValueError:  # a word, not a number
-        return usage
 
 
 def _counts_tokens(usage: dict[str, Any]) -> bool:
@@ -1613,9 +1573,6 @@ class ChatNormalizer(Normalizer):
             usage = extension.get("usage")
             if error is None:
                 error = extension.get("error")
-        elif payload.get("x-opencode-type") == "inference-cost":
-            usage = _inference_cost(payload, self.last_usage)
-            self.chunk_keys |= {"cost", "normalizedUsage"}  # read here, so not logged
         self.chunk_keys = self._unread("chunk", payload, self.chunk_keys, self.read_when_sent)
         return usage, error
 
