@@ -1116,6 +1116,7 @@ _CHUNK_READ_WHEN_SENT = frozenset(
         "venice_parameters",
         "base_resp",
         "error_code",
+        "x-opencode-type",  # OpenCode Zen's cost chunk (`_inference_cost`)
     }
 )
 
@@ -1289,6 +1290,35 @@ def _flat_error_words(payload: dict[str, Any]) -> str | None:
         if isinstance(words, str) and words.strip():
             return words
     return None
+
+
+def _inference_cost(payload: dict[str, Any], usage: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The usage that OpenCode Zen's last chunk before `[DONE]` says (`{"choices": [],
+    "x-opencode-type": "inference-cost", "cost": "0.00002772", "normalizedUsage": {...}}`:
+    enricoros/big-AGI's openai.parser.ts reads it): the `usage` read before it with the
+    request's cost in USD, a decimal string; or, where no usage came, its own counts
+    (`inputTokens` apart from `cacheReadTokens` and the cache writes, `outputTokens` with
+    `reasoningTokens`), written as this wire's usage."""
+    counts = payload.get("normalizedUsage")
+    if usage is None and counts.__class__ is dict:
+        read = counts.get("cacheReadTokens") or 0
+        written = (counts.get("cacheWrite5mTokens") or 0) + (counts.get("cacheWrite1hTokens") or 0)
+        prompt = (counts.get("inputTokens") or 0) + read + written
+        completion = counts.get("outputTokens") or 0
+        usage = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": read, "cache_write_tokens": written},
+            "completion_tokens_details": {"reasoning_tokens": counts.get("reasoningTokens") or 0},
+        }
+    if usage is None:
+        return None
+    cost = payload.get("cost")
+    try:
+        return {**usage, "cost": float(cost)} if isinstance(cost, str | int | float) else usage
+    except ValueError:  # a word, not a number
+        return usage
 
 
 def _counts_tokens(usage: dict[str, Any]) -> bool:
@@ -1573,6 +1603,9 @@ class ChatNormalizer(Normalizer):
             usage = extension.get("usage")
             if error is None:
                 error = extension.get("error")
+        elif payload.get("x-opencode-type") == "inference-cost":
+            usage = _inference_cost(payload, self.last_usage)
+            self.chunk_keys |= {"cost", "normalizedUsage"}  # read here, so not logged
         self.chunk_keys = self._unread("chunk", payload, self.chunk_keys, self.read_when_sent)
         return usage, error
 
