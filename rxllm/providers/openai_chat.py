@@ -1711,13 +1711,17 @@ class ChatNormalizer(Normalizer):
             if extra:  # Gemini's: a signature (before the text), a thought
                 self._google_extra(extra, delta)
         details = delta.get("reasoning_details")
-        if details:
+        if details.__class__ is dict:  # one detail, not a list of them (`_plain_details`)
+            details = [details]
+        if details and details.__class__ is list:
             self.streamed = True  # output: a whole message after it is a summary
             self._reasoning_details(details, delta)
         else:
             if self.detail is not None:  # other output: the detail is complete
                 self._end_detail()
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if details and not reasoning:
+                reasoning = self._plain_details(details)
             if not (reasoning or known):
                 for name in _RARE_REASONING:
                     reasoning = delta.get(name)
@@ -1758,6 +1762,17 @@ class ChatNormalizer(Normalizer):
                 self._tool_call(call, None if alone else place)
         if not known:
             self._delta_rest(delta, bool(tool_calls))
+
+    def _plain_details(self, details: Any) -> str | None:
+        """`reasoning_details` that is neither a list of details nor one: relays pass a
+        provider's value on as it came, "objects and scalars" too (Layr-Labs/d-inference#630),
+        and LobeChat reads MiniMax's field as a list, one object or a string
+        (lobehub/lobehub packages/model-runtime/src/core/streams/openai/openai.ts). A string
+        is the reasoning's text, as `reasoning` is; anything else has no event (logged)."""
+        if details.__class__ is str:
+            return details
+        self._log_once("reasoning details", f"reasoning_details {_short(details)} has no event")
+        return None
 
     def _reasoning_block_delta(self, delta: dict[str, Any]) -> None:
         """Reasoning as an object: AWS Bedrock's Converse reasoning delta

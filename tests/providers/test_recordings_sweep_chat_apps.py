@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rxllm.events import ReasoningDelta
 from tests.support import Expect, check, kinds, replay_every_way, summarize
 
 
@@ -105,4 +106,87 @@ def test_opencode_zen_counts_only_in_its_inference_cost_chunk() -> None:
     check(
         summarize(events),
         Expect(text="OK", usage=(12, 3, 2, 88, 103), cost=0.0, model="glm-5.2"),
+    )
+
+
+def _minimax_chunk(
+    delta: dict[str, Any], finish: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "id": "055ccc4cbe1ca0dc18037256237d0823",
+        "object": "chat.completion.chunk",
+        "created": 1762498892,
+        "model": "MiniMax-M2",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        "usage": None,
+        **extra,
+    }
+
+
+def test_reasoning_details_as_one_object_per_delta_not_a_list() -> None:
+    """lobehub/lobehub packages/model-runtime/src/core/streams/openai/openai.ts reads
+    MiniMax M2's `reasoning_details` as a list of `{type, id, format, index, text}`
+    (its test's chunks), or as one such object, or as a string; relays pass a provider's
+    value on as it came, "objects and scalars" included (Layr-Labs/d-inference#630). One
+    object per delta is that detail: its text is the reasoning, once, the detail's own
+    fields kept; before, the turn ended at the first such delta in a `protocol` error
+    ("'str' object has no attribute 'get'": the object's keys were read as details)."""
+    thoughts = ['中文打招呼说"你好"\uff0c', "我需要用中文回复。"]
+
+    def detail(n: int) -> dict[str, Any]:
+        return {
+            "type": "reasoning.text",
+            "id": f"reasoning-text-{n + 1}",
+            "format": "MiniMax-response-v1",
+            "index": 0,
+            "text": thoughts[n],
+        }
+
+    body = _sse(
+        _minimax_chunk({"content": "", "role": "assistant", "reasoning_details": detail(0)}),
+        _minimax_chunk({"reasoning_details": detail(1)}),
+        _minimax_chunk({"content": "你好"}),
+        _minimax_chunk({"content": "\uff01"}),
+        _minimax_chunk(
+            {"content": ""},
+            "stop",
+            usage={"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30},
+        ),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="你好\uff01",
+            reasoning="".join(thoughts),
+            usage=(10, 20, 0, 0, 30),
+            model="MiniMax-M2",
+        ),
+    )
+    closed = [e.details for e in events if isinstance(e, ReasoningDelta) and e.details]
+    assert closed == [
+        {
+            "type": "reasoning.text",
+            "id": "reasoning-text-2",
+            "format": "MiniMax-response-v1",
+            "index": 0,
+        }
+    ]
+
+
+def test_reasoning_details_as_a_string_is_the_reasoning_text() -> None:
+    """The same field as a string (LobeChat's second form of it: `typeof details ===
+    'string'`): the reasoning's text, as `reasoning` is, and not said twice where
+    `reasoning` beside it carries the same text; a number there has no event. Before,
+    the turn ended in a `protocol` error at the first such delta."""
+    body = _sse(
+        _minimax_chunk({"role": "assistant", "reasoning_details": "The user greets. "}),
+        _minimax_chunk({"reasoning_details": "Reply in kind.", "reasoning": "Reply in kind."}),
+        _minimax_chunk({"reasoning_details": 0}),
+        _minimax_chunk({"content": "Hello!"}, "stop"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="Hello!", reasoning="The user greets. Reply in kind.", model="MiniMax-M2"),
     )
