@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rxllm.events import ReasoningDelta
+from rxllm.events import Citation, ReasoningDelta, ServerToolResult
 from tests.support import Expect, check, kinds, replay_every_way, summarize
 
 
@@ -190,3 +190,151 @@ def test_reasoning_details_as_a_string_is_the_reasoning_text() -> None:
         summarize(events),
         Expect(text="Hello!", reasoning="The user greets. Reply in kind.", model="MiniMax-M2"),
     )
+
+
+def test_minimax_web_search_closing_frame_of_the_whole_exchange() -> None:
+    """lobehub/lobehub packages/model-runtime/src/core/streams/openai/openai.ts (the
+    chunk its comment quotes from MiniMax-Text-01's built-in web search): the stream's
+    last frame is a `chat.completion` whose choice holds no delta but `messages`, the
+    whole exchange (the user's turn, the assistant's `web_search` call, the tool's turn,
+    the answer with its `annotations` `{text: "【5†source】", url, quote}`), with
+    `finish_reason: "tool_calls"`, the real usage and a `base_resp` of status 0 whose
+    words are a warning. Before it: the pages as a `role: "tool"` delta (with its own
+    `stop`, as MiniMax writes it), then the answer. Read as the answer, the search's
+    result and its page cited once, the usage of the last frame, and the turn's first
+    finish: that frame's `tool_calls` asks the client to run nothing, its call being
+    one MiniMax ran. A guard: no change."""
+    model = "MiniMax-Text-01"
+    url = "https://mtianqi.eastday.com/tianqi/shanghai/20250526.html"
+    pages = [
+        {"no": 1, "url": url, "title": "上海天气预报", "content": "5月26日 多云", "web_icon": ""}
+    ]
+    call_id = "call_function_0872338692"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice: dict[str, Any] = {"index": 0, "delta": delta}
+        if finish is not None:
+            choice["finish_reason"] = finish
+        return {
+            "id": "0483bf14ba55225a66de2342a21b4003",
+            "choices": [choice],
+            "created": 1748274196,
+            "model": model,
+            "object": "chat.completion.chunk",
+            "usage": {"total_tokens": 0, "total_characters": 0},
+            "input_sensitive": False,
+            "output_sensitive": False,
+        }
+
+    search = {"query_tag": ["天气"], "query_list": ["上海 2025年5月26日 天气"]}
+    exchange = [
+        {"content": "", "role": "user", "reasoning_content": ""},
+        {
+            "content": "",
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "web_search",
+                    "function": {"name": "get_search_result", "arguments": json.dumps(search)},
+                }
+            ],
+            "reasoning_content": "",
+        },
+        {"content": "", "role": "tool", "tool_call_id": call_id, "reasoning_content": ""},
+        {
+            "content": "",
+            "role": "assistant",
+            "name": "海螺AI",
+            "annotations": [{"text": "【5†source】", "url": url, "quote": "上海天气预报"}],
+            "audio_content": "",
+            "reasoning_content": "",
+        },
+    ]
+    closing = {
+        "id": "0483bf14ba55225a66de2342a21b4003",
+        "choices": [{"finish_reason": "tool_calls", "index": 0, "messages": exchange}],
+        "created": 1748274196,
+        "model": model,
+        "object": "chat.completion",
+        "usage": {
+            "total_tokens": 13110,
+            "total_characters": 0,
+            "prompt_tokens": 12938,
+            "completion_tokens": 172,
+        },
+        "base_resp": {"status_code": 0, "status_msg": "Invalid parameters detected"},
+    }
+    tool_turn = {
+        "content": json.dumps(pages, ensure_ascii=False),
+        "role": "tool",
+        "tool_call_id": call_id,
+    }
+    body = _sse(
+        chunk(tool_turn, "stop"),
+        chunk({"content": "上海今天多云。", "role": "assistant"}),
+        closing,
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="上海今天多云。", usage=(12938, 172, 0, 0, 13110), model=model),
+    )
+    assert [(e.call_id, e.content) for e in events if isinstance(e, ServerToolResult)] == [
+        (call_id, pages)
+    ]
+    assert [(e.url, e.title) for e in events if isinstance(e, Citation)] == [(url, "上海天气预报")]
+
+
+def test_xiaomi_mimo_flat_url_citations_in_the_first_chunk_and_again_beside_the_text() -> None:
+    """lobehub/lobehub packages/model-runtime/src/core/streams/openai/openai.ts (the
+    chunk its comment quotes from mimo-v2-omni's web search, and its test "should handle
+    XiaomiMiMo annotations"): the first chunk's delta holds every source as an
+    `annotations` entry of type `url_citation` whose fields are flat (`url`, `title`,
+    `site_name`, `summary`), with `content: ""` and a usage that counts only the
+    searches (`web_search_usage: {tool_usage, page_usage}`); the next chunk repeats the
+    same annotations beside the first text. Each source is cited once, the search
+    counts are no usage, the text whole. A guard: no change."""
+    url = "https://biz.finance.sina.com.cn/usstock/usstock_news.php?symbol=ZNH"
+    title = "南方航空相关新闻_美股 - 新浪财经"
+    sources = [
+        {
+            "site_name": "biz.finance.sina.com.cn",
+            "summary": "港股航空股再度走低",
+            "title": title,
+            "type": "url_citation",
+            "url": url,
+        }
+    ]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": "65b10aeecba14877b4cd282d4e32f203",
+            "object": "chat.completion.chunk",
+            "created": 1773907177,
+            "model": "mimo-v2-omni",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+
+    searches = {"web_search_usage": {"tool_usage": 5, "page_usage": 20}}
+    body = _sse(
+        chunk({"annotations": sources, "role": "assistant", "content": ""}, usage=searches),
+        chunk({"role": "assistant", "content": "南航股价下跌\uff0c", "annotations": sources}),
+        chunk({"content": "燃油附加费上调。"}, "stop"),
+        chunk(
+            {},
+            usage={"prompt_tokens": 900, "completion_tokens": 30, "total_tokens": 930, **searches},
+        ),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="南航股价下跌\uff0c燃油附加费上调。",
+            usage=(900, 30, 0, 0, 930),
+            model="mimo-v2-omni",
+        ),
+    )
+    assert [(e.url, e.title) for e in events if isinstance(e, Citation)] == [(url, title)]
+    assert kinds(events) == ["citation", "text", "usage", "done"]
