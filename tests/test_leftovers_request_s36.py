@@ -27,6 +27,7 @@ from typing import Any
 
 import rxllm
 from rxllm import ChatRequest, Message
+from rxllm.local import LocalServer
 from tests.support import Recorder, Serve
 
 KEY = "AIza-leftovers-s36-0123456789"
@@ -169,3 +170,69 @@ async def test_mistral_ids_stay_unique_across_turns(serve: Serve) -> None:
     assert results == calls  # each result names its own call
     assert calls[2] == "aB3xK9mP2"  # Mistral's own, seen first: kept
     assert recorder.requests[1]["body"]["messages"] == sent  # the same every time
+
+
+# -- Anthropic: thinking on, mid-tool-loop, in a turn another provider began ------------
+
+WEATHER = rxllm.Tool(
+    name="get_weather",
+    parameters={"type": "object", "properties": {"city": {"type": "string"}}},
+)
+THINKING = {"thinking": {"type": "enabled", "budget_tokens": 2048}}
+QUESTION = Message.user("What's the weather in Paris?")
+
+
+def _ask(messages: list[Message], **params: Any) -> ChatRequest:
+    return ChatRequest(model="local", messages=messages, tools=[WEATHER], params=params)
+
+
+async def _loop_begun_on(server: LocalServer, wire: str) -> list[Message]:
+    """The history of a tool loop whose call `wire` made, its result given."""
+    record = await server.provider(wire).complete(_ask([QUESTION], **THINKING))
+    (call,) = record.tool_calls
+    return [QUESTION, record.to_message(), Message.tool(call.call_id, "sunny, 21 C")]
+
+
+async def test_fallback_into_anthropic_mid_tool_loop_with_thinking_on(
+    local_server: LocalServer,
+) -> None:
+    """The loop's call came from OpenAI's chat wire (its reasoning has no Anthropic
+    signature, so the assistant turn goes to Anthropic without a thinking block); the
+    next turn falls back from OpenAI (401) into Anthropic with thinking on. Anthropic
+    refused that ("Expected `thinking` or `redacted_thinking`, but found `tool_use`",
+    as the local wire does): the fallback ended in that 400. Now the request leaves
+    thinking out, and the turn is answered."""
+    history = await _loop_begun_on(local_server, "openai")
+    local_server.turns.append("bad_key")
+    both = rxllm.fallback([local_server.provider("openai"), local_server.provider("anthropic")])
+    record = await both.complete(_ask(history, **THINKING))
+    assert record.terminal.type == "done", record.terminal
+    assert record.text == "get_weather returned sunny, 21 C. That is my answer."
+    assert [(a.provider, a.status) for a in record.attempts] == [
+        ("local", 401),
+        ("anthropic", None),
+    ]
+    sent = local_server.requests[-1]
+    assert "thinking" not in sent
+    assert sent["messages"][1]["content"][-1]["type"] == "tool_use"
+
+
+async def test_anthropic_keeps_thinking_where_the_turn_allows_it(
+    local_server: LocalServer,
+) -> None:
+    """Thinking stays on where the API takes it: a loop whose turn began with Claude's
+    signed thinking, and a loop begun elsewhere once the user speaks again (a new turn
+    may think)."""
+    anthropic = local_server.provider("anthropic")
+    own = await _loop_begun_on(local_server, "anthropic")
+    record = await anthropic.complete(_ask(own, **THINKING))
+    assert record.terminal.type == "done", record.terminal
+    sent = local_server.requests[-1]
+    assert sent["thinking"] == THINKING["thinking"]
+    assert sent["messages"][1]["content"][0]["type"] == "thinking"
+
+    elsewhere = await _loop_begun_on(local_server, "openai")
+    answered = [*elsewhere, Message.assistant("Sunny."), Message.user("And tomorrow?")]
+    record = await anthropic.complete(_ask(answered, **THINKING))
+    assert record.terminal.type == "done", record.terminal
+    assert local_server.requests[-1]["thinking"] == THINKING["thinking"]

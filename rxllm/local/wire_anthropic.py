@@ -5,6 +5,8 @@ Each step is one or more content blocks: thinking (with its signature), text (wi
 refusal`), `tool_use` (no `input_json_delta` at all for a tool without parameters),
 and a provider-run tool as a `server_tool_use` block and its `*_tool_result` block. A
 `whole` script sends every block complete in `message_start`, then `message_stop`.
+A request with thinking on whose open tool loop began without a thinking block is
+refused, as the API did (`_check_thinking_turn`).
 """
 
 from __future__ import annotations
@@ -68,12 +70,52 @@ def prompt_of(body: dict[str, Any]) -> Prompt:
             last = results[-1]
             name = called.get(str(last.get("tool_use_id")), "the tool")
             result = (name, _text(last.get("content")))
+    _check_thinking_turn(body)
     tools = {
         str(tool.get("name")): tool.get("input_schema") or {} for tool in body.get("tools") or ()
     }
     choice, allowed = _choice(body, tools)
     replies = sum(m.get("role") == "assistant" for m in body.get("messages", []))
     return Prompt(str(body.get("model", "")), text, tools, result, choice, allowed, replies)
+
+
+def _check_thinking_turn(body: dict[str, Any]) -> None:
+    """Refuse, as the API did, thinking on while an open tool loop's assistant turn
+    (from the first assistant message after the last user message that is no tool
+    result) does not begin with a thinking block (the extended-thinking guide,
+    "Toggling thinking modes in conversations", and its error's words)."""
+    thinking = body.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") == "disabled":
+        return
+    messages = body.get("messages") or []
+    if not messages or not _results_in(messages[-1]):
+        return  # no tool loop open: a new turn may think
+    first = None
+    for at in range(len(messages) - 1, -1, -1):
+        if messages[at].get("role") == "assistant":
+            first = at
+        elif not _results_in(messages[at]):
+            break
+    content = messages[first].get("content") if first is not None else None
+    if not isinstance(content, list) or not content:
+        return
+    found = content[0].get("type")
+    if found in ("thinking", "redacted_thinking"):
+        return
+    raise ValueError(
+        f"messages.{first}.content.0.type: Expected `thinking` or `redacted_thinking`, but "
+        f"found `{found}`. When `thinking` is enabled, a final `assistant` message must "
+        "start with a thinking block (preceding the lastmost set of `tool_use` and "
+        "`tool_result` blocks). To avoid this requirement, disable `thinking`."
+    )
+
+
+def _results_in(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return message.get("role") == "user" and any(
+        isinstance(block, dict) and block.get("type") == "tool_result"
+        for block in (content if isinstance(content, list) else ())
+    )
 
 
 # `tool_choice.type` as a mode: `any` requires a call of any tool, `tool` of the one named.

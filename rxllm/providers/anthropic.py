@@ -1072,6 +1072,40 @@ def anthropic_messages(messages: list[Message]) -> tuple[list[str], list[dict[st
     return system, out
 
 
+# The blocks an assistant turn opens with when thinking is on.
+_THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+
+
+def _unthought_tool_turn(messages: list[dict[str, Any]]) -> int | None:
+    """Where (a message index) the assistant turn of an open tool loop begins, when it
+    does not begin with a thinking block; None when no tool loop is open (the last
+    message holds no `tool_result`) or its turn began with one. A tool loop is one
+    assistant turn: it begins at the first assistant message after the last user
+    message that is no tool result, and with thinking on it must open with thinking
+    ("Toggling thinking modes in conversations")."""
+    if not messages or not _has_results(messages[-1]):
+        return None
+    first = None
+    for at in range(len(messages) - 1, -1, -1):
+        message = messages[at]
+        if message["role"] == "assistant":
+            first = at
+        elif not _has_results(message):
+            break
+    if first is None:
+        return None
+    blocks = messages[first]["content"]
+    opens = blocks[0].get("type") if isinstance(blocks, list) and blocks else None
+    return None if opens in _THINKING_BLOCKS else first
+
+
+def _has_results(message: dict[str, Any]) -> bool:
+    content = message["content"]
+    return message["role"] == "user" and any(
+        isinstance(block, dict) and block.get("type") == "tool_result" for block in content
+    )
+
+
 class Anthropic(WireProtocol):
     """The Anthropic Messages wire."""
 
@@ -1209,7 +1243,12 @@ class Anthropic(WireProtocol):
         permitted"), which a `tool_choice` in params would be `ChatRequest.tool_choice`
         set twice: it joins the tool choice written (`{"type": "auto"}` where the request
         has tools and none was given), and is left out of `{"type": "none"}`, which has no
-        such setting and calls nothing."""
+        such setting and calls nothing.
+
+        Thinking on, with an open tool loop whose assistant turn began without a
+        thinking block (`_unthought_tool_turn`), is left out of the body: Anthropic's
+        "If thinking is enabled, the final assistant turn must start with a thinking
+        block"."""
         if "disable_parallel_tool_use" in params:
             params = dict(params)
             flag = params.pop("disable_parallel_tool_use")
@@ -1221,6 +1260,21 @@ class Anthropic(WireProtocol):
             elif choice.get("type") != "none":
                 params["tool_choice"] = {**choice, "disable_parallel_tool_use": flag}
         super().add_params(body, params)
+        if thinking_switch(body):
+            turn = _unthought_tool_turn(body["messages"])
+            if turn is not None:
+                # The turn's calls were made without thinking here (another provider's,
+                # before a fallback; a history begun elsewhere): thinking cannot start
+                # mid-turn. The API refused it ("Expected `thinking` or
+                # `redacted_thinking`, but found `tool_use`"); its 2026 docs say it turns
+                # thinking off for such a request itself. Off here, on every platform,
+                # and on again at the next user message.
+                logger.info(
+                    "thinking left out of this request: the open tool loop's assistant "
+                    "turn (messages[{}]) begins without a thinking block",
+                    turn,
+                )
+                del body["thinking"]
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> AnthropicNormalizer:
         return AnthropicNormalizer(emit, provider, attempt)
