@@ -95,7 +95,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   "Resource has been exhausted (e.g. check quota).") at 429 or where no status speaks, a
   quota spent at 429 that says nothing of what is paid or of a day ("Quota exceeded"), "wait
   one minute", "please wait before trying again", "请稍后再试", a queue that "is full" or
-  over its bound ("Exceeds maximum queue size", Triton), a
+  over its bound ("Exceeds maximum queue size", Triton), any store of the server's said to
+  be full ("prompt_cache is full, try again": its name is no key refused; not a context
+  window, the prompt's size), a state said to hold "temporarily", a
   wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
   failure ("An internal error has occurred", "on our end", "An error occurred while
   processing your request", an engine that "encountered an issue" (vLLM's EngineDeadError),
@@ -129,8 +131,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   the message, serde's path after "into the target type: "), a path rooted at the request
   or its type (`parameter.enable_thinking`, `body.maxTokens`, Go's
   `ChatCompletionRequest.max_tokens`), the head of a path into it
-  (`tools.0.function.strict` names `tools`, `thinking.type` `thinking`: no body can edit
-  inside a key), its own value quoted in a sentence about a value ("Unsupported value:
+  (`tools.0.function.strict` names `tools`, `thinking.type` `thinking`), its own value
+  quoted in a sentence about a value ("Unsupported value:
   'minimal'" names the key holding 'minimal', where nothing else names a key and one key
   holds the value), or quoted and refused right after it, whatever the sentence calls it
   (CLIProxyAPI's "level "max" not supported, valid levels: ..." names the key holding
@@ -153,7 +155,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   vLLM's, names `chat_template_kwargs`; a never-dropped one so named surfaces), and a plain
   word that is a key of one of the body's objects, called a parameter, names that object
   ("This model does not support the effort parameter.", Anthropic's, names the
-  `output_config` that holds the `effort`; not a name every object has, "type"). So
+  `output_config` that holds the `effort`; not a name every object has, "type"), and an
+  identifier of two words or more names keys by its stem only in a clause that refuses. So
   "stop" in an unrelated sentence never drops `stop`, nor does a key the provider only
   suggests ("did you mean 'stop'?") or asks to turn on ("enable `thinking`"), or a value
   it would accept ("Supported values are: 'low', ..."), nor a link's path, nor a field or
@@ -194,7 +197,19 @@ A rejection before anything was committed is read once, by `classify`, into one 
   validator lists as accepted ("Input should be 'user', 'assistant' or 'system'") name
   nothing; roles listed so are the conversation.
   The legacy `functions` and `function_call` are tool keys. A key that means nothing
-  without a dropped one goes with it (`tool_choice` with `tools`). Where the provider
+  without a dropped one goes with it (`tool_choice` with `tools`). What a named object's
+  words point inside it goes alone, the rest of it sent again (`Verdict.prune`): a setting
+  by its path ("Unsupported parameter: 'reasoning.effort'" keeps `reasoning.summary`,
+  "response_format.json_schema.strict is not supported" the schema) or called a parameter
+  (the effort parameter: `output_config.effort`, its `format` kept), where the object stays
+  valid without it: not a name every object has (`thinking.type`), not beside a `type`
+  that says what the object is (`thinking.budget_tokens` where `thinking.type` is
+  "enabled" requires it), not inside a JSON schema, not a path to nothing sent; an object
+  left empty goes whole. So do the tools of a type refused where the body has tools of other
+  types ("Unsupported tool type: code_interpreter", "Hosted tool 'web_search_preview' is not
+  supported", "tools[1].type", or only the type accepted named: "tool types other than
+  function"): the function tools stay, and `tool_choice` unless it forces one that goes;
+  with one type, or every type named, all the tools go. Where the provider
   names a replacement ("Use 'max_completion_tokens' instead") the value moves to it.
   Every named key goes in one retry, except a pair refused only together where the
   structured `param` points at one ("Setting 'max_tokens' and 'max_completion_tokens' at
@@ -206,7 +221,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
   "image input is not supported", an image by its URL "not currently supported" (Ollama's
   /v1 takes one by its data only), "此模型不支持图像输入", "No endpoints found that support
   image input", a limit on the images themselves, their number or size ("At most 1
-  image(s) may be provided", "Image count must be at most 4", "each image may be up to 5
+  image(s) may be provided", "Image count must be at most 4", "Number of images (2) exceeds
+  maximum of 1", "Request contains 52 images, exceeding the maximum of 50" (all go: the words
+  do not always say whether the count is per message, request or turn), "each image may be up to 5
   MB", "最多只能上传1张图片"; not a key's limit beside an image word, "Images are resized to
   768px; max_tokens must be at most 4096", "max_tokens must be at most 4096 for image
   inputs", "图片理解模型的max_tokens最多支持1024", which are `max_tokens`'s), "image_url is
@@ -300,6 +317,7 @@ __all__ = [
 ]
 
 Body: TypeAlias = dict[str, Any]
+Path: TypeAlias = tuple[str | int, ...]
 Action: TypeAlias = Literal["surface", "backoff", "drop", "images", "static"]
 
 ALWAYS_KEPT = frozenset({"model", "messages", "stream"})
@@ -384,6 +402,9 @@ class Verdict(NamedTuple):
     """Dropped key -> the key the provider asked for instead; its value moves there."""
     delay: float | None = None
     """For `backoff`: the wait the provider named, if it named one."""
+    prune: tuple[Path, ...] = ()
+    """For `drop`: parts inside the body's keys that go, each a path from the body's root
+    (`("reasoning", "effort")`, `("tools", 1)`); what holds each stays, less that part."""
 
 
 # -- reading the error --------------------------------------------------------------
@@ -891,6 +912,13 @@ _TRANSIENT = (
     # a queue with no room now (SGLang's "The request queue is full." after `200 OK`, its
     # 503 lost in a frame without one)
     r"\bqueue (?:is )?(?:full|at capacity)\b|队列已?满|"
+    # or any store of the server's said to be full now ("prompt_cache is full, try again",
+    # "KV cache is full"): room frees as requests end, and the identifier before the words is
+    # the server's store, no key refused; not a context or its window, the prompt's size
+    r"(?<!\bcontext )(?<!\bwindow )\b(?:is|are)\s+"
+    r"(?:currently\s+|temporarily\s+|already\s+|now\s+)?full\b(?!\s+(?:of|name|path|text|list)\b)|"
+    # or a state said to be temporary ("The feature is temporarily disabled"): it passes
+    r"\btemporarily\b|"
     # or over its bound (Triton's "Exceeds maximum queue size", its 503 lost in a frame; "queue
     # size exceeded"): the queue's, not a count of the request's own ("Batch size exceeds
     # maximum queue size (64)", "Number of requests exceeds ...")
@@ -1289,7 +1317,9 @@ _IMAGE_REFUSAL = (
 # at most 4096", "max_tokens too large for vision models: at most 4096"), which that key's
 # reading takes.
 _LIMIT = (
-    r"\b(?:at most|more than|only|up to|no more than|a maximum of)\s+"
+    r"\b(?:at most|more than|only|up to|no more than|a maximum of|"
+    # (or a maximum said exceeded: "Number of images (2) exceeds maximum of 1")
+    r"(?:exceed(?:s|ed|ing)?\s+(?:the\s+)?|the\s+)?max(?:imum)?(?:\s+(?:of|is|allowed))?:?)\s+"
     r"(?:(?:supports?|accepts?|allows?)\s+)?(?:\d[\d,.]*|one|a single)"
 )
 _IMAGE_NOUN = r"(?:images?|pictures?|photos?|screenshots?)"
@@ -1319,14 +1349,18 @@ _IMAGE_LIMIT = (
     + _IMAGE_NOUN
     + r"\b[^.;:\n]{0,40}?"
     + _LIMIT
+    # or the images counted, then said over a maximum, nothing between but a remark or a
+    # comma ("Request contains 52 images, exceeding the maximum of 50"; not "2 images but
+    # max_tokens exceeds the maximum", another key's)
+    + r"|\b\d[\d,]*[^\S\n]+(?:[\w-]+[^\S\n]+)?"
+    + _IMAGE_NOUN
+    + r"\b(?:[^\S\n]*\([^()\n]{0,20}\))?[,\s]*(?:(?:which|that)\s+)?(?:(?:is|are)\s+)?"
+    r"(?:exceed(?:s|ed|ing)?|over|above|beyond|more than)\s+(?:the\s+|a\s+|its\s+)?"
+    r"(?:max(?:imum)?|limit)\b"
     # and "at most" in Chinese with the images its subject or what it counts ("最多只能上传1张
     # 图片", "图片最多10张"), nothing but Chinese words and numbers between: not another key's
     # limit beside an image word ("图片理解模型的max_tokens最多支持1024" is `max_tokens`'s)
-    + r"|(?:图片|图像|照片)"
-    + _CJK_GAP
-    + r"最多|最多"
-    + _CJK_GAP
-    + r"(?:图片|图像|照片)"
+     + r"|(?:图片|图像|照片)" + _CJK_GAP + r"最多|最多" + _CJK_GAP + r"(?:图片|图像|照片)"
 )
 # An image said to be over a limit, the image the subject ("messages.2.content.0.image.source
 # .base64: image exceeds 5 MB maximum", "At least one of the image dimensions exceed max
@@ -1335,7 +1369,10 @@ _IMAGE_LIMIT = (
 # into a message; not a key's value said to exceed a limit for images ("max_tokens exceeds
 # 4096 for vision models").
 _IMAGE_TOO_LARGE = (
-    r"(?i)\b(?:image|picture|photo)s?\b(?:[^\S\n]+[\w-]+){0,3}?[^\S\n]+"
+    # (the words between no conjunction: "2 images but max_tokens exceeds the maximum" is
+    # another subject's)
+    r"(?i)\b(?:image|picture|photo)s?\b"
+    r"(?:[^\S\n]+(?!(?:but|and|or|while|whereas|however)\b)[\w-]+){0,3}?[^\S\n]+"
     r"(?:exceed(?:s|ed|ing)?|(?:(?:is|are)\s+)?(?:too\s+(?:large|big|small)|(?:larger|smaller)\s+than))\b|"
     # or outside the model's bounds on its size (DashScope's "The image length and width do
     # not meet the model restrictions. [height:1 or width:1 must be larger than 10]")
@@ -1646,13 +1683,14 @@ _PHRASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (_REASONING_ALWAYS_ON, _REASONING_KEYS, _REASONING_ALWAYS_ON),
     (_TOOL_DEFINITION, ("tools", "functions"), _DEFINITION_REFUSAL),
     # The tools counted against a cap in prose ("You may not include more than 128 tools in
-    # your request", GitHub Copilot; "too many tools"): the count is the whole array's, which
+    # your request", GitHub Copilot; "too many tools"; "Number of tools (130) exceeds maximum
+    # of 128"): the count is the whole array's, which
     # no body can trim, so the array goes (`tool_choice` with it), as a `param` at `tools`
     # over its maximum length does. A count of calls ("more than 5 tool calls") is the
     # model's output, no definition.
     (
         r"(?i)\b(?:more than|over|too many|at most|up to|no more than|a maximum of|"
-        r"max(?:imum)? (?:number )?of|limit of)\s+(?:\d[\d,]*\s+)?"
+        r"max(?:imum)? (?:number )?of|limit of|(?:the )?number of)\s+(?:\d[\d,]*\s+)?"
         r"(?:tools|functions|function declarations|tool definitions)\b(?!\s+calls?\b)",
         ("tools", "functions"),
         r"(?i)\b(?:may|must|can)\s*not\b|\bcannot\b|can't|\bnot (?:be )?allowed\b|"
@@ -2153,12 +2191,17 @@ def _named_by_stem(text: str, keys: Iterable[str], held: Container[str]) -> set[
     stem is two words at least (`chat_template`, `prompt_cache`): "stream" does not name
     `stream_options`, nor "max" `max_tokens`."""
     named: set[str] = set()
-    for key in keys:
+    # (in a clause that refuses: "prompt_cache is full, try again" speaks of the server's
+    # store, and refuses nothing)
+    refusing = "\n".join(
+        clause for clause in _clauses(text) if re.search(_DEFINITION_REFUSAL, clause)
+    )
+    for key in keys if refusing else ():
         parts = key.strip("_").split("_")
         for end in range(2, len(parts)):
             stem = "_".join(parts[:end])
             if stem not in held and re.search(
-                rf"(?<![\w.-]){re.escape(stem)}(?![\w-])", text, re.ASCII
+                rf"(?<![\w.-]){re.escape(stem)}(?![\w-])", refusing, re.ASCII
             ):
                 named.add(key)
     return named
@@ -2172,28 +2215,32 @@ _STRUCTURAL_KEYS = frozenset({"type", "name", "id", "value", "text", "content", 
 def _named_inside(text: str, droppable: Mapping[str, Any]) -> set[str]:
     """The objects of the body one of whose own keys the words call a parameter and refuse
     ("This model does not support the effort parameter.", Anthropic's, to a body whose
-    `output_config` holds the `effort`): no body can edit inside a key, so the object goes,
-    as a path into it names it. The key a plain word (an identifier inside an object is
+    `output_config` holds the `effort`): the object is named, as a path into it names it, and
+    `_inner_paths` narrows the drop to that key where the object stays valid without it. The
+    key a plain word (an identifier inside an object is
     read as that object's elsewhere: `include_usage` refused for streaming walks the static
     list, `stream_options` first), written with the word for a parameter after it."""
-    named: set[str] = set()
-    for key, value in droppable.items():
-        if value.__class__ is not dict:
-            continue
-        for inner in value:
-            if (
-                isinstance(inner, str)
-                and inner.isalpha()
-                and inner.lower() not in _STRUCTURAL_KEYS
-                and re.search(
-                    rf"(?i)\b{re.escape(inner)}\s+(?:parameter|param|option|setting)s?\b",
-                    text,
-                    re.ASCII,
-                )
-                and _is_named(inner, text)
-            ):
-                named.add(key)
-    return named
+    return {
+        key
+        for key, value in droppable.items()
+        if value.__class__ is dict and _called_a_parameter(text, value)
+    }
+
+
+def _called_a_parameter(text: str, value: Mapping[str, Any]) -> list[str]:
+    """The keys of the object `value` that the words call a parameter and refuse
+    (`_named_inside`): plain words, no name every object has."""
+    return [
+        inner
+        for inner in value
+        if isinstance(inner, str)
+        and inner.isalpha()
+        and inner.lower() not in _STRUCTURAL_KEYS
+        and re.search(
+            rf"(?i)\b{re.escape(inner)}\s+(?:parameter|param|option|setting)s?\b", text, re.ASCII
+        )
+        and _is_named(inner, text)
+    ]
 
 
 def _sentences(text: str) -> list[str]:
@@ -2255,6 +2302,185 @@ def _with_dependents(
     return named + [
         key for key in body if key in dependents and key not in named and key not in policy.kept
     ]
+
+
+def _narrowed(
+    named: list[str],
+    error: ErrorInfo,
+    body: Mapping[str, Any],
+    policy: RecoveryPolicy,
+    rename: Mapping[str, str],
+) -> tuple[tuple[str, ...], tuple[Path, ...]]:
+    """The keys of `named` that go whole (with their dependents), and the parts inside the
+    others that go alone: where the words point inside a named object at a setting it stays
+    valid without (`_inner_paths`), or refuse a type of the tools the body has others of
+    (`_refused_tools`), that part goes and the rest of the object is sent again. A key whose
+    parts would leave it empty goes whole."""
+    text = _names_text(error) + (f"\n'{error.param}'" if error.param else "")
+    whole: list[str] = []
+    prune: list[Path] = []
+    for key in named:
+        value = body[key]
+        parts: list[Path] = []
+        if key not in rename:
+            if key == "tools" and isinstance(value, list):
+                parts = [(index,) for index in _refused_tools(text, value)]
+            elif isinstance(value, dict):
+                parts = _inner_paths(key, value, text)
+        if parts and _pruned(value, parts):
+            prune += [(key, *part) for part in parts]
+        else:
+            whole.append(key)
+    if any(part[0] == "tools" for part in prune):
+        # the tools stay: what means nothing without them stays too, unless spelled itself
+        whole = [key for key in whole if key not in _DEPENDENTS["tools"] or _is_named(key, text)]
+    whole = _with_dependents(whole, body, policy)
+    # a choice that forces a tool that goes goes with it ("tool_choice": {"type":
+    # "web_search_preview"}, or a function by its name); "auto" and the like stay
+    choice = body.get("tool_choice")
+    gone = [body["tools"][part[1]] for part in prune if part[0] == "tools"]
+    if (
+        isinstance(choice, dict)
+        and "tool_choice" not in whole
+        and "tool_choice" not in policy.kept
+        and any(_forces(choice, tool) for tool in gone)
+    ):
+        whole.append("tool_choice")
+    return tuple(whole), tuple(prune)
+
+
+def _forces(choice: Mapping[str, Any], tool: Any) -> bool:
+    """Whether the tool choice `choice` forces `tool`: by its type where that is no
+    function's, or by the function's name."""
+    if not isinstance(tool, dict):
+        return False
+    kind = tool.get("type")
+    if kind != "function":
+        return choice.get("type") == kind
+    # (chat's `{"function": {"name": ...}}`, or the Responses API's flat `{"name": ...}`)
+    function, chosen = tool.get("function"), choice.get("function")
+    name = (function if isinstance(function, dict) else tool).get("name")
+    return name is not None and (chosen if isinstance(chosen, dict) else choice).get("name") == name
+
+
+# The steps into a JSON schema the body holds (a tool's `parameters`, a `response_format`'s
+# `schema`): what the schema says is the caller's contract, no setting to leave out.
+_SCHEMA_STEPS = frozenset(
+    {"schema", "parameters", "input_schema", "properties", "items", "$defs", "definitions"}
+)
+
+
+def _inner_paths(key: str, value: Mapping[str, Any], text: str) -> list[Path]:
+    """The settings inside the body's object `value` (at `key`) that the words point at,
+    by a path from `key` ("reasoning.effort", "response_format.json_schema.strict") or, with
+    no path, as a plain word called a parameter ("the effort parameter", `_called_a_parameter`):
+    each a key the object stays valid without, as an optional top-level key is. None (the
+    object whole) where a path points at nothing the body holds, enters a schema, ends at a
+    name every object has (`thinking.type`: the object's kind), or ends beside a `type` that
+    says what the object is (Anthropic's `thinking: {"type": "enabled", "budget_tokens": ...}`
+    requires its budget where enabled): such an object's members are its type's to require."""
+    paths: list[Path] = []
+    for found in re.finditer(rf"(?<![\w./-]){re.escape(key)}((?:\.[A-Za-z_][\w-]*)+)", text):
+        path = _setting_at(value, found.group(1)[1:].split("."))
+        if path is None:
+            return []
+        paths.append(path)
+    if not paths:
+        inner = _called_a_parameter(text, value)
+        if any(_setting_at(value, [key]) is None for key in inner):
+            return []
+        paths = [(key,) for key in inner]
+    return list(dict.fromkeys(paths))
+
+
+def _setting_at(value: Any, steps: list[str]) -> Path | None:
+    """The path `steps` into `value`, where each is a key of an object there and the last
+    one names a setting its object may go without (`_inner_paths`); else None."""
+    node = value
+    for step in steps:
+        if not isinstance(node, dict) or step not in node or step in _SCHEMA_STEPS:
+            return None
+        holder, node = node, node[step]
+    if steps[-1].lower() in _STRUCTURAL_KEYS or "type" in holder:
+        return None
+    return tuple(steps)
+
+
+def _pruned(value: Any, parts: list[Path]) -> Any:
+    """`value` without each of `parts` (a path of keys and indices from it), an object or a
+    list each part leaves empty removed with it; None where nothing is left."""
+    if not parts:
+        return value
+    heads: dict[Any, list[Path]] = {}
+    for part in parts:
+        heads.setdefault(part[0], []).append(part[1:])
+    if isinstance(value, dict):
+        items: Iterable[tuple[Any, Any]] = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return value
+    kept = {}
+    for head, held in items:
+        rests = heads.get(head)
+        if rests is None:
+            kept[head] = held
+        elif all(rest for rest in rests):  # a part inside it, not the whole of it
+            inner = _pruned(held, rests)
+            if inner is not None:
+                kept[head] = inner
+    if not kept:
+        return None
+    return kept if isinstance(value, dict) else list(kept.values())
+
+
+# Words before a tool's type that say it is the one accepted, not refused ("tool types other
+# than function", "Only 'function' tools are supported").
+_ACCEPTED_BEFORE = r"(?i)(?:\bonly|\bother than|\bexcept(?: for)?|\bbesides|\binstead of)\W{0,3}"
+
+
+def _refused_tools(text: str, tools: list[Any]) -> list[int]:
+    """The indices of the body's tools whose type the words refuse, where the body has tools
+    of other types too ("Unsupported tool type: code_interpreter" beside function tools: those
+    stay; "Hosted tool 'web_search_preview' is not supported with gpt-4.1", OpenAI). A type is
+    refused where the words spell it (quoted, after "type", before "tool", as an identifier
+    anywhere) not as the one accepted, or point at a
+    tool's type by its path ("tools[1].type"); where they name only the types accepted ("tool
+    types other than function"), every other type is. Empty (all the tools) where the words
+    refuse none of their types, or every one."""
+    kinds = [tool.get("type") if isinstance(tool, dict) else None for tool in tools]
+    present: set[str] = {kind for kind in kinds if isinstance(kind, str) and kind}
+    if len(present) < 2:
+        return []
+    accepted = {kind for kind in present if re.search(_ACCEPTED_BEFORE + _type_word(kind), text)}
+    refused = {kind for kind in present - accepted if _type_said(kind, text)}
+    for found in re.finditer(r"(?<![\w.])tools?(?:\[(\d+)\]|\.(\d+))\.type\b", text):
+        index = int(found.group(1) or found.group(2))
+        kind = kinds[index] if index < len(kinds) else None
+        if kind in present:
+            refused.add(kind)
+    if not refused and accepted:
+        refused = present - accepted
+    if not refused or refused == present:
+        return []
+    return [index for index, kind in enumerate(kinds) if kind in refused]
+
+
+def _type_word(kind: str) -> str:
+    """A tool's type as the words write it, bare or quoted."""
+    return rf"['\"`]?{re.escape(kind)}['\"`]?(?![\w-])"
+
+
+def _type_said(kind: str, text: str) -> bool:
+    k = re.escape(kind)
+    spelled = [
+        rf"['\"`]{k}['\"`]",
+        rf"(?i)\btypes?\W{{0,3}}{k}(?![\w-])",
+        rf"(?i)(?<![\w.-]){k}\s+(?:tools?|type)\b",
+    ]
+    if not kind.isalpha():  # an identifier (`web_search_preview`) is no English word
+        spelled.append(rf"(?<![\w.-]){k}(?![\w-])")
+    return any(re.search(pattern, text) for pattern in spelled)
 
 
 def _param_key(param: str | None) -> str | None:
@@ -2455,9 +2681,11 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
         named = named_keys(error, body, policy)
         if param is not None and param in body and param not in named:
             named.insert(0, param)
-        named = _with_dependents(_one_of_together(named, param, text), body, policy)
+        named = _one_of_together(named, param, text)
         if named:
-            return Verdict("drop", "the error names them", tuple(named), _rename(text, named, body))
+            rename = _rename(text, _with_dependents(named, body, policy), body)
+            whole, prune = _narrowed(named, error, body, policy, rename)
+            return Verdict("drop", "the error names them", tuple(whole), rename, prune=prune)
         if _no_room_left(text, body):
             return Verdict(
                 "surface", "the room left for the output is negative: the prompt fills the context"
@@ -2730,6 +2958,45 @@ def remove_images(body: Body, policy: RecoveryPolicy) -> Body:
     return {**body, "messages": messages}
 
 
+def _removed(full: Mapping[str, Any], body: Mapping[str, Any], kept: Container[str]) -> list[str]:
+    """The optional keys of `full` that `body` has not, and the parts inside the others it has
+    not: an object's keys by their dotted path, a list's entries by their index in `full`."""
+    removed: list[str] = []
+    for key, value in full.items():
+        if key in kept:
+            continue
+        if key not in body:
+            removed.append(key)
+        elif body[key] != value:
+            removed += _removed_inside(key, value, body[key])
+    return removed
+
+
+def _removed_inside(path: str, was: Any, now: Any) -> list[str]:
+    if isinstance(was, dict) and isinstance(now, dict):
+        return [
+            part
+            for key, value in was.items()
+            for part in (
+                [f"{path}.{key}"]
+                if key not in now
+                else _removed_inside(f"{path}.{key}", value, now[key])
+                if now[key] != value
+                else []
+            )
+        ]
+    if isinstance(was, list) and isinstance(now, list):
+        left = list(now)
+        removed = []
+        for index, item in enumerate(was):
+            if item in left:
+                left.remove(item)
+            else:
+                removed.append(f"{path}[{index}]")
+        return removed
+    return []
+
+
 def _without(body: Body, keys: tuple[str, ...] | list[str]) -> Body:
     return {key: value for key, value in body.items() if key not in keys}
 
@@ -2769,7 +3036,8 @@ class NextBody(NamedTuple):
     body: Body
     verdict: Verdict
     dropped: list[str]
-    """Keys of the full body the next body no longer has."""
+    """Keys of the full body the next body no longer has, and the parts inside the others
+    it no longer has (`reasoning.effort`, `tools[1]`: `_removed`)."""
     images_removed: int
     delay: float
     """Seconds to wait before the next attempt: the wait the provider named, or the
@@ -2848,6 +3116,9 @@ class RetryPlan:
                 body = _without(self.current, verdict.drop)
                 for old, new in verdict.rename.items():
                     body[new] = self.current[old]
+                for key in dict.fromkeys(str(part[0]) for part in verdict.prune):
+                    inner = [part[1:] for part in verdict.prune if part[0] == key]
+                    body[key] = _pruned(self.current[key], inner)
             if self._was_sent(body):
                 return None
             self.targeted += 1
@@ -2865,6 +3136,6 @@ class RetryPlan:
 
     def _next(self, body: Body, verdict: Verdict, delay: float) -> NextBody:
         self.current = body
-        dropped = [key for key in self.full if key not in body]
+        dropped = _removed(self.full, body, self.policy.kept)
         removed = count_images(self.full, self.policy) - count_images(body, self.policy)
         return NextBody(body, verdict, dropped, removed, delay)

@@ -364,7 +364,8 @@ class Retry(_Event):
     next_attempt: int
     next_provider: str
     dropped: list[str] = Field(default_factory=list)
-    """Body keys the next attempt no longer sends (relative to the full request)."""
+    """Body keys the next attempt no longer sends (relative to the full request), and the
+    parts inside the others it no longer sends (`reasoning.effort`, `tools[0]`)."""
     images_removed: int = 0
     """Images the next attempt replaces with a notice."""
     delay: float = 0.0
