@@ -101,6 +101,14 @@ one dict lookup:
   id `<id>_<n>`, the wrapper's index), as the Responses wire reads it; otherwise (a
   client tool named `parallel`) the call is requested as it came. A turn cut off or
   failed starts a wrapper still held as the call it came as.
+  A call under an id Anthropic gives the tools it runs (`srvtoolu_`: LiteLLM's proxy
+  serving Claude writes its web search, fetch and code execution as `tool_calls`) is
+  held whole, then a server tool call, never a call to dispatch; its result block
+  (LiteLLM's `provider_specific_fields.web_search_results` or `tool_results`, the
+  turn's list sent whole again each time) is its server tool result, once, read as
+  the Anthropic wire reads it, and `provider_specific_fields.citation` a citation. A
+  `tool_calls` finish that asks the client to run none of the turn's calls (LiteLLM
+  writes it after any call) is `stop`.
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
   back in the history as a custom call when the request offers that custom tool.
@@ -1191,6 +1199,7 @@ _DELTA_READ_WHEN_SENT = frozenset(
         "reasoning_opaque",
         "tensorzero_extra_content",
         "tensorzero_extra_content_experimental",
+        "provider_specific_fields",
     }
 )
 # TensorZero's field for what the chat wire cannot say (its thoughts), under its names
@@ -1202,6 +1211,17 @@ _FUNCTION_CALL = "function_call"
 # A call's types for a client to run (any other, with a payload under its name, is a tool
 # the provider ran: `ChatNormalizer._tool_call`).
 _CALL_TYPES = ("function", "custom")
+# The id Anthropic gives a call it runs itself (a `server_tool_use` block: web search and
+# fetch, code execution). LiteLLM's chat wire serving Claude writes that block as any
+# `tool_calls` entry (its anthropic handler.py `chunk_parser`), and a turn with one ends
+# `tool_calls` (its stream wrapper's `finish_reason_handler` turns a "stop" after any
+# call into it): only the id says that the provider ran it ("only the `srvtoolu_` id
+# marks them", UKGovernmentBEIS/inspect_ai's LiteLLM web search design notes).
+_SERVER_CALL_ID = "srvtoolu_"
+# Where LiteLLM passes on what those calls gave, in a delta's `provider_specific_fields`:
+# the Anthropic `*_tool_result` blocks of the turn so far, the whole list again at each
+# new one (web search and fetch results; code execution and the others).
+_SERVER_RESULT_LISTS = frozenset({"web_search_results", "tool_results"})
 
 
 # What a tool the provider ran gave, in a payload under the key its type names (the rest
@@ -1385,6 +1405,7 @@ class ChatNormalizer(Normalizer):
         "last_usage",
         "legacy_beside",
         "options",
+        "ran_calls",
         "read_when_sent",
         "reasoned",
         "server_tools",
@@ -1421,6 +1442,9 @@ class ChatNormalizer(Normalizer):
         # `multi_tool_use.parallel` wrappers held until the turn ends: index -> (name,
         # arguments so far); made at the first one (`_start_call`).
         self.wrapped: dict[int, tuple[str, list[str]]] | None = None
+        # calls the provider ran (`_SERVER_CALL_ID`), held in `wrapped` until whole;
+        # made at the first one
+        self.ran_calls: set[int] | None = None
         self.custom: set[int] | None = None  # custom tool calls whose input is open
         self.choice_error: Any = None  # an error object inside choice 0 (`_choice_rest`)
         self.think: ThinkTagSplitter | None = None
@@ -1815,6 +1839,9 @@ class ChatNormalizer(Normalizer):
             extra = delta.get(key)
             if extra.__class__ is list:
                 self._tensorzero_extra(extra)
+        fields = delta.get("provider_specific_fields")
+        if fields.__class__ is dict:
+            self._provider_fields(fields, delta)
         self._sources_and_tools(delta)
         self.delta_keys = self._unread("delta", delta, self.delta_keys, _DELTA_READ_WHEN_SENT)
 
@@ -2211,6 +2238,84 @@ class ChatNormalizer(Normalizer):
         )
         return True
 
+    def _provider_fields(self, fields: dict[str, Any], delta: dict[str, Any]) -> None:
+        """LiteLLM's `provider_specific_fields` on a delta (its proxy serving Claude):
+        what Anthropic's stream said that this wire has no field for. The result blocks
+        of the tools Anthropic ran (`_SERVER_RESULT_LISTS`: the turn's list so far, sent
+        whole again at each new one), each read once as the Anthropic wire reads the
+        block (`_server_result`); a `citation` (a `citations_delta`'s), read as that wire
+        reads one; `thinking_blocks`, which the delta carries itself too. Any other field
+        is logged once."""
+        for key, value in fields.items():
+            if key in _SERVER_RESULT_LISTS and value.__class__ is list:
+                for block in value:
+                    if block.__class__ is dict:
+                        self._server_result(block)
+            elif key == "citation" and value.__class__ is dict:
+                source = cited_source(value)
+                if source is not None:
+                    self._cite(*source)
+                else:  # a document's location: an index into the request's documents
+                    self._log_once(
+                        f"citation {value.get('type')}",
+                        f"a {value.get('type')} citation has no URL to cite",
+                    )
+            elif value is not None and not (key == "thinking_blocks" and key in delta):
+                self._log_once(
+                    f"provider field {key}",
+                    f"provider_specific_fields field {key!r} has no event: not read",
+                )
+
+    def _server_call(self, call_id: str, name: str, arguments: str) -> None:
+        """A call the provider ran (`_SERVER_CALL_ID`), whole: its `server_tool_call`.
+        Arguments that are not a JSON object are not invented: the call is skipped with
+        a debug log, as the Anthropic wire skips one."""
+        try:
+            parsed = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            parsed = None
+        if parsed.__class__ is not dict:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "skipped server tool call {} ({}): its input is not a JSON object: {!r}",
+                call_id,
+                name,
+                arguments,
+            )
+            return
+        self.server_tools[("server", call_id)] = (call_id, name, False)
+        self.server_tool_call(call_id, name, parsed)
+
+    def _server_result(self, block: dict[str, Any]) -> None:
+        """A result block of a tool the provider ran, once per turn however often the list
+        holding it comes again, read as the Anthropic wire reads it: call id = its
+        `tool_use_id`, name = its call's (or its type without `_tool_result`), content =
+        its `content`, an MCP failure's said beside it. Its call, held until now (its
+        arguments are whole: the call's block ended before its result's began), is
+        reported first."""
+        call_id = text_or_none(block.get("tool_use_id")) or ""
+        known = self.server_tools.get(("server", call_id))
+        if known is not None and known[2]:
+            return  # said already: the list came again
+        index = next((i for i in self.ran_calls or () if self.call_ids[i] == call_id), None)
+        if index is not None and self.unnamed and index in self.unnamed:
+            self._start_unnamed(index)  # named, no arguments: a call without input
+        if index is not None and self.wrapped and index in self.wrapped:
+            name, pieces = self.wrapped.pop(index)
+            self._server_call(call_id, name, "".join(pieces))
+            known = self.server_tools.get(("server", call_id))
+        kind = block.get("type")
+        if known is not None:
+            name = known[1]
+        elif isinstance(kind, str) and kind.endswith("_tool_result"):
+            name = kind[: -len("_tool_result")]
+        else:
+            name = "tool"
+        content = block.get("content")
+        if block.get("is_error") is True:  # an MCP failure, said beside its content
+            content = {"is_error": True, "content": content}
+        self.server_tools[("server", call_id)] = (call_id, name, True)
+        self.server_tool_result(call_id, name, content)
+
     def _reasoning_details(self, details: list[dict[str, Any]], delta: dict[str, Any]) -> None:
         """OpenRouter's typed reasoning items. The text they carry is the same text as
         the plain `reasoning` field beside them, so that field is read only when no item
@@ -2487,6 +2592,11 @@ class ChatNormalizer(Normalizer):
                 held[1].append(arguments)
             elif self.wrapped and index in self.wrapped:
                 self.wrapped[index][1].append(arguments)
+            elif self.ran_calls and index in self.ran_calls:
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "arguments after its result for server tool call {}: not read",
+                    self.call_ids[index],
+                )
             else:  # a started call's fragment
                 state = self.call_args.get(index)
                 if state is None:  # started at the turn's end (a wrapper released as it came)
@@ -2650,10 +2760,17 @@ class ChatNormalizer(Normalizer):
         ("Duplicate value for 'tool_call_id'"). The repeat is renamed as `CallIds`
         renames one in a history (`{id}_2`), and goes back under that name. Calls are
         matched on the wire by the id the server sent (`call_ids`)."""
-        if name in PARALLEL_WRAPPERS:  # read once whole, at the turn's end (`_unwrap`)
+        ran = self.call_ids[index].startswith(_SERVER_CALL_ID)
+        if ran or name in PARALLEL_WRAPPERS:
+            # read once whole: a wrapper at the turn's end (`_unwrap`), a call the
+            # provider ran when its result comes (`_server_result`) or the turn ends
             if self.wrapped is None:
                 self.wrapped = {}
             self.wrapped[index] = (name, [])
+            if ran:
+                if self.ran_calls is None:
+                    self.ran_calls = set()
+                self.ran_calls.add(index)
             return
         self.call_args[index] = [0, 0]
         self.tool_start(self._turn_ids().call(self.call_ids[index]), name, index)
@@ -2675,9 +2792,12 @@ class ChatNormalizer(Normalizer):
         assert self.wrapped is not None
         name, pieces = self.wrapped.pop(index)
         arguments = "".join(pieces)
+        call_id = self.call_ids[index]
+        if self.ran_calls and index in self.ran_calls:
+            self._server_call(call_id, name, arguments)
+            return
         calls = wrapped_calls(arguments)
         ids = self._turn_ids()
-        call_id = self.call_ids[index]
         if calls is None:
             self.tool_start(ids.call(call_id), name, index)
             self.tool_end(index, arguments or None, signature)
@@ -2691,6 +2811,9 @@ class ChatNormalizer(Normalizer):
         the call it came as, with what it streamed, and is judged as any call left open."""
         wrapped, self.wrapped = self.wrapped, None
         for index, (name, pieces) in (wrapped or {}).items():
+            if self.ran_calls and index in self.ran_calls:  # nothing for the client to run
+                self._server_call(self.call_ids[index], name, "".join(pieces))
+                continue
             self.tool_start(self._turn_ids().call(self.call_ids[index]), name, index)
             for piece in pieces:
                 self.tool_args(index, piece)
@@ -2755,14 +2878,23 @@ class ChatNormalizer(Normalizer):
             )
         elif finish is not None:
             stop = stop_reason_of(word, FINISH_REASONS)
+            asked = self._asked()
+            if stop == "tool_use" and not asked and self.ran_calls:
+                # LiteLLM's "tool_calls" for calls Anthropic ran (`_SERVER_CALL_ID`): the
+                # turn asks the client to run none
+                stop = "stop"
             # A natural end after calls is an end to run them: Ollama said "stop" after
             # its calls, and so has OpenAI's gpt-4o (both in ollama#7963).
-            self.done("tool_use" if stop == "stop" and self.calls else stop, finish)
+            self.done("tool_use" if stop == "stop" and asked else stop, finish)
         else:  # [DONE] with no finish reason (Snowflake never sends one)
             # [DONE] completes the turn, and so its calls, as a finish would: one with no
             # arguments at all is a call without parameters, not one cut off.
             self._end_calls()
-            self.done("tool_use" if self.calls else "stop")
+            self.done("tool_use" if self._asked() else "stop")
+
+    def _asked(self) -> bool:
+        """Whether the turn has a call for the client to run: one the provider did not."""
+        return len(self.calls) > len(self.ran_calls or ())
 
     def _end_calls(self, cut: bool = False) -> None:
         """The turn is complete: calls still unnamed start, custom inputs close, and
@@ -2778,9 +2910,12 @@ class ChatNormalizer(Normalizer):
             self._close_custom()
         signatures = self.signatures or {}
         wrapped = self.wrapped
+        ran = self.ran_calls or ()
         for index in self.call_ids:
             if wrapped and index in wrapped:
                 self._unwrap(index, signatures.get(index))
+            elif index in ran:
+                continue  # reported with its result (`_server_result`)
             elif cut and (len(self.call_args[index]) == 2 or (custom and index in custom)):
                 continue  # (2: no fragment came) left open, cut off
             else:
