@@ -187,6 +187,41 @@ def test_a_server_fetch_beside_a_client_call_through_litellm() -> None:
     assert [call.id for call in history.tool_calls] == ["toolu_01Bx"]
 
 
+def test_claude_code_execution_through_litellm_reports_its_result_from_tool_results() -> None:
+    """The same proxy, Claude running code: the `bash_code_execution` call (`srvtoolu_`
+    id, its input in one piece) and its result block in `provider_specific_fields
+    .tool_results` (the list LiteLLM keeps for every result but web search and fetch),
+    beside a `container` field, then the answer and `tool_calls` again. The run is the
+    server's, its output the result's content; the container is logged, the turn ends
+    `stop`."""
+    run_id = "srvtoolu_01Kp7"
+    output = {
+        "type": "bash_code_execution_result",
+        "stdout": "42\n",
+        "stderr": "",
+        "return_code": 0,
+        "content": [],
+    }
+    ran = {"type": "bash_code_execution_tool_result", "tool_use_id": run_id, "content": output}
+    body = _sse(
+        _call(0, "", run_id, "bash_code_execution"),
+        _call(0, '{"command": "python -c \\"print(6 * 7)\\""}'),
+        _fields(tool_results=[ran], container={"id": "container_011CQ", "expires_at": None}),
+        _proxy({"content": "It prints 42."}),
+        _proxy({}, "tool_calls"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="It prints 42.", raw_stop_reason="tool_calls", model=CLAUDE),
+    )
+    assert kinds(events) == ["server_tool_call", "server_tool_result", "text", "done"]
+    calls = [(e.call_id, e.name, e.arguments) for e in events if isinstance(e, ServerToolCall)]
+    assert calls == [(run_id, "bash_code_execution", {"command": 'python -c "print(6 * 7)"'})]
+    results = [(e.call_id, e.name, e.content) for e in events if isinstance(e, ServerToolResult)]
+    assert results == [(run_id, "bash_code_execution", output)]
+
+
 # -- OpenAI Agents SDK: a stream cut before its finish ------------------------------------
 
 
