@@ -237,6 +237,26 @@ def _undecodable(resp: aiohttp.ClientResponse) -> str | None:
     return problem.message if isinstance(problem, ContentEncodingError) else None
 
 
+def _decoder_missing(exc: aiohttp.ClientResponseError) -> str | None:
+    """Why a response's head could not be read when its Content-Encoding is one aiohttp
+    decodes only with an optional package that is not installed (Brotli for `br`,
+    backports.zstd for `zstd` before Python 3.14): aiohttp's words naming it, what
+    brings it, and that the request did not offer it (aiohttp's Accept-Encoding lists
+    what this install decodes). None for any other failure. aiohttp refuses it while
+    reading the head, as if the response were no HTTP, and gives no status."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, ContentEncodingError):
+        cause = cause.__cause__
+    if cause is None or "install" not in cause.message:
+        return None
+    return (
+        f"the response is compressed in an encoding this install cannot decode: "
+        f"{cause.message.rstrip('.')} (aiohttp[speedups] brings it); the request did not "
+        "offer that encoding (Accept-Encoding), so the server or a proxy on the way "
+        "ignored it"
+    )
+
+
 # OpenSSL's reasons for a handshake answered in clear text (an HTTP server's 400).
 _PLAIN_TEXT_TLS = frozenset({"WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG"})
 
@@ -826,7 +846,12 @@ class _Transfer(abc.DisposableBase):
                 f"HTTP {exc.status} {exc.message}",
             )
         except aiohttp.ClientResponseError as exc:  # its head (or a body parsed with it)
-            self._fail("transport", f"the response is not valid HTTP: {_not_http(exc.message)}")
+            missing = _decoder_missing(exc)
+            if missing is not None:  # the next answer comes in the same encoding
+                self._fail("protocol", missing, should_retry=False)
+            else:
+                message = _not_http(exc.message)
+                self._fail("transport", f"the response is not valid HTTP: {message}")
         except aiohttp.ClientConnectorCertificateError as exc:
             # The same certificate fails the same check on the next attempt: no retry.
             self._fail("transport", _untrusted(exc), should_retry=False)
