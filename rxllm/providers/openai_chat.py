@@ -1109,8 +1109,12 @@ _CHUNK_KEYS = frozenset(
         "__verbose",  # llama.cpp with `verbose`: the whole completion again
         "prompt_token_ids",  # vLLM's echo of the prompt (the vllm capture)
         "prompt_text",
+        "p",  # Workers AI's padding
     }
 )
+# A choice's fields that Workers AI's native `/ai/run` stream writes on the chunk itself
+# (`_native_choice`).
+_NATIVE_CHOICE = frozenset({"response", "tool_calls", "finish_reason"})
 # Read on every chunk that has them (a source list may grow; a status says the request
 # failed only on the chunk that ends it: MiniMax's `base_resp`, 0 on every other).
 _CHUNK_READ_WHEN_SENT = frozenset(
@@ -1125,6 +1129,7 @@ _CHUNK_READ_WHEN_SENT = frozenset(
         "base_resp",
         "error_code",
         "x-opencode-type",  # OpenCode Zen's cost chunk (`_inference_cost`)
+        *_NATIVE_CHOICE,
     }
 )
 
@@ -1341,6 +1346,25 @@ def _inference_cost(payload: dict[str, Any], usage: dict[str, Any] | None) -> di
         return usage
 
 
+def _native_choice(payload: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The choice a chunk of Workers AI's native `/ai/run` stream is, or None: that
+    endpoint streams some models in OpenAI's chunks and others in its own, whose fields
+    sit on the chunk itself, `{"response": "text"}`, `{"tool_calls": [...]}` (OpenAI's
+    entries), `{"finish_reason": "tool_calls"}`, its last `{"response": "", "usage"}`
+    (cloudflare/ai packages/workers-ai-provider src/streaming.ts reads both)."""
+    text = payload.get("response")
+    calls = payload.get("tool_calls")
+    finish = payload.get("finish_reason")
+    delta: dict[str, Any] = {}
+    if text and text.__class__ is str:  # (another API's `response` is an object)
+        delta["content"] = text
+    if calls and calls.__class__ is list:
+        delta["tool_calls"] = calls
+    if not delta and finish is None:
+        return None
+    return [{"index": 0, "delta": delta, "finish_reason": finish}]
+
+
 def _counts_tokens(usage: dict[str, Any]) -> bool:
     """Whether a usage object counts any token. MiniMax sends a placeholder on every
     chunk before the real one (`{"total_tokens": 0, "total_characters": 0}`,
@@ -1523,6 +1547,8 @@ class ChatNormalizer(Normalizer):
         finished = self.finish is not None  # before this chunk
         usage = payload.get("usage")
         choices = payload.get("choices")
+        if not (choices or _NATIVE_CHOICE.isdisjoint(payload)):
+            choices = _native_choice(payload)
         if choices:
             ours = 0
             if self.choice_count is not None:  # the server may count its chunks there

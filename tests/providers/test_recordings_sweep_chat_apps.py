@@ -338,3 +338,53 @@ def test_xiaomi_mimo_flat_url_citations_in_the_first_chunk_and_again_beside_the_
     )
     assert [(e.url, e.title) for e in events if isinstance(e, Citation)] == [(url, title)]
     assert kinds(events) == ["citation", "text", "usage", "done"]
+
+
+def test_workers_ai_native_run_stream_its_text_in_response_and_usage_last() -> None:
+    """cloudflare/ai packages/workers-ai-provider src/streaming.ts reads two formats from
+    Workers AI's `/ai/run` (LobeChat's cloudflare.ts reads the first only): OpenAI's
+    chunks, and its native ones, `{"response": "chunk"}` with the text at the top
+    level, padding (`"p": "abc"`) beside it or alone, and a last `{"response": "",
+    "usage": {...}}` before `[DONE]` (the chunks its test/stream-text.test.ts and the apps
+    built on Workers AI replay). The text is the answer, the last count the usage, the
+    turn done at `[DONE]` with no finish reason named (before: the text was logged as a
+    field with no event, and the turn said nothing, done)."""
+    body = _sse(
+        {"response": "What", "p": "abc"},
+        {"response": "", "p": "heartbeat"},
+        {"tool_calls": [], "p": "abdefgh"},
+        {"response": " next", "p": "def"},
+        {
+            "response": "",
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+        },
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(text="What next", usage=(10, 2, 0, 0, 12), raw_stop_reason=None),
+    )
+
+
+def test_workers_ai_native_call_at_the_top_level_then_its_finish_alone() -> None:
+    """cloudflare/ai packages/workers-ai-provider test/stream-text.test.ts ("should handle
+    streamed tool calls (native format)"): the call is a chunk's own `tool_calls`, in
+    OpenAI's entry shape, and the finish a chunk of its own, `{"finish_reason":
+    "tool_calls"}`, before `[DONE]`. One call requested with its arguments, the turn
+    ended tool_use (before: no call, done stop)."""
+    call = {
+        "id": "call123",
+        "type": "function",
+        "index": 0,
+        "function": {"name": "get_weather", "arguments": '{"location": "London"}'},
+    }
+    body = _sse({"tool_calls": [call]}, {"finish_reason": "tool_calls"})
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            tools=(("call123", "get_weather", {"location": "London"}),),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+        ),
+    )
