@@ -10,8 +10,11 @@ usage chunk (whose `choices` is empty), so the finish is held until usage that c
 after the finish's own chunk, `[DONE]` or the end of the body: usage on the finish
 chunk is not always the last (vLLM's `continuous_usage_stats` puts usage on every
 chunk, then sends the final usage chunk, the only one with the cached tokens); the
-latest usage wins. `[DONE]` ends the turn even when no finish reason came (Snowflake
-sends none), and padded with whitespace too (`data: [DONE] `, as the SDKs read it).
+latest usage wins. Choiceless chunks of sources right after that usage (Venice's web
+search citations) are still the turn's: it ends at the first chunk that is not one
+(ignored then, as any chunk after the end), `[DONE]` or the end of the body. `[DONE]`
+ends the turn even when no finish reason came (Snowflake sends none), and padded with
+whitespace too (`data: [DONE] `, as the SDKs read it).
 
 Every OpenAI-compatible endpoint is this module with a few declared options
 (`ChatOptions`), never a copy of the loop. What the compatible endpoints add without
@@ -1177,6 +1180,10 @@ _RARE_REASONING = ("reasoning_text", "thinking_content", "search_reasoning")
 # Engine Ark's `references` (its bot API: `{url, title, site_name, summary, ...}` for a
 # page, a knowledge-base chunk without a URL).
 _SOURCE_LISTS = ("search_results", "citations", "web_search", "references")
+# The keys of a choiceless chunk of sources that may follow the usage chunk, the turn's
+# still (Venice's `venice_parameters.web_search_citations`: achappey/aihappey-ai
+# VeniceProviderStreamTests replays two such chunks after the usage).
+_CITING = frozenset({*_SOURCE_LISTS, "search_info", "venice_parameters"})
 _CHOICE_READ_WHEN_SENT = frozenset({"message", "text", "error", "groundingMetadata"})
 # A Gemini grounding chunk's kinds of source and the key of each one's uri (the Gemini
 # wire's `_GROUNDING_SOURCES`): web pages, Vertex's retrieved contexts and places, and
@@ -1439,6 +1446,7 @@ class ChatNormalizer(Normalizer):
         "turn_ids",
         "unnamed",
         "unread",
+        "used_up",
         "warned_choices",
         "wrapped",
     )
@@ -1470,6 +1478,9 @@ class ChatNormalizer(Normalizer):
         # made at the first one
         self.ran_calls: set[int] | None = None
         self.custom: set[int] | None = None  # custom tool calls whose input is open
+        # Usage came after the finish: the turn ends at the next chunk that is no
+        # choiceless chunk of sources (`_CITING`), `[DONE]` or the end of the body.
+        self.used_up = False
         self.choice_error: Any = None  # an error object inside choice 0 (`_choice_rest`)
         self.think: ThinkTagSplitter | None = None
         # Whether reasoning text came in a field since the last signed thinking block
@@ -1538,6 +1549,12 @@ class ChatNormalizer(Normalizer):
             return
         if payload.__class__ is not dict:
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+        if self.used_up and (payload.get("choices") or not payload.keys() & _CITING):
+            self._settle()  # the turn ended at its usage: this chunk comes after the end
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "ignored a chunk after the terminal event: {}", chunk.event
+            )
+            return
         model = payload.get("model")
         if model:
             self.model = model
@@ -1588,11 +1605,12 @@ class ChatNormalizer(Normalizer):
         if failing:
             self._error(error if error is not None else payload)
         elif usage and finished:
-            # Usage after the finish's own chunk: the turn is over. Usage on the finish
-            # chunk may not be the last word (vLLM's continuous usage stats: the final
-            # usage chunk follows, with the cached tokens), so that one waits for the
-            # next chunk, `[DONE]` or the end of the body.
-            self._settle()
+            # Usage after the finish's own chunk: the turn is over, but for the sources
+            # that may follow (`_CITING`). Usage on the finish chunk may not be the last
+            # word (vLLM's continuous usage stats: the final usage chunk follows, with the
+            # cached tokens), so that one waits for the next chunk, `[DONE]` or the end of
+            # the body.
+            self.used_up = True
 
     def _beside_choices(self, payload: dict[str, Any]) -> tuple[Any, Any]:
         """What a chunk carries beside its choices, its usage and the keys of every

@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 import rxllm
-from rxllm.events import Done, ReasoningDelta, ToolRequest
+from rxllm.events import Citation, Done, ReasoningDelta, ToolRequest
 from rxllm.providers.anthropic import anthropic_messages
 from tests.support import (
     Expect,
     ServeBody,
     check,
+    kinds,
     log_messages,
     replay_every_way,
     summarize,
@@ -304,3 +305,107 @@ async def test_helicone_two_calls_added_at_one_output_index_over_http(
         ("call_T5vLx2Ce", {"tz": "CET"}),
     ]
     assert len(record.attempts) == 1
+
+
+# -- Venice: web search sources after the usage chunk ---------------------------------------
+
+# achappey/aihappey-ai Core/AIHappey.Tests/Venice/VeniceProviderStreamTests.cs replays
+# Venice's chat stream with web search (`venice_parameters.enable_web_search: "on"`): the
+# answer, the finish chunk, the usage chunk (`choices: []`), then two choiceless chunks
+# whose `venice_parameters` carry `web_search_citations` (`{content, date, title, url}`:
+# a second entry for one URL, an entry without a URL), and expects each source before
+# the finish. The SDKs read a chat stream to its `[DONE]` or its end.
+_VENICE = "venice/kimi-k2-6"
+_VENICE_FLAGS = {
+    "enable_web_search": "on",
+    "enable_web_citations": True,
+    "include_search_results_in_stream": True,
+}
+
+
+def _venice_chunk(choices: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-venice-7",
+        "object": "chat.completion.chunk",
+        "created": 1778768574,
+        "model": _VENICE,
+        "choices": choices,
+        **more,
+    }
+
+
+def _venice_sources(*entries: dict[str, Any]) -> dict[str, Any]:
+    return _venice_chunk(
+        [], venice_parameters={**_VENICE_FLAGS, "web_search_citations": list(entries)}
+    )
+
+
+def _venice_after_usage(done: bool) -> bytes:
+    return _sse(
+        _venice_chunk(
+            [
+                {
+                    "index": 0,
+                    "delta": {"role": "assistant", "content": "Paris is sunny [REF]0[/REF]."},
+                    "finish_reason": None,
+                }
+            ]
+        ),
+        _venice_chunk([{"index": 0, "delta": {"content": ""}, "finish_reason": "stop"}]),
+        _venice_chunk([], usage={"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}),
+        _venice_sources(
+            {
+                "content": "18C",
+                "date": "",
+                "title": "Paris weather",
+                "url": "https://wx.example/paris",
+            },
+            {
+                "content": "again",
+                "date": "",
+                "title": "Paris (2)",
+                "url": "https://wx.example/paris",
+            },
+        ),
+        _venice_sources(
+            {
+                "content": "sun",
+                "date": "2026-12-03",
+                "title": "Forecast",
+                "url": "https://fc.example/",
+            },
+            {"content": "no url", "date": "", "title": "Nothing"},
+        ),
+        done=done,
+    )
+
+
+_VENICE_CITED = [
+    ("https://wx.example/paris", "Paris weather"),
+    ("https://fc.example/", "Forecast"),
+]
+
+
+@pytest.mark.parametrize("done", [True, False], ids=["done_marker", "body_end"])
+def test_venice_sources_after_the_usage_chunk_are_citations_before_the_finish(done: bool) -> None:
+    """Each URL once, with its first title, before `done`. Before, the usage chunk
+    after the finish ended the turn, and both chunks of sources were dropped
+    ("ignored a chunk after the terminal event")."""
+    events = replay_every_way(_venice_after_usage(done), "custom")
+    check(
+        summarize(events),
+        Expect(text="Paris is sunny [REF]0[/REF].", usage=(12, 7, 0, 0, 19), model=_VENICE),
+    )
+    assert [(e.url, e.title) for e in events if isinstance(e, Citation)] == _VENICE_CITED
+    assert kinds(events) == ["text", "usage", "citation", "citation", "done"]
+
+
+async def test_venice_sources_after_the_usage_chunk_over_http(serve_body: ServeBody) -> None:
+    base_url = await serve_body(_venice_after_usage(done=True))
+    async with rxllm.provider("openai", api_key="k", base_url=base_url) as provider:
+        record = await provider.complete(
+            rxllm.ChatRequest(model=_VENICE, messages=[rxllm.Message.user("weather?")])
+        )
+    assert isinstance(record.terminal, Done)
+    assert [(c.url, c.title) for c in record.citations] == _VENICE_CITED
+    assert record.usage is not None and record.usage.total_tokens == 19
