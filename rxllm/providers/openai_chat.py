@@ -30,7 +30,9 @@ one dict lookup:
   data kept as `ReasoningDelta.signature`; a detail's fragment that starts with its text
   so far is a snapshot (MiniMax's documented shape), and only its rest is new. When
   `reasoning_details` carries the text, the plain field beside it repeats it and is not
-  read again. A detail streams in fragments of one `type` and `index`; the delta that
+  read again; one detail object there is a list of one, and a string is reasoning text
+  (relays pass a provider's value on as it came). A detail streams in fragments of one
+  `type` and `index`; the delta that
   ends it (its signature, or an empty one when the next detail, other output or the
   finish comes) carries its other
   fields (`type`, `id`, `format`, `index`) as `details`, so that the record keeps it
@@ -143,7 +145,12 @@ one dict lookup:
   error at the turn's end), never `{}` or a cut input dispatched.
 - usage on choice 0 rather than the chunk (Moonshot's last chunk); a usage that counts
   no token (MiniMax's placeholder on every chunk) is none; a finish reason that is the
-  word `"null"` (KoboldCpp) is no finish.
+  word `"null"` (KoboldCpp) is no finish. OpenCode Zen's last chunk before `[DONE]`
+  (`"x-opencode-type": "inference-cost"`) gives the turn's cost in USD, and its counts
+  (`normalizedUsage`) where no usage came.
+- a chunk of Workers AI's native `/ai/run` stream, whose choice's fields sit on the
+  chunk itself (`response` for the text, `tool_calls`, `finish_reason`, then `{"response":
+  "", "usage"}`), is read as that choice (`_native_choice`).
 - chunks without a served model (Azure's prompt-filter chunk has `model: ""`) and
   chunks without choices; a duplicate finish chunk (OpenRouter) is ignored, except a
   later `content_filter`, which overrules the finish held (Azure's asynchronous filter
