@@ -1,6 +1,7 @@
 """Streams that chat applications' own stream parsers name and handle (enricoros/big-AGI's
-AIX parsers, lobehub/lobehub's model-runtime streams and their tests, and the relays
-those apps are pointed at), in shapes no other test replays.
+AIX parsers, lobehub/lobehub's model-runtime streams and their tests, and the endpoints
+those apps are pointed at: OpenCode Zen, MiniMax, Xiaomi MiMo, Workers AI as Cloudflare's
+own provider reads it), in shapes no other test replays.
 
 Each body is written by hand from the source named beside it (its essential chunks, ids
 and long text shortened), replayed whole and cut at arbitrary byte boundaries
