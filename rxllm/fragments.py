@@ -51,6 +51,7 @@ __all__ = [
     "SourceItem",
     "ToolArgs",
     "ToolEnd",
+    "ToolInputCut",
     "closing",
     "hang_up",
     "hanging_up",
@@ -98,6 +99,16 @@ class ToolEnd(NamedTuple):
     signature: str | None = None
 
 
+class ToolInputCut(NamedTuple):
+    """Tool call `index` takes free text (a custom tool's input, which its wire streams
+    as the JSON text of `{"input": text}`), and the turn stopped before the input was
+    complete: `text` is what came of it. The call stays open; the turn's end reports it
+    cut off, not as JSON that is not valid."""
+
+    index: int  # type: ignore[assignment]
+    text: str
+
+
 class FailureUsage(NamedTuple):
     """The usage that comes with a failure (in the chunk, the event or the finish that
     ends the attempt in an error): what the failed request cost. It commits nothing:
@@ -115,6 +126,7 @@ Fragment: TypeAlias = (
     | ToolStart
     | ToolArgs
     | ToolEnd
+    | ToolInputCut
     | ToolRequest
     | Refusal
     | Citation

@@ -22,7 +22,7 @@ from rxllm.events import (
     failed,
     named_call,
 )
-from rxllm.fragments import FailureUsage, Fragment, ToolArgs, ToolEnd
+from rxllm.fragments import FailureUsage, Fragment, ToolArgs, ToolEnd, ToolInputCut
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
 from rxllm.sources.sse import utf8_size
@@ -53,12 +53,13 @@ _CUT_SHORT = frozenset({"length", "content_filter", "pause"})
 
 
 class _Call:
-    __slots__ = ("pieces", "size", "start")
+    __slots__ = ("cut", "pieces", "size", "start")
 
     def __init__(self, start: ToolStart) -> None:
         self.start = start
         self.pieces: list[str] = []
         self.size = 0
+        self.cut: str | None = None  # a custom tool's free-text input, cut off (`ToolInputCut`)
 
 
 def accumulate_tool_arguments(
@@ -96,6 +97,10 @@ def accumulate_tool_arguments(
         source:  -start(0)-a('{"x"')-end(0)-text-usage-done(length)-|
         accumulate_tool_arguments()
         result:  -start(0)------------------------usage-error-------|
+
+    A custom tool's input is free text, not JSON (its wire streams it as the JSON text of
+    `{"input": text}`): one the turn's stop cut off (`ToolInputCut`, the input so far)
+    is reported as cut off, with that text, never as JSON that is not valid.
 
     A wire's contradictions are the provider's failure, never `on_error`: a start on
     the index of a call still open (another call id: a repeat of the same start is
@@ -145,8 +150,8 @@ class _Calls:
         self._calls: dict[int, _Call] = {}
         self._ended: dict[int, ToolStart] = {}  # the starts of the calls complete
         self._broken = False  # a malformed call ended the stream
-        # A call marked complete with malformed arguments: (its start, why, its text),
-        # reported at the turn's end, which says whether the turn cut it short.
+        # A call marked complete with malformed arguments: (its start, what is wrong, its
+        # text), reported at the turn's end, which says whether the turn cut it short.
         self._malformed: tuple[ToolStart, str, str] | None = None
 
     def _finish(self, index: int, end: ToolEnd | None, done: Done | None = None) -> bool:
@@ -156,6 +161,12 @@ class _Calls:
         call = self._calls.pop(index)
         start = self._ended[index] = call.start
         ended = end is not None
+        if call.cut is not None and not ended:
+            wrong = f"the input of {named_call(start.call_id, start.name)} was cut off"
+            self._malformed = (start, wrong, call.cut)
+            if done is not None:
+                self._report(done)
+            return False
         arguments, signature = (None, None) if end is None else (end.arguments, end.signature)
         text = arguments if arguments is not None else "".join(call.pieces)
         try:
@@ -189,7 +200,8 @@ class _Calls:
                 )
             )
             return True
-        self._malformed = (start, reason, text)
+        wrong = f"arguments of {named_call(start.call_id, start.name)} are {reason}"
+        self._malformed = (start, f"{wrong}, not a JSON object", text)
         if done is not None:
             self._report(done)
         return False
@@ -198,11 +210,8 @@ class _Calls:
         """The malformed call's error, at the end of its turn: `done`, if that is how the
         turn ended."""
         assert self._malformed is not None
-        start, reason, text = self._malformed
+        start, message, text = self._malformed
         self._malformed = None
-        message = (
-            f"arguments of {named_call(start.call_id, start.name)} are {reason}, not a JSON object"
-        )
         # A turn that stopped early (a token limit, a filter) cut the call off: say so,
         # or a refusal reads like a model that wrote bad JSON.
         stop = None
@@ -263,6 +272,11 @@ class _Calls:
             assert isinstance(item, ToolEnd)
             if item.index in calls:
                 self._broken = not self._finish(item.index, item)
+        elif kind is ToolInputCut:
+            assert isinstance(item, ToolInputCut)
+            call = calls.get(item.index)
+            if call is not None:
+                call.cut = item.text
         elif kind is ToolStart:
             assert isinstance(item, ToolStart)
             if not self._restart(item):

@@ -44,7 +44,15 @@ from rxllm.events import (
     UsageUpdate,
     failed,
 )
-from rxllm.fragments import Emit, FailureUsage, RawChunk, SourceItem, ToolArgs, ToolEnd
+from rxllm.fragments import (
+    Emit,
+    FailureUsage,
+    RawChunk,
+    SourceItem,
+    ToolArgs,
+    ToolEnd,
+    ToolInputCut,
+)
 from rxllm.providers.call_ids import answer_each_call, response_tag
 from rxllm.request import (
     SAMPLING_FIELDS,
@@ -479,6 +487,11 @@ class Normalizer(ABC):
         if signature is not None and signature.__class__ is not str:
             raise _not_a_string("a tool call's signature", signature)
         self.emit(ToolEnd(index, arguments, signature))
+
+    def tool_input_cut(self, index: int, text: str) -> None:
+        """Custom tool call `index`'s free-text input was cut off by the turn's stop
+        (`ToolInputCut`): `text` is what came of it."""
+        self.emit(ToolInputCut(index, text))
 
     def refusal(self, text: str) -> None:
         if text.__class__ is not str:

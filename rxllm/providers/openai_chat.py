@@ -1484,7 +1484,8 @@ class ChatNormalizer(Normalizer):
         # calls the provider ran (`_SERVER_CALL_ID`), held in `wrapped` until whole;
         # made at the first one
         self.ran_calls: set[int] | None = None
-        self.custom: set[int] | None = None  # custom tool calls whose input is open
+        # custom tool calls whose input is open: the input's pieces, as they came
+        self.custom: dict[int, list[str]] | None = None
         # Usage came after the finish: the turn ends at the next chunk that is no
         # choiceless chunk of sources (`_CITING`), `[DONE]` or the end of the body.
         self.used_up = False
@@ -2742,10 +2743,12 @@ class ChatNormalizer(Normalizer):
         piece = json.dumps(text)[1:-1]
         opened = self.custom
         if opened is None:
-            opened = self.custom = set()
-        if index in opened:
+            opened = self.custom = {}
+        pieces = opened.get(index)
+        if pieces is not None:
+            pieces.append(text)
             return piece
-        opened.add(index)
+        opened[index] = [text]
         return '{"input": "' + piece
 
     def _close_custom(self) -> None:
@@ -2953,7 +2956,8 @@ class ChatNormalizer(Normalizer):
         that `cut` the output short (the token limit, a filter) ends no call it may have
         cut: one whose arguments had not begun (cut off before them, not a call without
         parameters: never `{}`), or a custom tool's free-text input (nothing tells it
-        whole). Those stay open, and the turn's end fails them as cut off."""
+        whole: `tool_input_cut` says what came of it). Those stay open, and the turn's end
+        fails them as cut off."""
         if self.unnamed:
             self._release_unnamed()
         custom = self.custom
@@ -2967,7 +2971,9 @@ class ChatNormalizer(Normalizer):
                 self._unwrap(index, signatures.get(index))
             elif index in ran:
                 continue  # reported with its result (`_server_result`)
-            elif cut and (len(self.call_args[index]) == 2 or (custom and index in custom)):
+            elif custom and cut and index in custom:
+                self.tool_input_cut(index, "".join(custom[index]))  # left open, cut off
+            elif cut and len(self.call_args[index]) == 2:
                 continue  # (2: no fragment came) left open, cut off
             else:
                 self.tool_end(index, signature=signatures.get(index))

@@ -1774,7 +1774,7 @@ class ResponsesNormalizer(Normalizer):
         # one is read from a completed response's item, else ended with the input it
         # streamed when that input was marked done or the response completed
         # (`complete`); otherwise it is left open, cut off, for the terminal to end as
-        # malformed.
+        # cut off, with the input it streamed (`tool_input_cut`): free text, not JSON.
         output = response.get("output")
         items: list[Any] = output if isinstance(output, list) else []
         # a position the stream used for another item: read past every index it used
@@ -1793,8 +1793,12 @@ class ResponsesNormalizer(Normalizer):
                 shown.done = True
                 self._done_item(shown.index, item)
         for index, pieces in self.custom_inputs.items():
-            if self.calls[index] is False and (index in self.custom_done or (complete and pieces)):
+            if self.calls[index] is not False:
+                continue
+            if index in self.custom_done or (complete and pieces):
                 self._end_call(index, json.dumps({"input": "".join(pieces)}))
+            elif not complete:
+                self.tool_input_cut(index, "".join(pieces))
         for index, item in self.whole_calls.items():  # complete when added, never done
             self._start_call(index, item)
             self._end_call(index, item.get("arguments"))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import rxllm
-from rxllm.events import Citation, Done, ReasoningDelta, ToolRequest
+from rxllm.events import Citation, Done, Failed, ReasoningDelta, ToolRequest
 from rxllm.providers.anthropic import anthropic_messages
 from tests.support import (
     Expect,
@@ -409,3 +409,109 @@ async def test_venice_sources_after_the_usage_chunk_over_http(serve_body: ServeB
     assert isinstance(record.terminal, Done)
     assert [(c.url, c.title) for c in record.citations] == _VENICE_CITED
     assert record.usage is not None and record.usage.total_tokens == 19
+
+
+# -- a custom tool's input cut off: free text, not JSON ------------------------------------
+
+# OpenAI's custom tools take free text, not JSON. The chat wire streams a custom call as
+# `{"type": "custom", "custom": {"name", "input"}}` (openai-python chat_completion_chunk.py,
+# `ChoiceDeltaToolCallCustom`); the Responses API as a `custom_tool_call` item whose input
+# streams in `response.custom_tool_call_input.delta` events until its `.done` (openai-python
+# types/responses/response_custom_tool_call_input_delta_event.py). A stop that cuts the
+# output (`finish_reason: "length"`; `response.incomplete` with `max_output_tokens`)
+# leaves the input cut: the turn fails, nothing dispatched (4ef9278). Before, the chat
+# wire said "arguments ... are not valid JSON (Unterminated string starting at: char 10
+# of 21), not a JSON object" with the JSON rxllm wraps the input in as raw, and the
+# Responses wire "are missing, not a JSON object" with nothing; now both say the input
+# was cut off, the input so far as raw.
+_CUT = "print('hel"
+
+
+def _chat_custom_cut() -> bytes:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-Cx1",
+            "object": "chat.completion.chunk",
+            "created": 1766265214,
+            "model": "gpt-5-2025-08-07",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    first = {"index": 0, "id": "call_c1", "type": "custom", "custom": {"name": "code_exec"}}
+    return _sse(
+        chunk({"role": "assistant", "content": None, "tool_calls": [first]}),
+        *(
+            chunk({"tool_calls": [{"index": 0, "type": "custom", "custom": {"input": piece}}]})
+            for piece in ("print(", "'hel")
+        ),
+        chunk({}, "length"),
+    )
+
+
+def _responses_custom_cut() -> bytes:
+    item = {
+        "id": "ctc_68a1",
+        "type": "custom_tool_call",
+        "status": "in_progress",
+        "call_id": "call_c1",
+        "name": "code_exec",
+        "input": "",
+    }
+    response = {"id": "resp_68a1", "object": "response", "model": "gpt-5-2025-08-07"}
+    return _events(
+        {"type": "response.created", "response": {**response, "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        *(
+            {
+                "type": "response.custom_tool_call_input.delta",
+                "output_index": 0,
+                "item_id": "ctc_68a1",
+                "delta": piece,
+            }
+            for piece in ("print(", "'hel")
+        ),
+        {
+            "type": "response.incomplete",
+            "response": {
+                **response,
+                "status": "incomplete",
+                "incomplete_details": {"reason": "max_output_tokens"},
+                "output": [item | {"input": _CUT}],
+                "usage": {"input_tokens": 40, "output_tokens": 8, "total_tokens": 48},
+            },
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "provider", "stop"),
+    [
+        (_chat_custom_cut(), "openai", "length"),
+        (_responses_custom_cut(), "openai-responses", "max_output_tokens"),
+    ],
+    ids=["chat", "responses"],
+)
+def test_a_custom_tool_input_cut_off_says_so(body: bytes, provider: str, stop: str) -> None:
+    events = replay_every_way(body, provider)
+    summary = summarize(events)
+    assert (summary.terminal, summary.error_kind, summary.tool_calls) == (
+        "error",
+        "malformed_tool_arguments",
+        [],
+    )
+    error = events[-1].error  # type: ignore[union-attr]
+    assert error.message == (
+        "the input of tool call 'call_c1' ('code_exec') was cut off: "
+        f"the turn stopped ({stop}) before the call was complete"
+    )
+    assert (error.raw, error.code) == (_CUT, stop)
+    assert "JSON" not in error.message
+
+
+async def test_a_custom_tool_input_cut_off_over_http(serve_body: ServeBody) -> None:
+    record = await _chat_record(serve_body, _chat_custom_cut())
+    assert not record.tool_calls
+    assert isinstance(record.terminal, Failed)
+    assert record.terminal.error.message.startswith(
+        "the input of tool call 'call_c1' ('code_exec') was cut off"
+    )
