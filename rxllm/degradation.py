@@ -175,9 +175,12 @@ A rejection before anything was committed is read once, by `classify`, into one 
   found that supports tool calling" likewise, not an overload nor the caller's settings),
   "Functions are not supported", "function calling not support", "not yet
   implemented" and "Only [...] support tool calls", and a tool's type refused, "Unsupported
-  Responses tool type: 'custom'", "tool type namespace not supported"; the tools counted against a
+  Responses tool type: 'custom'", "tool type namespace not supported", or a type of the
+  body's own tools spelled in a sentence that refuses ("Built-in tools ({google_search}) and
+  Custom tools (Function Calling) cannot be combined"); the tools counted against a
   cap in prose, "You may not include more than 128 tools in your request", name `tools`; "does not
-  support thinking" and "thinking_config is not supported" the reasoning switches, as does
+  support thinking", "thinking_config is not supported" and "thinking_level MEDIUM is not
+  supported" (the value bare after the setting) the reasoning switches, as does
   "Reasoning is mandatory ... and cannot be disabled" (the body's switch that turned it off);
   "Function calling config is set without function_declarations" the tool keys sent; "Penalty is not
   enabled" the penalty keys; "Only one completion choice is allowed" and "Only one candidate" `n`; a
@@ -250,7 +253,9 @@ A rejection before anything was committed is read once, by `classify`, into one 
 - `static`: nothing is named, but the status or the words say the body may be at fault
   (400/422 with no other explanation; an error event with no status whose code is not
   the server's trouble, a code that is a status, LiteLLM's `"500"`, read as one; "the
-  requested parameters" at any 4xx; a 502 where OpenRouter uses it for an upstream that
+  requested parameters" at any 4xx; a feature said retired at 410 Gone, neither the model nor
+  the endpoint ("Live search is deprecated. Please switch to the Agent Tools API", xAI's
+  answer to `search_parameters`); a 502 where OpenRouter uses it for an upstream that
   cannot serve the body; NVIDIA's opaque 5xx). The static list is tried lazily, one body
   per attempt: without `stream_options`, without each optional key alone, without
   images, without tools, mandatory keys only.
@@ -1410,6 +1415,20 @@ _IMAGE_ROLE_RULE = (
     r"(?i)\brole\b|\b(?:system|assistant|tool) messages?\b|"
     r"\b(?:system|developer) (?:instructions?|prompts?)\b"
 )
+# A feature retired, said at 410 Gone (xAI's "Live search is deprecated. Please switch to the
+# Agent Tools API", to any body with `search_parameters`): the model and the endpoint are read
+# before (a model retired surfaces, as does "this endpoint"), so what is gone is something the
+# body asks for, in words no key spells; the static list reaches it.
+_GONE_STATUS = 410
+_RETIRED = (
+    r"(?i)\b(?:deprecated|retired|discontinued|removed|sunset|no longer (?:supported|available))\b"
+)
+# (not the endpoint or the API itself said retired: "This endpoint is deprecated. Use
+# /v1/responses." is no body's)
+_ENDPOINT_RETIRED = (
+    r"(?i)\b(?:endpoint|api|route|path|url|version)s?\s+(?:is|are|has been|have been|was|were)\s+"
+    r"(?:now\s+)?(?:deprecated|retired|discontinued|removed|sunset|no longer)\b"
+)
 # The parameters refused without a name, whatever the status: OpenRouter's 404 "No endpoints
 # found that can handle the requested parameters" (no upstream serves this body).
 _PARAMETERS_REFUSED = (
@@ -1431,6 +1450,10 @@ _SUGGESTION = (
     # \"top_k\" (class ...), not marked as ignorable (3 known properties: \"model\", ...)"):
     # to the end of the line
     r"\bexpected one of\b[^\n]*|\bknown propert(?:y|ies)\b[^\n]*|"
+    # (pydantic's tagged union: "Input tag 'web_fetch_20250910' found using 'type' does not
+    # match any of the expected tags: 'bash_20250124', ...", Anthropic's, lists the tags it
+    # takes)
+    r"\bexpected (?:tags?|values?|types?)\b[^\n]*|"
     # (or several, "use tools/tool_choice instead": advice, and no one key to move a value to)
     r"\buse\s+['\"`]?[A-Za-z_][\w.]*['\"`]?"
     r"(?:\s*(?:/|,|\bor\b|\band\b)\s*['\"`]?[A-Za-z_][\w.]*['\"`]?){0,3}\s+instead|"
@@ -1575,14 +1598,16 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Reasoning is switched on by a key the error rarely spells ("\"llama3.1:8b\" does not
     # support thinking" for `reasoning_effort`, Ollama's "think value \"medium\" is not
     # supported for this model"): a refusal right next to the word, or to the word and the
-    # setting it names (its mode, value, level, effort or budget, the value quoted), names
-    # the switches, the setting spelled as the server's field too (Gemini's "thinking_config
-    # is not supported.", Vertex's "thinking is not configurable in this model"); the word
-    # alone ("while reasoning is active") names nothing.
+    # setting it names (its mode, value, level, effort or budget, the value quoted, or bare
+    # after the setting: Vertex's "thinking_level MEDIUM is not supported by this model"),
+    # names the switches, the setting spelled as the server's field too (Gemini's
+    # "thinking_config is not supported.", Vertex's "thinking is not configurable in this
+    # model"); the word alone ("while reasoning is active") names nothing.
     (
         r"(?i)(?:does(?: not|n't)|do(?: not|n't)) support\W+"
         r"(?:\w+\W+){0,2}?(?:thinking|reasoning)\b|"
-        r"\b(?:think|thinking|reasoning)(?:[ _-]?(?:mode|value|level|effort|budget|config))?"
+        r"\b(?:think|thinking|reasoning)(?:[ _-]?(?:mode|value|level|effort|budget|config)"
+        r"(?: (?!(?:is|are|may|must|can|cannot|can't)\b)[\w-]{1,32})?)?"
         r"(?: [\"'`][^\"'`\n]{0,32}[\"'`])? "
         r"(?:(?:is|are) not|(?:may|must|can) not be|cannot be|can't be) "
         r"(?:supported|enabled|available|configurable|adjustable)",
@@ -2116,6 +2141,12 @@ def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None =
             if re.search(pattern, sentence)
         ):
             named.update(keys)
+    # A type of the body's own tools spelled in a sentence that refuses ("Built-in tools
+    # ({google_search}) and Custom tools (Function Calling) cannot be combined", Antigravity's)
+    # names the tools, as "tool type" refused does; `_refused_tools` keeps those of other types.
+    tools = droppable.get("tools")
+    if "tools" not in named and isinstance(tools, list) and _tool_types_refused(text, tools):
+        named.add("tools")
     holders = _schema_holders(droppable)
     if len(holders) == 1 and any(
         re.search(_DEFINITION_REFUSAL, clause)
@@ -2435,8 +2466,11 @@ def _pruned(value: Any, parts: list[Path]) -> Any:
 
 
 # Words before a tool's type that say it is the one accepted, not refused ("tool types other
-# than function", "Only 'function' tools are supported").
-_ACCEPTED_BEFORE = r"(?i)(?:\bonly|\bother than|\bexcept(?: for)?|\bbesides|\binstead of)\W{0,3}"
+# than function", "Only 'function' tools are supported", "Value must be 'function'").
+_ACCEPTED_BEFORE = (
+    r"(?i)(?:\bonly|\bother than|\bexcept(?: for)?|\bbesides|\binstead of|"
+    r"\b(?:must|should) be(?: one of)?)\W{0,3}"
+)
 
 
 def _refused_tools(text: str, tools: list[Any]) -> list[int]:
@@ -2464,6 +2498,26 @@ def _refused_tools(text: str, tools: list[Any]) -> list[int]:
     if not refused or refused == present:
         return []
     return [index for index, kind in enumerate(kinds) if kind in refused]
+
+
+def _tool_types_refused(text: str, tools: list[Any]) -> bool:
+    """Whether a sentence that refuses spells a type of the body's tools other than a
+    function's (`_type_said`), not as the one accepted. The sentence whole: a remark in
+    parentheses there says which tools it speaks of ("Built-in tools ({google_search})")."""
+    kinds: set[str] = {
+        kind
+        for tool in tools
+        if isinstance(tool, dict)
+        and isinstance(kind := tool.get("type"), str)
+        and kind
+        and kind != "function"
+    }
+    return bool(kinds) and any(
+        _type_said(kind, sentence) and not re.search(_ACCEPTED_BEFORE + _type_word(kind), sentence)
+        for sentence in _sentences(text)
+        if re.search(_DEFINITION_REFUSAL, sentence)
+        for kind in kinds
+    )
 
 
 def _type_word(kind: str) -> str:
@@ -2868,6 +2922,12 @@ def _static_qualifies(error: ErrorInfo, status: int | None, policy: RecoveryPoli
         # while processing your request") is no reason to send less.
         return not _server_trouble(error, status)
     if status in (400, 422):
+        return True
+    if (
+        status == _GONE_STATUS
+        and re.search(_RETIRED, words := _texts(error))
+        and not re.search(_ENDPOINT_RETIRED, words)
+    ):
         return True
     if status < 500 and re.search(_PARAMETERS_REFUSED, _texts(error)):
         return True
