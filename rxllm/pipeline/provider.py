@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
-import json
+import math
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from ipaddress import ip_network
 from time import monotonic
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 import reactivex
@@ -50,10 +50,17 @@ from rxllm.pipeline.aiter import EventStream
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
 from rxllm.providers.base import Normalizer, WireProtocol
-from rxllm.request import ChatRequest, Message
+from rxllm.request import ChatRequest, ImagePart, Message, TextPart
 from rxllm.secrets import redact
 from rxllm.sources.guard import SsrfGuard
-from rxllm.sources.http import DEFAULT_READ_TIMEOUT, HttpRequest, http_source, unusable_session
+from rxllm.sources.http import (
+    DEFAULT_READ_TIMEOUT,
+    HttpRequest,
+    LaterBody,
+    http_source,
+    json_body,
+    unusable_session,
+)
 from rxllm.sources.job import running_loop
 from rxllm.sources.pool import SessionPool
 from rxllm.sources.redirects import is_credential_header
@@ -70,6 +77,8 @@ __all__ = [
     "settled",
     "traced",
 ]
+
+_T = TypeVar("_T")
 
 Cancel = asyncio.Event | Observable[Any] | None
 FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
@@ -286,6 +295,64 @@ def _first_not_ascii(value: str) -> str:
     return f"{value[at]!a}, character {at + 1}"
 
 
+# The characters of text and image URLs from which a request's body is encoded when it
+# is sent, inside the turn and a piece at a time (`LaterBody`), rather than at the call:
+# `json.dumps` takes 3 to 10 ms a MB, time the event loop stalls and no deadline counts
+# (30 MB of base64 image: 0.15 to 1.3 s). A smaller body is encoded at the call, whole.
+ENCODED_APART = 1 << 20
+
+
+def _text_size(request: ChatRequest) -> int:
+    """The characters of a request's text and image URLs (a data URL holds its image),
+    what makes a body large."""
+    return sum(
+        len(part.text) if isinstance(part, TextPart) else len(part.url)
+        for message in request.messages
+        for part in message.content
+        if isinstance(part, TextPart | ImagePart)
+    )
+
+
+def _check_json(value: Any) -> None:
+    """Raise what `json_body` would for `value`, without writing it: for a large body,
+    checked at the call and encoded later. Strings are what make it large, and only
+    one that is not ASCII is looked into (for a lone surrogate)."""
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                value.encode("utf-8")
+        elif isinstance(value, dict):
+            for key in value:
+                if not isinstance(key, str | int | float | bool) and key is not None:
+                    raise TypeError(
+                        f"keys must be str, int, float, bool or None, not {type(key).__name__}"
+                    )
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise ValueError("Out of range float values are not JSON compliant")
+        elif value is not None and not isinstance(value, int):  # bool is an int
+            raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _json_checked(write: Callable[[dict[str, Any]], _T], body: dict[str, Any]) -> _T:
+    """`write(body)`, what makes a body no JSON (`json_body` would fail) said as a
+    `ConfigError`."""
+    try:
+        return write(body)
+    except UnicodeEncodeError as exc:  # a lone surrogate (bytes that were not UTF-8)
+        raise ConfigError(
+            f"the request holds text that is not Unicode ({exc.reason} at {exc.start}): "
+            "decode what you read as UTF-8 first"
+        ) from None
+    except ValueError as exc:  # json.dumps would write NaN or Infinity: not JSON
+        raise ConfigError(f"the request cannot be sent as JSON: {exc}") from None
+
+
 class Provider:
     """One provider, configured: `stream`, `astream` and `complete` a ChatRequest."""
 
@@ -362,21 +429,21 @@ class Provider:
         """What would be sent for `request` (or `body` on its behalf), encoded once: the
         caller's own copy (its headers a dict it may change, copy or pickle)."""
         sent = self._to_send(request, body)
-        return dataclasses.replace(sent, headers=dict(sent.headers))
+        encoded = sent.body if isinstance(sent.body, bytes) else sent.body.now()
+        return dataclasses.replace(sent, body=encoded, headers=dict(sent.headers))
 
     def _to_send(self, request: ChatRequest, body: dict[str, Any] | None = None) -> HttpRequest:
         """`http_request` for the turns themselves: the provider's headers shared,
-        read-only, rather than a dict per turn."""
+        read-only, rather than a dict per turn. A large request is checked here and
+        encoded when it is sent (`LaterBody`), a piece at a time and within the turn's
+        deadlines; a request that cannot be sent as JSON is a `ConfigError` either way."""
         body = self.wire.build_body(request) if body is None else body
-        try:
-            encoded = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
-        except UnicodeEncodeError as exc:  # a lone surrogate (bytes that were not UTF-8)
-            raise ConfigError(
-                f"the request holds text that is not Unicode ({exc.reason} at {exc.start}): "
-                "decode what you read as UTF-8 first"
-            ) from None
-        except ValueError as exc:  # json.dumps would write NaN or Infinity: not JSON
-            raise ConfigError(f"the request cannot be sent as JSON: {exc}") from None
+        encoded: bytes | LaterBody
+        if _text_size(request) < ENCODED_APART:
+            encoded = _json_checked(json_body, body)
+        else:
+            _json_checked(_check_json, body)
+            encoded = LaterBody(body)
         return HttpRequest(
             url=self.wire.url(self.base_url, request),
             body=encoded,
@@ -450,8 +517,10 @@ class Provider:
         """A cold Observable of the normalized events of one turn: each subscription
         sends the request (and its retries); exactly one terminal event ends it.
 
-        The body is built and encoded here, once, so a request the provider cannot
-        express is a `ConfigError` raised to the caller, not an event."""
+        The body is built and checked here, so a request the provider cannot express
+        is a `ConfigError` raised to the caller, not an event; it is encoded once, here,
+        or, a large one, when first sent (`LaterBody`: within the deadlines, the event
+        loop free between its pieces)."""
         return traced(settled(self.prepare(request)(1), self.name, cancel), request, self)
 
     def astream(self, request: ChatRequest, *, cancel: Cancel = None) -> EventStream:
