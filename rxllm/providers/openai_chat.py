@@ -2595,13 +2595,22 @@ class ChatNormalizer(Normalizer):
             index = self.last_call  # no index on the wire (Mistral): same id, same call
         else:
             index = None
-        if index is None and not call_id and not name and _empty_object(function):
+        if (
+            index is None
+            and not call_id
+            and not name
+            and (not function.get("arguments") or _empty_object(function))
+        ):
+            # An entry that names no tool and asks nothing on an index no call began:
             # LiteLLM's marker for a content block that stopped with no input
-            # (`check_empty_tool_call_args`), written at a thinking block's stop too,
-            # at `tool_index` -1 before any call: it names no tool and asks nothing.
-            # A call that names this index later starts then, with `{}` all the same.
+            # (`check_empty_tool_call_args`, arguments `{}`), written at a thinking
+            # block's stop too, at `tool_index` -1 before any call; Workers AI's closing
+            # entry (`{id: null, type: null, function: {name: null}}`, which
+            # cloudflare/ai's workers-ai-provider `isNullFinalizationChunk` skips
+            # whatever its index). A call that names this index later starts then.
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "tool call entry with no id and no name, arguments {{}}, at index {}: not a call",
+                "tool call entry with no id and no name, arguments {!r}, at index {}: not a call",
+                function.get("arguments"),
                 key,
             )
             return

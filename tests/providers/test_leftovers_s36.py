@@ -515,3 +515,57 @@ async def test_a_custom_tool_input_cut_off_over_http(serve_body: ServeBody) -> N
     assert record.terminal.error.message.startswith(
         "the input of tool call 'call_c1' ('code_exec') was cut off"
     )
+
+
+# -- Workers AI's closing tool-call entry with an index ------------------------------------
+
+
+# cloudflare/ai packages/workers-ai-provider src/streaming.ts (`emitToolCallDeltas`,
+# `isNullFinalizationChunk`): Workers AI closes a streamed call with an entry that has
+# no id, no name and no arguments (`{id: null, type: null, function: {name: null}}`);
+# the provider skips any such entry, whatever its `index`. Without an index rxllm read it
+# as the last call again (test_recordings_sweep_clouds); with the index of no call yet,
+# it started a second call with no name and dispatched it with `{}`.
+@pytest.mark.parametrize(
+    "closing",
+    [
+        {"index": 1, "id": None, "type": None, "function": {"name": None}},
+        {"index": 1, "id": None, "type": None, "function": {"name": None, "arguments": None}},
+        {"index": 1, "id": None, "type": None, "function": {"name": None, "arguments": ""}},
+        {"index": 0, "id": None, "type": None, "function": {"name": None}},
+    ],
+    ids=["next_index", "null_arguments", "empty_arguments", "its_own_index"],
+)
+def test_workers_ai_closing_entry_with_an_index_is_no_call(closing: dict[str, Any]) -> None:
+    model = "@cf/meta/llama-3.3-70b-instruct-fp8-fast"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-9b1e",
+            "object": "chat.completion.chunk",
+            "created": 1751570976,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    start = {"id": "chatcmpl-tool-4c2a", "type": "function", "index": 0}
+    body = _sse(
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"tool_calls": [start | {"function": {"name": "get_weather"}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"location": '}}]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"London"}'}}]}),
+        chunk({"tool_calls": [closing]}),
+        chunk({}, "tool_calls"),
+    )
+    events = replay_every_way(body, "custom")
+    check(
+        summarize(events),
+        Expect(
+            text="",
+            tools=(("chatcmpl-tool-4c2a", "get_weather", {"location": "London"}),),
+            stop_reason="tool_use",
+            raw_stop_reason="tool_calls",
+            model=model,
+        ),
+    )
+    assert kinds(events) == ["tool_start", "tool_request", "done"]
