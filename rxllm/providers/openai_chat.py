@@ -112,8 +112,9 @@ one dict lookup:
   (LiteLLM's `provider_specific_fields.web_search_results` or `tool_results`, the
   turn's list sent whole again each time) is its server tool result, once, read as
   the Anthropic wire reads it, and `provider_specific_fields.citation` a citation. A
-  `tool_calls` finish that asks the client to run none of the turn's calls (LiteLLM
-  writes it after any call) is `stop`.
+  `tool_calls` finish that asks the client to run none of the turn's calls, the
+  provider having run tools (LiteLLM writes it after any call; Zhipu's typed tools and
+  MiniMax's closing frame end so too), is `stop`.
   A custom tool's call (`type: "custom"`, `custom: {name, input}`: free text, not JSON)
   is dispatched with `{"input": text}`, as the Responses wire dispatches one, and goes
   back in the history as a custom call when the request offers that custom tool.
@@ -2942,9 +2943,10 @@ class ChatNormalizer(Normalizer):
         elif finish is not None:
             stop = stop_reason_of(word, FINISH_REASONS)
             asked = self._asked()
-            if stop == "tool_use" and not asked and self.ran_calls:
-                # LiteLLM's "tool_calls" for calls Anthropic ran (`_SERVER_CALL_ID`): the
-                # turn asks the client to run none
+            if stop == "tool_use" and not asked and self.server_tools:
+                # "tool_calls" after tools the provider ran, and no call for the client:
+                # the turn asks it to run none (LiteLLM's for calls Anthropic ran,
+                # `_SERVER_CALL_ID`; Zhipu's typed tools; MiniMax's closing frame)
                 stop = "stop"
             # A natural end after calls is an end to run them: Ollama said "stop" after
             # its calls, and so has OpenAI's gpt-4o (both in ollama#7963).
