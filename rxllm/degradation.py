@@ -97,7 +97,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   one minute", "please wait before trying again", "请稍后再试", a queue that "is full" or
   over its bound ("Exceeds maximum queue size", Triton), any store of the server's said to
   be full ("prompt_cache is full, try again": its name is no key refused; not a context
-  window, the prompt's size), a state said to hold "temporarily", a
+  window, the prompt's size), the server "temporarily" down, offline, busy or full (not a
+  key "temporarily not supported", which the body can go without at once), a
   wait named ("Try again in 5 seconds"), a window such as "per minute", the server's own
   failure ("An internal error has occurred", "on our end", "An error occurred while
   processing your request", an engine that "encountered an issue" (vLLM's EngineDeadError),
@@ -428,8 +429,9 @@ _ACCOUNT = (
     # "is restricted: 'service_tier' flex ..." refuses a key of the body)
     # (the caller the subject: not "Storing ... for this project is disabled", a feature)
     r"(?<!\bfor )(?<!\bfor this )(?<!\bfor your )(?<!\bfor the )"
+    # (for a while too: "Your account has been temporarily suspended.")
     r"\b(?:account|organi[sz]ation|project|workspace|team) (?:has been|is|was) "
-    r"(?:disabled|suspended|restricted|blocked|banned|deactivated)"
+    r"(?:(?:temporarily|permanently) )?(?:disabled|suspended|restricted|blocked|banned|deactivated)"
     r"(?=\s*(?:[.!;,)]|$)|\s+(?:due|because|until|please|pending)\b)|"
     # a gateway's spending cap on the key (LiteLLM's "Budget has been exceeded! Current cost:
     # ..., Max budget: ...", "ExceededBudget: ... over budget"), sent at 400 or 429
@@ -922,8 +924,11 @@ _TRANSIENT = (
     # the server's store, no key refused; not a context or its window, the prompt's size
     r"(?<!\bcontext )(?<!\bwindow )\b(?:is|are)\s+"
     r"(?:currently\s+|temporarily\s+|already\s+|now\s+)?full\b(?!\s+(?:of|name|path|text|list)\b)|"
-    # or a state said to be temporary ("The feature is temporarily disabled"): it passes
-    r"\btemporarily\b|"
+    # or the server's state said to hold for now ("prompt_cache is temporarily offline"): it
+    # passes; not a key refused for now ("temperature is temporarily not supported" is served
+    # without it at once)
+    r"\btemporarily\s+(?:down|offline|busy|paused|full|throttled|out\s+of\s+(?:service|capacity)|"
+    r"rate[ _-]?limited|at\s+capacity|exceeded)\b|"
     # or over its bound (Triton's "Exceeds maximum queue size", its 503 lost in a frame; "queue
     # size exceeded"): the queue's, not a count of the request's own ("Batch size exceeds
     # maximum queue size (64)", "Number of requests exceeds ...")
@@ -1374,10 +1379,10 @@ _IMAGE_LIMIT = (
 # into a message; not a key's value said to exceed a limit for images ("max_tokens exceeds
 # 4096 for vision models").
 _IMAGE_TOO_LARGE = (
-    # (the words between no conjunction: "2 images but max_tokens exceeds the maximum" is
-    # another subject's)
+    # (no clause's conjunction between: "2 images but max_tokens exceeds the maximum" is
+    # another subject's; "image or video is too large" is still the image's)
     r"(?i)\b(?:image|picture|photo)s?\b"
-    r"(?:[^\S\n]+(?!(?:but|and|or|while|whereas|however)\b)[\w-]+){0,3}?[^\S\n]+"
+    r"(?:[^\S\n]+(?!(?:but|while|whereas|however|yet)\b)[\w-]+){0,3}?[^\S\n]+"
     r"(?:exceed(?:s|ed|ing)?|(?:(?:is|are)\s+)?(?:too\s+(?:large|big|small)|(?:larger|smaller)\s+than))\b|"
     # or outside the model's bounds on its size (DashScope's "The image length and width do
     # not meet the model restrictions. [height:1 or width:1 must be larger than 10]")

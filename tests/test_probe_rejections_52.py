@@ -278,7 +278,7 @@ def test_a_second_refusal_inside_the_object_empties_it() -> None:
         "prompt_cache is full, try again",
         "The KV cache is full. Please retry.",
         "prompt_cache is currently full",
-        "This feature is temporarily disabled for prompt_cache_key users",
+        "prompt_cache is temporarily offline",
     ],
 )
 def test_a_store_said_full_or_a_state_temporary_backs_off(message: str) -> None:
@@ -300,6 +300,21 @@ def test_a_store_said_full_or_a_state_temporary_backs_off(message: str) -> None:
     ],
 )
 def test_full_and_stems_near_the_rule(message: str, expected: Any) -> None:
+    sent = body(prompt_cache_key="k", temperature=0.2)
+    assert both_ways(message, sent) == [expected, expected]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        # a key refused for now is refused: the body without it is served at once
+        ("temperature is temporarily not supported for this model", ("drop", ("temperature",))),
+        # the caller barred for a while is the account's
+        ("Your account has been temporarily suspended.", ("surface", ())),
+        ("The organization is temporarily restricted due to unusual activity.", ("surface", ())),
+    ],
+)
+def test_temporarily_near_the_rule(message: str, expected: Any) -> None:
     sent = body(prompt_cache_key="k", temperature=0.2)
     assert both_ways(message, sent) == [expected, expected]
 
@@ -330,6 +345,8 @@ def test_a_count_of_images_over_a_maximum_removes_them(message: str) -> None:
             body(images=True, max_tokens=9000),
             ("drop", ("max_tokens",)),
         ),
+        # nouns joined by "or" keep the image the subject
+        ("The image or video is too large", body(images=True, max_tokens=9000), ("images", ())),
         # tools counted over a maximum are the tools
         (
             "Number of tools (130) exceeds maximum of 128",
