@@ -2226,21 +2226,28 @@ def _named_by_stem(text: str, keys: Iterable[str], held: Container[str]) -> set[
     `chat_template_kwargs`) names each key that the stem begins, `_` and more after it. A
     stem is two words at least (`chat_template`, `prompt_cache`): "stream" does not name
     `stream_options`, nor "max" `max_tokens`."""
-    named: set[str] = set()
-    # (in a clause that refuses: "prompt_cache is full, try again" speaks of the server's
+    stems = {
+        key: [
+            pattern
+            for end in range(2, len(parts))
+            if (stem := "_".join(parts[:end])) not in held
+            and re.search(pattern := rf"(?<![\w.-]){re.escape(stem)}(?![\w-])", text, re.ASCII)
+        ]
+        for key in keys
+        if len(parts := key.strip("_").split("_")) > 2
+    }
+    if not any(stems.values()):
+        return set()
+    # (and in a clause that refuses: "prompt_cache is full, try again" speaks of the server's
     # store, and refuses nothing)
     refusing = "\n".join(
         clause for clause in _clauses(text) if re.search(_DEFINITION_REFUSAL, clause)
     )
-    for key in keys if refusing else ():
-        parts = key.strip("_").split("_")
-        for end in range(2, len(parts)):
-            stem = "_".join(parts[:end])
-            if stem not in held and re.search(
-                rf"(?<![\w.-]){re.escape(stem)}(?![\w-])", refusing, re.ASCII
-            ):
-                named.add(key)
-    return named
+    return {
+        key
+        for key, patterns in stems.items()
+        if any(re.search(pattern, refusing, re.ASCII) for pattern in patterns)
+    }
 
 
 # The names an object's keys share with every other (a part's `type`, a tool's `name`): no
@@ -2517,11 +2524,14 @@ def _tool_types_refused(text: str, tools: list[Any]) -> bool:
         and kind
         and kind != "function"
     }
-    return bool(kinds) and any(
+    # (the kinds the whole text spells first, then only the sentences holding one: a text of
+    # thousands of short refusing sentences is not read once per sentence and kind)
+    kinds = {kind for kind in kinds if _type_said(kind, text)}
+    return any(
         _type_said(kind, sentence) and not re.search(_ACCEPTED_BEFORE + _type_word(kind), sentence)
         for sentence in _sentences(text)
-        if re.search(_DEFINITION_REFUSAL, sentence)
         for kind in kinds
+        if kind.lower() in sentence.lower() and re.search(_DEFINITION_REFUSAL, sentence)
     )
 
 
