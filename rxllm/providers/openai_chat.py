@@ -79,8 +79,9 @@ one dict lookup:
   `tool_calls` sent as one call object rather than a list (TGI before 3.2) as that call.
   A last delta that names a streamed call again with its whole arguments (Cerebras:
   elizaOS/eliza#9766) adds only what its fragments had not said. An entry with no id,
-  no name and `{}` as arguments at an index no call has used is no call (LiteLLM's
-  marker where a Claude thinking block stopped, at index -1): it is logged.
+  no name and no arguments (none, or `{}`) at an index no call has used is no call
+  (LiteLLM's marker where a Claude thinking block stopped, at index -1; Workers AI's
+  closing entry, `{id: null, type: null, function: {name: null}}`): it is logged.
   Two calls of a turn with one id (DeepSeek, Z.ai: HKUDS/nanobot#3943) are two calls,
   the repeat renamed `{id}_2` as it starts (`CallIds`), in its events and its history.
   A call's `extra_content.google.thought_signature` (Gemini's OpenAI-compatible
