@@ -2394,16 +2394,24 @@ def _narrowed(
 
 def _forces(choice: Mapping[str, Any], tool: Any) -> bool:
     """Whether the tool choice `choice` forces `tool`: by its type where that is no
-    function's, or by the function's name."""
+    function's, or by the tool's name, whatever type the choice gives (Anthropic's
+    `{"type": "tool", "name": ...}` names a `web_fetch_20250910` tool too)."""
     if not isinstance(tool, dict):
         return False
     kind = tool.get("type")
-    if kind != "function":
-        return choice.get("type") == kind
-    # (chat's `{"function": {"name": ...}}`, or the Responses API's flat `{"name": ...}`)
-    function, chosen = tool.get("function"), choice.get("function")
-    name = (function if isinstance(function, dict) else tool).get("name")
-    return name is not None and (chosen if isinstance(chosen, dict) else choice).get("name") == name
+    if kind != "function" and choice.get("type") == kind:
+        return True
+    name = _tool_name(tool)
+    return name is not None and _tool_name(choice) == name
+
+
+def _tool_name(value: Mapping[str, Any]) -> Any:
+    """The name a tool or a tool choice gives: in the object its type names (chat's
+    `{"type": "function", "function": {"name": ...}}`, a custom tool's `custom`), or flat
+    (the Responses API's, Anthropic's)."""
+    kind = value.get("type")
+    inner = value.get(kind) if isinstance(kind, str) else None
+    return (inner if isinstance(inner, dict) else value).get("name")
 
 
 # The steps into a JSON schema the body holds (a tool's `parameters`, a `response_format`'s
