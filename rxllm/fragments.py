@@ -171,14 +171,18 @@ class Closed(NamedTuple):
     """The rejection the source was reading when it was cut off: the status and headers
     (`Retry-After`) of a 4xx or 5xx that had come, with what of its body had; the stream
     would have ended with it, so it says why the stream ended better than a deadline."""
+    ended: tuple[Fragment, ...] | None = None
+    """What the normalizer it cut off ends the turn with where its provider had already
+    said the turn was complete (a finish seen, the usage or `[DONE]` still to come): the
+    end of the body would have ended it so, and a stall after it is no failure."""
 
 
 # What the streams that a `hang_up` in progress has closed said so far: their responses'
 # headers, and their rejections. Set only for the length of its `dispose()` call, which
 # runs up the chain synchronously.
-_HANGING_UP: ContextVar[tuple[list[Mapping[str, str]], list[Failed]] | None] = ContextVar(
-    "rxllm_hanging_up", default=None
-)
+_HANGING_UP: ContextVar[
+    tuple[list[Mapping[str, str]], list[Failed], list[tuple[Fragment, ...]]] | None
+] = ContextVar("rxllm_hanging_up", default=None)
 
 
 def hang_up(subscription: abc.DisposableBase) -> Closed:
@@ -192,7 +196,8 @@ def hang_up(subscription: abc.DisposableBase) -> Closed:
     """
     headers: list[Mapping[str, str]] = []
     rejections: list[Failed] = []
-    token = _HANGING_UP.set((headers, rejections))
+    endings: list[tuple[Fragment, ...]] = []
+    token = _HANGING_UP.set((headers, rejections, endings))
     try:
         subscription.dispose()
     finally:
@@ -200,6 +205,7 @@ def hang_up(subscription: abc.DisposableBase) -> Closed:
     return Closed(
         headers[0] if len(headers) == 1 else None,
         rejections[0] if len(rejections) == 1 else None,
+        endings[0] if len(endings) == 1 else None,
     )
 
 
@@ -208,10 +214,15 @@ def hanging_up() -> bool:
     return _HANGING_UP.get() is not None
 
 
-def closing(headers: Mapping[str, str] | None, rejection: Failed | None = None) -> None:
+def closing(
+    headers: Mapping[str, str] | None,
+    rejection: Failed | None = None,
+    ended: tuple[Fragment, ...] | None = None,
+) -> None:
     """Called by a stream that is being disposed with the headers of its response (None
-    if none came), and by a source with the rejection it was reading: a `hang_up` in
-    progress takes them; any other dispose, nothing."""
+    if none came) and what its turn ends with if complete (`Closed.ended`), and by a
+    source with the rejection it was reading: a `hang_up` in progress takes them; any
+    other dispose, nothing."""
     closed = _HANGING_UP.get()
     if closed is None:
         return
@@ -219,3 +230,5 @@ def closing(headers: Mapping[str, str] | None, rejection: Failed | None = None) 
         closed[0].append(headers)
     if rejection is not None:
         closed[1].append(rejection)
+    if ended is not None:
+        closed[2].append(ended)

@@ -67,7 +67,11 @@ def deadlines(
     response had answered yet, or between attempts. A deadline that cuts off a rejection
     whose body was still arriving (a 429 sent at once, its body a byte at a time) emits
     that rejection instead, as its source said it when disposed: its status, its wait
-    and what of its body came (`sources.http`), so that the verdict is the status.
+    and what of its body came (`sources.http`), so that the verdict is the status. A
+    first-event or idle deadline that cuts off a turn its provider had already said was
+    complete (a finish read, the usage or `[DONE]` that may follow it not yet come) ends
+    it as the end of the body would have, `done`, as its normalizer said when disposed
+    (`operators.normalize`); the total deadline, which watches a whole turn, fails it.
 
     An exception the observer raises on the `stalled` error goes to its `on_error`:
     the error comes from a timer, and the source is already unsubscribed.
@@ -216,11 +220,19 @@ class _Watch(abc.DisposableBase):
     def _expire(self, which: str, seconds: float) -> None:
         if self._stopped:
             return
-        # The response it cuts off, which names its request id, and the rejection it cut
-        # short, if its source was reading one.
-        headers, rejection = hang_up(self)
+        # The response it cuts off, which names its request id, the rejection it cut
+        # short, if its source was reading one, and how the turn ends if its provider had
+        # said it was complete.
+        headers, rejection, ended = hang_up(self)
         request_id = None if headers is None else request_id_of(headers)
         provider, attempt = self._last
+        if ended is not None and rejection is None and which != "total_timeout":
+            # A finish came, the usage or `[DONE]` that may follow it did not: the turn is
+            # done, as the end of the body would have made it (the first-event and idle
+            # deadlines watch an attempt's fragments as its normalizer emits them; the
+            # total deadline watches a whole turn's events, and fails it)
+            self._end_as(ended)
+            return
         try:
             self._observer.on_next(
                 rejection  # its body was still arriving: the status is the verdict
@@ -238,6 +250,15 @@ class _Watch(abc.DisposableBase):
         except Exception as exc:
             # Raised in a timer, with the source unsubscribed: neither can report what
             # the observer raised on the event that ends its stream. Its `on_error` does.
+            self._observer.on_error(exc)
+            return
+        self._observer.on_completed()
+
+    def _end_as(self, ended: tuple[Any, ...]) -> None:
+        try:
+            for item in ended:
+                self._observer.on_next(item)
+        except Exception as exc:  # raised in a timer: as `_expire` reports it
             self._observer.on_error(exc)
             return
         self._observer.on_completed()

@@ -9,7 +9,7 @@ from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.error_body import request_id_of
-from rxllm.events import Cancelled, Failed, failed, unterminated
+from rxllm.events import Cancelled, Done, Failed, failed, unterminated
 from rxllm.fragments import (
     ChunkNormalizer,
     Emit,
@@ -18,6 +18,7 @@ from rxllm.fragments import (
     ResponseHeaders,
     SourceItem,
     closing,
+    hanging_up,
 )
 from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
@@ -217,6 +218,47 @@ class _Feeding(abc.DisposableBase):
         upstream, self.upstream = self.upstream, None
         if upstream is not None:
             # Whoever hangs up (a deadline) learns the response it cut off, for its
-            # request id: handed over once, at the end, never per chunk.
-            closing(self._normalizer.response_headers)
+            # request id, and how the turn ends if its provider had said it was complete:
+            # handed over once, at the end, never per chunk.
+            ended = self._ending() if hanging_up() else None
+            closing(self._normalizer.response_headers, ended=ended)
             upstream.dispose()
+
+    def _ending(self) -> tuple[Fragment, ...] | None:
+        """What the normalizer ends its turn with at the end of the body, where that is
+        `done`: its provider had said the turn was complete (a finish seen, the usage or
+        `[DONE]` still to come), as for a connection cut then (`_CUT_OFF`). None
+        otherwise. Asked by a hang-up, which closes the stream: what `end` emits is kept
+        for it, never passed on here."""
+        normalizer = self._normalizer
+        if normalizer.settled:
+            return None
+        observer, kept = self._observer, _Kept()
+        self._observer = kept
+        try:
+            normalizer.end()
+        except Exception:  # its end could not be read: no ending to give
+            return None
+        finally:
+            self._observer = observer
+        items = kept.items
+        done = normalizer.settled and items and type(items[-1]) is Done
+        return tuple(items) if done else None
+
+
+class _Kept(abc.ObserverBase[Fragment]):
+    """Holds what a normalizer emits while a hang-up asks how its turn ends."""
+
+    __slots__ = ("items",)
+
+    def __init__(self) -> None:
+        self.items: list[Fragment] = []
+
+    def on_next(self, value: Fragment) -> None:
+        self.items.append(value)
+
+    def on_error(self, error: Exception) -> None:  # pragma: no cover - `end` emits only
+        raise error
+
+    def on_completed(self) -> None:  # pragma: no cover - `end` emits only
+        pass
