@@ -285,7 +285,9 @@ def child_tool(base_url: str, megabytes: int) -> dict[str, Any]:
 
     async def run() -> dict[str, Any]:
         http = provider.http_request(request)
-        floor = await _floor_tool(http.url, http.body, dict(http.headers))
+        body = http.body
+        assert isinstance(body, bytes)  # `http_request` encodes the body at once
+        floor = await _floor_tool(http.url, body, dict(http.headers))
         gc.collect()
         rss = _status("VmRSS")
         _reset_peak()
