@@ -30,6 +30,7 @@ import datetime
 import gc
 import hashlib
 import json
+import math
 import os
 import resource
 import statistics
@@ -240,7 +241,11 @@ def streams_scenario(
     summary = {
         client: {key: median(client, key) for key in figures} for client in ("floor", "rxllm")
     }
-    ratios = {key: summary["rxllm"][key] / summary["floor"][key] for key in figures}
+    # (a floor of 0, a memory growth too small to see in a short run, has no ratio: NaN)
+    ratios = {
+        key: summary["rxllm"][key] / summary["floor"][key] if summary["floor"][key] else math.nan
+        for key in figures
+    }
     return {
         "streams": streams,
         "deltas": deltas,
