@@ -216,6 +216,7 @@ from rxllm.providers.base import (
     cited_source,
     endpoint,
     read_json,
+    server_result_content,
     stop_reason_of,
     text_or_none,
     thinking_switch,
@@ -607,10 +608,7 @@ class AnthropicNormalizer(Normalizer):
         elif isinstance(kind, str) and kind.endswith(_RESULT):
             call_id = block.get("tool_use_id") or ""
             name = self.server_names.get(call_id) or kind[: -len(_RESULT)]
-            content = block.get("content")
-            if block.get("is_error") is True:  # an MCP failure, said beside its content
-                content = {"is_error": True, "content": content}
-            self.server_tool_result(call_id, name, content, raw=block)
+            self.server_tool_result(call_id, name, server_result_content(block), raw=block)
         elif kind == "fallback":
             served = block.get("to")
             model = served.get("model") if isinstance(served, dict) else None

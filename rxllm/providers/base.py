@@ -79,6 +79,7 @@ __all__ = [
     "json_schema_fields",
     "read_json",
     "response_format_given",
+    "server_result_content",
     "stop_reason_of",
     "text_or_none",
     "thinking_switch",
@@ -213,6 +214,14 @@ def thinking_switch(params: Mapping[str, Any]) -> bool | None:
 def text_or_none(value: object) -> str | None:
     """A wire field that should be a string (an id), or None when it is not one."""
     return value if isinstance(value, str) and value else None
+
+
+def server_result_content(block: Mapping[str, Any]) -> Any:
+    """What an Anthropic `*_tool_result` block gave, as its wire and the relays that pass
+    it on (LiteLLM's chat wire) write it: its `content`, an MCP failure's said beside it
+    (`is_error`)."""
+    content = block.get("content")
+    return {"is_error": True, "content": content} if block.get("is_error") is True else content
 
 
 def cited_source(citation: Any) -> tuple[str, str | None, str | None] | None:

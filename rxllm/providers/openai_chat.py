@@ -240,6 +240,7 @@ from rxllm.providers.base import (
     endpoint,
     gemini_text_signature,
     read_json,
+    server_result_content,
     stop_reason_of,
     text_or_none,
     thinking_switch,
@@ -2364,11 +2365,8 @@ class ChatNormalizer(Normalizer):
             name = kind[: -len("_tool_result")]
         else:
             name = "tool"
-        content = block.get("content")
-        if block.get("is_error") is True:  # an MCP failure, said beside its content
-            content = {"is_error": True, "content": content}
         self.server_tools[("server", call_id)] = (call_id, name, True)
-        self.server_tool_result(call_id, name, content)
+        self.server_tool_result(call_id, name, server_result_content(block))
 
     def _reasoning_details(self, details: list[dict[str, Any]], delta: dict[str, Any]) -> None:
         """OpenRouter's typed reasoning items. The text they carry is the same text as
