@@ -2307,14 +2307,7 @@ class ChatNormalizer(Normalizer):
                     if block.__class__ is dict:
                         self._server_result(block)
             elif key == "citation" and value.__class__ is dict:
-                source = cited_source(value)
-                if source is not None:
-                    self._cite(*source)
-                else:  # a document's location: an index into the request's documents
-                    self._log_once(
-                        f"citation {value.get('type')}",
-                        f"a {value.get('type')} citation has no URL to cite",
-                    )
+                self._part_citations([value])
             elif value is not None and not (key == "thinking_blocks" and key in delta):
                 self._log_once(
                     f"provider field {key}",
@@ -2522,7 +2515,8 @@ class ChatNormalizer(Normalizer):
 
     def _part_citations(self, citations: list[Any]) -> None:
         """The citations of a text part (Databricks serving Claude passes Anthropic's
-        on: LiteLLM's `test_chunk_parser_with_citation`), read as the Anthropic wire
+        on: LiteLLM's `test_chunk_parser_with_citation`; LiteLLM's own chat wire, one in
+        `provider_specific_fields.citation`), read as the Anthropic wire
         reads them: one with a `url` (`web_search_result_location`) is a citation with
         its title and cited text; a document's (`char_location`, `page_location`:
         an index into documents the client sent, no URL) is logged."""
