@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rxllm.events import ReasoningDelta
 from tests.support import Expect, check, replay_every_way, summarize
 
 
@@ -167,3 +168,173 @@ def test_groq_cookbook_three_whole_calls_and_usage_in_x_groq_of_the_finish() -> 
             model=model,
         ),
     )
+
+
+# -- Anthropic Messages -------------------------------------------------------------------
+
+
+def _messages(*payloads: dict[str, Any]) -> bytes:
+    """Named SSE events, each under its own `type`, as the Messages API writes them."""
+    return b"".join(
+        f"event: {p['type']}\ndata: {json.dumps(p, ensure_ascii=False)}\n\n".encode()
+        for p in payloads
+    )
+
+
+def _message_start(model: str, input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    message = {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    }
+    return {"type": "message_start", "message": message}
+
+
+def _block(index: int, block: dict[str, Any], *deltas: dict[str, Any]) -> list[dict[str, Any]]:
+    """One content block: its start, its deltas, its stop."""
+    return [
+        {"type": "content_block_start", "index": index, "content_block": block},
+        *({"type": "content_block_delta", "index": index, "delta": d} for d in deltas),
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+def _text_deltas(*texts: str) -> list[dict[str, Any]]:
+    return [{"type": "text_delta", "text": text} for text in texts]
+
+
+def _message_end(
+    stop_reason: str, output_tokens: int, stop_sequence: str | None = None
+) -> list[dict[str, Any]]:
+    delta = {"stop_reason": stop_reason, "stop_sequence": stop_sequence}
+    return [
+        {"type": "message_delta", "delta": delta, "usage": {"output_tokens": output_tokens}},
+        {"type": "message_stop"},
+    ]
+
+
+def test_claude_cookbook_raw_event_log_counts_input_at_start_output_at_the_end() -> None:
+    """anthropics/claude-cookbooks misc/streaming_text_and_events.ipynb, "Accessing Raw
+    Events" (claude-haiku-4-5, "Say 'hello world' and nothing else."), its event log:
+    `message_start` with usage 14 input and 1 output, a text block's start, deltas
+    'hello' and ' world', its stop, `message_delta` with usage 3 output, `message_stop`.
+    The notebook reads the input count at the start and the final output count at the
+    `message_delta`: "hello world", 14 + 3, `end_turn`."""
+    model = "claude-haiku-4-5"
+    body = _messages(
+        _message_start(model, 14, 1),
+        *_block(0, {"type": "text", "text": ""}, *_text_deltas("hello", " world")),
+        *_message_end("end_turn", 3),
+    )
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(
+            text="hello world", usage=(14, 3, 0, 0, 17), raw_stop_reason="end_turn", model=model
+        ),
+    )
+
+
+def test_claude_cookbook_stop_sequence_ends_the_turn_as_a_natural_stop() -> None:
+    """anthropics/claude-cookbooks misc/streaming_text_and_events.ipynb, "Streaming with
+    Stop Sequences" (`stop_sequences=["STOP"]`, count from 1 and write STOP after 5):
+    the text "1" to "5" a line each, then the final message says `stop_reason:
+    stop_sequence`, `stop_sequence: 'STOP'` (the sequence itself is not in the text).
+    A stop sequence is the model's natural end: `stop`, the raw reason kept."""
+    model = "claude-haiku-4-5"
+    body = _messages(
+        _message_start(model, 40, 1),
+        *_block(0, {"type": "text", "text": ""}, *_text_deltas("1\n2\n", "3\n4\n", "5\n")),
+        *_message_end("stop_sequence", 10, stop_sequence="STOP"),
+    )
+    check(
+        summarize(replay_every_way(body, "anthropic")),
+        Expect(
+            text="1\n2\n3\n4\n5\n",
+            usage=(40, 10, 0, 0, 50),
+            raw_stop_reason="stop_sequence",
+            model=model,
+        ),
+    )
+
+
+def test_anthropic_cookbook_streamed_thinking_then_text_keeps_the_signature() -> None:
+    """anthropics/anthropic-cookbook extended_thinking/extended_thinking.ipynb,
+    "Streaming with extended thinking" (claude-3-7-sonnet-20250219, budget 2000): the
+    notebook prints "--- Starting thinking block ---", the thinking deltas, "[Completed
+    thinking block, 1492 characters]", then a text block and "--- Message complete
+    ---". The thinking block closes with its `signature_delta` before its stop, as the
+    Messages stream sends it (the basic example of the same notebook prints the
+    signature's first 50 characters, "EuYBCkQYAiJAGF6X7aWRuRByTdymAUdNOMC++3ZqSJv7jcY5Ly",
+    used here as the whole). The thinking is reasoning, signed once; the answer is
+    the text."""
+    model = "claude-3-7-sonnet-20250219"
+    signature = "EuYBCkQYAiJAGF6X7aWRuRByTdymAUdNOMC++3ZqSJv7jcY5Ly"
+    thinking = [
+        "This is a classic mathematical puzzle that contains a misdirection. ",
+        "Let's break it down step by step:\n\n- Three people each pay $10.",
+    ]
+    body = _messages(
+        _message_start(model, 125, 4),
+        *_block(
+            0,
+            {"type": "thinking", "thinking": "", "signature": ""},
+            *({"type": "thinking_delta", "thinking": piece} for piece in thinking),
+            {"type": "signature_delta", "signature": signature},
+        ),
+        *_block(
+            1,
+            {"type": "text", "text": ""},
+            *_text_deltas("# The Missing $1 Puzzle Solution\n\n", "There is no missing dollar."),
+        ),
+        *_message_end("end_turn", 614),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text="# The Missing $1 Puzzle Solution\n\nThere is no missing dollar.",
+            reasoning="".join(thinking),
+            signatures=1,
+            usage=(125, 614, 0, 0, 739),
+            raw_stop_reason="end_turn",
+            model=model,
+        ),
+    )
+    assert summarize(events).signatures == [signature]
+
+
+def test_anthropic_cookbook_redacted_thinking_block_comes_whole_before_the_text() -> None:
+    """anthropics/anthropic-cookbook extended_thinking/extended_thinking.ipynb,
+    "Understanding redacted thinking blocks" (the magic test string that triggers one):
+    the printed content is a `redacted_thinking` block with only its encrypted `data`
+    (shortened here), then a text block declining. Streamed, such a block comes whole in
+    its `content_block_start` (the extended-thinking docs: no deltas for it). It is
+    reasoning with no text, marked redacted, its data kept as the signature to send
+    back; the text follows as the answer."""
+    model = "claude-3-7-sonnet-20250219"
+    data = "EvAFCoYBGAIiQL7asmglEdeKXw4EdihR2gBQ7O7+j/dGecLjsS2PMgW9av+NRwuIV2nFD4I61hUH"
+    answer = "I notice you've sent what appears to be a prompt attempting to access internal"
+    body = _messages(
+        _message_start(model, 92, 3),
+        *_block(0, {"type": "redacted_thinking", "data": data}),
+        *_block(1, {"type": "text", "text": ""}, *_text_deltas(answer[:40], answer[40:])),
+        *_message_end("end_turn", 71),
+    )
+    events = replay_every_way(body, "anthropic")
+    check(
+        summarize(events),
+        Expect(
+            text=answer,
+            signatures=1,
+            usage=(92, 71, 0, 0, 163),
+            raw_stop_reason="end_turn",
+            model=model,
+        ),
+    )
+    redacted = [ev for ev in events if isinstance(ev, ReasoningDelta)]
+    assert [(ev.text, ev.signature, ev.redacted) for ev in redacted] == [("", data, True)]
