@@ -190,7 +190,10 @@ Output items, by type (the decisions of this module):
   AI Gateway writes every item of a chat turn at output index 0, adds each call when its
   first chat fragment comes (a chat chunk may name every call before any arguments) and
   streams each call's arguments and done events under its item id. Each call keeps its
-  own arguments, whatever the order of their events.
+  own arguments, whatever the order of their events. An argument event there without an
+  item id is the latest call's still open there (each call added before its arguments);
+  a `function_call_arguments.done` without one while several are open ends none (logged),
+  each call's `output_item.done` names it.
 - An `output_item.added` or `.done` whose `item` is null, absent or empty names no item
   and begins none (logged); the items around it are read as they are (openai-python's
   stream keeps them, `test_null_output_items.py`).
@@ -892,6 +895,7 @@ class ResponsesNormalizer(Normalizer):
         "server_items",
         "shown",
         "shown_at",
+        "stacked",
         "transcribed",
         "whole_calls",
     )
@@ -943,6 +947,10 @@ class ResponsesNormalizer(Normalizer):
         # Function calls added at the output index of another call still open there, by
         # item id: the output index each is read at (`_own_index`).
         self.homes: dict[str, int] = {}
+        # The output index given to several calls open at once -> the output indexes they
+        # are read at, the latest added last: where an event without an item id goes
+        # (`_call_index`).
+        self.stacked: dict[int, list[int]] = {}
         # The `phase` of each message that named one (gpt-5.4: commentary, final_answer),
         # by output index: its text carries it.
         self.phases: dict[int, str] = {}
@@ -1384,6 +1392,7 @@ class ResponsesNormalizer(Normalizer):
         if home is not None:  # added again
             return home
         shown = self.shown_at.get(index)
+        stacked = self.stacked.get(index)
         if (
             shown is None
             or shown.done
@@ -1392,8 +1401,12 @@ class ResponsesNormalizer(Normalizer):
             or item_id is None
             or item_id == shown.item_id
         ):
+            if stacked is not None and index in stacked:  # a call begins there again
+                stacked.remove(index)
+                stacked.append(index)
             return index
         home = self.homes[item_id] = max(self.shown_at) + 1
+        self.stacked.setdefault(index, [index]).append(home)
         logger.bind(provider=self.provider, attempt=self.attempt).debug(
             "function call {!r} added at output index {}, where call {!r} is still open:"
             " read at output index {}",
@@ -1403,6 +1416,32 @@ class ResponsesNormalizer(Normalizer):
             home,
         )
         return home
+
+    def _call_index(self, payload: dict[str, Any], done: bool = False) -> int | None:
+        """The output index of the call an event streaming a call's arguments is about
+        (`_index`). Without an item id, at an output index several calls were added at
+        (`stacked`): a delta is the latest call's still open there (each call was added
+        before its arguments); a done event, which may end any of them, only when one is
+        open, else none (logged: its `output_item.done`, by its id, ends it)."""
+        if self.stacked and not payload.get("item_id"):
+            stacked = self.stacked.get(payload.get("output_index"))  # type: ignore[arg-type]
+            open_calls = [
+                index
+                for index in stacked or ()
+                if self.calls.get(index) is False and self.call_types.get(index) == "function_call"
+            ]
+            if len(open_calls) > 1 and done:
+                logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                    "{} without an item id at output index {}, where calls {} are open:"
+                    " each is ended by its done item",
+                    payload.get("type"),
+                    payload.get("output_index"),
+                    [self.shown_at[index].item_id for index in open_calls],
+                )
+                return None
+            if open_calls:
+                return open_calls[-1]
+        return self._index(payload)
 
     def _item_of(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         """The item an `output_item` event carries; None (logged) for a null, absent or
@@ -1709,7 +1748,9 @@ class ResponsesNormalizer(Normalizer):
         self.custom_done.add(self._index(payload))
 
     def _arguments_delta(self, payload: dict[str, Any]) -> None:
-        index = self._index(payload)
+        index = self._call_index(payload)
+        if index is None:
+            return
         self._show(index, "function_call", payload.get("item_id"))  # its id, as the call's
         if self.whole_calls:  # (no call on the hot path of every other stream)
             self._release(index)
@@ -1724,7 +1765,9 @@ class ResponsesNormalizer(Normalizer):
                 self.tool_args(index, delta)
 
     def _arguments_done(self, payload: dict[str, Any]) -> None:
-        index = self._index(payload)
+        index = self._call_index(payload, done=True)
+        if index is None:
+            return
         self._release(index)
         if not self._begun(index, "function_call", payload):
             return
