@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from rxllm.events import ReasoningDelta
 from tests.support import Expect, check, replay_every_way, summarize
 
@@ -36,14 +38,17 @@ _GEMINI_RATINGS = [
 ]
 
 
-def test_gemini_rest_streaming_every_chunk_says_stop_and_none_says_usage() -> None:
+@pytest.mark.parametrize("printed", [False, True], ids=["crlf", "as-printed"])
+def test_gemini_rest_streaming_every_chunk_says_stop_and_none_says_usage(printed: bool) -> None:
     """google-gemini/cookbook quickstarts/rest/Streaming_REST.ipynb: `curl
     ...gemini-pro:streamGenerateContent?alt=sse --no-buffer`, its output as printed: six
     `data:` events (CRLF as Gemini ends them), each a candidate with one text part,
     `finishReason: "STOP"`, `index: 0` and four safety ratings; the first carries
     `promptFeedback` too; no `usageMetadata` anywhere. gemini-pro said STOP on every
     chunk, not only the last: the story is the six texts in order, one `done` at the
-    end of the body, and no usage."""
+    end of the body, and no usage. `printed`: the line ends as the cell's output shows
+    them, the first event's data line ended by CRLF and the blank line after it by LF,
+    every later line by LF."""
     texts = [
         "In the quaint, sunlit cottage nestled amidst a lush meadow, resided two feline",
         " companions named Mittens and Whiskers.",
@@ -66,8 +71,12 @@ def test_gemini_rest_streaming_every_chunk_says_stop_and_none_says_usage() -> No
         for text in texts
     ]
     chunks[0]["promptFeedback"] = {"safetyRatings": _GEMINI_RATINGS}
+    body = _data(*chunks, crlf=True)
+    if printed:
+        events = [f"data: {json.dumps(chunk, ensure_ascii=False)}" for chunk in chunks]
+        body = (events[0] + "\r\n\n" + "".join(e + "\n\n" for e in events[1:])).encode()
     check(
-        summarize(replay_every_way(_data(*chunks, crlf=True), "google")),
+        summarize(replay_every_way(body, "google")),
         Expect(text="".join(texts), raw_stop_reason="STOP"),
     )
 
@@ -89,32 +98,40 @@ def _chunk(
     }
 
 
-def test_openai_cookbook_include_usage_chunk_with_no_choices_after_the_stop() -> None:
+@pytest.mark.parametrize("include_usage", [True, False], ids=["include-usage", "no-usage"])
+def test_openai_cookbook_include_usage_chunk_with_no_choices_after_the_stop(
+    include_usage: bool,
+) -> None:
     """openai/openai-cookbook examples/How_to_stream_completions.ipynb, section 4
     (`stream_options={"include_usage": True}`, gpt-3.5-turbo, "What's 1+1? Answer in one
     word."): the printed chunks are a role chunk with empty content, "2", a `stop`
     chunk with an empty delta, each with `usage: null`, then `choices: []` with usage
     1 completion + 19 prompt = 20. The SDK ends at `data: [DONE]`, which the wire sends
-    after them. The answer "2", the usage of the last chunk, `stop`."""
+    after them. The answer "2", the usage of the last chunk, `stop`. Without
+    `include_usage` (section 2 of the notebook) the same three chunks have no `usage`
+    key and no usage chunk follows: no usage is said."""
     chunk_id, model = "chatcmpl-8ZB9m2Ubv8FJs3CIb84WvYwqZCHST", "gpt-3.5-turbo-0613"
-    body = _data(
-        _chunk(chunk_id, model, {"role": "assistant", "content": ""}, usage=None),
-        _chunk(chunk_id, model, {"content": "2"}, usage=None),
-        _chunk(chunk_id, model, {}, "stop", usage=None),
-        {
-            "id": chunk_id,
-            "object": "chat.completion.chunk",
-            "created": 1716471247,
-            "model": model,
-            "system_fingerprint": None,
-            "choices": [],
-            "usage": {"completion_tokens": 1, "prompt_tokens": 19, "total_tokens": 20},
-        },
-        done=True,
-    )
+    extra: dict[str, Any] = {"usage": None} if include_usage else {}
+    chunks = [
+        _chunk(chunk_id, model, {"role": "assistant", "content": ""}, **extra),
+        _chunk(chunk_id, model, {"content": "2"}, **extra),
+        _chunk(chunk_id, model, {}, "stop", **extra),
+    ]
+    if include_usage:
+        chunks.append(
+            {
+                "id": chunk_id,
+                "object": "chat.completion.chunk",
+                "created": 1716471247,
+                "model": model,
+                "system_fingerprint": None,
+                "choices": [],
+                "usage": {"completion_tokens": 1, "prompt_tokens": 19, "total_tokens": 20},
+            }
+        )
     check(
-        summarize(replay_every_way(body, "openai")),
-        Expect(text="2", usage=(19, 1, 0, 0, 20), model=model),
+        summarize(replay_every_way(_data(*chunks, done=True), "openai")),
+        Expect(text="2", usage=(19, 1, 0, 0, 20) if include_usage else None, model=model),
     )
 
 
