@@ -25,8 +25,9 @@ test_google_shapes.py and test_probe_google.py):
   Gemini's signature of the turn's text, which the request builder puts back on that
   text (a function call's goes back with the call).
 - Inside one chunk, text-like parts come out before function calls (DESIGN.md: a
-  chunk with both is split, text first). This is ordering inside the normalizer, not
-  an operator: a chunk is already whole, so no state crosses chunks.
+  chunk with both is split, text first), and text a relay wrote in the call's own
+  part too. This is ordering inside the normalizer, not an operator: a chunk is
+  already whole, so no state crosses chunks.
 - A whole `functionCall` becomes tool_start, one argument fragment (its `args`
   encoded once) and tool_end. The call id is the part's `id` (the API's optional
   `FunctionCall.id`; no capture carries one), else `{name}_{tag}_{index}`: `index`
@@ -731,6 +732,11 @@ class GeminiNormalizer(Normalizer):
                     self._beside(part)
                 if part.get("functionCall") is not None:  # a null member is no member
                     calls.append(part)
+                    if part.get("text"):
+                        # A part is one kind of data (a oneof), but its JSON has a member
+                        # for each: text a relay writes beside the call is read, as
+                        # google-genai reads both; its signature stays the call's.
+                        self._part({key: part[key] for key in ("text", "thought") if key in part})
                 else:
                     self._part(part)
             for part in calls:  # after every text-like part of the chunk: text first
