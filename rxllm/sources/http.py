@@ -321,20 +321,43 @@ def _decoder_missing(exc: aiohttp.ClientResponseError) -> str | None:
     """Why a response's head could not be read when its Content-Encoding is one aiohttp
     decodes only with an optional package that is not installed (Brotli for `br`,
     backports.zstd for `zstd` before Python 3.14): aiohttp's words naming it, what
-    brings it, and that the request did not offer it (aiohttp's Accept-Encoding lists
-    what this install decodes). None for any other failure. aiohttp refuses it while
-    reading the head, as if the response were no HTTP, and gives no status."""
+    brings it, and whether the request offered it: aiohttp's own Accept-Encoding lists
+    only what this install decodes, but a caller's own header replaces it and may. None
+    for any other failure. aiohttp refuses it while reading the head, as if the response
+    were no HTTP, and gives no status."""
     cause: BaseException | None = exc
     while cause is not None and not isinstance(cause, ContentEncodingError):
         cause = cause.__cause__
     if cause is None or "install" not in cause.message:
         return None
-    return (
+    said = (
         f"the response is compressed in an encoding this install cannot decode: "
-        f"{cause.message.rstrip('.')} (aiohttp[speedups] brings it); the request did not "
-        "offer that encoding (Accept-Encoding), so the server or a proxy on the way "
-        "ignored it"
+        f"{cause.message.rstrip('.')} (aiohttp[speedups] brings it); "
     )
+    offered = exc.request_info.headers.get(aiohttp.hdrs.ACCEPT_ENCODING, "")
+    # (aiohttp's words name the coding in parentheses: "brotli (br)", "zstandard (zstd)")
+    codings = _offered(offered)
+    if "*" in codings or any(f"({coding})" in cause.message for coding in codings):
+        return said + (
+            f"the request offered that encoding in its own Accept-Encoding header "
+            f"({offered!r}): install the package, or leave the encoding out of that header"
+        )
+    return said + (
+        "the request did not offer that encoding (Accept-Encoding), so the server or a "
+        "proxy on the way ignored it"
+    )
+
+
+def _offered(accept_encoding: str) -> set[str]:
+    """The codings an Accept-Encoding header offers: each listed without `q=0`
+    (RFC 9110 12.5.3), lowercase; `*` offers any."""
+    codings: set[str] = set()
+    for item in accept_encoding.split(","):
+        coding, _, params = item.partition(";")
+        refused = re.fullmatch(r"\s*q\s*=\s*0(?:\.0*)?\s*", params, re.IGNORECASE)
+        if coding.strip() and refused is None:
+            codings.add(coding.strip().lower())
+    return codings
 
 
 # OpenSSL's reasons for a handshake answered in clear text (an HTTP server's 400).
