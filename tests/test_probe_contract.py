@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+from aiohttp import web
+
 import rxllm
 from rxllm.events import Failed
 from tests.support import Serve, ServeBody, replay_every_way, summarize
@@ -64,4 +67,100 @@ def test_a_thought_beside_a_call_in_one_part_is_reasoning() -> None:
     assert [name for _, name, _ in said.tool_calls] == ["f"]
 
 
-__all__ = ["Failed", "Serve"]
+# -- the request id on every error of a response that named one ----------------------------
+
+REQUEST_ID = "req_0123456789abcdef"
+
+
+def chat(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return b"data: " + json.dumps({"model": "m", "choices": [choice]}).encode() + b"\n\n"
+
+
+def call(arguments: str) -> bytes:
+    entry = {"index": 0, "id": "call_1", "type": "function"}
+    return chat({"tool_calls": [{**entry, "function": {"name": "f", "arguments": arguments}}]})
+
+
+CALLS_END = chat({}, "tool_calls") + b"data: [DONE]\n\n"
+
+
+async def errors_of(serve: Serve, body: bytes, **options: Any) -> list[rxllm.ErrorInfo]:
+    """The errors of one turn whose 200 response names REQUEST_ID (OpenAI's
+    `x-request-id`), retried once: the absorbed one (on its `retry`) and the last."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        headers = {"Content-Type": "text/event-stream", "x-request-id": REQUEST_ID}
+        response = web.StreamResponse(headers=headers)
+        await response.prepare(request)
+        await response.write(body)
+        return response
+
+    async with rxllm.provider(
+        "custom",
+        base_url=await serve(handler),
+        api_key=KEY,
+        allow_private_network=True,
+        **{"max_attempts": 2, **options},
+    ) as p:
+        events = [ev async for ev in p.astream(ASK)]
+    assert isinstance(events[-1], Failed)
+    return [ev.reason for ev in events if isinstance(ev, rxllm.Retry)] + [events[-1].error]
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "options"),
+    [
+        (call('{"city": ') + CALLS_END, "malformed_tool_arguments", {}),
+        (
+            call('{"city": "' + "x" * 100 + '"}') + CALLS_END,
+            "limit",
+            {"max_tool_argument_bytes": 64},
+        ),
+        (chat({"content": 5}) + CALLS_END, "protocol", {}),  # a chunk that cannot be read
+    ],
+    ids=["malformed", "argument-limit", "unreadable-chunk"],
+)
+async def test_every_error_of_a_response_names_its_request_id(
+    serve: Serve, body: bytes, kind: str, options: dict[str, Any]
+) -> None:
+    """DESIGN: `ErrorInfo.request_id` is the provider's request id header, for support
+    tickets. A stream error, a cut, a stall and a limit on the body named it; tool
+    arguments the model wrote wrong (the very error to report to the provider) and a
+    chunk that could not be read did not: their errors are made past the step that
+    holds the response's headers. Now every error of an attempt whose response named
+    one says it, absorbed into a `retry` or surfaced."""
+    errors = await errors_of(serve, body, **options)
+    assert [error.kind for error in errors][-1] == kind
+    assert [error.request_id for error in errors] == [REQUEST_ID] * len(errors)
+
+
+async def test_an_error_before_any_response_names_no_request_id(serve: Serve) -> None:
+    """The near miss: a retry whose next attempt fails before a response (here, the
+    server is gone) names no request id, not the one of the attempt before it."""
+    served: list[int] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        served.append(1)
+        if len(served) > 1:
+            assert request.transport is not None
+            request.transport.close()  # no response at all
+            raise web.HTTPInternalServerError
+        headers = {"Content-Type": "text/event-stream", "x-request-id": REQUEST_ID}
+        response = web.StreamResponse(headers=headers)
+        await response.prepare(request)
+        await response.write(chat({"role": "assistant"}))  # commits nothing; then cut
+        return response
+
+    async with rxllm.provider(
+        "custom",
+        base_url=await serve(handler),
+        api_key=KEY,
+        allow_private_network=True,
+        max_attempts=2,
+    ) as p:
+        events = [ev async for ev in p.astream(ASK)]
+    retry, last = events[0], events[-1]
+    assert isinstance(retry, rxllm.Retry) and isinstance(last, Failed)
+    assert (retry.reason.kind, retry.reason.request_id) == ("truncated", REQUEST_ID)
+    assert last.error.kind == "transport" and last.error.request_id is None

@@ -30,6 +30,7 @@ from reactivex.disposable import Disposable
 from yarl import URL
 
 from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
+from rxllm.error_body import request_id_of
 from rxllm.errors import ConfigError, did_you_mean
 from rxllm.events import Cancelled, Event, Failed, Retry, StreamRecord
 from rxllm.fragments import Emit, Fragment, SourceItem
@@ -51,7 +52,7 @@ from rxllm.pipeline.record import RecordBuilder
 from rxllm.providers import wire_for
 from rxllm.providers.base import Normalizer, WireProtocol
 from rxllm.request import ChatRequest, ImagePart, Message, TextPart
-from rxllm.secrets import redact
+from rxllm.secrets import redact, redact_said
 from rxllm.sources.guard import SsrfGuard
 from rxllm.sources.http import (
     DEFAULT_READ_TIMEOUT,
@@ -82,6 +83,7 @@ _T = TypeVar("_T")
 
 Cancel = asyncio.Event | Observable[Any] | None
 FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
+Seen = Callable[[Normalizer], None]
 
 
 # The flags that also take a list, and of what.
@@ -451,9 +453,12 @@ class Provider:
             secrets=self._secrets,
         )
 
-    def attempt(self, sent: HttpRequest, number: int = 1) -> Observable[Event]:
+    def attempt(
+        self, sent: HttpRequest, number: int = 1, seen: Seen | None = None
+    ) -> Observable[Event]:
         """One attempt, unsettled: source, quirks, normalizer, text guards, tool-argument
-        accumulation and commitment tracking, all with state of their own."""
+        accumulation and commitment tracking, all with state of their own. `seen` is
+        given the normalizer of each subscription (`events_of`)."""
         source = http_source(
             sent,
             provider=self.name,
@@ -481,6 +486,7 @@ class Provider:
             guards,
             options.max_tool_argument_bytes,
             sent.secrets,
+            seen,
         )
         return events
 
@@ -590,7 +596,16 @@ class _Attempts:
     """One subscription of a turn: its retry plan, the number of its next attempt, and
     each body it sent, JSON-encoded once."""
 
-    __slots__ = ("_closings", "_deadline", "_elapsed", "_number", "_plan", "_requests", "_turn")
+    __slots__ = (
+        "_closings",
+        "_deadline",
+        "_elapsed",
+        "_normalizer",
+        "_number",
+        "_plan",
+        "_requests",
+        "_turn",
+    )
 
     def __init__(self, turn: Turn, first_attempt: int, elapsed: float) -> None:
         self._turn = turn
@@ -605,6 +620,8 @@ class _Attempts:
         self._plan: RetryPlan | None = None
         # Bodies encoded after the first, for a retry (plan.sent keeps each body alive).
         self._requests: dict[int, HttpRequest] | None = None
+        # The running attempt's normalizer, which keeps its response's headers.
+        self._normalizer: Normalizer | None = None
 
     def _retry_plan(self) -> RetryPlan:
         plan = self._plan
@@ -622,7 +639,8 @@ class _Attempts:
     def events(self) -> Observable[Event]:
         turn = self._turn
         provider, options = turn._provider, turn._provider.options
-        events = retry_before_commit(provider.attempt(turn._first, self._number), self.decide)
+        first = provider.attempt(turn._first, self._number, self._saw)
+        events = retry_before_commit(first, self.decide)
         if options.max_events is not None:
             events = cap_events(options.max_events)(events)
         if options.total_timeout:
@@ -646,7 +664,26 @@ class _Attempts:
             found = requests[id(sent_body)] = turn._provider._to_send(turn._request, sent_body)
         return found
 
+    def _saw(self, normalizer: Normalizer) -> None:
+        self._normalizer = normalizer
+
+    def _named(self, failure: Failed) -> Failed:
+        """The failure with the request id of the response its attempt read: the steps
+        past the normalizer (tool arguments, a chunk it could not read) fail an attempt
+        without knowing its headers, and a support ticket needs the id whatever failed."""
+        normalizer, self._normalizer = self._normalizer, None  # the next attempt's is its own
+        if normalizer is None or failure.error.request_id is not None:
+            return failure
+        headers = normalizer.response_headers
+        fields = {"request_id": None if headers is None else request_id_of(headers)}
+        if fields["request_id"] is None:
+            return failure
+        redact_said(fields, normalizer.secrets)  # a server may echo the key anywhere
+        error = failure.error.model_copy(update=fields)
+        return failure.model_copy(update={"error": error})
+
     def decide(self, failure: Failed, committed: bool) -> Failed | Switch:
+        failure = self._named(failure)
         turn, plan = self._turn, self._retry_plan()
         provider = turn._provider
         step = None if committed else plan.after(failure.error)
@@ -668,7 +705,7 @@ class _Attempts:
             images_removed=step.images_removed,
             delay=step.delay,
         )
-        following = provider.attempt(sent, self._number)
+        following = provider.attempt(sent, self._number, self._saw)
         pool = provider._pool
         if pool is not None:
             following = _unless_closed(following, pool, self._closings, provider.name, self._number)
@@ -746,16 +783,20 @@ def events_of(
     guards: Sequence[FragmentOperator] = (),
     max_tool_argument_bytes: int | None = None,
     secrets: tuple[str, ...] = (),
+    seen: Seen | None = None,
 ) -> Observable[Event]:
     """One attempt's events from its raw source: the provider's quirk operators, its
     normalizer, the opt-in text guards, tool-argument accumulation, then commitment
     tracking. Not settled:
     that is the caller's. `secrets`: the request's credentials, which an error the
-    provider sends inside the body never quotes."""
+    provider sends inside the body never quotes. `seen`: given each subscription's
+    normalizer as it is made."""
 
     def make_normalizer(emit: Emit) -> Normalizer:
         normalizer = wire.normalizer(emit, provider, attempt)
         normalizer.secrets = secrets
+        if seen is not None:
+            seen(normalizer)
         return normalizer
 
     for quirk in wire.preprocess():
