@@ -1790,7 +1790,9 @@ class ChatNormalizer(Normalizer):
             if extra:  # Gemini's: a signature (before the text), a thought
                 self._google_extra(extra, delta)
         details = delta.get("reasoning_details")
-        if details.__class__ is dict:  # one detail, not a list of them (`_plain_details`)
+        # (None first: most deltas have none, and an identity test costs less than a class
+        # check; not truthiness, which would read an empty `{}` as no detail at all)
+        if details is not None and details.__class__ is dict:  # one, not a list of them
             details = [details]
         if details and details.__class__ is list:
             self.streamed = True  # output: a whole message after it is a summary

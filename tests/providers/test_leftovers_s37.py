@@ -12,7 +12,7 @@ import pytest
 
 import rxllm
 from rxllm.events import Done, ToolRequest
-from tests.support import ServeBody, replay_every_way, summarize
+from tests.support import ServeBody, log_messages, replay_every_way, summarize
 
 # -- Responses: calls added at one output index, argument events without an item id ----
 
@@ -130,3 +130,33 @@ async def test_calls_at_one_output_index_without_item_ids_over_http(
         )
     assert isinstance(record.terminal, Done), record.terminal
     assert sorted((c.call_id, c.arguments) for c in record.tool_calls) == sorted(_WANT)
+
+
+# -- chat: reasoning_details tested for None first on every delta ------------------------
+
+
+def test_an_empty_reasoning_details_object_is_still_read_as_one_detail() -> None:
+    """The chat wire tests a delta's `reasoning_details` against None before its class
+    (most deltas have none); an empty object `{}` is still one detail, as it was read
+    before that change (a detail with no event, logged), not skipped as no detail as a
+    truthiness test would."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": "c",
+            "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    body = "".join(
+        f"data: {json.dumps(c)}\n\n"
+        for c in (
+            chunk({"role": "assistant", "reasoning_details": {}}),
+            chunk({"content": "hi"}),
+            chunk({}, "stop"),
+        )
+    )
+    with log_messages() as logs:
+        events = replay_every_way((body + "data: [DONE]\n\n").encode(), "openai")
+    assert [(e.type, getattr(e, "text", None)) for e in events] == [("text", "hi"), ("done", None)]
+    assert "a reasoning detail of type None has no event" in logs
