@@ -148,8 +148,9 @@ one dict lookup:
 - usage on choice 0 rather than the chunk (Moonshot's last chunk); a usage that counts
   no token (MiniMax's placeholder on every chunk) is none; a finish reason that is the
   word `"null"` (KoboldCpp) is no finish. OpenCode Zen's last chunk before `[DONE]`
-  (`"x-opencode-type": "inference-cost"`) gives the turn's cost in USD, and its counts
-  (`normalizedUsage`) where no usage came.
+  (`"x-opencode-type": "inference-cost"`, or no type and only `cost` beside `choices: []`,
+  as opencode's buildCostChunk writes it now) gives the turn's cost in USD, and its counts
+  (`normalizedUsage`) where no usage came, also after a usage chunk of its own.
 - a chunk of Workers AI's native `/ai/run` stream, whose choice's fields sit on the
   chunk itself (`response` for the text, `tool_calls`, `finish_reason`, then `{"response":
   "", "usage"}`), is read as that choice (`_native_choice`).
@@ -1194,6 +1195,9 @@ _SOURCE_LISTS = ("search_results", "citations", "web_search", "references")
 # still (Venice's `venice_parameters.web_search_citations`: achappey/aihappey-ai
 # VeniceProviderStreamTests replays two such chunks after the usage).
 _CITING = frozenset({*_SOURCE_LISTS, "search_info", "venice_parameters"})
+# ... and of one that says what the turn cost, read as its usage: OpenCode Zen's, which
+# comes last, after the usage chunk where the upstream sent one (`_inference_cost`).
+_AFTER_USAGE = frozenset({*_CITING, "x-opencode-type", "cost"})
 _CHOICE_READ_WHEN_SENT = frozenset({"message", "text", "error", "groundingMetadata"})
 # A Gemini grounding chunk's kinds of source and the key of each one's uri (the Gemini
 # wire's `_GROUNDING_SOURCES`): web pages, Vertex's retrieved contexts and places, and
@@ -1490,7 +1494,8 @@ class ChatNormalizer(Normalizer):
         # custom tool calls whose input is open: the input's pieces, as they came
         self.custom: dict[int, list[str]] | None = None
         # Usage came after the finish: the turn ends at the next chunk that is no
-        # choiceless chunk of sources (`_CITING`), `[DONE]` or the end of the body.
+        # choiceless chunk of sources or of cost (`_AFTER_USAGE`), `[DONE]` or the end of
+        # the body.
         self.used_up = False
         self.choice_error: Any = None  # an error object inside choice 0 (`_choice_rest`)
         self.think: ThinkTagSplitter | None = None
@@ -1560,7 +1565,7 @@ class ChatNormalizer(Normalizer):
             return
         if payload.__class__ is not dict:
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
-        if self.used_up and (payload.get("choices") or not payload.keys() & _CITING):
+        if self.used_up and (payload.get("choices") or not payload.keys() & _AFTER_USAGE):
             self._settle()  # the turn ended at its usage: this chunk comes after the end
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
                 "ignored a chunk after the terminal event: {}", chunk.event
@@ -1682,7 +1687,9 @@ class ChatNormalizer(Normalizer):
             usage = extension.get("usage")
             if error is None:
                 error = extension.get("error")
-        elif payload.get("x-opencode-type") == "inference-cost":
+        elif payload.get("x-opencode-type") == "inference-cost" or (
+            payload.get("choices") == [] and "cost" in payload and "usage" not in payload
+        ):  # OpenCode Zen's, with its type, or as opencode's buildCostChunk writes it now
             usage = _inference_cost(payload, self.last_usage)
             self.chunk_keys |= {"cost", "normalizedUsage"}  # read here, so not logged
         self.chunk_keys = self._unread("chunk", payload, self.chunk_keys, self.read_when_sent)

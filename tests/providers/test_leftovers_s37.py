@@ -160,3 +160,70 @@ def test_an_empty_reasoning_details_object_is_still_read_as_one_detail() -> None
         events = replay_every_way((body + "data: [DONE]\n\n").encode(), "openai")
     assert [(e.type, getattr(e, "text", None)) for e in events] == [("text", "hi"), ("done", None)]
     assert "a reasoning detail of type None has no event" in logs
+
+
+# -- chat: OpenCode Zen's cost chunk after a usage chunk of its own, and without its type -
+
+# anomalyco/opencode packages/console/app/src/routes/zen/util/handler.ts writes the
+# upstream's stream through and, once it has ended, one chunk more: buildCostChunk
+# (provider/provider.ts) writes, for the chat format, `{id, object:
+# "chat.completion.chunk", created, model, choices: [], cost}` (the identity echoed from
+# the stream, no `x-opencode-type`); new-api's OpenCode Go adaptor tests (relay/channel/
+# opencodego) replay it as `{"choices": [], "x-opencode-type": "inference-cost", "cost":
+# "0", "normalizedUsage": {...}}` after the upstream's own usage chunk (`choices: []`).
+_ZEN = {"id": "chatcmpl-zen7", "object": "chat.completion.chunk", "created": 1783000000}
+_ZEN_USAGE = {"prompt_tokens": 21, "completion_tokens": 4, "total_tokens": 25}
+
+
+def _zen(choices: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
+    return {**_ZEN, "model": "glm-5.2", "choices": choices, **more}
+
+
+def _zen_turn(cost_chunk: dict[str, Any], usage_apart: bool) -> bytes:
+    finish = {"index": 0, "delta": {}, "finish_reason": "stop"}
+    chunks = [_zen([{"index": 0, "delta": {"role": "assistant", "content": "OK"}}])]
+    if usage_apart:
+        chunks += [_zen([finish]), _zen([], usage=_ZEN_USAGE)]
+    else:
+        chunks.append(_zen([finish], usage=_ZEN_USAGE))
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in [*chunks, cost_chunk])
+    return (body + "data: [DONE]\n\n").encode()
+
+
+_TYPED = {
+    "choices": [],
+    "x-opencode-type": "inference-cost",
+    "cost": "0.0000315",
+    "normalizedUsage": {"inputTokens": 21, "outputTokens": 4},
+}
+_AS_WRITTEN_NOW = _zen([], cost="0.0000315")
+
+
+@pytest.mark.parametrize(
+    ("cost_chunk", "usage_apart"),
+    [(_TYPED, True), (_AS_WRITTEN_NOW, True), (_AS_WRITTEN_NOW, False), (_TYPED, False)],
+    ids=["typed_after_usage_chunk", "untyped_after_usage_chunk", "untyped", "guard_typed"],
+)
+def test_opencode_zen_cost_after_the_usage_chunk_and_without_its_type(
+    cost_chunk: dict[str, Any], usage_apart: bool
+) -> None:
+    """The turn's usage with its cost, the latest usage. Before, a cost chunk after a
+    usage chunk of its own came after the turn had ended there (ignored as a chunk after
+    the terminal event), and one without `x-opencode-type` was logged as having no
+    event: no cost either way."""
+    events = replay_every_way(_zen_turn(cost_chunk, usage_apart), "openai")
+    summary = summarize(events)
+    assert summary.text == "OK" and summary.terminal == "done"
+    assert summary.usage is not None
+    assert (summary.usage.input_tokens, summary.usage.output_tokens) == (21, 4)
+    assert summary.usage.cost_usd == pytest.approx(0.0000315)
+
+
+async def test_opencode_zen_cost_after_the_usage_chunk_over_http(serve_body: ServeBody) -> None:
+    base_url = await serve_body(_zen_turn(_AS_WRITTEN_NOW, usage_apart=True))
+    async with rxllm.provider("openai", api_key="k", base_url=base_url) as provider:
+        record = await provider.complete(
+            rxllm.ChatRequest(model="glm-5.2", messages=[rxllm.Message.user("hi")])
+        )
+    assert isinstance(record.terminal, Done), record.terminal
+    assert record.usage is not None and record.usage.cost_usd == pytest.approx(0.0000315)
