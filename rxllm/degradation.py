@@ -644,11 +644,29 @@ _SIZE = (
     # (the request's own: not "'user' input exceeds maximum length of 256", a key's value)
     r"(?:\b(?:the|your|this)\s+|(?<![\w'\"`]\s)(?<![\w'\"`]))"
     r"(?:prompt|input)\s+exceeds\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|"
+    # the conversation itself said full ("The conversation is full", as "The context window is
+    # full"): what it holds is the prompt, which no wait and no key frees
+    r"\b(?:conversation|chat\s+history|message\s+history|thread)\s+(?:is|are|has\s+become)\s+"
+    r"(?:(?:now|already|completely)\s+)?full\b(?!\s+(?:of|name|path|text|list)\b)|"
     # the request's tokens over a maximum or the model's limit, in other words ("Token count
     # 9000 is greater than the maximum allowed", "Total tokens exceed the model's limit", "This
     # request exceeds the token limit of this model"): not a key's ("max_tokens exceeds the
     # token limit of this model"), nor a limit per a window ("... the token limit per minute")
     r"(?:" + _SIZE_TOKENS + r"|" + _SIZE_REQUEST + r")" + _SIZE_OVER + r"|" + _OVER_ALLOWANCE
+)
+# The caller's own storage said full, or over its quota ("Vector store is full", "Your file
+# storage is full. Delete files ...", "storage quota exceeded"): it frees as the caller deletes
+# what it keeps there, neither after a wait nor with another body, unlike a store of the
+# server's (a cache, a queue) that frees as requests end.
+_OWN_STORE = (
+    r"(?:\b(?:your|my)\s+(?:[\w-]+\s+){0,2}?|"
+    r"\b(?:vector|files?|documents?|uploads?|objects?|blobs?)[ _-]?)"
+    r"(?:stores?|storage|space|buckets?|drive)\b"
+)
+_OWN_STORE_FULL = (
+    rf"(?i)(?:{_OWN_STORE}|(?<!\bcache )\bstorage\b)[^.\n]{{0,40}}?"
+    r"\b(?:(?:is|are|has\s+become)\s+(?:(?:now|already|currently|completely)\s+)?full\b|"
+    r"(?:quota|limit|capacity)\s+(?:(?:has\s+been|was|is)\s+)?(?:exceeded|reached)\b)"
 )
 # The caller's own spending or usage cap ("You have reached your specified API usage
 # limits. You will regain access on ...", Anthropic's 400) or allowance, unless a wait is
@@ -922,7 +940,7 @@ _TRANSIENT = (
     # or any store of the server's said to be full now ("prompt_cache is full, try again",
     # "KV cache is full"): room frees as requests end, and the identifier before the words is
     # the server's store, no key refused; not a context or its window, the prompt's size
-    r"(?<!\bcontext )(?<!\bwindow )\b(?:is|are)\s+"
+    r"(?<!\bcontext )(?<!\bwindow )(?<!\bconversation )\b(?:is|are)\s+"
     r"(?:currently\s+|temporarily\s+|already\s+|now\s+)?full\b(?!\s+(?:of|name|path|text|list)\b)|"
     # or the server's state said to hold for now ("prompt_cache is temporarily offline"): it
     # passes; not a key refused for now ("temperature is temporarily not supported" is served
@@ -2379,17 +2397,36 @@ def _narrowed(
         whole = [key for key in whole if key not in _DEPENDENTS["tools"] or _is_named(key, text)]
     whole = _with_dependents(whole, body, policy)
     # a choice that forces a tool that goes goes with it ("tool_choice": {"type":
-    # "web_search_preview"}, or a function by its name); "auto" and the like stay
+    # "web_search_preview"}, or a function by its name); "auto" and the like stay; a choice
+    # that lists tools (OpenAI's `allowed_tools`) loses their entries, and goes where it
+    # would list none
     choice = body.get("tool_choice")
     gone = [body["tools"][part[1]] for part in prune if part[0] == "tools"]
-    if (
-        isinstance(choice, dict)
-        and "tool_choice" not in whole
-        and "tool_choice" not in policy.kept
-        and any(_forces(choice, tool) for tool in gone)
-    ):
-        whole.append("tool_choice")
+    if isinstance(choice, dict) and "tool_choice" not in whole and "tool_choice" not in policy.kept:
+        listed = _listed_tools(choice)
+        if listed is not None:
+            at, entries = listed
+            out = [i for i, entry in enumerate(entries) if any(_forces(entry, t) for t in gone)]
+            if len(out) == len(entries) and out:
+                whole.append("tool_choice")
+            else:
+                prune += [("tool_choice", *at, index) for index in out]
+        elif any(_forces(choice, tool) for tool in gone):
+            whole.append("tool_choice")
     return tuple(whole), tuple(prune)
+
+
+def _listed_tools(choice: Mapping[str, Any]) -> tuple[Path, list[Any]] | None:
+    """The tools a choice lists and the path to the list from it: OpenAI's `allowed_tools`
+    keeps them flat in the Responses API (`{"type": "allowed_tools", "mode": ...,
+    "tools": [...]}`) and in the object its type names in chat (`{"type": "allowed_tools",
+    "allowed_tools": {"mode": ..., "tools": [...]}}`); None where it lists none."""
+    kind = choice.get("type")
+    inner = choice.get(kind) if isinstance(kind, str) else None
+    for holder, at in ((choice, ()), (inner, (kind,))):
+        if isinstance(holder, dict) and isinstance(entries := holder.get("tools"), list):
+            return (*at, "tools"), entries
+    return None
 
 
 def _forces(choice: Mapping[str, Any], tool: Any) -> bool:
@@ -2522,8 +2559,9 @@ def _refused_tools(text: str, tools: list[Any]) -> list[int]:
 
 def _tool_types_refused(text: str, tools: list[Any]) -> bool:
     """Whether a sentence that refuses spells a type of the body's tools other than a
-    function's (`_type_said`), not as the one accepted. The sentence whole: a remark in
-    parentheses there says which tools it speaks of ("Built-in tools ({google_search})")."""
+    function's (`_type_said`), not as the one accepted, or a sentence of the tools names the
+    types accepted and the body has others. The sentence whole: a remark in parentheses
+    there says which tools it speaks of ("Built-in tools ({google_search})")."""
     kinds: set[str] = {
         kind
         for tool in tools
@@ -2534,12 +2572,26 @@ def _tool_types_refused(text: str, tools: list[Any]) -> bool:
     }
     # (the kinds the whole text spells first, then only the sentences holding one: a text of
     # thousands of short refusing sentences is not read once per sentence and kind)
-    kinds = {kind for kind in kinds if _type_said(kind, text)}
-    return any(
+    said = {kind for kind in kinds if _type_said(kind, text)}
+    if any(
         _type_said(kind, sentence) and not re.search(_ACCEPTED_BEFORE + _type_word(kind), sentence)
         for sentence in _sentences(text)
-        for kind in kinds
+        for kind in said
         if kind.lower() in sentence.lower() and re.search(_DEFINITION_REFUSAL, sentence)
+    ):
+        return True
+    # or a sentence of the tools that names the only types accepted ("Only 'function' tools
+    # are supported."), where the body has tools of a type it does not name
+    accepted = {
+        kind
+        for kind in kinds | {"function"}
+        if re.search(_ACCEPTED_BEFORE + _type_word(kind), text)
+    }
+    return bool(kinds - accepted) and any(
+        re.search(_ACCEPTED_BEFORE + _type_word(kind), sentence)
+        for sentence in _sentences(text)
+        for kind in accepted
+        if kind.lower() in sentence.lower() and re.search(r"(?i)\btools?\b", sentence)
     )
 
 
@@ -2636,6 +2688,8 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     )
     if status in (401, 402) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
+    if re.search(_OWN_STORE_FULL, text):
+        return Verdict("surface", "the caller's own storage is full: no wait or body frees it")
     # (a relay's class is its name for the status, not the provider's words: neither
     # "PermissionDenied" nor "RateLimitError" says more than the status does)
     words = re.sub(_RELAY_CLASS, " ", text)
