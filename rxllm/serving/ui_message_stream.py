@@ -285,6 +285,7 @@ class UIMessageEncoder:
         "_signature",
         "_started",
         "_text_signature",
+        "_unclosed",
         "finished",
     )
 
@@ -308,6 +309,9 @@ class UIMessageEncoder:
         self._signature: str | None = None
         self._details: dict[str, Any] | None = None
         self._redacted = False
+        # The last reasoning block was ended by another kind before a signature or
+        # details closed it: a later close is that block's (`_reasoning`).
+        self._unclosed = False
         # Gemini's signature of a text part, for the text block's end (`_reasoning`)
         self._text_signature: dict[str, Any] | None = None
         self._counts = {"t": 0, "r": 0, "s": 0}
@@ -490,6 +494,7 @@ class UIMessageEncoder:
                 meta["redacted"] = True
             if meta:
                 end["providerMetadata"] = {"rxllm": meta}
+            self._unclosed = not meta
             self._signature, self._details, self._redacted = None, None, False
         else:
             end = {"type": "text-end", "id": block_id}
@@ -527,6 +532,18 @@ class UIMessageEncoder:
             # part; a call's is on the call, and a code part's is never sent back.
             if event.details is not None and event.details.keys() <= {"thought"}:
                 self._text_signature = {"signature": event.signature, "details": event.details}
+            return
+        if (
+            self._unclosed
+            and self._block != "reasoning"
+            and not event.text
+            and not event.redacted
+            and (event.signature is not None or event.details is not None)
+        ):
+            # The close of the block another kind ended (OpenRouter's Responses relay
+            # ends its reasoning item after the answer's text), as the record reads it:
+            # the client has ended that part, and a part for it alone would be empty.
+            self._unclosed = False
             return
         # A signature or details close a thinking block (Anthropic sends the signature
         # last, a Responses item its fields), and each redacted block is opaque data of
