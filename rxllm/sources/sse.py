@@ -134,8 +134,11 @@ class SseDecoder:
         self._stray: list[str] | None = None  # the lines of a JSON value outside framing
         self._stray_size = 0
 
-    def feed(self, chunk: bytes) -> list[SseEvent]:
-        if (  # the common read: one event of one `data` line, nothing pending
+    def one_data(self, chunk: bytes) -> str | None:
+        """The data of `chunk` when it is the common read, one event of one `data` line
+        with nothing pending (read, as `feed` reads it), else None with nothing read.
+        The chunk reader's per-event path: no list, no `SseEvent`."""
+        if (
             chunk.startswith(b"data:")
             and chunk.find(b"\n") == len(chunk) - 2
             and chunk[-1] == _LF
@@ -147,11 +150,16 @@ class SseDecoder:
             and _CR not in chunk
             and len(chunk) <= self.max_line_bytes
         ):
-            # What the lines below make of it, without splitting it into lines.
+            # What `feed`'s lines make of it, without splitting it into lines.
             self.bytes += len(chunk)
             self.events += 1
             value = chunk[6:-2] if chunk[5] == _SPACE else chunk[5:-2]
-            data = value.decode("utf-8", "replace")
+            return value.decode("utf-8", "replace")
+        return None
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        data = self.one_data(chunk)
+        if data is not None:
             return [_new(SseEvent, (data, "message", self._last_id, self._retry))]
         self.bytes += len(chunk)
         if self._skip_lf and chunk:

@@ -1,0 +1,86 @@
+"""The common read (one event of one `data` line, nothing pending), which the chunk
+reader takes without the decoder's list and `SseEvent`: the same chunks as the general
+path makes of the same bytes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rxllm.fragments import RawChunk
+from rxllm.sources.raw import ChunkReader
+from rxllm.sources.sse import SseDecoder
+
+READS = [
+    b'data: {"first": 0}\n\n',  # before the body showed itself SSE: the general path
+    b": keepalive\n\n",
+    b"id: 7\nretry: 10\n\n",
+    b'data: {"a": 1}\n\n',
+    b"data:no space\n\n",
+    b"data:  two spaces\n\n",
+    b"data: \n\n",
+    b"data: caf\xc3\n\n",  # a character cut short: replaced, not raised
+    b"event: named\n",  # pending: the next read's data is a named event's
+    b"data: named\n\n",
+    b"data: after a CR\r",
+    b"\n\n",
+    b"data: x\r\n\r\n",
+    b"data: one\ndata: two\n\n",
+    b"data: two events\n\ndata: in one read\n\n",
+    b"data: cut",
+    b" in two\n\n",
+]
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def on_next(self, item: Any) -> None:
+        self.items.append(item)
+
+    def on_error(self, error: Exception) -> None:
+        raise error
+
+    def on_completed(self) -> None:
+        pass
+
+
+def test_one_data_reads_the_common_read_and_leaves_any_other() -> None:
+    decoder = SseDecoder()
+    decoder.feed(READS[0])  # past the place where a BOM could be
+    assert decoder.one_data(b'data: {"a": 1}\n\n') == '{"a": 1}'
+    assert decoder.one_data(b"data:no space\n\n") == "no space"
+    assert decoder.one_data(b"data: caf\xc3\n\n") == "caf\ufffd"
+    assert (decoder.events, decoder.bytes) == (4, len(READS[0]) + 16 + 15 + 12)
+    for other in (
+        b": keepalive\n\n",
+        b"data: one\ndata: two\n\n",
+        b"data: x\r\n\r\n",
+        b"data: cut",
+    ):
+        assert decoder.one_data(other) is None
+    assert (decoder.events, decoder.bytes) == (4, len(READS[0]) + 16 + 15 + 12)  # none read
+    decoder.feed(b"event: named\n")
+    assert decoder.one_data(b"data: named\n\n") is None  # a field pending: not the common read
+    assert [e.event for e in decoder.feed(b"data: named\n\n")] == ["named"]
+
+
+def test_the_chunk_readers_reads_are_the_decoders_events() -> None:
+    sink = Sink()
+    reader = ChunkReader(sink, "p", 2)
+    for read in READS:
+        assert reader.feed(read) is None
+    assert reader.close() is None
+    general = SseDecoder()
+    events = [e for read in READS for half in (read[:1], read[1:]) for e in general.feed(half)]
+    events += general.close()
+    assert sink.items == [RawChunk("p", 2, e.event, e.data) for e in events]
+    assert [type(item) for item in sink.items] == [RawChunk] * len(events)
+    assert [item.data for item in sink.items][-5:] == [
+        "x",
+        "one\ntwo",
+        "two events",
+        "in one read",
+        "cut in two",
+    ]
+    assert sink.items[6] == RawChunk("p", 2, "named", "named")
