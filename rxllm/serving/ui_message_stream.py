@@ -279,6 +279,7 @@ class UIMessageEncoder:
         "_held",
         "_message_id",
         "_pending",
+        "_phase",
         "_redacted",
         "_retries",
         "_server_calls",
@@ -304,6 +305,7 @@ class UIMessageEncoder:
         """Whether the terminal event has been folded (nothing follows it)."""
         self._block: str | None = None  # "text" | "reasoning" | "refusal"
         self._block_id = ""
+        self._phase: str | None = None  # the open text block's `TextDelta.phase`
         self._delta_prefix = b""  # the frame of a text delta in the open block, up to its text
         self._held = ""  # a high surrogate waiting for its pair
         self._signature: str | None = None
@@ -355,7 +357,12 @@ class UIMessageEncoder:
         """`parts(event)` as SSE frames, then `data: [DONE]` if `event` is the terminal.
         With `entry_id` (the log entry the event came from), the last frame carries
         `id: <entry_id>`: a client that saw it has every frame of that entry."""
-        if type(event) is TextDelta and self._block == "text" and not self._held:
+        if (
+            type(event) is TextDelta
+            and self._block == "text"
+            and not self._held
+            and event.phase == self._phase
+        ):
             # Most of a turn: a delta into the open text block, framed without the dict.
             text = event.text
             if text and not _is_high_surrogate(text[-1]):
@@ -371,7 +378,9 @@ class UIMessageEncoder:
         """Take in `event` unsent (the client has its frames already): the state
         `parts(event)` leaves, without building the parts of a delta into the open
         block of its kind."""
-        if isinstance(event, TextDelta | Refusal):
+        if isinstance(event, TextDelta):
+            continued = self._continue_block(event.type, event.text, None, False, None, event.phase)
+        elif isinstance(event, Refusal):
             continued = self._continue_block(event.type, event.text, None, False)
         elif isinstance(event, ReasoningDelta):
             continued = self._continue_block(
@@ -401,6 +410,7 @@ class UIMessageEncoder:
                 fields.get("signature"),
                 fields.get("redacted", False),
                 fields.get("details"),
+                fields.get("phase"),
             ):
                 continue
             self.parts(load_event(data))
@@ -412,12 +422,15 @@ class UIMessageEncoder:
         signature: object,
         redacted: object,
         details: object = None,
+        phase: object = None,
     ) -> bool:
         """Fold a delta that continues the open block of its kind, and say so: such a
         delta changes nothing but the held half character (`_delta`). False for
         anything else, which the caller folds in full."""
         if self._block is None or kind != self._block or type(text) is not str:
             return False
+        if kind == "text" and phase != self._phase:
+            return False  # another message item's text: a block of its own (`_text`)
         if kind == "reasoning" and (
             signature is not None
             or redacted is not False
@@ -452,7 +465,7 @@ class UIMessageEncoder:
 
     # --- blocks ---------------------------------------------------------------
 
-    def _open(self, kind: str, out: list[Part]) -> str:
+    def _open(self, kind: str, out: list[Part], phase: str | None = None) -> str:
         """The id of the open `kind` block, opening one (and ending another) if needed."""
         if self._block == kind:
             return self._block_id
@@ -466,6 +479,9 @@ class UIMessageEncoder:
                 start["providerMetadata"] = {"rxllm": {"redacted": True}}
         else:
             start = {"type": "text-start", "id": self._block_id}
+            self._phase = phase
+            if phase is not None:
+                start["providerMetadata"] = {"rxllm": {"phase": phase}}
             self._delta_prefix = b'data: {"type":"text-delta","id":"%s","delta":' % (
                 self._block_id.encode()
             )
@@ -513,7 +529,12 @@ class UIMessageEncoder:
         return text
 
     def _text(self, event: TextDelta, out: list[Part]) -> None:
-        block_id = self._open("text", out)
+        if self._block == "text" and event.phase != self._phase:
+            # A Responses message item of another phase (a preamble, then the answer):
+            # a text part of its own, as the record keeps it and the SDK's own OpenAI
+            # provider sends each message item.
+            self._end_block(out)
+        block_id = self._open("text", out, event.phase)
         delta = self._delta(event.text)
         if delta:
             out.append({"type": "text-delta", "id": block_id, "delta": delta})
