@@ -164,3 +164,87 @@ async def test_an_error_before_any_response_names_no_request_id(serve: Serve) ->
     assert isinstance(retry, rxllm.Retry) and isinstance(last, Failed)
     assert (retry.reason.kind, retry.reason.request_id) == ("truncated", REQUEST_ID)
     assert last.error.kind == "transport" and last.error.request_id is None
+
+
+# -- a character whose UTF-16 halves come in two deltas ------------------------------------
+
+# JSON writes a character past U+FFFF escaped as its UTF-16 pair ("\ud83d\ude00", 😀),
+# and a writer that cuts text by UTF-16 code units (JavaScript's `slice`) may send the
+# halves in two deltas; Python's `json` decodes each to a lone surrogate.
+EMOJI_HALVES = ("hi \\ud83d", "\\ude00 there")
+
+
+def split_text(wire: str) -> bytes:
+    """A turn whose text is "hi 😀 there", the emoji's halves in two deltas."""
+    first, second = EMOJI_HALVES
+    if wire == "anthropic":
+        start = {"type": "message_start", "message": {"id": "msg_1", "type": "message",
+                 "role": "assistant", "model": "claude", "content": [],
+                 "usage": {"input_tokens": 3, "output_tokens": 0}}}  # fmt: skip
+        block = {"type": "content_block_start", "index": 0,
+                 "content_block": {"type": "text", "text": ""}}  # fmt: skip
+        stop = {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 3}}  # fmt: skip
+        frames = [json.dumps(start), json.dumps(block)]
+        for half in (first, second):
+            frames.append(
+                '{"type": "content_block_delta", "index": 0, '
+                f'"delta": {{"type": "text_delta", "text": "{half}"}}}}'
+            )
+        frames += ['{"type": "content_block_stop", "index": 0}', json.dumps(stop)]
+        frames.append('{"type": "message_stop"}')
+        return b"".join(b"data: " + frame.encode() + b"\n\n" for frame in frames)
+    deltas = [
+        f'{{"choices": [{{"index": 0, "delta": {{"content": "{half}"}}}}]}}'
+        for half in (first, second)
+    ]
+    deltas.append('{"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}')
+    return b"".join(b"data: " + delta.encode() + b"\n\n" for delta in [*deltas, "[DONE]"])
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
+async def test_a_character_whose_halves_come_in_two_deltas_is_one_character(
+    serve_body: ServeBody, wire: str
+) -> None:
+    """The text was "hi \\ud83d" then "\\ude00 there": two lone surrogates, which no
+    UTF-8 writer takes. The record's text could not be printed to a UTF-8 file or sent
+    on: the next turn, the answer in its history, was refused at the call ("the request
+    holds text that is not Unicode"). Now the high half waits for the next text, and
+    the pair is one character."""
+    body = split_text(wire)
+    events = replay_every_way(body, wire)
+    texts = [ev.text for ev in events if ev.type == "text"]
+    assert "".join(texts) == "hi \U0001f600 there"
+    for text in texts:
+        text.encode()  # every delta is Unicode a UTF-8 writer takes
+    name = "custom" if wire == "openai" else wire
+    async with rxllm.provider(
+        name, api_key=KEY, base_url=await serve_body(body), allow_private_network=True
+    ) as p:
+        rec = await p.complete(ASK)
+        assert rec.text == "hi \U0001f600 there"
+        history = [*ASK.messages, rxllm.Message.assistant(rec.text), rxllm.Message.user("and?")]
+        p.stream(ASK.model_copy(update={"messages": history}))  # accepted at the call
+
+
+def test_a_lone_half_is_the_replacement_character() -> None:
+    """A half with no other half (a high one at the end of the text, a low one that no
+    high one preceded) is U+FFFD, as a byte UTF-8 cannot decode is in the stream."""
+    deltas = ["a\\ud83d", "b\\ude00c", "d\\ud83d"]
+    body = b"".join(
+        f'data: {{"choices": [{{"index": 0, "delta": {{"content": "{text}"}}}}]}}\n\n'.encode()
+        for text in deltas
+    )
+    body += b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
+    said = summarize(replay_every_way(body, "openai"))
+    assert said.text == "a\ufffdb\ufffdcd\ufffd"
+    assert said.stop_reason == "stop"
+
+
+def test_a_pair_in_one_delta_reads_as_before() -> None:
+    """The near miss: both halves in one delta are one character, as `json` reads them."""
+    body = (
+        b'data: {"choices": [{"index": 0, "delta": {"content": "hi \\ud83d\\ude00"}}]}\n\n'
+        b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
+    )
+    assert summarize(replay_every_way(body, "openai")).text == "hi \U0001f600"

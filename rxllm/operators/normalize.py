@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.error_body import request_id_of
-from rxllm.events import Cancelled, Done, Failed, failed, unterminated
+from rxllm.events import Cancelled, Done, Failed, TextDelta, failed, unterminated
 from rxllm.fragments import (
     ChunkNormalizer,
     Emit,
@@ -37,6 +38,11 @@ _UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, Recu
 # How much of an unparseable chunk an error quotes back.
 _QUOTE_CHARS = 200
 
+# A UTF-16 half. JSON escapes a character past U+FFFF as its pair ("\\ud83d\\ude00"),
+# and a writer that cuts text by UTF-16 code units (JavaScript's `slice`) may send the
+# halves in two chunks, each a lone surrogate once decoded, which no UTF-8 writer takes.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def normalize(
     make_normalizer: Callable[[Emit], ChunkNormalizer],
@@ -56,6 +62,10 @@ def normalize(
     (a finish reason whose usage or `[DONE]` had not come yet), the turn is done, with
     what it had, not truncated. A body that ends with no terminal fragment at all ends
     the attempt with `error(kind="truncated")`, naming it.
+
+    Text is Unicode a UTF-8 writer takes, however the provider cut it: a character
+    whose UTF-16 halves came in two texts (JSON escapes each half) is one character, and
+    a half with no other is U+FFFD.
 
     The response's headers (a `ResponseHeaders` item, before the first chunk) are kept,
     not emitted: an error in the body names the request id from them, and so does an
@@ -92,7 +102,14 @@ class _Feeding(abc.DisposableBase):
     """One subscription: its normalizer, whether an emit raised downstream, and its
     upstream, whose disposal says which response closed (`fragments.hang_up`)."""
 
-    __slots__ = ("_downstream_raised", "_feed", "_normalizer", "_observer", "upstream")
+    __slots__ = (
+        "_downstream_raised",
+        "_feed",
+        "_high_half",
+        "_normalizer",
+        "_observer",
+        "upstream",
+    )
 
     def __init__(
         self,
@@ -104,13 +121,45 @@ class _Feeding(abc.DisposableBase):
         self._normalizer = make_normalizer(self._emit)
         self._feed = self._normalizer.feed
         self.upstream: abc.DisposableBase | None = None
+        # A text's last character when it is the high half of a UTF-16 pair (`_paired`).
+        self._high_half = ""
 
     def _emit(self, fragment: Fragment) -> None:
+        if self._high_half or (type(fragment) is TextDelta and not fragment.text.isascii()):
+            paired = self._paired(fragment)
+            if paired is None:
+                return
+            fragment = paired
         try:  # free unless something raises (zero-cost exceptions, Python 3.11)
             self._observer.on_next(fragment)  # looked up each time: see `Operator`
         except Exception:
             self._downstream_raised = True
             raise
+
+    def _paired(self, fragment: Fragment) -> Fragment | None:
+        """A text with the high half the text before it ended in, its pairs joined into
+        their characters, or None while all it holds is a high half, which waits for the
+        next text. A half that has no other is U+FFFD, as a byte UTF-8 cannot decode is
+        in the stream; one still waiting when anything else comes is said before it, but
+        at a failure, which drops it with the attempt (it reached no one)."""
+        held, self._high_half = self._high_half, ""
+        kind = type(fragment)
+        if kind is not TextDelta:
+            if held and kind is not Failed and kind is not Cancelled:
+                self._emit(
+                    TextDelta.of(self._normalizer.provider, self._normalizer.attempt, "\ufffd")
+                )
+            return fragment
+        assert isinstance(fragment, TextDelta)
+        text = held + fragment.text
+        if _SURROGATE.search(text) is None:
+            return fragment if not held else fragment.model_copy(update={"text": text})
+        if "\ud800" <= text[-1] <= "\udbff":
+            text, self._high_half = text[:-1], text[-1]
+        if not text:
+            return None
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return fragment.model_copy(update={"text": text})
 
     def on_next(self, item: SourceItem) -> None:
         normalizer = self._normalizer
