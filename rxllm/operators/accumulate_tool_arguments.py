@@ -50,6 +50,8 @@ _JSON = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 
 # The stops that end a turn before its output did: a call still open was cut off.
 _CUT_SHORT = frozenset({"length", "content_filter", "pause"})
+# The items `on_next` reads beside `ToolArgs`; any other passes as it came.
+_CALL_ITEMS = frozenset({ToolEnd, ToolInputCut, ToolStart, Done, Failed, Cancelled})
 
 
 class _Call:
@@ -268,6 +270,8 @@ class _Calls:
                         attempt=start.attempt,
                     )
                 )
+        elif kind not in _CALL_ITEMS:  # text, reasoning, usage: one test, not six
+            self._observer.on_next(item)  # type: ignore[arg-type]
         elif kind is ToolEnd:
             assert isinstance(item, ToolEnd)
             if item.index in calls:
@@ -291,9 +295,8 @@ class _Calls:
                     self._broken = True
                     return
             self._observer.on_next(item)
-        else:
-            if kind is Failed or kind is Cancelled:
-                calls.clear()
+        else:  # Failed or Cancelled
+            calls.clear()
             self._observer.on_next(item)  # type: ignore[arg-type]
 
     def _until_the_end(self, item: Fragment) -> None:
