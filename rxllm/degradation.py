@@ -758,6 +758,13 @@ _MISSING_MODEL = (
     # model): the name next, and in the rest of the line no key it is for ("Unsupported
     # model 'o1-mini' for parameter 'reasoning_effort'")
     r"\bunsupported model\s*(?:[:'\"`]|(?=[\w.:/-]*[\d/-])[A-Za-z_])(?![^\n]*\b(?:for|with)\b)|"
+    # or unnamed, the object an article makes it ("You invoked an unsupported model or your
+    # request did not allow prompt caching", Bedrock behind a proxy): the model, not a setting
+    # of it ("an unsupported model parameter") nor one for a key in its sentence ("... model
+    # for 'logprobs'"; looked for in a bounded reach: a run of such words reads in linear time)
+    r"\b(?:an|the|this|that)\s+unsupported\s+model\b"
+    r"(?!\W*(?:param|parameter|option|setting|argument|field|feature)s?\b)"
+    r"(?![^.\n]{0,200}?\b(?:for|with)\b)|"
     # the model's name said to be wrong ("You don't have access to this model or the model
     # name is invalid", Google; Bedrock's "The provided model identifier is invalid.")
     r"\bmodel(?:'s)? (?:name|id|identifier) is (?:invalid|unknown|not valid)\b|"
