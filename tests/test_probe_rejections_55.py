@@ -1,14 +1,15 @@
-"""The twenty-third round of unseen rejections (tests/rejections_extra, 15 cases, 2025-2026):
-a model served only by another API (gpt-5-pro on chat completions, a model Codex refuses for
-a ChatGPT account, a model Bedrock no longer serves behind a proxy), a hosted tool that cannot
-go with a reasoning effort (OpenAI's file_search), Qwen's tool choice and thinking budget in
-thinking mode, Gemini's function calling beside a JSON mime type and an image of a type it
-does not know, OpenAI's image URL without its `data:` prefix, Venice's strict validator
-(zod), the conversation refused in four shapes (DeepSeek's role behind 9router, its JSON that
-does not parse, Mistral's empty assistant message, a content part's fields behind LiteLLM),
-and a rate limit said by its code alone after `200 OK`.
+"""The twenty-third round of unseen rejections (tests/rejections_extra, 17 cases, 2025-2026): a
+model served only by another API (gpt-5-pro on chat completions, a model Codex refuses for a
+ChatGPT account, a model Bedrock no longer serves behind a proxy, Azure's chatCompletion
+operation for gpt-5.1-codex), a key Anthropic calls deprecated for claude-sonnet-5 behind
+LiteLLM, a hosted tool that cannot go with a reasoning effort (OpenAI's file_search), Qwen's
+tool choice and thinking budget in thinking mode, Gemini's function calling beside a JSON mime
+type and an image of a type it does not know, OpenAI's image URL without its `data:` prefix,
+Venice's strict validator (zod), the conversation refused in four shapes (DeepSeek's role behind
+9router, its JSON that does not parse, Mistral's empty assistant message, a content part's
+fields behind LiteLLM), and a rate limit said by its code alone after `200 OK`.
 
-One of the 15 was misread before:
+One of the 17 was misread before:
 
 - bedrock__400_unsupported_model_or_request_did_not_allow_prompt_caching (static before):
   "You invoked an unsupported model or your request did not allow prompt caching." names
@@ -33,9 +34,10 @@ from tests.test_probe_rejections_7 import TOOLS, body, response
 from tests.test_probe_rejections_9 import EXTRA
 from tests.test_probe_rejections_19 import action_counts
 
-# none 7, drop 5, images 2, backoff 1
+# none 8, drop 6, images 2, backoff 1
 ROUND_TWENTY_THREE = (
     "9router__deepseek_v4_unknown_variant_developer_role_reset_after_30s",
+    "azure-openai__400_operation_not_supported_chatcompletion_gpt_5_1_codex",
     "bedrock__400_unsupported_model_or_request_did_not_allow_prompt_caching",
     "chatgpt_backend__400_gpt_5_4_model_not_supported_when_using_codex_with_chatgpt_account",
     "dashscope__400_thinking_budget_must_be_positive_integer_not_greater_than_38912",
@@ -43,6 +45,7 @@ ROUND_TWENTY_THREE = (
     "deepseek__400_failed_to_parse_request_body_as_json_tool_calls_key_must_be_a_string",
     "gemini__400_function_calling_with_response_mime_type_application_json_unsupported",
     "gemini__400_unsupported_mime_type_image_jpg_invalid_argument",
+    "litellm_anthropic__400_top_p_is_deprecated_for_this_model_claude_sonnet_5",
     "litellm_zhipu__400_value_error_message_content_has_invalid_fields_text_no_fallback",
     "mistral__400_3240_at_least_one_content_or_tool_calls_non_empty_assistant_message",
     "newapi_upstream__sse_code_only_rate_limit_exceeded_after_200",
@@ -54,8 +57,8 @@ ROUND_TWENTY_THREE = (
 
 
 def test_the_cases_are_round_twenty_threes() -> None:
-    assert len(set(ROUND_TWENTY_THREE)) == 15
-    assert action_counts(ROUND_TWENTY_THREE) == {"none": 7, "drop": 5, "images": 2, "backoff": 1}
+    assert len(set(ROUND_TWENTY_THREE)) == 17
+    assert action_counts(ROUND_TWENTY_THREE) == {"none": 8, "drop": 6, "images": 2, "backoff": 1}
 
 
 @pytest.mark.parametrize("case_name", ROUND_TWENTY_THREE)
