@@ -248,3 +248,38 @@ def test_a_pair_in_one_delta_reads_as_before() -> None:
         b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
     )
     assert summarize(replay_every_way(body, "openai")).text == "hi \U0001f600"
+
+
+def chat_deltas(*deltas: str, finish: str = "stop") -> bytes:
+    """A chat stream of the given delta objects' JSON text, then `finish`."""
+    chunks = [f'{{"choices": [{{"index": 0, "delta": {delta}}}]}}' for delta in deltas]
+    chunks.append(f'{{"choices": [{{"index": 0, "delta": {{}}, "finish_reason": "{finish}"}}]}}')
+    return b"".join(b"data: " + chunk.encode() + b"\n\n" for chunk in chunks)
+
+
+def test_reasoning_and_a_refusal_whose_halves_come_apart_are_one_character_each() -> None:
+    """The same for reasoning (which goes back in the history too) and a refusal, each
+    kind waiting for the next of its own kind."""
+    body = chat_deltas(
+        '{"reasoning_content": "think \\ud83d"}',
+        '{"reasoning_content": "\\ude00"}',
+        '{"refusal": "no \\ud83d"}',
+        '{"refusal": "\\ude00 sorry"}',
+    )
+    said = summarize(replay_every_way(body, "openai"))
+    assert said.reasoning == "think \U0001f600"
+    assert said.refusal == "no \U0001f600 sorry"
+
+
+def test_a_high_half_before_anything_else_is_the_replacement_character_first() -> None:
+    """A high half whose next text is not its pair's (a call comes) is U+FFFD, said
+    before that call."""
+    call = '{"tool_calls": [{"index": 0, "id": "call_1", "type": "function", '
+    call += '"function": {"name": "f", "arguments": "{}"}}]}'
+    body = chat_deltas('{"content": "a\\ud83d"}', call, finish="tool_calls")
+    events = replay_every_way(body, "openai")
+    assert [(ev.type, getattr(ev, "text", None)) for ev in events[:3]] == [
+        ("text", "a"),
+        ("text", "\ufffd"),
+        ("tool_start", None),
+    ]

@@ -5,12 +5,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import cast
 
 from loguru import logger
 from reactivex import Observable, abc
 
 from rxllm.error_body import request_id_of
-from rxllm.events import Cancelled, Done, Failed, TextDelta, failed, unterminated
+from rxllm.events import (
+    Cancelled,
+    Done,
+    Failed,
+    ReasoningDelta,
+    Refusal,
+    TextDelta,
+    failed,
+    unterminated,
+)
 from rxllm.fragments import (
     ChunkNormalizer,
     Emit,
@@ -43,6 +53,10 @@ _QUOTE_CHARS = 200
 # halves in two chunks, each a lone surrogate once decoded, which no UTF-8 writer takes.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+# The fragments that say text.
+_SAID = frozenset({TextDelta, ReasoningDelta, Refusal})
+_Said = TextDelta | ReasoningDelta | Refusal
+
 
 def normalize(
     make_normalizer: Callable[[Emit], ChunkNormalizer],
@@ -63,9 +77,9 @@ def normalize(
     what it had, not truncated. A body that ends with no terminal fragment at all ends
     the attempt with `error(kind="truncated")`, naming it.
 
-    Text is Unicode a UTF-8 writer takes, however the provider cut it: a character
-    whose UTF-16 halves came in two texts (JSON escapes each half) is one character, and
-    a half with no other is U+FFFD.
+    Text, reasoning and a refusal are Unicode a UTF-8 writer takes, however the
+    provider cut them: a character whose UTF-16 halves came in two deltas of one kind
+    (JSON escapes each half) is one character, and a half with no other is U+FFFD.
 
     The response's headers (a `ResponseHeaders` item, before the first chunk) are kept,
     not emitted: an error in the body names the request id from them, and so does an
@@ -105,7 +119,7 @@ class _Feeding(abc.DisposableBase):
     __slots__ = (
         "_downstream_raised",
         "_feed",
-        "_high_half",
+        "_high_halves",
         "_normalizer",
         "_observer",
         "upstream",
@@ -121,12 +135,14 @@ class _Feeding(abc.DisposableBase):
         self._normalizer = make_normalizer(self._emit)
         self._feed = self._normalizer.feed
         self.upstream: abc.DisposableBase | None = None
-        # A text's last character when it is the high half of a UTF-16 pair (`_paired`).
-        self._high_half = ""
+        # The fragment of each kind of text whose last character is the high half of a
+        # UTF-16 pair, waiting for the next of its kind (`_paired`).
+        self._high_halves: dict[type, _Said] = {}
 
     def _emit(self, fragment: Fragment) -> None:
-        if self._high_half or (type(fragment) is TextDelta and not fragment.text.isascii()):
-            paired = self._paired(fragment)
+        kind = type(fragment)
+        if self._high_halves or (kind in _SAID and not cast(_Said, fragment).text.isascii()):
+            paired = self._paired(fragment, kind)
             if paired is None:
                 return
             fragment = paired
@@ -136,30 +152,39 @@ class _Feeding(abc.DisposableBase):
             self._downstream_raised = True
             raise
 
-    def _paired(self, fragment: Fragment) -> Fragment | None:
-        """A text with the high half the text before it ended in, its pairs joined into
-        their characters, or None while all it holds is a high half, which waits for the
-        next text. A half that has no other is U+FFFD, as a byte UTF-8 cannot decode is
-        in the stream; one still waiting when anything else comes is said before it, but
-        at a failure, which drops it with the attempt (it reached no one)."""
-        held, self._high_half = self._high_half, ""
-        kind = type(fragment)
-        if kind is not TextDelta:
-            if held and kind is not Failed and kind is not Cancelled:
-                self._emit(
-                    TextDelta.of(self._normalizer.provider, self._normalizer.attempt, "\ufffd")
-                )
+    def _paired(self, fragment: Fragment, kind: type) -> Fragment | None:
+        """A text (or reasoning, or refusal) with the high half the one of its kind before
+        it ended in, its pairs joined into their characters, or None while all it holds
+        is a high half, which waits for the next of its kind. A half that has no other is
+        U+FFFD, as a byte UTF-8 cannot decode is in the stream: one still waiting when
+        anything else comes is said before it, but at a failure, which drops it with its
+        attempt (it reached no one). Reasoning that closes its block (a signature, its
+        details) keeps no half back: nothing of that block comes after it."""
+        halves = self._high_halves
+        held = halves.pop(kind) if kind in halves else None
+        if halves:  # the halves of other kinds: the next of their kind did not come
+            others = list(halves.values())
+            halves.clear()
+            if kind is not Failed and kind is not Cancelled:
+                for other in others:
+                    self._emit(other.model_copy(update={"text": "\ufffd"}))
+        if kind not in _SAID:
             return fragment
-        assert isinstance(fragment, TextDelta)
-        text = held + fragment.text
+        said = cast(_Said, fragment)
+        text = said.text if held is None else held.text + said.text
         if _SURROGATE.search(text) is None:
-            return fragment if not held else fragment.model_copy(update={"text": text})
-        if "\ud800" <= text[-1] <= "\udbff":
-            text, self._high_half = text[:-1], text[-1]
-        if not text:
-            return None
+            return said if held is None else said.model_copy(update={"text": text})
+        closes = kind is ReasoningDelta and (
+            cast(ReasoningDelta, said).signature is not None
+            or cast(ReasoningDelta, said).details is not None
+        )
+        if "\ud800" <= text[-1] <= "\udbff" and not closes:
+            halves[kind] = said.model_copy(update={"text": text[-1]})
+            text = text[:-1]
+            if not text:
+                return None
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-        return fragment.model_copy(update={"text": text})
+        return said.model_copy(update={"text": text})
 
     def on_next(self, item: SourceItem) -> None:
         normalizer = self._normalizer
