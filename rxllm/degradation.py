@@ -2165,12 +2165,13 @@ def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None =
             named.update(inside)
     phrase_text = text if phrase_text is None else phrase_text
     for pattern, keys, refusal in _PHRASES:
-        if any(
-            re.search(refusal, sentence)
+        readings = [
+            _qualified(sentence[: found.start()], keys, droppable)
             for sentence in _clauses(_without_compounds(phrase_text, compounds, pattern))
-            if re.search(pattern, sentence)
-        ):
-            named.update(keys)
+            if (found := re.search(pattern, sentence)) and re.search(refusal, sentence)
+        ]
+        if readings:
+            named.update(keys if None in readings else readings)
     # A type of the body's own tools spelled in a sentence that refuses ("Built-in tools
     # ({google_search}) and Custom tools (Function Calling) cannot be combined", Antigravity's)
     # names the tools, as "tool type" refused does; `_refused_tools` keeps those of other types.
@@ -2185,6 +2186,18 @@ def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None =
     ):
         named.update(holders[0])
     return [key for key in droppable if key in named]
+
+
+def _qualified(before: str, keys: tuple[str, ...], droppable: Mapping[str, Any]) -> str | None:
+    """The one key of a capability's `keys` that the word right before its phrase narrows it
+    to, where that word is part of that key's name alone and the body holds it ("Parallel
+    function calling is not supported" is `parallel_tool_calls`, not the tools; "top log
+    probabilities" is `top_logprobs`); None (the capability whole) otherwise."""
+    word = re.search(r"([^\W\d_]+)[\s_-]*$", before[-40:])
+    if word is None:
+        return None
+    owners = [key for key in keys if word.group(1).lower() in key.split("_")]
+    return owners[0] if len(owners) == 1 and owners[0] in droppable else None
 
 
 def _schema_holders(droppable: Mapping[str, Any]) -> list[tuple[str, ...]]:
