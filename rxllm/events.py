@@ -347,6 +347,10 @@ class ServerToolResult(_Event):
     """The provider's own block, as it goes back in the turn (`to_message()`): set by a
     wire that takes it back (Anthropic's `*_tool_result` blocks); None, and left out of
     the event's JSON, elsewhere."""
+    is_error: bool = Field(default=False, exclude_if=lambda is_error: not is_error)
+    """The provider said its tool failed (a web search's error code, an MCP call's
+    error, code that ran out of time): `content` is what it said of the failure. False,
+    and left out of the event's JSON, for a result it gave as one."""
 
 
 class UsageUpdate(_Event):

@@ -122,9 +122,11 @@ Decisions, where the wire leaves a choice:
   `content` JSON as sent. The other tools report a failure inside `content`
   (`web_search_tool_result_error`, ...); an MCP result says it beside it, as
   `is_error`, so a failed MCP result's content is `{"is_error": true, "content": ...}`,
-  never one that reads like the tool's output. Both carry their block as `raw` (a
-  call's with its complete input), so that the turn goes back with them where they came
-  (`ServerToolPart`): a paused turn is continued from them. A result goes back without
+  never one that reads like the tool's output. Either failure is the event's
+  `is_error` (`server_result_failed`), as the AI SDK's Anthropic provider marks it.
+  Both carry their block as `raw` (a call's with its complete input), so that the
+  turn goes back with them where they came (`ServerToolPart`): a paused turn is
+  continued from them. A result goes back without
   its `citations`, which the API writes on code execution results (null, or a list)
   and refuses on input ("...code_execution_tool_result.citations: Extra inputs are not
   permitted": agno's test_server_tool_block_citations).
@@ -217,6 +219,7 @@ from rxllm.providers.base import (
     endpoint,
     read_json,
     server_result_content,
+    server_result_failed,
     stop_reason_of,
     text_or_none,
     thinking_switch,
@@ -608,7 +611,13 @@ class AnthropicNormalizer(Normalizer):
         elif isinstance(kind, str) and kind.endswith(_RESULT):
             call_id = block.get("tool_use_id") or ""
             name = self.server_names.get(call_id) or kind[: -len(_RESULT)]
-            self.server_tool_result(call_id, name, server_result_content(block), raw=block)
+            self.server_tool_result(
+                call_id,
+                name,
+                server_result_content(block),
+                raw=block,
+                is_error=server_result_failed(block),
+            )
         elif kind == "fallback":
             served = block.get("to")
             model = served.get("model") if isinstance(served, dict) else None

@@ -80,6 +80,7 @@ __all__ = [
     "read_json",
     "response_format_given",
     "server_result_content",
+    "server_result_failed",
     "stop_reason_of",
     "text_or_none",
     "thinking_switch",
@@ -222,6 +223,18 @@ def server_result_content(block: Mapping[str, Any]) -> Any:
     (`is_error`)."""
     content = block.get("content")
     return {"is_error": True, "content": content} if block.get("is_error") is True else content
+
+
+def server_result_failed(block: Mapping[str, Any]) -> bool:
+    """Whether such a block says its tool failed: its content an error object, typed
+    `<tool>_tool_result_error` with an `error_code` (`web_search_tool_result_error`,
+    `web_fetch_`, `code_execution_`, `bash_code_execution_`,
+    `text_editor_code_execution_`, `tool_search_`), or an MCP result's `is_error`."""
+    if block.get("is_error") is True:
+        return True
+    content = block.get("content")
+    kind = content.get("type") if content.__class__ is dict else None
+    return isinstance(kind, str) and kind.endswith("_tool_result_error")
 
 
 def cited_source(citation: Any) -> tuple[str, str | None, str | None] | None:
@@ -537,7 +550,12 @@ class Normalizer(ABC):
         )
 
     def server_tool_result(
-        self, call_id: str, name: str, content: Any, raw: dict[str, Any] | None = None
+        self,
+        call_id: str,
+        name: str,
+        content: Any,
+        raw: dict[str, Any] | None = None,
+        is_error: bool = False,
     ) -> None:
         self.emit(
             ServerToolResult.make(
@@ -547,6 +565,7 @@ class Normalizer(ABC):
                 name=name,
                 content=content,
                 raw=raw,
+                is_error=is_error,
             )
         )
 

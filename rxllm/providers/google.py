@@ -56,7 +56,9 @@ test_google_shapes.py and test_probe_google.py):
   `code_execution` with arguments `{language, code}`, the keys it sent (Vertex may
   leave out `language`: LiteLLM's test_code_execution.py); a
   `codeExecutionResult` part is `server_tool_result` whose content is the part's
-  `{outcome, output}` (the keys it sent). The call id is the part's `id` (Gemini 3
+  `{outcome, output}` (the keys it sent), `is_error` for an outcome but `OUTCOME_OK`
+  (and `OUTCOME_UNSPECIFIED`, which says nothing): `OUTCOME_FAILED`,
+  `OUTCOME_DEADLINE_EXCEEDED`. The call id is the part's `id` (Gemini 3
   sends one on both parts), else `code_execution_{tag}_{n}` (`n` counts code parts in
   the turn, the tag as a function call's); a result without an `id` belongs to the
   latest code part. Neither part is text: the answer's text is only what the model wrote.
@@ -297,6 +299,9 @@ _PART_DATA = frozenset(
     {"text", "functionCall", "executableCode", "codeExecutionResult", "toolCall", "toolResponse"}
 )
 _READ_PART_KEYS = _PART_DATA | _TEXT_KEYS
+
+# The outcomes of code that ran (`Outcome`), or that say nothing of it: any other failed.
+_CODE_RAN = frozenset({"OUTCOME_OK", "OUTCOME_UNSPECIFIED"})
 
 # The parts of a step of a tool Gemini runs itself; a finish reason on a chunk holding
 # one ends that step, not the turn.
@@ -794,7 +799,10 @@ class GeminiNormalizer(Normalizer):
         result = part.get("codeExecutionResult")
         if result is not None:
             content = {key: result[key] for key in ("outcome", "output") if key in result}
-            self._server_result("code_execution", result.get("id"), content)
+            # OUTCOME_FAILED (the code raised), OUTCOME_DEADLINE_EXCEEDED (it ran too long)
+            outcome = result.get("outcome")
+            failed = isinstance(outcome, str) and outcome not in _CODE_RAN
+            self._server_result("code_execution", result.get("id"), content, failed)
             return
         tool = part.get("toolCall")  # a built-in tool's call (tool combination)
         if tool is not None:
@@ -816,7 +824,7 @@ class GeminiNormalizer(Normalizer):
         self.server_call_ids[name] = call_id
         self.server_tool_call(call_id, name, arguments)
 
-    def _server_result(self, name: str, call_id: Any, content: Any) -> None:
+    def _server_result(self, name: str, call_id: Any, content: Any, is_error: bool = False) -> None:
         """That tool's result; without an id it answers the tool's latest call (or,
         with no call before it, is still shown under an id of its own)."""
         call_id = call_id or self.server_call_ids.get(name)
@@ -824,7 +832,7 @@ class GeminiNormalizer(Normalizer):
             number = self.server_calls.get(name, 0)
             self.server_calls[name] = number + 1
             call_id = f"{name}_{self.response_tag()}_{number}"
-        self.server_tool_result(call_id, name, content)
+        self.server_tool_result(call_id, name, content, is_error=is_error)
 
     def _beside(self, part: dict[str, Any]) -> None:
         """Fields beside a part's data that no event carries (`partMetadata`, a

@@ -242,6 +242,7 @@ from rxllm.providers.base import (
     gemini_text_signature,
     read_json,
     server_result_content,
+    server_result_failed,
     stop_reason_of,
     text_or_none,
     thinking_switch,
@@ -2241,11 +2242,13 @@ class ChatNormalizer(Normalizer):
         name: str,
         arguments: Callable[[], dict[str, Any]],
         result: Callable[[], Any] | None,
+        is_error: bool = False,
     ) -> None:
         """A tool the provider ran, reported as it runs (known by `key` from one report
         to the next): its `server_tool_call` when first seen, under `call_id` (None: the
         endpoint gives none, named like a call without one, `_call_id`), its
-        `server_tool_result` once a report has the result (None: not yet), each once."""
+        `server_tool_result` once a report has the result (None: not yet; `is_error`:
+        the report says the tool failed), each once."""
         known = self.server_tools.get(key)
         if known is None:
             if call_id is None:
@@ -2256,7 +2259,7 @@ class ChatNormalizer(Normalizer):
         call_id, name, reported = known
         if not reported and result is not None:
             self.server_tools[key] = (call_id, name, True)
-            self.server_tool_result(call_id, name, result())
+            self.server_tool_result(call_id, name, result(), is_error=is_error)
 
     def _executed_tools(self, executed: list[dict[str, Any]]) -> None:
         """Groq's built-in tools: a call when first seen, a result once it has output."""
@@ -2299,6 +2302,7 @@ class ChatNormalizer(Normalizer):
             responses.server_name(item),
             lambda: responses.server_item_arguments(item),
             None if under_way else lambda: _without(item, _ITEM_ENVELOPE),
+            is_error=responses.server_item_failed(item),
         )
         return True
 
@@ -2346,9 +2350,9 @@ class ChatNormalizer(Normalizer):
         """A result block of a tool the provider ran, once per turn however often the list
         holding it comes again, read as the Anthropic wire reads it: call id = its
         `tool_use_id`, name = its call's (or its type without `_tool_result`), content =
-        its `content`, an MCP failure's said beside it. Its call, held until now (its
-        arguments are whole: the call's block ended before its result's began), is
-        reported first."""
+        its `content`, an MCP failure's said beside it, and a failure `is_error`. Its
+        call, held until now (its arguments are whole: the call's block ended before its
+        result's began), is reported first."""
         call_id = text_or_none(block.get("tool_use_id")) or ""
         known = self.server_tools.get(("server", call_id))
         if known is not None and known[2]:
@@ -2368,7 +2372,9 @@ class ChatNormalizer(Normalizer):
         else:
             name = "tool"
         self.server_tools[("server", call_id)] = (call_id, name, True)
-        self.server_tool_result(call_id, name, server_result_content(block))
+        self.server_tool_result(
+            call_id, name, server_result_content(block), is_error=server_result_failed(block)
+        )
 
     def _reasoning_details(self, details: list[dict[str, Any]], delta: dict[str, Any]) -> None:
         """OpenRouter's typed reasoning items. The text they carry is the same text as

@@ -123,7 +123,8 @@ Output items, by type (the decisions of this module):
   done events repeat them whole). Then
   `server_tool_result` at `output_item.done` with content = the whole done item minus
   `id` and `type` (its `status`, `results`, `outputs`, `output`, `error`, `tools`,
-  `result`, and the final input such as a web search's `action`). A
+  `result`, and the final input such as a web search's `action`), `is_error` when its
+  status is `failed` or it has an `error` (`server_item_failed`). A
   `tool_search_output` item is the result of a server tool search (of the latest one
   when, as OpenAI sends both, it has no `call_id`), a `shell_call_output` item that of
   a hosted shell call (a local shell's output is the client's, never in a response's
@@ -423,6 +424,14 @@ def server_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
             value = {k: v for k, v in value.items() if k != "sources"}
         out[key] = value
     return out
+
+
+def server_item_failed(item: dict[str, Any]) -> bool:
+    """Whether a provider-run item's done form says its tool failed: its `status`
+    `failed` (a web or file search's, code interpreter's, image generation's, MCP
+    call's; `incomplete` is the response's cut, not the tool's failure) or an `error`
+    (an MCP call's or tool listing's, a string, null when it worked)."""
+    return item.get("status") == "failed" or item.get("error") not in (None, "", {})
 
 
 def server_name(item: dict[str, Any]) -> str:
@@ -1528,7 +1537,7 @@ class ResponsesNormalizer(Normalizer):
                 or f"call_{index}"
             )
             content = {k: v for k, v in item.items() if k not in ("id", "type")}
-            self.server_tool_result(call_id, call_kind, content)
+            self.server_tool_result(call_id, call_kind, content, is_error=server_item_failed(item))
         else:
             acts = item_kind(item, self._grok())
             if acts == "client":
@@ -1539,7 +1548,9 @@ class ResponsesNormalizer(Normalizer):
                 self.server_items.pop(index, None)
                 call_id = self.server_calls.get(index) or self._start_server_call(index, item)
                 content = {k: v for k, v in item.items() if k not in ("id", "type")}
-                self.server_tool_result(call_id, server_name(item), content)
+                self.server_tool_result(
+                    call_id, server_name(item), content, is_error=server_item_failed(item)
+                )
             elif kind is not None:
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
                     "an output item of type {!r} has no event", kind
