@@ -52,6 +52,7 @@ _QUOTE_CHARS = 200
 # and a writer that cuts text by UTF-16 code units (JavaScript's `slice`) may send the
 # halves in two chunks, each a lone surrogate once decoded, which no UTF-8 writer takes.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_has_surrogate = _SURROGATE.search
 
 # The fragments that say text.
 _SAID = frozenset({TextDelta, ReasoningDelta, Refusal})
@@ -141,7 +142,11 @@ class _Feeding(abc.DisposableBase):
 
     def _emit(self, fragment: Fragment) -> None:
         kind = type(fragment)
-        if self._high_halves or (kind in _SAID and not cast(_Said, fragment).text.isascii()):
+        if self._high_halves or (
+            kind in _SAID
+            and not (text := fragment.text).isascii()  # type: ignore[union-attr]
+            and _has_surrogate(text) is not None  # (nearly all text has none: no call)
+        ):
             paired = self._paired(fragment, kind)
             if paired is None:
                 return
