@@ -18,6 +18,7 @@ pays anything for it until something hangs up.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import NamedTuple, Protocol, TypeAlias
@@ -55,7 +56,20 @@ __all__ = [
     "closing",
     "hang_up",
     "hanging_up",
+    "has_half",
+    "whole_characters",
 ]
+
+# A UTF-16 half. JSON escapes a character past U+FFFF as its pair ("\\ud83d\\ude00"),
+# and a writer that cuts text by UTF-16 code units (JavaScript's `slice`) may send the
+# halves in two chunks, each a lone surrogate once decoded, which no UTF-8 writer takes.
+has_half = re.compile("[\ud800-\udfff]").search
+
+
+def whole_characters(text: str) -> str:
+    """`text` with each pair of UTF-16 halves joined into its character, and a half
+    with no other U+FFFD, as a byte UTF-8 cannot decode is in an SSE stream."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 class RawChunk(NamedTuple):

@@ -283,3 +283,32 @@ def test_a_high_half_before_anything_else_is_the_replacement_character_first() -
         ("text", "\ufffd"),
         ("tool_start", None),
     ]
+
+
+def test_tool_arguments_whose_character_halves_come_apart_hold_the_character() -> None:
+    """Arguments written with their characters as they are, cut by UTF-16 code units
+    between two fragments: each fragment's JSON escapes its half, and the arguments
+    held two lone surrogates ({'city': 'x\\ud83d\\ude00'}), which the next request,
+    the call in its history, could not send. Now they are the character."""
+    call = '{"tool_calls": [{"index": 0, "id": "call_1", "type": "function", '
+    first = call + '"function": {"name": "f", "arguments": "{\\"city\\": \\"x\\ud83d"}}]}'
+    second = '{"tool_calls": [{"index": 0, "function": {"arguments": "\\ude00\\"}"}}]}'
+    body = chat_deltas(first, second, finish="tool_calls")
+    said = summarize(replay_every_way(body, "openai"))
+    assert said.tool_calls == [("call_1", "f", {"city": "x\U0001f600"})]
+    call = rxllm.ToolCall(id="call_1", name="f", arguments=said.tool_calls[0][2])
+    history = [*ASK.messages, rxllm.Message.assistant("", tool_calls=[call])]
+    history.append(rxllm.Message.tool("call_1", "sunny"))
+    p = rxllm.provider("openai", api_key=KEY)
+    p.stream(ASK.model_copy(update={"messages": history}))  # accepted at the call
+
+
+def test_arguments_that_escape_their_characters_read_as_before() -> None:
+    """The near miss: arguments whose JSON text escapes the pair itself (two escapes in
+    the text, split between fragments) read as one character, as `json` reads them."""
+    call = '{"tool_calls": [{"index": 0, "id": "call_1", "type": "function", '
+    first = call + '"function": {"name": "f", "arguments": "{\\"city\\": \\"x\\\\ud83d"}}]}'
+    second = '{"tool_calls": [{"index": 0, "function": {"arguments": "\\\\ude00\\"}"}}]}'
+    body = chat_deltas(first, second, finish="tool_calls")
+    said = summarize(replay_every_way(body, "openai"))
+    assert said.tool_calls == [("call_1", "f", {"city": "x\U0001f600"})]

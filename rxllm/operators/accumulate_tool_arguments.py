@@ -22,7 +22,15 @@ from rxllm.events import (
     failed,
     named_call,
 )
-from rxllm.fragments import FailureUsage, Fragment, ToolArgs, ToolEnd, ToolInputCut
+from rxllm.fragments import (
+    FailureUsage,
+    Fragment,
+    ToolArgs,
+    ToolEnd,
+    ToolInputCut,
+    has_half,
+    whole_characters,
+)
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
 from rxllm.sources.sse import utf8_size
@@ -100,6 +108,9 @@ def accumulate_tool_arguments(
         accumulate_tool_arguments()
         result:  -start(0)------------------------usage-error-------|
 
+    A character whose UTF-16 halves came in two fragments (JSON escapes each half) is
+    one character in the arguments, as in text (`operators.normalize`).
+
     A custom tool's input is free text, not JSON (its wire streams it as the JSON text of
     `{"input": text}`): one the turn's stop cut off (`ToolInputCut`, the input so far)
     is reported as cut off, with that text, never as JSON that is not valid.
@@ -171,6 +182,9 @@ class _Calls:
             return False
         arguments, signature = (None, None) if end is None else (end.arguments, end.signature)
         text = arguments if arguments is not None else "".join(call.pieces)
+        if not text.isascii() and has_half(text) is not None:
+            # a character's halves a writer cut between fragments, each JSON-escaped
+            text = whole_characters(text)
         try:
             # Marked complete with no arguments at all: a call without parameters
             # (DESIGN.md), whatever the wire (a Gemini call with no `args`, an OpenAI

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import cast
 
@@ -30,6 +29,8 @@ from rxllm.fragments import (
     SourceItem,
     closing,
     hanging_up,
+    has_half,
+    whole_characters,
 )
 from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
@@ -47,12 +48,6 @@ _UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, Recu
 
 # How much of an unparseable chunk an error quotes back.
 _QUOTE_CHARS = 200
-
-# A UTF-16 half. JSON escapes a character past U+FFFF as its pair ("\\ud83d\\ude00"),
-# and a writer that cuts text by UTF-16 code units (JavaScript's `slice`) may send the
-# halves in two chunks, each a lone surrogate once decoded, which no UTF-8 writer takes.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_has_surrogate = _SURROGATE.search
 
 # The fragments that say text.
 _SAID = frozenset({TextDelta, ReasoningDelta, Refusal})
@@ -145,7 +140,7 @@ class _Feeding(abc.DisposableBase):
         if self._high_halves or (
             kind in _SAID
             and not (text := fragment.text).isascii()  # type: ignore[union-attr]
-            and _has_surrogate(text) is not None  # (nearly all text has none: no call)
+            and has_half(text) is not None  # (nearly all text has none: no call)
         ):
             paired = self._paired(fragment, kind)
             if paired is None:
@@ -177,7 +172,7 @@ class _Feeding(abc.DisposableBase):
             return fragment
         said = cast(_Said, fragment)
         text = said.text if held is None else held.text + said.text
-        if _SURROGATE.search(text) is None:
+        if has_half(text) is None:
             return said if held is None else said.model_copy(update={"text": text})
         closes = kind is ReasoningDelta and (
             cast(ReasoningDelta, said).signature is not None
@@ -188,8 +183,7 @@ class _Feeding(abc.DisposableBase):
             text = text[:-1]
             if not text:
                 return None
-        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-        return said.model_copy(update={"text": text})
+        return said.model_copy(update={"text": whole_characters(text)})
 
     def on_next(self, item: SourceItem) -> None:
         normalizer = self._normalizer
