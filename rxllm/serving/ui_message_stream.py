@@ -102,6 +102,8 @@ KEEPALIVE_FRAME: Final = b": keep-alive\n\n"
 STREAM_FAILED: Final = "The stream failed."
 """The errorText when the source itself breaks (a bug): its exception is not sent."""
 STREAM_CUT: Final = "The stream ended without a terminal event."
+TOOL_FAILED: Final = "The provider's tool failed."
+"""The errorText of a provider-run tool that failed without a word of why."""
 
 
 _FAILED: Final[Mapping[str, str]] = MappingProxyType(
@@ -263,6 +265,9 @@ class UIMessageEncoder:
       as the SDK's own server sends it. Its facts, `kind`, `status`, `retryable` and
       `retry_after`, go before the `error` part as the message's metadata
       (`rxllm.error`), so a UI can offer "try again" only when it may help.
+    - A provider-run tool that failed (`ServerToolResult.is_error`) is a
+      `tool-output-error`, its errorText what the provider sent as the tool's result
+      (`_tool_error`): the tool's output, not an `ErrorInfo`.
     - `retries=True` sends each absorbed rejection as a transient `data-rxllm-retry`.
     - An event after the terminal is dropped and logged.
     """
@@ -636,11 +641,11 @@ class UIMessageEncoder:
     def _server_tool_result(self, event: ServerToolResult, out: list[Part]) -> None:
         self._end_block(out)
         call_id = event.call_id
-        output: Part = {
-            "type": "tool-output-available",
-            "toolCallId": call_id,
-            "output": event.content,
-        }
+        output: Part = (
+            {"type": "tool-output-error", "toolCallId": call_id, "errorText": _tool_error(event)}
+            if event.is_error
+            else {"type": "tool-output-available", "toolCallId": call_id, "output": event.content}
+        )
         if call_id in self._server_calls:
             output.update(_PROVIDER_TOOL)
         elif call_id in self._calls or call_id in self._pending:
@@ -772,6 +777,25 @@ class UIMessageEncoder:
         meta = {"rxllm": {"cancel_reason": event.reason}}
         out += ({"type": "message-metadata", "messageMetadata": meta}, {"type": "abort"})
         self.finished = True
+
+
+def _tool_error(event: ServerToolResult) -> str:
+    """The errorText of a provider-run tool that failed: what the provider said of the
+    failure (its `content`, the error object a result would have been: Anthropic's
+    `{"type": "web_search_tool_result_error", "error_code": ...}`), a string as it is,
+    else its JSON, as the SDK's own server writes a provider-executed tool's error
+    (`toUIMessageStream`, ai 6). It is the tool's output, sent as a result's would be."""
+    content = event.content
+    if isinstance(content, str) and content:
+        return content
+    if content is None or content == "":
+        return TOOL_FAILED
+    try:
+        return _dumps(content)
+    except ValueError:  # NaN or an infinity (`encode_frame`)
+        return _dumps(_finite(content))
+    except TypeError:  # no JSON value (a hand-built event's): nothing to quote
+        return TOOL_FAILED
 
 
 def _input_text(info: ErrorInfo | None, call_id: str, name: str) -> str | None:

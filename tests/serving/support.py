@@ -40,6 +40,7 @@ REQUIRED = {
     "tool-input-available": ("toolCallId", "toolName", "input"),
     "tool-input-error": ("toolCallId", "toolName", "input", "errorText"),
     "tool-output-available": ("toolCallId", "output"),
+    "tool-output-error": ("toolCallId", "errorText"),
     "source-url": ("sourceId", "url"),
     "message-metadata": ("messageMetadata",),
     "error": ("errorText",),
@@ -59,6 +60,7 @@ OPTIONAL = {
     "tool-input-available": ("providerExecuted", "providerMetadata", "dynamic"),
     "tool-input-error": ("providerExecuted", "providerMetadata", "dynamic"),
     "tool-output-available": ("providerExecuted", "dynamic", "preliminary"),
+    "tool-output-error": ("providerExecuted", "dynamic"),
     "source-url": ("title", "providerMetadata"),
     "finish": ("finishReason", "messageMetadata"),
 }
@@ -159,7 +161,7 @@ def check_rules(stream: Stream) -> None:
             open_blocks.remove(part["id"])
         elif kind in ("tool-input-start", "tool-input-available", "tool-input-error"):
             calls.add(part["toolCallId"])
-        elif kind == "tool-output-available":
+        elif kind in ("tool-output-available", "tool-output-error"):
             assert part["toolCallId"] in calls, part
         elif kind in ("finish", "abort", "error"):
             assert not open_blocks, (part, open_blocks)  # blocks end before the terminal
