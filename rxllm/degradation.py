@@ -668,6 +668,13 @@ _OWN_STORE_FULL = (
     r"\b(?:(?:is|are|has\s+become)\s+(?:(?:now|already|currently|completely)\s+)?full\b|"
     r"(?:quota|limit|capacity)\s+(?:(?:has\s+been|was|is)\s+)?(?:exceeded|reached)\b)"
 )
+# ... unless the words say a wait frees it ("Storage capacity reached, try again in 30
+# seconds"): then it is the server's store, whatever it is called ("Try again after deleting
+# files" says no wait)
+_WAIT_FREES = (
+    r"(?i)\b(?:try again|retry)\s+(?:later|shortly|soon|"
+    r"(?:in|after)\s+(?:\d|a\s+(?:moment|while|bit|few)\b|some\s+time\b))|\bwait\b"
+)
 # The caller's own spending or usage cap ("You have reached your specified API usage
 # limits. You will regain access on ...", Anthropic's 400) or allowance, unless a wait is
 # said to help ("Usage limit reached for this minute. Please try again later" is a rate
@@ -2708,7 +2715,7 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     )
     if status in (401, 402) or code in _ACCOUNT_CODES:
         return Verdict("surface", "the account is refused: no body can change that")
-    if re.search(_OWN_STORE_FULL, text):
+    if re.search(_OWN_STORE_FULL, text) and not re.search(_WAIT_FREES, text):
         return Verdict("surface", "the caller's own storage is full: no wait or body frees it")
     # (a relay's class is its name for the status, not the provider's words: neither
     # "PermissionDenied" nor "RateLimitError" says more than the status does)
