@@ -183,7 +183,8 @@ class Printer:
         elif isinstance(event, ServerToolCall):
             self._line(f"[server_tool_call] {event.name}({event.arguments}) call {event.call_id}")
         elif isinstance(event, ServerToolResult):
-            self._line(f"[server_tool_result] {event.name} call {event.call_id}")
+            failed = " failed" if event.is_error else ""
+            self._line(f"[server_tool_result] {event.name} call {event.call_id}{failed}")
         elif isinstance(event, Retry):
             self._line(f"[retry] {describe_retry(event)}")
         elif isinstance(event, Done):

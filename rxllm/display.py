@@ -178,7 +178,8 @@ def summary(event: Event) -> str:
             arguments = _SUMMARY_REPR.repr(event.arguments)
             return f"{_brief(event.name)}({arguments}) call {_brief(event.call_id)}"
         case ServerToolResult():
-            return f"{_brief(event.name)} call {_brief(event.call_id)}"
+            failed = " failed" if event.is_error else ""
+            return f"{_brief(event.name)} call {_brief(event.call_id)}{failed}"
         case Citation():
             return f"{_brief(event.title or '')} {_brief(event.url)}".strip()
         case UsageUpdate():
