@@ -12,7 +12,7 @@ import pytest
 
 import rxllm
 from rxllm.events import Done, ToolRequest
-from tests.support import ServeBody, log_messages, replay_every_way, summarize
+from tests.support import ServeBody, kinds, log_messages, replay_every_way, summarize
 
 # -- Responses: calls added at one output index, argument events without an item id ----
 
@@ -227,3 +227,175 @@ async def test_opencode_zen_cost_after_the_usage_chunk_over_http(serve_body: Ser
         )
     assert isinstance(record.terminal, Done), record.terminal
     assert record.usage is not None and record.usage.cost_usd == pytest.approx(0.0000315)
+
+
+# -- Messages and Responses: OpenCode Zen's cost after the terminal event ------------------
+
+# anomalyco/opencode packages/console/app/src/routes/zen/util/handler.ts writes, once the
+# upstream's stream has ended, buildCostChunk's event (provider/provider.ts): on the
+# Messages and Responses wires `event: ping` with `{"type": "ping", "cost": "<USD>"}`,
+# after `message_stop` or `response.completed`; new-api's OpenCode Go adaptor tests
+# replay it with `normalizedUsage` and a `[DONE]` after it. The turn's usage takes that
+# cost; the `done` comes after it, at the next chunk or the end of the body.
+_PING = {"type": "ping", "cost": "0.0012"}
+_PING_COUNTS = {
+    "type": "ping",
+    "cost": "0.0009",
+    "normalizedUsage": {"inputTokens": 7, "outputTokens": 5, "cacheReadTokens": 40},
+}
+
+
+def _named(*payloads: dict[str, Any], done: bool = False) -> bytes:
+    body = "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+    return (body + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _messages_turn(ping: dict[str, Any] | None, usage: bool = True, done: bool = False) -> bytes:
+    counts = {"input_tokens": 11, "output_tokens": 0} if usage else {}
+    return _named(
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_z1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-5",
+                "content": [],
+                "usage": counts,
+            },
+        },
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "OK"}},
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 3} if usage else {},
+        },
+        {"type": "message_stop"},
+        *([ping] if ping else []),
+        done=done,
+    )
+
+
+def _responses_turn(ping: dict[str, Any] | None, done: bool = False) -> bytes:
+    response = {"id": "resp_z1", "object": "response", "model": "gpt-5.4"}
+    item = {
+        "id": "msg_z1",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "OK", "annotations": []}],
+    }
+    return _named(
+        {"type": "response.created", "response": response | {"status": "in_progress"}},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": item | {"status": "in_progress", "content": []},
+        },
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_z1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "OK",
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {
+            "type": "response.completed",
+            "response": response
+            | {
+                "status": "completed",
+                "output": [item],
+                "usage": {"input_tokens": 11, "output_tokens": 3, "total_tokens": 14},
+            },
+        },
+        *([ping] if ping else []),
+        done=done,
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "provider", "counts", "cost"),
+    [
+        (_messages_turn(_PING), "anthropic", (11, 3, 0), 0.0012),
+        (_messages_turn(_PING_COUNTS, done=True), "anthropic", (11, 3, 0), 0.0009),
+        (_messages_turn(_PING_COUNTS, usage=False), "anthropic", (7, 5, 40), 0.0009),
+        (_responses_turn(_PING), "openai-responses", (11, 3, 0), 0.0012),
+        (_responses_turn(_PING_COUNTS, done=True), "openai-responses", (11, 3, 0), 0.0009),
+        (_messages_turn(None, done=True), "anthropic", (11, 3, 0), None),
+        (_responses_turn(None), "openai-responses", (11, 3, 0), None),
+    ],
+    ids=[
+        "messages",
+        "messages_counts_done",
+        "messages_only_its_counts",
+        "responses",
+        "responses_counts_done",
+        "guard_messages_no_ping",
+        "guard_responses_no_ping",
+    ],
+)
+def test_opencode_zen_cost_after_the_terminal_event(
+    body: bytes, provider: str, counts: tuple[int, int, int], cost: float | None
+) -> None:
+    """The turn's usage with the cost the ping after its terminal event says (or the
+    ping's own counts where the stream gave none), then `done`. Before, the turn was
+    done at `message_stop` / `response.completed` and the ping ignored: no cost."""
+    events = replay_every_way(body, provider)
+    summary = summarize(events)
+    assert summary.text == "OK" and summary.terminal == "done"
+    assert summary.stop_reason == "stop"
+    usage = summary.usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == counts
+    assert usage.cost_usd == (None if cost is None else pytest.approx(cost))
+    assert kinds(events)[-1] == "done"
+
+
+@pytest.mark.parametrize(
+    ("after", "provider"),
+    [
+        (
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "late"},
+            },
+            "anthropic",
+        ),
+        ({"type": "ping", "cost": "a lot"}, "anthropic"),
+        (
+            {
+                "type": "response.output_text.delta",
+                "item_id": "msg_z1",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": "late",
+            },
+            "openai-responses",
+        ),
+    ],
+    ids=["messages_text_after_stop", "messages_cost_in_words", "responses_text_after"],
+)
+def test_anything_else_after_the_terminal_event_still_adds_nothing(
+    after: dict[str, Any], provider: str
+) -> None:
+    """A guard: the `done` waits for the next chunk, but that chunk is read only as the
+    cost event; any other (text after the end, a cost that is no number) adds nothing,
+    the turn done as before."""
+    turn = _messages_turn(after) if provider == "anthropic" else _responses_turn(after)
+    summary = summarize(replay_every_way(turn, provider))
+    assert (summary.text, summary.terminal) == ("OK", "done")
+    assert summary.usage is not None and summary.usage.cost_usd is None
+
+
+async def test_opencode_zen_cost_after_message_stop_over_http(serve_body: ServeBody) -> None:
+    base_url = await serve_body(_messages_turn(_PING))
+    async with rxllm.provider("anthropic", api_key="k", base_url=base_url) as provider:
+        record = await provider.complete(
+            rxllm.ChatRequest(model="claude-sonnet-5", messages=[rxllm.Message.user("hi")])
+        )
+    assert isinstance(record.terminal, Done), record.terminal
+    assert record.usage is not None and record.usage.cost_usd == pytest.approx(0.0012)
