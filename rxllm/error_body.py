@@ -94,7 +94,9 @@ _TRY_AGAIN = re.compile(
     r"(?:\b(?:quota|limit|allowance|usage|it)\s+(?:will\s+)?(?:be\s+)?|(?:^|[.!?;:]\s+))"
     r"resets? (?:in|after))\s+("
     r"(?:\d+(?:\.\d+)?(?:h|ms|m|s)(?![a-z]))+|"
-    r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?)\b)",
+    r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?)\b"
+    # and its further parts in words: "1 minute and 30 seconds", "2 hours, 5 minutes"
+    r"(?:,?\s+(?:and\s+)?\d+(?:\.\d+)?\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?)\b)*)",
     re.IGNORECASE,
 )
 _DURATION_PART = re.compile(

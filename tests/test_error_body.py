@@ -319,6 +319,10 @@ def test_an_http_date_without_a_zone_is_gmt(monkeypatch: pytest.MonkeyPatch) -> 
         ("Please try again in 9m45.6s.", 585.6),  # Groq, tokens per day
         ("Please try again in 6m0s.", 360.0),
         ("Please retry in 17.14s.", 17.14),  # Gemini
+        # a wait in words of several parts counts them all
+        ("Please try again in 1 minute and 30 seconds.", 90.0),
+        ("Rate limited: retry after 2 hours, 5 minutes", 7500.0),
+        ("Try again in 30 seconds and 2 more tokens.", 30.0),
         ("Please try again in " + "9" * 400 + "h.", MAX_WAIT_SECONDS),  # overflows a float
         ("Please try again in 99999999999h.", MAX_WAIT_SECONDS),
     ],
