@@ -1364,7 +1364,7 @@ def _inference_cost(payload: dict[str, Any], usage: dict[str, Any] | None) -> di
     cost = payload.get("cost")
     try:
         return {**usage, "cost": float(cost)} if isinstance(cost, str | int | float) else usage
-    except ValueError:  # a word, not a number
+    except (ValueError, OverflowError):  # a word, or an integer past any float: no cost
         return usage
 
 
