@@ -73,3 +73,38 @@ def test_a_cost_chunk_whose_cost_is_no_float_ends_the_turn(cost: str, said: floa
     summary = summarize(events)
     assert (summary.text, summary.terminal, summary.stop_reason) == ("hi", "done", "stop")
     assert summary.usage is not None and summary.usage.cost_usd == said
+
+
+# -- a character's halves around a usage chunk (f147657) -----------------------------------
+
+
+# f147657 joins a character's UTF-16 halves that came in two text deltas; a half still
+# waiting when anything else comes is U+FFFD. Endpoints that put usage on every chunk
+# (vLLM's `continuous_usage_stats`, Perplexity: docs/wire-mapping.md) emit a usage update
+# between any two text deltas, so there the pair was never joined: 'hi \ufffd\ufffd there'.
+# Usage says no text and ends no block: the half waits past it.
+def test_halves_of_a_character_around_usage_on_every_chunk_are_one_character() -> None:
+    deltas = [("hi \\ud83d", 1), ("\\ude00 there", 2)]
+    frames = [
+        f'{{"choices": [{{"index": 0, "delta": {{"content": "{text}"}}}}], "usage": '
+        f'{{"prompt_tokens": 3, "completion_tokens": {n}, "total_tokens": {3 + n}}}}}'
+        for text, n in deltas
+    ]
+    frames += ['{"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}', "[DONE]"]
+    events = replay_every_way(b"".join(b"data: " + f.encode() + b"\n\n" for f in frames), "openai")
+    summary = summarize(events)
+    assert summary.text == "hi \U0001f600 there"
+    assert summary.usage is not None and summary.usage.output_tokens == 2
+
+
+def test_a_half_waiting_at_the_end_after_usage_is_the_replacement_character() -> None:
+    """The guard: a half with no other is still U+FFFD, said before the turn's end."""
+    frames = [
+        '{"choices": [{"index": 0, "delta": {"content": "a\\ud83d"}}], "usage": '
+        '{"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}',
+        '{"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}',
+        "[DONE]",
+    ]
+    events = replay_every_way(b"".join(b"data: " + f.encode() + b"\n\n" for f in frames), "openai")
+    assert summarize(events).text == "a\ufffd"
+    assert [e.type for e in events][-1] == "done"

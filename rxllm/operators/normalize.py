@@ -17,6 +17,7 @@ from rxllm.events import (
     ReasoningDelta,
     Refusal,
     TextDelta,
+    UsageUpdate,
     failed,
     unterminated,
 )
@@ -158,8 +159,12 @@ class _Feeding(abc.DisposableBase):
         is a high half, which waits for the next of its kind. A half that has no other is
         U+FFFD, as a byte UTF-8 cannot decode is in the stream: one still waiting when
         anything else comes is said before it, but at a failure, which drops it with its
-        attempt (it reached no one). Reasoning that closes its block (a signature, its
-        details) keeps no half back: nothing of that block comes after it."""
+        attempt (it reached no one). A usage update ends no text: a half waits past it
+        (vLLM's continuous usage stats put one between any two deltas). Reasoning that
+        closes its block (a signature, its details) keeps no half back: nothing of that
+        block comes after it."""
+        if kind is UsageUpdate:
+            return fragment
         halves = self._high_halves
         held = halves.pop(kind) if kind in halves else None
         if halves:  # the halves of other kinds: the next of their kind did not come
