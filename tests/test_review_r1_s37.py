@@ -153,3 +153,23 @@ def test_a_zen_ping_whose_cost_is_no_float_leaves_the_turn_done(
     summary = summarize(replay_every_way("".join(frames).encode(), wire))
     assert (summary.text, summary.terminal) == ("hi", "done")
     assert summary.usage is not None and summary.usage.cost_usd == said
+
+
+# -- a number past any float, anywhere in a chunk (a2ae8b1 already) ------------------------
+
+
+# The two cases above were one reading's; a usage's own cost read the same way raised too
+# (chat's usage_cost, at a2ae8b1 already): OverflowError was no error the normalize step
+# took as a chunk it cannot read, so it reached the observer as an exception, no event.
+# Now it is that chunk's protocol error, as any other value of a shape not expected.
+def test_a_usage_cost_past_any_float_is_a_protocol_error_not_an_exception() -> None:
+    big = "1" + "0" * 400
+    frames = [
+        '{"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]}',
+        '{"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 1, '
+        '"total_tokens": 2, "cost": ' + big + "}}",
+        "[DONE]",
+    ]
+    events = replay_every_way(b"".join(b"data: " + f.encode() + b"\n\n" for f in frames), "openai")
+    summary = summarize(events)
+    assert (summary.text, summary.terminal, summary.error_kind) == ("hi", "error", "protocol")

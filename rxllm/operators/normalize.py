@@ -43,9 +43,17 @@ __all__ = ["normalize"]
 # was complete (a finish reason seen, the usage or `[DONE]` still to come).
 _CUT_OFF = frozenset({"truncated", "transport", "stalled"})
 
-# What a normalizer raises on a chunk it cannot read: a shape it did not expect, or JSON
-# nested past the parser's recursion limit.
-_UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
+# What a normalizer raises on a chunk it cannot read: a shape it did not expect, JSON
+# nested past the parser's recursion limit, or a JSON integer past any float (`float()`).
+_UNREADABLE = (
+    ValueError,
+    TypeError,
+    KeyError,
+    AttributeError,
+    IndexError,
+    RecursionError,
+    OverflowError,
+)
 
 # How much of an unparseable chunk an error quotes back.
 _QUOTE_CHARS = 200
