@@ -304,7 +304,7 @@ def zen_cost_usage(payload: Mapping[str, Any], usage: Usage | None) -> Usage | N
         return None
     try:
         cost_usd = float(cost)
-    except (TypeError, ValueError, OverflowError):  # a word, or an integer past any float
+    except (TypeError, ValueError):  # a word, not a number
         return None
     if usage is None:
         counts = payload.get("normalizedUsage")
