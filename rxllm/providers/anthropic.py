@@ -30,9 +30,7 @@ Response: `message_start` (model, input usage), then per content block
 `content_block_start` / `content_block_delta`s / `content_block_stop` (the block's
 `index` is its place in the message), `message_delta` (stop reason, cumulative usage)
 and `message_stop`, the terminal marker. `ping`s are keepalives. An `error` event may
-replace the rest of the stream after `200 OK`. The turn's `done` comes at the event after
-`message_stop` or the end of the body: OpenCode Zen's `ping` with the request's `cost`
-comes there, read as the usage's cost (`Normalizer.hold_done`).
+replace the rest of the stream after `200 OK`.
 
 Decisions, where the wire leaves a choice:
 
@@ -449,9 +447,6 @@ class AnthropicNormalizer(Normalizer):
         self.moved: dict[int, int] = {}  # an ended block's index -> the block restarted there
 
     def on_chunk(self, chunk: RawChunk) -> None:
-        if self.held_done is not None:  # after `message_stop` (`hold_done`)
-            self.after_done(chunk)
-            return
         payload = read_json(chunk.data)
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
@@ -497,7 +492,7 @@ class AnthropicNormalizer(Normalizer):
                 self._send_usage()
             stop = stop_reason_of(self.stop, STOP_REASONS)
             stop = "tool_use" if stop == "stop" and self.called else stop
-            self.hold_done(stop, self.stop, container=self.container)
+            self.done(stop, self.stop, container=self.container)
         elif kind == "error" or chunk.event == "error" or payload.get("error") is not None:
             # (also an error with no type: a proxy's `{"error": "..."}` (TGI's shape) or
             # OpenAI's `{"error": {"message": ...}}`, written where an event would be)
@@ -877,9 +872,8 @@ class AnthropicNormalizer(Normalizer):
             if usage.total_tokens:  # (zeros everywhere: a placeholder, not a count)
                 self.failure_usage(usage)
 
-    def end(self) -> None:  # after `message_stop`, done; before it, truncated
-        if not self.release_done():
-            self._held_usage()
+    def end(self) -> None:  # the body ended before `message_stop`: it is truncated
+        self._held_usage()
 
     def release(self) -> None:  # before an error frame no `_error` could read (plain text)
         self._held_usage()

@@ -43,7 +43,6 @@ from rxllm.events import (
     Usage,
     UsageUpdate,
     failed,
-    token_count,
 )
 from rxllm.fragments import (
     Emit,
@@ -85,7 +84,6 @@ __all__ = [
     "stop_reason_of",
     "text_or_none",
     "thinking_switch",
-    "zen_cost_usage",
 ]
 
 RawOperator: TypeAlias = Callable[[Observable[SourceItem]], Observable[SourceItem]]
@@ -292,42 +290,6 @@ def endpoint(base_url: str, path: str) -> str:
     return url
 
 
-def zen_cost_usage(payload: Mapping[str, Any], usage: Usage | None) -> Usage | None:
-    """The usage OpenCode Zen's cost event says (`{"type": "ping", "cost": "0.0012"}`,
-    the request's cost in USD as a decimal string, and in new-api's replays of it
-    `normalizedUsage`): `usage`, the turn's latest, with that cost, or where none came the
-    event's own counts (`inputTokens` apart from the cache reads and writes,
-    `outputTokens` with `reasoningTokens`). None for any other event, or a cost that is
-    no number."""
-    cost = payload.get("cost")
-    if payload.get("type") != "ping" or cost is None or cost.__class__ is bool:
-        return None
-    try:
-        cost_usd = float(cost)
-    except (TypeError, ValueError):  # a word, not a number
-        return None
-    if usage is None:
-        counts = payload.get("normalizedUsage")
-        if counts.__class__ is not dict:
-            return None
-        usage = Usage.of(
-            input_tokens=counts.get("inputTokens") or 0,
-            output_tokens=counts.get("outputTokens") or 0,
-            reasoning_tokens=counts.get("reasoningTokens") or 0,
-            cache_read_tokens=counts.get("cacheReadTokens") or 0,
-            cache_write_tokens=token_count(counts.get("cacheWrite5mTokens"))
-            + token_count(counts.get("cacheWrite1hTokens")),
-        )
-    return Usage.of(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        reasoning_tokens=usage.reasoning_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_write_tokens=usage.cache_write_tokens,
-        cost_usd=cost_usd,
-    )
-
-
 def read_json(text: str) -> Any:
     """`json.loads(text)`, read first by pydantic-core's parser (jiter, installed with
     pydantic), which reads a provider's chunk in about two thirds of the time of the
@@ -396,13 +358,11 @@ class Normalizer(ABC):
         "call_tag",
         "chunk_data",
         "emit",
-        "held_done",
         "model",
         "provider",
         "response_headers",
         "response_id",
         "secrets",
-        "sent_usage",
         "settled",
     )
 
@@ -424,9 +384,6 @@ class Normalizer(ABC):
         """The request's credentials (`HttpRequest.secrets`): an error the provider
         sends inside the body may quote them, and `fail` redacts them as the HTTP
         source redacts a rejection's."""
-        self.held_done: tuple[StopReason, str | None, str | None] | None = None
-        """The `done` a wire holds after its terminal event (`hold_done`)."""
-        self.sent_usage: Usage | None = None  # the latest usage emitted
 
     def response_tag(self) -> str:
         """The tag of the ids rxllm gives this response's calls that came without one
@@ -613,7 +570,6 @@ class Normalizer(ABC):
         )
 
     def usage(self, usage: Usage) -> None:
-        self.sent_usage = usage
         self.emit(UsageUpdate.make(provider=self.provider, attempt=self.attempt, usage=usage))
 
     def failure_usage(self, usage: Usage) -> None:
@@ -643,47 +599,6 @@ class Normalizer(ABC):
                 container=container,
             )
         )
-
-    def hold_done(
-        self,
-        stop_reason: StopReason,
-        raw_stop_reason: str | None = None,
-        container: str | None = None,
-    ) -> None:
-        """The provider's terminal event came, and the turn is complete; its `done` waits
-        for the next chunk (`after_done`) or the end of the body (`release_done`): OpenCode
-        Zen writes what the request cost once the upstream's stream has ended, after that
-        event (anomalyco/opencode packages/console/app/src/routes/zen/util/handler.ts and
-        provider/provider.ts buildCostChunk: `event: ping`, `{"type": "ping", "cost":
-        "0.0012"}` on the Messages and Responses wires). A deadline that hangs up then ends
-        the turn done, as the end of the body would (`operators.normalize`)."""
-        self.held_done = (stop_reason, raw_stop_reason, container)
-
-    def release_done(self) -> bool:
-        """The `done` held (`hold_done`), now; whether one was held."""
-        held, self.held_done = self.held_done, None
-        if held is None:
-            return False
-        self.done(*held)
-        return True
-
-    def after_done(self, chunk: RawChunk) -> None:
-        """A chunk after the terminal event, while the `done` is held: the cost it says,
-        where it is OpenCode Zen's ping with one (the latest usage with that cost, or the
-        counts it gives, `normalizedUsage`, where none came), then the `done`. Anything
-        else comes after the end of the turn (logged)."""
-        try:
-            payload = read_json(chunk.data)
-        except ValueError:
-            payload = None
-        usage = zen_cost_usage(payload, self.sent_usage) if payload.__class__ is dict else None
-        if usage is not None:
-            self.usage(usage)
-        else:
-            logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "ignored a chunk after the terminal event: {}", chunk.event
-            )
-        self.release_done()
 
     def fail(
         self,
@@ -742,11 +657,7 @@ class Normalizer(ABC):
         shared reader of error bodies: a frame labelled error is never dropped, even
         after the turn looked complete. An object whose own `type` names one of the
         wire's content events is read as that event first; one the wire cannot read
-        raises, as any chunk does (a `protocol` error). After a terminal event whose
-        `done` is held (`hold_done`), the turn was complete: it ends done."""
-        if self.held_done is not None:
-            self.after_done(chunk)
-            return
+        raises, as any chunk does (a `protocol` error)."""
         data = chunk.data
         try:
             payload: Any = json.loads(data)

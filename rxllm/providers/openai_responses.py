@@ -12,11 +12,8 @@ JSON `type` is read. The stream ends with `response.completed`, `response.incomp
 or `response.failed` (or the older `response.done`, read as `response.completed`; an
 `error` event may come first; the usage a failed response carries comes before its
 error, as the failure's own: `FailureUsage`); there is no `[DONE]`, though OpenRouter sends one
-after the terminal event. The turn's `done` comes at the event after the terminal one or
-the end of the body: OpenCode Zen's `ping` with the request's `cost` comes there, read as
-the usage's cost (`Normalizer.hold_done`). An `error` event (or a proxy's type-less
-`{"error": ...}`, or AWS's type-less `{"message": ...}` that ends a Bedrock Mantle
-stream) is
+after the terminal event. An `error` event (or a proxy's type-less `{"error": ...}`, or
+AWS's type-less `{"message": ...}` that ends a Bedrock Mantle stream) is
 `error(kind="stream_error")`, its fields read at the top level or nested in `error`; one
 with no `event: error` line that comes before any output is held until the stream says
 more, since OpenRouter's may go on after it (its TypeScript SDK fails only a stream that
@@ -1015,9 +1012,6 @@ class ResponsesNormalizer(Normalizer):
         }
 
     def on_chunk(self, chunk: RawChunk) -> None:
-        if self.held_done is not None:  # after the terminal event (`hold_done`)
-            self.after_done(chunk)
-            return
         data = chunk.data
         if data == "[DONE]":  # OpenRouter's, after the terminal event; not a terminal itself
             return
@@ -1899,14 +1893,13 @@ class ResponsesNormalizer(Normalizer):
             self._failed({**payload, "response": response})
             return
         self._finish(response, complete=True)
-        status = response.get("status") or "completed"
-        self.hold_done("tool_use" if self.calls else "stop", status)
+        self.done("tool_use" if self.calls else "stop", response.get("status") or "completed")
 
     def _incomplete(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
         self._finish(response, complete=False)
         reason = (response.get("incomplete_details") or {}).get("reason")
-        self.hold_done(stop_reason_of(reason, INCOMPLETE_REASONS), reason)
+        self.done(stop_reason_of(reason, INCOMPLETE_REASONS), reason)
 
     def _failed(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
@@ -1944,8 +1937,6 @@ class ResponsesNormalizer(Normalizer):
         return False
 
     def end(self) -> None:
-        if self.release_done():
-            return
         held, self.held_error = self.held_error, None
         if held is not None and not self.settled:
             self._error(held)
