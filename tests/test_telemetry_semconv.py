@@ -765,7 +765,8 @@ async def test_server_tools_sent_back_are_the_parts_they_were_as_output() -> Non
 def test_an_mcp_result_sent_back_names_its_call_and_says_its_error() -> None:
     """Anthropic's `mcp_tool_result` names no tool: the part names the call it answers
     (by `tool_use_id`), and an `is_error` result says so beside its content, as the
-    anthropic wire's `server_tool_result` does."""
+    anthropic wire's `server_tool_result` does, and in the part, as any failed
+    provider-run tool's part does (tests/test_telemetry_server_tool_error.py)."""
     sdk = Sdk()
     call = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "lookup", "server_name": "kb"}
     result = {
@@ -797,6 +798,7 @@ def test_an_mcp_result_sent_back_names_its_call_and_says_its_error() -> None:
             "server_tool_call_response": {
                 "type": "lookup",
                 "content": {"is_error": True, "content": [{"type": "text", "text": "not found"}]},
+                "is_error": True,
             },
         },
     ]

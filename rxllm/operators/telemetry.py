@@ -949,6 +949,8 @@ def _server_block(block: Mapping[str, Any], names: dict[str, str]) -> dict[str, 
     as calls are read), else after its block type."""
     # A result is one of Anthropic's `*_tool_result` blocks (the wire whose blocks
     # `ServerToolPart` sends back), its call's id in `tool_use_id`; any other is a call.
+    from rxllm.providers.base import server_result_failed  # late, as `_named_wire`'s
+
     suffix = "_tool_result"
     kind = block.get("type")
     kind = kind if isinstance(kind, str) else "server_tool"
@@ -959,6 +961,8 @@ def _server_block(block: Mapping[str, Any], names: dict[str, str]) -> dict[str, 
             content = {"is_error": True, "content": content}
         name = names.get(call_id) if isinstance(call_id, str) else None
         result = {"type": name or kind.removesuffix(suffix), "content": content}
+        if server_result_failed(block):  # as `_server_part` of the event read from it
+            result["is_error"] = True
         response: dict[str, Any] = {"type": "server_tool_call_response"}
         if isinstance(call_id, str):
             response["id"] = call_id
@@ -1019,6 +1023,11 @@ def _server_part(event: ServerToolCall | ServerToolResult) -> dict[str, Any]:
             "server_tool_call": details,
         }
     result = {"type": event.name, "content": event.content}
+    if event.is_error:
+        # The conventions give a provider-run tool's failure no field of its own (the
+        # response part takes any provider property beside `type`; `error.type` is the
+        # span's, or an execute_tool span's for a tool the caller ran): the event's.
+        result["is_error"] = True
     return {
         "type": "server_tool_call_response",
         "id": event.call_id,
