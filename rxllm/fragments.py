@@ -170,6 +170,9 @@ class ChunkNormalizer(Protocol):
     an error inside the body, and for whoever hangs up on the stream (`hang_up`)."""
     secrets: tuple[str, ...]
     """The request's credentials, which no error it reports may quote."""
+    halves_possible: bool
+    """True once a chunk may have held a lone UTF-16 half (which pydantic-core's parser
+    refuses): text from then on is checked for halves to join."""
 
     def feed(self, chunk: RawChunk) -> None: ...
 

@@ -145,12 +145,17 @@ class _Feeding(abc.DisposableBase):
         self._high_halves: dict[type, _Said] = {}
 
     def _emit(self, fragment: Fragment) -> None:
-        kind = type(fragment)
-        if self._high_halves or (
-            kind in _SAID
-            and not (text := fragment.text).isascii()  # type: ignore[union-attr]
-            and has_half(text) is not None  # (nearly all text has none: no call)
+        # A lone UTF-16 half can only come from a chunk pydantic-core's parser refused
+        # (`halves_possible`): no other stream pays a check per fragment.
+        if self._normalizer.halves_possible and (
+            self._high_halves
+            or (
+                (kind := type(fragment)) in _SAID
+                and not (text := fragment.text).isascii()  # type: ignore[union-attr]
+                and has_half(text) is not None  # (nearly all text has none: no call)
+            )
         ):
+            kind = type(fragment)
             paired = self._paired(fragment, kind)
             if paired is None:
                 return

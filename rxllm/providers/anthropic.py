@@ -217,7 +217,6 @@ from rxllm.providers.base import (
     WireProtocol,
     cited_source,
     endpoint,
-    read_json,
     server_result_content,
     server_result_failed,
     stop_reason_of,
@@ -447,7 +446,7 @@ class AnthropicNormalizer(Normalizer):
         self.moved: dict[int, int] = {}  # an ended block's index -> the block restarted there
 
     def on_chunk(self, chunk: RawChunk) -> None:
-        payload = read_json(chunk.data)
+        payload = self.read_chunk(chunk.data)
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         kind = payload.get("type") or chunk.event

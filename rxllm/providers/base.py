@@ -358,6 +358,7 @@ class Normalizer(ABC):
         "call_tag",
         "chunk_data",
         "emit",
+        "halves_possible",
         "model",
         "provider",
         "response_headers",
@@ -384,6 +385,19 @@ class Normalizer(ABC):
         """The request's credentials (`HttpRequest.secrets`): an error the provider
         sends inside the body may quote them, and `fail` redacts them as the HTTP
         source redacts a rejection's."""
+        self.halves_possible = False
+        """A chunk held a string pydantic-core's parser refuses, a lone UTF-16 half among
+        them, which `json.loads` reads (`read_chunk`): from then on `operators.normalize`
+        joins the halves a provider cut apart. Until then no text can hold one."""
+
+    def read_chunk(self, data: str) -> Any:
+        """A chunk's JSON (`read_json`), noting a chunk only the standard library reads
+        (`halves_possible`): its strings may hold lone UTF-16 halves."""
+        try:
+            return from_json(data)
+        except (ValueError, TypeError):
+            self.halves_possible = True
+        return read_json(data)
 
     def response_tag(self) -> str:
         """The tag of the ids rxllm gives this response's calls that came without one

@@ -191,7 +191,6 @@ from rxllm.providers.base import (
     WireProtocol,
     endpoint,
     gemini_text_signature,
-    read_json,
     stop_reason_of,
     text_or_none,
 )
@@ -578,7 +577,7 @@ class GeminiNormalizer(Normalizer):
                 "ignored an OpenAI-style [DONE] in a Gemini stream"
             )
             return
-        payload = read_json(chunk.data)
+        payload = self.read_chunk(chunk.data)
         self.chunk_data = chunk.data
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")

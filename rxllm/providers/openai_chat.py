@@ -240,7 +240,6 @@ from rxllm.providers.base import (
     cited_source,
     endpoint,
     gemini_text_signature,
-    read_json,
     server_result_content,
     server_result_failed,
     stop_reason_of,
@@ -1555,7 +1554,7 @@ class ChatNormalizer(Normalizer):
             self._settle()
             return
         try:
-            payload = read_json(data)
+            payload = self.read_chunk(data)
         except ValueError:  # (an error frame in plain words: see `feed`)
             if data.strip() != "[DONE]":
                 raise

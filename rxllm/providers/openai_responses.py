@@ -231,7 +231,6 @@ from rxllm.providers.base import (
     WireProtocol,
     endpoint,
     json_schema_fields,
-    read_json,
     stop_reason_of,
     text_or_none,
 )
@@ -1015,7 +1014,7 @@ class ResponsesNormalizer(Normalizer):
         data = chunk.data
         if data == "[DONE]":  # OpenRouter's, after the terminal event; not a terminal itself
             return
-        payload = read_json(data)
+        payload = self.read_chunk(data)
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         kind = payload.get("type")
