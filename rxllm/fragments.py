@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from typing import NamedTuple, Protocol, TypeAlias
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from reactivex import abc
 
@@ -58,6 +58,7 @@ __all__ = [
     "hanging_up",
     "has_half",
     "whole_characters",
+    "whole_value",
 ]
 
 # A UTF-16 half. JSON escapes a character past U+FFFF as its pair ("\\ud83d\\ude00"),
@@ -70,6 +71,18 @@ def whole_characters(text: str) -> str:
     """`text` with each pair of UTF-16 halves joined into its character, and a half
     with no other U+FFFD, as a byte UTF-8 cannot decode is in an SSE stream."""
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def whole_value(value: Any) -> Any:
+    """`value` read from JSON with each string's (and key's) lone half U+FFFD, as a lone
+    half in text is (`whole_characters`): no UTF-8 writer takes one."""
+    if isinstance(value, str):
+        return whole_characters(value) if has_half(value) is not None else value
+    if isinstance(value, dict):
+        return {whole_value(key): whole_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [whole_value(item) for item in value]
+    return value
 
 
 class RawChunk(NamedTuple):

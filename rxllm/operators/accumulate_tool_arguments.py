@@ -31,6 +31,7 @@ from rxllm.fragments import (
     ToolInputCut,
     has_half,
     whole_characters,
+    whole_value,
 )
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
@@ -59,18 +60,6 @@ _JSON = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 # A UTF-16 half written as its own JSON escape ("\\ud800"), which `json` reads as a lone
 # surrogate where no partner escape follows.
 _ESCAPED_HALF = re.compile(r"\\u[dD][89a-fA-F]").search
-
-
-def _whole(value: Any) -> Any:
-    """`value` read from JSON with each string's (and key's) lone half U+FFFD, as a lone
-    half in text is (`whole_characters`): no UTF-8 writer takes one."""
-    if isinstance(value, str):
-        return whole_characters(value) if has_half(value) is not None else value
-    if isinstance(value, dict):
-        return {_whole(key): _whole(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_whole(item) for item in value]
-    return value
 
 
 # The stops that end a turn before its output did: a call still open was cut off.
@@ -221,7 +210,7 @@ class _Calls:
             reason = "missing" if parsed is None else f"a JSON {type(parsed).__name__}"
             if "\\u" in text and _ESCAPED_HALF(text) is not None:  # once a call, not a fragment
                 try:
-                    parsed = _whole(parsed)
+                    parsed = whole_value(parsed)
                 except RecursionError:  # as deep as `json` reads: no deeper here
                     reason, parsed = "JSON nested too deep to read", None
         if isinstance(parsed, dict):

@@ -12,10 +12,13 @@ from reactivex import Observable, abc
 from rxllm.error_body import request_id_of
 from rxllm.events import (
     Cancelled,
+    Citation,
     Done,
     Failed,
     ReasoningDelta,
     Refusal,
+    ServerToolCall,
+    ServerToolResult,
     TextDelta,
     UsageUpdate,
     failed,
@@ -32,6 +35,7 @@ from rxllm.fragments import (
     hanging_up,
     has_half,
     whole_characters,
+    whole_value,
 )
 from rxllm.operators._args import check_callable
 from rxllm.operators._link import Operator, attach
@@ -61,6 +65,10 @@ _QUOTE_CHARS = 200
 # The fragments that say text.
 _SAID = frozenset({TextDelta, ReasoningDelta, Refusal})
 _Said = TextDelta | ReasoningDelta | Refusal
+# The events whose other fields hold what a provider said (a title, a tool's input and
+# result): each is mended whole, as it comes.
+_SAID_ELSEWHERE = frozenset({Citation, ServerToolCall, ServerToolResult})
+_NOT_SAID = frozenset({"type", "provider", "attempt"})
 
 
 def normalize(
@@ -147,24 +155,39 @@ class _Feeding(abc.DisposableBase):
     def _emit(self, fragment: Fragment) -> None:
         # A lone UTF-16 half can only come from a chunk pydantic-core's parser refused
         # (`halves_possible`): no other stream pays a check per fragment.
-        if self._normalizer.halves_possible and (
-            self._high_halves
-            or (
-                (kind := type(fragment)) in _SAID
-                and not (text := fragment.text).isascii()  # type: ignore[union-attr]
-                and has_half(text) is not None  # (nearly all text has none: no call)
-            )
-        ):
-            kind = type(fragment)
-            paired = self._paired(fragment, kind)
-            if paired is None:
+        if self._normalizer.halves_possible:
+            whole = self._whole(fragment)
+            if whole is None:
                 return
-            fragment = paired
+            fragment = whole
         try:  # free unless something raises (zero-cost exceptions, Python 3.11)
             self._observer.on_next(fragment)  # looked up each time: see `Operator`
         except Exception:
             self._downstream_raised = True
             raise
+
+    def _whole(self, fragment: Fragment) -> Fragment | None:
+        """The fragment with whole characters, once the stream may have sent a lone
+        UTF-16 half: a text's joined with the half before it (`_paired`), the fields of
+        a citation or a provider-run tool's each U+FFFD for a lone half (a next turn
+        sends them back, and no UTF-8 writer takes one)."""
+        kind = type(fragment)
+        if kind in _SAID_ELSEWHERE:
+            said = fragment.__dict__
+            mended = {
+                name: whole
+                for name, value in said.items()
+                if name not in _NOT_SAID and (whole := whole_value(value)) != value
+            }
+            if mended:
+                fragment = fragment.model_copy(update=mended)  # type: ignore[union-attr]
+        if self._high_halves or (
+            kind in _SAID
+            and not (text := fragment.text).isascii()  # type: ignore[union-attr]
+            and has_half(text) is not None
+        ):
+            return self._paired(fragment, kind)
+        return fragment
 
     def _paired(self, fragment: Fragment, kind: type) -> Fragment | None:
         """A text (or reasoning, or refusal) with the high half the one of its kind before
