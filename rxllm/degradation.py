@@ -1632,6 +1632,29 @@ _CAPABILITIES: tuple[tuple[str, tuple[str, ...]], ...] = (
         r"is|are|not|supports?|supported|enabled?|use|using|set|setting))\s*penalt(?:y|ies)\b",
         ("frequency_penalty", "presence_penalty", "repetition_penalty"),
     ),
+    # Penalties in the plural after the words of their names ("presence and frequency
+    # penalties are unsupported"): `_qualified` reads the words before as the keys they own.
+    (
+        r"(?i)(?:(?<=presence[ _-])|(?<=frequency[ _-])|(?<=repetition[ _-]))penalties\b",
+        ("frequency_penalty", "presence_penalty", "repetition_penalty"),
+    ),
+    # The sampling family, as OpenAI's reasoning models refuse it ("Sampling parameters are
+    # not supported for reasoning models"): the keys that shape how a token is drawn
+    # (vLLM's SamplingParams beside OpenAI's reasoning guide's list); not `n`, `seed`,
+    # `stop` or the lengths, which say how much or how many, not how it is drawn.
+    (
+        r"(?i)\bsampling[ _-]?(?:param(?:eter)?s?|settings?|options?)\b",
+        (
+            "temperature",
+            "top_p",
+            "top_k",
+            "min_p",
+            "presence_penalty",
+            "frequency_penalty",
+            "repetition_penalty",
+            "logit_bias",
+        ),
+    ),
     # Reasoning is switched on by a key the error rarely spells ("\"llama3.1:8b\" does not
     # support thinking" for `reasoning_effort`, Ollama's "think value \"medium\" is not
     # supported for this model"): a refusal right next to the word, or to the word and the
@@ -2178,7 +2201,7 @@ def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None =
             if (found := re.search(pattern, sentence)) and re.search(refusal, sentence)
         ]
         if readings:
-            named.update(keys if None in readings else readings)
+            named.update(keys if None in readings else (k for r in readings if r for k in r))
     # A type of the body's own tools spelled in a sentence that refuses ("Built-in tools
     # ({google_search}) and Custom tools (Function Calling) cannot be combined", Antigravity's)
     # names the tools, as "tool type" refused does; `_refused_tools` keeps those of other types.
@@ -2195,16 +2218,36 @@ def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None =
     return [key for key in droppable if key in named]
 
 
-def _qualified(before: str, keys: tuple[str, ...], droppable: Mapping[str, Any]) -> str | None:
-    """The one key of a capability's `keys` that the word right before its phrase narrows it
-    to, where that word is part of that key's name alone and the body holds it ("Parallel
+def _qualified(
+    before: str, keys: tuple[str, ...], droppable: Mapping[str, Any]
+) -> tuple[str, ...] | None:
+    """The keys of a capability's `keys` that the words right before its phrase narrow it
+    to, where each word is part of one key's name alone and the body holds it ("Parallel
     function calling is not supported" is `parallel_tool_calls`, not the tools; "top log
-    probabilities" is `top_logprobs`); None (the capability whole) otherwise."""
-    word = re.search(r"([^\W\d_]+)[\s_-]*$", before[-40:])
-    if word is None:
+    probabilities" is `top_logprobs`); words joined by "and", "or" or a comma name a key
+    each ("presence and frequency penalties"); None (the capability whole) otherwise."""
+    run = re.search(
+        r"(?:[^\W\d_]++(?:\s*+[,/&]\s*+(?:(?:and|or)\s++)?|\s++(?:and|or)\s++))*"
+        r"[^\W\d_]++[\s_-]*+$",
+        before[-80:],
+    )
+    if run is None:
         return None
-    owners = [key for key in keys if word.group(1).lower() in key.split("_")]
-    return owners[0] if len(owners) == 1 and owners[0] in droppable else None
+    words = [
+        w.lower() for w in re.findall(r"[^\W\d_]+", run.group()) if w.lower() not in ("and", "or")
+    ]
+
+    def owner(word: str) -> str | None:
+        owners = [key for key in keys if word in key.split("_")]
+        return owners[0] if len(owners) == 1 else None
+
+    every = [owner(word) for word in words]
+    held = tuple(dict.fromkeys(k for k in every if k is not None and k in droppable))
+    if words and None not in every and held:
+        return held
+    # otherwise the last word alone, where its key is the body's
+    last = every[-1] if every else None
+    return (last,) if last is not None and last in droppable else None
 
 
 def _schema_holders(droppable: Mapping[str, Any]) -> list[tuple[str, ...]]:
