@@ -689,13 +689,16 @@ def _wait_in(message: str) -> float | None:
 
 
 def _seconds_in(duration: str) -> float | None:
-    """A duration as written ("1m2.5s", "20ms", "30 seconds"), as a wait."""
-    return _wait(
-        sum(
-            float(amount) * _DURATION_SECONDS[_unit(word)]
-            for amount, word in _DURATION_PART.findall(duration)
-        )
-    )
+    """A duration as written ("1m2.5s", "20ms", "30 seconds", "1 minute and 30
+    seconds"), as a wait: its parts while each unit is smaller than the one before
+    ("retry after 5 seconds, 10 seconds max" is 5 s)."""
+    seconds, last = 0.0, math.inf
+    for amount, word in _DURATION_PART.findall(duration):
+        unit = _DURATION_SECONDS[_unit(word)]
+        if unit >= last:
+            break
+        seconds, last = seconds + float(amount) * unit, unit
+    return _wait(seconds)
 
 
 def _unit(word: str) -> str:

@@ -323,6 +323,7 @@ def test_an_http_date_without_a_zone_is_gmt(monkeypatch: pytest.MonkeyPatch) -> 
         ("Please try again in 1 minute and 30 seconds.", 90.0),
         ("Rate limited: retry after 2 hours, 5 minutes", 7500.0),
         ("Try again in 30 seconds and 2 more tokens.", 30.0),
+        ("Rate limited: retry after 5 seconds, 10 seconds max.", 5.0),  # not a further part
         ("Please try again in " + "9" * 400 + "h.", MAX_WAIT_SECONDS),  # overflows a float
         ("Please try again in 99999999999h.", MAX_WAIT_SECONDS),
     ],
