@@ -1758,7 +1758,8 @@ class ResponsesNormalizer(Normalizer):
         self.custom_done.add(self._index(payload))
 
     def _arguments_delta(self, payload: dict[str, Any]) -> None:
-        index = self._call_index(payload)
+        # (`_call_index` only where calls share an output index: not a call per delta)
+        index = self._call_index(payload) if self.stacked else self._index(payload)
         if index is None:
             return
         self._show(index, "function_call", payload.get("item_id"))  # its id, as the call's
