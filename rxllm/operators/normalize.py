@@ -92,7 +92,9 @@ def normalize(
 
     Text, reasoning and a refusal are Unicode a UTF-8 writer takes, however the
     provider cut them: a character whose UTF-16 halves came in two deltas of one kind
-    (JSON escapes each half) is one character, and a half with no other is U+FFFD.
+    (JSON escapes each half) is one character, and a half with no other is U+FFFD, as it
+    is in a citation's or a provider-run tool's fields. Only a chunk pydantic-core's
+    parser refused can hold a lone half (`halves_possible`): other streams pay nothing.
 
     The response's headers (a `ResponseHeaders` item, before the first chunk) are kept,
     not emitted: an error in the body names the request id from them, and so does an
