@@ -1,9 +1,8 @@
 """An event as the Redis log stores it, JSON, and back, lone surrogates included.
 
 A provider's JSON may escape half a character alone (`"\\ud800"`): json decoding gives
-a lone surrogate. The pipeline mends it in text, reasoning, refusals and tool
-arguments (a pair split between two deltas joined, a lone half U+FFFD), not in a
-citation's title or a server tool's result, nor in an event built by hand. The log
+a lone surrogate. The pipeline mends it in every event it makes (a pair split between
+two deltas joined, a lone half U+FFFD), not in an event built by hand. The log
 keeps such an event as it came, so a replay replaces it exactly as the live response
 did (`UIMessageEncoder`). pydantic's JSON can neither write one (it is not UTF-8) nor read
 its escape, so then, and only then, the stdlib's JSON does: ASCII, the lone half as
