@@ -43,6 +43,7 @@ from rxllm.events import (
     ToolStart,
     UsageUpdate,
 )
+from rxllm.fragments import is_high_half
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.pipeline.sniff import MAX_BYTES, sniff_not_a_stream, sniff_provider
 from rxllm.providers import PROVIDER_NAMES, wire_for
@@ -207,7 +208,7 @@ class Printer:
         deltas joined, a half never paired replaced by U+FFFD (stdout refuses both),
         a `\\r\\n` split likewise kept a line end, control characters shown as escapes."""
         text, self.held = self.held + text, ""
-        if text and ("\ud800" <= text[-1] <= "\udbff" or text[-1] == "\r"):
+        if text and (is_high_half(text[-1]) or text[-1] == "\r"):
             text, self.held = text[:-1], text[-1]
         return terminal_text(text)
 

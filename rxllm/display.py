@@ -36,6 +36,7 @@ from rxllm.events import (
     Usage,
     UsageUpdate,
 )
+from rxllm.fragments import is_high_half
 
 __all__ = [
     "Html",
@@ -114,7 +115,7 @@ def _brief(text: str) -> str:
     """`text` cut to SUMMARY_CHARS, for a summary that goes on after it."""
     if len(text) <= SUMMARY_CHARS:
         return text
-    end = SUMMARY_CHARS + ("\ud800" <= text[SUMMARY_CHARS - 1] <= "\udbff")  # keep a pair
+    end = SUMMARY_CHARS + is_high_half(text[SUMMARY_CHARS - 1])  # keep a pair
     return text[:end] + "…"
 
 

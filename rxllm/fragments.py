@@ -57,6 +57,7 @@ __all__ = [
     "hang_up",
     "hanging_up",
     "has_half",
+    "is_high_half",
     "whole_characters",
     "whole_value",
 ]
@@ -65,6 +66,12 @@ __all__ = [
 # and a writer that cuts text by UTF-16 code units (JavaScript's `slice`) may send the
 # halves in two chunks, each a lone surrogate once decoded, which no UTF-8 writer takes.
 has_half = re.compile("[\ud800-\udfff]").search
+
+
+def is_high_half(char: str) -> bool:
+    """Whether `char` is the first (high) half of a UTF-16 pair: one that ends a text
+    waits for its other half, which may come in the next."""
+    return "\ud800" <= char <= "\udbff"
 
 
 def whole_characters(text: str) -> str:

@@ -34,6 +34,7 @@ from rxllm.fragments import (
     closing,
     hanging_up,
     has_half,
+    is_high_half,
     whole_characters,
     whole_value,
 )
@@ -221,7 +222,7 @@ class _Feeding(abc.DisposableBase):
             cast(ReasoningDelta, said).signature is not None
             or cast(ReasoningDelta, said).details is not None
         )
-        if "\ud800" <= text[-1] <= "\udbff" and not closes:
+        if is_high_half(text[-1]) and not closes:
             halves[kind] = said.model_copy(update={"text": text[-1]})
             text = text[:-1]
             if not text:

@@ -51,6 +51,7 @@ from rxllm.events import (
     UsageUpdate,
     named_call,
 )
+from rxllm.fragments import is_high_half, whole_characters
 from rxllm.serving.event_json import json_or_none, load_event
 
 __all__ = [
@@ -188,7 +189,7 @@ def _frame_bytes(text: str) -> bytes:
     try:
         return text.encode()
     except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
+        return whole_characters(text).encode()
 
 
 def encode_frame(part: Part) -> bytes:
@@ -224,10 +225,6 @@ def _signs_a_part(event: ReasoningDelta) -> bool:
         and details is not None
         and "type" not in details
     )
-
-
-def _is_high_surrogate(char: str) -> bool:
-    return "\ud800" <= char <= "\udbff"
 
 
 _PROVIDER_TOOL: Final[Mapping[str, bool]] = MappingProxyType(
@@ -370,7 +367,7 @@ class UIMessageEncoder:
         ):
             # Most of a turn: a delta into the open text block, framed without the dict.
             text = event.text
-            if text and not _is_high_surrogate(text[-1]):
+            if text and not is_high_half(text[-1]):
                 data = self._delta_prefix + _frame_bytes(_dumps(text)) + b"}\n\n"
                 return data if entry_id is None else b"id: " + entry_id.encode() + b"\n" + data
         was_finished = self.finished
@@ -529,7 +526,7 @@ class UIMessageEncoder:
         """`text` with a held high surrogate before it, holding back a trailing one."""
         if self._held:
             text, self._held = self._held + text, ""
-        if text and _is_high_surrogate(text[-1]):
+        if text and is_high_half(text[-1]):
             text, self._held = text[:-1], text[-1]
         return text
 
