@@ -247,6 +247,7 @@ from rxllm.providers.base import (
     thinking_switch,
 )
 from rxllm.providers.call_ids import CallIds
+from rxllm.providers.dsml import DsmlSplitter
 from rxllm.providers.think_tags import TAGGED, ThinkTagSplitter, came_in_tags, think_tagged
 from rxllm.providers.wire_signs import other_api
 from rxllm.request import (
@@ -435,6 +436,12 @@ class ChatOptions:
     (`rxllm.providers.presets`); see `rxllm.providers.think_tags` for the exact rules.
     Each block ends with an empty reasoning delta whose details are `{"think_tags":
     true}` (`think_tags.TAGGED`): its part is known to have come in the content."""
+
+    dsml_tool_calls: bool = False
+    """Read DeepSeek's DSML tool-call blocks in the answer's `content` as tool calls:
+    DeepSeek V3.2 and V4 served by a host whose tool parser missed them
+    (sgl-project/sglang#40236, cline/cline#13348) or that runs none. Only a whole block
+    of DeepSeek's grammar reads so; see `rxllm.providers.dsml` for the exact rules."""
 
     extra_headers: dict[str, str] = field(default_factory=dict)
     """Headers every request of this endpoint carries."""
@@ -1427,6 +1434,7 @@ class ChatNormalizer(Normalizer):
     __slots__ = (
         "_extension",
         "_reasoning_in_completion",
+        "answer",
         "call_args",
         "call_ids",
         "calls",
@@ -1444,6 +1452,7 @@ class ChatNormalizer(Normalizer):
         "detail_key",
         "detail_said",
         "detail_text",
+        "dsml",
         "finish",
         "finish_word",
         "last_call",
@@ -1505,10 +1514,15 @@ class ChatNormalizer(Normalizer):
         # Whether a delta carried output (reasoning, content, a refusal, tool calls): a
         # whole `message` after it is the turn's summary.
         self.streamed = False
-        self.content: Callable[[str], None] = self.text
+        self.dsml: DsmlSplitter | None = None
+        answer: Callable[[str], None] = self.text  # where the answer's text goes
+        if options.dsml_tool_calls:
+            self.dsml = DsmlSplitter(self.text, self._dsml_call)
+            answer = self.dsml.feed
         if options.think_tags:
-            self.think = ThinkTagSplitter(self.text, self.reasoning, self._tagged)
-            self.content = self.think.feed
+            self.think = ThinkTagSplitter(answer, self.reasoning, self._tagged)
+            answer = self.think.feed
+        self.answer = self.content = answer
         self._extension = options.extension
         self._reasoning_in_completion = options.reasoning_in_completion
         # Made at the first citation: most streams cite nothing.
@@ -1541,6 +1555,27 @@ class ChatNormalizer(Normalizer):
         self.detail_said = False
         # Its text so far while each fragment repeated it (`_detail_news`), else None.
         self.detail_text: str | None = None
+
+    def _flush_held(self) -> None:
+        """Let out the text the splitters hold back (a tag's or a marker's beginning, a
+        block never closed), the think-tag splitter's first: what it lets out is the
+        answer's, read by the DSML splitter after it."""
+        if self.think is not None:
+            self.think.flush()
+        if self.dsml is not None:
+            self.dsml.flush()
+
+    def _dsml_call(self, name: str, arguments: str) -> None:
+        """A call DeepSeek wrote in DSML in the content (`rxllm.providers.dsml`): a call
+        of its own, after the calls before it, its id made as for a call that came
+        without one."""
+        if self.unnamed:
+            self._start_named()  # the calls before this one start before it
+        index = len(self.call_ids)
+        self.calls[("dsml", index)] = index
+        self.call_ids[index] = self._call_id(index)
+        self._start_call(index, name)
+        self._arguments(index, arguments)
 
     def _tagged(self) -> None:
         """The end of a block of reasoning that came inside `<think>` tags: an empty
@@ -1699,8 +1734,7 @@ class ChatNormalizer(Normalizer):
         if self.finish is not None:
             self._settle()
             return
-        if self.think is not None:
-            self.think.flush()  # the stream was cut: what was held is still output
+        self._flush_held()  # the stream was cut: what was held is still output
         if self.unnamed:
             self._start_named()  # a call named before the cut began
         if self.wrapped:
@@ -2623,8 +2657,7 @@ class ChatNormalizer(Normalizer):
             )
             return
         if index is None:
-            if self.think is not None:
-                self.think.flush()  # text held so far comes before the call
+            self._flush_held()  # text held so far comes before the call
             if self.unnamed:
                 self._start_named()  # the calls before this one start before it
             index = len(self.call_ids)
@@ -2741,7 +2774,7 @@ class ChatNormalizer(Normalizer):
     def _after_thought(self, content: str) -> None:
         """Content after a thought, not flagged: the answer, without the tag that
         closes the thoughts."""
-        self.content = self.text if self.think is None else self.think.feed
+        self.content = self.answer
         content = content.removeprefix(_THOUGHT_CLOSE)
         if content:
             self.content(content)
@@ -2924,8 +2957,7 @@ class ChatNormalizer(Normalizer):
         self.stream_error(error, raw)
 
     def release(self) -> None:
-        if self.think is not None:
-            self.think.flush()  # text held back before an error is still output
+        self._flush_held()  # text held back before an error is still output
         if self.unnamed:
             self._start_named()  # a call named before the error began
         if self.wrapped:
@@ -2934,8 +2966,7 @@ class ChatNormalizer(Normalizer):
     def _settle(self) -> None:
         if self.detail is not None:  # [DONE] without a finish (Snowflake)
             self._end_detail()
-        if self.think is not None:
-            self.think.flush()
+        self._flush_held()
         finish, word = self.finish, self.finish_word
         if word in FAILED_FINISHES:  # no error object came (it would have ended it)
             if self.unnamed:

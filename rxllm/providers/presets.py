@@ -33,6 +33,9 @@ __all__ = [
 # The family's common ground: none of the options of OpenAI's own endpoint (`OPENAI`:
 # its `max_completion_tokens`, which a compatible server may not read).
 _COMPATIBLE = ChatOptions()
+# An endpoint that may serve DeepSeek's open weights: its DSML calls in the content are
+# read as calls (`ChatOptions.dsml_tool_calls`).
+_DEEPSEEK_READY = ChatOptions(dsml_tool_calls=True)
 
 
 def local() -> OpenAIChat:
@@ -50,7 +53,7 @@ def custom() -> OpenAIChat:
         default_base_url="",
         api_key_env="CUSTOM_API_KEY",
         requires_api_key=False,
-        options=_COMPATIBLE,
+        options=_DEEPSEEK_READY,
         ssrf_guard_by_default=True,
     )
 
@@ -67,7 +70,9 @@ def openrouter() -> OpenAIChat:
         "https://openrouter.ai/api/v1",
         "OPENROUTER_API_KEY",
         recovery=RecoveryPolicy(degrade=True, degrade_on_bad_gateway=True),
-        options=ChatOptions(reasoning_back="reasoning_details", pdf_input="file_data_or_url"),
+        options=ChatOptions(
+            reasoning_back="reasoning_details", pdf_input="file_data_or_url", dsml_tool_calls=True
+        ),
     )
 
 
@@ -88,7 +93,7 @@ def nvidia() -> OpenAIChat:
             degrade_on_opaque_server_error=True,
             mandatory_body_keys=frozenset({"chat_template_kwargs"}),
         ),
-        options=ChatOptions(think_tags=True, reasoning_back="think_tags"),
+        options=ChatOptions(think_tags=True, reasoning_back="think_tags", dsml_tool_calls=True),
     )
 
 
@@ -105,7 +110,9 @@ def deepseek() -> OpenAIChat:
         "https://api.deepseek.com",
         "DEEPSEEK_API_KEY",
         recovery=RecoveryPolicy(degrade=True, mandatory_body_keys=frozenset({"thinking"})),
-        options=ChatOptions(reasoning_back="reasoning_content", json_schema_output=False),
+        options=ChatOptions(
+            reasoning_back="reasoning_content", json_schema_output=False, dsml_tool_calls=True
+        ),
     )
 
 
@@ -228,7 +235,7 @@ def vllm() -> OpenAIChat:
         "http://localhost:8000/v1",
         api_key_env="VLLM_API_KEY",
         requires_api_key=False,
-        options=ChatOptions(pdf_input="none"),
+        options=ChatOptions(pdf_input="none", dsml_tool_calls=True),
     )
 
 
@@ -293,7 +300,7 @@ def together() -> OpenAIChat:
         "together",
         "https://api.together.xyz/v1",
         "TOGETHER_API_KEY",
-        options=ChatOptions(think_tags=True, reasoning_back="think_tags"),
+        options=ChatOptions(think_tags=True, reasoning_back="think_tags", dsml_tool_calls=True),
     )
 
 

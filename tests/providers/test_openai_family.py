@@ -758,20 +758,25 @@ OPTIONS: dict[str, ChatOptions] = {
         reasoning_back="thinking_chunks",
         pdf_input="document_url",
     ),
-    "deepseek": ChatOptions(reasoning_back="reasoning_content", json_schema_output=False),
+    "deepseek": ChatOptions(
+        reasoning_back="reasoning_content", json_schema_output=False, dsml_tool_calls=True
+    ),
     "zai": ChatOptions(reasoning_back="reasoning_content"),
     "moonshot": ChatOptions(
         reasoning_back="reasoning_content",
         thinking_refuses_forced_choice=re.compile(r"kimi-k2(?:-thinking|\.[5-7])"),
     ),
-    "openrouter": ChatOptions(reasoning_back="reasoning_details", pdf_input="file_data_or_url"),
+    "openrouter": ChatOptions(
+        reasoning_back="reasoning_details", pdf_input="file_data_or_url", dsml_tool_calls=True
+    ),
     "snowflake": ChatOptions(reasoning_back="reasoning_details"),
     "ollama": ChatOptions(reasoning_back="reasoning", image_urls=False, pdf_input="none"),
-    "vllm": ChatOptions(pdf_input="none"),
+    "vllm": ChatOptions(pdf_input="none", dsml_tool_calls=True),
     "llamacpp": ChatOptions(pdf_input="none"),
     "xai": ChatOptions(reasoning_in_completion=False),
-    "together": ChatOptions(think_tags=True, reasoning_back="think_tags"),
-    "nvidia": ChatOptions(think_tags=True, reasoning_back="think_tags"),
+    "together": ChatOptions(think_tags=True, reasoning_back="think_tags", dsml_tool_calls=True),
+    "nvidia": ChatOptions(think_tags=True, reasoning_back="think_tags", dsml_tool_calls=True),
+    "custom": ChatOptions(dsml_tool_calls=True),
 }
 
 
