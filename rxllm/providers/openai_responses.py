@@ -124,7 +124,8 @@ Output items, by type (the decisions of this module):
   `server_tool_result` at `output_item.done` with content = the whole done item minus
   `id` and `type` (its `status`, `results`, `outputs`, `output`, `error`, `tools`,
   `result`, and the final input such as a web search's `action`), `is_error` when its
-  status is `failed` or it has an `error` (`server_item_failed`). A
+  status is `failed` (or Tinfoil's `blocked`) or it has an `error`
+  (`server_item_failed`). A
   `tool_search_output` item is the result of a server tool search (of the latest one
   when, as OpenAI sends both, it has no `call_id`), a `shell_call_output` item that of
   a hosted shell call (a local shell's output is the client's, never in a response's
@@ -425,12 +426,22 @@ def server_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_FAILED_ITEM = frozenset({"failed", "blocked"})
+"""The statuses of a provider-run item whose tool gave no result: `failed` (a web or file
+search's, code interpreter's, image generation's, MCP call's), and Tinfoil's `blocked`:
+its safeguard refused the query before the search ran ("blocks queries containing
+sensitive information before they're sent to Exa. The model still responds, just
+without search results", docs.tinfoil.sh/guides/web-search), the frame's `reason` says
+why, and its own client lists such searches apart (`blocked_searches`, tinfoil-go's
+websearch_test.go) as Anthropic's `*_tool_result_error` is told from a result.
+`incomplete` is the response's cut, not the tool's failure."""
+
+
 def server_item_failed(item: dict[str, Any]) -> bool:
     """Whether a provider-run item's done form says its tool failed: its `status`
-    `failed` (a web or file search's, code interpreter's, image generation's, MCP
-    call's; `incomplete` is the response's cut, not the tool's failure) or an `error`
-    (an MCP call's or tool listing's, a string, null when it worked)."""
-    return item.get("status") == "failed" or item.get("error") not in (None, "", {})
+    (`_FAILED_ITEM`) or an `error` (an MCP call's or tool listing's, a string, null when
+    it worked)."""
+    return item.get("status") in _FAILED_ITEM or item.get("error") not in (None, "", {})
 
 
 def server_name(item: dict[str, Any]) -> str:
