@@ -36,7 +36,8 @@ A rejection before anything was committed is read once, by `classify`, into one 
   1048576"), an output limit refused as a negative number the body did not send
   ("max_tokens must be at least 1, got -53.", vLLM: the server derived it, the prompt fills
   the context), 413 or its words
-  ("Request body too large", "Request payload size exceeds the limit: 4194304 bytes"), a
+  ("Request body too large", "Request payload size exceeds the limit: 4194304 bytes"; but
+  the body's bytes over, with images in it, retry without them: `_bytes_over`), a
   request larger than a whole per-minute allowance; under a rate limit only
   the last: a per-minute limit that asks to "reduce the prompt length ... or try again
   later" backs off, and "Too many tokens, please wait" is a throttle), content policy (in a
@@ -570,7 +571,7 @@ _SIZE_OVER = (
     r"(?![^.\n]{0,40}?(?:\b(?:per|each|every|a)\s+(?:second|sec|minute|min|hour|day|week|month)"
     r"\b|\b(?:[RT]P[SMHD]|[IO]TPM)\b|/\s*(?:s|sec|m|min|h|hr|d|day)\b))"
 )
-_SIZE = (
+_PROMPT_SIZE = (
     # (tokens "processed" are a rate: Cerebras's 429 "Tokens per minute limit exceeded - too
     # many tokens processed")
     # (`search_context_size` is a key's name, not words about the context; nor is a field
@@ -645,15 +646,26 @@ _SIZE = (
     r"(?:\b(?:the|your|this)\s+|(?<![\w'\"`]\s)(?<![\w'\"`]))"
     r"(?:prompt|input)\s+exceeds\s+(?:the\s+)?max(?:imum)?\s+(?:\w+\s+)?length\b|"
     # the conversation itself said full ("The conversation is full", as "The context window is
-    # full"): what it holds is the prompt, which no wait and no key frees
-    r"\b(?:conversation|chat\s+history|message\s+history|thread)\s+(?:is|are|has\s+become)\s+"
+    # full"): what it holds is the prompt, which no wait and no key frees. A thread is the
+    # conversation where nothing or a determiner names it ("This thread is already full");
+    # one another noun names is the server's ("Worker thread is full", "the inference thread
+    # is full"), a store of the server's said full, which frees as requests end (`_TRANSIENT`)
+    r"(?:\b(?:conversation|chat\s+history|message\s+history)|"
+    r"(?:(?<![\w'\"`][^\S\n])(?<![\w'\"`-])|"
+    r"\b(?:the|this|that|your|my|current|chat|conversation|message)\s+)thread)"
+    r"\s+(?:is|are|has\s+become)\s+"
     r"(?:(?:now|already|completely)\s+)?full\b(?!\s+(?:of|name|path|text|list)\b)|"
     # the request's tokens over a maximum or the model's limit, in other words ("Token count
     # 9000 is greater than the maximum allowed", "Total tokens exceed the model's limit", "This
     # request exceeds the token limit of this model"): not a key's ("max_tokens exceeds the
     # token limit of this model"), nor a limit per a window ("... the token limit per minute")
-    r"(?:" + _SIZE_TOKENS + r"|" + _SIZE_REQUEST + r")" + _SIZE_OVER + r"|" + _OVER_ALLOWANCE
+    r"(?:" + _SIZE_TOKENS + r"|" + _SIZE_REQUEST + r")" + _SIZE_OVER
 )
+_SIZE = _PROMPT_SIZE + r"|" + _OVER_ALLOWANCE
+# A size counted in tokens or of the context, whatever the words call it ("Request body too
+# large for gpt-4o model. Max size: 8000 tokens.", GitHub Models' 413): the prompt's, text
+# and images alike.
+_IN_TOKENS = r"(?i)\btokens?\b|\bcontext\b|\b[IO]?TPM\b"
 # The caller's own storage said full, or over its quota ("Vector store is full", "Your file
 # storage is full. Delete files ...", "storage quota exceeded"): it frees as the caller deletes
 # what it keeps there, neither after a wait nor with another body, unlike a store of the
@@ -951,6 +963,9 @@ _TRANSIENT = (
     # a queue with no room now (SGLang's "The request queue is full." after `200 OK`, its
     # 503 lost in a frame without one)
     r"\bqueue (?:is )?(?:full|at capacity)\b|队列已?满|"
+    # (its threads or processes in Chinese: bisheng's 10540 "服务器线程数已满, 请稍候再试",
+    # the server's thread count full, please try again shortly)
+    r"(?:线程|进程)数?已?满(?!足)|"
     # or any store of the server's said to be full now ("prompt_cache is full, try again",
     # "KV cache is full"): room frees as requests end, and the identifier before the words is
     # the server's store, no key refused; not a context or its window, the prompt's size
@@ -967,7 +982,7 @@ _TRANSIENT = (
     r"(?<!\bsize )(?<!\bcount )(?<!\brequests )(?<!\bitems )(?<!\bmessages )"
     r"\bexceed(?:s|ed)?\s+(?:the\s+)?max(?:imum)?\s+queue\s+(?:size|length|depth)\b|"
     r"\bqueue\s+(?:size|length|depth)\s+(?:limit\s+)?(?:exceeded|reached)\b|"
-    r"稍后再?(?:重?试|尝试)|负载\S{0,4}?(?:饱和|过高|过大)|繁忙"
+    r"稍[后候]再?(?:重?试|尝试)|负载\S{0,4}?(?:饱和|过高|过大)|繁忙"
 )
 # A 429 that names the window it counts in ("Tokens per minute limit exceeded", "on
 # requests per min (RPM)", Vertex's metric `generate_content_requests_per_minute_per_project`)
@@ -1181,6 +1196,9 @@ _CONVERSATION = (
     # "missing `input.content.text' parameter", `param` "input.content.text")
     r"\binput(?:\.\d+|\[\d+\])*\.content\b|"
     r"\breasoning_content\b|"
+    # a thought's signature, which only the model's own turns carry back (Vertex's "Unable to
+    # submit request because Thought signature is not valid.", Gemini's `thoughtSignature`)
+    r"\bthought[ _]?signatures?\b|"
     # the same in prose: a call or result of the history ("tool result's tool id(call_...)
     # not found", MiniMax; Gemini's "the number of function response parts is equal to the
     # number of function call parts of the function call turn"), a rule for every message's
@@ -2198,7 +2216,11 @@ def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None =
         readings = [
             _qualified(sentence[: found.start()], keys, droppable)
             for sentence in _clauses(_without_compounds(phrase_text, compounds, pattern))
-            if (found := re.search(pattern, sentence)) and re.search(refusal, sentence)
+            if (found := re.search(pattern, sentence))
+            and re.search(refusal, sentence)
+            and not re.search(
+                _HELD_BY_A_MESSAGE, sentence[max(0, found.start() - 80) : found.start()]
+            )
         ]
         if readings:
             named.update(keys if None in readings else (k for r in readings if r for k in r))
@@ -2216,6 +2238,16 @@ def _named_in(text: str, droppable: Mapping[str, Any], phrase_text: str | None =
     ):
         named.update(holders[0])
     return [key for key in droppable if key in named]
+
+
+# A capability's phrase that a message of the history is said to hold ("Cannot pass both
+# content and thinking in an assistant message with tool calls!", gpt-oss's template in LM
+# Studio; "a message containing function calls"): the conversation's content, not the
+# capability the body's keys ask for.
+_HELD_BY_A_MESSAGE = (
+    r"(?i)\bmessages?(?:['\u2019]s?)?\s+(?:(?:with|containing|carrying|holding|having|that\s+"
+    r"(?:has|have|holds?|contains?|carries))\s+)?(?:(?:the|its|their|any|some|no)\s+)?$"
+)
 
 
 def _qualified(
@@ -2801,6 +2833,12 @@ def _read(error: ErrorInfo, body: Mapping[str, Any], policy: RecoveryPolicy) -> 
     # prompt a limit asks to shorten fits after a wait.
     oversize = re.search(_OVER_ALLOWANCE, text, re.I) if rate_limited else too_long(error, text)
     if status == _TOO_LARGE_STATUS or oversize:
+        if (
+            policy.degrade
+            and count_images(body, policy)
+            and _bytes_over(error, text, status, rate_limited)
+        ):
+            return Verdict("images", "the request's bytes are over the limit: the images go")
         return Verdict("surface", "the conversation is too long: dropping keys cannot shorten it")
     if code == "content_filter" or (not rate_limited and re.search(_CONTENT_POLICY, text)):
         return Verdict("surface", "the content policy refused the prompt")
@@ -2963,6 +3001,23 @@ def _no_room_left(text: str, body: Mapping[str, Any]) -> bool:
     """Whether the error refuses a negative output limit that no key of the body holds."""
     sent = {str(value) for value in body.values() if isinstance(value, int)}
     return any(found.group(1) not in sent for found in re.finditer(_NEGATIVE_OUTPUT_ROOM, text))
+
+
+def _bytes_over(error: ErrorInfo, text: str, status: int | None, rate_limited: bool) -> bool:
+    """Whether a size rejection counts the request's bytes, not its tokens nor the context:
+    a 413 (RFC 9110's Content Too Large, whatever generic words it has: Anthropic's
+    `request_too_large` "Request exceeds the maximum size"), or the body's size in words
+    ("Request Entity Too Large", "Request payload size exceeds the limit: 4194304 bytes").
+    Images inline in base64 are most of such a body: requests with screenshots are what meet
+    it (open-webui#3273 after a few webcam pictures, wandb/openui#150, Claude Code's "Request
+    too large (max 20MB)" as pasted screenshots pile up, anthropics/claude-code#43056), and
+    clients that meet it shed or bound the images (microsoft/vscode#252745,
+    screenpipe/screenpipe#6869, boldsoftware/shelley#213): the turn without them fits."""
+    if rate_limited or (error.code or "").lower() == "context_length_exceeded":
+        return False
+    if re.search(_IN_TOKENS, text):
+        return False
+    return status == _TOO_LARGE_STATUS or not re.search(_PROMPT_SIZE, text)
 
 
 def _required_missing(text: str, body: Mapping[str, Any]) -> str | None:

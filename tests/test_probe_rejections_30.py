@@ -20,7 +20,8 @@ backoff that surfaces passes there, so each case's reading is asserted here too)
   cohere__400_cannot_specify_both_message_and_tool_results_multistep: before, static).
 - A request's bytes over a limit are its size ("Request payload size exceeds the limit:
   4194304 bytes.", Gemini; "Maximum request body size ... exceeded";
-  gemini__400_request_payload_size_exceeds_the_limit: before, static).
+  gemini__400_request_payload_size_exceeds_the_limit: before, static); with images sent,
+  they go since round 24 (tests/test_probe_rejections_58).
 - A message's text left empty is the conversation ("Unable to submit request because it has
   an empty text parameter.", Gemini behind its OpenAI-compatible list envelope;
   gemini__openai_compat_400_empty_text_parameter_list_envelope: before, static).
@@ -101,12 +102,13 @@ ROUND_ELEVEN = (
 
 def test_the_cases_are_round_elevens() -> None:
     assert len(set(ROUND_ELEVEN)) == 22
+    # (Gemini's payload over its bytes with a photo: none until round 24, images since)
     assert action_counts(ROUND_ELEVEN) == {
-        "none": 9,
+        "none": 8,
         "backoff": 4,
         "static": 4,
         "drop": 3,
-        "images": 2,
+        "images": 3,
     }
 
 
@@ -190,7 +192,7 @@ def test_tool_fields_near_the_rule(
     assert verdict(openai_error(message), sent) == expected
 
 
-# -- a request's bytes over a limit: its size --------------------------------------------
+# -- a request's bytes over a limit: its size, less the images where it has any -----------
 
 
 @pytest.mark.parametrize(
@@ -208,7 +210,9 @@ def test_tool_fields_near_the_rule(
     ],
 )
 def test_a_request_over_a_byte_limit_is_its_size(payload: Any) -> None:
-    assert verdict(payload, body(True, temperature=0.4)) == ("surface", ())
+    assert verdict(payload, body(temperature=0.4)) == ("surface", ())
+    # (the images sent go, tests/test_probe_rejections_58)
+    assert verdict(payload, body(True, temperature=0.4)) == ("images", ())
 
 
 def test_a_request_over_a_byte_limit_surfaces_after_200() -> None:

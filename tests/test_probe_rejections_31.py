@@ -229,14 +229,14 @@ VARIANTS = [
         frame({"message": "The engine core exited unexpectedly."}, body(temperature=0.7)),
         "backoff",
     ),
-    # -- gemini__400_request_payload_size_exceeds_the_limit: none ---------------------------
+    # -- gemini__400_request_payload_size_exceeds_the_limit: images (none before round 24) ---
     case(
         "payload/a: in-band, no status",
         frame(
             {"message": "Request payload size exceeds the limit: 20971520 bytes."},
             body(True, temperature=0.4),
         ),
-        "surface",
+        "images",
     ),
     case(
         "payload/b: the body's size, a code of 413 in the envelope",
