@@ -33,7 +33,7 @@ from rxllm.degradation import NextBody, RetryPlan, Verdict, classify
 from rxllm.error_body import request_id_of
 from rxllm.errors import ConfigError, did_you_mean
 from rxllm.events import Cancelled, Event, Failed, Retry, StreamRecord
-from rxllm.fragments import Emit, Fragment, SourceItem
+from rxllm.fragments import Emit, FailureUsage, Fragment, SourceItem
 from rxllm.operators._link import Operator, forward, link
 from rxllm.operators._timers import loop_scheduler, on_its_loop
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
@@ -80,9 +80,11 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_O = TypeVar("_O")
 
 Cancel = asyncio.Event | Observable[Any] | None
 FragmentOperator = Callable[[Observable[Fragment]], Observable[Fragment]]
+EventOperator = Callable[[Observable[Event]], Observable[Event]]
 Seen = Callable[[Normalizer], None]
 
 
@@ -422,6 +424,10 @@ class Provider:
         self._pool = SessionPool(self.guard) if session is None else None
         """The provider's own connections, reused across turns (none with a session
         passed in: that one is the caller's, used as is and never closed here)."""
+        # Built once, not per stream: the transport's read timeout and the text guards
+        # (each keeps its state per subscription, so every stream may share them).
+        self._read_timeout = options.silence_allowed()
+        self._text_guards = tuple(options.text_guards())
 
     def __repr__(self) -> str:  # never shows the key, even one written into the URL
         base_url = redact(self.base_url, self._secrets)
@@ -466,29 +472,28 @@ class Provider:
             session=self.session or self._pool,
             guard=self.guard,
             connect_timeout=self.options.connect_timeout,
-            read_timeout=self.options.silence_allowed(),
+            read_timeout=self._read_timeout,
             max_line_bytes=self.options.max_line_bytes,
             max_response_bytes=self.options.max_response_bytes,
         )
         options = self.options
-        watch = deadlines(
+        watch: FragmentOperator = _shared(
+            deadlines,
             first_event=options.first_event_timeout,
             idle=options.idle_timeout,
             provider=self.name,
             attempt=number,
         )
-        guards: list[FragmentOperator] = [watch, *options.text_guards()]
-        events = events_of(
+        return events_of(
             source,
             self.wire,
             self.name,
             number,
-            guards,
+            (watch, *self._text_guards),
             options.max_tool_argument_bytes,
             sent.secrets,
             seen,
         )
-        return events
 
     def prepare(self, request: ChatRequest) -> Turn:
         """One turn's attempts, unsettled, numbered from the given first attempt: the
@@ -733,10 +738,19 @@ def _unless_closed(
 
 def settled(turn: Observable[Event], provider: str, cancel: Cancel = None) -> Observable[Event]:
     """A turn's events with exactly one terminal event, ended early by `cancel`."""
-    events = settle_once(provider, drain=DRAIN_SECONDS, hold=DONE_HOLD_SECONDS)(turn)
+    settle: EventOperator = _shared(settle_once, provider, DRAIN_SECONDS, DONE_HOLD_SECONDS)
+    events = settle(turn)
     if cancel is not None:
         events = cancel_on(_signal(cancel), provider)(events)
     return events
+
+
+@functools.lru_cache(maxsize=256)
+def _shared(factory: Callable[..., _O], *args: Any, **kwargs: Any) -> _O:
+    """`factory(*args, **kwargs)`, an operator built (its arguments checked) once for
+    every stream that asks for it with these arguments, rather than once per stream:
+    rxllm's operators keep their state per subscription."""
+    return factory(*args, **kwargs)
 
 
 def traced(
@@ -804,8 +818,11 @@ def events_of(
     fragments = normalize(make_normalizer)(source)
     for guard in guards:
         fragments = guard(fragments)
-    events = accumulate_tool_arguments(max_tool_argument_bytes)(fragments)
-    return track_commitment()(events)
+    accumulate: Callable[[Observable[Fragment]], Observable[Event | FailureUsage]]
+    accumulate = _shared(accumulate_tool_arguments, max_tool_argument_bytes)
+    track: Callable[[Observable[Event | FailureUsage]], Observable[Event]]
+    track = _shared(track_commitment)
+    return track(accumulate(fragments))
 
 
 async def record_of(

@@ -1,0 +1,73 @@
+"""What a stream's start does that a provider could do once: structure the time to
+first text at scale depends on (issue "Performance at scale": every stream's start is
+paid before most first texts). No test here measures a time."""
+
+from __future__ import annotations
+
+import json
+import sys
+from types import CodeType, FrameType
+from typing import Any
+
+from aiohttp import web
+
+import rxllm
+from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
+from rxllm.operators.deadlines import deadlines
+from rxllm.operators.settle_once import settle_once
+from rxllm.operators.track_commitment import track_commitment
+from rxllm.pipeline.provider import ProviderOptions
+from tests.support import Serve
+
+_ANSWER = (
+    b'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n'
+    b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+    b"data: [DONE]\n\n"
+)
+
+# Built from the provider's options, the same for every stream of it: each operator
+# keeps its state per subscription. The JSON encoder: one, not one per body.
+_ONCE_PER_PROVIDER = {
+    deadlines.__code__: "deadlines()",
+    settle_once.__code__: "settle_once()",
+    accumulate_tool_arguments.__code__: "accumulate_tool_arguments()",
+    track_commitment.__code__: "track_commitment()",
+    ProviderOptions.silence_allowed.__code__: "ProviderOptions.silence_allowed()",
+    ProviderOptions.text_guards.__code__: "ProviderOptions.text_guards()",
+    json.JSONEncoder.__init__.__code__: "json.JSONEncoder()",
+}
+
+
+async def _called_in_a_turn(provider: rxllm.Provider, request: rxllm.ChatRequest) -> set[str]:
+    """Which of `_ONCE_PER_PROVIDER` a whole turn of `provider` calls."""
+    called: set[CodeType] = set()
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in _ONCE_PER_PROVIDER:
+            called.add(frame.f_code)
+
+    sys.setprofile(profile)
+    try:
+        events = [event async for event in provider.astream(request)]
+    finally:
+        sys.setprofile(None)
+    assert isinstance(events[-1], rxllm.Done)
+    return {_ONCE_PER_PROVIDER[code] for code in called}
+
+
+async def test_a_stream_builds_none_of_what_its_provider_shares(serve: Serve) -> None:
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(_ANSWER)
+        return response
+
+    base_url = await serve(handler)
+    provider = rxllm.provider(
+        "openai", api_key="sk-test", base_url=base_url, dedupe_overlap=True, speaker_guard=True
+    )
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    async with provider:
+        await _called_in_a_turn(provider, request)  # the first builds what is shared
+        assert await _called_in_a_turn(provider, request) == set()
+        assert await _called_in_a_turn(provider, request) == set()
