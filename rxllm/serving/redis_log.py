@@ -553,7 +553,7 @@ class RedisLog:
                 await asyncio.sleep(self.lease_ms * RENEW_FRACTION / 1000)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]  # typed from redis 8.2
 
     async def aclose(self) -> None:
         """Cancel the streams this process produces (reason `shutdown`), let their
