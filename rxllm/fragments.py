@@ -10,10 +10,10 @@ frozen dataclass's cost to build (and to define, at import).
 
 One fact travels the other way, without an item: `hang_up` disposes a stream and
 learns which response that closed (its headers), so that an operator that ends a
-stream from a timer (a deadline) names the provider's request id as an error inside
-the body does, and the rejection the source was reading when it was cut off (a 429
-whose body was still arriving), which is the verdict rather than the wait; no stream
-pays anything for it until something hangs up.
+stream from above its attempts (a deadline's timer, `cap_events`' count) names the
+provider's request id as an error inside the body does, and the rejection the source
+was reading when it was cut off (a 429 whose body was still arriving), which is the
+verdict rather than the wait; no stream pays anything for it until something hangs up.
 """
 
 from __future__ import annotations

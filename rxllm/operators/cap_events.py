@@ -6,7 +6,9 @@ from collections.abc import Callable
 
 from reactivex import Observable, abc
 
+from rxllm.error_body import request_id_of
 from rxllm.events import IS_TERMINAL, Event, failed
+from rxllm.fragments import hang_up
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, attach
 
@@ -27,8 +29,10 @@ def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
     talking (a server looping on tiny deltas), before it fills memory or a UI.
 
     The source is unsubscribed before the limit error is emitted, so an exception the
-    observer raises on that error goes to its `on_error`. Each subscription counts
-    from zero.
+    observer raises on that error goes to its `on_error`. It is hung up as a deadline
+    hangs up (`fragments.hang_up`): the error names the request id of the response it
+    cuts off, where an operator upstream knew its headers (`operators.normalize`), for
+    a support ticket. Each subscription counts from zero.
 
     Args:
         limit: the most non-terminal events one turn may emit (an `int`, 0 or more).
@@ -75,11 +79,18 @@ class _Cap(abc.DisposableBase):
         if not IS_TERMINAL[type(event)]:
             self._count += 1
             if self._count > limit:
-                self.dispose()
+                upstream, self._upstream = self._upstream, None
+                headers = None if upstream is None else hang_up(upstream).headers
                 message = f"the turn emitted more than max_events ({limit}) events"
                 try:
                     self._observer.on_next(
-                        failed(event.provider, "limit", message, attempt=event.attempt)
+                        failed(
+                            event.provider,
+                            "limit",
+                            message,
+                            attempt=event.attempt,
+                            request_id=None if headers is None else request_id_of(headers),
+                        )
                     )
                 except Exception as exc:
                     # The source is unsubscribed: it cannot report what the observer
