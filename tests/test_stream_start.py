@@ -4,12 +4,14 @@ paid before most first texts). No test here measures a time."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from types import CodeType, FrameType
 from typing import Any
 
 from aiohttp import web
+from loguru import logger
 
 import rxllm
 from rxllm.operators.accumulate_tool_arguments import accumulate_tool_arguments
@@ -71,3 +73,40 @@ async def test_a_stream_builds_none_of_what_its_provider_shares(serve: Serve) ->
         await _called_in_a_turn(provider, request)  # the first builds what is shared
         assert await _called_in_a_turn(provider, request) == set()
         assert await _called_in_a_turn(provider, request) == set()
+
+
+async def test_a_hang_up_is_logged_from_a_function_of_its_own(serve: Serve) -> None:
+    """loguru reads the line number of the function that logs before it looks whether
+    rxllm's logs are on: a hang-up's log is written from a short function, not from the
+    source's long `_Transfer._run` (12,000 instructions a hang-up). It is still written,
+    with the provider and attempt bound."""
+    go = asyncio.Event()
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(_ANSWER.split(b"\n\n")[0] + b"\n\n")  # one text chunk
+        await go.wait()  # hung up on before the rest
+        return response
+
+    base_url = await serve(handler)
+    records: list[dict[str, Any]] = []
+    sink = logger.add(lambda message: records.append(message.record), level="DEBUG")
+    logger.enable("rxllm")
+    try:
+        provider = rxllm.provider("openai", api_key="sk-test", base_url=base_url)
+        request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+        async with provider:
+            async with provider.astream(request) as events:
+                assert isinstance(await anext(events), rxllm.TextDelta)
+            for _ in range(100):  # the source unwinds in a task of its own
+                if any(r["message"] == "http source cancelled" for r in records):
+                    break
+                await asyncio.sleep(0.01)
+    finally:
+        go.set()
+        logger.disable("rxllm")
+        logger.remove(sink)
+    [record] = [r for r in records if r["message"] == "http source cancelled"]
+    assert record["function"] == "_log_hang_up"
+    assert record["extra"] == {"provider": "openai", "attempt": 1}
