@@ -5,6 +5,7 @@ paid before most first texts). No test here measures a time."""
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import sys
 from types import CodeType, FrameType
@@ -19,6 +20,7 @@ from rxllm.operators.deadlines import deadlines
 from rxllm.operators.settle_once import settle_once
 from rxllm.operators.track_commitment import track_commitment
 from rxllm.pipeline.provider import ProviderOptions
+from rxllm.sources import guard
 from tests.support import Serve
 
 _ANSWER = (
@@ -40,12 +42,16 @@ _ONCE_PER_PROVIDER = {
 }
 
 
-async def _called_in_a_turn(provider: rxllm.Provider, request: rxllm.ChatRequest) -> set[str]:
-    """Which of `_ONCE_PER_PROVIDER` a whole turn of `provider` calls."""
+async def _called_in_a_turn(
+    provider: rxllm.Provider,
+    request: rxllm.ChatRequest,
+    watched: dict[CodeType, str] = _ONCE_PER_PROVIDER,
+) -> set[str]:
+    """Which of `watched` a whole turn of `provider` calls."""
     called: set[CodeType] = set()
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in _ONCE_PER_PROVIDER:
+        if event == "call" and frame.f_code in watched:
             called.add(frame.f_code)
 
     sys.setprofile(profile)
@@ -54,17 +60,18 @@ async def _called_in_a_turn(provider: rxllm.Provider, request: rxllm.ChatRequest
     finally:
         sys.setprofile(None)
     assert isinstance(events[-1], rxllm.Done)
-    return {_ONCE_PER_PROVIDER[code] for code in called}
+    return {watched[code] for code in called}
+
+
+async def _answer(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await response.prepare(request)
+    await response.write(_ANSWER)
+    return response
 
 
 async def test_a_stream_builds_none_of_what_its_provider_shares(serve: Serve) -> None:
-    async def handler(request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await response.prepare(request)
-        await response.write(_ANSWER)
-        return response
-
-    base_url = await serve(handler)
+    base_url = await serve(_answer)
     provider = rxllm.provider(
         "openai", api_key="sk-test", base_url=base_url, dedupe_overlap=True, speaker_guard=True
     )
@@ -73,6 +80,27 @@ async def test_a_stream_builds_none_of_what_its_provider_shares(serve: Serve) ->
         await _called_in_a_turn(provider, request)  # the first builds what is shared
         assert await _called_in_a_turn(provider, request) == set()
         assert await _called_in_a_turn(provider, request) == set()
+
+
+async def test_a_guarded_provider_judges_its_host_once(serve: Serve) -> None:
+    """The SSRF guard's verdict on a host is the same for every turn to it: parsing
+    an address (and the networks it is checked against) per turn cost a guarded
+    stream's start a fifth of its instructions."""
+    base_url = await serve(_answer)  # http://127.0.0.1:<port>/v1: an address, private
+    provider = rxllm.provider(
+        "openai", api_key="sk-test", base_url=base_url, ssrf_guard=True, allow_private_network=True
+    )
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    judging = {
+        guard._ip_literal.__code__: "_ip_literal()",
+        guard.check_address.__code__: "check_address()",
+        ipaddress.ip_address.__code__: "ipaddress.ip_address()",
+    }
+    async with provider:
+        assert provider.guard is not None
+        await _called_in_a_turn(provider, request, judging)
+        assert await _called_in_a_turn(provider, request, judging) == set()
+        assert await _called_in_a_turn(provider, request, judging) == set()
 
 
 async def test_a_hang_up_is_logged_from_a_function_of_its_own(serve: Serve) -> None:
