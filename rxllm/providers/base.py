@@ -229,12 +229,19 @@ def server_result_failed(block: Mapping[str, Any]) -> bool:
     """Whether such a block says its tool failed: its content an error object, typed
     `<tool>_tool_result_error` with an `error_code` (`web_search_tool_result_error`,
     `web_fetch_`, `code_execution_`, `bash_code_execution_`,
-    `text_editor_code_execution_`, `tool_search_`), or an MCP result's `is_error`."""
+    `text_editor_code_execution_`, `tool_search_`), or an MCP result's `is_error`.
+    The web fetch tool's page shows its error object typed `web_fetch_tool_error`
+    (the SDKs' type is `web_fetch_tool_result_error`), and proxies that run the tool
+    themselves for Bedrock write what the page shows: both are the error."""
     if block.get("is_error") is True:
         return True
     content = block.get("content")
     kind = content.get("type") if content.__class__ is dict else None
-    return isinstance(kind, str) and kind.endswith("_tool_result_error")
+    return isinstance(kind, str) and kind.endswith(_RESULT_ERRORS)
+
+
+# The ends of a provider-run tool's error object's type (`server_result_failed`).
+_RESULT_ERRORS = ("_tool_result_error", "_tool_error")
 
 
 def cited_source(citation: Any) -> tuple[str, str | None, str | None] | None:
