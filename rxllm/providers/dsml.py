@@ -148,18 +148,19 @@ class DsmlSplitter:
         self._held = ""
         at = buffer.find(_MARK)
         while at >= 0:
-            rest = buffer[at:]
+            # (tested in place: copying the rest at every mark that opens no block made a
+            # delta of many such marks quadratic)
             for opener, closer in _OPENERS.items():
-                if rest.startswith(opener):
+                if buffer.startswith(opener, at):
                     if at:
                         self._text(buffer[:at])
                     self._closer, self._block, self._tail = closer, [], ""
-                    self._in_block(rest)
+                    self._in_block(buffer[at:])
                     return
-                if opener.startswith(rest):  # a marker still arriving
-                    if at:
+                if len(buffer) - at < len(opener) and opener.startswith(buffer[at:]):
+                    if at:  # a marker still arriving
                         self._text(buffer[:at])
-                    self._held = rest
+                    self._held = buffer[at:]
                     return
             at = buffer.find(_MARK, at + 1)
         keep = _held_prefix(buffer)
