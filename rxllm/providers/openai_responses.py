@@ -426,7 +426,7 @@ def server_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_FAILED_ITEM = frozenset({"failed", "blocked"})
+_FAILED_ITEM = ("failed", "blocked")  # a tuple: a status that is no string is not hashed
 """The statuses of a provider-run item whose tool gave no result: `failed` (a web or file
 search's, code interpreter's, image generation's, MCP call's), and Tinfoil's `blocked`:
 its safeguard refused the query before the search ran ("blocks queries containing
