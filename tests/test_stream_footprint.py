@@ -97,7 +97,7 @@ async def test_streams_in_flight_share_what_only_a_failure_or_a_redirect_needs(
     serve: Serve,
 ) -> None:
     """No retry plan until a failure, no frame of the redirect loop while the body
-    streams, and no copy of the request headers per stream."""
+    streams, and no copy of the request headers, nor of the URL, per stream."""
     base_url, go = await _paused_stream(serve)
     provider = rxllm.provider("openai", api_key="sk-test-0123456789abcdef", base_url=base_url)
     request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
@@ -109,6 +109,7 @@ async def test_streams_in_flight_share_what_only_a_failure_or_a_redirect_needs(
     in_flight = counts - counts_before
     mine = transfers - transfers_before
     headers = {id(transfer._settings.request.headers) for transfer in mine}
+    urls = {id(transfer._settings.request.url) for transfer in mine}
     go.set()
     for stream in streams:
         assert isinstance([event async for event in stream][-1], rxllm.Done)
@@ -117,6 +118,7 @@ async def test_streams_in_flight_share_what_only_a_failure_or_a_redirect_needs(
     assert in_flight["_Transfer._run"] == in_flight["_Transfer._transfer"] == 20
     assert in_flight["_Transfer._respond"] == 0
     assert len(mine) == 20 and len(headers) == 1  # the provider's, shared by its turns
+    assert len(urls) == 1  # and its endpoint's URL
 
 
 async def test_the_request_is_sent_in_the_loop_iteration_that_subscribed(serve: Serve) -> None:
@@ -199,3 +201,31 @@ def test_a_normalizer_keeps_its_state_in_slots(name: str) -> None:
 
     normalizer = wire_for(name).normalizer(lambda _: None, name)
     assert not hasattr(normalizer, "__dict__"), sorted(vars(normalizer))
+
+
+async def test_a_streams_normalizing_step_keeps_only_what_its_stream_needs(serve: Serve) -> None:
+    """Between chunks, a stream's normalizing step holds its normalizer, not a bound
+    `feed` of it as well, and no dict of held UTF-16 halves: only a stream that may
+    hold a lone half (`halves_possible`) makes one. The normalizer keeps no chunk's
+    text past its reading (`chunk_data`, read only while a chunk is)."""
+    from rxllm.operators.normalize import _Feeding
+
+    base_url, go = await _paused_stream(serve)
+    provider = rxllm.provider("openai", api_key="sk-test", base_url=base_url)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    gc.collect()
+    before = {id(o) for o in gc.get_objects() if type(o) is _Feeding}
+    streams = [provider.astream(request) for _ in range(3)]
+    for stream in streams:
+        assert isinstance(await anext(stream), rxllm.TextDelta)
+    gc.collect()
+    feedings = [o for o in gc.get_objects() if type(o) is _Feeding and id(o) not in before]
+    held = Counter(type(r).__name__ for f in feedings for r in gc.get_referents(f))
+    chunks_kept = [f._normalizer.chunk_data for f in feedings]
+    go.set()
+    for stream in streams:
+        assert isinstance([event async for event in stream][-1], rxllm.Done)
+    await provider.aclose()
+    assert len(feedings) == 3
+    assert held["dict"] == held["method"] == 0, held
+    assert chunks_kept == ["", "", ""]

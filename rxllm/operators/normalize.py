@@ -134,7 +134,6 @@ class _Feeding(abc.DisposableBase):
 
     __slots__ = (
         "_downstream_raised",
-        "_feed",
         "_high_halves",
         "_normalizer",
         "_observer",
@@ -149,11 +148,11 @@ class _Feeding(abc.DisposableBase):
         self._observer = observer
         self._downstream_raised = False  # an emit raised: the exception is not the provider's
         self._normalizer = make_normalizer(self._emit)
-        self._feed = self._normalizer.feed
         self.upstream: abc.DisposableBase | None = None
         # The fragment of each kind of text whose last character is the high half of a
-        # UTF-16 pair, waiting for the next of its kind (`_paired`).
-        self._high_halves: dict[type, _Said] = {}
+        # UTF-16 pair, waiting for the next of its kind (`_paired`): made at the first
+        # such text, since only a stream that may hold lone halves has one.
+        self._high_halves: dict[type, _Said] | None = None
 
     def _emit(self, fragment: Fragment) -> None:
         # A lone UTF-16 half can only come from a chunk pydantic-core's parser refused
@@ -205,6 +204,8 @@ class _Feeding(abc.DisposableBase):
         if kind is UsageUpdate:
             return fragment
         halves = self._high_halves
+        if halves is None:
+            halves = self._high_halves = {}
         held = halves.pop(kind) if kind in halves else None
         if halves:  # the halves of other kinds: the next of their kind did not come
             others = list(halves.values())
@@ -255,7 +256,7 @@ class _Feeding(abc.DisposableBase):
             self._observer.on_next(item)
             return
         try:
-            self._feed(item)
+            normalizer.feed(item)
         except _UNREADABLE as exc:
             if self._downstream_raised:
                 raise

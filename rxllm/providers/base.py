@@ -7,6 +7,7 @@ stream mechanics in `rxllm.operators`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from abc import ABC, abstractmethod
@@ -287,9 +288,11 @@ def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReas
     return table.get(raw, "other")
 
 
+@functools.lru_cache(maxsize=256)
 def endpoint(base_url: str, path: str) -> str:
     """The URL of `path` under `base_url`: after the base's path, and before its query
-    (Azure's `?api-version=...`, a gateway's key), which joins any query `path` has."""
+    (Azure's `?api-version=...`, a gateway's key), which joins any query `path` has.
+    One string for every stream of a provider (cached), not a copy held by each."""
     base, _, query = base_url.partition("?")
     url = base.rstrip("/") + path
     if query:
@@ -381,8 +384,9 @@ class Normalizer(ABC):
         self.model: str | None = None
         self.response_id: str | None = None
         self.chunk_data = ""
-        """The chunk being read, where a wire whose calls may come without an id keeps
-        it: `response_tag` reads it when the response has no id."""
+        """The data of the chunk being read (`feed`), which `response_tag` reads when the
+        response has no id; empty between chunks, so a stream in flight does not keep
+        its last chunk's text."""
         self.call_tag: str | None = None
         self.settled = False
         self.response_headers: Mapping[str, str] | None = None
@@ -432,6 +436,7 @@ class Normalizer(ABC):
                 "skipped an event with empty data: {}", chunk.event
             )
             return
+        self.chunk_data = data
         try:
             self.on_chunk(chunk)
         except (ValueError, TypeError, AttributeError):
@@ -449,6 +454,8 @@ class Normalizer(ABC):
             if payload is None or self.settled:
                 raise
             self.stream_error(payload, data)
+        finally:
+            self.chunk_data = ""
 
     @abstractmethod
     def on_chunk(self, chunk: RawChunk) -> None: ...
@@ -685,7 +692,11 @@ class Normalizer(ABC):
         except (ValueError, RecursionError):  # plain words, nothing, or nested past reading
             payload = None
         if payload.__class__ is dict:
-            self.on_chunk(chunk)
+            self.chunk_data = data
+            try:
+                self.on_chunk(chunk)
+            finally:
+                self.chunk_data = ""
             if self.settled:
                 return
         if not data.strip():

@@ -578,7 +578,6 @@ class GeminiNormalizer(Normalizer):
             )
             return
         payload = self.read_chunk(chunk.data)
-        self.chunk_data = chunk.data
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         if "candidates" not in payload and payload.get("error") is None:

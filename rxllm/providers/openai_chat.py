@@ -1584,7 +1584,7 @@ class ChatNormalizer(Normalizer):
         self.reasoning(details={TAGGED: True})
 
     def on_chunk(self, chunk: RawChunk) -> None:
-        data = self.chunk_data = chunk.data
+        data = chunk.data
         if data == "[DONE]":
             self._settle()
             return
