@@ -1276,8 +1276,8 @@ _IMAGE_WORDS = r"(?i)image|vision|multi-?modal|visual|\bVLM\b|图像|图片|视�
 # it) says nothing of the body's images. An id here is a token of letters, digits and
 # separators with an image word, two hyphens or a digit and a hyphen or slash, that is no
 # image file's name and no data URL ("photo-1.jpg", "data:image/png").
-_TOKEN = re.compile(r"(?<![\w.:/-])[\w.:/-]++")
-_IMAGE_FILE = re.compile(r"(?i)\.(?:jpe?g|png|gif|webp|bmp|tiff?|heic|heif|avif|svg)$|^data:")
+_TOKEN = r"(?<![\w.:/-])[\w.:/-]++"
+_IMAGE_FILE = r"(?i)\.(?:jpe?g|png|gif|webp|bmp|tiff?|heic|heif|avif|svg)$|^data:"
 
 
 def _without_model_ids(text: str) -> str:
@@ -1288,12 +1288,12 @@ def _without_model_ids(text: str) -> str:
         if (
             (word.count("-") >= 2 or (re.search(r"\d", word) and re.search(r"[-/]", word)))
             and re.search(_IMAGE_WORDS, word)
-            and not _IMAGE_FILE.search(word)
+            and not re.search(_IMAGE_FILE, word)
         ):
             return " "
         return word
 
-    return _TOKEN.sub(cut, text)
+    return re.sub(_TOKEN, cut, text)
 
 
 # An image file, by its name, that the endpoint failed to fetch (OpenAI's "Timeout while
@@ -1595,7 +1595,7 @@ _BODY_ROOT = r"(?i)(?<![\w.])(?:body|\w*request|parameters?|params?)\.(?=[A-Za-z
 # a field that opens a line before a colon, as validators write "field: message" (Zhipu's
 # "stop:最大只能有4个停止词", at most 4 stop words; an identifier is ASCII, and neither a
 # URL's scheme nor a speaker of a transcript the error quotes, "user: hi", is one).
-_LOCATION = re.compile(
+_LOCATION = (
     r"(?<![\w./#:-])#?/([A-Za-z_]\w*+(?:/(?:\w++|\*))*+)"
     r"|(?<!\w)(\w++(?: -> \w++)++)"
     r"|(?m:^([A-Za-z_][\w.]*+)$)(?=\n[ \t]+\S)"
@@ -1613,8 +1613,8 @@ _LOCATION = re.compile(
 # the quoted `user` there is a role.
 # (Cut by `_outside_messages`: one regex from the sentence's start would try every start
 # in a line without punctuation, quadratic in the line; a 64 KB body took minutes.)
-_MESSAGE_POINTER = re.compile(r"(?i)\bmessages?(?:\.\[?\d|\[\d| index \d)|\broles?\b")
-_SENTENCE_END = re.compile(r"(?m)[.!?](?=\s|$)|$")
+_MESSAGE_POINTER = r"(?i)\bmessages?(?:\.\[?\d|\[\d| index \d)|\broles?\b"
+_SENTENCE_END = r"(?m)[.!?](?=\s|$)|$"
 _SENTENCE_STARTS = ".!?\n"
 # Capability phrases that name keys without spelling them.
 _REASONING_KEYS = ("reasoning_effort", "reasoning", "thinking", "think", "enable_thinking")
@@ -2083,7 +2083,7 @@ def _names_text(error: ErrorInfo) -> str:
     """The error's strings as read for names: without suggestions, links and sentences
     inside a message, locations quoted, a path's root and a relay's prefix cut."""
     text = re.sub(_RELAY_PREFIX, "\n", re.sub(_URL, " ", re.sub(_SUGGESTION, " ", _texts(error))))
-    return _outside_messages(re.sub(_BODY_ROOT, "", _LOCATION.sub(_quoted_path, text)))
+    return _outside_messages(re.sub(_BODY_ROOT, "", re.sub(_LOCATION, _quoted_path, text)))
 
 
 def _quoted_kept(text: str, body: Mapping[str, Any], policy: RecoveryPolicy) -> str | None:
@@ -2177,13 +2177,14 @@ def _outside_messages(text: str) -> str:
     the sentence before it to its own end, the line's at the latest), in linear time."""
     kept: list[str] = []
     last = 0  # the end of the last sentence cut
-    for pointer in _MESSAGE_POINTER.finditer(text):
+    sentence_end = re.compile(_SENTENCE_END).search  # from a position on
+    for pointer in re.finditer(_MESSAGE_POINTER, text):
         if pointer.start() < last:
             continue  # in the sentence cut already
         start = max(
             last, *(text.rfind(mark, last, pointer.start()) + 1 for mark in _SENTENCE_STARTS)
         )
-        end = _SENTENCE_END.search(text, pointer.end())
+        end = sentence_end(text, pointer.end())
         assert end is not None  # `$` matches at the line's end
         kept += (text[last:start], " ")
         last = end.end()

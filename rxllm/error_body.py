@@ -81,6 +81,10 @@ MAX_WAIT_SECONDS = 86400.0
 quota: "Please retry after 86400 seconds"). Any wait past a retry policy's patience
 surfaces alike; the bound only keeps a hostile or broken value from being believed."""
 
+# The patterns below are read on errors only, so they are kept as text and compiled by
+# `re`'s own cache on first use: compiled at import, they cost `import rxllm` 12 M
+# instructions (callgrind), which no stream that succeeds needs.
+
 # "Please try again in 5.289s" (OpenAI, Groq), "in 20ms", Groq's Go durations
 # "in 1m2.639999999s" / "in 7m12.864s", and Gemini's "Please retry in 17.14s".
 # The wait in words as well: Azure's "Please retry after 86400 seconds", "Try again in 30
@@ -89,29 +93,27 @@ surfaces alike; the bound only keeps a hostile or broken value from being believ
 # spent, a quota's or a limit's (Google Antigravity's "Your quota will reset after
 # 25h20m26s.", "... Resets in 108h48m29s." opening its sentence), not a relay's note of its
 # own cooldown ("(reset after 30s)", 9router).
-_TRY_AGAIN = re.compile(
-    r"(?:(?:try again|retry)[ -](?:in|after)|\bwait(?: for)?|"
+_TRY_AGAIN = (
+    r"(?i)(?:(?:try again|retry)[ -](?:in|after)|\bwait(?: for)?|"
     r"(?:\b(?:quota|limit|allowance|usage|it)\s+(?:will\s+)?(?:be\s+)?|(?:^|[.!?;:]\s+))"
     r"resets? (?:in|after))\s+("
     r"(?:\d+(?:\.\d+)?(?:h|ms|m|s)(?![a-z]))+|"
     r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?)\b"
     # and its further parts in words: "1 minute and 30 seconds", "2 hours, 5 minutes"
-    r"(?:,?\s+(?:and\s+)?\d+(?:\.\d+)?\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?)\b)*)",
-    re.IGNORECASE,
+    r"(?:,?\s+(?:and\s+)?\d+(?:\.\d+)?\s*(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|milliseconds?)\b)*)"
 )
-_DURATION_PART = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|ms|milliseconds?|minutes?|mins?|m|seconds?|secs?|s)",
-    re.IGNORECASE,
+_DURATION_PART = (
+    r"(?i)(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|ms|milliseconds?|minutes?|mins?|m|seconds?|secs?|s)"
 )
 _DURATION_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 # Google's RetryInfo.retryDelay is a protobuf Duration in JSON: "30s", "3.5s".
-_PROTO_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+_PROTO_DURATION = r"^\s*(\d+(?:\.\d+)?)s\s*$"
 # RFC 9110 §10.2.3: `delay-seconds = 1*DIGIT` (a fraction tolerated, as Azure and the
 # local server write one); no sign, exponent, underscore or non-ASCII digit.
-_DELAY_SECONDS = re.compile(r"\s*(\d+(?:\.\d+)?)\s*", re.ASCII)
+_DELAY_SECONDS = r"(?a)\s*(\d+(?:\.\d+)?)\s*"
 # OpenAI's and Groq's `x-ratelimit-reset-*`: a Go duration ("6m0s", "1s", "20ms",
 # "2m59.56s"); Azure writes whole seconds.
-_GO_DURATION = re.compile(r"\s*((?:\d+(?:\.\d+)?(?:h|ms|m|s))+)\s*", re.ASCII)
+_GO_DURATION = r"(?a)\s*((?:\d+(?:\.\d+)?(?:h|ms|m|s))+)\s*"
 # A rate limit's reset header, and the header that says whether that limit is spent:
 # OpenAI, Azure and Groq `x-ratelimit-reset-<limit>` / `x-ratelimit-remaining-<limit>` (a
 # duration); OpenRouter's bare `x-ratelimit-reset` / `x-ratelimit-remaining` (a moment,
@@ -120,21 +122,21 @@ _GO_DURATION = re.compile(r"\s*((?:\d+(?:\.\d+)?(?:h|ms|m|s))+)\s*", re.ASCII)
 # gateway's own family of them (Mistral's `ratelimitbysize-reset` /
 # `ratelimitbysize-remaining`, seconds); Anthropic `anthropic-ratelimit-<limit>-reset` /
 # `anthropic-ratelimit-<limit>-remaining` (RFC 3339).
-_RESET_HEADER = re.compile(
+_RESET_HEADER = (
     r"^(?:(?P<p>(?:x-)?ratelimit[a-z]*)-reset(?P<x>-.+)?|anthropic-ratelimit-(?P<a>.+)-reset)$"
 )
 # The draft's later single field, `RateLimit`: `limit=10, remaining=0, reset=20` (-07) or
 # one item per policy, `"default";r=0;t=20` (-08 on), remaining `r` and seconds `t`.
-_RATELIMIT_PARAM = re.compile(r"^\s*(remaining|reset|r|t)\s*=\s*(\d+(?:\.\d+)?)\s*$", re.ASCII)
+_RATELIMIT_PARAM = r"(?a)^\s*(remaining|reset|r|t)\s*=\s*(\d+(?:\.\d+)?)\s*$"
 # A reset written as a number this large is a moment (Unix epoch seconds, or
 # milliseconds), not a duration: no window lasts 30 years.
 _EPOCH_SECONDS = 1e9
 _EPOCH_MILLISECONDS = 1e12
-_TAG = re.compile(r"<[^>]*>")
-_SCRIPT_START = re.compile(r"<(script|style)\b", re.IGNORECASE)
-_SPACES = re.compile(r"\s+")
+_TAG = r"<[^>]*>"
+_SCRIPT_START = r"(?i)<(script|style)\b"
+_SPACES = r"\s+"
 # How an SSE-framed body begins: a field or a comment (WHATWG event-stream).
-_SSE_FIELD = re.compile(r"(?:data|event|id|retry)?:")
+_SSE_FIELD = r"(?:data|event|id|retry)?:"
 
 
 class ErrorBody(NamedTuple):
@@ -174,7 +176,7 @@ def parse_error_body(text: str) -> ErrorBody:
     A body framed as SSE (a server that answers its error in the stream's framing,
     `data: {"error": ...}`, with its 4xx) is the data of its first event that has any."""
     stripped = text.strip()
-    if _SSE_FIELD.match(stripped):
+    if re.match(_SSE_FIELD, stripped):
         stripped = _first_data(stripped) or stripped
     if stripped[:1] in ("{", "["):
         try:  # raw_decode: a body cut at the read cap or followed by junk still reads
@@ -410,7 +412,7 @@ def rate_limit_reset_of(headers: Mapping[str, str]) -> float | None:
     lowered = {name.lower(): value for name, value in headers.items()}
     waits: list[float] = []
     for name, value in lowered.items():
-        match = _RESET_HEADER.match(name)
+        match = re.match(_RESET_HEADER, name)
         if match is None:
             continue
         if match["a"] is None:
@@ -433,7 +435,7 @@ def _spent_policies(field: str) -> list[float]:
     for item in field.split(","):
         said: dict[str, float] = {}
         for part in item.split(";"):
-            if (match := _RATELIMIT_PARAM.match(part)) is not None:
+            if (match := re.match(_RATELIMIT_PARAM, part)) is not None:
                 said[match.group(1)] = float(match.group(2))
         whole.update(said)
         if said.get("r") == 0 and (wait := _wait(said.get("t", math.nan))) is not None:
@@ -483,12 +485,12 @@ def _duration(value: str) -> float | None:
     seconds = _delay_seconds(value)
     if seconds is not None:
         return _wait(seconds)
-    match = _GO_DURATION.fullmatch(value)
+    match = re.fullmatch(_GO_DURATION, value)
     return None if match is None else _seconds_in(match.group(1))
 
 
 def _delay_seconds(value: str | None) -> float | None:
-    match = _DELAY_SECONDS.fullmatch(value) if value is not None else None
+    match = re.fullmatch(_DELAY_SECONDS, value) if value is not None else None
     return float(match.group(1)) if match is not None else None
 
 
@@ -640,7 +642,7 @@ def _retry_delay(details: Any) -> float | None:
         return None
     for detail in details:
         if isinstance(detail, dict) and isinstance(detail.get("retryDelay"), str):
-            match = _PROTO_DURATION.match(detail["retryDelay"])
+            match = re.match(_PROTO_DURATION, detail["retryDelay"])
             if match:
                 return _wait(float(match.group(1)))
     return None
@@ -684,7 +686,7 @@ def _detail_request_id(details: Any) -> str | None:
 
 
 def _wait_in(message: str) -> float | None:
-    match = _TRY_AGAIN.search(message)
+    match = re.search(_TRY_AGAIN, message)
     return None if match is None else _seconds_in(match.group(1))
 
 
@@ -693,7 +695,7 @@ def _seconds_in(duration: str) -> float | None:
     seconds"), as a wait: its parts while each unit is smaller than the one before
     ("retry after 5 seconds, 10 seconds max" is 5 s)."""
     seconds, last = 0.0, math.inf
-    for amount, word in _DURATION_PART.findall(duration):
+    for amount, word in re.findall(_DURATION_PART, duration):
         unit = _DURATION_SECONDS[_unit(word)]
         if unit >= last:
             break
@@ -714,8 +716,8 @@ def _plain_text(text: str) -> str:
     if "<" in text and ">" in text:
         import html  # here: only an HTML error page needs it (~2 ms of `import rxllm`)
 
-        text = html.unescape(_TAG.sub(" ", _without_scripts(text)))
-    return _bounded(_SPACES.sub(" ", text).strip())
+        text = html.unescape(re.sub(_TAG, " ", _without_scripts(text)))
+    return _bounded(re.sub(_SPACES, " ", text).strip())
 
 
 def _without_scripts(page: str) -> str:
@@ -724,7 +726,8 @@ def _without_scripts(page: str) -> str:
     kept: list[str] = []
     position = 0
     lowered = page.lower()
-    while (match := _SCRIPT_START.search(page, position)) is not None:
+    script_start = re.compile(_SCRIPT_START).search  # from `position` on
+    while (match := script_start(page, position)) is not None:
         kept.append(page[position : match.start()])
         end = lowered.find(f"</{match.group(1).lower()}", match.end())
         if end < 0:

@@ -139,13 +139,14 @@ _PDF_BASE64 = "JVBERi"
 
 
 # A URL a provider may fetch or read: `data:`, or `scheme://` (https, Gemini's gs, the
-# `file://` a local vLLM reads under --allowed-local-media-path, ...).
-_IMAGE_URL = re.compile(r"(?i)(?:data:|[a-z][a-z0-9+.-]*://)")
+# `file://` a local vLLM reads under --allowed-local-media-path, ...). Text, compiled by
+# `re`'s cache at the first image part: a text-only turn never reads it.
+_IMAGE_URL = r"(?i)(?:data:|[a-z][a-z0-9+.-]*://)"
 
 
 def is_image_url(text: str) -> bool:
     """Whether `text` is an image URL as `ImagePart` takes it, rather than a file's path."""
-    return _IMAGE_URL.match(text) is not None
+    return re.match(_IMAGE_URL, text) is not None
 
 
 def image_type(data: str) -> str | None:

@@ -41,8 +41,10 @@ _TOKEN_END = r"(?![\w-])"
 # its userinfo (`https://user:password@host`: the position says it is one, so any length)
 # and a key in its query (Gemini's `?key=`, `api_key`, `access_token`, an Azure SAS
 # `sig`), a real one by the rule above (`?key=YOUR_KEY` in a provider's advice is none).
-_URL_PASSWORD = re.compile(r"(?<=//)([^\s/?#@:'\"<>]*):[^\s/?#@'\"<>]+(?=@)")
-_QUERY_CREDENTIAL = re.compile(
+# (Kept as text, compiled by `re`'s cache when a text has an `@` or an `=`: a provider's
+# base URL, which every provider redacts, seldom has either.)
+_URL_PASSWORD = r"(?<=//)([^\s/?#@:'\"<>]*):[^\s/?#@'\"<>]+(?=@)"
+_QUERY_CREDENTIAL = (
     r"(?i)(?<=[?&;])((?:key|api[_-]?key|x-goog-api-key|access[_-]?token|token|sig)=)"
     rf"[^\s&#'\"<>\\]{{{_MIN_QUERY_CREDENTIAL_CHARS},}}"
 )
@@ -61,10 +63,10 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
                 if form in text:
                     text = re.sub(rf"{_TOKEN_START}{re.escape(form)}{_TOKEN_END}", REDACTED, text)
     if "@" in text:
-        text = _URL_PASSWORD.sub(rf"\1:{REDACTED}", text)
+        text = re.sub(_URL_PASSWORD, rf"\1:{REDACTED}", text)
     text = _BASIC.sub(_basic_credentials, text)
     if "=" in text:
-        text = _QUERY_CREDENTIAL.sub(rf"\1{REDACTED}", text)
+        text = re.sub(_QUERY_CREDENTIAL, rf"\1{REDACTED}", text)
     return text
 
 
@@ -145,7 +147,7 @@ def _basic_credentials(match: re.Match[str]) -> str:
 
 
 # A percent-encoding's hex digits, which .NET writes in lower case.
-_LOWER_HEX = re.compile(r"%[0-9A-F]{2}")
+_LOWER_HEX = r"%[0-9A-F]{2}"
 
 
 def _written(secret: str) -> tuple[str, ...]:
@@ -156,7 +158,7 @@ def _written(secret: str) -> tuple[str, ...]:
     encoded = quote(secret, safe="")
     if encoded == secret:
         return (secret,)
-    forms = dict.fromkeys((secret, encoded, _LOWER_HEX.sub(_lower, encoded)))
+    forms = dict.fromkeys((secret, encoded, re.sub(_LOWER_HEX, _lower, encoded)))
     if "/" in secret:
         forms[secret.replace("/", "\\/")] = None
     return tuple(forms)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rxllm import request, secrets
+
 _ROOT = Path(__file__).resolve().parent.parent
 
 # Modules a plain chat stream does not need: each loads on first use.
@@ -30,6 +32,11 @@ _NOT_AT_IMPORT = (
     "html",  # only an HTML error page is unescaped
     "reactivex.operators",  # only `rxllm.replay` uses RxPY's operators
 )
+
+
+# Modules read only on rare paths (an error body, a rejection, a redirect or headers of the
+# user's own): their patterns compile on first use, through `re`'s own cache.
+_NO_PATTERN_AT_IMPORT = ("rxllm.error_body", "rxllm.degradation", "rxllm.sources.redirects")
 
 
 def _fresh(code: str) -> object:
@@ -112,3 +119,35 @@ def test_import_keeps_rxllm_logging_off_until_the_user_turns_it_on() -> None:
         "print(json.dumps(seen))"
     )
     assert seen == ["enabled, after first use"]
+
+
+def test_import_compiles_no_pattern_that_only_a_rare_path_reads() -> None:
+    """Compiling a pattern is parsing it in Python: those of an error, a rejection, a
+    redirect, an image part and a credential written in a URL cost `import rxllm` 23 M
+    instructions (benchmarks/README.md, twenty-fourth round), and a turn that succeeds
+    reads none of them. What every provider reads (`secrets._BASIC`, on its base URL)
+    and what a stream reads still compile at import."""
+    compiled = _fresh(
+        "import json, re, sys\n"
+        "seen, compile = [], re.compile\n"
+        "def recording(pattern, flags=0):\n"
+        "    seen.append([sys._getframe(1).f_globals.get('__name__'), str(pattern)])\n"
+        "    return compile(pattern, flags)\n"
+        "re.compile = recording\n"
+        "import rxllm\n"
+        "print(json.dumps(seen))"
+    )
+    assert isinstance(compiled, list)
+    modules = {module for module, _ in compiled}
+    assert [module for module in _NO_PATTERN_AT_IMPORT if module in modules] == []
+    rare = {  # as text, or compiled (as they were)
+        getattr(pattern, "pattern", pattern)
+        for pattern in (
+            secrets._URL_PASSWORD,
+            secrets._QUERY_CREDENTIAL,
+            secrets._LOWER_HEX,
+            request._IMAGE_URL,
+        )
+    }
+    assert [pattern for _, pattern in compiled if pattern in rare] == []
+    assert ["rxllm.secrets", secrets._BASIC.pattern] in compiled  # the test sees compiles

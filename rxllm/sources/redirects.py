@@ -60,7 +60,9 @@ CREDENTIAL_HEADERS = frozenset(
 # Cloudflare AI Gateway's `cf-aig-authorization`): what such names say.
 # (Azure API Management's `Ocp-Apim-Subscription-Key`, Portkey's `x-portkey-virtual-key`
 # too; not a session's or a request's id, which a wire may need on the next hop.)
-_CREDENTIAL_NAME = re.compile(
+# Text, compiled by `re`'s cache on first use: only headers of the user's own, or a
+# redirect, are read by it.
+_CREDENTIAL_NAME = (
     r"(?i)auth|api[-_]?key|(?:^|[-_])key(?:$|[-_])|token|secret|password|cookie|signature"
     r"|credential|bearer"
 )
@@ -68,7 +70,7 @@ _CREDENTIAL_NAME = re.compile(
 
 def is_credential_header(name: str) -> bool:
     """Whether a header of this name carries a credential, by its name alone."""
-    return name.lower() in CREDENTIAL_HEADERS or _CREDENTIAL_NAME.search(name) is not None
+    return name.lower() in CREDENTIAL_HEADERS or re.search(_CREDENTIAL_NAME, name) is not None
 
 
 class Hop(NamedTuple):
