@@ -31,6 +31,8 @@ _NOT_AT_IMPORT = (
     "IPython",
     "html",  # only an HTML error page is unescaped
     "reactivex.operators",  # only `rxllm.replay` uses RxPY's operators
+    "rxllm.sources.replay",  # and reads a recording
+    "rxllm.pipeline.sniff",  # and sniffs its wire
 )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import reactivex
 from reactivex import Observable, abc
 from reactivex.scheduler import CurrentThreadScheduler
@@ -13,10 +15,11 @@ from rxllm.operators._link import Operator, forward
 from rxllm.operators.retry_before_commit import Switch, retry_before_commit
 from rxllm.operators.settle_once import settle_once
 from rxllm.pipeline.provider import events_of, surfaced
-from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
 from rxllm.providers import WireProtocol, wire_for
-from rxllm.sources.replay import Body, ReplayData, bodies_of, read_recording, replay_source
 from rxllm.sources.sse import DEFAULT_MAX_LINE_BYTES
+
+if TYPE_CHECKING:
+    from rxllm.sources.replay import Body, ReplayData
 
 __all__ = ["replay", "wire_family"]
 
@@ -62,8 +65,12 @@ def replay(
     another wire than `provider`'s (`rxllm.pipeline.sniff`), the error's message says
     which provider the bytes look like: the usual sign of a wrong `provider`.
     """
-    # here: RxPY's operator module costs `import rxllm` ~4 ms, and only a replay needs it
+    # here: only a replay needs RxPY's operators (~4 ms of `import rxllm`), and reading
+    # and sniffing a recording (~12 M instructions)
     from reactivex import operators as ops
+
+    from rxllm.pipeline.sniff import MAX_BYTES, sniff_provider
+    from rxllm.sources.replay import bodies_of, read_recording, replay_source
 
     wire = wire_for(provider)
     if isinstance(max_line_bytes, bool) or not isinstance(max_line_bytes, int):

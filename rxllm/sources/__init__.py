@@ -1,8 +1,9 @@
-"""Where raw chunks come from: HTTP, or recorded bytes, through one SSE decoder."""
+"""Where raw chunks come from: HTTP, or recorded bytes, through one SSE decoder.
+
+A recording's source, `rxllm.sources.replay.replay_source`, loads with the first replay."""
 
 from rxllm.fragments import RawChunk, SourceItem
 from rxllm.sources.http import HttpRequest, http_source
-from rxllm.sources.replay import replay_source
 from rxllm.sources.sse import SseDecoder, SseEvent, SseLineTooLong
 
 __all__ = [
@@ -13,5 +14,4 @@ __all__ = [
     "SseEvent",
     "SseLineTooLong",
     "http_source",
-    "replay_source",
 ]
