@@ -1,6 +1,6 @@
 """`python -m benchmarks.scale`: rxllm at scale, side by side with the floor in one run.
 
-Four scenarios, each written to the JSON report (`--json`):
+Six scenarios, each written to the JSON report (`--json`):
 
 - `streams`: N concurrent streams (default 1,000) of text deltas (200) paced at a
   rate (20 events/s) from the loopback server. Each client runs in a fresh child
@@ -14,6 +14,11 @@ Four scenarios, each written to the JSON report (`--json`):
   the arguments double.
 - `connection`: the CPU and wall time of one short turn on a reused (pooled)
   connection versus a new one, for both clients.
+- `first_pass`: N streams (`--streams`) launched at once, and the loop's first pass
+  over them: each stream's first step, up to its connect. No response is read before
+  that pass ends, so every stream's first text waits for all of it. Both clients, each
+  in a fresh child process that exits at the pass's end: CPU per stream and the pass's
+  wall time.
 - `subscribe`: the CPU rxllm spends per stream before its request task runs (building
   the turn's pipeline and subscribing it), the garbage collector off, best of 5
   batches: what every stream pays before anything is on the wire.
@@ -39,7 +44,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import aiohttp
 from reactivex.scheduler.eventloop import AsyncIOScheduler
@@ -52,7 +57,7 @@ from benchmarks.server import MODEL, TOOL_NAME, ServerProcess, stream_of
 __all__ = ["main"]
 
 _ROOT = str(Path(__file__).resolve().parents[1])
-SCALE_SCENARIOS = ("streams", "tool", "connection", "subscribe", "import")
+SCALE_SCENARIOS = ("streams", "tool", "connection", "first_pass", "subscribe", "import")
 MB = 1024 * 1024
 
 
@@ -204,6 +209,56 @@ def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
         "memory_per_stream_bytes": growth / streams,
         "ttft_p50_s": _percentile(waits, 0.5) if waits else None,
         "ttft_p99_s": _percentile(waits, 0.99) if waits else None,
+    }
+
+
+def child_first_pass(client: str, base_url: str, streams: int) -> NoReturn:
+    """Launch `streams` streams of `client` in this (fresh) process, print the CPU and
+    wall time of the loop's pass over their first steps as JSON, and exit there."""
+    _raise_file_limit()
+    clock = _Clock()
+
+    def report() -> NoReturn:
+        cpu, wall = time.process_time() - clock.cpu, time.perf_counter() - clock.t0
+        print(json.dumps({"client": client, "streams": streams, "cpu_s": cpu, "wall_s": wall}))
+        sys.stdout.flush()
+        os._exit(0)  # nothing after the pass is measured, nor waited for
+
+    def start() -> None:
+        clock.start()
+        loop = asyncio.get_running_loop()
+        # Queued before the streams' first steps, in the pass that runs them; what it
+        # queues runs first in the pass after, before any response is read.
+        loop.call_soon(loop.call_soon, report)
+
+    async def run() -> None:
+        await _STREAM_CLIENTS[client](base_url, streams, start)
+
+    asyncio.run(run())
+    raise HollowRun(f"{client}'s streams all ended without the loop passing over them")
+
+
+def first_pass_scenario(
+    server: ServerProcess, streams: int, deltas: int, rate: float, repeat: int
+) -> dict[str, Any]:
+    """Each client in its own child process, `repeat` times, alternating which goes first."""
+    base_url = server.base_url("text", deltas, rate=rate)
+    runs: dict[str, list[dict[str, Any]]] = {"floor": [], "rxllm": []}
+    for i in range(repeat):
+        for client in ("floor", "rxllm") if i % 2 == 0 else ("rxllm", "floor"):
+            runs[client].append(_in_child("first_pass", client, base_url, str(streams)))
+    summary = {
+        client: {
+            key: float(statistics.median(run[key] for run in mine)) for key in ("cpu_s", "wall_s")
+        }
+        for client, mine in runs.items()
+    }
+    return {
+        "streams": streams,
+        "repeat": repeat,
+        "runs": runs,
+        "median": summary,
+        "ratio": summary["rxllm"]["cpu_s"] / summary["floor"]["cpu_s"],
     }
 
 
@@ -564,6 +619,18 @@ def _report(results: dict[str, Any]) -> str:
                 f"  {case:<14} CPU {m['cpu_s'] * 1e3:7.2f} ms  wall {m['wall_s'] * 1e3:7.2f} ms"
             )
         lines.append("")
+    first_pass = results.get("first_pass")
+    if first_pass:
+        floor, mine = first_pass["median"]["floor"], first_pass["median"]["rxllm"]
+        n = first_pass["streams"]
+        lines += [
+            f"{n} streams launched at once, the loop's pass over their first steps (to "
+            f"each connect; median of {first_pass['repeat']} runs per client):",
+            f"  CPU per stream: floor {floor['cpu_s'] / n * 1e6:.0f} us, rxllm "
+            f"{mine['cpu_s'] / n * 1e6:.0f} us ({first_pass['ratio']:.2f}x); the pass: "
+            f"floor {floor['wall_s'] * 1e3:.0f} ms, rxllm {mine['wall_s'] * 1e3:.0f} ms",
+            "",
+        ]
     if "subscribe" in results:
         lines += [f"subscribing one stream: {results['subscribe'] * 1e6:.0f} us CPU", ""]
     imports = results.get("import")
@@ -605,6 +672,8 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.child:
         kind, *rest = args.child
+        if kind == "first_pass":
+            child_first_pass(rest[0], rest[1], int(rest[2]))  # prints, and exits
         if kind == "streams":
             out = child_streams(rest[0], rest[1], int(rest[2]))
         else:
@@ -627,6 +696,10 @@ def main(argv: list[str]) -> int:
                 results["tool"] = tool_scenario(server, args.tool_mb, args.repeat)
             if "connection" in chosen:
                 results["connection"] = asyncio.run(_connection(args, server))
+            if "first_pass" in chosen:
+                results["first_pass"] = first_pass_scenario(
+                    server, args.streams, args.deltas, args.pace, args.repeat
+                )
             if "subscribe" in chosen:
                 results["subscribe"] = asyncio.run(subscribe_scenario(server, args.streams))
             if "import" in chosen:

@@ -116,12 +116,13 @@ def test_main_reports_the_telemetry_cost(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The scale scenarios at a few streams: every stream completes, the floor's
-    `readline` is reported unable to read a 1 MB line, the import scenario's fresh
-    processes run their turns, and the report is written."""
+    `readline` is reported unable to read a 1 MB line, both clients' first passes are
+    timed, the import scenario's fresh processes run their turns, and the report is
+    written."""
     out = tmp_path / "scale.json"
     argv = ["--streams", "3", "--deltas", "5", "--pace", "200", "--repeat", "1"]
     argv += ["--tool-mb", "1", "2", "--turns", "2", "--json", str(out)]
-    argv += ["--scenario", "streams", "tool", "connection", "subscribe", "import"]
+    argv += ["--scenario", "streams", "tool", "connection", "first_pass", "subscribe", "import"]
     assert scale_main(argv) == 0
     report = json.loads(out.read_text())
     for client in ("floor", "rxllm"):
@@ -134,6 +135,9 @@ def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str
         "rxllm reused",
         "rxllm new",
     }
+    for client in ("floor", "rxllm"):
+        (run,) = report["first_pass"]["runs"][client]
+        assert run["streams"] == 3 and run["cpu_s"] > 0 and run["wall_s"] > 0
     assert report["subscribe"] > 0
     assert report["import"]["ratio"] > 0
     turns = report["import"]["first_turns"]["median_cpu_s"]
