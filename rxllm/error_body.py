@@ -7,7 +7,8 @@ NVIDIA's NIM send the fields at the top with a numeric `code`; MiniMax says ever
 outcome in a status object, `base_resp`, and FastChat's worker and Baidu Qianfan's v1 API in
 a code beside its words (`status_envelope`); Mistral's `message` can
 be FastAPI's validation object; NVIDIA's cloud functions answer RFC 7807 problem
-details; TGI sends `{"error": "text", "error_type": ...}`; OpenRouter keeps the
+details; TGI sends `{"error": "text", "error_type": ...}`, xAI `{"code": ..., "error":
+"text"}`; OpenRouter keeps the
 upstream's words in `metadata.raw`; Anthropic nests `{type, message}` under `error`;
 gateways answer HTML. The recovery layer needs the same facts from all of them, so
 this pure module reads every shape into one `ErrorBody`. It knows nothing of HTTP: the
@@ -233,7 +234,8 @@ def parse_error_payload(payload: Any) -> ErrorBody:
         wait = _wait_in(message)
         return ErrorBody(
             message,
-            code=_string(payload.get("error_type")),
+            # xAI's code beside its words: `{"code": "permission-denied", "error": "..."}`
+            code=_string(payload.get("error_type")) or _string(payload.get("code")),
             retry_after=_estimated_time(payload) if wait is None else wait,
         )
     fields: dict[str, Any] = error if isinstance(error, dict) else payload

@@ -200,6 +200,27 @@ HAND_MADE: list[tuple[str, str, ErrorBody]] = [
         ErrorBody("Rate limit is exceeded. Try again in 30 seconds.", retry_after=30.0),
     ),
     ("an empty body", "", ErrorBody("(empty body)")),
+    (
+        # decolua/9router#2559, Wei-Shaw/sub2api#4084 (xAI's 403, 2026)
+        "xAI's code beside its words",
+        '{"code":"permission-denied","error":"Access to the chat endpoint is denied. Please '
+        "ensure you're using the correct credentials.\"}",
+        ErrorBody(
+            "Access to the chat endpoint is denied. Please ensure you're using the correct "
+            "credentials.",
+            code="permission-denied",
+        ),
+    ),
+    (
+        # nocmt/LLMSearchPlus#2 (xAI's 400, 2025: its code is a gRPC status's words)
+        "xAI's code as words",
+        '{"code":"Client specified an invalid argument",'
+        '"error":"The model expects a single `text` element per message."}',
+        ErrorBody(
+            "The model expects a single `text` element per message.",
+            code="Client specified an invalid argument",
+        ),
+    ),
 ]
 
 
@@ -641,3 +662,24 @@ async def test_cloudflares_rejection_reaches_the_user_in_its_words(serve: Serve)
     assert isinstance(last, rxllm.Failed)
     assert "daily free allocation" in last.error.message and "{" not in last.error.message
     assert last.error.raw == json.dumps(_CLOUDFLARE_429)
+
+
+async def test_xais_code_beside_its_words_over_http(serve: Serve) -> None:
+    """xAI's 403 (its shape: a top-level `code` beside a top-level `error` string) names
+    its code on the failure, as every other provider's does."""
+    body = {
+        "code": "permission-denied",
+        "error": "Access to the chat endpoint is denied. Please ensure you're using the "
+        "correct credentials.",
+    }
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        return web.json_response(body, status=403)
+
+    p = rxllm.provider("xai", api_key="xai-test-" + "k" * 40, base_url=await serve(handler))
+    ask = rxllm.ChatRequest(model="grok-4", messages=[rxllm.Message.user("hi")])
+    events = [e async for e in p.astream(ask)]
+    failed = events[-1]
+    assert isinstance(failed, rxllm.Failed)
+    assert failed.error.status == 403 and failed.error.code == "permission-denied"
+    assert failed.error.message == f"HTTP 403: {body['error']}"
