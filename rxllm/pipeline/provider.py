@@ -457,6 +457,7 @@ class Provider:
             body=encoded,
             headers=self._headers,
             secrets=self._secrets,
+            calls_offered=self.wire.calls_offered(body),
         )
 
     def attempt(
@@ -493,6 +494,7 @@ class Provider:
             options.max_tool_argument_bytes,
             sent.secrets,
             seen,
+            sent.calls_offered,
         )
 
     def prepare(self, request: ChatRequest) -> Turn:
@@ -798,17 +800,20 @@ def events_of(
     max_tool_argument_bytes: int | None = None,
     secrets: tuple[str, ...] = (),
     seen: Seen | None = None,
+    calls_offered: bool = True,
 ) -> Observable[Event]:
     """One attempt's events from its raw source: the provider's quirk operators, its
     normalizer, the opt-in text guards, tool-argument accumulation, then commitment
     tracking. Not settled:
     that is the caller's. `secrets`: the request's credentials, which an error the
     provider sends inside the body never quotes. `seen`: given each subscription's
-    normalizer as it is made."""
+    normalizer as it is made. `calls_offered`: whether the request offered tools to
+    call (`HttpRequest.calls_offered`)."""
 
     def make_normalizer(emit: Emit) -> Normalizer:
         normalizer = wire.normalizer(emit, provider, attempt)
         normalizer.secrets = secrets
+        normalizer.calls_offered = calls_offered
         if seen is not None:
             seen(normalizer)
         return normalizer

@@ -366,6 +366,7 @@ class Normalizer(ABC):
     __slots__ = (
         "attempt",
         "call_tag",
+        "calls_offered",
         "chunk_data",
         "emit",
         "halves_possible",
@@ -396,6 +397,10 @@ class Normalizer(ABC):
         """The request's credentials (`HttpRequest.secrets`): an error the provider
         sends inside the body may quote them, and `fail` redacts them as the HTTP
         source redacts a rejection's."""
+        self.calls_offered = True
+        """Whether the request offered the model tools to call (`HttpRequest.calls_offered`),
+        which a wire that finds calls written in the text reads (the chat wire's DSML);
+        True where no request is known (a replay)."""
         self.halves_possible = False
         """A chunk held a string pydantic-core's parser refuses, a lone UTF-16 half among
         them, which `json.loads` reads (`read_chunk`): from then on `operators.normalize`
@@ -935,6 +940,13 @@ class WireProtocol(ABC):
         """What to check, added to an error that surfaces, when this wire knows a
         likely cause (a base URL missing the wire's version path); None if not."""
         return None
+
+    def calls_offered(self, body: Mapping[str, Any]) -> bool:
+        """Whether `body` offers the model tools it may call, as the body sent says (a
+        retry's may have lost its tools: `rxllm.degradation`). Read by a normalizer that
+        finds calls written in the text (`Normalizer.calls_offered`); True by default,
+        where the wire's normalizer reads calls only where the provider marks them."""
+        return True
 
     @abstractmethod
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> Normalizer: ...

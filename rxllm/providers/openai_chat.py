@@ -1517,8 +1517,8 @@ class ChatNormalizer(Normalizer):
         self.dsml: DsmlSplitter | None = None
         answer: Callable[[str], None] = self.text  # where the answer's text goes
         if options.dsml_tool_calls:
-            self.dsml = DsmlSplitter(self.text, self._dsml_call)
-            answer = self.dsml.feed
+            self.dsml = DsmlSplitter(self.text, self._dsml_start, self._arguments, self.tool_end)
+            answer = self._dsml_or_text
         if options.think_tags:
             self.think = ThinkTagSplitter(answer, self.reasoning, self._tagged)
             answer = self.think.feed
@@ -1565,17 +1565,28 @@ class ChatNormalizer(Normalizer):
         if self.dsml is not None:
             self.dsml.flush()
 
-    def _dsml_call(self, name: str, arguments: str) -> None:
-        """A call DeepSeek wrote in DSML in the content (`rxllm.providers.dsml`): a call
-        of its own, after the calls before it, its id made as for a call that came
-        without one."""
+    def _dsml_or_text(self, text: str) -> None:
+        """The answer's text, read for DeepSeek's DSML calls where the request offered
+        tools the model may call (`Normalizer.calls_offered`), as vLLM reads the markup
+        only then: an app that offered none gets no call. Otherwise it is text as it came."""
+        dsml = self.dsml
+        if dsml is not None and self.calls_offered:
+            dsml.feed(text)
+        else:
+            self.text(text)
+
+    def _dsml_start(self, name: str) -> int:
+        """A call DeepSeek wrote in DSML in the content starts (`rxllm.providers.dsml`): a
+        call of its own, after the calls before it, its id made as for a call that came
+        without one. Its arguments follow as they are read, and its end (`_end_calls`
+        leaves it to the splitter). Returns its index."""
         if self.unnamed:
             self._start_named()  # the calls before this one start before it
         index = len(self.call_ids)
         self.calls[("dsml", index)] = index
         self.call_ids[index] = self._call_id(index)
         self._start_call(index, name)
-        self._arguments(index, arguments)
+        return index
 
     def _tagged(self) -> None:
         """The end of a block of reasoning that came inside `<think>` tags: an empty
@@ -3006,7 +3017,8 @@ class ChatNormalizer(Normalizer):
         cut: one whose arguments had not begun (cut off before them, not a call without
         parameters: never `{}`), or a custom tool's free-text input (nothing tells it
         whole: `tool_input_cut` says what came of it). Those stay open, and the turn's end
-        fails them as cut off."""
+        fails them as cut off. A call written in DSML is ended by its markup, never here:
+        one still open was cut off (`rxllm.providers.dsml`)."""
         if self.unnamed:
             self._release_unnamed()
         custom = self.custom
@@ -3015,6 +3027,7 @@ class ChatNormalizer(Normalizer):
         signatures = self.signatures or {}
         wrapped = self.wrapped
         ran = self.ran_calls or ()
+        dsml = self.dsml is not None
         for index in self.call_ids:
             if wrapped and index in wrapped:
                 self._unwrap(index, signatures.get(index))
@@ -3022,6 +3035,8 @@ class ChatNormalizer(Normalizer):
                 continue  # reported with its result (`_server_result`)
             elif custom and cut and index in custom:
                 self.tool_input_cut(index, "".join(custom[index]))  # left open, cut off
+            elif dsml and ("dsml", index) in self.calls:
+                continue  # ended by its invoke's end, or left open: cut off
             elif cut and len(self.call_args[index]) == 2:
                 continue  # (2: no fragment came) left open, cut off
             else:
@@ -3168,6 +3183,13 @@ class OpenAIChat(WireProtocol):
                 "response_format='json' and describe the answer's shape in the prompt"
             )
         return super().response_format_body(output, request)
+
+    def calls_offered(self, body: Mapping[str, Any]) -> bool:
+        """Tools (or the deprecated `functions`), and a tool choice that is not `none`
+        (`WireProtocol.calls_offered`)."""
+        if not (body.get("tools") or body.get("functions")):
+            return False
+        return bool(body.get("tool_choice", body.get("function_call")) != "none")
 
     def normalizer(self, emit: Emit, provider: str, attempt: int = 1) -> ChatNormalizer:
         return ChatNormalizer(emit, provider, attempt, self.options)

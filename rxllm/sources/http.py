@@ -226,6 +226,9 @@ class HttpRequest:
     """Never in the repr: they carry the key."""
     secrets: tuple[str, ...] = field(default=(), repr=False)
     """Strings (API keys) that must never appear in an error, a log or a record."""
+    calls_offered: bool = True
+    """Whether the body offers the model tools it may call (`WireProtocol.calls_offered`),
+    for the normalizer that reads the response (`Normalizer.calls_offered`)."""
 
 
 # Successes that carry no body (or switch the connection to another protocol): never a

@@ -17,7 +17,7 @@ def _peak_while_fed(delta: str) -> tuple[int, str]:
     """The most memory feeding `delta` held at once beyond `delta` itself, and the text
     that came out."""
     out: list[str] = []
-    splitter = DsmlSplitter(out.append, lambda name, arguments: None)
+    splitter = DsmlSplitter(out.append, len, lambda index, piece: None, lambda index, end: None)
     tracemalloc.start()
     try:
         splitter.feed(delta)
@@ -39,11 +39,19 @@ def test_a_mark_still_arriving_at_the_end_is_still_held() -> None:
     """The guard of the same loop: a block's marker cut at the end of a delta waits for
     the next one, and prose around marks that open nothing comes out as it came."""
     out: list[str] = []
-    calls: list[tuple[str, str]] = []
-    splitter = DsmlSplitter(out.append, lambda name, arguments: calls.append((name, arguments)))
+    calls: list[str] = []
+    pieces: list[str] = []
+
+    def start(name: str) -> int:
+        calls.append(name)
+        return 0
+
+    splitter = DsmlSplitter(
+        out.append, start, lambda index, piece: pieces.append(piece), lambda index, end: None
+    )
     splitter.feed(f"a {MARK}x b {MARK}tool_ca")
     assert "".join(out) == f"a {MARK}x b "
     splitter.feed(f'lls>\n{MARK}invoke name="f">\n</{MARK[1:]}invoke>\n</{MARK[1:]}tool_calls> c')
     splitter.flush()
     assert "".join(out) == f"a {MARK}x b  c"
-    assert calls == [("f", "{}")]
+    assert (calls, "".join(pieces)) == (["f"], "{}")

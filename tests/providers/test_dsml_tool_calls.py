@@ -151,12 +151,34 @@ def test_a_json_value_that_is_no_json_is_a_malformed_call() -> None:
     assert out.text == ""
 
 
-def test_a_block_cut_by_the_token_limit_stays_text() -> None:
-    cut = WEATHER[: WEATHER.index("</")]
+def test_a_block_cut_by_the_token_limit_before_its_invoke_stays_text() -> None:
+    cut = WEATHER[: WEATHER.index("invoke") + 3]
     out = summarize(replay(_stream("Checking. " + cut, finish="length"), "vllm"))
     assert out.text == "Checking. " + cut
     assert out.tool_calls == []
     assert out.stop_reason == "length"
+
+
+def test_a_call_cut_by_the_token_limit_is_cut_off() -> None:
+    """Its invoke began: a call, which the turn's end reports cut off, as a chat-wire
+    call a `length` finish cut (a block held whole was text)."""
+    cut = WEATHER[: WEATHER.index("</")]
+    events = replay(_stream("Checking. " + cut, finish="length"), "vllm")
+    out = summarize(events)
+    assert (out.terminal, out.error_kind) == ("error", "malformed_tool_arguments")
+    assert isinstance(events[-1], Failed)
+    assert "get_weather" in events[-1].error.message
+    assert "the turn stopped (length)" in events[-1].error.message
+    assert out.text == "Checking. "
+
+
+def test_an_invoke_never_closed_in_a_closed_block_is_malformed() -> None:
+    """Luce-Org/lucebox#742: the call began, and its arguments cannot be read."""
+    events = replay_every_way(_stream(WEATHER.replace(f"\n</{M}invoke>", "")), "vllm")
+    out = summarize(events)
+    assert (out.terminal, out.error_kind) == ("error", "malformed_tool_arguments")
+    assert isinstance(events[-1], Failed) and "get_weather" in events[-1].error.message
+    assert out.text == ""
 
 
 @pytest.mark.parametrize(
@@ -167,8 +189,8 @@ def test_a_block_cut_by_the_token_limit_stays_text() -> None:
         _invoke("get_weather", _param("city", "Paris")),
         # the doubled bar V4 Flash has leaked (MetaFARS/codex-relay#49), its own grammar
         WEATHER.replace(M, f"{BAR}{BAR}DSML{BAR}{BAR}"),
-        # an invoke never closed inside a closed block (Luce-Org/lucebox#742)
-        WEATHER.replace(f"\n</{M}invoke>", ""),
+        # a block closed before any invoke
+        f"<{M}tool_calls>\n</{M}tool_calls>",
         # prose that names the marker
         f"DeepSeek wraps calls in <{M}tool_calls> blocks.",
     ],
@@ -187,10 +209,17 @@ def test_an_endpoint_without_the_option_leaves_the_markup_as_text() -> None:
     assert out.tool_calls == []
 
 
+WEATHER_TOOL = rxllm.Tool(
+    name="get_weather", description="The weather.", parameters={"type": "object"}
+)
+
+
 async def test_a_block_over_http(serve_body: ServeBody) -> None:
     base_url = await serve_body(_stream("Let me check.\n\n" + WEATHER, size=3))
     async with rxllm.provider("vllm", base_url=base_url) as provider:
-        request = rxllm.ChatRequest(model="deepseek-v3.2", messages=[rxllm.Message.user("hi")])
+        request = rxllm.ChatRequest(
+            model="deepseek-v3.2", messages=[rxllm.Message.user("hi")], tools=[WEATHER_TOOL]
+        )
         record = await provider.complete(request)
     assert isinstance(record.terminal, Done), record.terminal
     assert record.terminal.stop_reason == "tool_use"
