@@ -255,6 +255,14 @@ def _utf8(text: str) -> str:
     return text
 
 
+def _model(text: str) -> str:
+    """--model NAME. An empty one (`--model "$MODEL"` with MODEL unset) is refused: read
+    as no --model, it sent the default model, one the user never chose (and may pay for)."""
+    if not _utf8(text).strip():
+        raise argparse.ArgumentTypeError(f"expected a model name, got {text!r}")
+    return text
+
+
 def _param(text: str) -> tuple[str, object]:
     key, sep, value = _utf8(text).partition("=")
     if not sep or not key:
@@ -738,7 +746,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="one of: " + ", ".join(PROVIDER_NAMES) + " (default: local)",
     )
-    stream.add_argument("--model", type=_utf8, default=None, help="local: fault/NAME plays a fault")
+    stream.add_argument(
+        "--model", type=_model, default=None, help="local: fault/NAME plays a fault"
+    )
     stream.add_argument("--base-url", type=_base_url, default=None)
     stream.add_argument(
         "--api-key", default=None, metavar="KEY", help="the key (default: the provider's env var)"
