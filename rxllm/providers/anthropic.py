@@ -295,7 +295,7 @@ _FAILED_STOPS = ("error",)
 # Stop reasons of a turn the model ended itself, its content complete (a relay's `stop`
 # and `tool_calls` too): unlike `max_tokens` and `model_context_window_exceeded` (the
 # last block cut) or `refusal`.
-_COMPLETE = frozenset(raw for raw, stop in STOP_REASONS.items() if stop in ("stop", "tool_use"))
+_COMPLETE = tuple(raw for raw, stop in STOP_REASONS.items() if stop in ("stop", "tool_use"))
 
 # Error types Anthropic itself documents as transient (HTTP 529 and 500).
 # Anthropic's error types and the HTTP status each stands for (its errors page), so an
@@ -350,8 +350,10 @@ _ID_READ = frozenset({"id"})  # of a container, whose id is the `Done`'s
 
 # Block kinds the normalizer reads; any other kind is logged and skipped.
 _TEXT, _THINKING, _TOOL = "text", "thinking", "tool_use"
-# Provider-executed calls; their results are every block type ending in _RESULT.
-_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+# Provider-executed calls; their results are every block type ending in _RESULT. The
+# sets of words a wire's value is tested against are tuples: a value that is no string
+# (a list, an object) is compared, never hashed, and is none of them.
+_SERVER_CALLS = ("server_tool_use", "mcp_tool_use")
 _RESULT = "_tool_result"
 # Blocks of the turn no event carries but the history needs, each kept as an empty
 # reasoning delta whose `details` is the block: a `compaction` summary ("Users should
@@ -359,7 +361,7 @@ _RESULT = "_tool_result"
 # BetaCompactionBlockParam) and a `fallback` (BetaFallbackBlockParam: "echo the assistant
 # turn verbatim — block included"; between two runs of thinking it marks where one
 # verification chain ends, and a turn sent back without it is rejected).
-_OWN_MARKERS = frozenset({"compaction", "fallback"})
+_OWN_MARKERS = ("compaction", "fallback")
 # A client tool_use block's fields the events carry; of the others, those the block
 # takes back (`ToolUseBlockParam`) are the call's `details`: `caller` (the code execution
 # that made a programmatic call, or "direct") and `toolset_name`. Any other is logged.

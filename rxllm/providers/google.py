@@ -306,8 +306,9 @@ _CODE_RAN = frozenset({"OUTCOME_OK", "OUTCOME_UNSPECIFIED"})
 # one ends that step, not the turn.
 _TOOL_STEP_KEYS = ("executableCode", "codeExecutionResult", "toolCall", "toolResponse")
 
-# `promptFeedback.blockReason` values that mean "not blocked" (proto enum defaults).
-_NOT_BLOCKED = frozenset({"", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPECIFIED"})
+# `promptFeedback.blockReason` values that mean "not blocked" (proto enum defaults). A
+# tuple: a reason that is no string is compared, never hashed (any reason given blocks).
+_NOT_BLOCKED = ("", "BLOCK_REASON_UNSPECIFIED", "BLOCKED_REASON_UNSPECIFIED")
 
 # Google's documented placeholder for history whose thought signature is unknown
 # (ai.google.dev/gemini-api/docs/thought-signatures): Gemini 3 answers 400 when the

@@ -1061,8 +1061,9 @@ def _empty_object(function: dict[str, Any]) -> bool:
 # The names a model gives the `multi_tool_use.parallel` wrapper when it sends it as a
 # call of its own (gpt-4o on this wire, vercel/ai#2786; gpt-5.4 on the Responses wire as
 # `parallel`, vercel/ai#19067); its wrapped calls name client functions as
-# `functions.<name>`.
-PARALLEL_WRAPPERS = frozenset({"parallel", "multi_tool_use.parallel"})
+# `functions.<name>`. A tuple, as every set of words a wire's value is tested against: a
+# value that is no string (a list, an object) is compared, never hashed, and is none.
+PARALLEL_WRAPPERS = ("parallel", "multi_tool_use.parallel")
 _FUNCTIONS = "functions."
 
 
@@ -1281,8 +1282,8 @@ _GROQ_CALL = ("index", "type", "arguments")
 # The statuses of a provider-run item still running (the Responses wire's `in_progress`,
 # a web search's `searching`, a code interpreter's `interpreting`, an image's
 # `generating`); any other is final (`completed`, `failed`, `incomplete`, Tinfoil's
-# `blocked`).
-_UNDER_WAY = frozenset({"in_progress", "searching", "interpreting", "generating"})
+# `blocked`). A tuple: a status that is no string is final, not hashed.
+_UNDER_WAY = ("in_progress", "searching", "interpreting", "generating")
 # What a result leaves out of a provider-run item sent as a chunk: its id and type (the
 # call's), and the chunk's envelope around it.
 _ITEM_ENVELOPE = frozenset({"id", "type"} | _CHUNK_KEYS)
@@ -2628,7 +2629,7 @@ class ChatNormalizer(Normalizer):
                 function = custom
             else:
                 function, custom = {}, None
-        name = function.get("name")
+        name = text_or_none(function.get("name"))  # a name that is no string names none
         if key is not None:
             index = self.calls.get(key)
             held = self.unnamed.get(index) if index is not None and self.unnamed else None

@@ -1672,7 +1672,8 @@ class ResponsesNormalizer(Normalizer):
             if not known or item.get("name") in PARALLEL_WRAPPERS:
                 self.held[index] = _Held(str(call_id), str(item.get("name") or ""), known)
                 return
-        self.tool_start(call_id, (item.get("name") or "") if named else str(kind), index)
+        name = text_or_none(item.get("name")) or ""  # a name that is no string names none
+        self.tool_start(call_id, name if named else str(kind), index)
 
     def _end_call(self, index: int, arguments: Any) -> None:
         """End call `index` with the arguments its done event gives: authoritative,
