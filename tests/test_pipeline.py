@@ -14,6 +14,7 @@ from reactivex import operators as ops
 import rxllm
 from rxllm.events import Event
 from rxllm.local import LocalServer
+from rxllm.operators import speaker_guard
 from rxllm.pipeline.record import RecordBuilder
 
 WEATHER = rxllm.Tool(name="get_weather", parameters={"type": "object", "properties": {}})
@@ -510,3 +511,15 @@ def test_a_flag_is_true_or_false_never_a_word(option: str, value: Any, said: str
     speaker list turned the speaker guard off without a word."""
     with pytest.raises(rxllm.ConfigError, match=re.escape(said)):
         rxllm.provider("custom", base_url="http://example.com/v1", **{option: value})
+
+
+@pytest.mark.parametrize("names", [[""], ["Bob", "Al\nice"], ["a`b"], ["x" * 40]], ids=repr)
+def test_a_speaker_name_the_guard_refuses_is_a_config_error(names: list[str]) -> None:
+    """The guard is built with the provider (`text_guards`): a name it refuses was a bare
+    ValueError out of `rxllm.provider`, where every other bad option is a ConfigError
+    naming it. Now the option's check says the guard's own words."""
+    with pytest.raises(ValueError) as refused:
+        speaker_guard(names)
+    with pytest.raises(rxllm.ConfigError, match=re.escape(str(refused.value))) as caught:
+        rxllm.provider("custom", base_url="http://example.com/v1", speaker_guard=names)
+    assert "speaker_guard" in str(caught.value)

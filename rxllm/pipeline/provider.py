@@ -244,8 +244,10 @@ class ProviderOptions(BaseModel):
     @field_validator("speaker_guard")
     @classmethod
     def _names(cls, value: bool | list[str]) -> bool | list[str]:
-        if isinstance(value, list) and not value:  # would turn the guard off unsaid
-            raise ValueError("name at least one speaker, or pass True for the usual ones")
+        if isinstance(value, list):
+            if not value:  # would turn the guard off unsaid
+                raise ValueError("name at least one speaker, or pass True for the usual ones")
+            speaker_guard(value)  # its own checks of the names, a bad one's ValueError
         return value
 
     @field_validator("allow_private_network")
