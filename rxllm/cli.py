@@ -357,6 +357,16 @@ def _port(text: str) -> int:
     return port
 
 
+def _host(text: str) -> str:
+    """serve --host. An empty one (`--host "$HOST"` with HOST unset) is refused: aiohttp
+    reads it as every interface, which put the local server on the network."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected a host to listen on (127.0.0.1; 0.0.0.0 for every interface), got {text!r}"
+        )
+    return text
+
+
 def _seconds(text: str) -> float:
     try:
         seconds = float(text)
@@ -822,7 +832,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     serve = commands.add_parser("serve", help="run the embedded local provider, logging requests")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", type=_host, default="127.0.0.1")
     serve.add_argument("--port", type=_port, default=8765)
     serve.add_argument("--pace", type=_seconds, default=0.02, help="seconds between frames")
 
