@@ -22,10 +22,11 @@ V3.2 names the block `function_calls`, V4 `tool_calls`. A parameter with
 A call is read as those parsers deliver it: it starts as soon as its invoke's tag is
 read inside an opened block, and its arguments, the JSON text of an object, flow as its
 parameters are read: a `string="true"` value as a JSON string, in escaped pieces as they
-come; a `string="false"` value held until its parameter closes, then written as it
-came; the closing `}` at the invoke's end, which ends the call. So a long call (a file
-written in it) is output all along, never a silence that `operators.deadlines` would
-end while it arrives.
+come; a `string="false"` value as it came, in pieces as they come too, and checked to be
+JSON alone when its parameter closes (one that is not ends the call with its markup,
+which replaces what was written: `fragments.ToolEnd`); the closing `}` at the invoke's
+end, which ends the call. So a long call (a file written in it, a long array) is output
+all along, never a silence that `operators.deadlines` would end while it arrives.
 
 Rules, chosen to never turn text into a call by accident nor lose what the model said:
 
@@ -45,7 +46,9 @@ Rules, chosen to never turn text into a call by accident nor lose what the model
   reports them as malformed, naming the call, since the model asked for the call and
   its arguments cannot be read. What follows is read as text.
 - A call the stream cuts (the token limit) is left open, as the chat wire leaves a call
-  a `length` finish cut: the turn's end reports it cut off.
+  a `length` finish cut: the turn's end reports it cut off. Nothing held inside a block
+  whose calls began is text (a tag's beginning is markup): a flush keeps the block's
+  place, so a call another call's delta comes in the middle of goes on.
 - After a whole invoke, anything but another invoke or the block's end ends the block
   there, and is read as text.
 
@@ -128,12 +131,13 @@ class DsmlSplitter:
     (which returns the call's index), `arguments(index, fragment)` and `end(index,
     arguments)`: None at the invoke's end (the fragments are the arguments), or the
     markup of an invoke that does not read. One instance per stream; `flush()` releases
-    what is held back and must be called before any event that comes after the text so
-    far.
+    what is held back as text and must be called before any event that comes after the
+    text so far.
 
-    Held back at most: a marker's or a tag's beginning, the block's opening and the
-    whitespace after it until its first invoke, and a `string="false"` value, kept as
-    its pieces until its parameter closes. Each delta is read once: O(size)."""
+    Held back at most: a marker's or a tag's beginning, and the block's opening and the
+    whitespace after it until its first invoke. A `string="false"` value's pieces are
+    also kept, written, until its parameter closes, to check it. Each delta is read
+    once: O(size)."""
 
     __slots__ = (
         "_arguments",
@@ -142,9 +146,9 @@ class DsmlSplitter:
         "_end",
         "_held",
         "_invoke",
-        "_member",
         "_names",
         "_opening",
+        "_parameter_tag",
         "_start",
         "_state",
         "_text",
@@ -170,8 +174,8 @@ class DsmlSplitter:
         self._call = 0  # the index of the call being read
         self._invoke = ""  # its invoke's tag
         self._names: set[str] = set()  # its parameters so far
-        self._member = ("", "")  # a JSON parameter's start of member and its tag
-        self._value: list[str] = []  # a JSON value's pieces so far
+        self._parameter_tag = ""  # a JSON parameter's tag
+        self._value: list[str] = []  # its value's pieces so far
 
     def feed(self, content: str) -> None:
         if self._state == _TEXT and not self._held and "<" not in content:
@@ -199,13 +203,14 @@ class DsmlSplitter:
                     at = self._tag(buffer, at)
 
     def flush(self) -> None:
-        state, held, opening = self._state, self._held, self._opening
-        self._state, self._held, self._opening, self._value = _TEXT, "", None, []
-        if opening is not None:  # a block with no invoke yet: it was text
-            held = "".join(opening) + held
-        elif state >= _INVOKE_BODY:
-            return  # a call cut off stays open (what was held is its markup)
-        if held:  # a marker's or a tag's beginning
+        opening = self._opening
+        if opening is None and self._state != _TEXT:
+            # In a block whose calls began: what is held is markup, not text, and a call
+            # open stays open (cut off, if the stream ends here).
+            return
+        held = self._held if opening is None else "".join(opening) + self._held
+        self._state, self._held, self._opening = _TEXT, "", None
+        if held:  # a marker's or a tag's beginning, or a block with no invoke yet
             self._text(held)
 
     def _in_text(self, buffer: str, start: int) -> int:
@@ -281,8 +286,9 @@ class DsmlSplitter:
         if is_text:
             self._arguments(self._call, member + '"')
             self._state = _STRING
-        else:  # written when the value is whole, and known to be JSON
-            self._member, self._value, self._state = (member, tag), [], _JSON
+        else:
+            self._arguments(self._call, member)
+            self._parameter_tag, self._value, self._state = tag, [], _JSON
 
     def _in_value(self, buffer: str, at: int) -> int:
         """Read a parameter's value from `at`: the position after its closing tag, or
@@ -293,28 +299,33 @@ class DsmlSplitter:
             if end < len(buffer):
                 self._held = buffer[end:]
             if end > at:
-                if self._state == _STRING:
-                    self._arguments(self._call, _escaped(buffer[at:end]))
-                else:
-                    self._value.append(buffer[at:end])
+                self._piece(buffer[at:end])
             return len(buffer)
-        piece = buffer[at:end]
         if self._state == _STRING:
-            self._arguments(self._call, _escaped(piece) + '"')
+            self._arguments(self._call, _escaped(buffer[at:end]) + '"')
             self._state = _INVOKE_BODY
         else:
-            self._value.append(piece)
+            if end > at:
+                self._piece(buffer[at:end])
             value = "".join(self._value)
             self._value = []
-            member, tag = self._member
             try:
                 json.loads(value)
-            except ValueError:  # no JSON (or JSON only beside what is around it)
-                self._unread(tag + value + _PARAMETER_END)
+            except (ValueError, RecursionError):  # no JSON (or deeper than it reads), or
+                # JSON only beside what is around it: what was written is replaced
+                self._unread(self._parameter_tag + value + _PARAMETER_END)
             else:  # the model's JSON as written (whole: it adds no other member)
-                self._arguments(self._call, member + value.strip())
                 self._state = _INVOKE_BODY
         return end + len(_PARAMETER_END)
+
+    def _piece(self, piece: str) -> None:
+        """A piece of a parameter's value: a text value's escaped, a JSON value's as it
+        came (kept, to check it whole)."""
+        if self._state == _STRING:
+            self._arguments(self._call, _escaped(piece))
+        else:
+            self._arguments(self._call, piece)
+            self._value.append(piece)
 
     def _unread(self, said: str) -> None:
         """The invoke being read does not read as one: its call ends with its tag and

@@ -137,10 +137,13 @@ def test_a_call_starts_at_its_invoke_and_its_text_values_flow() -> None:
     # a possible closing tag at a delta's end is held; text goes out JSON-escaped
     assert out.feed('a "b"\n</') == [("args", (0, 'a \\"b\\"\\n'))]
     assert out.feed(f"{M}parameter>") == [("args", (0, '"'))]
-    # a JSON value is held until its parameter closes
-    assert out.feed(f'<{M}parameter name="n" string="false">[1, ') == []
+    # a JSON value flows as it came too, checked whole when its parameter closes
+    assert out.feed(f'<{M}parameter name="n" string="false">[1, ') == [
+        ("args", (0, ', "n": ')),
+        ("args", (0, "[1, ")),
+    ]
     assert out.feed(f"2]</{M}parameter>\n</{M}invoke>") == [
-        ("args", (0, ', "n": [1, 2]')),
+        ("args", (0, "2]")),
         ("args", (0, "}")),
         ("end", (0, None)),
     ]
