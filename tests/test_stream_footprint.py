@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import secrets
+import sys
+import types
 from collections import Counter
 from collections.abc import Coroutine
 from typing import Any
@@ -27,7 +30,7 @@ from rxllm.degradation import RetryPlan
 from rxllm.operators._link import Operator, attach
 from rxllm.operators._timers import after, loop_scheduler
 from rxllm.sources.http import _Transfer
-from tests.support import Serve
+from tests.support import CHAT_ANSWER, GEMINI_ANSWER, Serve, ServeBody
 
 # RxPY's wrappers, each with its own lock: rxllm's operators hold none per stream.
 _WRAPPERS = (
@@ -229,3 +232,60 @@ async def test_a_streams_normalizing_step_keeps_only_what_its_stream_needs(serve
     assert len(feedings) == 3
     assert held["dict"] == held["method"] == 0, held
     assert chunks_kept == ["", "", ""]
+
+
+_CONTAINERS = (dict, list, tuple, set, frozenset, types.CellType)
+
+
+def _rxllms(item: Any) -> bool:
+    """Whether the walk below enters `item`: a container, or rxllm's own function, class
+    or object (a cache's wrapper is named after its function). Not another package's
+    objects: a module's loader reaches pytest's session and this test's frames, and
+    yarl's caches of URL strings are yarl's."""
+    if isinstance(item, _CONTAINERS):
+        return True
+    named = item if callable(item) else type(item)
+    module = getattr(named, "__module__", None)
+    return isinstance(module, str) and module.partition(".")[0] == "rxllm"
+
+
+def _held_by_rxllm(key: str) -> list[str]:
+    """Every string holding `key` that the globals of rxllm's modules reach (a cache, a
+    registry, a class attribute), walked through what the collector sees."""
+    modules = [m for name, m in sys.modules.items() if name.partition(".")[0] == "rxllm"]
+    seen: set[int] = set()
+    todo: list[Any] = [vars(m) for m in modules]
+    found: list[str] = []
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, str):
+            if key in item:
+                found.append(item)
+            continue
+        if _rxllms(item):
+            todo.extend(gc.get_referents(item))
+    return found
+
+
+@pytest.mark.parametrize("provider", ["google", "custom"])
+async def test_a_key_in_the_base_url_goes_with_its_provider(
+    provider: str, serve_body: ServeBody
+) -> None:
+    """The endpoint's URL is shared by a provider's streams (above), held by the provider
+    and not by a process-wide cache: a base URL with a key in its query (Gemini's
+    `?key=`, a gateway's) is kept by nothing once its provider is closed and dropped."""
+    key = "AIza" + secrets.token_hex(16)  # made here: no constant of this file holds it
+    base_url = await serve_body(GEMINI_ANSWER if provider == "google" else CHAT_ANSWER)
+    held = rxllm.provider(
+        provider, api_key="test", base_url=f"{base_url}?key={key}", allow_private_network=True
+    )
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    for _ in range(2):
+        assert isinstance([event async for event in held.astream(request)][-1], rxllm.Done)
+    await held.aclose()
+    del held
+    gc.collect()
+    assert _held_by_rxllm(key) == []

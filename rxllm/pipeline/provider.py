@@ -88,6 +88,9 @@ EventOperator = Callable[[Observable[Event]], Observable[Event]]
 Seen = Callable[[Normalizer], None]
 
 
+# The most endpoint URLs a provider keeps shared between its streams (`Provider._urls`).
+_URLS_KEPT = 64
+
 # The flags that also take a list, and of what.
 _FLAG_LISTS = {"speaker_guard": ", or a list of names", "allow_private_network": ", or networks"}
 
@@ -430,6 +433,10 @@ class Provider:
         # (each keeps its state per subscription, so every stream may share them).
         self._read_timeout = options.silence_allowed()
         self._text_guards = tuple(options.text_guards())
+        self._urls: dict[str, str] = {}
+        """One string per endpoint URL for every stream to it, held by the provider, not
+        a process-wide cache: a URL with a key in its query (Gemini's `?key=`, a
+        gateway's) goes when the provider does."""
 
     def __repr__(self) -> str:  # never shows the key, even one written into the URL
         base_url = redact(self.base_url, self._secrets)
@@ -454,8 +461,11 @@ class Provider:
         else:
             _json_checked(_check_json, body)
             encoded = LaterBody(body)
+        url = self.wire.url(self.base_url, request)
+        if len(self._urls) >= _URLS_KEPT:  # Gemini's has the model in it: a model apiece
+            self._urls.clear()
         return HttpRequest(
-            url=self.wire.url(self.base_url, request),
+            url=self._urls.setdefault(url, url),
             body=encoded,
             headers=self._headers,
             secrets=self._secrets,

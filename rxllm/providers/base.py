@@ -7,7 +7,6 @@ stream mechanics in `rxllm.operators`.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from abc import ABC, abstractmethod
@@ -288,11 +287,11 @@ def stop_reason_of(raw: str | None, table: Mapping[str, StopReason]) -> StopReas
     return table.get(raw, "other")
 
 
-@functools.lru_cache(maxsize=256)
 def endpoint(base_url: str, path: str) -> str:
     """The URL of `path` under `base_url`: after the base's path, and before its query
     (Azure's `?api-version=...`, a gateway's key), which joins any query `path` has.
-    One string for every stream of a provider (cached), not a copy held by each."""
+    Not cached here: the provider keeps one string per URL for its streams (a URL may
+    hold a key, which goes when the provider does)."""
     base, _, query = base_url.partition("?")
     url = base.rstrip("/") + path
     if query:
