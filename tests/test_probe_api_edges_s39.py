@@ -3,10 +3,17 @@ call, not a default the user never chose or a silent wrong result."""
 
 from __future__ import annotations
 
+import asyncio
+import math
 import subprocess
+from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
+import reactivex
 
+from rxllm.events import Done, Event, TextDelta
+from rxllm.serving import ui_message_stream
 from tests.test_cli import RXLLM, run
 
 
@@ -36,3 +43,65 @@ def test_serve_on_an_empty_host_is_refused_not_opened_to_every_interface(host: s
     assert result.returncode == 2, result.stdout + result.stderr
     assert "argument --host: expected a host to listen on" in result.stderr
     assert result.stdout == ""
+
+
+def _turn() -> list[Event]:
+    return [
+        TextDelta(provider="p", attempt=1, text="hi"),
+        Done(provider="p", attempt=1, stop_reason="stop"),
+    ]
+
+
+async def _frames(events: Any, **options: Any) -> bytes:
+    return b"".join([frame async for frame in ui_message_stream(events, **options)])
+
+
+@pytest.mark.parametrize(
+    ("events", "hint"),
+    [
+        (_turn(), " (reactivex.from_iterable(events) makes one)"),
+        (iter(_turn()), " (reactivex.from_iterable(events) makes one)"),
+        (None, ""),
+    ],
+)
+async def test_a_ui_message_stream_of_what_is_not_a_stream_is_a_type_error(
+    events: Any, hint: str
+) -> None:
+    # was a response that never ended: the pump died on aiter() alone ("Task exception
+    # was never retrieved") while the response waited for its first event for ever
+    says = f"takes an Observable of events or an async iterable of .*got {type(events).__name__}"
+    with pytest.raises(TypeError, match=says) as raised:
+        await asyncio.wait_for(_frames(events), 30)  # a guard: the fault was a hang
+    assert str(raised.value).endswith(hint)
+    # what the hint says works
+    assert (await _frames(reactivex.from_iterable(_turn()))).endswith(b"data: [DONE]\n\n")
+
+
+async def test_a_source_that_fails_to_begin_ends_the_message_and_raises() -> None:
+    class Broken:
+        def __aiter__(self) -> AsyncIterator[Event]:
+            raise RuntimeError("no stream today")
+
+    frames: list[bytes] = []
+    with pytest.raises(RuntimeError, match="no stream today"):
+        async for frame in ui_message_stream(Broken()):  # a guard: the fault was a hang
+            frames.append(frame)
+            assert len(frames) < 10
+    sent = b"".join(frames)
+    assert b'"errorText":"The stream failed."' in sent and sent.endswith(b"data: [DONE]\n\n")
+
+
+@pytest.mark.parametrize(
+    ("keepalive", "error"),
+    [("15", TypeError), (-1, ValueError), (0, ValueError), (math.nan, ValueError)],
+)
+async def test_a_keepalive_that_is_not_seconds_is_refused(keepalive: Any, error: type) -> None:
+    # '15' was a TypeError from inside the wait ("'>' not supported"); -1, 0 and NaN
+    # silently meant "never", the opposite of asking for keep-alives
+    with pytest.raises(error, match="keepalive must be a"):
+        await _frames(_turn_source(), keepalive=keepalive)
+
+
+async def _turn_source() -> AsyncIterator[Event]:
+    for event in _turn():
+        yield event

@@ -23,7 +23,14 @@ import asyncio
 import json
 import math
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Mapping,
+)
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
@@ -52,6 +59,7 @@ from rxllm.events import (
     named_call,
 )
 from rxllm.fragments import is_high_half, whole_characters
+from rxllm.operators._args import check_seconds
 from rxllm.serving.event_json import json_or_none, load_event
 
 __all__ = [
@@ -894,8 +902,11 @@ without `gc.freeze()`, about one time in twenty; at 64, rarely)."""
 
 
 async def _pump(source: AsyncIterable[Item], inbox: _Inbox) -> None:
-    iterator = aiter(source)
+    iterator: AsyncIterator[Item] | None = None
     try:
+        # inside the `try`: a source that fails to begin is a source that breaks, not
+        # a pump that dies alone while the response waits on it for ever
+        iterator = aiter(source)
         async for item in iterator:
             if inbox.closed:
                 break
@@ -907,7 +918,7 @@ async def _pump(source: AsyncIterable[Item], inbox: _Inbox) -> None:
     except Exception as exc:
         inbox.on_error(exc)
     finally:
-        close = getattr(iterator, "aclose", None)
+        close = getattr(iterator, "aclose", None)  # None too when `aiter` failed
         if close is not None:
             await close()
 
@@ -940,6 +951,16 @@ async def ui_message_stream(
     folded it (`fold_json` of a log's entries through the cursor, the cheap way to
     resume; then `message_id`, `error_text` and `retries` are the encoder's own).
     """
+    if not isinstance(events, Observable) and not hasattr(events, "__aiter__"):
+        hint = (
+            " (reactivex.from_iterable(events) makes one)" if isinstance(events, Iterable) else ""
+        )
+        raise TypeError(
+            "ui_message_stream takes an Observable of events or an async iterable of "
+            f"events or (entry_id, event) pairs, got {type(events).__name__}{hint}"
+        )
+    if keepalive is not None:
+        check_seconds("keepalive", keepalive)
     if encoder is None:
         encoder = UIMessageEncoder(message_id, error_text=error_text, retries=retries)
     cursor = entry_position(after) if after is not None else None
