@@ -123,7 +123,9 @@ Decisions, where the wire leaves a choice:
   (`web_search_tool_result_error`, ...); an MCP result says it beside it, as
   `is_error`, so a failed MCP result's content is `{"is_error": true, "content": ...}`,
   never one that reads like the tool's output. Either failure is the event's
-  `is_error` (`server_result_failed`), as the AI SDK's Anthropic provider marks it.
+  `is_error` (`server_result_failed`), as the AI SDK's Anthropic provider marks it;
+  so is code that ran and exited other than 0 (a `*code_execution_result`'s
+  `return_code`), as Gemini's `OUTCOME_FAILED` is.
   Both carry their block as `raw` (a call's with its complete input), so that the
   turn goes back with them where they came (`ServerToolPart`): a paused turn is
   continued from them. A result goes back without

@@ -232,12 +232,19 @@ def server_result_failed(block: Mapping[str, Any]) -> bool:
     `text_editor_code_execution_`, `tool_search_`), or an MCP result's `is_error`.
     The web fetch tool's page shows its error object typed `web_fetch_tool_error`
     (the SDKs' type is `web_fetch_tool_result_error`), and proxies that run the tool
-    themselves for Bedrock write what the page shows: both are the error."""
+    themselves for Bedrock write what the page shows: both are the error. So is code
+    that ran and failed: a `code_execution_result`, `bash_code_execution_result` or
+    `encrypted_code_execution_result` whose `return_code` is not 0, as Gemini's
+    outcome `OUTCOME_FAILED` is."""
     if block.get("is_error") is True:
         return True
     content = block.get("content")
-    kind = content.get("type") if content.__class__ is dict else None
-    return isinstance(kind, str) and kind.endswith(_RESULT_ERRORS)
+    if content.__class__ is not dict:
+        return False
+    kind, code = content.get("type"), content.get("return_code")
+    return (isinstance(kind, str) and kind.endswith(_RESULT_ERRORS)) or (
+        code.__class__ is int and code != 0  # (not a bool: True is no exit status)
+    )
 
 
 # The ends of a provider-run tool's error object's type (`server_result_failed`).

@@ -130,9 +130,9 @@ ANTHROPIC_RESULTS = [
         "bash_code_execution",
         {
             "type": "bash_code_execution_result",
-            "stdout": "",
+            "stdout": "a.csv\n",
             "stderr": "",
-            "return_code": 1,
+            "return_code": 0,
             "content": [],
         },
     ),
@@ -158,10 +158,72 @@ def test_anthropic_server_tool_error_object_is_an_error(name: str, content: dict
     ("name", "content"), ANTHROPIC_RESULTS, ids=[n for n, _ in ANTHROPIC_RESULTS]
 )
 def test_anthropic_server_tool_result_that_worked_is_no_error(name: str, content: Any) -> None:
-    """A guard: a result (a command that exited 1 is the command's failure, not the
-    tool's) is no error."""
+    """A guard: a result that worked (code that exited 0) is no error."""
     call = {"type": "server_tool_use", "id": "srvtoolu_1", "name": name, "input": {}}
     result = {"type": f"{name}_tool_result", "tool_use_id": "srvtoolu_1", "content": content}
+    assert _results(_anthropic_turn(call, result), "anthropic") == [("srvtoolu_1", False)]
+
+
+# Code that ran and failed, as the SDKs type each result (`BetaCodeExecutionResultBlock`,
+# `BetaBashCodeExecutionResultBlock`, `EncryptedCodeExecutionResultBlock`: content,
+# stdout or encrypted_stdout, stderr, return_code).
+ANTHROPIC_CODE_FAILED = [
+    (
+        "code_execution",
+        {
+            "type": "code_execution_result",
+            "stdout": "",
+            "stderr": "ZeroDivisionError: division by zero",
+            "return_code": 1,
+            "content": [],
+        },
+    ),
+    (
+        "bash_code_execution",
+        {
+            "type": "bash_code_execution_result",
+            "stdout": "",
+            "stderr": "bash: line 1: nosuch: command not found",
+            "return_code": 127,
+            "content": [],
+        },
+    ),
+    (
+        "code_execution",
+        {
+            "type": "encrypted_code_execution_result",
+            "encrypted_stdout": "EuQB",
+            "stderr": "Traceback (most recent call last): ...",
+            "return_code": 1,
+            "content": [],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    ANTHROPIC_CODE_FAILED,
+    ids=[c["type"] for _, c in ANTHROPIC_CODE_FAILED],
+)
+def test_anthropic_code_that_ran_and_failed_is_an_error(name: str, content: dict[str, Any]) -> None:
+    """A program that ran and exited other than 0 failed, as Gemini's `OUTCOME_FAILED`
+    (the code raised) is an error; what it said is the content as it came."""
+    call = {"type": "server_tool_use", "id": "srvtoolu_1", "name": name, "input": {}}
+    result = {"type": f"{name}_tool_result", "tool_use_id": "srvtoolu_1", "content": content}
+    events = replay_every_way(_anthropic_turn(call, result), "anthropic")
+    results = [e for e in events if isinstance(e, ServerToolResult)]
+    assert [(e.call_id, e.content, e.is_error) for e in results] == [("srvtoolu_1", content, True)]
+
+
+@pytest.mark.parametrize("code", [0, None, True, "1"], ids=repr)
+def test_only_an_exit_status_other_than_0_is_code_that_failed(code: Any) -> None:
+    """A guard: 0, none, and what is no exit status (a bool, a string) say no failure."""
+    content = {"type": "code_execution_result", "stdout": "", "stderr": "", "content": []}
+    if code is not None:
+        content["return_code"] = code
+    call = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "code_execution", "input": {}}
+    result = {"type": "code_execution_tool_result", "tool_use_id": "srvtoolu_1", "content": content}
     assert _results(_anthropic_turn(call, result), "anthropic") == [("srvtoolu_1", False)]
 
 
@@ -210,6 +272,8 @@ def _proxy(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         ("web_search_results", ANTHROPIC_ERRORS[0][1], True),
         ("web_search_results", ANTHROPIC_RESULTS[0][1], False),
         ("tool_results", ANTHROPIC_ERRORS[2][1], True),
+        ("tool_results", ANTHROPIC_CODE_FAILED[0][1], True),  # code that ran and failed
+        ("tool_results", ANTHROPIC_RESULTS[2][1], False),
     ],
 )
 def test_litellm_server_tool_result_reads_the_error_as_the_anthropic_wire(
