@@ -107,6 +107,13 @@ class ImagePart(_Frozen):
                 "as pathlib.Path(...) or its bytes (read into a data: URL), or an https:// "
                 "or data:<media type>;base64,... URL"
             )
+        if url[:5].lower() == "data:" and (problem := _data_url_problem(url)):
+            # refused here for the reason a path is: a provider refuses it as an image it
+            # cannot read, which a retry takes for an endpoint without image input
+            raise ValueError(
+                f"image {_shown(url)} is not a data URL a provider can read: {problem}; "
+                "pass the image file as pathlib.Path(...) or its bytes to have it encoded"
+            )
         return url
 
     @property
@@ -147,6 +154,28 @@ _IMAGE_URL = r"(?i)(?:data:|[a-z][a-z0-9+.-]*://)"
 def is_image_url(text: str) -> bool:
     """Whether `text` is an image URL as `ImagePart` takes it, rather than a file's path."""
     return re.match(_IMAGE_URL, text) is not None
+
+
+# The characters of base64 (standard and URL-safe alphabets, padding, line breaks), and
+# how much of a data URL's payload is looked at: its start is where a pasted path, a
+# second `data:...;base64,` header or a bytes repr (`b'...`) shows, and reading 30 MB of
+# image with a pattern would cost 80 ms a request.
+_BASE64_HEAD = r"[A-Za-z0-9+/=_\-\s]*"
+_HEAD_CHARS = 256
+
+
+def _data_url_problem(url: str) -> str | None:
+    """What makes the data URL `url` unreadable as one (RFC 2397), or None: no comma
+    before its data, no data, or data marked base64 that does not begin as base64."""
+    header, comma, data = url[5:].partition(",")
+    if not comma:
+        return "no ',' between its media type and its data"
+    if not data.strip():
+        return "it holds no data"
+    base64_flag = any(flag.strip().lower() == "base64" for flag in header.split(";")[1:])
+    if base64_flag and re.fullmatch(_BASE64_HEAD, data[:_HEAD_CHARS]) is None:
+        return "its data, marked base64, is not base64"
+    return None
 
 
 def image_type(data: str) -> str | None:

@@ -9,9 +9,11 @@ import subprocess
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pydantic
 import pytest
 import reactivex
 
+from rxllm import ChatRequest, ImagePart, Message
 from rxllm.events import Done, Event, TextDelta
 from rxllm.serving import ui_message_stream
 from tests.test_cli import RXLLM, run
@@ -105,3 +107,52 @@ async def test_a_keepalive_that_is_not_seconds_is_refused(keepalive: Any, error:
 async def _turn_source() -> AsyncIterator[Event]:
     for event in _turn():
         yield event
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("data:image/png;base64,", "it holds no data"),
+        ("data:image/png;base64", "no ',' between its media type and its data"),
+        # a second header, as a relay that prefixes every URL writes it
+        ("data:image/png;base64,data:image/png;base64,iVBORw0KGgo=", "marked base64, is not"),
+        ("data:image/png;base64,b'\\x89PNG\\r\\n'", "marked base64, is not base64"),  # str(bytes)
+        ("data:image/jpeg;base64,/home/me/cat.jpg", "marked base64, is not base64"),
+    ],
+)
+def test_a_data_url_no_provider_can_read_is_refused_where_it_is_written(
+    url: str, problem: str
+) -> None:
+    # was sent: every provider refuses it ("Invalid base64 image_url.", "Base64 decoding
+    # failed"), and recovery read that as an endpoint without image input, so the turn
+    # went on without the image (or dropped keys one by one first)
+    for build in (
+        lambda: ImagePart(url=url),
+        lambda: Message.user("what is this?", images=[url]),
+        lambda: ChatRequest(
+            model="m",
+            messages=[
+                {"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}
+            ],
+        ),
+    ):
+        with pytest.raises(
+            pydantic.ValidationError, match="is not a data URL a provider can read"
+        ) as raised:
+            build()
+        assert problem in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "data:image/png;base64,iVBORw0KGgo=",
+        "DATA:image/png;BASE64,iVBORw0KGgo=",
+        "data:image/png;base64,iVBORw0K\nGgo=",  # wrapped at 76, as base64.encodebytes does
+        "data:image/png;base64,aGk-_w==",  # the URL-safe alphabet
+        "data:image/svg+xml,%3Csvg%2F%3E",  # RFC 2397 percent-encoding, encoded when sent
+        "data:application/pdf;base64,JVBERi0xLjQK",
+    ],
+)
+def test_a_data_url_a_provider_reads_is_kept(url: str) -> None:
+    assert ImagePart(url=url).url == url
