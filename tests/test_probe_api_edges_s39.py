@@ -156,3 +156,37 @@ def test_a_data_url_no_provider_can_read_is_refused_where_it_is_written(
 )
 def test_a_data_url_a_provider_reads_is_kept(url: str) -> None:
     assert ImagePart(url=url).url == url
+
+
+@pytest.mark.parametrize(
+    ("option", "error", "says"),
+    [
+        # a NaN lease: start() failed with Redis's "value is not an integer or out of
+        # range" from a Lua script; a NaN or fractional max_events: start() returned and
+        # the turn's log never ended (a reader waited for ever)
+        ({"lease_ms": math.nan}, TypeError, "lease_ms must be an int, got float"),
+        ({"lease_ms": 1500.5}, TypeError, "lease_ms must be an int, got float"),
+        ({"max_events": math.nan}, TypeError, "max_events must be an int, got float"),
+        ({"max_events": 2.5}, TypeError, "max_events must be an int, got float"),
+        ({"ttl_s": math.nan}, ValueError, "ttl_s must be a finite number of seconds"),
+        ({"retention_s": "3600"}, TypeError, "retention_s must be a number of seconds"),
+        ({"max_connections": "8"}, TypeError, "max_connections must be an int, got str"),
+        ({"lease_ms": 5}, ValueError, "lease_ms must be at least 10, got 5"),  # names it
+    ],
+)
+def test_a_redis_log_option_redis_cannot_take_is_refused_by_name(
+    option: dict[str, Any], error: type, says: str
+) -> None:
+    pytest.importorskip("redis")
+    from rxllm.serving.redis_log import RedisLog
+
+    with pytest.raises(error, match=says):
+        RedisLog("redis://127.0.0.1:9/0", **option)  # nothing connects at construction
+
+
+def test_a_redis_log_keeps_the_options_redis_takes() -> None:
+    pytest.importorskip("redis")
+    from rxllm.serving.redis_log import RedisLog
+
+    log = RedisLog("redis://127.0.0.1:9/0", ttl_s=1.5, retention_s=2.5, lease_ms=1000)
+    assert (log.ttl_ms, log.retention_ms, log.lease_ms) == (1500, 2500, 1000)

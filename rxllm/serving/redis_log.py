@@ -36,6 +36,7 @@ from reactivex.scheduler.eventloop import AsyncIOScheduler
 from redis.exceptions import RedisError
 
 from rxllm.events import IS_TERMINAL, Cancelled, Event, Retry, failed
+from rxllm.operators._args import check_count, check_seconds
 from rxllm.serving.event_json import dump_event, load_event
 from rxllm.serving.redis_scripts import APPEND, CANCEL, REGISTER, RENEW, TERMINATE
 
@@ -250,8 +251,16 @@ class RedisLog:
         max_events: int = 100_000,
         max_connections: int = 1024,
     ) -> None:
-        if lease_ms < 10 or ttl_s < 1 or retention_s < 1 or max_events < 2:
-            raise ValueError("lease_ms >= 10, ttl_s >= 1, retention_s >= 1, max_events >= 2")
+        # Each checked by name at the call: Redis takes milliseconds and counts as
+        # integers, so a NaN lease failed `start` in a Lua script's words, and a NaN or
+        # fractional max_events a turn whose log never ended.
+        check_count("lease_ms", lease_ms, 10)
+        check_count("max_events", max_events, 2)
+        for name, seconds in (("ttl_s", ttl_s), ("retention_s", retention_s)):
+            if check_seconds(name, seconds) < 1:
+                raise ValueError(f"{name} must be at least 1, got {seconds}")
+        if isinstance(max_connections, bool) or not isinstance(max_connections, int):
+            raise TypeError(f"max_connections must be an int, got {type(max_connections).__name__}")
         if max_connections < 3:
             raise ValueError(
                 f"max_connections ({max_connections}) must be at least 3: the cancel "
@@ -263,8 +272,8 @@ class RedisLog:
             raise ValueError(f"ttl_s ({ttl_s}) must be at least the lease ({lease_ms} ms)")
         self.prefix = prefix
         self.lease_ms = lease_ms
-        self.ttl_ms = ttl_s * 1000
-        self.retention_ms = retention_s * 1000
+        self.ttl_ms = round(ttl_s * 1000)
+        self.retention_ms = round(retention_s * 1000)
         self.max_events = max_events
         self.block_ms = min(MAX_BLOCK_MS, lease_ms)
         self.channel = f"{prefix}:{CANCEL_CHANNEL}"
