@@ -137,6 +137,36 @@ async def test_params_that_are_not_json_are_a_config_error_at_the_call() -> None
         p.stream(request)
 
 
+@pytest.mark.parametrize(
+    "params",
+    [{"stop_ids": {1, 2}}, {"blob": b"\x00"}, {"when": object()}, {"metadata": {("a",): 1}}],
+)
+@pytest.mark.parametrize("size", [10, 2_000_000], ids=["small", "encoded-later"])
+async def test_params_of_a_type_json_has_not_are_a_config_error_at_the_call(
+    params: dict[str, Any], size: int
+) -> None:
+    """A set, bytes, an object or a tuple key in `params` raised json's own TypeError
+    from inside the encoder (a probe of the public API): a `ConfigError` as NaN is, for
+    a small body and for a large one checked at the call and encoded later."""
+    p = rxllm.provider("local", base_url=NOWHERE)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("x" * size)], params=params)
+    with pytest.raises(
+        rxllm.ConfigError, match=r"cannot be sent as JSON: .*(set|bytes|object|keys)"
+    ):
+        p.stream(request)
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["http://127.0.0.1:9/v1#frag", "http://127.0.0.1:9/v1#", "https://h.example/v1?k=1#x"],
+)
+def test_a_base_url_with_a_fragment_is_refused(base_url: str) -> None:
+    """`endpoint()` put the wire's path after the '#', and the fragment is never sent:
+    every turn went to the base's path (`.../v1`), a 404 (a probe of the public API)."""
+    with pytest.raises(rxllm.ConfigError, match="holds a fragment"):
+        rxllm.provider("openai", api_key="sk-test", base_url=base_url)
+
+
 @pytest.mark.parametrize("name", ["my tool!", "get weather", "f" * 129, "tool/name"])
 def test_a_tool_name_no_provider_takes_is_refused(name: str) -> None:
     with pytest.raises(pydantic.ValidationError, match="is not one a provider takes"):

@@ -358,7 +358,7 @@ def _json_checked(write: Callable[[dict[str, Any]], _T], body: dict[str, Any]) -
             f"the request holds text that is not Unicode ({exc.reason} at {exc.start}): "
             "decode what you read as UTF-8 first"
         ) from None
-    except ValueError as exc:  # json.dumps would write NaN or Infinity: not JSON
+    except (ValueError, TypeError) as exc:  # NaN or Infinity, a set, bytes, an object
         raise ConfigError(f"the request cannot be sent as JSON: {exc}") from None
 
 
@@ -980,6 +980,8 @@ def _check_base_url(base_url: str, wire: WireProtocol, api_key: str | None) -> N
         raise ConfigError(f"base_url is not a URL ({exc}): {shown!r}") from None
     if url.scheme not in ("http", "https") or not url.host:
         raise ConfigError(f"base_url must be an http:// or https:// URL with a host, got {shown!r}")
+    if "#" in base_url:  # the wire's path would go after it, and a fragment is never sent
+        raise ConfigError(f"base_url holds a fragment ('#...'), which is never sent: {shown!r}")
     # An endpoint's URL pasted whole (".../v1/chat/completions", as Azure's and Snowflake's
     # docs print it) would have the wire's path added again: every turn a plain 404.
     base_path = url.path.rstrip("/")
