@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import reprlib
 from collections import deque
 from collections.abc import (
     AsyncGenerator,
@@ -56,6 +57,7 @@ from rxllm.events import (
     ToolRequest,
     ToolStart,
     UsageUpdate,
+    _Event,
     named_call,
 )
 from rxllm.fragments import is_high_half, whole_characters
@@ -348,13 +350,15 @@ class UIMessageEncoder:
 
     def parts(self, event: Event) -> list[Part]:
         """The chunks `event` adds to the message (none for an event after the terminal)."""
+        handler = self._handlers.get(type(event))
+        if handler is None and not isinstance(event, _Event):
+            raise _not_an_event(event)
         if self.finished:
             logger.bind(provider=event.provider, attempt=event.attempt).warning(
                 "UI message stream: a {} event after the terminal event is dropped", event.type
             )
             return []
         out = self._start()
-        handler = self._handlers.get(type(event))
         if handler is None:  # a kind newer than this encoder: nothing the client knows
             logger.bind(provider=event.provider, attempt=event.attempt).debug(
                 "UI message stream: no part for a {} event", event.type
@@ -784,6 +788,13 @@ class UIMessageEncoder:
         self.finished = True
 
 
+def _not_an_event(value: object) -> TypeError:
+    return TypeError(
+        "a UI message stream is made of rxllm events (rxllm.events: TextDelta, Done, ...), "
+        f"got {type(value).__name__}: {reprlib.repr(value)}"
+    )
+
+
 def _tool_error(event: ServerToolResult) -> str:
     """The errorText of a provider-run tool that failed: what the provider said of the
     failure (its `content`, the error object a result would have been: Anthropic's
@@ -888,6 +899,13 @@ class _Inbox:
         return items
 
 
+def _entry(item: tuple[Any, ...]) -> tuple[str, Event]:
+    """A log entry's id and event, or a TypeError saying what a log entry is."""
+    if len(item) != 2 or not isinstance(item[0], str):
+        raise TypeError(f"a log entry is an (entry_id: str, event) pair, got {reprlib.repr(item)}")
+    return item[0], item[1]
+
+
 def _resolve(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
@@ -943,9 +961,9 @@ async def ui_message_stream(
     folded unsent, so a resumed response continues exactly where the client stopped.
     Whatever arrived together is written together; after `keepalive` seconds without
     a frame, `: keep-alive` (None: never). A source that stops without a terminal
-    event, or breaks, still ends the message (an `error` part; a break is re-raised
-    after it, its exception never sent). `error_text` and `retries`: see
-    `UIMessageEncoder`.
+    event, breaks, or gives what is no event (a TypeError) still ends the message (an
+    `error` part; the exception is raised after it, never sent). `error_text` and
+    `retries`: see `UIMessageEncoder`.
 
     `encoder` continues a message whose start the client has: an encoder that
     folded it (`fold_json` of a log's entries through the cursor, the cheap way to
@@ -983,15 +1001,20 @@ async def ui_message_stream(
                     yield KEEPALIVE_FRAME
                 continue
             chunks = []
-            for item in inbox.take():
-                if isinstance(item, tuple):
-                    entry_id, event = item
-                    if cursor is not None and entry_position(entry_id) <= cursor:
-                        encoder.fold(event)  # the client has these frames already
-                        continue
-                    chunks.append(encoder.frames(event, entry_id))
-                else:
-                    chunks.append(encoder.frames(item))
+            try:
+                for item in inbox.take():
+                    if isinstance(item, tuple):
+                        entry_id, event = _entry(item)
+                        if cursor is not None and entry_position(entry_id) <= cursor:
+                            encoder.fold(event)  # the client has these frames already
+                            continue
+                        chunks.append(encoder.frames(event, entry_id))
+                    else:
+                        chunks.append(encoder.frames(item))
+            except Exception as exc:
+                # An item that cannot be framed (no event, or error_text failing on it):
+                # the message ends as for a source that breaks, then this is raised.
+                inbox.error = exc
             data = b"".join(chunks)
             if data:
                 yield data

@@ -1,0 +1,63 @@
+"""Bad input to the UI message stream's public surface (session 39's probe): each is a
+clear error where it is given, and a response already begun still ends."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import reactivex
+
+from rxllm.events import Done, TextDelta
+from rxllm.serving import UIMessageEncoder, ui_message_stream
+from rxllm.serving.ui_message_stream import STREAM_FAILED
+
+P = "openai"
+
+
+async def _frames_then_error(events: Any, **options: Any) -> tuple[list[Any], BaseException]:
+    """The frames' JSON ([DONE] as a str) written before the stream raised, and what it raised."""
+    frames: list[Any] = []
+    with pytest.raises(Exception) as raised:  # the caller checks its type
+        async for data in ui_message_stream(events, keepalive=None, **options):
+            for line in data.decode().split("\n\n"):
+                if line.startswith("data: "):
+                    body = line.removeprefix("data: ")
+                    frames.append(body if body == "[DONE]" else json.loads(body))
+    return frames, raised.value
+
+
+@pytest.mark.parametrize("given", ["hi", {"type": "text", "text": "hi"}, None, 5])
+def test_the_encoder_given_no_event_names_what_it_got(given: Any) -> None:
+    # was AttributeError: 'str' object has no attribute 'provider', from the log line
+    with pytest.raises(TypeError, match=rf"rxllm events .*got {type(given).__name__}: "):
+        UIMessageEncoder().parts(given)
+
+
+async def test_an_observable_of_strings_is_a_type_error_after_the_message_ends() -> None:
+    source = reactivex.of(
+        TextDelta(provider=P, text="a"), "b", Done(provider=P, stop_reason="stop")
+    )
+    frames, error = await _frames_then_error(source)
+    assert isinstance(error, TypeError), repr(error)
+    assert "rxllm events" in str(error) and "got str: 'b'" in str(error)
+    # the response was begun: it ends as for a source that breaks, not cut
+    assert {"type": "text-delta", "id": "t1", "delta": "a"} in frames
+    assert frames[-3:] == [
+        {"type": "error", "errorText": STREAM_FAILED},
+        {"type": "finish", "finishReason": "error"},
+        "[DONE]",
+    ]
+
+
+@pytest.mark.parametrize("entry", [(5, TextDelta(provider=P, text="a")), ("1-0",)])
+async def test_a_log_entry_that_is_no_pair_of_id_and_event_says_so(entry: Any) -> None:
+    async def entries() -> AsyncIterator[Any]:
+        yield entry
+
+    frames, error = await _frames_then_error(entries())
+    assert isinstance(error, TypeError), repr(error)
+    assert "a log entry is an (entry_id: str, event) pair, got (" in str(error)
+    assert frames[-1] == "[DONE]"
