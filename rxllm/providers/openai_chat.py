@@ -2629,7 +2629,9 @@ class ChatNormalizer(Normalizer):
                 function = custom
             else:
                 function, custom = {}, None
-        name = text_or_none(function.get("name"))  # a name that is no string names none
+        name = function.get("name")
+        if name.__class__ is not str:  # a name that is no string names none (no call: per fragment)
+            name = None
         if key is not None:
             index = self.calls.get(key)
             held = self.unnamed.get(index) if index is not None and self.unnamed else None
