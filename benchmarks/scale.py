@@ -241,12 +241,8 @@ def child_first_pass(client: str, base_url: str, streams: int) -> NoReturn:
 def first_pass_scenario(
     server: ServerProcess, streams: int, deltas: int, rate: float, repeat: int
 ) -> dict[str, Any]:
-    """Each client in its own child process, `repeat` times, alternating which goes first."""
-    base_url = server.base_url("text", deltas, rate=rate)
-    runs: dict[str, list[dict[str, Any]]] = {"floor": [], "rxllm": []}
-    for i in range(repeat):
-        for client in ("floor", "rxllm") if i % 2 == 0 else ("rxllm", "floor"):
-            runs[client].append(_in_child("first_pass", client, base_url, str(streams)))
+    """Each client in its own child process, `repeat` times (`_runs`)."""
+    runs = _runs("first_pass", server.base_url("text", deltas, rate=rate), streams, repeat)
     summary = {
         client: {
             key: float(statistics.median(run[key] for run in mine)) for key in ("cpu_s", "wall_s")
@@ -260,6 +256,15 @@ def first_pass_scenario(
         "median": summary,
         "ratio": summary["rxllm"]["cpu_s"] / summary["floor"]["cpu_s"],
     }
+
+
+def _runs(kind: str, base_url: str, streams: int, repeat: int) -> dict[str, list[dict[str, Any]]]:
+    """`repeat` runs of each client's `kind` child, alternating which goes first."""
+    runs: dict[str, list[dict[str, Any]]] = {"floor": [], "rxllm": []}
+    for i in range(repeat):
+        for client in ("floor", "rxllm") if i % 2 == 0 else ("rxllm", "floor"):
+            runs[client].append(_in_child(kind, client, base_url, str(streams)))
+    return runs
 
 
 def _in_child(*args: str) -> dict[str, Any]:
@@ -278,12 +283,8 @@ def _in_child(*args: str) -> dict[str, Any]:
 def streams_scenario(
     server: ServerProcess, streams: int, deltas: int, rate: float, repeat: int
 ) -> dict[str, Any]:
-    """Each client in its own child process, `repeat` times, alternating which goes first."""
-    base_url = server.base_url("text", deltas, rate=rate)
-    runs: dict[str, list[dict[str, Any]]] = {"floor": [], "rxllm": []}
-    for i in range(repeat):
-        for client in ("floor", "rxllm") if i % 2 == 0 else ("rxllm", "floor"):
-            runs[client].append(_in_child("streams", client, base_url, str(streams)))
+    """Each client in its own child process, `repeat` times (`_runs`)."""
+    runs = _runs("streams", server.base_url("text", deltas, rate=rate), streams, repeat)
     for client, mine in runs.items():
         for run in mine:
             if run["completed"] != streams:
