@@ -263,7 +263,7 @@ class UIMessageEncoder:
       open block), and ending it would cut the answer into pieces.
     - A delta ending in half a UTF-16 surrogate pair keeps that half for the next
       delta of its block; one left at the block's end is sent as U+FFFD.
-    - `error_text(info)` is the only text of an error that is sent (default:
+    - `error_text(info)`, a str, is the only text of an error that is sent (default:
       `generic_error_text`, what failed, never the provider's words; its `message`
       with `error_text=lambda info: info.message`), in the `error` part, the
       `tool-input-error` of each call left open and each `data-rxllm-retry`; `raw`
@@ -713,7 +713,7 @@ class UIMessageEncoder:
         data = {
             "reason": {
                 "kind": reason.kind,
-                "message": self._error_text(reason),
+                "message": self._error_message(reason),
                 "status": reason.status,
                 "retryable": reason.retryable,
             },
@@ -727,6 +727,16 @@ class UIMessageEncoder:
         }
         # Transient: the client hands it to onData and keeps it out of the message.
         out.append({"type": "data-rxllm-retry", "data": data, "transient": True})
+
+    def _error_message(self, info: ErrorInfo) -> str:
+        """`error_text(info)`, which must be a str: the client's schema refuses any
+        other `errorText` (`errorText: 5`), and with it the whole stream."""
+        text = self._error_text(info)
+        if not isinstance(text, str):
+            raise TypeError(
+                f"error_text must return a str, got {type(text).__name__}: {reprlib.repr(text)}"
+            )
+        return text
 
     # --- terminals ------------------------------------------------------------
 
@@ -748,7 +758,7 @@ class UIMessageEncoder:
         self.finished = True
 
     def _failed(self, event: Failed, out: list[Part]) -> None:
-        self._fail(self._error_text(event.error), out, event.error)
+        self._fail(self._error_message(event.error), out, event.error)
         self.finished = True
 
     def _fail(self, error_text: str, out: list[Part], info: ErrorInfo | None = None) -> None:

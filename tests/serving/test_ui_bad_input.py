@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import reactivex
 
-from rxllm.events import Done, TextDelta
+from rxllm.events import Done, ErrorInfo, Failed, Retry, TextDelta
 from rxllm.serving import UIMessageEncoder, ui_message_stream
 from rxllm.serving.ui_message_stream import STREAM_FAILED
 
@@ -61,3 +61,40 @@ async def test_a_log_entry_that_is_no_pair_of_id_and_event_says_so(entry: Any) -
     assert isinstance(error, TypeError), repr(error)
     assert "a log entry is an (entry_id: str, event) pair, got (" in str(error)
     assert frames[-1] == "[DONE]"
+
+
+def _failure() -> Failed:
+    info = ErrorInfo(provider=P, kind="transport", message="connection reset", retryable=True)
+    return Failed(provider=P, error=info)
+
+
+def _retry() -> Retry:
+    info = ErrorInfo(provider=P, kind="rejected", message="no temperature", status=400)
+    return Retry(provider=P, reason=info, next_attempt=2, next_provider=P)
+
+
+@pytest.mark.parametrize("returned", [5, None, b"busy", {"text": "busy"}])
+@pytest.mark.parametrize("event", [_failure(), _retry()], ids=["error", "retry"])
+def test_error_text_that_returns_no_str_is_a_type_error_naming_it(
+    returned: Any, event: Failed | Retry
+) -> None:
+    # was sent: `"errorText": 5`, which the `ai` client's chunk schema refuses ("expected
+    # string, received number"), and with it the stream
+    encoder = UIMessageEncoder(error_text=lambda info: returned, retries=True)
+    with pytest.raises(
+        TypeError, match=rf"^error_text must return a str, got {type(returned).__name__}"
+    ):
+        encoder.parts(event)
+
+
+async def test_error_text_that_returns_no_str_still_ends_the_message() -> None:
+    source = reactivex.of(TextDelta(provider=P, text="a"), _failure())
+    frames, error = await _frames_then_error(source, error_text=lambda info: info.status)
+    assert isinstance(error, TypeError) and "error_text must return a str" in str(error)
+    # `errorText: null` was sent; now the one errorText is the broken source's
+    assert [frame for frame in frames if "errorText" in frame] == [frames[-3]]
+    assert frames[-3:] == [
+        {"type": "error", "errorText": STREAM_FAILED},
+        {"type": "finish", "finishReason": "error"},
+        "[DONE]",
+    ]
