@@ -61,7 +61,7 @@ from rxllm.events import (
     named_call,
 )
 from rxllm.fragments import is_high_half, whole_characters
-from rxllm.operators._args import check_seconds
+from rxllm.operators._args import check_callable, check_seconds, check_str
 from rxllm.serving.event_json import json_or_none, load_event
 
 __all__ = [
@@ -309,6 +309,9 @@ class UIMessageEncoder:
         error_text: Callable[[ErrorInfo], str] = generic_error_text,
         retries: bool = False,
     ) -> None:
+        if message_id is not None:
+            check_str("message_id", message_id)  # the client refuses another `messageId`
+        check_callable("error_text", error_text)
         self._message_id = message_id
         self._error_text = error_text
         self._retries = retries
@@ -989,8 +992,12 @@ async def ui_message_stream(
         )
     if keepalive is not None:
         check_seconds("keepalive", keepalive)
+    if after is not None:
+        check_str("after", after)  # a log entry id, `<ms>-<seq>`
     if encoder is None:
         encoder = UIMessageEncoder(message_id, error_text=error_text, retries=retries)
+    elif not isinstance(encoder, UIMessageEncoder):
+        raise TypeError(f"encoder must be a UIMessageEncoder, got {type(encoder).__name__}")
     cursor = entry_position(after) if after is not None else None
     inbox = _Inbox()
     subscription: abc.DisposableBase | None = None

@@ -98,3 +98,47 @@ async def test_error_text_that_returns_no_str_still_ends_the_message() -> None:
         {"type": "finish", "finishReason": "error"},
         "[DONE]",
     ]
+
+
+def _turn() -> reactivex.Observable[Any]:
+    return reactivex.of(TextDelta(provider=P, text="a"), Done(provider=P, stop_reason="stop"))
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        # was AttributeError: 'int' object has no attribute 'partition' (entry_position)
+        ({"after": 5}, "after must be a str, got int"),
+        ({"after": b"1-0"}, "after must be a str, got bytes"),
+        # was sent as `"messageId": 5`, which the `ai` client's chunk schema refuses
+        ({"message_id": 5}, "message_id must be a str, got int"),
+        # was taken, and failed as "'str' object is not callable" at the turn's first error
+        ({"error_text": "Something went wrong."}, "error_text must be callable, got str"),
+        # was AttributeError: 'dict' object has no attribute 'finished'
+        ({"encoder": {}}, "encoder must be a UIMessageEncoder, got dict"),
+    ],
+)
+async def test_an_option_of_the_wrong_type_is_a_type_error_before_the_first_frame(
+    option: dict[str, Any], message: str
+) -> None:
+    stream = ui_message_stream(_turn(), **option)
+    with pytest.raises(TypeError, match=f"^{message}$"):
+        await anext(stream)
+
+
+def test_the_encoder_refuses_a_message_id_or_error_text_of_the_wrong_type() -> None:
+    with pytest.raises(TypeError, match=r"^message_id must be a str, got int$"):
+        UIMessageEncoder(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^error_text must be callable, got NoneType$"):
+        UIMessageEncoder(error_text=None)  # type: ignore[arg-type]
+
+
+async def test_the_options_of_the_right_type_still_stream() -> None:
+    frames = [
+        frame
+        async for frame in ui_message_stream(
+            _turn(), message_id="m1", after=None, error_text=str, keepalive=None
+        )
+    ]
+    assert frames[0].startswith(b'data: {"type":"start","messageId":"m1"}')
+    assert frames[-1].endswith(b"data: [DONE]\n\n")
