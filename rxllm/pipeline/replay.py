@@ -46,8 +46,9 @@ def replay(
     `data` is bytes, text, a Path, or an iterable of bytes taken as the exact network
     chunks. A one-line str that does not begin as SSE or JSON does (`data:`, `event:`,
     a `:` comment, `[`, `{`) is a file's path, so `replay("capture.sse")` reads the
-    file; one naming no file is a `FileNotFoundError`. Emits synchronously on
-    subscribe: no event loop or network is needed.
+    file; one naming no file is a `FileNotFoundError`, a directory an
+    `IsADirectoryError`. Emits synchronously on subscribe: no event loop or network
+    is needed.
 
     Besides an SSE body, a recording may be gzip-compressed, an HTTP response dump
     (status line and headers first; a status that is not 2xx is that error), or JSON:

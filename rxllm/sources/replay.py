@@ -136,6 +136,7 @@ def read_recording(data: ReplayData, limit: int | None = None) -> Recording:
 
     Raises:
         FileNotFoundError: a str read as a path that names no file.
+        IsADirectoryError: a str read as a path that names a directory.
         TypeError: data of another type.
     """
     limit = MAX_DECOMPRESSED_BYTES if limit is None else limit
@@ -251,7 +252,11 @@ def _given(data: ReplayData) -> list[bytes]:
 def _read_path(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+    except IsADirectoryError:
+        raise IsADirectoryError(
+            f"replay: {path!r} is a directory: pass the path of a recording in it"
+        ) from None
+    except (FileNotFoundError, NotADirectoryError):
         raise FileNotFoundError(
             f"replay: no file {path!r} (a one-line str that is not SSE is read as a "
             "path): pass a Path to the recording, or its bytes"
