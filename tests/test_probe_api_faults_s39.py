@@ -4,10 +4,12 @@ says what was wrong with it, where it is given."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import rxllm
+from rxllm.testing import Call, call
 from tests.support import replay
 
 
@@ -20,3 +22,20 @@ def test_replay_of_a_str_naming_a_directory_says_it_is_a_directory(tmp_path: Pat
     recording = tmp_path / "turn.sse"
     recording.write_bytes(b'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n')
     assert replay(str(recording), "openai")[0] == rxllm.TextDelta(provider="openai", text="hi")
+
+
+@pytest.mark.parametrize(
+    ("given", "label"),
+    [(lambda: call(""), "name"), (lambda: call("get_time", call_id=""), "call_id")],
+    ids=["name", "call_id"],
+)
+def test_a_scripted_call_with_an_empty_name_or_id_is_refused(given: Any, label: str) -> None:
+    # was taken as no name (the offered tool the user asks about) or no id (a generated
+    # one): `call(name)` with a name read from an unset variable called another tool
+    with pytest.raises(ValueError, match=rf"^a call's {label} is empty: leave it out"):
+        given()
+
+
+def test_a_scripted_call_without_a_name_or_id_still_picks_them() -> None:
+    assert call() == Call(None, None, None)
+    assert call("get_time", call_id="c1", tz="UTC") == Call("get_time", {"tz": "UTC"}, "c1")

@@ -97,6 +97,10 @@ class Call:
         for label, value in (("name", self.name), ("call_id", self.call_id)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"a call's {label} must be a str, got {type(value).__name__}")
+            if value == "":  # else read as no value: the offered tool, a generated id
+                raise ValueError(
+                    f"a call's {label} is empty: leave it out to let the script choose one"
+                )
         if self.arguments is None:
             return
         if not isinstance(self.arguments, dict):
