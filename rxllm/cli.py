@@ -333,6 +333,12 @@ def _json_schema(path: str) -> dict[str, Any]:
     try:
         given = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
+        if path.lstrip().startswith(("{", "[")):  # the schema itself, written inline
+            shown = path if len(path) <= 40 else path[:37] + "..."
+            raise argparse.ArgumentTypeError(
+                f"takes a FILE's path, and {shown} looks like inline JSON: save the "
+                "schema to a file (weather.json names it weather)"
+            ) from None
         raise argparse.ArgumentTypeError(f"{path}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{path}: not JSON ({exc})") from None

@@ -11,6 +11,7 @@ import pytest
 import rxllm
 from rxllm.testing import Call, call
 from tests.support import replay
+from tests.test_cli import run
 
 
 def test_replay_of_a_str_naming_a_directory_says_it_is_a_directory(tmp_path: Path) -> None:
@@ -39,3 +40,23 @@ def test_a_scripted_call_with_an_empty_name_or_id_is_refused(given: Any, label: 
 def test_a_scripted_call_without_a_name_or_id_still_picks_them() -> None:
     assert call() == Call(None, None, None)
     assert call("get_time", call_id="c1", tz="UTC") == Call("get_time", {"tz": "UTC"}, "c1")
+
+
+@pytest.mark.parametrize("schema", ['{"type":"object"}', ' {"type": "object", "properties": {}}'])
+def test_an_inline_json_schema_on_the_command_line_says_it_takes_a_file(schema: str) -> None:
+    # was "argument --json-schema: {...}: No such file or directory"
+    result = run("stream", "hi", "--no-tools", "--json-schema", schema)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "argument --json-schema: takes a FILE's path, and " in result.stderr
+    assert "looks like inline JSON: save the schema to a file" in result.stderr
+    assert result.stdout == ""  # the turn never ran
+
+
+def test_a_json_schema_file_still_asks_for_json(tmp_path: Path) -> None:
+    path = tmp_path / "weather.json"
+    path.write_text('{"type": "object", "properties": {"city": {"type": "string"}}}')
+    result = run("stream", "Paris?", "--no-tools", "--json", "--json-schema", str(path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].startswith('{"provider":"local"')
+    missing = run("stream", "hi", "--json-schema", str(tmp_path / "nofile.json"))
+    assert missing.returncode == 2 and "nofile.json: No such file or directory" in missing.stderr
