@@ -738,6 +738,18 @@ def _version() -> str:
         return "unknown"
 
 
+class _CommandParser(argparse.ArgumentParser):
+    """A command's parser, which refuses an argument it does not know itself: argparse
+    hands a command's leftovers to the top parser, whose error shows `rxllm`'s usage,
+    not the command's."""
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        namespace, extras = super().parse_known_args(*args, **kwargs)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rxllm",
@@ -746,7 +758,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rxllm {_version()}")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=_CommandParser
+    )
 
     stream = commands.add_parser(
         "stream",
@@ -843,7 +857,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--pace", type=_seconds, default=0.02, help="seconds between frames")
 
     bench = commands.add_parser(
-        "bench", help="run the benchmarks against the raw floor (`rxllm bench -- --help`)"
+        "bench",
+        help="run the benchmarks against the raw floor (`rxllm bench -- --help`)",
+        # the benchmarks' own options come after `--`, which argparse's `...` never says
+        usage="%(prog)s [-h] [-- BENCHMARK_OPTIONS ...]",
     )
     bench.add_argument("args", nargs=argparse.REMAINDER, help="passed to python -m benchmarks")
     return parser

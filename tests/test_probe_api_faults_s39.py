@@ -60,3 +60,23 @@ def test_a_json_schema_file_still_asks_for_json(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-1].startswith('{"provider":"local"')
     missing = run("stream", "hi", "--json-schema", str(tmp_path / "nofile.json"))
     assert missing.returncode == 2 and "nofile.json: No such file or directory" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "usage"),
+    [
+        (("bench", "--bogus"), "usage: rxllm bench [-h] [-- BENCHMARK_OPTIONS ...]\n"),
+        (("serve", "--bogus"), "usage: rxllm serve [-h]"),
+        (("replay", "turn.sse", "--bogus"), "usage: rxllm replay [-h]"),
+        (("stream", "hi", "--bogus"), "usage: rxllm stream [-h]"),
+    ],
+)
+def test_an_unknown_option_of_a_command_shows_that_commands_usage(
+    command: tuple[str, ...], usage: str
+) -> None:
+    # was the top parser's "usage: rxllm [-h] [--version] COMMAND ..." and "rxllm: error"
+    result = run(*command)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith(usage), result.stderr
+    assert f"rxllm {command[0]}: error: unrecognized arguments: --bogus\n" in result.stderr
+    assert result.stdout == ""
