@@ -123,11 +123,10 @@ class ImagePart(_Frozen):
         bytes) is encoded, since the wires that take inline images take base64."""
         if self.url[:5].lower() != "data:":
             return None
-        header, _, data = self.url[5:].partition(",")
-        media_type, *flags = header.split(";")
-        if "base64" not in (flag.strip().lower() for flag in flags):
+        media_type, is_base64, _, data = _data_url_parts(self.url)
+        if not is_base64:
             data = base64.b64encode(urllib.parse.unquote_to_bytes(data)).decode("ascii")
-        return media_type.strip() or self.media_type or "application/octet-stream", data
+        return media_type or self.media_type or "application/octet-stream", data
 
     @property
     def pdf(self) -> bool:
@@ -164,16 +163,24 @@ _BASE64_HEAD = r"[A-Za-z0-9+/=_\-\s]*"
 _HEAD_CHARS = 256
 
 
+def _data_url_parts(url: str) -> tuple[str, bool, bool, str]:
+    """The data URL `url` as RFC 2397 writes it: its media type, whether it is marked
+    `;base64`, whether a comma ends its header, and its data."""
+    header, comma, data = url[5:].partition(",")
+    media_type, *flags = header.split(";")
+    is_base64 = any(flag.strip().lower() == "base64" for flag in flags)
+    return media_type.strip(), is_base64, bool(comma), data
+
+
 def _data_url_problem(url: str) -> str | None:
     """What makes the data URL `url` unreadable as one (RFC 2397), or None: no comma
     before its data, no data, or data marked base64 that does not begin as base64."""
-    header, comma, data = url[5:].partition(",")
+    _, is_base64, comma, data = _data_url_parts(url)
     if not comma:
         return "no ',' between its media type and its data"
     if not data.strip():
         return "it holds no data"
-    base64_flag = any(flag.strip().lower() == "base64" for flag in header.split(";")[1:])
-    if base64_flag and re.fullmatch(_BASE64_HEAD, data[:_HEAD_CHARS]) is None:
+    if is_base64 and re.fullmatch(_BASE64_HEAD, data[:_HEAD_CHARS]) is None:
         return "its data, marked base64, is not base64"
     return None
 
