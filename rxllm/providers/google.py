@@ -145,6 +145,18 @@ test_google_shapes.py and test_probe_google.py):
   frame without one (a proxy's `{"message": ...}`, llama.cpp's `error:` line, a bare
   message, no data) is never read as a chunk that says nothing: it is read as any error
   body is (`Normalizer.error_frame`).
+- A field of another JSON type than the reference gives it (a relay writing every member,
+  an int32 written as a string, a proxy's bug) is read for what it can still say. The
+  answer's own containers (`candidates`, a candidate, its `content` and `parts`, a part, a
+  `functionCall`) that are not an array or an object end the turn in a `protocol` error
+  that says so in JSON's words; a `null` entry among them is none. A call whose name is
+  no string, or a call with `args` or an `id` and no name, is `malformed_tool_arguments`
+  (never dispatched, never left out while the turn looks answered). A field no event
+  needs is logged at debug and the turn goes on (`usageMetadata`, `promptFeedback`,
+  grounding and citation metadata, a code or built-in tool step that is no object), and
+  a value no event can carry is none (an id, a uri, a title, `modelVersion` or a
+  `thoughtSignature` that is no string: a call gets rxllm's id and Google's placeholder
+  signature goes back with it). A candidate `index` that is no number is candidate 0.
 - Google's Interactions API (`POST /v1beta/interactions`) streams another wire: payloads
   naming their `event_type` (`interaction.created`, `step.delta`, ...) and no
   candidates. Its first event ends the stream in a `protocol` error that says so, never
@@ -432,25 +444,39 @@ class _StreamedCall:
         self.base = base
         self.leaves: dict[PathKey, Any] = {}
 
-    def add(self, partial_args: list[dict[str, Any]]) -> None:
+    def add(self, partial_args: Any) -> None:
+        """Raises:
+        ValueError: an entry that builds no argument: not an object, a `jsonPath` that
+            is no RFC 9535 path, or a value not of its field's type (a `stringValue` that
+            is no string would be joined into the string it continues).
+        """
+        if partial_args.__class__ is not list:
+            raise ValueError(f"partialArgs is {_json_type(partial_args)}, not an array")
         leaves = self.leaves
         for arg in partial_args:
-            path = _json_path(arg.get("jsonPath") or "$")
+            if arg.__class__ is not dict:
+                raise ValueError(f"a partialArgs entry is {_json_type(arg)}, not an object")
+            json_path = arg.get("jsonPath") or "$"
+            if json_path.__class__ is not str:
+                raise ValueError(f"a partialArgs jsonPath is {_json_type(json_path)}, not a string")
+            path = _json_path(json_path)
             if not path:
                 continue  # the root itself: nothing to set
-            if "stringValue" in arg:
+            # A member `null` is none (proto3 JSON), but `nullValue`, whose value is null.
+            if arg.get("stringValue") is not None:
+                piece = _typed(arg, "stringValue", str)
                 pieces = leaves.get(path)
                 if isinstance(pieces, list):
-                    pieces.append(arg["stringValue"])
+                    pieces.append(piece)
                 else:
                     start = None if path in leaves else _value_at(self.base, path)
                     pieces = [start] if isinstance(start, str) else []
-                    pieces.append(arg["stringValue"])
+                    pieces.append(piece)
                     leaves[path] = pieces
-            elif "numberValue" in arg:
-                leaves[path] = arg["numberValue"]
-            elif "boolValue" in arg:
-                leaves[path] = arg["boolValue"]
+            elif arg.get("numberValue") is not None:
+                leaves[path] = _typed(arg, "numberValue", int | float)
+            elif arg.get("boolValue") is not None:
+                leaves[path] = _typed(arg, "boolValue", bool)
             elif "nullValue" in arg:
                 leaves[path] = None
 
@@ -469,6 +495,14 @@ class _StreamedCall:
                 node = child
             _put(node, path[-1], "".join(leaf) if isinstance(leaf, list) else leaf)
         return root
+
+
+def _typed(arg: dict[str, Any], field: str, kind: Any) -> Any:
+    """A partial argument's value, of its field's JSON type (a bool is no number)."""
+    value = arg[field]
+    if not isinstance(value, kind) or (value.__class__ is bool and kind is not bool):
+        raise ValueError(f"a partialArgs {field} is {_json_type(value)}")
+    return value
 
 
 def _value_at(node: Any, path: PathKey) -> Any:
@@ -523,7 +557,57 @@ def _tool_name(tool: dict[str, Any]) -> str:
     """The name of a built-in tool in a `toolCall` / `toolResponse` part: its `toolType`
     in lower case (`GOOGLE_SEARCH_WEB` -> `google_search_web`, `URL_CONTEXT`,
     `GOOGLE_MAPS`, `FILE_SEARCH`), near the request's own tool keys."""
-    return str(tool.get("toolType") or "server_tool").lower()
+    return (text_or_none(tool.get("toolType")) or "server_tool").lower()
+
+
+def _json_type(value: Any) -> str:
+    """What a wire value is, in JSON's words (an error says so, never Python's)."""
+    if value is None:
+        return "null"
+    if value.__class__ is bool:
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _candidate_index(candidate: dict[str, Any]) -> int:
+    """A candidate's `index`. proto3 JSON leaves out the default 0 and takes an int32
+    written as a string ("1"); a value that is no number names no other candidate, so it
+    is candidate 0: read, not ignored (the answer lost, the turn read as cut short)."""
+    index = candidate.get("index")
+    if index.__class__ is int:
+        return int(index)
+    if isinstance(index, str) and index.strip().isdigit():
+        return int(index)
+    return 0
+
+
+def _parts_of(candidate: dict[str, Any]) -> list[dict[str, Any]]:
+    """A candidate's parts (`content.parts`); a `null` part is none, as a `null` member is.
+
+    Raises:
+        ValueError: the content, its parts or a part is of another JSON type: the answer
+            they hold cannot be read.
+    """
+    content = candidate.get("content")
+    if not content:
+        return []
+    if content.__class__ is not dict:
+        raise ValueError(f"a candidate's content is {_json_type(content)}, not an object")
+    parts = content.get("parts")
+    if not parts:
+        return []
+    if parts.__class__ is not list:
+        raise ValueError(f"a candidate's content.parts is {_json_type(parts)}, not an array")
+    if all(part.__class__ is dict for part in parts):
+        return parts
+    for part in parts:
+        if part is not None and part.__class__ is not dict:
+            raise ValueError(f"a part is {_json_type(part)}, not an object")
+    return [part for part in parts if part is not None]
 
 
 # -- the normalizer -------------------------------------------------------------------
@@ -612,14 +696,17 @@ class GeminiNormalizer(Normalizer):
             return
         if not _CHUNK_KEYS.issuperset(payload):
             self._unread_fields(payload.keys() - _CHUNK_KEYS, "response chunk")
-        model = payload.get("modelVersion")
-        if model:
+        model = text_or_none(payload.get("modelVersion"))
+        if model is not None:
             self.model = model
             if self.response_id is None:
                 self.response_id = text_or_none(payload.get("responseId"))
         usage = payload.get("usageMetadata")
-        if usage and ("totalTokenCount" in usage or "promptTokenCount" in usage):
-            self.usage_raw = usage
+        if usage.__class__ is dict:
+            if "totalTokenCount" in usage or "promptTokenCount" in usage:
+                self.usage_raw = usage
+        elif usage is not None:  # no counts to read: the turn's answer does not need them
+            self._not_read("usageMetadata", usage)
         candidate = self._first_candidate(payload.get("candidates"))
         # a finish said again (gemini-pro's on every chunk) did not end the turn before it
         repeated = (
@@ -634,7 +721,9 @@ class GeminiNormalizer(Normalizer):
                     )
             return
         feedback = payload.get("promptFeedback")
-        if feedback:
+        if feedback is not None and feedback.__class__ is not dict:
+            self._not_read("promptFeedback", feedback)
+        elif feedback:
             block = feedback.get("blockReason") or ""
             if block not in _NOT_BLOCKED:
                 self.finish, self.blocked = block, True
@@ -651,10 +740,23 @@ class GeminiNormalizer(Normalizer):
             self._candidate(candidate)
 
     def _first_candidate(self, candidates: Any) -> dict[str, Any] | None:
-        """Candidate 0 of a chunk; any other is ignored, with a warning once per stream."""
+        """Candidate 0 of a chunk; any other is ignored, with a warning once per stream.
+
+        Raises:
+            ValueError: `candidates` or one of them is no JSON array or object (`null`
+                is none: a relay writing every member).
+        """
+        if not candidates:
+            return None
+        if candidates.__class__ is not list:
+            raise ValueError(f"the chunk's candidates are {_json_type(candidates)}, not an array")
         first = None
-        for candidate in candidates or ():
-            index = candidate.get("index", 0)
+        for candidate in candidates:
+            if candidate is None:
+                continue
+            if candidate.__class__ is not dict:
+                raise ValueError(f"a candidate is {_json_type(candidate)}, not an object")
+            index = _candidate_index(candidate)
             if index == 0:
                 if first is None:
                     first = candidate
@@ -726,8 +828,7 @@ class GeminiNormalizer(Normalizer):
         return gemini_usage(raw)
 
     def _candidate(self, candidate: dict[str, Any]) -> None:
-        content = candidate.get("content")
-        parts = content.get("parts") if content else None
+        parts = _parts_of(candidate)
         if parts:
             self.answered = True
             calls: list[dict[str, Any]] = []
@@ -756,7 +857,7 @@ class GeminiNormalizer(Normalizer):
             # finish before any part is not the answer's end either: relays translating
             # an OpenAI stream stamp STOP on its empty leading chunks (CLIProxyAPI#5651).
             self.tool_step = not self.answered or any(
-                part.get(key) is not None for part in parts or () for key in _TOOL_STEP_KEYS
+                part.get(key) is not None for part in parts for key in _TOOL_STEP_KEYS
             )
             message = candidate.get("finishMessage")
             self.finish_message = str(message) if message else None  # the latest finish's
@@ -773,7 +874,7 @@ class GeminiNormalizer(Normalizer):
             self._unread_fields(candidate.keys() - _CANDIDATE_KEYS, "candidate")
 
     def _part(self, part: dict[str, Any]) -> None:
-        signature = part.get("thoughtSignature")
+        signature = self._signature(part)
         text = part.get("text")
         # A text or thought part's signature goes back on the turn's text: its details
         # (the part's own fields, `thought`) mark it as one (`gemini_contents`).
@@ -790,13 +891,15 @@ class GeminiNormalizer(Normalizer):
         # A part holds one kind of data; `thought` on code or a built-in tool's step
         # (Gemini 2.5 runs code while thinking) still means the tool ran: shown as any
         # other step, as google-genai clients do. A thought image stays unread below.
+        # A step that is no object says nothing to show: logged below as a part no event
+        # carries, and the answer goes on (the provider ran the tool, not the client).
         code = part.get("executableCode")
-        if code is not None:
+        if code.__class__ is dict:
             arguments = {key: code[key] for key in ("language", "code") if key in code}
             self._server_call("code_execution", code.get("id"), arguments)
             return
         result = part.get("codeExecutionResult")
-        if result is not None:
+        if result.__class__ is dict:
             content = {key: result[key] for key in ("outcome", "output") if key in result}
             # OUTCOME_FAILED (the code raised), OUTCOME_DEADLINE_EXCEEDED (it ran too long)
             outcome = result.get("outcome")
@@ -804,11 +907,14 @@ class GeminiNormalizer(Normalizer):
             self._server_result("code_execution", result.get("id"), content, failed)
             return
         tool = part.get("toolCall")  # a built-in tool's call (tool combination)
-        if tool is not None:
-            self._server_call(_tool_name(tool), tool.get("id"), tool.get("args") or {})
+        if tool.__class__ is dict:
+            args = tool.get("args")
+            self._server_call(
+                _tool_name(tool), tool.get("id"), args if args.__class__ is dict else {}
+            )
             return
         tool = part.get("toolResponse")
-        if tool is not None:
+        if tool.__class__ is dict:
             self._server_result(_tool_name(tool), tool.get("id"), tool.get("response") or {})
             return
         if any(part[key] is not None for key in part.keys() - _TEXT_KEYS):
@@ -819,14 +925,14 @@ class GeminiNormalizer(Normalizer):
         `{name}_{tag}_{n}` (`n` counts that tool's calls in the turn)."""
         number = self.server_calls.get(name, 0)
         self.server_calls[name] = number + 1
-        call_id = call_id or f"{name}_{self.response_tag()}_{number}"
+        call_id = text_or_none(call_id) or f"{name}_{self.response_tag()}_{number}"
         self.server_call_ids[name] = call_id
         self.server_tool_call(call_id, name, arguments)
 
     def _server_result(self, name: str, call_id: Any, content: Any, is_error: bool = False) -> None:
         """That tool's result; without an id it answers the tool's latest call (or,
         with no call before it, is still shown under an id of its own)."""
-        call_id = call_id or self.server_call_ids.get(name)
+        call_id = text_or_none(call_id) or self.server_call_ids.get(name)
         if call_id is None:
             number = self.server_calls.get(name, 0)
             self.server_calls[name] = number + 1
@@ -850,31 +956,72 @@ class GeminiNormalizer(Normalizer):
         )
 
     def _sources(self, candidate: dict[str, Any]) -> None:
-        """A candidate's grounding and recitation sources as citations."""
+        """A candidate's grounding and recitation sources as citations. None of it is the
+        answer: metadata of another shape is logged (`_not_read`), never the turn's end."""
         grounding = candidate.get("groundingMetadata")
-        if grounding:
+        if grounding.__class__ is dict:
             self._grounding(grounding)
+        elif grounding:
+            self._not_read("groundingMetadata", grounding)
         recited = candidate.get("citationMetadata")
-        if recited:
-            for source in recited.get("citationSources") or recited.get("citations") or ():
-                if source.get("uri"):
-                    self._cite(source["uri"], source.get("title"))
+        if recited.__class__ is dict:
+            sources = recited.get("citationSources") or recited.get("citations")
+            for source in self._entries(sources, "citationMetadata sources"):
+                uri = text_or_none(source.get("uri"))
+                if uri is not None:
+                    self._cite(uri, source.get("title"))
                 else:  # a license, or only the range of the answer it covers
                     self._unread_fields(set(source), "citation source without a uri")
+        elif recited:
+            self._not_read("citationMetadata", recited)
 
     def _grounding(self, grounding: dict[str, Any]) -> None:
         """Grounding sources as citations, each uri once per turn."""
-        for source in grounding.get("groundingChunks") or ():
+        for source in self._entries(grounding.get("groundingChunks"), "groundingChunks"):
             cited = False
             for kind, uri_key in _GROUNDING_SOURCES.items():
                 ref = source.get(kind)
-                if isinstance(ref, dict) and ref.get(uri_key):
-                    self._cite(ref[uri_key], ref.get("title"))
+                if ref.__class__ is not dict:
+                    continue
+                uri = text_or_none(ref.get(uri_key))
+                if uri is not None:
+                    self._cite(uri, ref.get("title"))
                     cited = True
             if not cited:  # a File Search document, a kind newer than this module
                 self._unread_fields(set(source), "grounding chunk without a uri")
         if grounding.keys() - _GROUNDING_KEYS:
             self._unread_fields(grounding.keys() - _GROUNDING_KEYS, "grounding")
+
+    def _entries(self, entries: Any, where: str) -> list[dict[str, Any]]:
+        """The objects of a list of sources; a list or an entry of another type is logged."""
+        if not entries:
+            return []
+        if entries.__class__ is not list:
+            self._not_read(where, entries)
+            return []
+        objects = [entry for entry in entries if entry.__class__ is dict]
+        if len(objects) < len(entries):
+            self._not_read(f"an entry of {where}", entries)
+        return objects
+
+    def _not_read(self, where: str, value: Any) -> None:
+        """A field of a shape Gemini does not send, which no event needs: logged at debug,
+        once per turn and place, by its type (it may be long); the turn goes on."""
+        key = f"not read.{where}"
+        if key not in self.unread_fields:
+            self.unread_fields.add(key)
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "ignored {}: {}, which Gemini does not send there", where, _json_type(value)
+            )
+
+    def _signature(self, part: dict[str, Any]) -> str | None:
+        """A part's `thoughtSignature`; one that is no string is left out (logged): the
+        part's answer stands, and a call without one goes back with Google's placeholder
+        (`gemini_contents`)."""
+        signature = part.get("thoughtSignature")
+        if signature is not None and signature.__class__ is not str:
+            self._not_read("thoughtSignature", signature)
+        return text_or_none(signature)
 
     def _unread_fields(self, fields: set[str], where: str) -> None:
         """Fields no event carries, logged by name (a search entry point is a page of
@@ -886,18 +1033,26 @@ class GeminiNormalizer(Normalizer):
                 "no event carries the {} fields {}", where, sorted(new)
             )
 
-    def _cite(self, uri: Any, title: Any) -> None:
-        if uri and uri not in self.cited:
+    def _cite(self, uri: str, title: Any) -> None:
+        if uri not in self.cited:
             self.cited.add(uri)
-            self.citation(uri, title or None)
+            self.citation(uri, text_or_none(title))
 
     def _call(self, part: dict[str, Any]) -> None:
         call = part["functionCall"]
-        signature = part.get("thoughtSignature")
+        if call.__class__ is not dict:
+            raise ValueError(f"a functionCall is {_json_type(call)}, not an object")
+        signature = self._signature(part)
         if signature:
             self.reasoning("", signature, details=_signature_details(part))
         name = call.get("name")
         open_call = self.open_call
+        if name is not None and name.__class__ is not str:
+            self.fail(
+                "malformed_tool_arguments",
+                f"Gemini sent a function call whose name is {_json_type(name)}, not a string",
+            )
+            return
         if name:
             if open_call is not None:
                 self.fail(
@@ -908,19 +1063,25 @@ class GeminiNormalizer(Normalizer):
                 return
             index = self.calls
             self.calls += 1
-            given = call.get("id")
+            # An id that is no string is none: the call gets one of rxllm's.
+            given = text_or_none(call.get("id"))
             call_id = given or f"{name}_{self.response_tag()}_{index}"
             # Gemini's own id goes back on the call and its result (`gemini_contents`);
             # one rxllm made up does not.
-            details = {"id": given} if isinstance(given, str) and given else None
+            details = None if given is None else {"id": given}
             self.tool_start(call_id, name, index, signature, details)
             partial_args = call.get("partialArgs")
             if call.get("willContinue") or partial_args:
                 # The arguments known so far may come whole with the name: the
                 # partial ones add to them.
                 base = call.get("args")
-                if base is not None and not isinstance(base, dict):
-                    raise ValueError(f"functionCall args must be an object, got {base!r}")
+                if base is not None and base.__class__ is not dict:
+                    self.fail(
+                        "malformed_tool_arguments",
+                        f"arguments of {named_call(call_id, name)} are "
+                        f"{_json_type(base)}, not an object",
+                    )
+                    return
                 open_call = self.open_call = _StreamedCall(index, call_id, name, base or {})
             elif call.get("args") is not None:  # `null` is no args (proto3 JSON)
                 self.tool_args(index, json.dumps(call["args"], ensure_ascii=False))
@@ -932,7 +1093,14 @@ class GeminiNormalizer(Normalizer):
         elif open_call is None:
             if call.get("partialArgs"):
                 raise ValueError("partialArgs for a function call that never began")
-            if call:  # more than a stray `{}` terminator: a call that names no function
+            if call.get("args") or call.get("id") is not None:
+                # A call made, whose function is unknown: it cannot be dispatched, and
+                # left out, the turn would look answered (the `done` of a final answer).
+                self.fail(
+                    "malformed_tool_arguments",
+                    f"Gemini sent a function call that names no function (keys {sorted(call)})",
+                )
+            elif call:  # more than a stray `{}` terminator, and nothing that calls
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
                     "ignored a functionCall without a name, keys {}", sorted(call)
                 )

@@ -119,22 +119,28 @@ def test_a_citation_source_without_a_uri_is_logged_not_dropped() -> None:
     ]
 
 
-def test_a_function_call_without_a_name_is_logged_not_dropped() -> None:
+def test_a_function_call_without_a_name_is_a_malformed_call_not_dropped() -> None:
     """google-genai `FunctionCall`: `name` is optional on the wire; a part with `args`
-    but no name (and no streamed call open for it to continue) has no function to
-    request, and is logged at debug, not dropped without a word. A bare `{}` (Vertex's
-    terminator of a streamed call) says nothing and is not logged."""
+    (or an `id`) but no name, and no streamed call open for it to continue, is a call
+    whose function is unknown: it cannot be dispatched, and left out (as it was, logged)
+    the turn ended `done` with its text, which an agent loop takes for the final answer.
+    It ends the turn as Gemini's own MALFORMED_FUNCTION_CALL does. A bare `{}`
+    (Vertex's terminator of a streamed call) says nothing and is not logged."""
     body = (
         chunk({"text": "Let me look."}, {"functionCall": {"id": "c1", "args": {"q": "x"}}}),
         chunk({"functionCall": {}}, finish="STOP"),
     )
     events = run(*body)
-    assert [ev.type for ev in events] == ["text", "done"]
+    assert [ev.type for ev in events] == ["text", "error"]
+    error = events[-1]
+    assert isinstance(error, Failed) and error.error.kind == "malformed_tool_arguments"
+    assert error.error.message == (
+        "Gemini sent a function call that names no function (keys ['args', 'id'])"
+    )
     with log_messages() as messages:
-        assert replay(sse(*body), PROVIDER) == events
-    assert [m for m in messages if "functionCall" in m] == [
-        "ignored a functionCall without a name, keys ['args', 'id']"
-    ]
+        events = run(chunk({"text": "Done."}), chunk({"functionCall": {}}, finish="STOP"))
+    assert [ev.type for ev in events] == ["text", "done"]
+    assert not [m for m in messages if "functionCall" in m]
 
 
 def test_a_missing_thought_signature_finish_is_a_rejection_not_a_done() -> None:
