@@ -39,18 +39,19 @@ Rules, chosen to never turn text into a call by accident nor lose what the model
   block around it, opens nothing: those shapes are the model's slips, and reading them
   would guess at a call it never committed to (ai-dynamo/frontend-crates#123).
 - A call started is a call: it never goes back to text. An invoke that does not read
-  as one (a `string="false"` value that is no JSON, a parameter named twice, anything
-  else where a parameter or the invoke's end belongs, as the block's end where an
-  invoke was never closed) ends its call with its markup as its arguments (its tag and
-  the part that does not read), which are never JSON: `operators.accumulate_tool_arguments`
-  reports them as malformed, naming the call, since the model asked for the call and
-  its arguments cannot be read. What follows is read as text.
+  as one (a `string="false"` value that is no JSON, NaN and the infinities among them,
+  a parameter named twice, anything else where a parameter or the invoke's end belongs,
+  as the block's end where an invoke was never closed) ends its call with its markup as
+  its arguments (its tag and the part that does not read), which are never JSON:
+  `operators.accumulate_tool_arguments` reports them as malformed, naming the call,
+  since the model asked for the call and its arguments cannot be read. What follows is
+  read as text.
 - A call the stream cuts (the token limit) is left open, as the chat wire leaves a call
   a `length` finish cut: the turn's end reports it cut off. Nothing held inside a block
   whose calls began is text (a tag's beginning is markup): a flush keeps the block's
   place, so a call another call's delta comes in the middle of goes on.
 - After a whole invoke, anything but another invoke or the block's end ends the block
-  there, and is read as text.
+  there, and is read as text, with the whitespace before it.
 
 A possible marker at the end of a delta is held until the next delta says what it is;
 so is a tag inside a block (DSML's own, at most `_LONGEST_TAG` characters) until its `>`.
@@ -59,6 +60,7 @@ so is a tag inside a block (DSML's own, at most `_LONGEST_TAG` characters) until
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 
@@ -121,6 +123,24 @@ def _may_be_tag(buffer: str, at: int) -> bool:
     return True
 
 
+def _refused(constant: str) -> None:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _finite(number: str) -> float:
+    value = float(number)
+    if math.isinf(value):
+        raise ValueError(f"{number[:40]} is beyond a float's range")
+    return value
+
+
+# `json.loads` reads NaN and the infinities, which JSON has not, and a number beyond a
+# float's range (`1e400`) as one: a value holding one is no JSON, refused at its close as
+# any other, where `operators.accumulate_tool_arguments` (which refuses them too) would
+# only see it at the invoke's end, the rest of the invoke read as the call's meanwhile.
+_STRICT = json.JSONDecoder(parse_constant=_refused, parse_float=_finite)
+
+
 def _escaped(text: str) -> str:
     """`text` as it reads inside a JSON string."""
     return json.dumps(text, ensure_ascii=False)[1:-1]
@@ -149,6 +169,7 @@ class DsmlSplitter:
         "_names",
         "_opening",
         "_parameter_tag",
+        "_space",
         "_start",
         "_state",
         "_text",
@@ -171,6 +192,8 @@ class DsmlSplitter:
         self._closer = ""  # the closing marker of the block being read
         # The block's opening marker and the whitespace after it, text until an invoke.
         self._opening: list[str] | None = None
+        # The whitespace after the block's last invoke: text if prose follows it.
+        self._space: list[str] = []
         self._call = 0  # the index of the call being read
         self._invoke = ""  # its invoke's tag
         self._names: set[str] = set()  # its parameters so far
@@ -197,8 +220,11 @@ class DsmlSplitter:
             else:  # between tags
                 space, found = at, _NOT_SPACE.search(buffer, at)
                 at = size if found is None else found.start()
-                if self._opening is not None and at > space:
-                    self._opening.append(buffer[space:at])
+                if at > space:
+                    if self._opening is not None:
+                        self._opening.append(buffer[space:at])
+                    elif state == _BLOCK:
+                        self._space.append(buffer[space:at])
                 if at < size:
                     at = self._tag(buffer, at)
 
@@ -245,14 +271,14 @@ class DsmlSplitter:
         if self._state == _BLOCK:
             invoke = _INVOKE.match(buffer, at)
             if invoke is not None:
-                self._opening = None  # a call: the block is no text any more
+                self._opening, self._space = None, []  # a call: the block is no text any more
                 self._call = self._start(invoke[1])
                 self._invoke, self._names, self._state = invoke[0], set(), _INVOKE_BODY
                 return invoke.end()
             if buffer.startswith(self._closer, at):
                 if self._opening is not None:  # a block of no invoke: text, as it came
                     self._text("".join(self._opening) + self._closer)
-                self._state, self._opening = _TEXT, None
+                self._state, self._opening, self._space = _TEXT, None, []
                 return at + len(self._closer)
         else:
             parameter = _PARAMETER.match(buffer, at)
@@ -273,6 +299,9 @@ class DsmlSplitter:
             self._text("".join(self._opening))
         else:
             logger.warning("a DSML block went on after its calls with no invoke: read as text")
+            if self._space:  # the prose's own leading whitespace
+                self._text("".join(self._space))
+                self._space = []
         self._state, self._opening = _TEXT, None
         return at
 
@@ -310,7 +339,7 @@ class DsmlSplitter:
             value = "".join(self._value)
             self._value = []
             try:
-                json.loads(value)
+                _STRICT.decode(value)
             except (ValueError, RecursionError):  # no JSON (or deeper than it reads), or
                 # JSON only beside what is around it: what was written is replaced
                 self._unread(self._parameter_tag + value + _PARAMETER_END)
