@@ -1518,7 +1518,7 @@ class ChatNormalizer(Normalizer):
         self.dsml: DsmlSplitter | None = None
         answer: Callable[[str], None] = self.text  # where the answer's text goes
         if options.dsml_tool_calls:
-            self.dsml = DsmlSplitter(self.text, self._dsml_start, self._arguments, self.tool_end)
+            self.dsml = DsmlSplitter(self.text, self._dsml_start, self._arguments, self._dsml_end)
             answer = self._dsml_or_text
         if options.think_tags:
             self.think = ThinkTagSplitter(answer, self.reasoning, self._tagged)
@@ -1588,6 +1588,20 @@ class ChatNormalizer(Normalizer):
         self.call_ids[index] = self._call_id(index)
         self._start_call(index, name)
         return index
+
+    def _dsml_end(self, index: int, markup: str | None) -> None:
+        """A call written in DSML ends (`rxllm.providers.dsml`): with its arguments as they
+        streamed, or with its `markup`, which does not read. A parallel wrapper
+        (`PARALLEL_WRAPPERS`), held since its start, is whole here, so its calls come in
+        their place in the turn, not at its end; one whose markup does not read ends as
+        the call it came as."""
+        wrapped = self.wrapped
+        if wrapped and index in wrapped:
+            if markup is not None:
+                wrapped[index] = (wrapped[index][0], [markup])
+            self._unwrap(index, None)
+        else:
+            self.tool_end(index, markup)
 
     def _tagged(self) -> None:
         """The end of a block of reasoning that came inside `<think>` tags: an empty

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from aiohttp import web
 
-from rxllm.events import Failed, ToolRequest
+import rxllm
+from rxllm.events import Failed, TextDelta, ToolRequest, ToolStart
 from tests.providers.test_dsml_review import _stream
 from tests.providers.test_dsml_streaming import _Out
-from tests.support import replay, summarize
+from tests.support import Serve, replay, summarize
 
 BAR = "\uff5c"
 M = f"{BAR}DSML{BAR}"
@@ -120,3 +122,94 @@ def test_whitespace_between_calls_and_before_the_block_end_stays_markup() -> Non
     text, arguments, ends = _read(content)
     assert (text, arguments, ends) == ("\n\nDone.", {0: "{}", 1: "{}"}, [(0, None), (1, None)])
     _every_split(content)
+
+
+# -- OpenAI's parallel wrapper written in DSML ------------------------------------------
+
+USES = [
+    {"recipient_name": "functions.get_weather", "parameters": {"city": "Paris"}},
+    {"recipient_name": "functions.get_time", "parameters": {"tz": "CET"}},
+]
+WRAPPER = f"<{M}tool_calls>\n" + _invoke(
+    "multi_tool_use.parallel", ("tool_uses", "false", json.dumps(USES))
+)
+
+
+def _calls(events: list[rxllm.Event]) -> list[tuple[str, str, dict[str, object]]]:
+    return [(e.call_id, e.name, e.arguments) for e in events if isinstance(e, ToolRequest)]
+
+
+def test_a_wrapper_written_in_dsml_is_its_calls_in_their_place() -> None:
+    """A call named `multi_tool_use.parallel`, which the chat wire unwraps when it comes
+    as a native call, was unwrapped only at the turn's end here: its calls came after the
+    prose that followed the block, and the splitter's end of the invoke was a `ToolEnd`
+    of a call never started. It is whole at its invoke's end: its calls are requested
+    there, each under the wrapper's id and `_n`, as a native wrapper's are."""
+    events = replay(_stream("Checking. ", WRAPPER + f"</{M}tool_calls>", " Then more."), "vllm")
+    out = summarize(events)
+    assert (out.terminal, out.stop_reason) == ("done", "tool_use")
+    assert out.text == "Checking.  Then more."
+    calls = _calls(events)
+    assert [(n, a) for _, n, a in calls] == [
+        ("get_weather", {"city": "Paris"}),
+        ("get_time", {"tz": "CET"}),
+    ]
+    assert calls[0][0].endswith("_0") and calls[1][0] == calls[0][0][:-1] + "1"
+    kinds = [type(e) for e in events if isinstance(e, TextDelta | ToolRequest)]
+    assert kinds == [TextDelta, ToolRequest, ToolRequest, TextDelta]
+
+
+def test_a_wrapper_whose_markup_does_not_read_is_the_call_it_came_as() -> None:
+    """Its value is no JSON: it ends as the call it came as, with its markup, as any
+    DSML call that does not read; the rest of the block was text, sent before the call
+    had even started."""
+    content = (
+        "Ok. "
+        + f"<{M}tool_calls>\n"
+        + _invoke("multi_tool_use.parallel", ("tool_uses", "false", "three"))
+        + f"</{M}tool_calls> and more"
+    )
+    events = replay(_stream(content), "vllm")
+    out = summarize(events)
+    assert (out.terminal, out.error_kind) == ("error", "malformed_tool_arguments")
+    assert [type(e) for e in events] == [TextDelta, ToolStart, Failed]
+    assert out.text == "Ok. "
+    assert isinstance(events[-1], Failed)
+    assert "'multi_tool_use.parallel'" in events[-1].error.message
+
+
+def test_a_tool_named_parallel_written_in_dsml_is_requested_as_it_came() -> None:
+    content = f"<{M}tool_calls>\n" + _invoke("parallel", ("n", "false", "2"))
+    events = replay(_stream(content + f"</{M}tool_calls>", " ok"), "vllm")
+    assert [(n, a) for _, n, a in _calls(events)] == [("parallel", {"n": 2})]
+    kinds = [type(e) for e in events if isinstance(e, TextDelta | ToolRequest)]
+    assert kinds == [ToolRequest, TextDelta]
+
+
+async def test_a_wrapper_written_in_dsml_through_a_provider(serve: Serve) -> None:
+    """The public path, tools offered: the record holds the wrapped calls, none named
+    after the wrapper, and the prose around the block."""
+    content = "Let me look. " + WRAPPER + f"</{M}tool_calls>"
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(_stream(*[content[i : i + 7] for i in range(0, len(content), 7)]))
+        return response
+
+    base_url = await serve(handler)
+    tools = [
+        rxllm.Tool(name="get_weather", description="The weather.", parameters={}),
+        rxllm.Tool(name="get_time", description="The time.", parameters={}),
+    ]
+    async with rxllm.provider("vllm", base_url=base_url) as provider:
+        request = rxllm.ChatRequest(
+            model="deepseek-v3.2", messages=[rxllm.Message.user("hi")], tools=tools
+        )
+        record = await provider.complete(request)
+    assert record.text == "Let me look. "
+    assert [(c.name, c.arguments) for c in record.tool_calls] == [
+        ("get_weather", {"city": "Paris"}),
+        ("get_time", {"tz": "CET"}),
+    ]
+    assert len({c.call_id for c in record.tool_calls}) == 2
