@@ -154,10 +154,10 @@ class DsmlSplitter:
     what is held back as text and must be called before any event that comes after the
     text so far.
 
-    Held back at most: a marker's or a tag's beginning, and the block's opening and the
-    whitespace after it until its first invoke. A `string="false"` value's pieces are
-    also kept, written, until its parameter closes, to check it. Each delta is read
-    once: O(size)."""
+    Held back at most: a marker's or a tag's beginning, the block's opening and the
+    whitespace after it until its first invoke, and the whitespace after an invoke until
+    what follows it. A `string="false"` value's pieces are also kept, written, until its
+    parameter closes, to check it. Each delta is read once: O(size)."""
 
     __slots__ = (
         "_arguments",
