@@ -263,6 +263,16 @@ def _model(text: str) -> str:
     return text
 
 
+def _api_key(text: str) -> str:
+    """--api-key KEY. An empty one (`--api-key "$KEY"` with KEY unset) is refused: read
+    as no --api-key, it sent the env var's key, or none, which the user did not give."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected a key, got {text!r}: leave --api-key out to use the provider's env var"
+        )
+    return text
+
+
 def _param(text: str) -> tuple[str, object]:
     key, sep, value = _utf8(text).partition("=")
     if not sep or not key:
@@ -519,13 +529,15 @@ async def _stream(args: argparse.Namespace) -> int:
     if any(key == "model" for key, _ in args.params):
         raise UsageError("--param model=...: the model is set with --model NAME")
     _check_tool_choice(args.tool_choice, args.tools)
-    api_key = args.api_key or (os.environ.get(wire.api_key_env) if wire.api_key_env else None)
+    env_key = os.environ.get(wire.api_key_env) if wire.api_key_env else None
+    api_key = args.api_key or env_key
     if name != "local" and wire.requires_api_key and not api_key:
         if args.base_url:
             env = f" or set {wire.api_key_env}" if wire.api_key_env else ""
             raise UsageError(f"--provider {name} needs an API key: pass --api-key KEY{env}")
+        unset = f"{wire.api_key_env} is empty" if env_key == "" else f"no {wire.api_key_env} set"
         print(
-            f"(no {wire.api_key_env} set: using the embedded local provider instead of {name})",
+            f"({unset}: using the embedded local provider instead of {name})",
             file=sys.stderr,
         )
         name, api_key = "local", None
@@ -781,7 +793,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stream.add_argument("--base-url", type=_base_url, default=None)
     stream.add_argument(
-        "--api-key", default=None, metavar="KEY", help="the key (default: the provider's env var)"
+        "--api-key",
+        type=_api_key,
+        default=None,
+        metavar="KEY",
+        help="the key (default: the provider's env var)",
     )
     stream.add_argument("--json", action="store_true", help="one event per line, as JSON")
     stream.add_argument(

@@ -1,0 +1,43 @@
+"""The command line at its edges (session 40, helper E): values a shell hands over
+empty, said as the user's mistake, never read as something else."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from rxllm.local.server import shared_server_url
+from tests.test_cli import run
+
+
+@pytest.mark.parametrize("key", ["", "  "])
+def test_an_empty_api_key_is_a_usage_error_not_the_env_key(key: str) -> None:
+    # `--api-key "$KEY"` with KEY unset: was read as no --api-key, so the env var's key
+    # was sent (here to a server that takes any key), or, without one, the turn went to
+    # the local provider with a note that the env var is unset
+    env = {**os.environ, "OPENAI_API_KEY": "sk-from-the-env"}
+    args = ("stream", "hi", "--no-tools", "--provider", "openai", "--api-key", key)
+    result = run(*args, "--base-url", shared_server_url(), env=env)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"argument --api-key: expected a key, got {key!r}" in result.stderr
+    assert result.stdout == ""  # the turn never ran
+    unset = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    result = run(*args, env=unset)
+    assert result.returncode == 2 and "local provider" not in result.stderr, result.stderr
+    assert f"argument --api-key: expected a key, got {key!r}" in result.stderr
+
+
+def test_a_given_api_key_is_still_sent() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    args = ("stream", "hi", "--no-tools", "--provider", "openai", "--api-key", "sk-given")
+    result = run(*args, "--base-url", shared_server_url(), env=env)
+    assert result.returncode == 0, result.stderr
+    assert "[done] stop" in result.stdout
+
+
+def test_an_empty_key_env_var_is_said_to_be_empty_not_unset() -> None:
+    env = {**os.environ, "OPENAI_API_KEY": ""}
+    result = run("stream", "hi", "--no-tools", "--provider", "openai", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "(OPENAI_API_KEY is empty: using the embedded local provider" in result.stderr
