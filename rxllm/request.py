@@ -231,6 +231,15 @@ def _data_url(
     return f"data:{media_type};base64,{data}"
 
 
+def _a_number(value: Any) -> Any:
+    """A number field's value as given, unless it is a bool or a str: pydantic would read
+    True as 1 (`max_tokens=True` asked for one token) and "0.2" as 0.2, which the SDKs
+    send as they are, for the provider to refuse."""
+    if isinstance(value, bool | str):
+        raise ValueError(f"should be a number, got {type(value).__name__} {value!r}")
+    return value
+
+
 def _shown(value: object) -> str:
     """A value's repr for an error message, cut short (an image may be megabytes)."""
     text = repr(value)
@@ -300,6 +309,8 @@ class ToolCall(_Frozen):
     order sends each call where it was: Anthropic refuses a tool-use turn whose
     thinking blocks were moved (thinking, call, thinking, call sent back as thinking,
     thinking, call, call: "thinking blocks ... cannot be modified")."""
+
+    _after_number = field_validator("after", mode="before")(_a_number)
 
     @property
     def arguments_json(self) -> str:
@@ -709,6 +720,16 @@ class ChatRequest(_Frozen):
             frequency_penalty: float | None = None,
             params: Mapping[str, Any] = ...,
         ) -> None: ...
+
+    _numbers = field_validator(
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "seed",
+        "presence_penalty",
+        "frequency_penalty",
+        mode="before",
+    )(_a_number)
 
     @field_validator("tools")
     @classmethod
