@@ -51,7 +51,7 @@ from rxllm.request import ImagePart, forces_a_call, is_image_url, schema_name
 from rxllm.secrets import RedactedLines, redact
 from rxllm.serving.event_json import dump_event
 from rxllm.sources.http import raw_tap
-from rxllm.sources.replay import retry_marker
+from rxllm.sources.replay import read_recording, retry_marker
 
 __all__ = ["main"]
 
@@ -670,6 +670,10 @@ def _replay(args: argparse.Namespace) -> int:
         if provider is None:
             if (what := sniff_not_a_stream(data[:MAX_BYTES])) is not None:
                 raise UsageError(f"{args.file}: {what}")
+            recording = read_recording(data)  # bytes that say no wire: a cut or broken gzip?
+            why = recording.problem[1] if recording.problem else recording.cut
+            if why is not None:
+                raise UsageError(f"{args.file}: {why}")
             raise UsageError(f"cannot tell which provider wrote {args.file}; pass --provider")
         print(f"rxllm: replaying as {provider} (read from its first events)", file=sys.stderr)
     rxllm.replay(data, provider=provider).subscribe(show)

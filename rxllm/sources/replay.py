@@ -23,6 +23,7 @@ A turn that `rxllm stream --raw` kept holds each attempt's body in turn, with th
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import json
 import re
@@ -120,13 +121,15 @@ def not_a_stream(first: dict[str, Any]) -> str | None:
 @dataclass(frozen=True)
 class Recording:
     """A recording, unwrapped: the network chunks of its body (decompressed, without an
-    HTTP head), the status and headers of a response dump, and, when it cannot be
-    replayed, why (an error kind and message)."""
+    HTTP head), the status and headers of a response dump, when it cannot be replayed,
+    why (an error kind and message), and when its body is cut short (a gzip stream
+    that stops before its end), why: said once what the body holds is played."""
 
     chunks: list[bytes]
     status: int | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     problem: tuple[ErrorKind, str] | None = None
+    cut: str | None = None
 
 
 def read_recording(data: ReplayData, limit: int | None = None) -> Recording:
@@ -142,14 +145,16 @@ def read_recording(data: ReplayData, limit: int | None = None) -> Recording:
     limit = MAX_DECOMPRESSED_BYTES if limit is None else limit
     chunks = _given(data)
     start = _start_of(chunks)
+    recording = Recording(chunks)
     if start.startswith(_GZIP):
-        body, problem = _gunzip(b"".join(chunks), limit)
-        if problem is not None:
-            return Recording([body], problem=problem)
-        chunks, start = [body], body[:_START_BYTES]
+        recording = _gunzip(b"".join(chunks), limit)
+        if recording.problem is not None:
+            return recording
+        start = recording.chunks[0][:_START_BYTES]
     if _STATUS_LINE.match(start) is None:
-        return Recording(chunks)
-    return _response(b"".join(chunks), limit)
+        return recording
+    dump = _response(b"".join(recording.chunks), limit)
+    return dataclasses.replace(dump, cut=dump.cut or recording.cut)
 
 
 _RETRY_MARKER = b": rxllm: retry "
@@ -209,7 +214,8 @@ def bodies_of(recording: Recording) -> list[Body]:
         number, start = retry.next_attempt, match.end()
     if not retries:  # markers in name only: the recording as it came
         return [Body(recording)]
-    bodies.append(Body(Recording(_between(data, ends, start, len(data))), number, tuple(retries)))
+    last = Recording(_between(data, ends, start, len(data)), cut=recording.cut)
+    bodies.append(Body(last, number, tuple(retries)))
     return bodies
 
 
@@ -272,22 +278,28 @@ def _start_of(chunks: list[bytes]) -> bytes:
     return bytes(start)
 
 
-def _gunzip(data: bytes, limit: int) -> tuple[bytes, tuple[ErrorKind, str] | None]:
-    """The decompressed bytes (every gzip member), at most `limit` of them. A cut
-    stream gives what it holds: the replay then says where the body ends."""
+def _gunzip(data: bytes, limit: int) -> Recording:
+    """The decompressed body (every gzip member), at most `limit` bytes of it. A cut
+    stream gives what it holds, and says it is cut: a body cut where its events end
+    (or before any) would otherwise replay as a whole one (or as an empty file)."""
     out = bytearray()
+    ended = True
     try:
         while data:
             inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
             out += inflate.decompress(data, limit + 1 - len(out))
             if len(out) > limit:
                 message = f"the gzip-compressed recording expands past {limit} bytes"
-                return bytes(out[:limit]), ("limit", message)
-            data = inflate.unused_data if inflate.eof else b""
+                return Recording([bytes(out[:limit])], problem=("limit", message))
+            ended = inflate.eof
+            data = inflate.unused_data if ended else b""
     except zlib.error as exc:
         message = f"the recording looks gzip-compressed but does not decompress: {exc}"
-        return bytes(out), ("protocol", message)
-    return bytes(out), None
+        return Recording([bytes(out)], problem=("protocol", message))
+    if ended:
+        return Recording([bytes(out)])
+    where = f"{len(out)} bytes into its body" if out else "before any of its body"
+    return Recording([bytes(out)], cut=f"the gzip-compressed recording is cut short, {where}")
 
 
 def _response(dump: bytes, limit: int) -> Recording:
@@ -307,8 +319,7 @@ def _response(dump: bytes, limit: int) -> Recording:
     if "chunked" in headers.get("transfer-encoding", "").lower():
         dump = _dechunked(dump)
     if dump.startswith(_GZIP):  # Content-Encoding: gzip, kept as it came
-        dump, problem = _gunzip(dump, limit)
-        return Recording([dump], status, headers, problem)
+        return dataclasses.replace(_gunzip(dump, limit), status=status, headers=headers)
     return Recording([dump], status, headers)
 
 
@@ -420,10 +431,15 @@ class _Player:
         chunks = recording.chunks
         start = _start_of(chunks).removeprefix(_BOM).lstrip()
         if not start and sum(map(len, chunks)) <= _START_BYTES:
-            return self._failure("truncated", "the recording is empty: nothing to replay")
+            why = recording.cut or "the recording is empty: nothing to replay"
+            return self._failure("truncated", why)
         if start[:1] in (b"[", b"{"):
-            return self._play_json(b"".join(chunks).decode("utf-8", "replace"))
-        return self._play_sse(chunks)
+            failure = self._play_json(b"".join(chunks).decode("utf-8", "replace"))
+        else:
+            failure = self._play_sse(chunks)
+        if failure is None and recording.cut is not None:
+            return self._failure("truncated", recording.cut)
+        return failure
 
     def _play_sse(self, chunks: list[bytes]) -> Failed | None:
         cut = _cut_line(chunks, self.max_line_bytes)
