@@ -14,7 +14,7 @@ from rxllm.fragments import FailureUsage
 from rxllm.operators._args import check_count
 from rxllm.operators._link import Operator, link
 
-__all__ = ["DEFAULT_SPEAKERS", "SPEAKER_HOLD", "speaker_guard"]
+__all__ = ["DEFAULT_SPEAKERS", "SPEAKER_HOLD", "check_speaker_names", "speaker_guard"]
 
 _T = TypeVar("_T")
 """Whatever the stream carries (events, or the pipeline's fragments). The text it emits
@@ -80,24 +80,7 @@ def speaker_guard(
             empty, or holds a name that is not a one-line `str` without backticks or
             tildes; `hold` is not an `int`, or too short for a marker.
     """
-    if isinstance(names, str):
-        raise TypeError(f"names must be a list of names, e.g. [{names!r}], not a str")
-    check_count("hold", hold, 1)
-    speakers = tuple(DEFAULT_SPEAKERS if names is None else names)
-    if not speakers:
-        raise ValueError("speaker_guard needs at least one speaker name")
-    for name in speakers:
-        if not isinstance(name, str):
-            raise TypeError(f"a speaker name must be a str, got {type(name).__name__}")
-        if not name or any(char in name for char in "\r\n`~"):
-            raise ValueError(
-                "a speaker name must be non-empty, on one line, without backticks or "
-                f"tildes: {name!r}"
-            )
-    markers = frozenset(f"\n{name}:" for name in speakers)
-    longest = max(markers, key=len)
-    if len(longest) > hold:
-        raise ValueError(f"the marker {longest!r} is longer than hold={hold} characters")
+    markers = frozenset(f"\n{name}:" for name in check_speaker_names(names, hold))
     prefixes = frozenset(marker[:end] for marker in markers for end in range(1, len(marker)))
 
     def _speaker_guard(source: Observable[_T]) -> Observable[_T]:
@@ -164,6 +147,36 @@ def speaker_guard(
         return Operator(subscribe)
 
     return _speaker_guard
+
+
+def check_speaker_names(
+    names: Sequence[str] | None = None, hold: int = SPEAKER_HOLD
+) -> tuple[str, ...]:
+    """The speaker names `speaker_guard(names, hold)` guards against (`DEFAULT_SPEAKERS`
+    for None), checked as it checks them, without building the operator: for options
+    that validate the names when given and build the guard per stream.
+
+    Raises:
+        TypeError, ValueError: as `speaker_guard` does.
+    """
+    if isinstance(names, str):
+        raise TypeError(f"names must be a list of names, e.g. [{names!r}], not a str")
+    check_count("hold", hold, 1)
+    speakers = tuple(DEFAULT_SPEAKERS if names is None else names)
+    if not speakers:
+        raise ValueError("speaker_guard needs at least one speaker name")
+    for name in speakers:
+        if not isinstance(name, str):
+            raise TypeError(f"a speaker name must be a str, got {type(name).__name__}")
+        if not name or any(char in name for char in "\r\n`~"):
+            raise ValueError(
+                "a speaker name must be non-empty, on one line, without backticks or "
+                f"tildes: {name!r}"
+            )
+    longest = "\n" + max(speakers, key=len) + ":"  # the marker speaker_guard holds back
+    if len(longest) > hold:
+        raise ValueError(f"the marker {longest!r} is longer than hold={hold} characters")
+    return speakers
 
 
 class _Guard:
