@@ -185,6 +185,16 @@ Decisions, where the wire leaves a choice:
   block and delta types are ignored with a debug log of their fields (a
   `container_upload`'s file id), so new wire features never break a stream;
   so is an `input_json_delta` for a block that is no call.
+- A value of another JSON type than the streaming reference gives (a list, an object, a
+  number, a bool) fails no turn on a field the turn can go without: an event's `type`
+  of no string is none (its SSE name is read); a block's `index` of no int is none (the
+  block started last; a start, the next place); an id, a name or a model of no string
+  is none (a call's id then `toolu_{index}`, as for a block without one); a message's
+  envelope, content or usage, a `message_delta`'s delta or usage, a text block's
+  `citations`, of another type, say nothing (logged). What the answer is made of cannot
+  be left out unsaid: a `content_block` or a `delta` of no object, and a piece joined
+  at its block's end (a server call's `partial_json`, a `signature`) of no string, end
+  the turn in a `protocol` error naming the field.
 - The legacy Text Completions stream (`POST /v1/complete`, claude-2 and before: recorded
   by instrumentation test suites) is read too: each `completion` event's `completion` is
   text, its `model` and `id` the turn's, and the first with a `stop_reason`
@@ -391,6 +401,47 @@ def _input_of(block: dict[str, Any]) -> Any:
     return _NO_INPUT if input_ is None else input_
 
 
+def _index_of(payload: dict[str, Any]) -> int | None:
+    """A block event's `index`, None where it gives none a block can have: absent, or of
+    another JSON type (a list, an object, a string, a bool), read as a block event
+    without an index is. An index is a key of the open blocks: a value that is no int
+    is never hashed nor counted with."""
+    index = payload.get("index")
+    return index if index.__class__ is int else None
+
+
+def _not_an_object(kind: str, payload: dict[str, Any], key: str) -> ValueError:
+    """An object an event carries that the turn cannot go without (a block event's
+    `content_block` or `delta`) is absent or of another JSON type: it cannot be read,
+    and the turn ends in a protocol error saying so, never with a part of the answer
+    left out unsaid."""
+    value = payload.get(key)
+    return ValueError(f"a {kind} event's {key} is {_json_type(value)}, not an object")
+
+
+def _string(delta: dict[str, Any], key: str) -> str:
+    """A piece of a value that is joined at its block's end (a server call's input, a
+    signature), checked as it comes: the join would fail on another type with no word
+    of which field it was."""
+    value = delta[key]
+    if value.__class__ is not str:
+        raise TypeError(f"the {delta.get('type')}'s {key} is {_json_type(value)}, not a string")
+    return value
+
+
+def _json_type(value: object) -> str:
+    """What a wire value is, in JSON's words, for an error a user reads."""
+    if value is None:
+        return "missing"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
 class _ServerBlock:
     """A provider-executed call (server or MCP tool) being streamed."""
 
@@ -453,20 +504,28 @@ class AnthropicNormalizer(Normalizer):
         payload = self.read_chunk(chunk.data)
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
-        kind = payload.get("type") or chunk.event
-        if kind == "content_block_delta":
+        kind = payload.get("type")
+        if not kind or kind.__class__ is not str:  # a type of no string is none: the SSE name
+            kind = chunk.event
+        if kind == "content_block_delta":  # (`_index_of` inline: the hot path)
             index = payload.get("index")
-            if index is None:
+            if index.__class__ is not int:
                 index = self._latest()
-            elif self.moved:  # (one dict test per delta otherwise: the hot path)
+            elif self.moved:  # (one dict test per delta otherwise)
                 index = self._at(index)
-            self._delta(index, payload["delta"])
+            delta = payload.get("delta")
+            if delta.__class__ is not dict:
+                raise _not_an_object(kind, payload, "delta")
+            self._delta(index, delta)
         elif kind == "content_block_start":
-            index = payload.get("index")
+            index = _index_of(payload)
             index = self.places if index is None else index
-            self._block_start(self._place(index), payload["content_block"])
+            block = payload.get("content_block")
+            if block.__class__ is not dict:
+                raise _not_an_object(kind, payload, "content_block")
+            self._block_start(self._place(index), block)
         elif kind == "content_block_stop":
-            index = payload.get("index")
+            index = _index_of(payload)
             index = self._latest() if index is None else self._at(index)
             self._block_stop(index)
             self.ended.add(index)
@@ -475,7 +534,7 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "completion":
             self._completion(payload)
         elif kind == "message_start":
-            self._message_start(payload["message"])
+            self._message_start(self._fields(payload, "message"))
         elif kind == "message_delta":
             self._message_delta(payload)
         elif kind == "message_stop":
@@ -514,6 +573,19 @@ class AnthropicNormalizer(Normalizer):
                 "ignored an unknown Anthropic event: {}", kind
             )
 
+    def _fields(self, payload: dict[str, Any], key: str) -> dict[str, Any]:
+        """An object of an event that the turn can go without (a message's envelope, a
+        `message_delta`'s delta, a usage): one of another JSON type is read as one with no
+        fields, logged, as an unknown field is; the content blocks still say the answer."""
+        value = payload.get(key)
+        if value.__class__ is dict:
+            return value
+        if value is not None:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "ignored a {} {} that is no object: {!r}", payload.get("type"), key, value
+            )
+        return {}
+
     def _place(self, index: int) -> int:
         """Where a streamed block starts: its index, unless the block that started there
         already ended; then the next place, where `_at` sends that index's deltas too."""
@@ -546,7 +618,7 @@ class AnthropicNormalizer(Normalizer):
             if block is None:
                 server = self.servers.get(index)
                 if server is not None:
-                    server.fragments.append(partial)
+                    server.fragments.append(_string(delta, "partial_json"))
                 elif partial:
                     logger.bind(provider=self.provider, attempt=self.attempt).debug(
                         "ignored an input_json_delta for block {}, which is no call: {!r}",
@@ -565,7 +637,7 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "signature_delta":
             signature = delta["signature"]
             if signature:  # an empty one is no signature: the block's end gives it
-                self.signatures.setdefault(index, []).append(signature)
+                self.signatures.setdefault(index, []).append(_string(delta, "signature"))
         elif kind == "citations_delta":
             self._cite(delta["citation"])
         elif kind == "compaction_delta" and index in self.compactions:
@@ -583,7 +655,8 @@ class AnthropicNormalizer(Normalizer):
     def _block_start(self, index: int, block: dict[str, Any]) -> None:
         kind = block.get("type")
         if kind == _TEXT:
-            for citation in block.get("citations") or ():
+            citations = block.get("citations")
+            for citation in citations if citations.__class__ is list else ():
                 self._cite(citation)
             if block.get("text"):
                 self.text(block["text"])
@@ -591,9 +664,9 @@ class AnthropicNormalizer(Normalizer):
             self.called = True
             self.tools[index] = _ToolBlock(_input_of(block))
             details = {key: block[key] for key in _TOOL_BACK if block.get(key) is not None}
-            self.tool_start(
-                block.get("id") or f"toolu_{index}",
-                block.get("name") or "",
+            self.tool_start(  # an id or a name of no string is none
+                text_or_none(block.get("id")) or f"toolu_{index}",
+                text_or_none(block.get("name")) or "",
                 index,
                 details=details or None,
             )
@@ -607,12 +680,12 @@ class AnthropicNormalizer(Normalizer):
         elif kind == "redacted_thinking":
             self.reasoning("", signature=block.get("data") or "", redacted=True)
         elif kind in _SERVER_CALLS:
-            call_id = block.get("id") or f"srvtoolu_{index}"
-            name = block.get("name") or ""
+            call_id = text_or_none(block.get("id")) or f"srvtoolu_{index}"
+            name = text_or_none(block.get("name")) or ""
             self.server_names[call_id] = name
             self.servers[index] = _ServerBlock(call_id, name, block)
         elif isinstance(kind, str) and kind.endswith(_RESULT):
-            call_id = block.get("tool_use_id") or ""
+            call_id = text_or_none(block.get("tool_use_id")) or ""
             name = self.server_names.get(call_id) or kind[: -len(_RESULT)]
             self.server_tool_result(
                 call_id,
@@ -682,10 +755,14 @@ class AnthropicNormalizer(Normalizer):
         raw = {**server.block, "input": arguments}
         self.server_tool_call(server.call_id, server.name, arguments, raw=raw)
 
-    def _cite(self, citation: dict[str, Any]) -> None:
+    def _cite(self, citation: Any) -> None:
         source = cited_source(citation)
         if source is None:
-            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+            log = logger.bind(provider=self.provider, attempt=self.attempt)
+            if citation.__class__ is not dict:
+                log.debug("skipped a citation that is no object: {!r}", citation)
+                return
+            log.debug(
                 "skipped a {} citation without a url: {}",
                 citation.get("type"),
                 citation.get("document_title") or citation.get("title") or "",
@@ -696,9 +773,7 @@ class AnthropicNormalizer(Normalizer):
     def _completion(self, payload: dict[str, Any]) -> None:
         """A legacy Text Completions event: a piece of the answer, and with a
         `stop_reason` the end of the turn (that stream has no `message_stop`)."""
-        model = payload.get("model")
-        if model:
-            self.model = model
+        self.model = text_or_none(payload.get("model")) or self.model
         self.response_id = text_or_none(payload.get("id")) or self.response_id
         text = payload.get("completion")
         if text:
@@ -725,16 +800,15 @@ class AnthropicNormalizer(Normalizer):
             )
             return
         self.message = message_id
-        model = message.get("model")
-        if model:
-            self.model = model
+        self.model = text_or_none(message.get("model")) or self.model
         self.response_id = message_id or self.response_id
-        self._count(message.get("usage"))
+        self._count(self._fields(message, "usage"))
         stop = message.get("stop_reason")
         if stop:
             self.stop = stop
         # Blocks already complete (a resumed turn): each read as a start and a stop.
-        for index, block in enumerate(message.get("content") or ()):
+        content = message.get("content")
+        for index, block in enumerate(content if content.__class__ is list else ()):
             if isinstance(block, dict):
                 self._block_start(index, block)
                 self._block_stop(index)
@@ -743,7 +817,7 @@ class AnthropicNormalizer(Normalizer):
         self._unread("message_start", message, _MESSAGE_READ)
 
     def _message_delta(self, payload: dict[str, Any]) -> None:
-        delta = payload.get("delta") or {}
+        delta = self._fields(payload, "delta")
         stop = delta.get("stop_reason")
         if stop:
             self.stop = stop
@@ -751,7 +825,7 @@ class AnthropicNormalizer(Normalizer):
         self._container(delta.get("container"))
         self._unread("message_delta", payload, _MESSAGE_DELTA_READ)
         self._unread("message_delta", delta, _DELTA_READ)
-        self._count(payload.get("usage"))
+        self._count(self._fields(payload, "usage"))
         if not stop:  # a relay's running count, the content goes on: usage at the end
             return
         self._end_open()
@@ -818,7 +892,7 @@ class AnthropicNormalizer(Normalizer):
                     "no event carries the {} field {}: {!r}", where, key, value
                 )
 
-    def _count(self, usage: dict[str, Any] | None) -> None:
+    def _count(self, usage: dict[str, Any]) -> None:
         if not usage:
             return
         self._unread("usage", usage, _USAGE_READ)

@@ -199,6 +199,17 @@ Output items, by type (the decisions of this module):
 - An `output_item.added` or `.done` whose `item` is null, absent or empty names no item
   and begins none (logged); the items around it are read as they are (openai-python's
   stream keeps them, `test_null_output_items.py`).
+- A value of another JSON type than the streaming events reference gives (a list, an
+  object, a number, a bool) fails no turn on a field the turn can go without: an
+  event's `type` of no string is none (logged and skipped, or the error a type-less
+  payload holds); an item's `type` of no string is none (`_type_of`: an item of a type
+  unknown here, logged); an `output_index` of no int (a bool too) is none, a
+  `content_index` or `summary_index` of no int is 0 (`_position`); a call id, a name or
+  a model of no string is none; a response, a usage or its details, annotations, and a
+  reasoning item's summary or content, of another type, say nothing. A call's done
+  `arguments` of another JSON type than a string are its JSON text: an array, a number
+  or a bool is no object, `malformed_tool_arguments` naming the call. Text, argument
+  and signature pieces of no string end the turn in a `protocol` error naming them.
 - `sequence_number` counts the events of a response from 0: a number that is not the
   one after the last (an event lost or repeated on the way) is logged at debug; the
   events that did arrive are read as they are.
@@ -386,6 +397,39 @@ SERVER_OUTPUTS = {
 }
 
 
+def _type_of(item: Mapping[str, Any]) -> str | None:
+    """An item's (or a part's) `type`, None for one of no string: a list or an object
+    names no type, is compared with none and hashed nowhere, and the item is read as one
+    of a type unknown here (logged), as a wire's new item types are."""
+    kind = item.get("type")
+    return kind if kind.__class__ is str else None
+
+
+def _position(payload: Mapping[str, Any], key: str = "content_index") -> int:
+    """A part's place in its item (`content_index`, `summary_index`): 0 when absent, and
+    for a value of another type, read as absent (a key of the parts shown, never hashed
+    nor counted with as it came)."""
+    position = payload.get(key, 0)
+    return position if position.__class__ is int else 0
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """A wire object the turn can go without (a usage, its details, a response's
+    envelope): one of another type has no fields."""
+    return value if value.__class__ is dict else {}
+
+
+def _array(value: Any) -> list[Any]:
+    """A wire array (annotations, summary parts, results); none for another type."""
+    return value if value.__class__ is list else []
+
+
+def _call_id_of(item: Mapping[str, Any], index: int) -> str:
+    """The id an item's call goes by: its `call_id`, else its `id`, else one made of its
+    output index; an id of no string is none."""
+    return text_or_none(item.get("call_id")) or text_or_none(item.get("id")) or f"call_{index}"
+
+
 def _parsed(value: Any) -> Any:
     """A JSON-object string as the object; anything else as it is."""
     if isinstance(value, str) and value.lstrip().startswith("{"):
@@ -402,7 +446,7 @@ def client_item_arguments(item: dict[str, Any]) -> dict[str, Any]:
     tool's `name`, which is the event's), with a JSON-object string in `arguments`
     parsed."""
     out = {key: value for key, value in item.items() if key not in _NOT_ARGUMENTS}
-    if item.get("type") == "custom_tool_call":
+    if _type_of(item) == "custom_tool_call":
         out.pop("name", None)
     if "arguments" in out:
         out["arguments"] = _parsed(out["arguments"])
@@ -446,27 +490,27 @@ def server_item_failed(item: dict[str, Any]) -> bool:
 
 def server_name(item: dict[str, Any]) -> str:
     """A provider-run item's tool name: its type, or an xAI custom tool call's `name`."""
-    kind = item.get("type")
-    return str(item.get("name") if kind == "custom_tool_call" else kind)
+    kind = _type_of(item) or ""
+    return (text_or_none(item.get("name")) or kind) if kind == "custom_tool_call" else kind
 
 
 def _a_result(item: dict[str, Any]) -> bool:
     """Whether an item done where a call added whole was is that call's result: an item
     of no kind the wire reads (Perplexity's `search_results`). A message, reasoning or
     another call done at the same index is itself (a server that reuses indices)."""
-    kind = item.get("type")
+    kind = _type_of(item)
     return kind not in ("message", "reasoning", "function_call") and item_kind(item) is None
 
 
 def item_kind(item: dict[str, Any], grok: bool = False) -> str | None:
     """`client`, `server` or None (another item) for an output item; `grok`: the
     response is a Grok model's (`XAI_SERVER_TOOLS`)."""
-    kind = item.get("type")
+    kind = _type_of(item)
     if kind == "shell_call":  # run in a hosted container unless its environment is local
         environment = item.get("environment")
         if isinstance(environment, dict) and environment.get("type") not in (None, "local"):
             return "server"
-    if grok and kind == "custom_tool_call" and item.get("name") in XAI_SERVER_TOOLS:
+    if grok and kind == "custom_tool_call" and text_or_none(item.get("name")) in XAI_SERVER_TOOLS:
         return "server"
     if kind in CLIENT_ITEMS:
         return "client"
@@ -485,12 +529,12 @@ def responses_usage(raw: dict[str, Any]) -> Usage:
     input, or a `total_tokens` that adds it to the input and output, is apart from it.
     The cost is OpenRouter's `cost` (USD), Perplexity's `cost.total_cost` or xAI's
     `cost_in_usd_ticks`."""
-    details = raw.get("input_tokens_details") or {}
+    details = _fields(raw.get("input_tokens_details"))
     cost = usage_cost(raw)
     usage = Usage.of(  # the counts read whole, the cache apart from the input
         input_tokens=raw.get("input_tokens") or 0,
         output_tokens=raw.get("output_tokens") or 0,
-        reasoning_tokens=(raw.get("output_tokens_details") or {}).get("reasoning_tokens") or 0,
+        reasoning_tokens=_fields(raw.get("output_tokens_details")).get("reasoning_tokens") or 0,
         cache_read_tokens=details.get("cached_tokens") or 0,
         cache_write_tokens=details.get("cache_write_tokens")
         or details.get("cache_creation_input_tokens")  # Perplexity's (Anthropic's name)
@@ -1029,6 +1073,8 @@ class ResponsesNormalizer(Normalizer):
         if not isinstance(payload, dict):
             raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
         kind = payload.get("type")
+        if kind.__class__ is not str:  # a type of no string (a list, an object) names none
+            kind = None
         number = payload.get("sequence_number")
         if number.__class__ is int:
             if self.sequence is not None and number != self.sequence + 1:
@@ -1053,7 +1099,7 @@ class ResponsesNormalizer(Normalizer):
             # (`_ends_in`, `end`). OpenAI's `event: error` frame ends the turn.
             self.held_error = payload
             return
-        handler = self.handlers.get(kind) if isinstance(kind, str) else None
+        handler = self.handlers.get(kind) if kind is not None else None
         if handler is not None:
             handler(payload)
         elif kind is None and payload.get("error"):
@@ -1068,17 +1114,21 @@ class ResponsesNormalizer(Normalizer):
             self.another_api(
                 other, kind, data, "a Responses stream event: this wire reads /v1/responses"
             )
+        elif kind is None:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "ignored a Responses event whose type is no string: {!r}", payload.get("type")
+            )
         elif kind not in _IGNORED:
             self._unread(kind)
 
-    def _unread(self, kind: Any) -> None:
+    def _unread(self, kind: str) -> None:
         """An event read by no handler: an item's progress, a field of it streamed, audio
         bytes (`PROGRESS_OF`), known and logged once a stream; else of a type unknown
         here, logged each time."""
         if kind in self.progress:
             return
         log = logger.bind(provider=self.provider, attempt=self.attempt)
-        parts = kind.split(".") if isinstance(kind, str) else ()
+        parts = kind.split(".")
         of = parts[1] if len(parts) == 3 and parts[0] == "response" else ""
         if of in PROGRESS_OF or of.startswith(_FIELD_OF):
             self.progress.add(kind)
@@ -1098,7 +1148,7 @@ class ResponsesNormalizer(Normalizer):
         if self.homes and item_id.__class__ is str and item_id in self.homes:
             return self.homes[item_id]
         index = payload.get("output_index")
-        if not isinstance(index, int):  # unnumbered (llama.cpp's): by its id, else the latest
+        if index.__class__ is not int:  # unnumbered (llama.cpp's), or of no int: by its id
             known = self.ids.get(item_id) if isinstance(item_id, str) else None
             return known if known is not None else (self.shown[-1].index if self.shown else 0)
         if index in self.shown_at:
@@ -1111,7 +1161,7 @@ class ResponsesNormalizer(Normalizer):
         """The output index of an added or done item: its own (a done item's as `_index`
         reads it); unnumbered (llama.cpp's), the index of its id, else the next free one."""
         index = payload.get("output_index")
-        if isinstance(index, int):
+        if index.__class__ is int:
             added = payload.get("type") == "response.output_item.added"
             return index if added else self._index(payload, _key(item))
         known = self.ids.get(_key(item) or "")
@@ -1143,7 +1193,7 @@ class ResponsesNormalizer(Normalizer):
     def _part(self, payload: dict[str, Any]) -> None:
         index = self._index(payload)
         self._show(index, "message", payload.get("item_id"))
-        self.parts.add((index, payload.get("content_index", 0)))
+        self.parts.add((index, _position(payload)))
 
     def _text(self, payload: dict[str, Any]) -> None:
         delta = payload.get("delta")
@@ -1199,7 +1249,7 @@ class ResponsesNormalizer(Normalizer):
         if isinstance(whole, str) and whole:
             index = self._index(payload)
             self._show(index, "message", payload.get("item_id"))
-            self.added_parts[(index, payload.get("content_index", 0))] = whole
+            self.added_parts[(index, _position(payload))] = whole
 
     def _content_part_done(self, payload: dict[str, Any]) -> None:
         """The part whole, as its own `.done` event gives it: once more what came before
@@ -1210,7 +1260,7 @@ class ResponsesNormalizer(Normalizer):
         kind = part.get("type")
         if kind == "output_text":
             self._part_done(payload, part.get("text"), self._say(self._index(payload)))
-            for annotation in part.get("annotations") or ():
+            for annotation in _array(part.get("annotations")):
                 self._annotation({**payload, "annotation": annotation})
         elif kind == "refusal":
             self._part_done(payload, part.get("refusal"), self.refusal)
@@ -1242,13 +1292,13 @@ class ResponsesNormalizer(Normalizer):
         index = self._index(payload)
         said = self._displaced(index, payload.get("item_id")) if self.displaced else None
         if said is not None:  # said where it streamed, else now: once either way
-            position = payload.get("content_index", 0)
+            position = _position(payload)
             if position not in said:
                 said.add(position)
                 if isinstance(whole, str) and whole:
                     emit(whole)
             return
-        key = (index, payload.get("content_index", 0))
+        key = (index, _position(payload))
         if key in self.parts:
             return
         self._show(index, "message", payload.get("item_id"))
@@ -1259,7 +1309,7 @@ class ResponsesNormalizer(Normalizer):
     def _annotation(self, payload: dict[str, Any]) -> None:
         annotation = payload.get("annotation")
         if isinstance(annotation, dict):
-            self._cite((self._index(payload), payload.get("content_index", 0)), annotation)
+            self._cite((self._index(payload), _position(payload)), annotation)
 
     def _cite(self, part: tuple[int, int], annotation: dict[str, Any]) -> None:
         if annotation.get("type") != "url_citation":
@@ -1282,7 +1332,7 @@ class ResponsesNormalizer(Normalizer):
         """(output index, "summary" or "text", part index) of a reasoning part's event."""
         index = self._index(payload)
         self._show(index, "reasoning", payload.get("item_id"))
-        part = payload.get("summary_index" if which == "summary" else "content_index", 0)
+        part = _position(payload, "summary_index" if which == "summary" else "content_index")
         return (index, which, part)
 
     def _reasoning_summary(self, payload: dict[str, Any]) -> None:
@@ -1342,7 +1392,7 @@ class ResponsesNormalizer(Normalizer):
         item = self._item_of(payload)
         if item is None:
             return
-        kind = item.get("type")
+        kind = _type_of(item)
         index = self._item_index(payload, item)
         if kind == "function_call":
             index = self._own_index(index, _key(item))
@@ -1443,7 +1493,8 @@ class ResponsesNormalizer(Normalizer):
         before its arguments); a done event, which may end any of them, only when one is
         open, else none (logged: its `output_item.done`, by its id, ends it)."""
         if self.stacked and not payload.get("item_id"):
-            stacked = self.stacked.get(payload.get("output_index"))  # type: ignore[arg-type]
+            index = payload.get("output_index")
+            stacked = self.stacked.get(index) if index.__class__ is int else None
             open_calls = [
                 index
                 for index in stacked or ()
@@ -1481,7 +1532,7 @@ class ResponsesNormalizer(Normalizer):
             return
         index = self._item_index(payload, item)
         said = self._displaced(index, _key(item)) if self.displaced else None
-        if said is not None and item.get("type") == "message":
+        if said is not None and _type_of(item) == "message":
             # the parts that had no deltas nor done event of their own arrived whole; the
             # item there now (the call added over it) is not the one done
             content = item.get("content")
@@ -1492,7 +1543,7 @@ class ResponsesNormalizer(Normalizer):
                     if isinstance(whole, str) and whole:
                         self._say(index)(whole)
             return
-        shown = self._show(index, item.get("type"), _key(item), event="done")
+        shown = self._show(index, _type_of(item), _key(item), event="done")
         shown.done = True
         whole = self.whole_calls.get(index)
         if whole is not None and _a_result(item):
@@ -1503,7 +1554,7 @@ class ResponsesNormalizer(Normalizer):
 
     def _done_item(self, index: int, item: dict[str, Any]) -> None:
         """An item read whole, as its `output_item.done` gives it, at output index `index`."""
-        kind = item.get("type")
+        kind = _type_of(item)
         if kind == "function_call":
             self.whole_calls.pop(index, None)
             if index not in self.calls:
@@ -1517,8 +1568,10 @@ class ResponsesNormalizer(Normalizer):
             # Its summary, else its text: each part that had no deltas arrived whole (a
             # relay dropped its events, or only the first streamed). Not when parts of
             # the other form streamed: the item was shown in that form.
-            summary = item.get("summary")
-            shown, parts = ("summary", summary) if summary else ("text", item.get("content"))
+            summary = _array(item.get("summary"))
+            shown, parts = (
+                ("summary", summary) if summary else ("text", _array(item.get("content")))
+            )
             if all(key[1] == shown for key in self.reasoned_parts if key[0] == index):
                 # The parts that streamed are its first parts, in order, whatever their
                 # index (vLLM's run on from 8), a counter's keys none of their own.
@@ -1527,7 +1580,7 @@ class ResponsesNormalizer(Normalizer):
                     for key in self.reasoned_parts
                     if key[0] == index and key not in self.reasoning_counted
                 )
-                for position, part in enumerate(parts or ()):
+                for position, part in enumerate(parts):
                     text = part.get("text") if isinstance(part, dict) else None
                     key = seen[position] if position < len(seen) else (index, shown, position)
                     self._reasoning_part_done(key, text)
@@ -1540,12 +1593,8 @@ class ResponsesNormalizer(Normalizer):
             self._end_reasoning(item, item.get("encrypted_content"))
         elif kind in SERVER_OUTPUTS:
             call_kind = SERVER_OUTPUTS[kind]
-            call_id = (
-                item.get("call_id")
-                or self._latest_server_call(call_kind)
-                or item.get("id")
-                or f"call_{index}"
-            )
+            call_id = text_or_none(item.get("call_id")) or self._latest_server_call(call_kind)
+            call_id = call_id or _call_id_of(item, index)
             content = {k: v for k, v in item.items() if k not in ("id", "type")}
             self.server_tool_result(call_id, call_kind, content, is_error=server_item_failed(item))
         else:
@@ -1561,9 +1610,9 @@ class ResponsesNormalizer(Normalizer):
                 self.server_tool_result(
                     call_id, server_name(item), content, is_error=server_item_failed(item)
                 )
-            elif kind is not None:
+            elif item.get("type") is not None:
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                    "an output item of type {!r} has no event", kind
+                    "an output item of type {!r} has no event", item.get("type")
                 )
 
     def _message_done(self, index: int, item: dict[str, Any]) -> None:
@@ -1590,7 +1639,7 @@ class ResponsesNormalizer(Normalizer):
                 whole = part.get("text")
                 if not streamed and isinstance(whole, str) and whole:
                     say(whole)
-                for annotation in part.get("annotations") or ():
+                for annotation in _array(part.get("annotations")):
                     if isinstance(annotation, dict):
                         self._cite(key, annotation)
             elif kind == "refusal":
@@ -1622,7 +1671,7 @@ class ResponsesNormalizer(Normalizer):
         self._start_server_call(index, {**added, field: payload.get(field)})
 
     def _start_server_call(self, index: int, item: dict[str, Any]) -> str:
-        call_id = str(item.get("call_id") or item.get("id") or f"call_{index}")
+        call_id = _call_id_of(item, index)
         if index not in self.server_calls:
             self.server_calls[index] = call_id
             self.server_tool_call(call_id, server_name(item), server_item_arguments(item))
@@ -1640,11 +1689,11 @@ class ResponsesNormalizer(Normalizer):
         the provider's own and that item is its result (Perplexity's `search_web` call,
         then its `search_results`); each result's page is a source (`citation`), as
         vercel/ai's Perplexity provider reads them."""
-        call_id = str(call.get("call_id") or call.get("id") or f"call_{index}")
-        name = str(call.get("name") or "")
+        call_id = _call_id_of(call, index)
+        name = text_or_none(call.get("name")) or ""
         self.server_tool_call(call_id, name, arguments_object(call.get("arguments")))
         self.server_tool_result(call_id, name, {k: v for k, v in result.items() if k != "id"})
-        for found in result.get("results") or result.get("contents") or ():
+        for found in _array(result.get("results")) or _array(result.get("contents")):
             url = found.get("url") if isinstance(found, dict) else None
             if isinstance(url, str) and url and (url,) not in self.cited:
                 self.cited.add((url,))
@@ -1654,39 +1703,37 @@ class ResponsesNormalizer(Normalizer):
     def _start_call(self, index: int, item: dict[str, Any]) -> None:
         if index in self.calls:
             held = self.held.get(index)
-            if held is not None and not held.name and item.get("name"):
-                held.name = str(item["name"])  # the call added again, named this time
+            name = text_or_none(item.get("name"))
+            if held is not None and not held.name and name:
+                held.name = name  # the call added again, named this time
             return
         self.calls[index] = False
-        call_id = item.get("call_id") or item.get("id") or f"call_{index}"
-        kind = item.get("type")
+        call_id = _call_id_of(item, index)
+        kind = _type_of(item)
         self.call_types[index] = str(kind)
         # A function or custom tool is named by the client; any other item by its type.
         named = kind in ("function_call", "custom_tool_call")
         if kind == "custom_tool_call":
             self.custom_inputs[index] = []
+        name = text_or_none(item.get("name")) or ""  # an id or a name of no string is none
         if kind == "function_call":
             # Without its call_id (the item's id stands in) or its name, a call waits
             # for the item that names it.
-            known = bool(item.get("call_id")) and bool(item.get("name"))
-            if not known or item.get("name") in PARALLEL_WRAPPERS:
-                self.held[index] = _Held(str(call_id), str(item.get("name") or ""), known)
+            known = bool(text_or_none(item.get("call_id"))) and bool(name)
+            if not known or name in PARALLEL_WRAPPERS:
+                self.held[index] = _Held(call_id, name, known)
                 return
-        name = text_or_none(item.get("name")) or ""  # a name that is no string names none
         self.tool_start(call_id, name if named else str(kind), index)
 
     def _end_call(self, index: int, arguments: Any) -> None:
         """End call `index` with the arguments its done event gives: authoritative,
         unless empty or absent (a proxy's done event that leaves out what it streamed),
-        where the streamed deltas are the arguments. An object is taken as its JSON
-        text, as the chat wire takes one."""
+        where the streamed deltas are the arguments. Any other JSON value is taken as its
+        JSON text: an object, as the chat wire takes one, is the arguments; an array, a
+        number or a bool is no object, and the call is malformed, naming it."""
         if self.calls.get(index) is not False:
             return
-        if arguments is not None and not isinstance(arguments, str):
-            if not isinstance(arguments, dict):
-                raise ValueError(
-                    f"tool call arguments must be a JSON string, got {type(arguments).__name__}"
-                )
+        if arguments is not None and arguments.__class__ is not str:
             arguments = json.dumps(arguments, ensure_ascii=False)
         self.calls[index] = True
         held = self.held.pop(index, None)
@@ -1804,12 +1851,16 @@ class ResponsesNormalizer(Normalizer):
     # -- lifecycle and terminals ------------------------------------------------------
 
     def _response(self, payload: dict[str, Any]) -> dict[str, Any]:
-        response: dict[str, Any] = payload.get("response") or {}
+        """The response an event carries; one of another type than an object says
+        nothing (logged): the event's type still says how the turn went."""
+        response = _fields(payload.get("response"))
         if not response and "response" not in payload and _FLAT_RESPONSE_KEYS & payload.keys():
             response = payload  # Perplexity's terminals (`_FLAT_RESPONSE_KEYS`)
-        model = response.get("model")
-        if model:
-            self.model = model
+        elif payload.get("response") and not response:
+            logger.bind(provider=self.provider, attempt=self.attempt).debug(
+                "{}: its response is no object: {!r}", payload.get("type"), payload["response"]
+            )
+        self.model = text_or_none(response.get("model")) or self.model
         self.response_id = text_or_none(response.get("id")) or self.response_id
         return response
 
@@ -1886,7 +1937,7 @@ class ResponsesNormalizer(Normalizer):
             if key not in self.parts:
                 self._say(key[0])(whole)
         self.added_parts.clear()
-        usage = response.get("usage")
+        usage = _fields(response.get("usage"))  # (of another type: no count said)
         if usage:
             self.usage(responses_usage(usage))
 
@@ -1915,7 +1966,7 @@ class ResponsesNormalizer(Normalizer):
 
     def _failed(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
-        usage = response.get("usage")
+        usage = _fields(response.get("usage"))
         if usage:  # what the failed turn cost: it commits nothing
             self.failure_usage(responses_usage(usage))
         error = response.get("error") or {}
