@@ -18,7 +18,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
+from contextvars import Context, ContextVar
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -439,6 +439,13 @@ def _pool_wait(session: aiohttp.ClientSession | SessionPool | None, url: URL) ->
     )
 
 
+# The connection's close callbacks (`_Transfer._watch_connection`) read no context
+# variable and call no caller's code (`_lost` only ends the body, which wakes whoever
+# reads it in that one's own context): they share this empty context instead of each
+# holding a copy of the caller's, made per response.
+_NO_CONTEXT = Context()
+
+
 def _retrieve(closed: asyncio.Future[None]) -> None:
     """A connection's `closed` future, consumed: aiohttp sets a lost connection's error
     on it only for whoever asked for it (`_Transfer._watch_connection`), and asyncio
@@ -846,8 +853,8 @@ class _Transfer(abc.DisposableBase):
             self._lost()
             return
         closed.remove_done_callback(_retrieve)  # one per connection, whatever it carried
-        closed.add_done_callback(_retrieve)
-        closed.add_done_callback(self._lost)
+        closed.add_done_callback(_retrieve, context=_NO_CONTEXT)
+        closed.add_done_callback(self._lost, context=_NO_CONTEXT)
         self._closed = closed
 
     def _lost(self, _closed: object = None) -> None:
