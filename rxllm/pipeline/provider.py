@@ -44,7 +44,7 @@ from rxllm.operators.dedupe_overlap import dedupe_overlap
 from rxllm.operators.normalize import normalize
 from rxllm.operators.retry_before_commit import Switch, retry_before_commit
 from rxllm.operators.settle_once import settle_once
-from rxllm.operators.speaker_guard import speaker_guard
+from rxllm.operators.speaker_guard import check_speaker_names, speaker_guard
 from rxllm.operators.telemetry import require_otel, telemetry
 from rxllm.operators.track_commitment import track_commitment
 from rxllm.pipeline.aiter import EventStream
@@ -250,7 +250,7 @@ class ProviderOptions(BaseModel):
         if isinstance(value, list):
             if not value:  # would turn the guard off unsaid
                 raise ValueError("name at least one speaker, or pass True for the usual ones")
-            speaker_guard(value)  # its own checks of the names, a bad one's ValueError
+            check_speaker_names(value)  # speaker_guard's checks, a bad name's ValueError
         return value
 
     @field_validator("allow_private_network")
