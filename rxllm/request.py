@@ -12,7 +12,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 __all__ = [
     "SAMPLING_FIELDS",
@@ -240,6 +247,16 @@ def _a_number(value: Any) -> Any:
     return value
 
 
+def _a_list(value: Any, info: ValidationInfo) -> Any:
+    """A list field's value as given, unless it is one item: pydantic would iterate a
+    model as its fields (an error for each), and of a dict say only "Input should be a
+    valid list"."""
+    if isinstance(value, BaseModel | Mapping):
+        name = info.field_name
+        raise ValueError(f"{name} must be a list, even of one: {name}=[{_shown(value)}]")
+    return value
+
+
 def _shown(value: object) -> str:
     """A value's repr for an error message, cut short (an image may be megabytes)."""
     text = repr(value)
@@ -350,8 +367,9 @@ class Message(_Frozen):
         return cls(role="system", content=[TextPart(text=text)])
 
     @classmethod
-    def user(cls, text: str, images: Sequence[ImageSource] | None = None) -> "Message":
-        """The user's turn: its text, then its images (URLs, image files or bytes)."""
+    def user(cls, text: str, images: Sequence[ImageSource | ImagePart] | None = None) -> "Message":
+        """The user's turn: its text, then its images (URLs, image files or bytes, or
+        `ImagePart`s, as they are: one with its `detail`)."""
         if not isinstance(text, str):
             raise TypeError(
                 f"Message.user takes its text as one str, got {type(text).__name__}: join "
@@ -360,7 +378,10 @@ class Message(_Frozen):
         if isinstance(images, str | bytes | bytearray | os.PathLike):  # one image, not a list
             raise TypeError(f"images must be a list: images=[{_shown(images)}]")
         parts: list[Part] = [TextPart(text=text)]
-        parts += [ImagePart(url=image) for image in images or []]
+        parts += [
+            image if isinstance(image, ImagePart) else ImagePart(url=image)
+            for image in images or []
+        ]
         return cls(role="user", content=parts)
 
     @classmethod
@@ -422,6 +443,20 @@ class Tool(_Frozen):
     @classmethod
     def _openai_shape(cls, data: Any) -> Any:
         return _openai_tool(data) if isinstance(data, Mapping) else data
+
+    @field_validator("parameters")
+    @classmethod
+    def _an_object(cls, parameters: dict[str, Any]) -> dict[str, Any]:
+        # Every provider takes a call's arguments as an object; OpenAI refuses another
+        # type naming `tools[0].function.parameters`, and a retry would drop the tools.
+        kind = parameters.get("type")
+        if isinstance(kind, str) and kind.lower() != "object":
+            raise ValueError(
+                f"parameters is the JSON Schema of the call's arguments, an object, not "
+                f"{kind!r}: name the value as a property, {{'type': 'object', 'properties': "
+                f"{{'value': {{'type': {kind!r}}}}}, 'required': ['value']}}"
+            )
+        return parameters
 
     @field_validator("name")
     @classmethod
@@ -620,7 +655,13 @@ def _response_format(given: Any) -> Any:
         return JsonSchema.model_validate(
             {"name": schema_name(given.__name__), "schema": given.model_json_schema()}
         )
-    return given
+    if given is None or given == "json" or isinstance(given, JsonSchema):
+        return given
+    raise ValueError(  # said once, not as each member of the union refusing it
+        f"response_format takes 'json' (any JSON object), a JsonSchema, an SDK's dict of "
+        f"one ({{'type': 'json_object'}}, ...) or a pydantic model class, got {_shown(given)}; "
+        "leave it unset for text"
+    )
 
 
 def schema_name(name: str) -> str:
@@ -721,6 +762,7 @@ class ChatRequest(_Frozen):
             params: Mapping[str, Any] = ...,
         ) -> None: ...
 
+    _lists = field_validator("messages", "tools", mode="before")(_a_list)
     _numbers = field_validator(
         "temperature",
         "top_p",
@@ -730,6 +772,16 @@ class ChatRequest(_Frozen):
         "frequency_penalty",
         mode="before",
     )(_a_number)
+
+    @field_validator("stop")
+    @classmethod
+    def _stop_text(cls, stop: str | list[str] | None) -> str | list[str] | None:
+        # an empty sequence stops nowhere, or everywhere: `stop=os.environ.get("STOP", "")`
+        if stop == "" or (isinstance(stop, list) and "" in stop):
+            raise ValueError(
+                "a stop sequence is empty: give the text to stop at, or leave stop unset"
+            )
+        return stop
 
     @field_validator("tools")
     @classmethod

@@ -1,5 +1,7 @@
-"""A request's number fields at their edges (session 40, helper E): a bool or a str is
-refused where pydantic would read it as a number; a whole float is the int it is."""
+"""A request's fields at their edges (session 40, helper E): a bool or a str is
+refused where pydantic would read it as a number (a whole float is the int it is); one
+message or tool given alone, tool parameters that are no object, an empty stop sequence
+and a response format of another shape are said at once; an ImagePart is an image."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from rxllm import ChatRequest, Message, ToolCall
+from rxllm import ChatRequest, ImagePart, Message, Tool, ToolCall
 from rxllm.providers import wire_for
 
 HI = [Message.user("hi")]
@@ -37,3 +39,59 @@ def test_numbers_are_still_taken_and_a_whole_float_is_an_int() -> None:
     assert body["temperature"] == 0 and body["top_p"] == 1
     with pytest.raises(pydantic.ValidationError, match="fractional part"):
         ChatRequest(model="m", messages=HI, max_tokens=3.5)
+
+
+@pytest.mark.parametrize("field", ["messages", "tools"])
+def test_one_message_or_tool_given_alone_is_said_to_need_a_list(field: str) -> None:
+    # was pydantic iterating the model as its fields: "5 validation errors ... Input
+    # should be a valid dictionary or instance of Message [input_value=('role', 'user')]"
+    one: dict[str, Any] = {"messages": HI[0], "tools": Tool(name="get_time")}
+    fields: dict[str, Any] = {"messages": HI, field: one[field]}
+    with pytest.raises(pydantic.ValidationError) as refused:
+        ChatRequest(model="m", **fields)
+    assert refused.value.error_count() == 1
+    assert f"{field} must be a list, even of one: {field}=[" in str(refused.value)
+    as_dict = {"messages": {"role": "user", "content": "hi"}, "tools": {"name": "get_time"}}
+    with pytest.raises(pydantic.ValidationError, match=f"{field} must be a list, even of one"):
+        ChatRequest(model="m", **{**fields, field: as_dict[field]})
+
+
+def test_an_image_part_is_taken_among_a_users_images() -> None:
+    # was "url: Input should be a valid string [input_value=ImagePart(...)]"
+    low = ImagePart(url="https://example.com/a.png", detail="low")
+    message = Message.user("what is it?", images=[low, "https://example.com/b.png"])
+    assert message.images == [low, ImagePart(url="https://example.com/b.png")]
+
+
+@pytest.mark.parametrize("kind", ["string", "array", "STRING"])
+def test_tool_parameters_that_are_no_object_are_refused(kind: str) -> None:
+    # was sent: OpenAI refuses it naming tools[0].function.parameters, and the retry that
+    # reading brings drops the tools (the turn answered without them)
+    with pytest.raises(pydantic.ValidationError, match="the JSON Schema of the call's arguments"):
+        Tool(name="f", parameters={"type": kind})
+    with pytest.raises(pydantic.ValidationError, match=f"an object, not '{kind}'"):
+        ChatRequest(model="m", messages=HI, tools=[{"name": "f", "parameters": {"type": kind}}])
+
+
+def test_tool_parameters_that_are_an_object_still_pass() -> None:
+    for parameters in ({"type": "object", "properties": {}}, {"type": "OBJECT"}, {}):
+        assert Tool(name="f", parameters=parameters).parameters == parameters
+
+
+@pytest.mark.parametrize("stop", ["", ["\\n", ""]])
+def test_an_empty_stop_sequence_is_refused(stop: Any) -> None:
+    # was sent as [""] on every wire
+    with pytest.raises(pydantic.ValidationError, match="a stop sequence is empty"):
+        ChatRequest(model="m", messages=HI, stop=stop)
+    assert ChatRequest(model="m", messages=HI, stop=[" "]).stop == [" "]
+
+
+@pytest.mark.parametrize("given", ["json_object", "text", True])
+def test_a_response_format_it_does_not_take_is_said_once(given: Any) -> None:
+    # was two errors, one per member of the union ("Input should be 'json'", "Input
+    # should be a valid dictionary or instance of JsonSchema")
+    with pytest.raises(pydantic.ValidationError) as refused:
+        ChatRequest(model="m", messages=HI, response_format=given)
+    assert refused.value.error_count() == 1
+    assert "response_format takes 'json' (any JSON object)" in str(refused.value)
+    assert f"got {given!r}" in str(refused.value)
