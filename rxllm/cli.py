@@ -273,6 +273,16 @@ def _api_key(text: str) -> str:
     return text
 
 
+def _tool_choice(text: str) -> str:
+    """--tool-choice CHOICE. An empty one (`--tool-choice "$CHOICE"` with CHOICE unset)
+    is refused: read as a tool's name, it was said to be no tool offered."""
+    if not _utf8(text).strip():
+        raise argparse.ArgumentTypeError(
+            f"expected auto, required, none or a tool's name, got {text!r}"
+        )
+    return text
+
+
 def _param(text: str) -> tuple[str, object]:
     key, sep, value = _utf8(text).partition("=")
     if not sep or not key:
@@ -321,6 +331,8 @@ def _image(text: str) -> str:
     replaced by the image notice of a retry), as `rxllm.ImagePart` reads one."""
     if is_image_url(text):  # https://, data:, gs://
         return text
+    if not text.strip():  # `--image "$IMAGE"` with IMAGE unset: Path("") is the directory "."
+        raise argparse.ArgumentTypeError(f"expected an image URL or an image file, got {text!r}")
     try:
         return ImagePart(url=Path(text)).url
     except ValidationError as exc:
@@ -812,7 +824,7 @@ def build_parser() -> argparse.ArgumentParser:
     stream.add_argument("--no-tools", dest="tools", action="store_false", help="offer no demo tool")
     stream.add_argument(
         "--tool-choice",
-        type=_utf8,
+        type=_tool_choice,
         default=None,
         metavar="CHOICE",
         help="auto, required, none, or a tool's name (get_weather): ChatRequest.tool_choice",

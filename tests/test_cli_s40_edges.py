@@ -41,3 +41,14 @@ def test_an_empty_key_env_var_is_said_to_be_empty_not_unset() -> None:
     result = run("stream", "hi", "--no-tools", "--provider", "openai", env=env)
     assert result.returncode == 0, result.stderr
     assert "(OPENAI_API_KEY is empty: using the embedded local provider" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--image", "--tool-choice"])
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_image_or_tool_choice_is_refused_by_name(option: str, value: str) -> None:
+    # --image '' was "cannot read the image file '.': Is a directory" (Path('') is '.'),
+    # and --tool-choice '' "--tool-choice : the tool offered is get_weather"
+    result = run("stream", "hi", option, value)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"argument {option}: expected " in result.stderr
+    assert f"got {value!r}" in result.stderr and result.stdout == ""
