@@ -206,7 +206,7 @@ from rxllm.providers.base import (
     stop_reason_of,
     text_or_none,
 )
-from rxllm.providers.wire_signs import other_api
+from rxllm.providers.wire_signs import json_type, other_api
 from rxllm.request import (
     TOOL_CHOICE_MODES,
     ChatRequest,
@@ -451,14 +451,14 @@ class _StreamedCall:
             is no string would be joined into the string it continues).
         """
         if partial_args.__class__ is not list:
-            raise ValueError(f"partialArgs is {_json_type(partial_args)}, not an array")
+            raise ValueError(f"partialArgs is {json_type(partial_args)}, not an array")
         leaves = self.leaves
         for arg in partial_args:
             if arg.__class__ is not dict:
-                raise ValueError(f"a partialArgs entry is {_json_type(arg)}, not an object")
+                raise ValueError(f"a partialArgs entry is {json_type(arg)}, not an object")
             json_path = arg.get("jsonPath") or "$"
             if json_path.__class__ is not str:
-                raise ValueError(f"a partialArgs jsonPath is {_json_type(json_path)}, not a string")
+                raise ValueError(f"a partialArgs jsonPath is {json_type(json_path)}, not a string")
             path = _json_path(json_path)
             if not path:
                 continue  # the root itself: nothing to set
@@ -501,7 +501,7 @@ def _typed(arg: dict[str, Any], field: str, kind: Any) -> Any:
     """A partial argument's value, of its field's JSON type (a bool is no number)."""
     value = arg[field]
     if not isinstance(value, kind) or (value.__class__ is bool and kind is not bool):
-        raise ValueError(f"a partialArgs {field} is {_json_type(value)}")
+        raise ValueError(f"a partialArgs {field} is {json_type(value)}")
     return value
 
 
@@ -560,19 +560,6 @@ def _tool_name(tool: dict[str, Any]) -> str:
     return (text_or_none(tool.get("toolType")) or "server_tool").lower()
 
 
-def _json_type(value: Any) -> str:
-    """What a wire value is, in JSON's words (an error says so, never Python's)."""
-    if value is None:
-        return "null"
-    if value.__class__ is bool:
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
-
-
 def _candidate_index(candidate: dict[str, Any]) -> int:
     """A candidate's `index`. proto3 JSON leaves out the default 0 and takes an int32
     written as a string ("1"); a value that is no number names no other candidate, so it
@@ -596,17 +583,17 @@ def _parts_of(candidate: dict[str, Any]) -> list[dict[str, Any]]:
     if not content:
         return []
     if content.__class__ is not dict:
-        raise ValueError(f"a candidate's content is {_json_type(content)}, not an object")
+        raise ValueError(f"a candidate's content is {json_type(content)}, not an object")
     parts = content.get("parts")
     if not parts:
         return []
     if parts.__class__ is not list:
-        raise ValueError(f"a candidate's content.parts is {_json_type(parts)}, not an array")
+        raise ValueError(f"a candidate's content.parts is {json_type(parts)}, not an array")
     if all(part.__class__ is dict for part in parts):
         return parts
     for part in parts:
         if part is not None and part.__class__ is not dict:
-            raise ValueError(f"a part is {_json_type(part)}, not an object")
+            raise ValueError(f"a part is {json_type(part)}, not an object")
     return [part for part in parts if part is not None]
 
 
@@ -749,13 +736,13 @@ class GeminiNormalizer(Normalizer):
         if not candidates:
             return None
         if candidates.__class__ is not list:
-            raise ValueError(f"the chunk's candidates are {_json_type(candidates)}, not an array")
+            raise ValueError(f"the chunk's candidates are {json_type(candidates)}, not an array")
         first = None
         for candidate in candidates:
             if candidate is None:
                 continue
             if candidate.__class__ is not dict:
-                raise ValueError(f"a candidate is {_json_type(candidate)}, not an object")
+                raise ValueError(f"a candidate is {json_type(candidate)}, not an object")
             index = _candidate_index(candidate)
             if index == 0:
                 if first is None:
@@ -1011,7 +998,7 @@ class GeminiNormalizer(Normalizer):
         if key not in self.unread_fields:
             self.unread_fields.add(key)
             logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                "ignored {}: {}, which Gemini does not send there", where, _json_type(value)
+                "ignored {}: {}, which Gemini does not send there", where, json_type(value)
             )
 
     def _signature(self, part: dict[str, Any]) -> str | None:
@@ -1041,7 +1028,7 @@ class GeminiNormalizer(Normalizer):
     def _call(self, part: dict[str, Any]) -> None:
         call = part["functionCall"]
         if call.__class__ is not dict:
-            raise ValueError(f"a functionCall is {_json_type(call)}, not an object")
+            raise ValueError(f"a functionCall is {json_type(call)}, not an object")
         signature = self._signature(part)
         if signature:
             self.reasoning("", signature, details=_signature_details(part))
@@ -1050,7 +1037,7 @@ class GeminiNormalizer(Normalizer):
         if name is not None and name.__class__ is not str:
             self.fail(
                 "malformed_tool_arguments",
-                f"Gemini sent a function call whose name is {_json_type(name)}, not a string",
+                f"Gemini sent a function call whose name is {json_type(name)}, not a string",
             )
             return
         if name:
@@ -1079,7 +1066,7 @@ class GeminiNormalizer(Normalizer):
                     self.fail(
                         "malformed_tool_arguments",
                         f"arguments of {named_call(call_id, name)} are "
-                        f"{_json_type(base)}, not an object",
+                        f"{json_type(base)}, not an object",
                     )
                     return
                 open_call = self.open_call = _StreamedCall(index, call_id, name, base or {})

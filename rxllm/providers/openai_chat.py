@@ -207,6 +207,16 @@ timings, padding, echoes) is logged at debug, once per stream: Azure's
 `content_filter_results`, OpenRouter's generated `images`, Perplexity's
 `related_questions`, whatever an endpoint adds next.
 
+A field of another JSON type than the reference gives it is read for what it can still
+say. The answer's own containers (`choices`, a choice, its `delta` or `message`, the
+content, a content part, `tool_calls` and an entry, its `function`) that are not what
+they should be end the turn in a `protocol` error saying so in JSON's words; a `null`
+entry is none. A field no event needs is logged and the turn goes on (`usage` and its
+breakdowns, `annotations`, a `reasoning_details` entry, an `executed_tools` entry), and
+a value no event can carry, or that keys the turn's state, is none: an id, a URL, a
+title, the model, a signature that is no string; a call's or a tool's `index` that is
+no number (read as no index); a choice's `index` that is no number (choice 0).
+
 llama.cpp serving gpt-oss without a reasoning parser streams raw Harmony tokens
 (`<|channel|>analysis<|message|>...<|start|>assistant<|channel|>final<|message|>...`)
 as plain content; they come out as text, verbatim. Run `llama-server --jinja` with a
@@ -249,7 +259,7 @@ from rxllm.providers.base import (
 from rxllm.providers.call_ids import CallIds
 from rxllm.providers.dsml import DsmlSplitter
 from rxllm.providers.think_tags import TAGGED, ThinkTagSplitter, came_in_tags, think_tagged
-from rxllm.providers.wire_signs import other_api
+from rxllm.providers.wire_signs import json_type, other_api
 from rxllm.request import (
     PDF,
     ChatRequest,
@@ -645,13 +655,13 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     """
     prompt = raw.get("prompt_tokens") or 0
     completion = raw.get("completion_tokens") or 0
-    prompt_details = raw.get("prompt_tokens_details") or {}
+    prompt_details = _details(raw, "prompt_tokens_details")
     cached = (
         prompt_details.get("cached_tokens")
         or raw.get("prompt_cache_hit_tokens")
         or raw.get("cached_tokens")
         or raw.get("num_cached_tokens")
-        or (raw.get("prompt_token_details") or {}).get("cached_tokens")
+        or _details(raw, "prompt_token_details").get("cached_tokens")
         or raw.get("cache_read_input_tokens")
         or 0
     )
@@ -663,7 +673,7 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         or raw.get("cache_creation_input_tokens")
         or 0
     )
-    reasoning = (raw.get("completion_tokens_details") or {}).get("reasoning_tokens")
+    reasoning = _details(raw, "completion_tokens_details").get("reasoning_tokens")
     total = raw.get("total_tokens")
     reasoning_apart = not reasoning_in_completion
     if reasoning is None and raw.get("reasoning_tokens"):
@@ -675,7 +685,7 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
     reasoning = reasoning or 0
     cost = usage_cost(raw)
     if cost is not None and raw.get("is_byok") is True:
-        upstream = (raw.get("cost_details") or {}).get("upstream_inference_cost")
+        upstream = _details(raw, "cost_details").get("upstream_inference_cost")
         if isinstance(upstream, int | float):
             cost += upstream
     input_tokens, output_tokens, reasoning = _disjoint(
@@ -692,6 +702,13 @@ def openai_usage(raw: dict[str, Any], reasoning_in_completion: bool = True) -> U
         cache_write_tokens=cache_write,
         cost_usd=float(cost) if cost is not None else None,
     )
+
+
+def _details(usage: dict[str, Any], key: str) -> dict[str, Any]:
+    """A usage object's breakdown (`prompt_tokens_details`); one that is no object has
+    none to read (the counts beside it still count)."""
+    details = usage.get(key)
+    return details if details.__class__ is dict else {}
 
 
 def usage_cost(raw: dict[str, Any]) -> float | None:
@@ -1239,9 +1256,9 @@ _DELTA_READ_WHEN_SENT = frozenset(
 # TensorZero's field for what the chat wire cannot say (its thoughts), under its names
 # before and after it left its experimental stage.
 _TENSORZERO_EXTRA = ("tensorzero_extra_content_experimental", "tensorzero_extra_content")
-# The wire key of a call streamed as OpenAI's deprecated `delta.function_call`: one per
-# turn, as that API allows.
-_FUNCTION_CALL = "function_call"
+# The key of a call streamed as OpenAI's deprecated `delta.function_call`: one per turn, as
+# that API allows. A tuple, which no wire's `index` can be (`ChatNormalizer._tool_call`).
+_FUNCTION_CALL = ("function_call",)
 # A call's types for a client to run (any other, with a payload under its name, is a tool
 # the provider ran: `ChatNormalizer._tool_call`).
 _CALL_TYPES = ("function", "custom")
@@ -1392,6 +1409,17 @@ def _native_choice(payload: dict[str, Any]) -> list[dict[str, Any]] | None:
     if not delta and finish is None:
         return None
     return [{"index": 0, "delta": delta, "finish_reason": finish}]
+
+
+def _choice_number(index: Any) -> int:
+    """A choice's `index` that is no int. None, or `index: null` (servers whose index is a
+    nullable integer, Java's `Integer`, write it so), is the one choice there is; so is a
+    value that is no number (`true`, a list), which names no other choice: its answer is
+    read, not ignored as choice n's (the turn lost, or a call of it). A number written as
+    a string is that number."""
+    if isinstance(index, str) and index.strip().isdigit():
+        return int(index)
+    return 0
 
 
 def _counts_tokens(usage: dict[str, Any]) -> bool:
@@ -1632,8 +1660,8 @@ class ChatNormalizer(Normalizer):
                 "ignored a chunk after the terminal event: {}", chunk.event
             )
             return
-        model = payload.get("model")
-        if model:
+        model = text_or_none(payload.get("model"))
+        if model is not None:
             self.model = model
             if self.response_id is None and not self._is_server_item(payload):
                 # (a chunk that is an item the provider ran has the item's id: below)
@@ -1644,13 +1672,18 @@ class ChatNormalizer(Normalizer):
         if not (choices or _NATIVE_CHOICE.isdisjoint(payload)):
             choices = _native_choice(payload)
         if choices:
+            if choices.__class__ is not list:  # (no answer to read: said in JSON's words)
+                raise ValueError(f"the chunk's choices are {json_type(choices)}, not an array")
             ours = 0
             if self.choice_count is not None:  # the server may count its chunks there
                 ours = self._choice_index(choices, payload.get("id"))
             for choice in choices:
-                # No index, or `index: null` (servers whose index is a nullable integer,
-                # Java's `Integer`, write it so): the one choice there is.
-                if (choice.get("index") or 0) == ours:
+                if choice.__class__ is not dict:
+                    if choice is None:  # a `null` choice is none
+                        continue
+                    raise ValueError(f"a choice is {json_type(choice)}, not an object")
+                index = choice.get("index")
+                if (index if index.__class__ is int else _choice_number(index)) == ours:
                     self._choice(choice)
                     if not usage:  # Moonshot's place for it: the last chunk's choice
                         usage = choice.get("usage")
@@ -1669,6 +1702,9 @@ class ChatNormalizer(Normalizer):
                 error = beside
             if not usage:
                 usage = nested_usage
+        if usage and usage.__class__ is not dict:  # no counts to read; the answer stands
+            self._log_once("usage", f"usage {_short(usage)} is no object: not read")
+            usage = None
         if usage and not _counts_tokens(usage):
             usage = None  # a placeholder: neither usage nor, after the finish, the end
         failing = error or chunk.event == "error"
@@ -1776,7 +1812,8 @@ class ChatNormalizer(Normalizer):
         (choice 1's first chunk after choice 0's is no count). Either is read by choice 0
         from then on."""
         expected = self.choice_count
-        index = choices[0].get("index") if len(choices) == 1 else None
+        first = choices[0]
+        index = first.get("index") if len(choices) == 1 and first.__class__ is dict else None
         if index.__class__ is int:
             if expected == 0 and index in (0, 1):  # the first chunk: TGI counts from 1
                 self.choice_count = index + 1
@@ -1794,6 +1831,8 @@ class ChatNormalizer(Normalizer):
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")
         if delta:
+            if delta.__class__ is not dict:
+                raise ValueError(f"a choice's delta is {json_type(delta)}, not an object")
             self._delta(delta)
         if not self.choice_keys.issuperset(choice):  # most choices have nothing more
             self._choice_rest(choice)
@@ -1892,8 +1931,12 @@ class ChatNormalizer(Normalizer):
                 self._tool_role(delta, content)
             elif content.__class__ is str:
                 self.content(content)
-            else:
+            elif content.__class__ is list:
                 self._content_parts(content)
+            elif content.__class__ is dict:  # one typed part, not a list of them
+                self._content_parts([content])
+            else:
+                raise ValueError(f"a delta's content is {json_type(content)}, not a string")
         refusal = delta.get("refusal")
         if refusal:
             self.streamed = True
@@ -1905,8 +1948,14 @@ class ChatNormalizer(Normalizer):
                 # One call as an object, not a list: text-generation-inference before 3.2
                 # (huggingface/text-generation-inference#2949, fixed by #3086).
                 tool_calls = (tool_calls,)
+            elif tool_calls.__class__ is not list:
+                raise ValueError(f"a delta's tool_calls are {json_type(tool_calls)}, not an array")
             alone = len(tool_calls) == 1
             for place, call in enumerate(tool_calls):
+                if call.__class__ is not dict:
+                    if call is None:  # a `null` entry is none
+                        continue
+                    raise ValueError(f"a tool_calls entry is {json_type(call)}, not an object")
                 self._tool_call(call, None if alone else place)
         if not known:
             self._delta_rest(delta, bool(tool_calls))
@@ -2146,7 +2195,11 @@ class ChatNormalizer(Normalizer):
         if error:
             self.choice_error = error
         message = choice.get("message")
-        if message:
+        if message and message.__class__ is not dict:
+            if "delta" not in choice and not self.streamed:  # the answer: it cannot be read
+                raise ValueError(f"a choice's message is {json_type(message)}, not an object")
+            self._log_once("message", f"message {_short(message)} is no object: not read")
+        elif message:
             if "delta" in choice or self.streamed:
                 if self.streamed:
                     self._log_once("summary", "a whole message after the deltas: a summary")
@@ -2183,29 +2236,35 @@ class ChatNormalizer(Normalizer):
         (citations), Azure's retrieval `context` and Groq's `executed_tools`."""
         annotations = holder.get("annotations")
         if annotations:
-            self._annotations(annotations)
+            if annotations.__class__ is list:
+                self._annotations(annotations)
+            else:  # sources, not the answer: what cannot be read is logged
+                self._log_once("annotations", f"annotations {_short(annotations)} are no list")
         context = holder.get("context")
         if context.__class__ is dict:
             self._retrieved(context)
         elif context is not None:
             self._log_once("context", f"context {_short(context)} has no event: not read")
         executed = holder.get("executed_tools")
-        if executed:
+        if executed.__class__ is list:
             self._executed_tools(executed)
 
     def _annotations(self, annotations: list[dict[str, Any]]) -> None:
         """`url_citation` annotations as citations, each once per turn."""
         for annotation in annotations:
-            if annotation.get("type") != "url_citation":
+            kind = annotation.get("type") if annotation.__class__ is dict else None
+            if kind != "url_citation":
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
-                    "annotation of type {} is not a citation", annotation.get("type")
+                    "annotation of type {} is not a citation", kind
                 )
                 continue
             cited = annotation.get("url_citation") or annotation  # flat in some servers
-            url = cited.get("url")
-            if not url:
+            # (a url that is no string cites nothing: it keyed the cited set, "unhashable")
+            url = text_or_none(cited.get("url")) if cited.__class__ is dict else None
+            if url is None:
                 continue
-            self._cite(url, cited.get("title") or None, cited.get("content") or None)
+            title, text = text_or_none(cited.get("title")), text_or_none(cited.get("content"))
+            self._cite(url, title, text)
 
     def _cite(self, url: str, title: str | None, cited_text: str | None) -> None:
         """A citation with its cited text, once per turn for each (url, title, text)."""
@@ -2321,13 +2380,17 @@ class ChatNormalizer(Normalizer):
             self.server_tool_result(call_id, name, result(), is_error=is_error)
 
     def _executed_tools(self, executed: list[dict[str, Any]]) -> None:
-        """Groq's built-in tools: a call when first seen, a result once it has output."""
+        """Groq's built-in tools: a call when first seen, a result once it has output.
+        An entry is known by its `index` where that is a number (it keys the turn's
+        tools), else by its place; one that is no object has nothing to show."""
         for position, entry in enumerate(executed):
+            if entry.__class__ is not dict:
+                continue
             index = entry.get("index")
             self._ran(
-                index if index is not None else ("position", position),
+                index if index.__class__ is int else ("position", position),
                 None,  # Groq gives none an id
-                str(entry.get("type") or "tool"),
+                text_or_none(entry.get("type")) or "tool",
                 functools.partial(arguments_object, entry.get("arguments")),
                 functools.partial(_without, entry, _GROQ_CALL) if _has_result(entry) else None,
             )
@@ -2450,7 +2513,12 @@ class ChatNormalizer(Normalizer):
         streamed as one run of `reasoning` (the record's one block): no one of those
         signatures signs that run, and a block sent back with another's signature is
         refused ("Invalid `signature` in `thinking` block"), so none is taken (logged)
-        and the thinking stays plain reasoning."""
+        and the thinking stays plain reasoning. An item that is no object has no event
+        (logged); a signature or encrypted data that is no string is none (logged), as
+        the answer does not need it."""
+        if not all(item.__class__ is dict for item in details):
+            self._log_once("reasoning detail", f"reasoning_details {_short(details)}: not objects")
+            details = [item for item in details if item.__class__ is dict]
         carried_text = False
         # whether the thinking these blocks hold streamed already (beside them, or as
         # `reasoning` since the last signature): then they only sign it
@@ -2472,7 +2540,7 @@ class ChatNormalizer(Normalizer):
                     self._thinking_blocks([item], beside)
                 continue
             if kind == "reasoning.encrypted":
-                data = item.get("data")
+                data = self._opaque(item.get("data"))
                 if data:  # whole in one fragment: a block of its own
                     if self.detail is not None:
                         self._end_detail()
@@ -2495,13 +2563,21 @@ class ChatNormalizer(Normalizer):
                 if text:
                     self.detail_said = True
                     self.reasoning(text)
-            signature = item.get("signature") or None
+            signature = self._opaque(item.get("signature"))
             if signature:  # the signature ends the detail (Anthropic's, last)
                 self._end_detail(signature)
         if not carried_text:
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if reasoning:
                 self.reasoning(reasoning)
+
+    def _opaque(self, value: Any) -> str | None:
+        """A signature or encrypted reasoning: a string, else none (logged)."""
+        if value is not None and value.__class__ is not str:
+            self._log_once(
+                "opaque", f"a reasoning signature {_short(value)} is no string: not kept"
+            )
+        return text_or_none(value)
 
     def _detail_news(self, text: str, so_far: str) -> str:
         """What a fragment adds to the open detail. MiniMax documents each fragment's
@@ -2552,8 +2628,14 @@ class ChatNormalizer(Normalizer):
         A `reasoning` part (Databricks serving Claude or gpt-oss: `{"type": "reasoning",
         "summary": [{"type": "summary_text", "text", "signature"}]}`, as LiteLLM's
         Databricks transformation reads it) is a native thinking block's pieces: each
-        summary's text is reasoning, its signature ends the block (`_thinking_parts`)."""
+        summary's text is reasoning, its signature ends the block (`_thinking_parts`).
+        A part that is no object holds no answer this wire can read: an error that says
+        so; a `null` one is none."""
         for part in parts:
+            if part.__class__ is not dict:
+                if part is None:
+                    continue
+                raise ValueError(f"a content part is {json_type(part)}, not an object")
             kind = part.get("type")
             if kind == "text" or (kind is None and part.get("text").__class__ is str):
                 signature = part.get("thoughtSignature")
@@ -2571,8 +2653,10 @@ class ChatNormalizer(Normalizer):
                     if thinking:
                         self.reasoning(thinking)
                     continue
-                for inner in thinking or ():
-                    if inner.get("type") == "text":
+                for inner in thinking if thinking.__class__ is list else ():
+                    if inner.__class__ is not dict:
+                        self._content_part({"thinking": inner})
+                    elif inner.get("type") == "text":
                         text = inner.get("text")
                         if text:
                             self.reasoning(text)
@@ -2619,14 +2703,20 @@ class ChatNormalizer(Normalizer):
         """One entry of a delta's `tool_calls`; `place` is its place in the list when the
         list has several entries."""
         key = call.get("index")
-        if key is None:
+        if key.__class__ is not int and key is not _FUNCTION_CALL:
             # Several index-less entries in one delta (Kimi: vercel/ai's moonshotai
             # fixtures) are told apart by their place in the list, the same place in
             # every delta, as vercel/ai reads them; an explicit index later names the
             # same call. A lone one is a call of its own or the one before it (Mistral).
+            # An index that is no number is none: it keys the turn's calls (a list was
+            # hashed there, "unhashable type").
             key = place
         call_id = call.get("id")
+        if call_id.__class__ is not str:  # an id that is no string is none: rxllm names it
+            call_id = None
         function = call.get("function")
+        if function and function.__class__ is not dict:
+            raise ValueError(f"a tool call's function is {json_type(function)}, not an object")
         custom = None
         if not function:  # (most fragments have one: nothing more to look up)
             kind = call.get("type")

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["ANTHROPIC_EVENTS", "event_api", "other_api"]
+__all__ = ["ANTHROPIC_EVENTS", "event_api", "json_type", "other_api"]
 
 ANTHROPIC_EVENTS = frozenset(
     {
@@ -126,3 +126,18 @@ def other_api(wire: str, kind: Any, payload: Mapping[str, Any]) -> str | None:
     if found is None or found == wire:
         return None
     return f"{_APIS[found]} (provider {found!r} reads it)"
+
+
+def json_type(value: Any) -> str:
+    """What a wire value is, in JSON's words: a wire's error about a value of another type
+    than its reference gives says so in the words of the JSON the provider sent, never
+    Python's (`'list' object has no attribute 'get'`)."""
+    if value is None:
+        return "null"
+    if value.__class__ is bool:
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
