@@ -161,8 +161,11 @@ Output items, by type (the decisions of this module):
   `output` again with fresh ids, not always at the output indexes it streamed). A
   matched item already done is not read again; one whose `output_item.done` never came
   (an event lost on the way, or never sent: vLLM's last gpt-oss item) is read there as
-  its done event would have been, at the output index it streamed at, and a call
-  already started is left to the terminal to end, as any call not marked done. An item
+  its done event would have been, at the output index it streamed at. A function call
+  already started is left to the terminal to end, as any call not marked done (its
+  streamed JSON says whether it is whole); any other call started, a custom tool call
+  or an item that asks the client to act (which streams no input: the item is its
+  arguments), is read from a completed response's item. An item
   the stream never showed (a server that streams only the terminal response, a call
   vLLM streamed as text) is read at its position.
 - An event about an item is read at its own output index, unless no item was shown
@@ -196,9 +199,10 @@ Output items, by type (the decisions of this module):
   item id is the latest call's still open there (each call added before its arguments);
   a `function_call_arguments.done` without one while several are open ends none (logged),
   each call's `output_item.done` names it.
-- An `output_item.added` or `.done` whose `item` is null, absent or empty names no item
-  and begins none (logged); the items around it are read as they are (openai-python's
-  stream keeps them, `test_null_output_items.py`).
+- An `output_item.added` or `.done` whose `item` is null, absent, empty or of no type a
+  string names names no item and begins or ends none (logged); the items around it are
+  read as they are (openai-python's stream keeps them, `test_null_output_items.py`), and
+  the terminal's output says what the item was.
 - A value of another JSON type than the streaming events reference gives (a list, an
   object, a number, a bool) fails no turn on a field the turn can go without: an
   event's `type` of no string is none (logged and skipped, or the error a type-less
@@ -1515,14 +1519,16 @@ class ResponsesNormalizer(Normalizer):
 
     def _item_of(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         """The item an `output_item` event carries; None (logged) for a null, absent or
-        empty one, which names no item and so begins none (module docstring)."""
+        empty one, or one of no type a string names, which names no item and so begins
+        or ends none (module docstring): the terminal's item says what it was."""
         item = payload.get("item")
-        if isinstance(item, dict) and item:
+        if isinstance(item, dict) and _type_of(item) is not None:
             return item
         logger.bind(provider=self.provider, attempt=self.attempt).debug(
-            "{} at output index {} without an item",
+            "{} at output index {} without an item of a type: {!r}",
             payload.get("type"),
             payload.get("output_index"),
+            item,
         )
         return None
 
@@ -1887,11 +1893,13 @@ class ResponsesNormalizer(Normalizer):
         # never showed (a server that streams only the terminal response) is read at its
         # position. A function call already started is ended by the terminal itself,
         # after the usage, as a call cut short must be: its streamed JSON says whether it
-        # is whole. A custom tool call's input is free text that cannot say so: a started
-        # one is read from a completed response's item, else ended with the input it
-        # streamed when that input was marked done or the response completed
-        # (`complete`); otherwise it is left open, cut off, for the terminal to end as
-        # cut off, with the input it streamed (`tool_input_cut`): free text, not JSON.
+        # is whole. Any other call started (a custom tool call, whose input is free text
+        # that cannot say so; an item that asks the client to act, `computer_call`,
+        # `shell_call`..., which streams no input at all: the item is its arguments) is
+        # read from a completed response's item. Otherwise a custom tool call is ended
+        # with the input it streamed when that input was marked done or the response
+        # completed (`complete`), else left open, cut off, for the terminal to end as cut
+        # off, with the input it streamed (`tool_input_cut`): free text, not JSON.
         output = response.get("output")
         items: list[Any] = output if isinstance(output, list) else []
         # a position the stream used for another item: read past every index it used
@@ -1905,7 +1913,8 @@ class ResponsesNormalizer(Normalizer):
             elif shown.index in self.held:  # a call held, not done: the item names it
                 self._name(shown.index, item)
             elif not (
-                shown.index in self.calls and not (complete and shown.index in self.custom_inputs)
+                shown.index in self.calls
+                and not (complete and self.call_types.get(shown.index) != "function_call")
             ):
                 shown.done = True
                 self._done_item(shown.index, item)

@@ -570,3 +570,42 @@ async def test_a_responses_turn_of_wrong_types_over_http(serve_body: ServeBody) 
     assert [(c.call_id, c.name, c.arguments) for c in record.tool_calls] == [
         ("call_1", "get_weather", {"city": "Paris"})
     ]
+
+
+# ------------------------------------------- Responses: a client item read from the terminal
+
+# Items that ask the client to act stream no input: the item is the call's arguments. One
+# whose `output_item.done` never came (lost on the way) or could not be read (an item of no
+# type a string names) is read from the completed response's output, which holds it whole,
+# as any other item not marked done is. Was: left open for the terminal to judge as a
+# function call's streamed JSON, `malformed_tool_arguments` ("are missing, not a JSON
+# object"), though the response held the call.
+_CLIENT_ITEMS = {
+    "computer_call": {"action": {"type": "click", "x": 1, "y": 2, "button": "left"},
+                      "pending_safety_checks": []},
+    "shell_call": {"action": {"commands": ["ls"], "timeout_ms": 1000}},
+    "apply_patch_call": {"operation": {"type": "update_file", "path": "a.py", "diff": "-a"}},
+    "local_shell_call": {"action": {"type": "exec", "command": ["ls"], "env": {}}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("done", ["lost", "of no type", "no object"])
+@pytest.mark.parametrize("kind", sorted(_CLIENT_ITEMS))
+def test_a_client_item_not_read_done_is_read_from_the_response(kind: str, done: str) -> None:
+    arguments = _CLIENT_ITEMS[kind]
+    added = {"id": "it_1", "type": kind, "call_id": "call_it", "status": "in_progress", **arguments}
+    whole = {**added, "status": "completed"}
+    frames: Frames = [
+        {"type": "response.created", "response": dict(_RESPONSE)},
+        {"type": "response.output_item.added", "output_index": 0, "item": added},
+    ]
+    if done != "lost":
+        item = {**whole, "type": ["x"]} if done == "of no type" else ["x"]
+        frames.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+    frames.append(
+        {"type": "response.completed",
+         "response": {**_RESPONSE, "status": "completed", "output": [whole], "usage": _USAGE}}
+    )  # fmt: skip
+    read = _read(replay_every_way(_sse(frames, named=True), "openai-responses"))
+    assert (read["terminal"], read["stop"], read["error"]) == ("done", "tool_use", None)
+    assert read["calls"] == [("call_it", kind, arguments)]
