@@ -308,8 +308,10 @@ Part = Annotated[TextPart | ImagePart | ReasoningPart | ServerToolPart, Field(di
 class ToolCall(_Frozen):
     """A tool call the assistant made, as sent back in the conversation history."""
 
-    id: str
-    name: str
+    # Neither may be empty: a tool message answers a call by its id (and one of "" was
+    # refused deep in the body's building), and no wire takes a call without a name.
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
     arguments: dict[str, Any] = {}
     signature: str | None = None
     """The provider's opaque signature of the call, sent back as it came

@@ -95,3 +95,17 @@ def test_a_response_format_it_does_not_take_is_said_once(given: Any) -> None:
     assert refused.value.error_count() == 1
     assert "response_format takes 'json' (any JSON object)" in str(refused.value)
     assert f"got {given!r}" in str(refused.value)
+
+
+@pytest.mark.parametrize("field", ["id", "name"])
+def test_a_call_with_an_empty_id_or_name_is_refused(field: str) -> None:
+    # was taken: an id of "" failed only when the body was built ("a tool message needs
+    # its tool_call_id", of the message that answers a call left unanswered), and a name
+    # of "" went out for the provider to refuse
+    fields = {"id": "c1", "name": "get_time", field: ""}
+    with pytest.raises(pydantic.ValidationError, match=rf"{field}\n.*at least 1 character"):
+        ToolCall(**fields)
+    call = {"id": "c1", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
+    call = {**call, "id": ""} if field == "id" else {**call, "function": {"name": ""}}
+    with pytest.raises(pydantic.ValidationError, match=f"tool_calls.0.{field}"):
+        Message.model_validate({"role": "assistant", "tool_calls": [call]})
