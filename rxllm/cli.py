@@ -352,6 +352,8 @@ def _json_schema(path: str) -> dict[str, Any]:
     """--json-schema FILE: a JSON Schema, named after the file (`weather.json`: weather),
     or a dict as `ChatRequest.response_format` reads it (an SDK's `response_format`, a
     `JsonSchema`'s `name` and `schema`), which the request validates."""
+    if not path.strip():  # Path("") is the directory "."
+        raise argparse.ArgumentTypeError(f"expected a JSON Schema's file, got {path!r}")
     try:
         given = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
@@ -479,6 +481,8 @@ def _writable(path: str | None, flag: str) -> None:
     """Say before the turn, not after it (its output spent), that `path` cannot be written."""
     if path is None:
         return
+    if not path.strip():  # `--record "$OUT"` with OUT unset: Path("") is the directory "."
+        raise UsageError(f"{flag}: expected a file to write, got {path!r}")
     target = Path(path)
     if target.is_dir():
         raise UsageError(f"{flag} {path}: is a directory")
@@ -650,6 +654,8 @@ MAX_REPLAY_BYTES = 256 * 1024 * 1024
 def _capture(name: str) -> bytes:
     """The bytes of FILE (`-`: stdin), read once, so that sniffing and replaying see the
     same bytes from a pipe too; a file past MAX_REPLAY_BYTES (`/dev/zero`) is refused."""
+    if not name.strip():
+        raise UsageError(f"expected a recording's file (-: stdin), got {name!r}")
     chunks: list[bytes] = []
     size = 0
     with contextlib.nullcontext(sys.stdin.buffer) if name == "-" else open(name, "rb") as file:

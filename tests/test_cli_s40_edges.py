@@ -52,3 +52,23 @@ def test_an_empty_image_or_tool_choice_is_refused_by_name(option: str, value: st
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"argument {option}: expected " in result.stderr
     assert f"got {value!r}" in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("option", ["--record", "--raw", "--plot"])
+def test_an_empty_file_to_write_is_refused_not_called_a_directory(option: str) -> None:
+    # was "rxllm: --record : is a directory" (Path('') is '.'), of a path the user never
+    # named: `--record "$OUT"` with OUT unset
+    result = run("stream", "hi", "--no-tools", option, "")
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    assert result.stderr.strip() == f"rxllm: {option}: expected a file to write, got ''"
+
+
+def test_an_empty_schema_file_or_recording_is_refused_by_what_it_is() -> None:
+    # were "argument --json-schema: : Is a directory" and "[Errno 2] No such file or
+    # directory: ''"
+    result = run("stream", "hi", "--no-tools", "--json-schema", "")
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    assert "argument --json-schema: expected a JSON Schema's file, got ''" in result.stderr
+    result = run("replay", "")
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    assert result.stderr.strip() == "rxllm: expected a recording's file (-: stdin), got ''"
