@@ -209,11 +209,12 @@ Output items, by type (the decisions of this module):
   payload holds); an item's `type` of no string is none (`_type_of`: an item of a type
   unknown here, logged); an `output_index` of no int (a bool too) is none, a
   `content_index` or `summary_index` of no int is 0 (`_position`); a call id, a name or
-  a model of no string is none; a response, a usage or its details, annotations, and a
-  reasoning item's summary or content, of another type, say nothing. A call's done
-  `arguments` of another JSON type than a string are its JSON text: an array, a number
-  or a bool is no object, `malformed_tool_arguments` naming the call. Text, argument
-  and signature pieces of no string end the turn in a `protocol` error naming them.
+  a model of no string is none; a response, its `incomplete_details`, a usage or its
+  details, annotations, and a reasoning item's summary or content, of another type,
+  say nothing. A call's done `arguments` of another JSON type than a string are its
+  JSON text: an array, a number or a bool is no object, `malformed_tool_arguments`
+  naming the call. Text, argument and signature pieces of no string end the turn in a
+  `protocol` error naming them.
 - `sequence_number` counts the events of a response from 0: a number that is not the
   one after the last (an event lost or repeated on the way) is logged at debug; the
   events that did arrive are read as they are.
@@ -1970,7 +1971,7 @@ class ResponsesNormalizer(Normalizer):
     def _incomplete(self, payload: dict[str, Any]) -> None:
         response = self._response(payload)
         self._finish(response, complete=False)
-        reason = (response.get("incomplete_details") or {}).get("reason")
+        reason = _fields(response.get("incomplete_details")).get("reason")
         self.done(stop_reason_of(reason, INCOMPLETE_REASONS), reason)
 
     def _failed(self, payload: dict[str, Any]) -> None:

@@ -609,3 +609,23 @@ def test_a_client_item_not_read_done_is_read_from_the_response(kind: str, done: 
     read = _read(replay_every_way(_sse(frames, named=True), "openai-responses"))
     assert (read["terminal"], read["stop"], read["error"]) == ("done", "tool_use", None)
     assert read["calls"] == [("call_it", kind, arguments)]
+
+
+@pytest.mark.parametrize("value", _NOT_OBJECT, ids=repr)
+def test_incomplete_details_of_no_object_say_no_reason(value: Any) -> None:
+    """A `response.incomplete` whose `incomplete_details` is of another type ends the turn
+    as one without a reason: `other`, the text kept. Was: a protocol error ("'list' object
+    has no attribute 'get'") in place of the turn's end."""
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress",
+               "content": []}  # fmt: skip
+    frames: Frames = [
+        {"type": "response.created", "response": dict(_RESPONSE)},
+        {"type": "response.output_item.added", "output_index": 0, "item": message},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "delta": "hi"},
+        {"type": "response.incomplete",
+         "response": {**_RESPONSE, "status": "incomplete", "incomplete_details": value,
+                      "usage": _USAGE}},
+    ]  # fmt: skip
+    read = _read(replay_every_way(_sse(frames, named=True), "openai-responses"))
+    assert (read["terminal"], read["stop"], read["text"]) == ("done", "other", "hi")
