@@ -969,7 +969,7 @@ class AnthropicNormalizer(Normalizer):
             # server's shape (Google's, a bare string), read as any error body is.
             self.stream_error(payload, raw)
             return
-        message = str(error.get("message") or kind)
+        message = text_or_none(error.get("message")) or kind  # (no string: the raw has it)
         body = parse_error_payload(payload)  # the wait and the `request_id`, as over HTTP
         self.fail(
             "stream_error",

@@ -1983,7 +1983,7 @@ class ResponsesNormalizer(Normalizer):
         if not isinstance(error, dict):  # neither shape: read as any error body is
             self.stream_error(error, json.dumps(error))
             return
-        message = str(error.get("message") or "the response failed")
+        message = text_or_none(error.get("message")) or "the response failed"
         body = parse_error_payload(error)  # the wait and the request id, as in `_error`
         self.fail(
             "stream_error",
@@ -2024,7 +2024,7 @@ class ResponsesNormalizer(Normalizer):
             return
         error = nested if isinstance(nested, dict) else payload
         code = _code_of(nested) if isinstance(nested, dict) else text_or_none(payload.get("code"))
-        message = str(error.get("message") or "the server reported an error")
+        message = text_or_none(error.get("message")) or "the server reported an error"
         param = text_or_none(error.get("param"))
         body = parse_error_payload(error)  # the wait and the request id, as over HTTP
         self.fail(

@@ -629,3 +629,33 @@ def test_incomplete_details_of_no_object_say_no_reason(value: Any) -> None:
     ]  # fmt: skip
     read = _read(replay_every_way(_sse(frames, named=True), "openai-responses"))
     assert (read["terminal"], read["stop"], read["text"]) == ("done", "other", "hi")
+
+
+# ------------------------------------------------ an error's message of no string
+
+_ERRORS = {
+    "anthropic": ("overloaded_error (overloaded_error)",
+                  lambda v: [{"type": "error",
+                              "error": {"type": "overloaded_error", "message": v}}]),
+    "openai-responses": ("the server reported an error",
+                         lambda v: [{"type": "error", "code": "rate_limit_exceeded", "message": v,
+                                     "param": None, "sequence_number": 0}]),
+    "openai-responses failed": ("the response failed",
+                                lambda v: [{"type": "response.failed", "sequence_number": 0,
+                                            "response": {**_RESPONSE, "status": "failed",
+                                                         "error": {"code": "server_error",
+                                                                   "message": v}}}]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("value", _NOT_STR, ids=repr)
+@pytest.mark.parametrize("wire", sorted(_ERRORS))
+def test_an_error_message_of_no_string_is_none(wire: str, value: Any) -> None:
+    """The error's message is the wire's words for an error without one; the value stays
+    in `raw`, as sent. Was: Python's repr of it as the message (`['x']`, `True`)."""
+    said, frames = _ERRORS[wire]
+    events = replay_every_way(_sse(frames(value), named=True), wire.split()[0])
+    last = events[-1]
+    assert isinstance(last, Failed)
+    assert (last.error.kind, last.error.message) == ("stream_error", said)
+    assert json.dumps(value) in (last.error.raw or "")
