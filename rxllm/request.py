@@ -127,13 +127,16 @@ class ImagePart(_Frozen):
     def inline(self) -> tuple[str, str] | None:
         """(media type, base64 data) for a data URL; None for a remote URL. The scheme
         is read in any case, and data without `;base64` (RFC 2397: percent-encoded
-        bytes) is encoded, since the wires that take inline images take base64."""
+        bytes) is encoded, since the wires that take inline images take base64. The
+        media type is the URL's, else `media_type`, else the one the bytes say."""
         if self.url[:5].lower() != "data:":
             return None
         media_type, is_base64, _, data = _data_url_parts(self.url)
         if not is_base64:
             data = base64.b64encode(urllib.parse.unquote_to_bytes(data)).decode("ascii")
-        return media_type or self.media_type or "application/octet-stream", data
+        # a URL that names no type (`data:;base64,...`): the bytes' own, as a file's
+        sniffed = image_type(data) or (PDF if data.startswith(_PDF_BASE64) else None)
+        return media_type or self.media_type or sniffed or "application/octet-stream", data
 
     @property
     def pdf(self) -> bool:
@@ -182,13 +185,19 @@ def _data_url_parts(url: str) -> tuple[str, bool, bool, str]:
 def _data_url_problem(url: str) -> str | None:
     """What makes the data URL `url` unreadable as one (RFC 2397), or None: no comma
     before its data, no data, or data marked base64 that does not begin as base64."""
-    _, is_base64, comma, data = _data_url_parts(url)
+    media_type, is_base64, comma, data = _data_url_parts(url)
     if not comma:
         return "no ',' between its media type and its data"
     if not data.strip():
         return "it holds no data"
     if is_base64 and re.fullmatch(_BASE64_HEAD, data[:_HEAD_CHARS]) is None:
         return "its data, marked base64, is not base64"
+    # Unmarked data is percent-encoded bytes (RFC 2397), which is encoded again: an
+    # image's base64 sent so would reach the provider as text, an image it cannot read.
+    if not is_base64 and (
+        media_type.lower() == "base64" or image_type(data) or data.startswith(_PDF_BASE64)
+    ):
+        return "its data is base64, but not marked so: write data:<media type>;base64,<data>"
     return None
 
 

@@ -5,6 +5,7 @@ and a response format of another shape are said at once; an ImagePart is an imag
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pydantic
@@ -109,3 +110,34 @@ def test_a_call_with_an_empty_id_or_name_is_refused(field: str) -> None:
     call = {**call, "id": ""} if field == "id" else {**call, "function": {"name": ""}}
     with pytest.raises(pydantic.ValidationError, match=f"tool_calls.0.{field}"):
         Message.model_validate({"role": "assistant", "tool_calls": [call]})
+
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(24)).decode()
+
+
+@pytest.mark.parametrize(
+    "url", [f"data:image/png,{PNG}", f"data:base64,{PNG}", "data:application/pdf,JVBERi0xLjcK"]
+)
+def test_base64_data_not_marked_base64_is_refused(url: str) -> None:
+    # was read as percent-encoded bytes (RFC 2397) and base64-encoded again: the image's
+    # base64 text went out as the image, which a provider cannot read (and a retry then
+    # replaces with the image notice)
+    with pytest.raises(pydantic.ValidationError, match="its data is base64, but not marked so"):
+        ImagePart(url=url)
+
+
+def test_percent_encoded_data_is_still_taken() -> None:
+    part = ImagePart(url="data:image/png,%89PNG%0D%0A%1A%0A")
+    assert part.inline == ("image/png", base64.b64encode(b"\x89PNG\r\n\x1a\n").decode())
+    assert ImagePart(url="data:image/svg+xml,<svg></svg>").inline is not None
+
+
+def test_a_data_url_without_a_media_type_is_sent_as_its_bytes_say() -> None:
+    # was "application/octet-stream" to Gemini, which takes no such image
+    part = ImagePart(url=f"data:;base64,{PNG}")
+    assert part.inline == ("image/png", PNG)
+    request = ChatRequest(model="m", messages=[Message(role="user", content=[part])])
+    body = wire_for("google").build_body(request)
+    assert body["contents"][0]["parts"][0]["inlineData"]["mimeType"] == "image/png"
+    given = ImagePart(url=f"data:;base64,{PNG}", media_type="image/webp")
+    assert given.inline == ("image/webp", PNG)  # the type given wins over the bytes'
