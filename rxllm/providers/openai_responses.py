@@ -411,9 +411,10 @@ def _type_of(item: Mapping[str, Any]) -> str | None:
 
 
 def _position(payload: Mapping[str, Any], key: str = "content_index") -> int:
-    """A part's place in its item (`content_index`, `summary_index`): 0 when absent, and
-    for a value of another type, read as absent (a key of the parts shown, never hashed
-    nor counted with as it came)."""
+    """A place an event gives (a part's `content_index` or `summary_index`, an annotation's
+    `start_index` or `end_index`): 0 when absent, and for a value of another type, read as
+    absent (a key of the parts shown and the citations said, never hashed nor counted
+    with as it came)."""
     position = payload.get(key, 0)
     return position if position.__class__ is int else 0
 
@@ -1325,8 +1326,8 @@ class ResponsesNormalizer(Normalizer):
         url = annotation.get("url")
         if not isinstance(url, str) or not url:
             return
-        start, end = annotation.get("start_index"), annotation.get("end_index")
-        key = (*part, url, start, end)
+        # its range tells it apart (a key: a bound of no int is 0, never hashed)
+        key = (*part, url, _position(annotation, "start_index"), _position(annotation, "end_index"))
         if key in self.cited:
             return
         self.cited.add(key)

@@ -659,3 +659,22 @@ def test_an_error_message_of_no_string_is_none(wire: str, value: Any) -> None:
     assert isinstance(last, Failed)
     assert (last.error.kind, last.error.message) == ("stream_error", said)
     assert json.dumps(value) in (last.error.raw or "")
+
+
+@pytest.mark.parametrize("value", [["x"], {"a": 1}], ids=repr)
+@pytest.mark.parametrize("key", ["start_index", "end_index"])
+def test_a_citation_range_of_no_int_is_still_the_citation(key: str, value: Any) -> None:
+    """A url_citation's range only tells repeats apart: a bound of no int is 0, and the
+    citation is said once. Was: 'unhashable type' (the key of the citations said)."""
+
+    def change(frames: Frames) -> None:
+        annotations = (
+            frames[15]["annotation"],
+            *frames[17]["part"]["annotations"],
+            *frames[18]["item"]["content"][0]["annotations"],
+            *frames[-1]["response"]["output"][2]["content"][0]["annotations"],
+        )
+        for annotation in annotations:
+            annotation[key] = value
+
+    assert _responses(change) == _RESPONSES_TURN
