@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+import rxllm
 from rxllm.events import ErrorInfo, Failed, Retry
+from rxllm.pipeline.record import RecordBuilder
 from rxllm.sources.replay import retry_marker
 from tests.support import CAPTURES, needs_captures, replay
 
@@ -118,3 +120,16 @@ def test_the_command_line_says_a_gzip_file_is_cut(tmp_path: Path) -> None:
     broken.write_bytes(b"\x1f\x8b\x08\x00" + b"\xff" * 64)
     result = replay_cli(str(broken))
     assert result.returncode == 2 and "does not decompress" in result.stderr, result.stderr
+
+
+def test_replay_of_a_dict_or_a_record_says_what_it_takes() -> None:
+    # was "replay chunks must be bytes, got str" (a dict iterates as its keys) and "got
+    # tuple" (a StreamRecord, a pydantic model, iterates as its fields)
+    builder = RecordBuilder("openai")
+    for event in replay(CHAT_TURN, "openai"):
+        builder.add(event)
+    record = builder.build()
+    for given in ({"data": CHAT_TURN.decode()}, record):
+        name = type(given).__name__
+        with pytest.raises(TypeError, match=f"^replay data must be bytes, .* got {name}$"):
+            rxllm.replay(given, "openai")

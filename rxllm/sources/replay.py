@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import reactivex
+from pydantic import BaseModel
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
@@ -243,7 +244,8 @@ def _given(data: ReplayData) -> list[bytes]:
         return [data.encode("utf-8")]
     if isinstance(data, bytes | bytearray | memoryview):
         return [bytes(data)]
-    if not isinstance(data, Iterable):
+    # a dict iterates as its keys, a pydantic model (a StreamRecord) as (field, value)
+    if not isinstance(data, Iterable) or isinstance(data, Mapping | BaseModel):
         raise TypeError(
             "replay data must be bytes, str, a Path or an iterable of bytes, "
             f"got {type(data).__name__}"
