@@ -544,6 +544,11 @@ async def _stream(args: argparse.Namespace) -> int:
         raise UsageError("the prompt is empty: pass the text to send")
     if any(key == "model" for key, _ in args.params):
         raise UsageError("--param model=...: the model is set with --model NAME")
+    keys = [key for key, _ in args.params]
+    if twice := next((key for key in keys if keys.count(key) > 1), None):
+        # one would be lost: the request's params hold each key once
+        values = ", ".join(json.dumps(value) for key, value in args.params if key == twice)
+        raise UsageError(f"--param {twice}=... is given more than once ({values}): give it once")
     _check_tool_choice(args.tool_choice, args.tools)
     env_key = os.environ.get(wire.api_key_env) if wire.api_key_env else None
     api_key = args.api_key or env_key

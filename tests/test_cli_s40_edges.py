@@ -72,3 +72,15 @@ def test_an_empty_schema_file_or_recording_is_refused_by_what_it_is() -> None:
     result = run("replay", "")
     assert result.returncode == 2 and result.stdout == "", result.stderr
     assert result.stderr.strip() == "rxllm: expected a recording's file (-: stdin), got ''"
+
+
+def test_a_param_given_twice_is_refused_not_the_last_one_sent() -> None:
+    # was dict(args.params): temperature=3 went out, and temperature=2 was lost unsaid
+    result = run("stream", "hi", "--no-tools", "--param", "temperature=2", "--param", "top_p=1",
+                 "--param", "temperature=3")  # fmt: skip
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    assert result.stderr.strip() == (
+        "rxllm: --param temperature=... is given more than once (2, 3): give it once"
+    )
+    once = run("stream", "hi", "--no-tools", "--param", "temperature=2", "--param", "top_p=1")
+    assert once.returncode == 0, once.stderr
