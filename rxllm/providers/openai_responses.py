@@ -1838,6 +1838,9 @@ class ResponsesNormalizer(Normalizer):
         if delta and not self.calls[index]:
             held = self.held.get(index)
             if held is not None:  # a parallel wrapper, or a call not yet named: read whole
+                if delta.__class__ is not str:  # said here, as `tool_args` says it, not at the join
+                    kind = type(delta).__name__
+                    raise TypeError(f"a tool-argument fragment is {kind}, not a string")
                 held.pieces.append(delta)
             else:
                 self.tool_args(index, delta)

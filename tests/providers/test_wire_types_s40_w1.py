@@ -678,3 +678,26 @@ def test_a_citation_range_of_no_int_is_still_the_citation(key: str, value: Any) 
             annotation[key] = value
 
     assert _responses(change) == _RESPONSES_TURN
+
+
+@pytest.mark.parametrize("value", [["x"], 7, {"a": 1}], ids=repr)
+@pytest.mark.parametrize("name", ["parallel", "get_weather"])
+def test_a_held_call_s_fragment_of_no_string_is_said_at_once(name: str, value: Any) -> None:
+    """A call held until whole (a parallel wrapper, or one added without its call_id) keeps
+    its fragments to read them at its done item: one of no string ends the turn there and
+    then, as any call's does, naming it. Was: Python's words at the join ('sequence item 0:
+    expected str instance, list found') when its done item came."""
+    call = {"id": "fc_1", "type": "function_call", "name": name, "arguments": ""}
+    frames: Frames = [
+        {"type": "response.created", "response": dict(_RESPONSE)},
+        {"type": "response.output_item.added", "output_index": 0, "item": call},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 0,
+         "delta": value},
+        {"type": "response.output_item.done", "output_index": 0,
+         "item": {**call, "call_id": "call_1", "arguments": ""}},
+        {"type": "response.completed", "response": {**_RESPONSE, "status": "completed"}},
+    ]  # fmt: skip
+    kind, message = _read(replay_every_way(_sse(frames, named=True), "openai-responses"))["error"]
+    assert kind == "protocol"
+    assert f"a tool-argument fragment is {type(value).__name__}, not a string" in message
+    assert "sequence item" not in message
