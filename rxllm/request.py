@@ -21,6 +21,8 @@ from pydantic import (
     model_validator,
 )
 
+from rxllm.errors import ConfigError
+
 __all__ = [
     "SAMPLING_FIELDS",
     "TOOL_CHOICE_MODES",
@@ -342,7 +344,19 @@ class ToolCall(_Frozen):
 
     @property
     def arguments_json(self) -> str:
-        return json.dumps(self.arguments, ensure_ascii=False)
+        """The arguments as JSON text, as the OpenAI wires send them.
+
+        Raises:
+            ConfigError: arguments JSON cannot hold (a set, a datetime, NaN), as the
+                request's other values are refused when its body is encoded.
+        """
+        try:
+            return json.dumps(self.arguments, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                f"the request cannot be sent as JSON: the arguments of tool call "
+                f"{self.id!r} ({self.name!r}): {exc}"
+            ) from None
 
 
 class Message(_Frozen):

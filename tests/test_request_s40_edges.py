@@ -11,7 +11,9 @@ from typing import Any
 import pydantic
 import pytest
 
+import rxllm
 from rxllm import ChatRequest, ImagePart, Message, Tool, ToolCall
+from rxllm.errors import ConfigError
 from rxllm.providers import wire_for
 
 HI = [Message.user("hi")]
@@ -141,3 +143,25 @@ def test_a_data_url_without_a_media_type_is_sent_as_its_bytes_say() -> None:
     assert body["contents"][0]["parts"][0]["inlineData"]["mimeType"] == "image/png"
     given = ImagePart(url=f"data:;base64,{PNG}", media_type="image/webp")
     assert given.inline == ("image/webp", PNG)  # the type given wins over the bytes'
+
+
+@pytest.mark.parametrize("wire", ["openai", "openai-responses"])
+@pytest.mark.parametrize("arguments", [{"when": {1, 2}}, {"x": float("nan")}])
+def test_call_arguments_json_cannot_hold_are_a_config_error(
+    wire: str, arguments: dict[str, Any]
+) -> None:
+    # was a TypeError from inside json's encoder (a set), or NaN written into the body,
+    # which is no JSON; the other values of a request are a ConfigError when encoded
+    call = ToolCall(id="c1", name="get_time", arguments=arguments)
+    history = [*HI, Message.assistant("", tool_calls=[call]), Message.tool("c1", "noon")]
+    request = ChatRequest(model="m", messages=history)
+    with pytest.raises(ConfigError, match=r"^the request cannot be sent as JSON: the arguments"):
+        wire_for(wire).build_body(request)
+
+
+async def test_call_arguments_json_cannot_hold_end_a_stream_as_a_config_error() -> None:
+    call = ToolCall(id="c1", name="get_time", arguments={"when": {1, 2}})
+    history = [*HI, Message.assistant("", tool_calls=[call]), Message.tool("c1", "noon")]
+    async with rxllm.provider("local") as local:
+        with pytest.raises(ConfigError, match=r"tool call 'c1' \('get_time'\)"):
+            await local.complete(ChatRequest(model="rxllm-local", messages=history))
