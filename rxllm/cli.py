@@ -567,8 +567,15 @@ async def _stream(args: argparse.Namespace) -> int:
     if api_key and any(ord(c) < 32 or ord(c) == 127 for c in api_key):  # a pasted line end
         source = "--api-key" if args.api_key else wire.api_key_env
         raise UsageError(f"the API key from {source} holds a line break or control character")
-    for path, flag in ((args.record, "--record"), (args.raw, "--raw"), (args.plot, "--plot")):
+    outputs = {"--record": args.record, "--raw": args.raw, "--plot": args.plot}
+    written: dict[Path, str] = {}
+    for flag, path in outputs.items():
         _writable(path, flag)
+        if path is None:
+            continue
+        if (same := written.setdefault(Path(path).resolve(), flag)) != flag:
+            # the later one would overwrite the other's file, which is then lost unsaid
+            raise UsageError(f"{same} and {flag} name the same file ({path}): give each its own")
     plot = _plotter(args.plot)
     printer = Printer(out := _stdout(args.json), args.json, wants_color(out))
     secrets = (api_key,) if api_key else ()

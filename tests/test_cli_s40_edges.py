@@ -4,6 +4,7 @@ empty, said as the user's mistake, never read as something else."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +85,24 @@ def test_a_param_given_twice_is_refused_not_the_last_one_sent() -> None:
     )
     once = run("stream", "hi", "--no-tools", "--param", "temperature=2", "--param", "top_p=1")
     assert once.returncode == 0, once.stderr
+
+
+def test_two_outputs_naming_one_file_are_refused(tmp_path: Path) -> None:
+    # was run: the wire bytes went to turn.out as they came, and the record then
+    # overwrote them, the --raw file lost unsaid
+    same = tmp_path / "turn.out"
+    result = run(
+        "stream", "hi", "--no-tools", "--record", str(same), "--raw", f"{tmp_path}/./turn.out"
+    )
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    assert result.stderr.strip() == (
+        f"rxllm: --record and --raw name the same file ({tmp_path}/./turn.out): give each its own"
+    )
+    assert not same.exists()  # the turn never ran
+    apart = run(
+        "stream", "hi", "--no-tools", "--record", str(same), "--raw", str(tmp_path / "t.sse")
+    )
+    assert apart.returncode == 0, apart.stderr
+    assert same.read_text().startswith("{") and (tmp_path / "t.sse").read_bytes().startswith(
+        b"data:"
+    )
