@@ -685,6 +685,12 @@ def _capture(name: str) -> bytes:
 
 def _replay(args: argparse.Namespace) -> int:
     _writable(args.plot, "--plot")
+    if (
+        args.plot is not None
+        and args.file != "-"
+        and Path(args.plot).resolve() == Path(args.file).resolve()
+    ):
+        raise UsageError(f"--plot {args.plot} is the recording replayed: it would be overwritten")
     plot = _plotter(args.plot)
     printer = Printer(out := _stdout(args.json), args.json, wants_color(out))
     events: list[Event] = []

@@ -1,5 +1,6 @@
 """The command line at its edges (session 40, helper E): values a shell hands over
-empty, said as the user's mistake, never read as something else."""
+empty, a key given twice, two outputs on one file: each said as the user's mistake,
+never read as something else, nor left to lose a file unsaid."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rxllm.local.server import shared_server_url
+from tests.support import CAPTURES, needs_captures
 from tests.test_cli import run
 
 
@@ -106,3 +108,19 @@ def test_two_outputs_naming_one_file_are_refused(tmp_path: Path) -> None:
     assert same.read_text().startswith("{") and (tmp_path / "t.sse").read_bytes().startswith(
         b"data:"
     )
+
+
+@needs_captures
+def test_a_replay_plotted_onto_its_own_recording_is_refused(tmp_path: Path) -> None:
+    # was run: a recording without a suffix (or `.raw`, a format matplotlib writes) was
+    # read, then overwritten by the timeline's PNG
+    pytest.importorskip("matplotlib")
+    recording = tmp_path / "turn"
+    body = (CAPTURES / "openai" / "chat_text_usage.sse").read_bytes()
+    recording.write_bytes(body)
+    result = run("replay", str(recording), "--plot", str(recording))
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    assert result.stderr.strip() == (
+        f"rxllm: --plot {recording} is the recording replayed: it would be overwritten"
+    )
+    assert recording.read_bytes() == body
