@@ -236,7 +236,7 @@ from rxllm.providers.base import (
     thinking_switch,
 )
 from rxllm.providers.call_ids import CallIds
-from rxllm.providers.wire_signs import other_api
+from rxllm.providers.wire_signs import json_type, other_api
 from rxllm.request import (
     PDF,
     TOOL_CHOICE_MODES,
@@ -415,8 +415,8 @@ def _not_an_object(kind: str, payload: dict[str, Any], key: str) -> ValueError:
     `content_block` or `delta`) is absent or of another JSON type: it cannot be read,
     and the turn ends in a protocol error saying so, never with a part of the answer
     left out unsaid."""
-    value = payload.get(key)
-    return ValueError(f"a {kind} event's {key} is {_json_type(value)}, not an object")
+    what = json_type(payload[key]) if key in payload else "missing"
+    return ValueError(f"a {kind} event's {key} is {what}, not an object")
 
 
 def _string(delta: dict[str, Any], key: str) -> str:
@@ -425,21 +425,8 @@ def _string(delta: dict[str, Any], key: str) -> str:
     of which field it was."""
     value = delta[key]
     if value.__class__ is not str:
-        raise TypeError(f"the {delta.get('type')}'s {key} is {_json_type(value)}, not a string")
+        raise TypeError(f"the {delta.get('type')}'s {key} is {json_type(value)}, not a string")
     return value
-
-
-def _json_type(value: object) -> str:
-    """What a wire value is, in JSON's words, for an error a user reads."""
-    if value is None:
-        return "missing"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
 
 
 class _ServerBlock:
