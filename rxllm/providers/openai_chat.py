@@ -2554,14 +2554,17 @@ class ChatNormalizer(Normalizer):
                     self.reasoning(signature=data, redacted=True, details=_detail_fields(item))
                 continue
             if kind == "reasoning.text":
-                text = item.get("text") or ""
+                field = "text"
             elif kind == "reasoning.summary":
-                text = item.get("summary") or ""
+                field = "summary"
             else:
                 self._log_once(
                     f"reasoning detail {kind}", f"a reasoning detail of type {kind!r} has no event"
                 )
                 continue
+            text = item.get(field) or ""
+            if text.__class__ is not str:  # (it was compared with the detail's text so far)
+                raise ValueError(f"a {kind} detail's {field} is {json_type(text)}, not a string")
             carried_text = True
             self._detail_fragment(kind, item)
             if text:

@@ -303,3 +303,24 @@ def test_a_summary_message_that_is_no_object_is_logged_after_deltas() -> None:
     last["choices"][0]["message"] = "Hello"
     got = summarize(replay(sse(chunk({"content": "Hello"}), last), "openai"))
     assert (got.terminal, got.text) == ("done", "Hello")
+
+
+@pytest.mark.parametrize("kind", ["reasoning.text", "reasoning.summary"])
+@pytest.mark.parametrize("value", [[1, "a"], {"k": "v"}, 7, True])
+def test_a_reasoning_detail_text_that_is_no_string_says_so(kind: str, value: Any) -> None:
+    """A detail's second fragment whose `text` (or `summary`) is no string was compared
+    with the detail's text so far ("'list' object has no attribute 'startswith'", in
+    OpenRouter's own capture with the field replaced): the reasoning cannot be read, and
+    the error says so in JSON's words."""
+    field = "text" if kind == "reasoning.text" else "summary"
+    first = {"type": kind, field: "Let me", "format": "anthropic-claude-v1", "index": 0}
+    second = {**first, field: value}
+    events = run(
+        chunk({"role": "assistant", "content": "", "reasoning_details": [first]}),
+        chunk({"reasoning_details": [second]}),
+        chunk({"content": "Answer"}, "stop"),
+        provider="openrouter",
+    )
+    error = error_of(events).error
+    assert error.kind == "protocol"
+    assert f"a {kind} detail's {field} is" in error.message and "not a string" in error.message
