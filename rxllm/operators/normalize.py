@@ -266,7 +266,9 @@ class _Feeding(abc.DisposableBase):
             quote = redact_head(item.data, secrets, _QUOTE_CHARS)
             if isinstance(exc, json.JSONDecodeError):
                 message = f"a data line is not JSON: {quote!r}"
-            else:
+            elif type(exc) in (ValueError, TypeError):  # a wire's words ("... is an array")
+                message = f"an unexpected chunk ({exc}): {quote!r}"
+            else:  # Python's, which its exception's name completes ("KeyError: 'choices'")
                 message = f"an unexpected chunk ({type(exc).__name__}: {exc}): {quote!r}"
             message = redact(message, secrets)  # the exception's words too
             # The traceback's frames hold the chunk, which may quote a credential.

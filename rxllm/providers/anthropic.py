@@ -490,7 +490,7 @@ class AnthropicNormalizer(Normalizer):
     def on_chunk(self, chunk: RawChunk) -> None:
         payload = self.read_chunk(chunk.data)
         if not isinstance(payload, dict):
-            raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+            raise ValueError(f"expected a JSON object, got {json_type(payload)}")
         kind = payload.get("type")
         if not kind or kind.__class__ is not str:  # a type of no string is none: the SSE name
             kind = chunk.event

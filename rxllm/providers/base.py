@@ -54,6 +54,7 @@ from rxllm.fragments import (
     ToolInputCut,
 )
 from rxllm.providers.call_ids import answer_each_call, response_tag
+from rxllm.providers.wire_signs import json_type
 from rxllm.request import (
     SAMPLING_FIELDS,
     TOOL_CHOICE_MODES,
@@ -320,7 +321,7 @@ def read_json(text: str) -> Any:
 
 
 def _not_a_string(what: str, value: object) -> TypeError:
-    return TypeError(f"{what} is {type(value).__name__}, not a string")
+    return TypeError(f"{what} is {json_type(value)}, not a string")
 
 
 def _events_of_lines(data: str) -> list[str] | None:

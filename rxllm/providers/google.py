@@ -651,7 +651,7 @@ class GeminiNormalizer(Normalizer):
             return
         payload = self.read_chunk(chunk.data)
         if not isinstance(payload, dict):
-            raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+            raise ValueError(f"expected a JSON object, got {json_type(payload)}")
         if "candidates" not in payload and payload.get("error") is None:
             kind = payload.get("type")
             other = other_api("google", kind, payload)

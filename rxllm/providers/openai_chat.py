@@ -1653,7 +1653,7 @@ class ChatNormalizer(Normalizer):
             self._settle()
             return
         if payload.__class__ is not dict:
-            raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+            raise ValueError(f"expected a JSON object, got {json_type(payload)}")
         if self.used_up and (payload.get("choices") or not payload.keys() & _AFTER_USAGE):
             self._settle()  # the turn ended at its usage: this chunk comes after the end
             logger.bind(provider=self.provider, attempt=self.attempt).debug(

@@ -261,7 +261,7 @@ from rxllm.providers.openai_chat import (
     usage_cost,
     wrapped_calls,
 )
-from rxllm.providers.wire_signs import other_api
+from rxllm.providers.wire_signs import json_type, other_api
 from rxllm.request import (
     TOOL_CHOICE_MODES,
     ChatRequest,
@@ -1077,7 +1077,7 @@ class ResponsesNormalizer(Normalizer):
             return
         payload = self.read_chunk(data)
         if not isinstance(payload, dict):
-            raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+            raise ValueError(f"expected a JSON object, got {json_type(payload)}")
         kind = payload.get("type")
         if kind.__class__ is not str:  # a type of no string (a list, an object) names none
             kind = None
@@ -1839,8 +1839,7 @@ class ResponsesNormalizer(Normalizer):
             held = self.held.get(index)
             if held is not None:  # a parallel wrapper, or a call not yet named: read whole
                 if delta.__class__ is not str:  # said here, as `tool_args` says it, not at the join
-                    kind = type(delta).__name__
-                    raise TypeError(f"a tool-argument fragment is {kind}, not a string")
+                    raise TypeError(f"a tool-argument fragment is {json_type(delta)}, not a string")
                 held.pieces.append(delta)
             else:
                 self.tool_args(index, delta)

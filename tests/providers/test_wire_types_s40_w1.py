@@ -38,6 +38,7 @@ from rxllm.events import (
     ServerToolResult,
     ToolRequest,
 )
+from rxllm.providers.wire_signs import json_type
 from tests.support import ServeBody, replay_every_way
 
 Frames = list[dict[str, Any]]
@@ -699,5 +700,5 @@ def test_a_held_call_s_fragment_of_no_string_is_said_at_once(name: str, value: A
     ]  # fmt: skip
     kind, message = _read(replay_every_way(_sse(frames, named=True), "openai-responses"))["error"]
     assert kind == "protocol"
-    assert f"a tool-argument fragment is {type(value).__name__}, not a string" in message
+    assert f"a tool-argument fragment is {json_type(value)}, not a string" in message
     assert "sequence item" not in message
