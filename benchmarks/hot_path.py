@@ -7,11 +7,16 @@ process, without a network or an event loop hop. Beside it, the floor's own work
 event on the same frames: the lines split, `json.loads` of the `data:` line.
 
 - default: CPU microseconds per event, best and median of `--repeat` runs;
-- `--instructions`: instructions per event counted by `valgrind --tool=callgrind`,
-  which repeat within a few tenths of a percent however busy the machine is (the
-  garbage collector off, hash seed and address layout fixed). Each client runs twice
-  in a child under valgrind, with N and 3N events, each run building both bodies, so
-  what the two runs share (the import, building the bodies) cancels out.
+- `--instructions`: instructions per event counted by `valgrind --tool=callgrind`
+  (the garbage collector off, hash seed and address layout fixed). Each client runs
+  twice in a child under valgrind, with N and 3N events, each run building both bodies
+  and their feeders, so what the two runs share (the import, building the bodies)
+  cancels out. The
+  floor's count repeats within a few tenths of a percent; the whole pipeline's has
+  moved by several percent between runs of one tree (48,332 and 51,970 a text event);
+- `--normalizer`: also rxllm's chat normalizer alone on the same events (no framing,
+  operators or consumer), whose instructions repeat exactly: the measure for a change
+  to a wire's reading.
 """
 
 from __future__ import annotations
@@ -32,9 +37,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from reactivex.subject import Subject
+
 import rxllm
 from benchmarks.server import SCENARIOS, Scenario, stream_of
-from rxllm.fragments import ResponseHeaders, SourceItem
+from rxllm.fragments import RawChunk, ResponseHeaders, SourceItem
 from rxllm.operators._link import Operator, link
 from rxllm.operators._timers import loop_scheduler
 from rxllm.sources.raw import ChunkReader
@@ -96,6 +103,30 @@ def feed_rxllm(frames: tuple[bytes, ...]) -> Callable[[], int]:
     return turn
 
 
+def feed_normalizer(frames: tuple[bytes, ...]) -> Callable[[], int]:
+    """rxllm's chat wire normalizer alone, fed the frames' events (read once, before):
+    no SSE framing, operators or consumer; the events it emits are counted. Nothing in
+    it waits or reads a clock, so its instructions repeat exactly from run to run,
+    where the whole pipeline's move by a few percent."""
+    provider = rxllm.provider("openai", api_key="sk-bench-0123456789abcdefghij")
+    items: list[SourceItem] = []
+    read: Subject[SourceItem] = Subject()
+    read.subscribe(items.append)
+    reader = ChunkReader(read, "openai", 1)
+    for frame in frames:
+        reader.feed(frame)
+    chunks = [item for item in items if isinstance(item, RawChunk)]
+
+    def turn() -> int:
+        events: list[object] = []
+        normalizer = provider.wire.normalizer(events.append, "openai", 1)
+        for chunk in chunks:
+            normalizer.feed(chunk)
+        return len(events)
+
+    return turn
+
+
 def feed_floor(frames: tuple[bytes, ...]) -> Callable[[], int]:
     """The floor's work per event: its lines, and `json.loads` of each `data:` line."""
 
@@ -111,7 +142,7 @@ def feed_floor(frames: tuple[bytes, ...]) -> Callable[[], int]:
     return turn
 
 
-_FEEDERS = {"floor": feed_floor, "rxllm": feed_rxllm}
+_FEEDERS = {"floor": feed_floor, "rxllm": feed_rxllm, "normalizer": feed_normalizer}
 
 
 def cpu_per_event(client: str, scenario: Scenario, events: int, repeat: int) -> list[float]:
@@ -128,7 +159,10 @@ def cpu_per_event(client: str, scenario: Scenario, events: int, repeat: int) -> 
 
 
 def _child(client: str, scenario: Scenario, events: int, also_built: int) -> None:
-    turn = _FEEDERS[client](frames_for(scenario, events, also_built))
+    # Both bodies and both feeders are built (a feeder may read its frames first), so
+    # that the two runs differ only in the turn counted.
+    feed = _FEEDERS[client]
+    turn, _ = feed(frames_for(scenario, events)), feed(frames_for(scenario, also_built))
     gc.disable()
     print(turn())
 
@@ -155,6 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--instructions", action="store_true", help="count with callgrind")
+    parser.add_argument(
+        "--normalizer",
+        action="store_true",
+        help="also rxllm's chat normalizer alone (no framing, operators or consumer)",
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -162,25 +201,26 @@ def main(argv: list[str] | None = None) -> int:
         _child(client, scenario, int(events), int(also_built))
         return 0
     print(f"{args.scenario}: one read per event, {args.events} events")
+    clients = (*CLIENTS, "normalizer") if args.normalizer else CLIENTS
     if args.instructions:
         if shutil.which("valgrind") is None:
             print("valgrind is not installed: --instructions needs it", file=sys.stderr)
             return 2
         small, big = args.events, 3 * args.events
         per_event = {}
-        for client in CLIENTS:
+        for client in clients:
             sizes = ((small, big), (big, small))  # each run builds both bodies
             counts = [_instructions(client, args.scenario, n, other) for n, other in sizes]
             per_event[client] = (counts[1] - counts[0]) / (big - small)
-            print(f"  {client:6} {per_event[client]:9,.0f} instructions per event")
-        print(f"  ratio  {per_event['rxllm'] / per_event['floor']:.2f}x")
+            print(f"  {client:10} {per_event[client]:9,.0f} instructions per event")
+        print(f"  ratio      {per_event['rxllm'] / per_event['floor']:.2f}x")
         return 0
     medians = {}
-    for client in CLIENTS:
+    for client in clients:
         times = cpu_per_event(client, args.scenario, args.events, args.repeat)
         medians[client] = statistics.median(times)
-        print(f"  {client:6} {min(times) * 1e6:6.2f} us best, {medians[client] * 1e6:6.2f} median")
-    print(f"  ratio  {medians['rxllm'] / medians['floor']:.2f}x (medians)")
+        print(f"  {client:10} {min(times) * 1e6:6.2f} us best, {medians[client] * 1e6:6.2f} median")
+    print(f"  ratio      {medians['rxllm'] / medians['floor']:.2f}x (medians)")
     return 0
 
 

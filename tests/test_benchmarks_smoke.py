@@ -19,7 +19,7 @@ from benchmarks.clients import (
     rxllm_otel_client,
     target,
 )
-from benchmarks.hot_path import feed_floor, feed_rxllm, frames_for
+from benchmarks.hot_path import feed_floor, feed_normalizer, feed_rxllm, frames_for
 from benchmarks.hot_path import main as hot_path_main
 from benchmarks.scale import main as scale_main
 from benchmarks.server import ARGUMENT_CHARS_PER_FRAGMENT, Scenario, ServerProcess, stream_of
@@ -153,6 +153,9 @@ def test_the_hot_path_feeds_the_whole_body_to_both(scenario: Scenario) -> None:
     events = feed_rxllm(frames)()
     # text: a delta per frame, usage, done; tool: start, request, usage, done
     assert events == (50 + 2 if scenario == "text" else 4)
+    # the normalizer alone: text, a delta per frame; tool, a start and a fragment per
+    # frame, the end; both, the usage and the done
+    assert feed_normalizer(frames)() == (50 + 2 if scenario == "text" else 50 + 4)
 
 
 def test_the_hot_path_refuses_a_hollow_run() -> None:
@@ -162,6 +165,6 @@ def test_the_hot_path_refuses_a_hollow_run() -> None:
 
 
 def test_the_hot_path_command_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    assert hot_path_main(["--events", "50", "--repeat", "1"]) == 0
+    assert hot_path_main(["--events", "50", "--repeat", "1", "--normalizer"]) == 0
     out = capsys.readouterr().out
-    assert "floor" in out and "rxllm" in out and "ratio" in out
+    assert "floor" in out and "rxllm" in out and "normalizer" in out and "ratio" in out
