@@ -540,7 +540,7 @@ def _signature_details(part: dict[str, Any]) -> dict[str, Any]:
     that no other wire sends it back as its own (Anthropic's builder sends reasoning
     without details only)."""
     details = {key: True for key in part if key not in _TEXT_KEYS}
-    if part.get("thought"):
+    if part.get("thought") is True:
         details["thought"] = True
     return details
 
@@ -847,7 +847,9 @@ class GeminiNormalizer(Normalizer):
                 part.get(key) is not None for part in parts for key in _TOOL_STEP_KEYS
             )
             message = candidate.get("finishMessage")
-            self.finish_message = str(message) if message else None  # the latest finish's
+            if message and message.__class__ is not str:  # said in JSON, not Python's repr
+                message = json.dumps(message, ensure_ascii=False)
+            self.finish_message = message or None  # the latest finish's
             if message:
                 logger.bind(provider=self.provider, attempt=self.attempt).debug(
                     "finish {}: {}", finish, message
@@ -866,7 +868,7 @@ class GeminiNormalizer(Normalizer):
         # A text or thought part's signature goes back on the turn's text: its details
         # (the part's own fields, `thought`) mark it as one (`gemini_contents`).
         details = _signature_details(part) if signature else None
-        thought = bool(part.get("thought"))
+        thought = part.get("thought") is True  # (JSON's true: a "false" is no thought)
         if thought and text:
             self.reasoning(text, signature, details=details)
         elif signature:
