@@ -377,7 +377,7 @@ async def test_a_pydantic_model_reaches_gemini_as_its_schema(serve: Serve) -> No
         ),
         ({"type": "json_schema", "name": "w"}, "is not a format the field holds"),
         ({"name": "a name with spaces", "schema": SCHEMA}, "should match pattern"),
-        ("text", "Input should be 'json'"),
+        ("text", "response_format takes 'json'.*got 'text'; leave it unset for text"),
     ],
 )
 def test_a_format_the_field_cannot_hold_is_refused_at_construction(given: Any, says: str) -> None:
