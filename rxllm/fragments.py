@@ -18,6 +18,8 @@ verdict rather than the wait; no stream pays anything for it until something han
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -42,6 +44,7 @@ from rxllm.events import (
 )
 
 __all__ = [
+    "STRICT_JSON",
     "ChunkNormalizer",
     "Closed",
     "Emit",
@@ -61,6 +64,27 @@ __all__ = [
     "whole_characters",
     "whole_value",
 ]
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
+
+
+def _finite(number: str) -> float:
+    value = float(number)
+    if not math.isfinite(value):
+        raise ValueError(f"{number[:40]} is beyond a float's range")
+    return value
+
+
+STRICT_JSON = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
+"""JSON as JSON has it, for a call's arguments: `json.loads` reads NaN and Infinity,
+which JSON has not, and reads a number beyond a float's range (`1e400`) as one; this
+refuses them (a ValueError), so no such value reaches a tool, and breaks whatever writes
+it as JSON again (a browser refuses them, and so would the provider the call goes back
+to). `operators.accumulate_tool_arguments` reads every call's arguments with it; the
+chat wire's DSML splitter checks a value at its close with it."""
+
 
 # A UTF-16 half. JSON escapes a character past U+FFFF as its pair ("\\ud83d\\ude00"),
 # and a writer that cuts text by UTF-16 code units (JavaScript's `slice`) may send the

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable
-from typing import Any
 
 from loguru import logger
 from reactivex import Observable, abc
@@ -24,6 +22,7 @@ from rxllm.events import (
     named_call,
 )
 from rxllm.fragments import (
+    STRICT_JSON,
     FailureUsage,
     Fragment,
     ToolArgs,
@@ -39,23 +38,6 @@ from rxllm.sources.sse import utf8_size
 
 __all__ = ["accumulate_tool_arguments"]
 
-
-def _not_json(constant: str) -> Any:
-    raise ValueError(f"{constant} is not a JSON value")
-
-
-def _finite(number: str) -> float:
-    value = float(number)
-    if not math.isfinite(value):
-        raise ValueError(f"{number[:40]} is beyond a float's range")
-    return value
-
-
-# `json.loads` reads NaN and Infinity, which JSON has not, and reads a number beyond a
-# float's range (`1e400`) as one: arguments holding one would reach the tool, and break
-# whatever writes them as JSON again (a browser refuses them, and so would the provider
-# the call goes back to).
-_JSON = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
 
 # A UTF-16 half written as its own JSON escape ("\\ud800"), which `json` reads as a lone
 # surrogate where no partner escape follows.
@@ -196,7 +178,7 @@ class _Calls:
             # (DESIGN.md), whatever the wire (a Gemini call with no `args`, an OpenAI
             # argument string still empty at the finish). Still open when the turn
             # ended with nothing: cut off, missing.
-            parsed = _JSON.decode(text) if text.strip() else ({} if ended else None)
+            parsed = STRICT_JSON.decode(text) if text.strip() else ({} if ended else None)
         except json.JSONDecodeError as exc:
             reason = f"not valid JSON ({exc.msg}: char {exc.pos} of {len(text)})"
             parsed = None

@@ -60,11 +60,12 @@ so is a tag inside a block (DSML's own, at most `_LONGEST_TAG` characters) until
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable
 
 from loguru import logger
+
+from rxllm.fragments import STRICT_JSON
 
 __all__ = ["DsmlSplitter"]
 
@@ -121,24 +122,6 @@ def _may_be_tag(buffer: str, at: int) -> bool:
             return False  # a tag ended there, and none that reads here
         end = buffer.find(">", end + 1)
     return True
-
-
-def _refused(constant: str) -> None:
-    raise ValueError(f"{constant} is not a JSON value")
-
-
-def _finite(number: str) -> float:
-    value = float(number)
-    if math.isinf(value):
-        raise ValueError(f"{number[:40]} is beyond a float's range")
-    return value
-
-
-# `json.loads` reads NaN and the infinities, which JSON has not, and a number beyond a
-# float's range (`1e400`) as one: a value holding one is no JSON, refused at its close as
-# any other, where `operators.accumulate_tool_arguments` (which refuses them too) would
-# only see it at the invoke's end, the rest of the invoke read as the call's meanwhile.
-_STRICT = json.JSONDecoder(parse_constant=_refused, parse_float=_finite)
 
 
 def _escaped(text: str) -> str:
@@ -339,7 +322,9 @@ class DsmlSplitter:
             value = "".join(self._value)
             self._value = []
             try:
-                _STRICT.decode(value)
+                # (NaN, the infinities and 1e400 too: refused here, at the value's close,
+                # not at the invoke's end with the rest of the invoke read as the call's)
+                STRICT_JSON.decode(value)
             except (ValueError, RecursionError):  # no JSON (or deeper than it reads), or
                 # JSON only beside what is around it: what was written is replaced
                 self._unread(self._parameter_tag + value + _PARAMETER_END)
