@@ -5,8 +5,6 @@ as a stream that ended without its terminal, or as a file no wire wrote."""
 from __future__ import annotations
 
 import gzip
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from rxllm.events import ErrorInfo, Failed, Retry
 from rxllm.pipeline.record import RecordBuilder
 from rxllm.sources.replay import retry_marker
 from tests.support import CAPTURES, needs_captures, replay
+from tests.test_replay_formats import cli as replay_cli
 
 TURNS = {
     "openai": CAPTURES / "openai" / "chat_text_usage.sse",
@@ -93,15 +92,6 @@ def test_a_cut_gzip_of_a_retried_turn_says_so_in_its_last_attempt() -> None:
     error = events[-1]
     assert isinstance(error, Failed) and error.attempt == 2
     assert error.error.kind == "truncated" and error.error.message.startswith(CUT)
-
-
-def replay_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "rxllm", "replay", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @needs_captures
