@@ -26,11 +26,7 @@ import asyncio
 import gc
 import importlib
 import json
-import os
-import re
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -40,6 +36,7 @@ from typing import Any
 from reactivex.subject import Subject
 
 import rxllm
+from benchmarks.callgrind import instructions, missing
 from benchmarks.server import SCENARIOS, Scenario, stream_of
 from rxllm.fragments import RawChunk, ResponseHeaders, SourceItem
 from rxllm.operators._link import Operator, link
@@ -168,19 +165,8 @@ def _child(client: str, scenario: Scenario, events: int, also_built: int) -> Non
 
 
 def _instructions(client: str, scenario: Scenario, events: int, also_built: int) -> int:
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an installed copy: bytecode cached
     args = ["-m", "benchmarks.hot_path", "--child", client, scenario, str(events)]
-    args.append(str(also_built))
-    subprocess.run([sys.executable, *args], check=True, env=env, capture_output=True)
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
-    if shutil.which("setarch"):
-        command = ["setarch", "-R", *command]  # the same address layout in every run
-    out = subprocess.run([*command, sys.executable, *args], env=env, capture_output=True, text=True)
-    found = re.search(r"Collected : (\d+)", out.stderr)
-    if out.returncode != 0 or found is None:
-        raise RuntimeError(f"valgrind failed: {out.stderr[-2000:]}")
-    return int(found.group(1))
+    return instructions([*args, str(also_built)])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,8 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.scenario}: one read per event, {args.events} events")
     clients = (*CLIENTS, "normalizer") if args.normalizer else CLIENTS
     if args.instructions:
-        if shutil.which("valgrind") is None:
-            print("valgrind is not installed: --instructions needs it", file=sys.stderr)
+        why = missing()
+        if why is not None:
+            print(why, file=sys.stderr)
             return 2
         small, big = args.events, 3 * args.events
         per_event = {}

@@ -18,7 +18,9 @@ Six scenarios, each written to the JSON report (`--json`):
   over them: each stream's first step, up to its connect. No response is read before
   that pass ends, so every stream's first text waits for all of it. Both clients, each
   in a fresh child process that exits at the pass's end: CPU per stream and the pass's
-  wall time.
+  wall time. `--instructions` also counts each client's instructions per stream with
+  callgrind (`benchmarks.callgrind`), with the garbage collector and without: a
+  figure that does not move with the machine's load.
 - `subscribe`: the CPU rxllm spends per stream before its request task runs (building
   the turn's pipeline and subscribing it), the garbage collector off, best of 5
   batches: what every stream pays before anything is on the wire.
@@ -51,6 +53,7 @@ from reactivex.scheduler.eventloop import AsyncIOScheduler
 
 import rxllm
 from benchmarks.__main__ import machine
+from benchmarks.callgrind import instructions, missing
 from benchmarks.clients import _API_KEY, HollowRun
 from benchmarks.server import MODEL, TOOL_NAME, ServerProcess, stream_of
 
@@ -212,15 +215,19 @@ def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
     }
 
 
-def child_first_pass(client: str, base_url: str, streams: int) -> NoReturn:
+def child_first_pass(client: str, base_url: str, streams: int, collect: bool = True) -> NoReturn:
     """Launch `streams` streams of `client` in this (fresh) process, print the CPU and
-    wall time of the loop's pass over their first steps as JSON, and exit there."""
+    wall time of the loop's pass over their first steps as JSON, and exit there
+    (`collect=False`: with the garbage collector off)."""
     _raise_file_limit()
+    if not collect:
+        gc.disable()
     clock = _Clock()
 
     def report() -> NoReturn:
         cpu, wall = time.process_time() - clock.cpu, time.perf_counter() - clock.t0
-        print(json.dumps({"client": client, "streams": streams, "cpu_s": cpu, "wall_s": wall}))
+        run = {"client": client, "streams": streams, "cpu_s": cpu, "wall_s": wall}
+        print(json.dumps({**run, "collector": gc.isenabled()}))
         sys.stdout.flush()
         os._exit(0)  # nothing after the pass is measured, nor waited for
 
@@ -239,10 +246,17 @@ def child_first_pass(client: str, base_url: str, streams: int) -> NoReturn:
 
 
 def first_pass_scenario(
-    server: ServerProcess, streams: int, deltas: int, rate: float, repeat: int
+    server: ServerProcess,
+    streams: int,
+    deltas: int,
+    rate: float,
+    repeat: int,
+    counted: bool = False,
 ) -> dict[str, Any]:
-    """Each client in its own child process, `repeat` times (`_runs`)."""
-    runs = _runs("first_pass", server.base_url("text", deltas, rate=rate), streams, repeat)
+    """Each client in its own child process, `repeat` times (`_runs`); `counted`: also
+    the instructions a stream costs (`_first_pass_instructions`)."""
+    base_url = server.base_url("text", deltas, rate=rate)
+    runs = _runs("first_pass", base_url, streams, repeat)
     summary = {
         client: {
             key: float(statistics.median(run[key] for run in mine)) for key in ("cpu_s", "wall_s")
@@ -255,7 +269,24 @@ def first_pass_scenario(
         "runs": runs,
         "median": summary,
         "ratio": summary["rxllm"]["cpu_s"] / summary["floor"]["cpu_s"],
+        "instructions": _first_pass_instructions(base_url, streams) if counted else None,
     }
+
+
+def _first_pass_instructions(base_url: str, streams: int) -> dict[str, dict[str, float]]:
+    """Instructions per stream of each client's first pass, counted by callgrind in
+    runs of `streams` and a fifth of them (what the two share, the import and the
+    warm-up stream, cancels out): with the garbage collector, and without it. Unlike
+    the CPU time, the count repeats from run to run within a few tenths of a percent."""
+    few = streams // 5
+    counts: dict[str, dict[str, float]] = {}
+    for client in ("floor", "rxllm"):
+        counts[client] = {}
+        for collect in ("on", "off"):
+            args = ["-m", "benchmarks.scale", "--child", "first_pass", client, base_url]
+            many, some = (instructions([*args, str(n), collect]) for n in (streams, few))
+            counts[client][f"gc_{collect}"] = (many - some) / (streams - few)
+    return counts
 
 
 def _runs(kind: str, base_url: str, streams: int, repeat: int) -> dict[str, list[dict[str, Any]]]:
@@ -630,8 +661,17 @@ def _report(results: dict[str, Any]) -> str:
             f"  CPU per stream: floor {floor['cpu_s'] / n * 1e6:.0f} us, rxllm "
             f"{mine['cpu_s'] / n * 1e6:.0f} us ({first_pass['ratio']:.2f}x); the pass: "
             f"floor {floor['wall_s'] * 1e3:.0f} ms, rxllm {mine['wall_s'] * 1e3:.0f} ms",
-            "",
         ]
+        counts = first_pass.get("instructions")
+        if counts:
+            floor_on, mine_on = counts["floor"]["gc_on"], counts["rxllm"]["gc_on"]
+            floor_off, mine_off = counts["floor"]["gc_off"], counts["rxllm"]["gc_off"]
+            lines += [
+                f"  instructions per stream (callgrind): floor {floor_on:,.0f}, rxllm "
+                f"{mine_on:,.0f} ({mine_on / floor_on:.2f}x); the collector's part: floor "
+                f"{floor_on - floor_off:,.0f}, rxllm {mine_on - mine_off:,.0f}",
+            ]
+        lines.append("")
     if "subscribe" in results:
         lines += [f"subscribing one stream: {results['subscribe'] * 1e6:.0f} us CPU", ""]
     imports = results.get("import")
@@ -660,6 +700,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--turns", type=int, default=50, help="turns per connection case (50)")
     parser.add_argument("--scenario", choices=(*SCALE_SCENARIOS, "all"), nargs="*", default=["all"])
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="first_pass: also count instructions per stream with callgrind (minutes)",
+    )
     parser.add_argument("--json", default="scale.json", help="where to write the report")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     return parser
@@ -671,10 +716,14 @@ async def _connection(args: argparse.Namespace, server: ServerProcess) -> dict[s
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    if args.instructions and missing() is not None:
+        print(missing(), file=sys.stderr)
+        return 2
     if args.child:
         kind, *rest = args.child
         if kind == "first_pass":
-            child_first_pass(rest[0], rest[1], int(rest[2]))  # prints, and exits
+            # prints, and exits; a fourth argument "off": without the garbage collector
+            child_first_pass(rest[0], rest[1], int(rest[2]), rest[3:] != ["off"])
         if kind == "streams":
             out = child_streams(rest[0], rest[1], int(rest[2]))
         else:
@@ -699,7 +748,7 @@ def main(argv: list[str]) -> int:
                 results["connection"] = asyncio.run(_connection(args, server))
             if "first_pass" in chosen:
                 results["first_pass"] = first_pass_scenario(
-                    server, args.streams, args.deltas, args.pace, args.repeat
+                    server, args.streams, args.deltas, args.pace, args.repeat, args.instructions
                 )
             if "subscribe" in chosen:
                 results["subscribe"] = asyncio.run(subscribe_scenario(server, args.streams))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -168,3 +170,25 @@ def test_the_hot_path_command_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert hot_path_main(["--events", "50", "--repeat", "1", "--normalizer"]) == 0
     out = capsys.readouterr().out
     assert "floor" in out and "rxllm" in out and "normalizer" in out and "ratio" in out
+
+
+def test_a_first_pass_child_runs_without_the_collector(server: ServerProcess) -> None:
+    """What `--instructions` counts twice, with the collector and without: the child's
+    fourth argument "off" turns it off, and the pass is still timed."""
+    url = server.base_url("text", 5, rate=200)
+    for collect in ("on", "off"):
+        args = ["-m", "benchmarks.scale", "--child", "first_pass", "rxllm", url, "3", collect]
+        out = subprocess.run([sys.executable, *args], capture_output=True, text=True, check=True)
+        run = json.loads(out.stdout.strip().splitlines()[-1])
+        assert run["streams"] == 3 and run["cpu_s"] > 0
+        assert run["collector"] is (collect == "on")
+
+
+def test_instructions_without_valgrind_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind on it
+    assert scale_main(["--scenario", "first_pass", "--instructions"]) == 2
+    assert "valgrind is not installed" in capsys.readouterr().err
+    assert hot_path_main(["--instructions"]) == 2
+    assert "valgrind is not installed" in capsys.readouterr().err
