@@ -11,8 +11,11 @@ An `Operator` is an Observable whose subscribe function never keeps
 `observer.on_next` beyond one call (it reads the attribute each time). `attach`
 (or `link`, given callables) subscribes to one with a `_Link`: its `on_next` is the
 downstream's own, so an item costs no gate, and stopping (a terminal, or dispose)
-swaps it for a no-op, which gates exactly as `AutoDetachObserver` does. Any other
-Observable (a user's, RxPY's) is subscribed the usual way.
+swaps it for a no-op, which gates exactly as `AutoDetachObserver` does. An operator's
+state that subclasses `Link` is its own link: one object less per operator per stream,
+and one place for what each state did apart (keep its upstream, stop once, dispose the
+upstream of a state stopped while it was subscribing). Any other Observable (a user's,
+RxPY's) is subscribed the usual way.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 from reactivex.internal import default_error
 
-__all__ = ["Observer", "Operator", "attach", "forward", "link"]
+__all__ = ["Link", "Observer", "Operator", "attach", "forward", "link"]
 
 _T = TypeVar("_T")
 _T_contra = TypeVar("_T_contra", contravariant=True)
@@ -140,6 +143,108 @@ class _Link(abc.DisposableBase, Generic[_T]):
             upstream.dispose()
 
 
+class Link(abc.DisposableBase, Generic[_T]):
+    """An operator's state for one subscription that is its own `_Link`: what `attach`
+    would wrap it in, one object less per operator per stream.
+
+    A subclass reads items in `_next` (which `on_next` is bound to until the link
+    stops), its source's terminals in `_error` and `_completed`. A terminal stops the
+    link after it is handled, as `_Link` does: nothing more gets through, the upstream
+    is disposed. So does `unlink` (the default `dispose`); called while `link_to` is
+    still subscribing, it stops the link once the subscription is known, and until
+    then what the source says still gets through (a source that plays synchronously
+    ends inside its subscribe; what it reports there is the subclass's to judge).
+    """
+
+    __slots__ = ("_upstream", "on_next")
+
+    def __init__(self) -> None:
+        self.on_next: Callable[[_T], None] = self._next
+        self._upstream: abc.DisposableBase | None = None  # or `_UNLINKED`
+
+    @property
+    def stopped(self) -> bool:
+        return self._upstream is _UNLINKED
+
+    def _next(self, item: _T) -> None:
+        raise NotImplementedError
+
+    def _error(self, error: Exception) -> None:
+        raise NotImplementedError
+
+    def _completed(self) -> None:
+        raise NotImplementedError
+
+    def on_error(self, error: Exception) -> None:
+        if self.on_next is _ignore:
+            return
+        self.on_next = _ignore
+        try:
+            self._error(error)
+        finally:
+            self.unlink()
+
+    def on_completed(self) -> None:
+        if self.on_next is _ignore:
+            return
+        self.on_next = _ignore
+        try:
+            self._completed()
+        finally:
+            self.unlink()
+
+    def dispose(self) -> None:
+        self.unlink()
+
+    def unlink(self) -> None:
+        """Stop: nothing more from the source, which is disposed (or will be, once
+        `link_to` has its subscription)."""
+        upstream, self._upstream = self._upstream, _UNLINKED
+        if upstream is None:  # still subscribing
+            return
+        self.on_next = _ignore
+        if upstream is not _UNLINKED:
+            upstream.dispose()
+
+    def link_to(self, source: Observable[_T], scheduler: abc.SchedulerBase | None) -> None:
+        """Subscribe to `source`: directly when it is an `Operator`, else as RxPY does
+        (its wrappers gate what reaches this link)."""
+        upstream: abc.DisposableBase | None
+        if type(source) is not Operator:
+            upstream = source.subscribe(
+                self.on_next, self.on_error, self.on_completed, scheduler=scheduler
+            )
+        else:
+            upstream = _subscribed(source, self, scheduler)
+            if upstream is None:
+                return
+        if self._upstream is _UNLINKED:  # it stopped while subscribing
+            self.on_next = _ignore
+            upstream.dispose()
+        else:
+            self._upstream = upstream
+
+
+_UNLINKED = Disposable()  # a `Link`'s upstream once it has stopped
+
+
+def _subscribed(
+    source: Operator[_T], observer: Link[_T] | _Link[_T], scheduler: abc.SchedulerBase | None
+) -> abc.DisposableBase | None:
+    """`source`'s subscription of `observer`, or None if subscribing raised (the error
+    went to `observer.on_error`)."""
+    try:
+        upstream = source._subscribe_core(observer, scheduler)  # type: ignore[arg-type]
+    except Exception as error:
+        if observer.on_next is _ignore:
+            raise
+        observer.on_error(error)
+        return None
+    if getattr(upstream, "dispose", None) is None:  # a dispose function, or None
+        upstream = Disposable(cast("Callable[[], None] | None", upstream))
+    return upstream
+
+
 def attach(
     source: Observable[_T], observer: Observer[_T], scheduler: abc.SchedulerBase | None = None
 ) -> abc.DisposableBase:
@@ -147,21 +252,18 @@ def attach(
     (nothing after a terminal or dispose; the upstream disposed after a terminal; an
     exception raised while subscribing goes to `on_error`), and without RxPY's
     wrappers when `source` is an `Operator`: the link keeps `observer.on_next` and
-    the observer itself, no other callable."""
+    the observer itself, no other callable. A `Link` links itself, and is returned."""
+    if isinstance(observer, Link):
+        observer.link_to(source, scheduler)
+        return observer
     if type(source) is not Operator:
         return source.subscribe(
             observer.on_next, observer.on_error, observer.on_completed, scheduler=scheduler
         )
     link_ = _Link(observer)
-    try:
-        upstream = source._subscribe_core(link_, scheduler)  # type: ignore[arg-type]
-    except Exception as error:
-        if link_.on_next is _ignore:
-            raise
-        link_.on_error(error)
+    upstream = _subscribed(source, link_, scheduler)
+    if upstream is None:
         return link_
-    if getattr(upstream, "dispose", None) is None:  # a dispose function, or None
-        upstream = Disposable(cast("Callable[[], None] | None", upstream))
     if link_.on_next is _ignore:  # it ended, or was disposed, while subscribing
         upstream.dispose()
     else:

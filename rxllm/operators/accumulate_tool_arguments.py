@@ -33,7 +33,7 @@ from rxllm.fragments import (
     whole_value,
 )
 from rxllm.operators._args import check_count
-from rxllm.operators._link import Operator, attach
+from rxllm.operators._link import Link, Operator, attach
 from rxllm.sources.sse import utf8_size
 
 __all__ = ["accumulate_tool_arguments"]
@@ -138,7 +138,7 @@ def accumulate_tool_arguments(
     return _accumulate
 
 
-class _Calls:
+class _Calls(Link[Fragment]):
     """One subscription: the calls still open, and whether a malformed one broke it."""
 
     __slots__ = ("_broken", "_calls", "_ended", "_malformed", "_max_argument_bytes", "_observer")
@@ -146,6 +146,7 @@ class _Calls:
     def __init__(
         self, observer: abc.ObserverBase[Event | FailureUsage], max_argument_bytes: int | None
     ) -> None:
+        super().__init__()
         self._observer = observer
         self._max_argument_bytes = max_argument_bytes
         self._calls: dict[int, _Call] = {}
@@ -238,15 +239,15 @@ class _Calls:
             )
         )
 
-    def on_error(self, error: Exception) -> None:
+    def _error(self, error: Exception) -> None:
         self._observer.on_error(error)
 
-    def on_completed(self) -> None:
+    def _completed(self) -> None:
         if self._malformed is not None:  # (a source that ended without a terminal event)
             self._report(None)
         self._observer.on_completed()
 
-    def on_next(self, item: Fragment) -> None:
+    def _next(self, item: Fragment) -> None:
         if self._broken:
             if self._malformed is not None:
                 self._until_the_end(item)

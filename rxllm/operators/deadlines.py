@@ -11,7 +11,7 @@ from rxllm.error_body import request_id_of
 from rxllm.events import IS_TERMINAL, Failed, Retry, failed
 from rxllm.fragments import hang_up
 from rxllm.operators._args import check_count, check_scheduler, check_seconds, check_str
-from rxllm.operators._link import Operator, attach
+from rxllm.operators._link import _UNLINKED, Link, Operator
 from rxllm.operators._timers import Timer, after, default_clock
 from rxllm.sources.job import consumer_waits
 
@@ -117,7 +117,7 @@ def deadlines(
     return _deadlines
 
 
-class _Watch(abc.DisposableBase):
+class _Watch(Link[Any]):
     """One subscription's deadlines: its timers, its output count, its upstream."""
 
     __slots__ = (
@@ -129,8 +129,6 @@ class _Watch(abc.DisposableBase):
         "_observer",
         "_outputs",
         "_quiet",
-        "_stopped",
-        "_upstream",
         "_watch",
         "_whole",
     )
@@ -144,6 +142,7 @@ class _Watch(abc.DisposableBase):
         provider: str | None,
         attempt: int,
     ) -> None:
+        super().__init__()
         self._observer = observer
         self._clock = clock
         self._first_event = first_event
@@ -152,8 +151,6 @@ class _Watch(abc.DisposableBase):
         self._learns = provider is None  # names the provider of the events passing
         self._outputs = 0  # items of output so far
         self._quiet = 0  # looks of the idle timer in a row that saw no output
-        self._stopped = False
-        self._upstream: abc.DisposableBase | None = None
         self._watch: Timer | None = None  # the first-event or idle timer
         self._whole: Timer | None = None  # the total timer
 
@@ -171,11 +168,7 @@ class _Watch(abc.DisposableBase):
             self._watch = after(clock, self._first_event, self._first_event_fired)
         elif self._idle is not None:
             self._arm_idle()
-        upstream = attach(source, self, scheduler)
-        if self._stopped:  # expired or disposed while subscribing
-            upstream.dispose()
-        else:
-            self._upstream = upstream
+        self.link_to(source, scheduler)  # (it may expire, or be disposed, meanwhile)
 
     def _stop_timers(self) -> None:
         watch, whole, self._watch, self._whole = self._watch, self._whole, None, None
@@ -197,7 +190,7 @@ class _Watch(abc.DisposableBase):
 
     def _first_event_fired(self) -> None:
         assert self._first_event is not None
-        if self._stopped:
+        if self.stopped:
             return
         if not consumer_waits(self._clock):  # the source has not been asked to read
             self._watch = after(self._clock, self._first_event, self._first_event_fired)
@@ -205,7 +198,7 @@ class _Watch(abc.DisposableBase):
         self._expire("first_event_timeout", self._first_event)
 
     def _idle_fired(self, seen: int) -> None:
-        if self._stopped:
+        if self.stopped:
             return
         if self._outputs != seen or not consumer_waits(self._clock):
             self._quiet = 0  # output came since the last look, or nobody asked for it
@@ -218,7 +211,7 @@ class _Watch(abc.DisposableBase):
         self._look_later()
 
     def _expire(self, which: str, seconds: float) -> None:
-        if self._stopped:
+        if self.stopped:
             return
         # The response it cuts off, which names its request id, the rejection it cut
         # short, if its source was reading one, and how the turn ends if its provider had
@@ -263,8 +256,8 @@ class _Watch(abc.DisposableBase):
             return
         self._observer.on_completed()
 
-    def on_next(self, item: Any) -> None:
-        if self._stopped:
+    def _next(self, item: Any) -> None:
+        if self._upstream is _UNLINKED:  # expired, or disposed, while subscribing
             return
         kind: type = type(item)  # a type test, not isinstance: this runs per chunk
         if IS_TERMINAL[kind]:
@@ -287,17 +280,14 @@ class _Watch(abc.DisposableBase):
         if watch is not None:
             watch.cancel()
 
-    def on_completed(self) -> None:
+    def _completed(self) -> None:
         self._stop_timers()
         self._observer.on_completed()
 
-    def on_error(self, error: Exception) -> None:
+    def _error(self, error: Exception) -> None:
         self._stop_timers()
         self._observer.on_error(error)
 
     def dispose(self) -> None:
-        self._stopped = True
         self._stop_timers()
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.dispose()
+        self.unlink()

@@ -39,7 +39,7 @@ from rxllm.fragments import (
     whole_value,
 )
 from rxllm.operators._args import check_callable
-from rxllm.operators._link import Operator, attach
+from rxllm.operators._link import Link, Operator, attach
 from rxllm.secrets import redact, redact_head
 
 __all__ = ["normalize"]
@@ -119,16 +119,14 @@ def normalize(
         def subscribe(
             observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            feeding = _Feeding(observer, make_normalizer)
-            feeding.upstream = attach(source, feeding, scheduler)
-            return feeding
+            return attach(source, _Feeding(observer, make_normalizer), scheduler)
 
         return Operator(subscribe)
 
     return _normalize
 
 
-class _Feeding(abc.DisposableBase):
+class _Feeding(Link[SourceItem]):
     """One subscription: its normalizer, whether an emit raised downstream, and its
     upstream, whose disposal says which response closed (`fragments.hang_up`)."""
 
@@ -137,7 +135,6 @@ class _Feeding(abc.DisposableBase):
         "_high_halves",
         "_normalizer",
         "_observer",
-        "upstream",
     )
 
     def __init__(
@@ -145,10 +142,10 @@ class _Feeding(abc.DisposableBase):
         observer: abc.ObserverBase[Fragment],
         make_normalizer: Callable[[Emit], ChunkNormalizer],
     ) -> None:
+        super().__init__()
         self._observer = observer
         self._downstream_raised = False  # an emit raised: the exception is not the provider's
         self._normalizer = make_normalizer(self._emit)
-        self.upstream: abc.DisposableBase | None = None
         # The fragment of each kind of text whose last character is the high half of a
         # UTF-16 pair, waiting for the next of its kind (`_paired`): made at the first
         # such text, since only a stream that may hold lone halves has one.
@@ -230,7 +227,7 @@ class _Feeding(abc.DisposableBase):
                 return None
         return said.model_copy(update={"text": whole_characters(text)})
 
-    def on_next(self, item: SourceItem) -> None:
+    def _next(self, item: SourceItem) -> None:
         normalizer = self._normalizer
         if type(item) is not RawChunk:
             if type(item) is ResponseHeaders:  # for the request id of an in-body error
@@ -305,10 +302,10 @@ class _Feeding(abc.DisposableBase):
             return False
         return True
 
-    def on_error(self, error: Exception) -> None:
+    def _error(self, error: Exception) -> None:
         self._observer.on_error(error)
 
-    def on_completed(self) -> None:
+    def _completed(self) -> None:
         normalizer = self._normalizer
         if normalizer.settled:
             self._observer.on_completed()
@@ -335,14 +332,13 @@ class _Feeding(abc.DisposableBase):
         self._observer.on_completed()
 
     def dispose(self) -> None:
-        upstream, self.upstream = self.upstream, None
-        if upstream is not None:
+        if self._upstream is not None:
             # Whoever hangs up (a deadline) learns the response it cut off, for its
             # request id, and how the turn ends if its provider had said it was complete:
             # handed over once, at the end, never per chunk.
             ended = self._ending() if hanging_up() else None
             closing(self._normalizer.response_headers, ended=ended)
-            upstream.dispose()
+        self.unlink()
 
     def _ending(self) -> tuple[Fragment, ...] | None:
         """What the normalizer ends its turn with at the end of the body, where that is

@@ -11,7 +11,7 @@ from reactivex.scheduler import CurrentThreadScheduler
 
 from rxllm.events import Cancelled, Event, Failed, Retry, commits
 from rxllm.operators._args import check_callable, check_observable
-from rxllm.operators._link import _DETACHED, Operator, attach
+from rxllm.operators._link import _DETACHED, Link, Operator
 from rxllm.operators._timers import Timer, after, default_clock, timed_on
 from rxllm.sources.job import TASK_CANCELLED, running_loop
 
@@ -103,7 +103,7 @@ class _Retrying(abc.DisposableBase):
     def run(self, events: Observable[Event]) -> None:
         attempt = _Attempt(self)
         self._replace(attempt)
-        attempt.attach(attach(events, attempt, self._scheduler))
+        attempt.link_to(events, self._scheduler)  # (it may fail, and be replaced, meanwhile)
 
     def failed(self, event: Failed, committed: bool) -> None:
         observer = self._observer
@@ -181,24 +181,17 @@ class _Backoff:
         self._task.cancel()
 
 
-class _Attempt:
+class _Attempt(Link[Event]):
     """One attempt's subscription, and whether it has committed."""
 
-    __slots__ = ("_retrying", "_stopped", "_upstream", "committed")
+    __slots__ = ("_retrying", "committed")
 
     def __init__(self, retrying: _Retrying) -> None:
+        super().__init__()
         self._retrying: _Retrying | _Gone = retrying
-        self._upstream: abc.DisposableBase | None = None
-        self._stopped = False
         self.committed = False
 
-    def attach(self, upstream: abc.DisposableBase) -> None:
-        if self._stopped:  # replaced while subscribing (it failed at once)
-            upstream.dispose()
-        else:
-            self._upstream = upstream
-
-    def on_next(self, event: Event) -> None:
+    def _next(self, event: Event) -> None:
         if type(event) is not Failed:
             if not self.committed:
                 self.committed = commits(event)
@@ -207,18 +200,15 @@ class _Attempt:
         assert isinstance(event, Failed)
         self._retrying.failed(event, self.committed)
 
-    def on_error(self, error: Exception) -> None:
+    def _error(self, error: Exception) -> None:
         self._retrying._observer.on_error(error)
 
-    def on_completed(self) -> None:
+    def _completed(self) -> None:
         self._retrying._observer.on_completed()
 
     def cancel(self) -> None:
-        self._stopped = True
         self._retrying = _GONE  # what a source still emitting says now goes nowhere
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.dispose()
+        self.unlink()
 
 
 class _Gone:

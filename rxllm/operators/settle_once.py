@@ -9,7 +9,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import IS_TERMINAL, Cancelled, Done, Event, unterminated
 from rxllm.operators._args import check_seconds, check_str
-from rxllm.operators._link import Operator, attach
+from rxllm.operators._link import Link, Operator, attach
 from rxllm.operators._timers import Timer, after, loop_scheduler
 from rxllm.sources.job import running_loop
 
@@ -82,17 +82,14 @@ def settle_once(
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            settle = _Settle(observer, scheduler, provider, drain, hold)
-            upstream = attach(source, settle, scheduler)
-            settle.attach(upstream)
-            return settle
+            return attach(source, _Settle(observer, scheduler, provider, drain, hold), scheduler)
 
         return Operator(subscribe)
 
     return _settle_once
 
 
-class _Settle(abc.DisposableBase):
+class _Settle(Link[Event]):
     """One subscription: whether it has settled, and whether its source is draining."""
 
     __slots__ = (
@@ -105,9 +102,7 @@ class _Settle(abc.DisposableBase):
         "_provider",
         "_scheduler",
         "_settled",
-        "_stopped",
         "_timer",
-        "_upstream",
     )
 
     def __init__(
@@ -118,6 +113,7 @@ class _Settle(abc.DisposableBase):
         drain: float,
         hold: float,
     ) -> None:
+        super().__init__()
         self._observer = observer
         self._scheduler = scheduler
         self._drain = drain
@@ -125,26 +121,15 @@ class _Settle(abc.DisposableBase):
         self._held: Event | None = None  # a `done` whose completion waits for the source
         self._settled = False
         self._draining = False
-        self._stopped = False  # the source is unsubscribed (or must be, once attached)
         self._provider = provider
         self._last: Event | None = None  # who a truncation error names
-        self._upstream: abc.DisposableBase | None = None
         self._timer: Timer | None = None  # the hold's, then the drain's
 
-    def attach(self, upstream: abc.DisposableBase) -> None:
-        if self._stopped:
-            upstream.dispose()
-        else:
-            self._upstream = upstream
-
     def _unsubscribe(self) -> None:
-        self._stopped = True
         timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.dispose()
+        self.unlink()
 
     def _clock(self) -> abc.SchedulerBase | None:
         clock = self._scheduler
@@ -168,7 +153,7 @@ class _Settle(abc.DisposableBase):
         self._draining = True
         self._timer = timer
 
-    def on_next(self, event: Event) -> None:
+    def _next(self, event: Event) -> None:
         if self._settled:
             logger.bind(provider=event.provider, attempt=event.attempt).debug(
                 "dropped a late {} event after the terminal event", event.type
@@ -217,7 +202,7 @@ class _Settle(abc.DisposableBase):
         self._unsubscribe()
         _after_settling(self._observer.on_completed)
 
-    def on_completed(self) -> None:
+    def _completed(self) -> None:
         if self._draining:  # the source ended within its drain time
             self._unsubscribe()
             return
@@ -228,9 +213,9 @@ class _Settle(abc.DisposableBase):
             last = self._last
             provider = self._provider if last is None else last.provider
             attempt = 1 if last is None else last.attempt
-            self.on_next(unterminated(provider, attempt))
+            self._next(unterminated(provider, attempt))
 
-    def on_error(self, error: Exception) -> None:
+    def _error(self, error: Exception) -> None:
         if self._held is not None:  # the turn was done: how its body ended is no concern now
             logger.opt(exception=error).debug("the source failed after its last event")
             self._end_hold()

@@ -9,7 +9,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import Event, UsageUpdate, commits
 from rxllm.fragments import FailureUsage
-from rxllm.operators._link import Operator, attach
+from rxllm.operators._link import Link, Operator, attach
 
 __all__ = ["track_commitment"]
 
@@ -47,16 +47,17 @@ def track_commitment() -> Callable[[Observable[Event | FailureUsage]], Observabl
     return _track_commitment
 
 
-class _Track:
+class _Track(Link[Event | FailureUsage]):
     """One subscription: whether the attempt has committed."""
 
     __slots__ = ("_committed", "_observer")
 
     def __init__(self, observer: abc.ObserverBase[Event]) -> None:
+        super().__init__()
         self._observer = observer
         self._committed = False
 
-    def on_next(self, item: Event | FailureUsage) -> None:
+    def _next(self, item: Event | FailureUsage) -> None:
         if type(item) is FailureUsage:
             self._failure_usage(item)
             return
@@ -74,8 +75,8 @@ class _Track:
             item.usage,
         )
 
-    def on_error(self, error: Exception) -> None:
+    def _error(self, error: Exception) -> None:
         self._observer.on_error(error)
 
-    def on_completed(self) -> None:
+    def _completed(self) -> None:
         self._observer.on_completed()
