@@ -226,7 +226,10 @@ async def test_a_streams_normalizing_step_keeps_only_what_its_stream_needs(serve
     held = Counter(type(r).__name__ for f in feedings for r in gc.get_referents(f))
     # the one method each holds: its own `on_next`, as a `Link` (the gate `_Link` was)
     methods = [r for f in feedings for r in gc.get_referents(f) if type(r) is types.MethodType]
-    own = [m.__self__ is f and m.__func__ is type(f)._next for f, m in zip(feedings, methods)]
+    own = [
+        m.__self__ is f and m.__func__ is type(f)._next
+        for f, m in zip(feedings, methods, strict=True)
+    ]
     chunks_kept = [f._normalizer.chunk_data for f in feedings]
     go.set()
     for stream in streams:
