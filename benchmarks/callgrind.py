@@ -1,5 +1,7 @@
-"""Instructions a Python child runs, counted by `valgrind --tool=callgrind`: a measure
-that does not move with the machine's load, for the changes a clock cannot tell apart.
+"""Instructions a Python child runs, counted by `valgrind --tool=callgrind`: for the
+changes a clock cannot tell apart. A child that waits for nothing counts alike from run
+to run; one that talks to a server (`scale`'s first pass) counts what the kernel did by
+then too, steady on a quiet machine only.
 
 The child runs first outside valgrind (its bytecode cached, as an installed copy's),
 then under it with the hash seed and, where `setarch` is found, the address layout
