@@ -65,18 +65,46 @@ def kinds(entries: list[Entry]) -> list[str]:
     return [event.type for _, event in entries]
 
 
+# The lease of the tests that let a producer's lease lapse. Its heartbeat renews it
+# every 0.3 of it, so this process may stall for 0.7 of it (1.4 s) before the lease
+# lapses on its own; it did at 200 ms when the machine was busy (the whole suite on
+# two cores): the heartbeat found it gone and cancelled the live response ("the
+# stream's lease was lost") before the test made Redis stall.
+LEASE_MS = 2_000
+
+
+async def logged(raw: aioredis.Redis, log: RedisLog, name: str, count: int) -> None:
+    """Wait until the log of `name` holds `count` entries."""
+    async with asyncio.timeout(20):
+        while await raw.xlen(log.keys(name)[0]) < count:
+            await asyncio.sleep(0.01)
+
+
 async def outlive_the_log(
     raw: aioredis.Redis, log: RedisLog, name: str, source: Subject[Event], live: Any, event: Event
 ) -> Entry:
-    """Redis stalls writes past half of `log`'s (short) lease while the producer emits
-    `event`: the producer drops its log and streams on live, and its lease expires.
-    Returns the live entry of `event`."""
-    await raw.execute_command("CLIENT", "PAUSE", "300", "WRITE")
-    source.on_next(event)
-    entry: Entry = await anext(live)
-    async with asyncio.timeout(5):
-        while await raw.exists(log.keys(name)[2]):  # the lease expires
-            await asyncio.sleep(0.05)
+    """Redis stalls writes while the producer emits `event`, until the producer has
+    dropped its log (its writes failed for half the lease) and its lease has expired:
+    the producer streams on live without the log. Returns the live entry of `event`.
+
+    Redis is paused until both have happened, not for a set time: a pause that ended
+    first (this process run late on a busy machine) let the producer's write through,
+    to find its lease gone and cancel the live response. Writes it sent while paused
+    run once Redis resumes, and find the lease gone."""
+    producer = log._producers[name]
+    lease = log.keys(name)[2]
+    # The pause's own end is a bound, should this process die with Redis paused.
+    await raw.execute_command("CLIENT", "PAUSE", "60000", "WRITE")
+    try:
+        source.on_next(event)
+        entry: Entry = await anext(live)
+        async with asyncio.timeout(30):  # a guard: both take a lease (2 s) at most
+            while producer.writing:  # the log is dropped
+                await asyncio.sleep(0.01)
+            while await raw.exists(lease):  # the lease expires (reads go on)
+                await asyncio.sleep(0.01)
+    finally:
+        await raw.execute_command("CLIENT", "UNPAUSE")
     return entry
 
 
@@ -360,7 +388,7 @@ async def test_a_redis_failure_never_breaks_the_live_response(
     prefix: str, paced_server: LocalServer
 ) -> None:
     with RedisServer(require_redis()) as server:
-        async with RedisLog(server.url, prefix=prefix, lease_ms=200) as log:
+        async with RedisLog(server.url, prefix=prefix, lease_ms=LEASE_MS) as log:
             name = sid()
             live = await log.start(name, upstream(paced_server, "fault/slow_drip"))
             first = await anext(live)
@@ -840,7 +868,7 @@ async def test_a_cancel_stops_a_producer_whose_log_was_dropped(
     `cancelled` and returned True, but was never published (no lease): the producer
     went on to `done`, its upstream never stopped."""
     async with (
-        RedisLog(redis_url, prefix=prefix, lease_ms=200) as log,
+        RedisLog(redis_url, prefix=prefix, lease_ms=LEASE_MS) as log,
         RedisLog(redis_url, prefix=prefix) as other,
     ):
         name = sid()
@@ -848,7 +876,7 @@ async def test_a_cancel_stops_a_producer_whose_log_was_dropped(
         live = await log.start(name, source)
         source.on_next(TextDelta.make(provider="p", text="one"))
         await anext(live)
-        await asyncio.sleep(0.1)
+        await logged(raw, log, name, 1)
         two = TextDelta.make(provider="p", text="two")
         assert (await outlive_the_log(raw, log, name, source, live, two))[1] == two
         assert await other.cancel(name, reason="user") is True
@@ -877,21 +905,21 @@ async def test_a_resumer_s_terminal_takes_no_id_the_live_response_sent(
     sent for a text: a client that had seen that text resumed after the terminal and
     got no terminal at all."""
     async with (
-        RedisLog(redis_url, prefix=prefix, lease_ms=200) as log,
+        RedisLog(redis_url, prefix=prefix, lease_ms=LEASE_MS) as log,
         RedisLog(redis_url, prefix=prefix) as other,
     ):
         name = sid()
         source: Subject[Event] = Subject()
         live = await log.start(name, source)
         source.on_next(TextDelta.make(provider="p", text="one"))
-        logged, _ = await anext(live)
-        await asyncio.sleep(0.1)  # "one" is in the log
+        first, _ = await anext(live)
+        await logged(raw, log, name, 1)  # "one" is in the log
         two = TextDelta.make(provider="p", text="two")
         seen, _ = await outlive_the_log(raw, log, name, source, live, two)
         whole = await collect(other.resume(name))  # finds the lease gone: stalled
-        assert [entry_id for entry_id, _ in whole][:1] == [logged]
-        assert kinds(whole) == ["text", "error"] and whole[-1][0] not in (logged, seen)
-        for cursor in (logged, seen):
+        assert [entry_id for entry_id, _ in whole][:1] == [first]
+        assert kinds(whole) == ["text", "error"] and whole[-1][0] not in (first, seen)
+        for cursor in (first, seen):
             rest = await collect(other.resume(name, after=cursor))
             assert kinds(rest) == ["error"] and rest[0][1].error.kind == "stalled"  # type: ignore[union-attr]
         source.on_completed()
@@ -905,7 +933,7 @@ async def test_a_cancel_of_a_stream_that_logged_nothing_is_its_whole_log(
     read from the start is whole, not trimmed, and a client that saw the live
     response's first id still gets the terminal after it."""
     async with (
-        RedisLog(redis_url, prefix=prefix, lease_ms=200) as log,
+        RedisLog(redis_url, prefix=prefix, lease_ms=LEASE_MS) as log,
         RedisLog(redis_url, prefix=prefix) as other,
     ):
         name = sid()
