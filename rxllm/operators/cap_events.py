@@ -10,7 +10,7 @@ from rxllm.error_body import request_id_of
 from rxllm.events import IS_TERMINAL, Event, failed
 from rxllm.fragments import hang_up
 from rxllm.operators._args import check_count
-from rxllm.operators._link import Operator, attach
+from rxllm.operators._link import Link, Operator, attach
 
 __all__ = ["cap_events"]
 
@@ -46,41 +46,32 @@ def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            cap = _Cap(observer, limit)
-            cap.attach(attach(source, cap, scheduler))
-            return cap
+            return attach(source, _Cap(observer, limit), scheduler)
 
         return Operator(subscribe)
 
     return _cap_events
 
 
-class _Cap(abc.DisposableBase):
-    """One subscription: the events counted so far, and its upstream."""
+class _Cap(Link[Event]):
+    """One subscription: the events counted so far."""
 
-    __slots__ = ("_count", "_limit", "_observer", "_upstream")
+    __slots__ = ("_count", "_limit", "_observer")
 
     def __init__(self, observer: abc.ObserverBase[Event], limit: int) -> None:
+        super().__init__()
         self._observer = observer
         self._limit = limit
         self._count = 0
-        self._upstream: abc.DisposableBase | None = None
 
-    def attach(self, upstream: abc.DisposableBase) -> None:
-        if self._count > self._limit:  # over the limit while subscribing
-            upstream.dispose()
-        else:
-            self._upstream = upstream
-
-    def on_next(self, event: Event) -> None:
+    def _next(self, event: Event) -> None:
         limit = self._limit
-        if self._count > limit:
+        if self._count > limit:  # (over the limit while subscribing: not linked yet)
             return
         if not IS_TERMINAL[type(event)]:
             self._count += 1
             if self._count > limit:
-                upstream, self._upstream = self._upstream, None
-                headers = None if upstream is None else hang_up(upstream).headers
+                headers = hang_up(self).headers  # (None while subscribing)
                 message = f"the turn emitted more than max_events ({limit}) events"
                 try:
                     self._observer.on_next(
@@ -101,13 +92,8 @@ class _Cap(abc.DisposableBase):
                 return
         self._observer.on_next(event)
 
-    def on_error(self, error: Exception) -> None:
+    def _error(self, error: Exception) -> None:
         self._observer.on_error(error)
 
-    def on_completed(self) -> None:
+    def _completed(self) -> None:
         self._observer.on_completed()
-
-    def dispose(self) -> None:
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.dispose()

@@ -63,3 +63,30 @@ def test_bad_limits_are_refused_at_the_call(limit: Any) -> None:
     never completed; the others failed at the first event."""
     with pytest.raises((TypeError, ValueError), match="limit"):
         cap_events(limit)
+
+
+def test_a_source_that_plays_inside_its_subscribe_is_capped_and_disposed() -> None:
+    """A source that emits synchronously (a replay) goes over the cap before its
+    subscription is known: the turn ends at the cap all the same, nothing passes after
+    it, and the source is disposed once its subscribe returns."""
+    from reactivex.disposable import Disposable
+
+    from rxllm.operators._link import Operator
+
+    disposed: list[bool] = []
+
+    def subscribe(observer: Any, _: Any = None) -> Any:
+        for _ in range(5):
+            observer.on_next(EVENTS["a"])
+        observer.on_next(EVENTS["d"])
+        observer.on_completed()
+        return Disposable(lambda: disposed.append(True))
+
+    seen: list[Any] = []
+    ended: list[str] = []
+    Operator(subscribe).pipe(cap_events(2)).subscribe(
+        seen.append, lambda e: ended.append(f"error {e}"), lambda: ended.append("completed")
+    )
+    assert [event.type for event in seen] == ["text", "text", "error"]
+    assert seen[-1].error.kind == "limit" and ended == ["completed"]
+    assert disposed == [True]
