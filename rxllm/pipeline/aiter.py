@@ -8,21 +8,23 @@ from types import TracebackType
 from reactivex import Observable, abc
 
 from rxllm.events import Event
-from rxllm.operators._link import attach
+from rxllm.operators._link import Link, attach
 from rxllm.operators._timers import loop_scheduler
 from rxllm.sources.job import Driver, running_loop
 
 __all__ = ["EventStream"]
 
 
-class _Sink(Driver):
+class _Sink(Link[Event], Driver):
     """What the running pipeline holds on to: the queue its events go to, and, for a
     stream that drives its own source, the scheduler the source's coroutine is handed
-    to. Kept apart from `EventStream` so that the pipeline never keeps the iterator
-    alive: dropping the iterator must hang up."""
+    to; its own link to the pipeline (`Link`), and so the stream's subscription. Kept
+    apart from `EventStream` so that the pipeline never keeps the iterator alive:
+    dropping the iterator must hang up."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__(loop)
+        Driver.__init__(self, loop)
+        Link.__init__(self)
         # A list read from `head` on, emptied once read: no storage kept between
         # events (a deque keeps a 64-slot block per stream).
         self.queue: list[Event] = []
@@ -35,7 +37,7 @@ class _Sink(Driver):
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(None)
 
-    def on_next(self, event: Event) -> None:
+    def _next(self, event: Event) -> None:
         self.queue.append(event)
         self.wake()
 
@@ -49,11 +51,11 @@ class _Sink(Driver):
         self.head = head
         return event
 
-    def on_error(self, error: Exception) -> None:
+    def _error(self, error: Exception) -> None:
         self.error = error
         self.close()
 
-    def on_completed(self) -> None:
+    def _completed(self) -> None:
         self.completed = True
         self.close()
 
