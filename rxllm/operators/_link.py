@@ -107,42 +107,6 @@ class _Callbacks(Generic[_T]):
         self.on_completed = on_completed
 
 
-class _Link(abc.DisposableBase, Generic[_T]):
-    """The observer `attach` hands an `Operator`, and the subscription it returns."""
-
-    __slots__ = ("_downstream", "_upstream", "on_next")
-
-    def __init__(self, downstream: Observer[_T]) -> None:
-        self.on_next: Callable[[_T], None] = downstream.on_next  # no gate per item
-        self._downstream: Observer[_T] = downstream
-        self._upstream: abc.DisposableBase | None = None
-
-    def on_error(self, error: Exception) -> None:
-        if self.on_next is _ignore:
-            return
-        self.on_next = _ignore
-        try:
-            self._downstream.on_error(error)
-        finally:
-            self.dispose()
-
-    def on_completed(self) -> None:
-        if self.on_next is _ignore:
-            return
-        self.on_next = _ignore
-        try:
-            self._downstream.on_completed()
-        finally:
-            self.dispose()
-
-    def dispose(self) -> None:
-        self.on_next = _ignore
-        self._downstream = _DETACHED  # let go of the downstream
-        upstream, self._upstream = self._upstream, None
-        if upstream is not None:
-            upstream.dispose()
-
-
 class Link(abc.DisposableBase, Generic[_T]):
     """An operator's state for one subscription that is its own `_Link`: what `attach`
     would wrap it in, one object less per operator per stream.
@@ -228,8 +192,30 @@ class Link(abc.DisposableBase, Generic[_T]):
 _UNLINKED = Disposable()  # a `Link`'s upstream once it has stopped
 
 
+class _Link(Link[_T]):
+    """The link `attach` makes for any other observer: its `on_next` is the
+    observer's own (no gate per item), its terminals the observer's."""
+
+    __slots__ = ("_downstream",)
+
+    def __init__(self, downstream: Observer[_T]) -> None:
+        self.on_next = downstream.on_next
+        self._upstream = None
+        self._downstream: Observer[_T] = downstream
+
+    def _error(self, error: Exception) -> None:
+        self._downstream.on_error(error)
+
+    def _completed(self) -> None:
+        self._downstream.on_completed()
+
+    def unlink(self) -> None:
+        super().unlink()
+        self._downstream = _DETACHED  # let go of the downstream
+
+
 def _subscribed(
-    source: Operator[_T], observer: Link[_T] | _Link[_T], scheduler: abc.SchedulerBase | None
+    source: Operator[_T], observer: Link[_T], scheduler: abc.SchedulerBase | None
 ) -> abc.DisposableBase | None:
     """`source`'s subscription of `observer`, or None if subscribing raised (the error
     went to `observer.on_error`)."""
@@ -261,13 +247,7 @@ def attach(
             observer.on_next, observer.on_error, observer.on_completed, scheduler=scheduler
         )
     link_ = _Link(observer)
-    upstream = _subscribed(source, link_, scheduler)
-    if upstream is None:
-        return link_
-    if link_.on_next is _ignore:  # it ended, or was disposed, while subscribing
-        upstream.dispose()
-    else:
-        link_._upstream = upstream
+    link_.link_to(source, scheduler)
     return link_
 
 
