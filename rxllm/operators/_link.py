@@ -12,7 +12,8 @@ An `Operator` is an Observable whose subscribe function never keeps
 (or `link`, given callables) subscribes to one with a `_Link`: its `on_next` is the
 downstream's own, so an item costs no gate, and stopping (a terminal, or dispose)
 swaps it for a no-op, which gates exactly as `AutoDetachObserver` does. An operator's
-state that subclasses `Link` is its own link: one object less per operator per stream,
+state that subclasses `Link` is its own link (`state.link_to(source, scheduler)`, which
+returns it: no `attach`, no check of what it is): one object less per operator per stream,
 and one place for what each state did apart (keep its upstream, stop once, dispose the
 upstream of a state stopped while it was subscribing). Any other Observable (a user's,
 RxPY's) is subscribed the usual way.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, NoReturn, Protocol, TypeVar, cast
+from typing import Any, Generic, NoReturn, Protocol, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
@@ -40,6 +41,8 @@ Subscribe = Callable[[abc.ObserverBase[_T], abc.SchedulerBase | None], abc.Dispo
 class Operator(Observable[_T]):
     """An Observable made by rxllm, which `link` may subscribe to directly: its
     subscribe function looks `observer.on_next` up at each item, never keeps it."""
+
+    _subscribe: Subscribe[_T]  # called directly (`Link.link_to`, `forward`)
 
     def __init__(self, subscribe: Subscribe[_T]) -> None:
         # Not Observable.__init__: its lock is for a few of RxPY's operators (`delay`,
@@ -170,23 +173,31 @@ class Link(abc.DisposableBase, Generic[_T]):
         if upstream is not _UNLINKED:
             upstream.dispose()
 
-    def link_to(self, source: Observable[_T], scheduler: abc.SchedulerBase | None) -> None:
+    def link_to(self, source: Observable[_T], scheduler: abc.SchedulerBase | None) -> Link[_T]:
         """Subscribe to `source`: directly when it is an `Operator`, else as RxPY does
-        (its wrappers gate what reaches this link)."""
-        upstream: abc.DisposableBase | None
+        (its wrappers gate what reaches this link). Returns the link, which is the
+        subscription."""
+        upstream: Any
         if type(source) is not Operator:
             upstream = source.subscribe(
                 self.on_next, self.on_error, self.on_completed, scheduler=scheduler
             )
         else:
-            upstream = _subscribed(source, self, scheduler)
-            if upstream is None:
-                return
+            try:  # an Operator's subscribe function, as `Observable._subscribe_core` calls it
+                upstream = source._subscribe(self, scheduler)  # type: ignore[arg-type]
+            except Exception as error:
+                if self.on_next is _ignore:
+                    raise
+                self.on_error(error)
+                return self
+            if getattr(upstream, "dispose", None) is None:  # a dispose function, or None
+                upstream = Disposable(upstream)
         if self._upstream is _UNLINKED:  # it stopped while subscribing
             self.on_next = _ignore
             upstream.dispose()
         else:
             self._upstream = upstream
+        return self
 
 
 _UNLINKED = Disposable()  # a `Link`'s upstream once it has stopped
@@ -214,23 +225,6 @@ class _Link(Link[_T]):
         self._downstream = _DETACHED  # let go of the downstream
 
 
-def _subscribed(
-    source: Operator[_T], observer: Link[_T], scheduler: abc.SchedulerBase | None
-) -> abc.DisposableBase | None:
-    """`source`'s subscription of `observer`, or None if subscribing raised (the error
-    went to `observer.on_error`)."""
-    try:
-        upstream = source._subscribe_core(observer, scheduler)  # type: ignore[arg-type]
-    except Exception as error:
-        if observer.on_next is _ignore:
-            raise
-        observer.on_error(error)
-        return None
-    if getattr(upstream, "dispose", None) is None:  # a dispose function, or None
-        upstream = Disposable(cast("Callable[[], None] | None", upstream))
-    return upstream
-
-
 def attach(
     source: Observable[_T], observer: Observer[_T], scheduler: abc.SchedulerBase | None = None
 ) -> abc.DisposableBase:
@@ -240,15 +234,12 @@ def attach(
     wrappers when `source` is an `Operator`: the link keeps `observer.on_next` and
     the observer itself, no other callable. A `Link` links itself, and is returned."""
     if isinstance(observer, Link):
-        observer.link_to(source, scheduler)
-        return observer
+        return observer.link_to(source, scheduler)
     if type(source) is not Operator:
         return source.subscribe(
             observer.on_next, observer.on_error, observer.on_completed, scheduler=scheduler
         )
-    link_ = _Link(observer)
-    link_.link_to(source, scheduler)
-    return link_
+    return _Link(observer).link_to(source, scheduler)
 
 
 def link(
@@ -276,5 +267,5 @@ def forward(
     """Subscribe `observer` itself to `source` (as `defer` does with the Observable it
     builds), directly when `source` is an `Operator`."""
     if type(source) is Operator:
-        return source._subscribe_core(observer, scheduler)
+        return source._subscribe(observer, scheduler)
     return source.subscribe(observer, scheduler=scheduler)

@@ -33,7 +33,7 @@ from rxllm.fragments import (
     whole_value,
 )
 from rxllm.operators._args import check_count
-from rxllm.operators._link import Link, Operator, attach
+from rxllm.operators._link import Link, Operator
 from rxllm.sources.sse import utf8_size
 
 __all__ = ["accumulate_tool_arguments"]
@@ -130,8 +130,7 @@ def accumulate_tool_arguments(
             observer: abc.ObserverBase[Event | FailureUsage],
             scheduler: abc.SchedulerBase | None = None,
         ) -> abc.DisposableBase:
-            calls = _Calls(observer, max_argument_bytes)
-            return attach(source, calls, scheduler)
+            return _Calls(observer, max_argument_bytes).link_to(source, scheduler)
 
         return Operator(subscribe)
 

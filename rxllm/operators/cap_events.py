@@ -10,7 +10,7 @@ from rxllm.error_body import request_id_of
 from rxllm.events import IS_TERMINAL, Event, failed
 from rxllm.fragments import hang_up
 from rxllm.operators._args import check_count
-from rxllm.operators._link import Link, Operator, attach
+from rxllm.operators._link import Link, Operator
 
 __all__ = ["cap_events"]
 
@@ -46,7 +46,7 @@ def cap_events(limit: int) -> Callable[[Observable[Event]], Observable[Event]]:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            return attach(source, _Cap(observer, limit), scheduler)
+            return _Cap(observer, limit).link_to(source, scheduler)
 
         return Operator(subscribe)
 

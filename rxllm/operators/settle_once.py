@@ -9,7 +9,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import IS_TERMINAL, Cancelled, Done, Event, unterminated
 from rxllm.operators._args import check_seconds, check_str
-from rxllm.operators._link import Link, Operator, attach
+from rxllm.operators._link import Link, Operator
 from rxllm.operators._timers import Timer, after, loop_scheduler
 from rxllm.sources.job import running_loop
 
@@ -82,7 +82,8 @@ def settle_once(
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            return attach(source, _Settle(observer, scheduler, provider, drain, hold), scheduler)
+            settle = _Settle(observer, scheduler, provider, drain, hold)
+            return settle.link_to(source, scheduler)
 
         return Operator(subscribe)
 

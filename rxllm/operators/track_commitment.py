@@ -9,7 +9,7 @@ from reactivex import Observable, abc
 
 from rxllm.events import Event, UsageUpdate, commits
 from rxllm.fragments import FailureUsage
-from rxllm.operators._link import Link, Operator, attach
+from rxllm.operators._link import Link, Operator
 
 __all__ = ["track_commitment"]
 
@@ -39,8 +39,7 @@ def track_commitment() -> Callable[[Observable[Event | FailureUsage]], Observabl
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            track = _Track(observer)
-            return attach(source, track, scheduler)
+            return _Track(observer).link_to(source, scheduler)
 
         return Operator(subscribe)
 
