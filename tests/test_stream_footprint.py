@@ -139,6 +139,38 @@ async def test_the_request_is_sent_in_the_loop_iteration_that_subscribed(serve: 
     await provider.aclose()
 
 
+async def test_a_stream_waiting_for_its_first_event_keeps_no_operator(serve: Serve) -> None:
+    """What runs keeps what it needs, the operators' states: the Observables the turn
+    was assembled from (`Operator`s, their subscribe functions) go once subscribed, not
+    when the first event comes, which at a thousand streams started at once is after
+    every stream's start (benchmarks/README.md, the twenty-fifth round)."""
+    go = asyncio.Event()
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        await go.wait()  # no headers until the streams have been counted
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(CHAT_ANSWER)
+        return response
+
+    base_url = await serve(handler)
+    provider = rxllm.provider("openai", api_key="sk-test", base_url=base_url)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    before = _live((Operator,))
+    streams = [provider.astream(request) for _ in range(5)]
+    firsts = [asyncio.ensure_future(anext(stream)) for stream in streams]
+    await asyncio.sleep(0.05)  # each stream subscribed, its request sent, its wait begun
+    waiting = sum(not first.done() for first in firsts)
+    in_flight = _live((Operator,)) - before
+    go.set()
+    assert [type(await first) for first in firsts] == [rxllm.TextDelta] * 5
+    for stream in streams:
+        assert isinstance([event async for event in stream][-1], rxllm.Done)
+    await provider.aclose()
+    assert waiting == 5
+    assert in_flight == Counter(), in_flight
+
+
 async def test_a_timer_on_the_loop_is_the_loops_own_handle() -> None:
     fired: list[str] = []
     timer = after(loop_scheduler(asyncio.get_running_loop()), 0.01, fired.append, "x")

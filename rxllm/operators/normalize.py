@@ -39,7 +39,7 @@ from rxllm.fragments import (
     whole_value,
 )
 from rxllm.operators._args import check_callable
-from rxllm.operators._link import Link, Operator, attach
+from rxllm.operators._link import Link, Operator
 from rxllm.secrets import redact, redact_head
 
 __all__ = ["normalize"]
@@ -119,7 +119,7 @@ def normalize(
         def subscribe(
             observer: abc.ObserverBase[Fragment], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            return attach(source, _Feeding(observer, make_normalizer), scheduler)
+            return _Feeding(observer, make_normalizer).link_to(source, scheduler)
 
         return Operator(subscribe)
 
@@ -133,6 +133,7 @@ class _Feeding(Link[SourceItem]):
     __slots__ = (
         "_downstream_raised",
         "_high_halves",
+        "_make_normalizer",
         "_normalizer",
         "_observer",
     )
@@ -145,7 +146,11 @@ class _Feeding(Link[SourceItem]):
         super().__init__()
         self._observer = observer
         self._downstream_raised = False  # an emit raised: the exception is not the provider's
-        self._normalizer = make_normalizer(self._emit)
+        # The normalizer is made at the first item (`_made`), not here: at a thousand
+        # streams started at once, work done before a stream's request is sent delays
+        # every stream's first text (benchmarks/README.md, the twenty-fifth round).
+        self._make_normalizer: Callable[[Emit], ChunkNormalizer] | None = make_normalizer
+        self._normalizer: ChunkNormalizer | None = None
         # The fragment of each kind of text whose last character is the high half of a
         # UTF-16 pair, waiting for the next of its kind (`_paired`): made at the first
         # such text, since only a stream that may hold lone halves has one.
@@ -154,7 +159,7 @@ class _Feeding(Link[SourceItem]):
     def _emit(self, fragment: Fragment) -> None:
         # A lone UTF-16 half can only come from a chunk pydantic-core's parser refused
         # (`halves_possible`): no other stream pays a check per fragment.
-        if self._normalizer.halves_possible:
+        if self._normalizer.halves_possible:  # type: ignore[union-attr]  # it is emitting
             whole = self._whole(fragment)
             if whole is None:
                 return
@@ -227,8 +232,18 @@ class _Feeding(Link[SourceItem]):
                 return None
         return said.model_copy(update={"text": whole_characters(text)})
 
+    def _made(self) -> ChunkNormalizer:
+        normalizer = self._normalizer
+        if normalizer is None:
+            make, self._make_normalizer = self._make_normalizer, None  # needed once
+            assert make is not None
+            normalizer = self._normalizer = make(self._emit)
+        return normalizer
+
     def _next(self, item: SourceItem) -> None:
         normalizer = self._normalizer
+        if normalizer is None:
+            normalizer = self._made()
         if type(item) is not RawChunk:
             if type(item) is ResponseHeaders:  # for the request id of an in-body error
                 normalizer.response_headers = item.headers
@@ -279,7 +294,7 @@ class _Feeding(Link[SourceItem]):
     def _end(self) -> bool:
         """Let the normalizer say what the end of its input means; False when the
         stream is over on `on_error`."""
-        normalizer = self._normalizer
+        normalizer = self._made()
         try:
             normalizer.end()
         except _UNREADABLE as exc:
@@ -306,7 +321,7 @@ class _Feeding(Link[SourceItem]):
         self._observer.on_error(error)
 
     def _completed(self) -> None:
-        normalizer = self._normalizer
+        normalizer = self._made()
         if normalizer.settled:
             self._observer.on_completed()
             return
@@ -332,21 +347,21 @@ class _Feeding(Link[SourceItem]):
         self._observer.on_completed()
 
     def dispose(self) -> None:
-        if self._upstream is not None:
+        normalizer = self._normalizer
+        if self._upstream is not None and normalizer is not None:  # (none before any item)
             # Whoever hangs up (a deadline) learns the response it cut off, for its
             # request id, and how the turn ends if its provider had said it was complete:
             # handed over once, at the end, never per chunk.
-            ended = self._ending() if hanging_up() else None
-            closing(self._normalizer.response_headers, ended=ended)
+            ended = self._ending(normalizer) if hanging_up() else None
+            closing(normalizer.response_headers, ended=ended)
         self.unlink()
 
-    def _ending(self) -> tuple[Fragment, ...] | None:
+    def _ending(self, normalizer: ChunkNormalizer) -> tuple[Fragment, ...] | None:
         """What the normalizer ends its turn with at the end of the body, where that is
         `done`: its provider had said the turn was complete (a finish seen, the usage or
         `[DONE]` still to come), as for a connection cut then (`_CUT_OFF`). None
         otherwise. Asked by a hang-up, which closes the stream: what `end` emits is kept
         for it, never passed on here."""
-        normalizer = self._normalizer
         if normalizer.settled:
             return None
         observer, kept = self._observer, _Kept()

@@ -8,7 +8,7 @@ from types import TracebackType
 from reactivex import Observable, abc
 
 from rxllm.events import Event
-from rxllm.operators._link import Link, attach
+from rxllm.operators._link import Link
 from rxllm.operators._timers import loop_scheduler
 from rxllm.sources.job import Driver, running_loop
 
@@ -109,12 +109,7 @@ class EventStream:
     async def __anext__(self) -> Event:
         sink = self._sink
         if sink is None:
-            loop = asyncio.get_running_loop()
-            sink = self._sink = _Sink(loop)
-            events, self._events = self._events, None  # what runs keeps what it needs
-            if not self._closed and events is not None:
-                scheduler = sink if self._drive else loop_scheduler(loop)
-                self._subscription = attach(events, sink, scheduler)
+            sink = self._start()
         while not sink.queue:  # emptied when read to its end
             if sink.error is not None:
                 error, sink.error = sink.error, None
@@ -143,6 +138,18 @@ class EventStream:
                 await self.aclose()
                 raise
         return sink.pop()
+
+    def _start(self) -> _Sink:
+        """Subscribe. In a method of its own, so that the Observable is let go of here:
+        the first `__anext__` waits for the first event, and what runs keeps what it
+        needs (the states of the pipeline's operators), not the operators themselves."""
+        loop = asyncio.get_running_loop()
+        sink = self._sink = _Sink(loop)
+        events, self._events = self._events, None
+        if not self._closed and events is not None:
+            scheduler = sink if self._drive else loop_scheduler(loop)
+            self._subscription = sink.link_to(events, scheduler)
+        return sink
 
     async def aclose(self) -> None:
         """Stop the stream: unsubscribe, closing the HTTP response. Idempotent."""

@@ -821,15 +821,11 @@ def events_of(
     provider sends inside the body never quotes. `seen`: given each subscription's
     normalizer as it is made. `calls_offered`: whether the request offered tools to
     call (`HttpRequest.calls_offered`)."""
-
-    def make_normalizer(emit: Emit) -> Normalizer:
-        normalizer = wire.normalizer(emit, provider, attempt)
-        normalizer.secrets = secrets
-        normalizer.calls_offered = calls_offered
-        if seen is not None:
-            seen(normalizer)
-        return normalizer
-
+    # A partial, not a closure: a stream keeps it until its first item (two objects
+    # for the collector to walk, where a closure's cells are one each).
+    make_normalizer = functools.partial(
+        _normalizer, wire, provider, attempt, secrets, calls_offered, seen
+    )
     for quirk in wire.preprocess():
         source = quirk(source)
     fragments = normalize(make_normalizer)(source)
@@ -840,6 +836,24 @@ def events_of(
     track: Callable[[Observable[Event | FailureUsage]], Observable[Event]]
     track = _shared(track_commitment)
     return track(accumulate(fragments))
+
+
+def _normalizer(
+    wire: WireProtocol,
+    provider: str,
+    attempt: int,
+    secrets: tuple[str, ...],
+    calls_offered: bool,
+    seen: Seen | None,
+    emit: Emit,
+) -> Normalizer:
+    """An attempt's normalizer (`events_of`), made when its source says something."""
+    normalizer = wire.normalizer(emit, provider, attempt)
+    normalizer.secrets = secrets
+    normalizer.calls_offered = calls_offered
+    if seen is not None:
+        seen(normalizer)
+    return normalizer
 
 
 async def record_of(

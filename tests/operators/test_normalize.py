@@ -8,7 +8,7 @@ import reactivex
 from reactivex.testing.marbles import marbles_testing
 
 from rxllm.events import Done, TextDelta, failed
-from rxllm.fragments import Emit, RawChunk
+from rxllm.fragments import Closed, Emit, RawChunk, ResponseHeaders, hang_up
 from rxllm.operators import normalize
 from rxllm.providers.openai_chat import ChatNormalizer
 from tests.operators.marbles import BOOM, raise_on, reporting
@@ -80,6 +80,58 @@ def test_each_subscription_gets_a_fresh_normalizer() -> None:
     stream.subscribe(first.append)
     stream.subscribe(second.append)
     assert first == second and first[-1].type == "done"
+
+
+def test_the_normalizer_is_made_at_the_first_item_not_at_subscription() -> None:
+    # At a thousand streams started at once, what a stream does before its request is
+    # sent delays every stream's first text: the normalizer waits for the response.
+    made: list[ChatNormalizer] = []
+
+    def counted(emit: Emit) -> ChatNormalizer:
+        made.append(chat(emit))
+        return made[-1]
+
+    source: reactivex.subject.Subject[Any] = reactivex.subject.Subject()
+    out: list[Any] = []
+    source.pipe(normalize(counted)).subscribe(out.append)
+    assert made == []
+    source.on_next(delta("a"))
+    source.on_next(delta("b", "stop"))
+    source.on_completed()
+    assert len(made) == 1 and [e.type for e in out] == ["text", "text", "done"]
+
+
+def test_a_body_with_no_chunk_is_truncated_by_a_normalizer_made_at_its_end() -> None:
+    made: list[ChatNormalizer] = []
+
+    def counted(emit: Emit) -> ChatNormalizer:
+        made.append(chat(emit))
+        return made[-1]
+
+    out: list[Any] = []
+    reactivex.empty().pipe(normalize(counted)).subscribe(out.append)
+    assert len(made) == 1
+    assert [(e.type, e.error.kind) for e in out] == [("error", "truncated")]
+
+
+def test_a_hang_up_before_any_item_makes_no_normalizer_and_names_no_response() -> None:
+    made: list[ChatNormalizer] = []
+
+    def counted(emit: Emit) -> ChatNormalizer:
+        made.append(chat(emit))
+        return made[-1]
+
+    source: reactivex.subject.Subject[Any] = reactivex.subject.Subject()
+    subscription = source.pipe(normalize(counted)).subscribe(lambda _: None)
+    assert hang_up(subscription) == Closed(None, None, None)
+    assert made == [] and not source.observers
+
+
+def test_a_hang_up_after_the_headers_names_them() -> None:
+    source: reactivex.subject.Subject[Any] = reactivex.subject.Subject()
+    subscription = source.pipe(normalize(chat)).subscribe(lambda _: None)
+    source.on_next(ResponseHeaders({"x-request-id": "req_1"}))
+    assert hang_up(subscription).headers == {"x-request-id": "req_1"}
 
 
 # -- a consumer's exception is never the provider's ----------------------------------
