@@ -747,8 +747,9 @@ async def _connection(args: argparse.Namespace, server: ServerProcess) -> dict[s
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    if args.instructions and missing() is not None:
-        print(missing(), file=sys.stderr)
+    why = missing() if args.instructions else None
+    if why is not None:
+        print(why, file=sys.stderr)
         return 2
     if args.child:
         kind, *rest = args.child
