@@ -82,49 +82,45 @@ def test_each_subscription_gets_a_fresh_normalizer() -> None:
     assert first == second and first[-1].type == "done"
 
 
+class Counted:
+    """A normalizer factory that keeps what it made."""
+
+    def __init__(self) -> None:
+        self.made: list[ChatNormalizer] = []
+
+    def __call__(self, emit: Emit) -> ChatNormalizer:
+        self.made.append(chat(emit))
+        return self.made[-1]
+
+
 def test_the_normalizer_is_made_at_the_first_item_not_at_subscription() -> None:
     # At a thousand streams started at once, what a stream does before its request is
     # sent delays every stream's first text: the normalizer waits for the response.
-    made: list[ChatNormalizer] = []
-
-    def counted(emit: Emit) -> ChatNormalizer:
-        made.append(chat(emit))
-        return made[-1]
-
+    counted = Counted()
     source: reactivex.subject.Subject[Any] = reactivex.subject.Subject()
     out: list[Any] = []
     source.pipe(normalize(counted)).subscribe(out.append)
-    assert made == []
+    assert counted.made == []
     source.on_next(delta("a"))
     source.on_next(delta("b", "stop"))
     source.on_completed()
-    assert len(made) == 1 and [e.type for e in out] == ["text", "text", "done"]
+    assert len(counted.made) == 1 and [e.type for e in out] == ["text", "text", "done"]
 
 
 def test_a_body_with_no_chunk_is_truncated_by_a_normalizer_made_at_its_end() -> None:
-    made: list[ChatNormalizer] = []
-
-    def counted(emit: Emit) -> ChatNormalizer:
-        made.append(chat(emit))
-        return made[-1]
-
+    counted = Counted()
     out: list[Any] = []
     reactivex.empty().pipe(normalize(counted)).subscribe(out.append)
-    assert len(made) == 1
+    assert len(counted.made) == 1
     assert [(e.type, e.error.kind) for e in out] == [("error", "truncated")]
 
 
 def test_a_hang_up_before_any_item_makes_no_normalizer_and_names_no_response() -> None:
-    made: list[ChatNormalizer] = []
-
-    def counted(emit: Emit) -> ChatNormalizer:
-        made.append(chat(emit))
-        return made[-1]
-
+    counted = Counted()
     source: reactivex.subject.Subject[Any] = reactivex.subject.Subject()
     subscription = source.pipe(normalize(counted)).subscribe(lambda _: None)
     assert hang_up(subscription) == Closed(None, None, None)
-    assert made == [] and not source.observers
+    assert counted.made == [] and not source.observers
 
 
 def test_a_hang_up_after_the_headers_names_them() -> None:
