@@ -76,6 +76,8 @@ def normalize(
     make_normalizer: Callable[[Emit], ChunkNormalizer],
 ) -> Callable[[Observable[SourceItem]], Observable[Fragment]]:
     """Feed each raw chunk to a fresh normalizer and emit the fragments it produces.
+    Each subscription's normalizer is made when its source first says something (the
+    response's headers, a chunk, a failure, its end), not at subscription.
 
     ::
 
