@@ -244,7 +244,7 @@ class _Feeding(Link[SourceItem]):
 
     def _next(self, item: SourceItem) -> None:
         normalizer = self._normalizer
-        if normalizer is None:
+        if normalizer is None:  # (`_made`'s test, inline: this runs per chunk)
             normalizer = self._made()
         if type(item) is not RawChunk:
             if type(item) is ResponseHeaders:  # for the request id of an in-body error
@@ -258,7 +258,7 @@ class _Feeding(Link[SourceItem]):
             if item.error.kind in _CUT_OFF and not normalizer.settled:
                 # The connection failed mid-body: if the provider had already said the
                 # turn was complete, the turn ends as it said.
-                if not self._end():
+                if not self._end(normalizer):
                     return
                 if normalizer.settled:
                     logger.bind(provider=item.provider, attempt=item.attempt).debug(
@@ -293,10 +293,9 @@ class _Feeding(Link[SourceItem]):
                 failed(normalizer.provider, "protocol", message, attempt=normalizer.attempt)
             )
 
-    def _end(self) -> bool:
+    def _end(self, normalizer: ChunkNormalizer) -> bool:
         """Let the normalizer say what the end of its input means; False when the
         stream is over on `on_error`."""
-        normalizer = self._made()
         try:
             normalizer.end()
         except _UNREADABLE as exc:
@@ -327,7 +326,7 @@ class _Feeding(Link[SourceItem]):
         if normalizer.settled:
             self._observer.on_completed()
             return
-        if not self._end():
+        if not self._end(normalizer):
             return
         if not normalizer.settled:
             # The body ended without the provider's terminal marker. Said here, by the
