@@ -114,8 +114,11 @@ class Link(abc.DisposableBase, Generic[_T]):
     """An operator's state for one subscription that is its own `_Link`: what `attach`
     would wrap it in, one object less per operator per stream.
 
-    A subclass reads items in `_next` (which `on_next` is bound to until the link
-    stops), its source's terminals in `_error` and `_completed`. A terminal stops the
+    A subclass reads items in `_next`, its source's terminals in `_error` and
+    `_completed`. Its `on_next` is its `_next`, set on the class when it is defined: an
+    upstream's call finds the function there, so no bound method is made per item nor
+    kept per link (seven a stream, and a slower call); a link that stops shadows it with
+    a no-op of its own (an instance attribute, in a dict made then). A terminal stops the
     link after it is handled, as `_Link` does: nothing more gets through, the upstream
     is disposed. So does `unlink` (the default `dispose`); called while `link_to` is
     still subscribing, it stops the link once the subscription is known, and until
@@ -123,11 +126,15 @@ class Link(abc.DisposableBase, Generic[_T]):
     ends inside its subscribe; what it reports there is the subclass's to judge).
     """
 
-    __slots__ = ("_upstream", "on_next")
+    __slots__ = ("__dict__", "_upstream")  # the dict: made when an `on_next` is set
+    on_next: Callable[[_T], None]  # a subclass's `_next` (`__init_subclass__`)
 
     def __init__(self) -> None:
-        self.on_next: Callable[[_T], None] = self._next
         self._upstream: abc.DisposableBase | None = None  # or `_UNLINKED`
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.on_next = cls._next  # type: ignore[assignment]
 
     @property
     def stopped(self) -> bool:
