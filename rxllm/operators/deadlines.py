@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -59,7 +60,9 @@ def deadlines(
     chunk): items only count, and a timer looks every quarter of `idle` whether any
     came; four looks in a row without output are a stall. So a stall is reported no
     sooner than `idle` seconds after the last output, and no later than a quarter
-    period after that.
+    period after that. The same timer watches `first_event` before the first output,
+    in equal looks of at most a quarter of `idle` (one look without `idle`), so that it
+    expires `first_event` after subscription, and the first output arms no timer.
 
     The error names the request id of the response it cuts off (`ErrorInfo.request_id`,
     for a support ticket), when an operator upstream knew its headers and said so as it
@@ -102,13 +105,18 @@ def deadlines(
     check_count("attempt", attempt, 1)
     check_scheduler("scheduler", scheduler)
 
+    # The looks `first_event` takes: as many as keep each within an idle look's period.
+    first_looks = (
+        1 if first_event is None or idle is None else math.ceil(first_event * _LOOKS / idle)
+    )
+
     def _deadlines(source: Observable[_T]) -> Observable[_T | Failed]:
         def subscribe(
             observer: abc.ObserverBase[_T | Failed],
             scheduler_: abc.SchedulerBase | None = None,
         ) -> abc.DisposableBase:
             clock = scheduler or scheduler_ or default_clock()
-            watch = _Watch(observer, clock, first_event, idle, provider, attempt)
+            watch = _Watch(observer, clock, first_event, first_looks, idle, provider, attempt)
             watch.start(source, scheduler_, total, elapsed)
             return watch
 
@@ -123,6 +131,7 @@ class _Watch(Link[Any]):
     __slots__ = (
         "_clock",
         "_first_event",
+        "_first_looks",
         "_idle",
         "_last",
         "_learns",
@@ -138,6 +147,7 @@ class _Watch(Link[Any]):
         observer: abc.ObserverBase[Any],
         clock: abc.SchedulerBase,
         first_event: float | None,
+        first_looks: int,
         idle: float | None,
         provider: str | None,
         attempt: int,
@@ -146,12 +156,13 @@ class _Watch(Link[Any]):
         self._observer = observer
         self._clock = clock
         self._first_event = first_event
+        self._first_looks = first_looks
         self._idle = idle
         self._last = (provider or "unknown", attempt)  # who an expiry names
         self._learns = provider is None  # names the provider of the events passing
         self._outputs = 0  # items of output so far
-        self._quiet = 0  # looks of the idle timer in a row that saw no output
-        self._watch: Timer | None = None  # the first-event or idle timer
+        self._quiet = 0  # looks in a row that saw no output
+        self._watch: Timer | None = None  # the timer of the first-event and idle deadlines
         self._whole: Timer | None = None  # the total timer
 
     def start(
@@ -164,10 +175,8 @@ class _Watch(Link[Any]):
         clock = self._clock
         if total is not None:
             self._whole = after(clock, total - elapsed, self._expire, "total_timeout", total)
-        if self._first_event is not None:
-            self._watch = after(clock, self._first_event, self._first_event_fired)
-        elif self._idle is not None:
-            self._arm_idle()
+        if self._first_event is not None or self._idle is not None:
+            self._look_later()
         self.link_to(source, scheduler)  # (it may expire, or be disposed, meanwhile)
 
     def _stop_timers(self) -> None:
@@ -177,34 +186,29 @@ class _Watch(Link[Any]):
         if whole is not None:
             whole.cancel()
 
-    def _arm_idle(self) -> None:
-        assert self._idle is not None
-        if self._watch is not None:
-            self._watch.cancel()  # the first-event timer, replaced
-        self._quiet = 0
-        self._look_later()
-
     def _look_later(self) -> None:
-        assert self._idle is not None
-        self._watch = after(self._clock, self._idle / _LOOKS, self._idle_fired, self._outputs)
+        """The next look: a share of `first_event` until the first output, a quarter of
+        `idle` from then on (or from the start, without `first_event`)."""
+        first_event = self._first_event
+        if self._outputs == 0 and first_event is not None:
+            period = first_event / self._first_looks
+        else:
+            assert self._idle is not None
+            period = self._idle / _LOOKS
+        self._watch = after(self._clock, period, self._looked, self._outputs)
 
-    def _first_event_fired(self) -> None:
-        assert self._first_event is not None
-        if self.stopped:
-            return
-        if not consumer_waits(self._clock):  # the source has not been asked to read
-            self._watch = after(self._clock, self._first_event, self._first_event_fired)
-            return
-        self._expire("first_event_timeout", self._first_event)
-
-    def _idle_fired(self, seen: int) -> None:
+    def _looked(self, seen: int) -> None:
         if self.stopped:
             return
         if self._outputs != seen or not consumer_waits(self._clock):
             self._quiet = 0  # output came since the last look, or nobody asked for it
         else:
             self._quiet += 1
-            if self._quiet == _LOOKS:
+            if self._outputs == 0 and self._first_event is not None:
+                if self._quiet == self._first_looks:
+                    self._expire("first_event_timeout", self._first_event)
+                    return
+            elif self._quiet == _LOOKS:
                 assert self._idle is not None
                 self._expire("idle_timeout", self._idle)
                 return
@@ -268,11 +272,8 @@ class _Watch(Link[Any]):
             self._outputs += 1
             if self._learns and isinstance(named := getattr(item, "provider", None), str):
                 self._last = (named, getattr(item, "attempt", self._last[1]))
-            if self._outputs == 1 and self._first_event is not None:
-                if self._idle is not None:
-                    self._arm_idle()
-                else:
-                    self._stop_watch()
+            if self._outputs == 1 and self._idle is None and self._first_event is not None:
+                self._stop_watch()  # with `idle`, the next look is its first
         self._observer.on_next(item)
 
     def _stop_watch(self) -> None:

@@ -47,6 +47,42 @@ def test_no_first_output_expires_the_first_event_deadline() -> None:
     assert source.subscriptions == [ReactiveTest.subscribe(200, 250)]
 
 
+@pytest.mark.parametrize(("first_event", "idle"), [(50, 40), (45, 40), (7, 40), (50, 3)])
+def test_the_first_event_deadline_expires_on_time_in_looks_of_the_idle_timer(
+    first_event: float, idle: float
+) -> None:
+    """Before the first output the idle timer's looks watch `first_event`: equal looks,
+    none longer than a quarter of `idle`, that end at `first_event`, never before."""
+    messages, _ = run([on_next(500, EVENTS["a"])], first_event=first_event, idle=idle)
+    time, message = stalled(messages)
+    assert time == pytest.approx(200 + first_event)
+    assert message == f"first_event_timeout expired: no output from {P} for {first_event:g} s"
+
+
+class _Armings(TestScheduler):
+    """A test scheduler that notes when each timer is armed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed: list[float] = []
+
+    def schedule_relative(self, duetime: Any, action: Any, state: Any = None) -> Any:
+        self.armed.append(self.clock)
+        return super().schedule_relative(duetime, action, state)
+
+
+def test_the_first_output_arms_no_timer() -> None:
+    """One timer watches the first event and then the silences: the first output only
+    counts (it cancelled the first-event timer and armed the idle one, per stream)."""
+    scheduler = _Armings()
+    source = scheduler.create_cold_observable(on_next(5, EVENTS["a"]), on_next(500, EVENTS["b"]))
+    scheduler.start(
+        lambda: source.pipe(deadlines(provider=P, first_event=50, idle=40)), disposed=236
+    )
+    assert 205 not in scheduler.armed
+    assert [t for t in scheduler.armed if t > 200] == [210, 220, 230]  # a look each 10
+
+
 def test_silence_after_output_expires_the_idle_deadline_never_early() -> None:
     messages, source = run([on_next(10, EVENTS["a"]), on_next(500, EVENTS["b"])], idle=40)
     time, message = stalled(messages)
