@@ -111,19 +111,22 @@ async def test_the_total_deadline_covers_the_whole_turn() -> None:
 @pytest.mark.parametrize(
     ("options", "guard"),
     [
-        ({}, 600.0),  # the defaults: first_event_timeout 600 s, idle_timeout 120 s
-        ({"first_event_timeout": 1800.0}, 1800.0),
-        ({"first_event_timeout": None, "idle_timeout": 900.0}, 900.0),
+        ({}, None),  # the defaults: first_event_timeout 600 s, idle_timeout 120 s
+        ({"first_event_timeout": 1800.0}, None),
+        ({"first_event_timeout": None, "idle_timeout": 900.0}, None),
+        ({"idle_timeout": None}, 600.0),
+        ({"first_event_timeout": 1800.0, "idle_timeout": None}, 1800.0),
         ({"first_event_timeout": None, "idle_timeout": None}, 300.0),
         ({"first_event_timeout": 1800.0, "read_timeout": 60.0}, 60.0),  # asked for: kept
     ],
 )
 def test_the_transport_guard_never_cuts_a_wait_the_deadlines_allow(
-    options: dict[str, Any], guard: float
+    options: dict[str, Any], guard: float | None
 ) -> None:
     """A reasoning model sends no byte while it thinks: a transport guard shorter than
     `first_event_timeout` would cut the wait that deadline allows, with an error that
-    names the wrong setting. Left unset, the guard is the longer of the deadlines."""
+    names the wrong setting. Left unset, there is none while `idle_timeout` is on (the
+    deadlines see every silence first), else it is `first_event_timeout`."""
     from rxllm.pipeline.provider import ProviderOptions
 
     assert ProviderOptions(**options).silence_allowed() == guard

@@ -124,6 +124,30 @@ async def test_streams_in_flight_share_what_only_a_failure_or_a_redirect_needs(
     assert len(urls) == 1  # and its endpoint's URL
 
 
+@pytest.mark.parametrize(
+    ("options", "guarded"),
+    [({}, False), ({"read_timeout": 60.0}, True), ({"idle_timeout": None}, True)],
+)
+async def test_the_transport_guard_is_armed_only_where_a_silence_could_pass_the_deadlines(
+    serve: Serve, options: dict[str, Any], guarded: bool
+) -> None:
+    """A silence without a byte is one without output: while `idle_timeout` is on, the
+    deadlines see every one first, and the read watchdog was one more timer a stream in
+    the loop's heap. Asked for (`read_timeout`), or without `idle_timeout`, it is armed."""
+    base_url, go = await _paused_stream(serve)
+    provider = rxllm.provider("openai", api_key="sk-test", base_url=base_url, **options)
+    request = rxllm.ChatRequest(model="m", messages=[rxllm.Message.user("hi")])
+    _, transfers_before = _footprint()
+    stream = provider.astream(request)
+    assert isinstance(await anext(stream), rxllm.TextDelta)
+    _, transfers = _footprint()
+    watchdogs = [transfer._watchdog is not None for transfer in transfers - transfers_before]
+    go.set()
+    assert isinstance([event async for event in stream][-1], rxllm.Done)
+    await provider.aclose()
+    assert watchdogs == [guarded]
+
+
 async def test_the_request_is_sent_in_the_loop_iteration_that_subscribed(serve: Serve) -> None:
     """No hop between subscribing and starting the request: its task exists at once."""
     base_url, go = await _paused_stream(serve)

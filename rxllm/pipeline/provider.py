@@ -133,10 +133,12 @@ class ProviderOptions(BaseModel):
     read_timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Seconds without a byte from the server (keepalives included): the transport's
     own guard, under the deadlines above. Checked once per period, not re-armed per
-    read, so a silence ends the attempt within twice this. None: the longer of
-    `first_event_timeout` and `idle_timeout` (a guard shorter than they are would cut
-    the wait they allow: a reasoning model sends no byte while it thinks), or
-    `DEFAULT_READ_TIMEOUT` when both are off."""
+    read, so a silence ends the attempt within twice this. None: no guard of its own
+    while `idle_timeout` is on (a silence without a byte is one without output, which
+    the deadlines see first: `first_event_timeout`, or `idle_timeout` from the start
+    without it, until the first output, `idle_timeout` after); else
+    `first_event_timeout` (a shorter guard would cut the wait it allows: a reasoning
+    model sends no byte while it thinks), or `DEFAULT_READ_TIMEOUT` when both are off."""
     max_line_bytes: int = Field(default=DEFAULT_MAX_LINE_BYTES, gt=0)
     """The SSE line cap: a longer line ends the stream with `error(kind="limit")`."""
     max_tool_argument_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
@@ -279,12 +281,13 @@ class ProviderOptions(BaseModel):
             )
         return wire.sending_reasoning(self.send_reasoning)
 
-    def silence_allowed(self) -> float:
-        """`read_timeout` as the transport applies it (see there)."""
+    def silence_allowed(self) -> float | None:
+        """`read_timeout` as the transport applies it (see there): None for no guard."""
         if self.read_timeout is not None:
             return self.read_timeout
-        waits = [wait for wait in (self.first_event_timeout, self.idle_timeout) if wait]
-        return max(waits, default=DEFAULT_READ_TIMEOUT)
+        if self.idle_timeout is not None:
+            return None  # the deadlines see every silence first: a timer less per stream
+        return self.first_event_timeout or DEFAULT_READ_TIMEOUT
 
     def text_guards(self) -> list[FragmentOperator]:
         """The opt-in text guards, in order; each keeps its state per subscription."""

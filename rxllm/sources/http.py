@@ -526,7 +526,7 @@ class _Settings(NamedTuple):
     guard: SsrfGuard | None
     timeout: aiohttp.ClientTimeout
     connect_timeout: float
-    read_timeout: float
+    read_timeout: float | None
     max_line_bytes: int
     max_response_bytes: int | None
 
@@ -539,7 +539,7 @@ def http_source(
     session: aiohttp.ClientSession | SessionPool | None = None,
     guard: SsrfGuard | None = None,
     connect_timeout: float = 10.0,
-    read_timeout: float = DEFAULT_READ_TIMEOUT,
+    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_response_bytes: int | None = None,
 ) -> Observable[SourceItem]:
@@ -550,6 +550,10 @@ def http_source(
     hop, their IP literals and every address their names resolve to) is checked before
     connecting; a refusal is `error(kind="policy")`. A given session has its own
     connector, which the guard cannot reach, so the two together are a `ConfigError`.
+
+    `read_timeout`: seconds without a byte before the transfer ends with
+    `error(kind="stalled")`, checked once per period; None keeps no such guard, for a
+    caller that watches silences itself (a provider's deadlines).
     """
     if guard is not None and isinstance(session, aiohttp.ClientSession):
         raise ConfigError(
@@ -575,6 +579,14 @@ def http_source(
         return _Transfer(settings, observer, _loop_of(scheduler), scheduler)
 
     return Operator(subscribe)
+
+
+def _read_timed_out(provider: str, read_timeout: float | None) -> str:
+    """What a read that waited too long for a byte says: the watchdog's `read_timeout`,
+    or, without one, a timeout of aiohttp's own."""
+    if read_timeout is None:
+        return f"the read timed out: no bytes from {provider}"
+    return f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s"
 
 
 def _log_hang_up(provider: str, attempt: int) -> None:
@@ -811,7 +823,10 @@ class _Transfer(abc.DisposableBase):
         settings = self._settings
         parts: list[bytes] = []
         self._rejecting = (resp, parts)
-        timeout = min(settings.read_timeout, ERROR_BODY_SECONDS)
+        read_timeout = settings.read_timeout
+        timeout = (
+            ERROR_BODY_SECONDS if read_timeout is None else min(read_timeout, ERROR_BODY_SECONDS)
+        )
         whole = await read_error_body(resp, parts, timeout=timeout)
         self._rejecting = None
         self._observer.on_next(self._rejection(resp, parts, whole))
@@ -885,15 +900,12 @@ class _Transfer(abc.DisposableBase):
         job = self._job
         if job is None or job.finished:
             return
+        read_timeout = self._settings.read_timeout
+        assert read_timeout is not None  # (armed only with one)
         if self._progress != seen or not job.parked:
-            read_timeout = self._settings.read_timeout
             self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
             return
-        read_timeout = self._settings.read_timeout
-        message = (
-            f"read_timeout expired: no bytes from {self._settings.provider} for {read_timeout:g} s"
-        )
-        self.cut("stalled", message)
+        self.cut("stalled", _read_timed_out(self._settings.provider, read_timeout))
 
     def cut(self, kind: ErrorKind | None, message: str) -> None:
         """End the transfer from outside its job, on its loop: the response closed, the
@@ -914,7 +926,8 @@ class _Transfer(abc.DisposableBase):
     async def _run(self) -> None:
         settings = self._settings
         provider, read_timeout = settings.provider, settings.read_timeout
-        self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
+        if read_timeout is not None:
+            self._watchdog = self._loop.call_later(read_timeout, self._watch, self._progress)
         try:
             session = settings.session
             if isinstance(session, SessionPool):  # the pool's, left open
@@ -956,9 +969,7 @@ class _Transfer(abc.DisposableBase):
                 f"{_pool_wait(settings.session, URL(settings.request.url))}",
             )
         except (aiohttp.ServerTimeoutError, TimeoutError):
-            self._fail(
-                "stalled", f"read_timeout expired: no bytes from {provider} for {read_timeout:g} s"
-            )
+            self._fail("stalled", _read_timed_out(provider, read_timeout))
         except BROKEN_BODY as exc:
             self._fail("truncated", f"the connection closed mid-stream: {_not_http(exc)}")
         except aiohttp.ClientHttpProxyError as exc:  # the proxy's answer to CONNECT
