@@ -902,6 +902,8 @@ class WireProtocol(ABC):
                 under any of its names (`SAMPLING_ALIASES`).
         """
         params: dict[str, Any] = {}
+        if request.model_fields_set.isdisjoint(SAMPLING_FIELDS):
+            return params  # most requests set none: no field to look at one by one
         for name in SAMPLING_FIELDS:
             value = getattr(request, name)
             if value is None:
