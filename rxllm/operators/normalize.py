@@ -39,7 +39,7 @@ from rxllm.fragments import (
     whole_value,
 )
 from rxllm.operators._args import check_callable
-from rxllm.operators._link import Link, Operator
+from rxllm.operators._link import _UNLINKED, Link, Operator
 from rxllm.secrets import redact, redact_head
 
 __all__ = ["normalize"]
@@ -349,10 +349,12 @@ class _Feeding(Link[SourceItem]):
 
     def dispose(self) -> None:
         normalizer = self._normalizer
-        if self._upstream is not None and normalizer is not None:  # (none before any item)
+        upstream = self._upstream  # None while subscribing, `_UNLINKED` once stopped
+        if upstream is not None and upstream is not _UNLINKED and normalizer is not None:
             # Whoever hangs up (a deadline) learns the response it cut off, for its
             # request id, and how the turn ends if its provider had said it was complete:
-            # handed over once, at the end, never per chunk.
+            # handed over once, at the end, never per chunk (nor per dispose: two holders
+            # of one subscription dispose it twice, and two reports would name none).
             ended = self._ending(normalizer) if hanging_up() else None
             closing(normalizer.response_headers, ended=ended)
         self.unlink()

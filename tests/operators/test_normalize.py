@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 import reactivex
+from reactivex.disposable import CompositeDisposable
 from reactivex.testing.marbles import marbles_testing
 
 from rxllm.events import Done, TextDelta, failed
@@ -128,6 +129,17 @@ def test_a_hang_up_after_the_headers_names_them() -> None:
     subscription = source.pipe(normalize(chat)).subscribe(lambda _: None)
     source.on_next(ResponseHeaders({"x-request-id": "req_1"}))
     assert hang_up(subscription).headers == {"x-request-id": "req_1"}
+
+
+def test_a_hang_up_that_disposes_it_twice_names_the_response_once() -> None:
+    """Two holders of one subscription (a user's composite) dispose it twice in one
+    hang-up: it says which response closed once, not twice (two would name none)."""
+    source: reactivex.subject.Subject[Any] = reactivex.subject.Subject()
+    feeding = normalize(chat)(source)._subscribe(reactivex.Observer(), None)  # type: ignore[attr-defined]
+    source.on_next(ResponseHeaders({"x-request-id": "req_1"}))
+    twice = CompositeDisposable(feeding, feeding)
+    assert hang_up(twice).headers == {"x-request-id": "req_1"}
+    assert not source.observers
 
 
 # -- a consumer's exception is never the provider's ----------------------------------
