@@ -186,16 +186,18 @@ class _Watch(Link[Any]):
         if whole is not None:
             whole.cancel()
 
+    def _watched(self) -> tuple[str, float, int]:
+        """The deadline the looks watch now, and the looks in a row without output that
+        expire it: `first_event` until the first output, `idle` from then on (or from
+        the start, without `first_event`)."""
+        if self._outputs == 0 and self._first_event is not None:
+            return "first_event_timeout", self._first_event, self._first_looks
+        assert self._idle is not None
+        return "idle_timeout", self._idle, _LOOKS
+
     def _look_later(self) -> None:
-        """The next look: a share of `first_event` until the first output, a quarter of
-        `idle` from then on (or from the start, without `first_event`)."""
-        first_event = self._first_event
-        if self._outputs == 0 and first_event is not None:
-            period = first_event / self._first_looks
-        else:
-            assert self._idle is not None
-            period = self._idle / _LOOKS
-        self._watch = after(self._clock, period, self._looked, self._outputs)
+        _, seconds, looks = self._watched()
+        self._watch = after(self._clock, seconds / looks, self._looked, self._outputs)
 
     def _looked(self, seen: int) -> None:
         if self.stopped:
@@ -204,13 +206,9 @@ class _Watch(Link[Any]):
             self._quiet = 0  # output came since the last look, or nobody asked for it
         else:
             self._quiet += 1
-            if self._outputs == 0 and self._first_event is not None:
-                if self._quiet == self._first_looks:
-                    self._expire("first_event_timeout", self._first_event)
-                    return
-            elif self._quiet == _LOOKS:
-                assert self._idle is not None
-                self._expire("idle_timeout", self._idle)
+            which, seconds, looks = self._watched()
+            if self._quiet == looks:
+                self._expire(which, seconds)
                 return
         self._look_later()
 
