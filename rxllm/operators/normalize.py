@@ -39,7 +39,7 @@ from rxllm.fragments import (
     whole_value,
 )
 from rxllm.operators._args import check_callable
-from rxllm.operators._link import _UNLINKED, Link, Operator
+from rxllm.operators._link import Link, Operator
 from rxllm.secrets import redact, redact_head
 
 __all__ = ["normalize"]
@@ -349,8 +349,8 @@ class _Feeding(Link[SourceItem]):
 
     def dispose(self) -> None:
         normalizer = self._normalizer
-        upstream = self._upstream  # None while subscribing, `_UNLINKED` once stopped
-        if upstream is not None and upstream is not _UNLINKED and normalizer is not None:
+        # Linked: not still subscribing (no upstream yet), not stopped.
+        if self._upstream is not None and not self.stopped and normalizer is not None:
             # Whoever hangs up (a deadline) learns the response it cut off, for its
             # request id, and how the turn ends if its provider had said it was complete:
             # handed over once, at the end, never per chunk (nor per dispose: two holders
