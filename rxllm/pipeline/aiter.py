@@ -39,10 +39,15 @@ class _Sink(Link[Event], Driver):
 
     def _next(self, event: Event) -> None:
         self.queue.append(event)
-        self.wake()
+        waiter = self.waiter  # (`wake`, inline: this runs per event)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def pop(self) -> Event:
-        queue, head = self.queue, self.head
+        queue = self.queue
+        if len(queue) == 1:  # the one event a read gave, mostly (`head` is 0 then)
+            return queue.pop()
+        head = self.head
         event = queue[head]
         head += 1
         if head == len(queue):

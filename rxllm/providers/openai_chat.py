@@ -1660,13 +1660,13 @@ class ChatNormalizer(Normalizer):
                 "ignored a chunk after the terminal event: {}", chunk.event
             )
             return
-        model = text_or_none(payload.get("model"))
-        if model is not None:
+        model = payload.get("model")
+        if model.__class__ is str and model:  # (`text_or_none`, inline: this runs per chunk)
             self.model = model
             if self.response_id is None and not self._is_server_item(payload):
                 # (a chunk that is an item the provider ran has the item's id: below)
                 self.response_id = text_or_none(payload.get("id"))
-        finished = self.finish is not None  # before this chunk
+        finish = self.finish  # before this chunk
         usage = payload.get("usage")
         choices = payload.get("choices")
         if not (choices or _NATIVE_CHOICE.isdisjoint(payload)):
@@ -1702,6 +1702,8 @@ class ChatNormalizer(Normalizer):
                 error = beside
             if not usage:
                 usage = nested_usage
+        if not (usage or error) and chunk.event != "error":
+            return  # most chunks: the choice was all they said
         if usage and usage.__class__ is not dict:  # no counts to read; the answer stands
             self._log_once("usage", f"usage {_short(usage)} is no object: not read")
             usage = None
@@ -1717,7 +1719,7 @@ class ChatNormalizer(Normalizer):
                 self.usage(counted)
         if failing:
             self._error(error if error is not None else payload)
-        elif usage and finished:
+        elif usage and finish is not None:
             # Usage after the finish's own chunk: the turn is over, but for the sources
             # that may follow (`_CITING`). Usage on the finish chunk may not be the last
             # word (vLLM's continuous usage stats: the final usage chunk follows, with the

@@ -141,7 +141,8 @@ class Job:
                 self._hand_over()  # its own task takes the step from here
                 return
         self._step(None)
-        self._hand_over()
+        if self._owner != _DRIVEN or self.cancelled:  # (`_hand_over`'s test: a step per read)
+            self._hand_over()
 
     def _step(self, exc: BaseException | None) -> None:
         if self._must_cancel:
