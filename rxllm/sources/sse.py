@@ -122,11 +122,13 @@ class SseDecoder:
         # (a body of `event:` lines alone was cut before its data)
         self.fields = 0
         self.bytes = 0
-        self._pending: list[bytes] = []  # a line not yet ended, in the pieces it came in
+        # A line not yet ended, in the pieces it came in; no list until there is one
+        # (most reads end their lines: a stream keeps none).
+        self._pending: list[bytes] | tuple[()] = ()
         self._pending_size = 0
         self._started = False  # past the place where a BOM could be
         self._skip_lf = False  # the last chunk ended in CR: a LF next is the same line end
-        self._data: list[str] = []
+        self._data: list[str] | tuple[()] = ()  # the event's data lines, as `_pending`
         self._event = ""
         self._last_id: str | None = None
         self._retry: int | None = None
@@ -172,14 +174,14 @@ class SseDecoder:
                 self._pending, self._pending_size = [head], len(head)
                 return []
             self._started = True
-            self._pending, self._pending_size = [], 0
+            self._pending, self._pending_size = (), 0
             chunk = head[3:] if head.startswith(_BOM) else head
         if _LF not in chunk and _CR not in chunk:
             self._hold(chunk)
             return []
         if self._pending:
             chunk = b"".join(self._pending) + chunk
-            self._pending, self._pending_size = [], 0
+            self._pending, self._pending_size = (), 0
         if chunk[-1] == _CR:
             self._skip_lf = True
         if _CR in chunk:
@@ -210,7 +212,7 @@ class SseDecoder:
         break and blank line. `last_line=False` drops an unended last line (its
         reader found it cut short); the event it belonged to still counts."""
         rest = b"".join(self._pending) if last_line else b""
-        self._pending, self._pending_size = [], 0
+        self._pending, self._pending_size = (), 0
         if not self._started and rest.startswith(_BOM):
             rest = rest[len(_BOM) :]
         out: list[SseEvent] = []
@@ -223,7 +225,10 @@ class SseDecoder:
         return out
 
     def _hold(self, piece: bytes) -> None:
-        self._pending.append(piece)
+        if self._pending:
+            self._pending.append(piece)
+        else:
+            self._pending = [piece]
         self._pending_size += len(piece)
         if self._pending_size > self.max_line_bytes:
             raise SseLineTooLong(
@@ -275,7 +280,7 @@ class SseDecoder:
             value = value[1:]
         self._has_fields = True
         if name == "data":
-            self._data.append(value)
+            self._add_data(value)
         elif name == "event":
             self.fields += 1
             self._event = value
@@ -295,7 +300,7 @@ class SseDecoder:
             # ggml-org/llama.cpp#16109 of 2025-09 made it `data: {"error": ...}`). Read
             # as the `event: error` frame it means, so each wire's normalizer sees an
             # error frame; here, with the other unknown fields, no `data` line pays it.
-            self._data.append(value)
+            self._add_data(value)
             self._event = "error"
         else:
             self._ignore(name, value)
@@ -346,8 +351,14 @@ class SseDecoder:
             data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
             out.append(SseEvent(data, self._event or "message", self._last_id, self._retry))
             self.events += 1
-        self._data = []
+        self._data = ()
         self._event = ""
+
+    def _add_data(self, line: str) -> None:
+        if self._data:
+            self._data.append(line)
+        else:
+            self._data = [line]
 
 
 def utf8_size(text: str) -> int:

@@ -4,6 +4,7 @@ path makes of the same bytes."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from rxllm.fragments import RawChunk
@@ -84,3 +85,22 @@ def test_the_chunk_readers_reads_are_the_decoders_events() -> None:
         "cut in two",
     ]
     assert sink.items[6] == RawChunk("p", 2, "named", "named")
+
+
+def _lists(decoder: SseDecoder) -> int:
+    return sum(1 for o in gc.get_referents(decoder) if type(o) is list)
+
+
+def test_a_decoder_between_events_holds_no_list() -> None:
+    """A line not yet ended and an event's data lines are lists only while there are
+    some: a stream that waits between whole events keeps none (one per stream, per
+    list, at a thousand streams)."""
+    decoder = SseDecoder()
+    unended = (b"data: after a CR\r", b"data: cut")  # an event, a line, not yet ended
+    for read in READS:
+        decoder.feed(read)
+        assert _lists(decoder) == (read in unended), read
+    decoder.feed(b"data: one\n")
+    assert _lists(decoder) == 1  # the event's first data line, until its blank line
+    assert [event.data for event in decoder.feed(b"data: two\n\n")] == ["one\ntwo"]
+    assert _lists(decoder) == 0
