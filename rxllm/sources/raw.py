@@ -80,11 +80,11 @@ class ChunkReader:
         self._head: bytes | None = b""
 
     def feed(self, data: bytes) -> Failed | None:
-        if self._head is None:  # an SSE stream, whose reads are mostly one event each
-            text = self._decoder.one_data(data)
-            if text is not None:
-                self._sink.on_next(_new(RawChunk, (self._provider, self._attempt, "message", text)))
-                return None
+        text = self._decoder.one_data(data)  # an SSE stream's reads are mostly one event each
+        if text is not None:
+            self._head = None  # an SSE stream, then (a store, not a test per read)
+            self._sink.on_next(_new(RawChunk, (self._provider, self._attempt, "message", text)))
+            return None
         head = self._head
         if head is not None and len(head) < _HEAD_BYTES:
             self._head = head + data[: _HEAD_BYTES - len(head)]

@@ -139,12 +139,12 @@ class SseDecoder:
     def one_data(self, chunk: bytes) -> str | None:
         """The data of `chunk` when it is the common read, one event of one `data` line
         with nothing pending (read, as `feed` reads it), else None with nothing read.
-        The chunk reader's per-event path: no list, no `SseEvent`."""
+        The chunk reader's per-event path: no list, no `SseEvent`. The body's first read
+        too: nothing pending and a read that starts with `data:`, no BOM is before it."""
         if (
             chunk.startswith(b"data:")
             and chunk.find(b"\n") == len(chunk) - 2
             and chunk[-1] == _LF
-            and self._started
             and not self._pending
             and not self._has_fields
             and self._stray is None
@@ -153,6 +153,7 @@ class SseDecoder:
             and len(chunk) <= self.max_line_bytes
         ):
             # What `feed`'s lines make of it, without splitting it into lines.
+            self._started = True  # (past where a BOM could be: a store, not a test per read)
             self.bytes += len(chunk)
             self.events += 1
             value = chunk[6:-2] if chunk[5] == _SPACE else chunk[5:-2]

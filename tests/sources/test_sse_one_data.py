@@ -104,3 +104,22 @@ def test_a_decoder_between_events_holds_no_list() -> None:
     assert _lists(decoder) == 1  # the event's first data line, until its blank line
     assert [event.data for event in decoder.feed(b"data: two\n\n")] == ["one\ntwo"]
     assert _lists(decoder) == 0
+
+
+def test_the_bodys_first_read_is_the_common_read_when_no_bom_can_start_it() -> None:
+    """A body's first read that starts with `data:` is read as any other common read:
+    no BOM is before it. One that starts with a BOM, whole or cut, is `feed`'s, which
+    drops it; after the body's start a BOM is a character of the line, as the SSE
+    rules say (that line's field, `\ufeffdata`, is none: ignored)."""
+    first = SseDecoder()
+    assert first.one_data(b'data: {"a": 1}\n\n') == '{"a": 1}'
+    assert first.feed(b"\xef\xbb\xbfdata: x\n\n") == []
+    for reads in ([b"\xef\xbb\xbfdata: x\n\n"], [b"\xef\xbb", b"\xbfdata: x\n\n"]):
+        decoder = SseDecoder()
+        assert decoder.one_data(reads[-1]) is None
+        assert [event.data for read in reads for event in decoder.feed(read)] == ["x"]
+    sink = Sink()
+    reader = ChunkReader(sink, "p")
+    assert reader.feed(b"data: one\n\n") is None
+    assert reader.close() is None  # an SSE stream: no "not an SSE stream"
+    assert [item.data for item in sink.items] == ["one"]
