@@ -140,7 +140,7 @@ class SseDecoder:
         """The data of `chunk` when it is the common read, one event of one `data` line
         with nothing pending (read, as `feed` reads it), else None with nothing read.
         The chunk reader's per-event path: no list, no `SseEvent`. The body's first read
-        too: nothing pending and a read that starts with `data:`, no BOM is before it."""
+        too: with nothing pending, a read that starts with `data:` has no BOM before it."""
         if (
             chunk.startswith(b"data:")
             and chunk.find(b"\n") == len(chunk) - 2
