@@ -104,8 +104,13 @@ def _request() -> rxllm.ChatRequest:
     return rxllm.ChatRequest(model=MODEL, messages=[rxllm.Message.user("Benchmark, please.")])
 
 
+Seen = Callable[[bool], None]
+"""Told of each text a stream reads: True for its first (`benchmarks.bytecodes` counts
+between these; the timed runs pass none)."""
+
+
 async def _floor_streams(
-    base_url: str, streams: int, start: Callable[[], None]
+    base_url: str, streams: int, start: Callable[[], None], seen: Seen | None = None
 ) -> list[float | None]:
     """The floor: aiohttp lines plus `json.loads`, over one unlimited connector. Returns
     each stream's first-text time (None for a stream that did not get all its chunks)."""
@@ -127,6 +132,10 @@ async def _floor_streams(
                         choices = chunk["choices"]
                         if choices and choices[0]["delta"].get("content"):
                             first = time.perf_counter()
+                            if seen is not None:
+                                seen(True)
+                    elif seen is not None:
+                        seen(False)
         return first if count == expected else None
 
     connector = aiohttp.TCPConnector(limit=0)
@@ -138,7 +147,7 @@ async def _floor_streams(
 
 
 async def _rxllm_streams(
-    base_url: str, streams: int, start: Callable[[], None]
+    base_url: str, streams: int, start: Callable[[], None], seen: Seen | None = None
 ) -> list[float | None]:
     """rxllm as a server calls it: one provider, `astream` per user. The text is checked
     through a running digest, not kept: like the floor, a stream holds nothing it read."""
@@ -153,6 +162,10 @@ async def _rxllm_streams(
             if type(event) is rxllm.TextDelta:
                 if first is None:
                     first = time.perf_counter()
+                    if seen is not None:
+                        seen(True)
+                elif seen is not None:
+                    seen(False)
                 text.update(event.text.encode())
             terminal = event
         done = isinstance(terminal, rxllm.Done) and text.digest() == expected
@@ -170,7 +183,7 @@ def _chunks_of(base_url: str) -> int:
     return int(base_url.rstrip("/").split("/")[-4])
 
 
-_StreamClient = Callable[[str, int, Callable[[], None]], Awaitable[list[float | None]]]
+_StreamClient = Callable[[str, int, Callable[[], None], Seen | None], Awaitable[list[float | None]]]
 _STREAM_CLIENTS: dict[str, _StreamClient] = {
     "floor": _floor_streams,
     "rxllm": _rxllm_streams,
@@ -198,7 +211,7 @@ def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
     clock = _Clock()
 
     async def run() -> tuple[list[float | None], float, int]:
-        firsts = await _STREAM_CLIENTS[client](base_url, streams, clock.start)
+        firsts = await _STREAM_CLIENTS[client](base_url, streams, clock.start, None)
         return firsts, time.process_time() - clock.cpu, _status("VmHWM")
 
     firsts, cpu, peak = asyncio.run(run())
@@ -250,7 +263,7 @@ def child_first_pass(client: str, base_url: str, streams: int, collect: bool = T
         selector.select = looking
 
     async def run() -> None:
-        await _STREAM_CLIENTS[client](base_url, streams, start)
+        await _STREAM_CLIENTS[client](base_url, streams, start, None)
 
     asyncio.run(run())
     raise HollowRun(f"{client}'s streams all ended without the loop passing over them")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.__main__ import main
+from benchmarks.bytecodes import main as bytecodes_main
 from benchmarks.clients import (
     HollowRun,
     check_floor,
@@ -192,3 +193,38 @@ def test_instructions_without_valgrind_say_so(
     assert "valgrind is not installed" in capsys.readouterr().err
     assert hot_path_main(["--instructions"]) == 2
     assert "valgrind is not installed" in capsys.readouterr().err
+
+
+def test_bytecodes_are_counted_in_each_phase(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`benchmarks.bytecodes` at a few streams: each phase counted for both clients,
+    rxllm's own code in rxllm's count only, the floor's parse (`json`) in the floor's,
+    the chat normalizer among what rxllm ran before its first text, and a socket read
+    per event at least."""
+    out = tmp_path / "bytecodes.json"
+    argv = ["--streams", "3", "--event-streams", "2", "--events", "20", "--deltas", "30"]
+    argv += ["--pace", "50", "--first-pace", "5", "--top", "5", "--json", str(out)]
+    assert bytecodes_main(argv) == 0
+    counts = json.loads(out.read_text())
+    assert list(counts) == ["first_pass", "first_text", "event"]
+    for phase, clients in counts.items():
+        floor, rx = clients["floor"], clients["rxllm"]
+        assert floor["per"] == rx["per"] == ("event" if phase == "event" else "stream")
+        assert floor["bytecodes"] > 0 and rx["libraries"]["rxllm"] > 0
+        assert "rxllm" not in floor["libraries"]
+        assert rx["bytecodes"] == pytest.approx(sum(rx["libraries"].values()))
+    assert counts["first_text"]["floor"]["libraries"]["json"] > 0
+    normalizer = "rxllm/providers/openai_chat.py"
+    assert any(
+        name.startswith(normalizer) for name, _ in counts["first_text"]["rxllm"]["functions"]
+    )
+    assert all(client["reads"] >= 1 for client in counts["event"].values())
+    report = capsys.readouterr().out
+    assert "first_pass" in report and "first_text" in report and "rxllm own" in report
+
+
+def test_bytecodes_refuse_a_window_the_streams_cannot_fill() -> None:
+    argv = ["--phase", "event", "--event-streams", "2", "--deltas", "5", "--events", "100"]
+    with pytest.raises(SystemExit, match="cannot give 100 events"):
+        bytecodes_main(argv)
