@@ -29,7 +29,6 @@ import asyncio
 import gc
 import json
 import os
-import subprocess
 import sys
 import sysconfig
 from collections import Counter
@@ -145,21 +144,13 @@ def child(client: str, phase: str, base_url: str, streams: int, events: int) -> 
         started = True
         if phase == "event":
             return  # counted from the last stream's first text on
+        if phase == "first_pass":  # where `scale`'s `first_pass` scenario ends it
+            looking = scale.at_pass_end(end_of_pass)
+            tally.skip.update((looking.__code__, end_of_pass.__code__))
         tally.start()
-        if phase == "first_pass":
-            # As `scale.child_first_pass`: the pass ends where the loop looks for I/O again.
-            selector = asyncio.get_running_loop()._selector  # type: ignore[attr-defined]
-            select, looks = selector.select, 0
 
-            def looking(timeout: float | None = None) -> Any:
-                nonlocal looks
-                looks += 1
-                if looks == 2:
-                    tally.report(client, phase, "stream", streams, texts)
-                return select(timeout)
-
-            tally.skip.add(looking.__code__)
-            selector.select = looking
+    def end_of_pass() -> NoReturn:
+        tally.report(client, phase, "stream", streams, 0)
 
     def seen(first: bool) -> None:
         nonlocal firsts, texts
@@ -186,20 +177,6 @@ def child(client: str, phase: str, base_url: str, streams: int, events: int) -> 
     raise HollowRun(f"{client}'s streams ended before the {phase} count did")
 
 
-def _in_child(*args: str) -> dict[str, Any]:
-    scale._cache_bytecode()
-    out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.bytecodes", "--child", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        cwd=_ROOT,
-        env={**os.environ, "PYTHONPATH": str(_ROOT)},
-    )
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
-
-
 def count(server: ServerProcess, args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     """Each phase for each client, in children of their own."""
     counts: dict[str, dict[str, Any]] = {}
@@ -218,7 +195,9 @@ def count(server: ServerProcess, args: argparse.Namespace) -> dict[str, dict[str
             # the JSON says if one did).
             url, streams = server.base_url("text", 3, rate=args.first_pace), args.streams
         counts[phase] = {
-            client: _in_child(client, phase, url, str(streams), str(args.events))
+            client: scale._in_child(
+                client, phase, url, str(streams), str(args.events), module="benchmarks.bytecodes"
+            )
             for client in ("floor", "rxllm")
         }
     return counts

@@ -229,6 +229,25 @@ def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
     }
 
 
+def at_pass_end(report: Callable[[], object]) -> Callable[..., Any]:
+    """Call `report` where the running loop's next pass ends: the streams' first steps
+    run in it, and it ends where the loop looks for I/O again, before any response is
+    read (there, not after that look, whose count of sockets ready varies from run to
+    run). Returns what stands in for the selector's `select` from then on."""
+    selector = asyncio.get_running_loop()._selector  # type: ignore[attr-defined]
+    select, looks = selector.select, 0
+
+    def looking(timeout: float | None = None) -> Any:
+        nonlocal looks
+        looks += 1
+        if looks == 2:
+            report()
+        return select(timeout)
+
+    selector.select = looking
+    return looking
+
+
 def child_first_pass(client: str, base_url: str, streams: int, collect: bool = True) -> NoReturn:
     """Launch `streams` streams of `client` in this (fresh) process, print the CPU and
     wall time of the loop's pass over their first steps as JSON, and exit there
@@ -247,20 +266,7 @@ def child_first_pass(client: str, base_url: str, streams: int, collect: bool = T
 
     def start() -> None:
         clock.start()
-        # The streams' first steps run in the loop's next pass; the pass ends where the
-        # loop looks for I/O again, before any response is read: there, not after
-        # that look, whose count of sockets ready varies from run to run.
-        selector = asyncio.get_running_loop()._selector  # type: ignore[attr-defined]
-        select, looks = selector.select, 0
-
-        def looking(timeout: float | None = None) -> Any:
-            nonlocal looks
-            looks += 1
-            if looks == 2:
-                report()
-            return select(timeout)
-
-        selector.select = looking
+        at_pass_end(report)
 
     async def run() -> None:
         await _STREAM_CLIENTS[client](base_url, streams, start, None)
@@ -324,10 +330,11 @@ def _runs(kind: str, base_url: str, streams: int, repeat: int) -> dict[str, list
     return runs
 
 
-def _in_child(*args: str) -> dict[str, Any]:
+def _in_child(*args: str, module: str = "benchmarks.scale") -> dict[str, Any]:
+    """What `python -m module --child *args` printed last, as JSON."""
     _cache_bytecode()
     out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.scale", "--child", *args],
+        [sys.executable, "-m", module, "--child", *args],
         check=True,
         capture_output=True,
         text=True,

@@ -200,8 +200,8 @@ def test_bytecodes_are_counted_in_each_phase(
 ) -> None:
     """`benchmarks.bytecodes` at a few streams: each phase counted for both clients,
     rxllm's own code in rxllm's count only, the floor's parse (`json`) in the floor's,
-    the chat normalizer among what rxllm ran before its first text, and a socket read
-    per event at least."""
+    the chat normalizer among what rxllm ran before its first text, and the socket
+    reads in the event window (how many an event depends on the machine's load)."""
     out = tmp_path / "bytecodes.json"
     argv = ["--streams", "3", "--event-streams", "2", "--events", "20", "--deltas", "30"]
     argv += ["--pace", "50", "--first-pace", "5", "--top", "5", "--json", str(out)]
@@ -219,7 +219,7 @@ def test_bytecodes_are_counted_in_each_phase(
     assert any(
         name.startswith(normalizer) for name, _ in counts["first_text"]["rxllm"]["functions"]
     )
-    assert all(client["reads"] >= 1 for client in counts["event"].values())
+    assert all(client["reads"] > 0 for client in counts["event"].values())
     report = capsys.readouterr().out
     assert "first_pass" in report and "first_text" in report and "rxllm own" in report
 
