@@ -54,7 +54,8 @@ _PLACES = (
 
 
 class _Tally:
-    """Bytecodes run and calls made, per code object, while tracing."""
+    """Bytecodes run and calls made (a coroutine's resumption is one), per code object,
+    while tracing."""
 
     def __init__(self) -> None:
         self.ops: Counter[CodeType] = Counter()
@@ -131,8 +132,9 @@ def _name(code: CodeType) -> str:
     return f"{filename}:{code.co_firstlineno}:{code.co_qualname}"
 
 
-def child(client: str, phase: str, base_url: str, streams: int, events: int) -> None:
-    """Count `phase` for `client`'s `streams` streams in this (fresh) process."""
+def child(client: str, phase: str, base_url: str, streams: int, events: int) -> NoReturn:
+    """Count `phase` for `client`'s `streams` streams in this (fresh) process, print
+    the count and exit (`_Tally.report`)."""
     scale._raise_file_limit()
     gc.disable()
     tally = _Tally()
