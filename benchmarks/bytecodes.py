@@ -18,8 +18,8 @@ collector off (so that a collection's work is nobody's):
 
 Each figure: the total, each library's part (`rxllm` is the library's own, `json` the
 floor's `json.loads`, `benchmarks` each client's loop over what it reads) and the
-functions that ran most. The count of a phase repeats within a few bytecodes on one
-tree; the tracer's slowness is not counted, only what runs.
+functions that ran most. On one tree a phase's count repeats within 1% (the first
+pass's to the bytecode); the tracer's slowness is not counted, only what runs.
 """
 
 from __future__ import annotations
