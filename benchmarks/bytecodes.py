@@ -20,22 +20,31 @@ Each figure: the total, each library's part (`rxllm` is the library's own, `json
 floor's `json.loads`, `benchmarks` each client's loop over what it reads) and the
 functions that ran most. On one tree a phase's count repeats within 1% (the first
 pass's to the bytecode); the tracer's slowness is not counted, only what runs.
+
+`--against TREE` counts a third client beside them: rxllm's, importing the `rxllm` of
+another checkout or worktree (say, the commit before a change), so that what a change
+bought reads off one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
+import subprocess
 import sys
 import sysconfig
+import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any, NoReturn
 
+import rxllm
 from benchmarks import scale
 from benchmarks.clients import HollowRun
 from benchmarks.server import ServerProcess
@@ -43,14 +52,10 @@ from benchmarks.server import ServerProcess
 __all__ = ["main"]
 
 PHASES = ("first_pass", "first_text", "event")
-_ROOT = Path(__file__).resolve().parents[1]
-_PLACES = (
-    (str(_ROOT / "rxllm"), "rxllm"),
-    (str(_ROOT / "benchmarks"), "benchmarks"),
-    (sysconfig.get_paths()["purelib"], ""),
-    (sysconfig.get_paths()["platlib"], ""),
-    (sysconfig.get_paths()["stdlib"], ""),
-)
+# Where this process imports its own code from, as imported (`--against` links another
+# tree's `rxllm` beside this `benchmarks`): `rxllm/...` and `benchmarks/...` in the names.
+_OWN = ((str(Path(rxllm.__file__).parent), "rxllm"), (str(Path(__file__).parent), "benchmarks"))
+_INSTALLED = tuple(sysconfig.get_paths()[key] for key in ("purelib", "platlib", "stdlib"))
 
 
 class _Tally:
@@ -100,6 +105,7 @@ class _Tally:
             ],
             "later_texts": later_texts / count,
             "reads": reads / count,
+            "rxllm_from": str(Path(rxllm.__file__).resolve().parent),
         }
         print(json.dumps(out))
         sys.stdout.flush()
@@ -115,21 +121,23 @@ _SOCKET_READS = frozenset({"_read_ready__data_received", "_read_ready__get_buffe
 def _library(filename: str) -> str:
     """`rxllm`, `benchmarks`, a distribution's top package or a standard module's name;
     `<string>` for code compiled at run time (a dataclass's `__init__`)."""
-    for place, name in _PLACES:
+    return _path(filename).split(os.sep, 1)[0].removesuffix(".py")
+
+
+def _path(filename: str) -> str:
+    """`filename` from its package's folder on (`rxllm/...`), or from where a library
+    is installed (`aiohttp/...`, `asyncio/...`)."""
+    for place, name in _OWN:
         if filename.startswith(place + os.sep):
-            return name or Path(filename[len(place) + 1 :]).parts[0].removesuffix(".py")
+            return name + filename[len(place) :]
+    for place in _INSTALLED:
+        if filename.startswith(place + os.sep):
+            return filename[len(place) + 1 :]
     return filename
 
 
 def _name(code: CodeType) -> str:
-    """`path:line:qualified name`, the path from the project's root, or from where a
-    library is installed."""
-    filename = code.co_filename
-    for place in (*(place for place, name in _PLACES if not name), str(_ROOT)):
-        if filename.startswith(place + os.sep):
-            filename = filename[len(place) + 1 :]
-            break
-    return f"{filename}:{code.co_firstlineno}:{code.co_qualname}"
+    return f"{_path(code.co_filename)}:{code.co_firstlineno}:{code.co_qualname}"
 
 
 def child(client: str, phase: str, base_url: str, streams: int, events: int) -> NoReturn:
@@ -179,8 +187,14 @@ def child(client: str, phase: str, base_url: str, streams: int, events: int) -> 
     raise HollowRun(f"{client}'s streams ended before the {phase} count did")
 
 
-def count(server: ServerProcess, args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    """Each phase for each client, in children of their own."""
+def count(
+    server: ServerProcess, args: argparse.Namespace, against: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """Each phase for each client, in children of their own; `against`: a folder where
+    a third client's children (`against`, rxllm's client) import another tree's rxllm."""
+    roots = {"floor": scale._ROOT, "rxllm": scale._ROOT}
+    if against is not None:
+        roots["against"] = against
     counts: dict[str, dict[str, Any]] = {}
     for phase in args.phase:
         if phase == "event":
@@ -198,40 +212,74 @@ def count(server: ServerProcess, args: argparse.Namespace) -> dict[str, dict[str
             url, streams = server.base_url("text", 3, rate=args.first_pace), args.streams
         counts[phase] = {
             client: scale._in_child(
-                client, phase, url, str(streams), str(args.events), module="benchmarks.bytecodes"
+                "floor" if client == "floor" else "rxllm",
+                phase,
+                url,
+                str(streams),
+                str(args.events),
+                module="benchmarks.bytecodes",
+                root=root,
             )
-            for client in ("floor", "rxllm")
+            for client, root in roots.items()
         }
     return counts
 
 
+@contextlib.contextmanager
+def _beside(tree: str | None) -> Iterator[str | None]:
+    """A folder where `rxllm` is `tree`'s and `benchmarks` this one (links to both),
+    for the duration; None without a tree."""
+    if tree is None:
+        yield None
+        return
+    package = Path(tree, "rxllm").resolve()
+    if not (package / "__init__.py").is_file():
+        raise SystemExit(f"--against {tree}: no rxllm package there (a checkout or worktree?)")
+    # Its bytecode written once, as `scale` writes this tree's (`_cache_bytecode`).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
+    with tempfile.TemporaryDirectory(prefix="rxllm-against-") as folder:
+        os.symlink(package, Path(folder, "rxllm"))
+        os.symlink(Path(__file__).resolve().parent, Path(folder, "benchmarks"))
+        yield folder
+
+
 def report(counts: dict[str, dict[str, Any]], top: int) -> str:
-    """The totals side by side; then, per phase, each library's part and rxllm's own
+    """The totals side by side (with `against`, that tree's rxllm too, and how much more
+    this tree's own code runs); then, per phase, each library's part and rxllm's own
     functions that ran most."""
-    lines = [
-        f"{'phase':<11} {'per':<7} {'floor':>8} {'rxllm':>8} {'ratio':>6}  "
-        f"{'rxllm own':>9}  socket reads (floor, rxllm)"
-    ]
+    against = any("against" in clients for clients in counts.values())
+    head = f"{'phase':<11} {'per':<7} {'floor':>8} {'rxllm':>8} {'ratio':>6}  {'rxllm own':>9}"
+    if against:
+        head += f"  {'against':>8} {'its own':>8} {'change':>7}"
+    lines = [head + "  socket reads (floor, rxllm)"]
     for phase, clients in counts.items():
         floor, rx = clients["floor"], clients["rxllm"]
-        lines.append(
+        own = rx["libraries"].get("rxllm", 0)
+        line = (
             f"{phase:<11} {rx['per']:<7} {floor['bytecodes']:>8,.0f} {rx['bytecodes']:>8,.0f} "
-            f"{rx['bytecodes'] / floor['bytecodes']:>5.2f}x  "
-            f"{rx['libraries'].get('rxllm', 0):>9,.0f}  {floor['reads']:.2f}, {rx['reads']:.2f}"
+            f"{rx['bytecodes'] / floor['bytecodes']:>5.2f}x  {own:>9,.0f}"
         )
+        if against:
+            other = clients["against"]
+            its_own = other["libraries"].get("rxllm", 0)
+            line += f"  {other['bytecodes']:>8,.0f} {its_own:>8,.0f} {own - its_own:>+7,.0f}"
+        lines.append(f"{line}  {floor['reads']:.2f}, {rx['reads']:.2f}")
+    if against:
+        first = next(iter(counts.values()))
+        lines.append(f"(against: rxllm from {first['against']['rxllm_from']})")
     for phase, clients in counts.items():
         lines.append(f"\n{phase}, bytecodes per {clients['rxllm']['per']} by library:")
         lines.append(f"  {'floor':>8} {'rxllm':>8}")
-        parts = [client["libraries"] for client in clients.values()]
+        parts = [clients[client]["libraries"] for client in ("floor", "rxllm")]
         for name in sorted(set().union(*parts), key=lambda n: -max(p.get(n, 0) for p in parts)):
             floor, rx = (part.get(name, 0) for part in parts)
             if max(floor, rx) >= 1:
                 lines.append(f"  {floor:>8,.1f} {rx:>8,.1f}  {name}")
         lines.append(f"{phase}, rxllm's own functions that ran most:")
-        own = [
+        own_functions = [
             (name, ops) for name, ops in clients["rxllm"]["functions"] if name.startswith("rxllm")
         ]
-        lines.extend(f"  {ops:>8,.1f}  {name}" for name, ops in own[:top])
+        lines.extend(f"  {ops:>8,.1f}  {name}" for name, ops in own_functions[:top])
     return "\n".join(lines)
 
 
@@ -255,6 +303,11 @@ def _parser() -> argparse.ArgumentParser:
         "--first-pace", type=float, default=1, help="events per second, the first two (1)"
     )
     parser.add_argument("--top", type=int, default=25, help="functions listed per phase (25)")
+    parser.add_argument(
+        "--against",
+        metavar="TREE",
+        help="also count rxllm as another checkout or worktree has it (an A/B in one run)",
+    )
     parser.add_argument("--json", help="also write the counts there")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     return parser
@@ -265,8 +318,8 @@ def main(argv: list[str]) -> int:
     if args.child:
         client, phase, url, streams, events = args.child
         child(client, phase, url, int(streams), int(events))
-    with ServerProcess() as server:
-        counts = count(server, args)
+    with ServerProcess() as server, _beside(args.against) as against:
+        counts = count(server, args, against)
     print(report(counts, args.top))
     if args.json:
         Path(args.json).write_text(json.dumps(counts, indent=2) + "\n", encoding="utf-8")

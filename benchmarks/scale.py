@@ -330,16 +330,17 @@ def _runs(kind: str, base_url: str, streams: int, repeat: int) -> dict[str, list
     return runs
 
 
-def _in_child(*args: str, module: str = "benchmarks.scale") -> dict[str, Any]:
-    """What `python -m module --child *args` printed last, as JSON."""
+def _in_child(*args: str, module: str = "benchmarks.scale", root: str = _ROOT) -> dict[str, Any]:
+    """What `python -m module --child *args` printed last, as JSON; `root`: where the
+    child imports `rxllm` and `benchmarks` from."""
     _cache_bytecode()
     out = subprocess.run(
         [sys.executable, "-m", module, "--child", *args],
         check=True,
         capture_output=True,
         text=True,
-        cwd=_ROOT,
-        env={**os.environ, "PYTHONPATH": _ROOT},
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": root},
     )
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -228,3 +229,24 @@ def test_bytecodes_refuse_a_window_the_streams_cannot_fill() -> None:
     argv = ["--phase", "event", "--event-streams", "2", "--deltas", "5", "--events", "100"]
     with pytest.raises(SystemExit, match="cannot give 100 events"):
         bytecodes_main(argv)
+
+
+def test_bytecodes_count_another_trees_rxllm_beside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--against TREE`: a third client, rxllm's, imports `TREE/rxllm` (here a copy of
+    this one), and the report puts its count beside this tree's."""
+    root = Path(__file__).resolve().parents[1]
+    tree = tmp_path / "tree"
+    shutil.copytree(root / "rxllm", tree / "rxllm", ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "counts.json"
+    argv = ["--phase", "first_pass", "--streams", "3", "--first-pace", "20", "--against", str(tree)]
+    argv += ["--json", str(out)]
+    assert bytecodes_main(argv) == 0
+    (clients,) = json.loads(out.read_text()).values()
+    assert clients["rxllm"]["rxllm_from"] == str(root / "rxllm")
+    assert clients["against"]["rxllm_from"] == str((tree / "rxllm").resolve())
+    assert clients["against"]["libraries"]["rxllm"] > 0
+    assert f"against: rxllm from {(tree / 'rxllm').resolve()}" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="no rxllm package there"):
+        bytecodes_main(["--phase", "first_pass", "--against", str(tmp_path / "nothing")])
