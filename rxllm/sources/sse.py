@@ -27,7 +27,7 @@ ignored and logged, as before.
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from loguru import logger
 
@@ -226,10 +226,7 @@ class SseDecoder:
         return out
 
     def _hold(self, piece: bytes) -> None:
-        if self._pending:
-            self._pending.append(piece)
-        else:
-            self._pending = [piece]
+        self._pending = _appended(self._pending, piece)
         self._pending_size += len(piece)
         if self._pending_size > self.max_line_bytes:
             raise SseLineTooLong(
@@ -281,7 +278,7 @@ class SseDecoder:
             value = value[1:]
         self._has_fields = True
         if name == "data":
-            self._add_data(value)
+            self._data = _appended(self._data, value)
         elif name == "event":
             self.fields += 1
             self._event = value
@@ -301,7 +298,7 @@ class SseDecoder:
             # ggml-org/llama.cpp#16109 of 2025-09 made it `data: {"error": ...}`). Read
             # as the `event: error` frame it means, so each wire's normalizer sees an
             # error frame; here, with the other unknown fields, no `data` line pays it.
-            self._add_data(value)
+            self._data = _appended(self._data, value)
             self._event = "error"
         else:
             self._ignore(name, value)
@@ -355,11 +352,17 @@ class SseDecoder:
         self._data = ()
         self._event = ""
 
-    def _add_data(self, line: str) -> None:
-        if self._data:
-            self._data.append(line)
-        else:
-            self._data = [line]
+
+_T = TypeVar("_T")
+
+
+def _appended(items: list[_T] | tuple[()], item: _T) -> list[_T]:
+    """`items` with `item` at its end: a list made at the first (a decoder keeps `()`
+    while it holds no piece of a line, nor data line of an event)."""
+    if items:
+        items.append(item)
+        return items
+    return [item]
 
 
 def utf8_size(text: str) -> int:
