@@ -34,7 +34,6 @@ import contextlib
 import gc
 import json
 import os
-import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -228,15 +227,14 @@ def count(
 @contextlib.contextmanager
 def _beside(tree: str | None) -> Iterator[str | None]:
     """A folder where `rxllm` is `tree`'s and `benchmarks` this one (links to both),
-    for the duration; None without a tree."""
+    for the duration; None without a tree. Its children write the bytecode through the
+    links, as this tree's do (`scale._cache_bytecode`)."""
     if tree is None:
         yield None
         return
     package = Path(tree, "rxllm").resolve()
     if not (package / "__init__.py").is_file():
         raise SystemExit(f"--against {tree}: no rxllm package there (a checkout or worktree?)")
-    # Its bytecode written once, as `scale` writes this tree's (`_cache_bytecode`).
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True)
     with tempfile.TemporaryDirectory(prefix="rxllm-against-") as folder:
         os.symlink(package, Path(folder, "rxllm"))
         os.symlink(Path(__file__).resolve().parent, Path(folder, "benchmarks"))

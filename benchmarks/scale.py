@@ -333,7 +333,7 @@ def _runs(kind: str, base_url: str, streams: int, repeat: int) -> dict[str, list
 def _in_child(*args: str, module: str = "benchmarks.scale", root: str = _ROOT) -> dict[str, Any]:
     """What `python -m module --child *args` printed last, as JSON; `root`: where the
     child imports `rxllm` and `benchmarks` from."""
-    _cache_bytecode()
+    _cache_bytecode(root)
     out = subprocess.run(
         [sys.executable, "-m", module, "--child", *args],
         check=True,
@@ -347,8 +347,8 @@ def _in_child(*args: str, module: str = "benchmarks.scale", root: str = _ROOT) -
 
 
 @functools.cache
-def _cache_bytecode() -> None:
-    """Write rxllm's and the benchmarks' bytecode caches, once, before the first child:
+def _cache_bytecode(root: str) -> None:
+    """Write `root`'s rxllm and benchmarks bytecode caches, once, before its first child:
     as an installed copy runs. A child that compiles its modules from source (a fresh
     checkout, or one edited since, with `PYTHONDONTWRITEBYTECODE` set, as on this
     machine) starts with the compiler's garbage freed in its heap, which its streams
@@ -359,7 +359,7 @@ def _cache_bytecode() -> None:
         [sys.executable, "-m", "compileall", "-q", "rxllm", "benchmarks"],
         check=True,
         capture_output=True,
-        cwd=_ROOT,
+        cwd=root,
     )
 
 
