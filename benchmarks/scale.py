@@ -45,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import time
+from asyncio import selector_events
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -192,22 +193,46 @@ _STREAM_CLIENTS: dict[str, _StreamClient] = {
 
 class _Clock:
     """Started by a client after its warm-up stream, right before its streams: the
-    common moment time to first text counts from, and the CPU and memory baseline."""
+    common moment time to first text counts from, and the CPU, memory and socket-read
+    baseline."""
 
     def __init__(self) -> None:
         self.t0 = self.cpu = 0.0
-        self.rss = 0
+        self.rss = self.reads = 0
 
     def start(self) -> None:
         self.rss = _status("VmRSS")
         _reset_peak()
+        self.reads = _SocketReads.count
         self.cpu = time.process_time()
         self.t0 = time.perf_counter()
+
+
+class _SocketReads:
+    """Counts asyncio's reads from a socket (`count`) once `install`ed: whether the
+    clients compared read as many events a read. A run where one read several events a
+    read while the other read one would compare unlike work (a read's cost is shared by
+    its events). The count is one Python call a read, the same in both clients."""
+
+    count = 0
+
+    @classmethod
+    def install(cls) -> None:
+        transport: Any = selector_events._SelectorSocketTransport  # type: ignore[attr-defined]
+        for name in ("_read_ready__data_received", "_read_ready__get_buffer"):
+            read = getattr(transport, name)
+
+            def counted(self: Any, read: Callable[[Any], None] = read) -> None:
+                cls.count += 1
+                read(self)
+
+            setattr(transport, name, counted)
 
 
 def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
     """Run `streams` concurrent streams of `client` in this (fresh) process."""
     _raise_file_limit()
+    _SocketReads.install()
     clock = _Clock()
 
     async def run() -> tuple[list[float | None], float, int]:
@@ -215,6 +240,7 @@ def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
         return firsts, time.process_time() - clock.cpu, _status("VmHWM")
 
     firsts, cpu, peak = asyncio.run(run())
+    reads = _SocketReads.count - clock.reads
     waits = [first - clock.t0 for first in firsts if first is not None]
     growth = max(0, peak - clock.rss)
     return {
@@ -226,6 +252,8 @@ def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
         "memory_per_stream_bytes": growth / streams,
         "ttft_p50_s": _percentile(waits, 0.5) if waits else None,
         "ttft_p99_s": _percentile(waits, 0.99) if waits else None,
+        "socket_reads_per_chunk": reads
+        / (streams * stream_of("text", _chunks_of(base_url)).json_chunks),
     }
 
 
@@ -376,7 +404,13 @@ def streams_scenario(
     def median(client: str, key: str) -> float:
         return float(statistics.median(run[key] for run in runs[client]))
 
-    figures = ("cpu_s", "memory_per_stream_bytes", "ttft_p50_s", "ttft_p99_s")
+    figures = (
+        "cpu_s",
+        "memory_per_stream_bytes",
+        "ttft_p50_s",
+        "ttft_p99_s",
+        "socket_reads_per_chunk",
+    )
     summary = {
         client: {key: median(client, key) for key in figures} for client in ("floor", "rxllm")
     }
@@ -393,6 +427,12 @@ def streams_scenario(
         "runs": runs,
         "median": summary,
         "ratio": ratios,
+        # Each client's i-th run, one right after the other (`_runs`): their spread
+        # says how far a single run's ratio can be trusted on this machine.
+        "cpu_ratio_by_pair": [
+            mine["cpu_s"] / floor["cpu_s"]
+            for floor, mine in zip(runs["floor"], runs["rxllm"], strict=True)
+        ],
     }
 
 
@@ -673,6 +713,10 @@ def _report(results: dict[str, Any]) -> str:
             f"{mine['ttft_p50_s'] * 1e3:>12.0f}{ratio['ttft_p50_s']:>7.2f}x",
             f"  {'time to first text p99 (ms)':<28}{floor['ttft_p99_s'] * 1e3:>12.0f}"
             f"{mine['ttft_p99_s'] * 1e3:>12.0f}{ratio['ttft_p99_s']:>7.2f}x",
+            f"  {'socket reads per JSON chunk':<28}{floor['socket_reads_per_chunk']:>12.3f}"
+            f"{mine['socket_reads_per_chunk']:>12.3f}",
+            "  CPU run by run (rxllm's over the floor's run beside it): "
+            + ", ".join(f"{r:.2f}x" for r in streams["cpu_ratio_by_pair"]),
             f"  completed: floor {[r['completed'] for r in streams['runs']['floor']]}, "
             f"rxllm {[r['completed'] for r in streams['runs']['rxllm']]}",
             "",

@@ -119,7 +119,8 @@ def test_main_reports_the_telemetry_cost(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The scale scenarios at a few streams: every stream completes, the floor's
+    """The scale scenarios at a few streams: every stream completes, its socket reads
+    are counted, the floor's
     `readline` is reported unable to read a 1 MB line, both clients' first passes are
     timed, the import scenario's fresh processes run their turns, and the report is
     written."""
@@ -132,6 +133,10 @@ def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str
     for client in ("floor", "rxllm"):
         (run,) = report["streams"]["runs"][client]
         assert run["completed"] == 3 and run["ttft_p99_s"] > 0
+        # each of a stream's 8 JSON chunks in a read of its own at most, and three reads
+        # more (the response's head, `[DONE]`, the end of the body)
+        assert 0 < run["socket_reads_per_chunk"] * 3 * 8 <= 3 * (8 + 3)
+    assert len(report["streams"]["cpu_ratio_by_pair"]) == 1
     assert "LineTooLong" in report["tool"]["median"]["1"]["floor"]
     assert set(report["connection"]["median"]) == {
         "floor reused",
