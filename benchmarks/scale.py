@@ -229,10 +229,36 @@ class _SocketReads:
             setattr(transport, name, counted)
 
 
+class _Collections:
+    """The garbage collector's passes (`gc.callbacks`): when each began and ended, and
+    its generation. Time to first text at a thousand streams waits for every pass made
+    before it, one of them over the whole heap (benchmarks/README.md, thirty-second
+    round)."""
+
+    def __init__(self) -> None:
+        self.passes: list[tuple[float, float, int]] = []
+        self._began = 0.0
+        gc.callbacks.append(self._seen)
+
+    def _seen(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.passes.append((self._began, time.perf_counter(), info["generation"]))
+
+    def between(self, start: float, end: float) -> dict[str, float]:
+        """The passes that ran between `start` and `end`: how many of each generation,
+        and their seconds."""
+        inside = [p for p in self.passes if start <= p[0] and p[1] <= end]
+        counts = {f"gen{g}": sum(p[2] == g for p in inside) for g in (0, 1, 2)}
+        return {**counts, "seconds": sum(p[1] - p[0] for p in inside)}
+
+
 def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
     """Run `streams` concurrent streams of `client` in this (fresh) process."""
     _raise_file_limit()
     _SocketReads.install()
+    collections = _Collections()
     clock = _Clock()
 
     async def run() -> tuple[list[float | None], float, int]:
@@ -243,6 +269,7 @@ def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
     reads = _SocketReads.count - clock.reads
     waits = [first - clock.t0 for first in firsts if first is not None]
     growth = max(0, peak - clock.rss)
+    median_first = _percentile(waits, 0.5) if waits else 0.0
     return {
         "client": client,
         "streams": streams,
@@ -250,8 +277,9 @@ def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
         "cpu_s": cpu,
         "peak_rss_growth_bytes": growth,
         "memory_per_stream_bytes": growth / streams,
-        "ttft_p50_s": _percentile(waits, 0.5) if waits else None,
+        "ttft_p50_s": median_first if waits else None,
         "ttft_p99_s": _percentile(waits, 0.99) if waits else None,
+        "collector_to_p50": collections.between(clock.t0, clock.t0 + median_first),
         "socket_reads_per_chunk": reads
         / (streams * stream_of("text", _chunks_of(base_url)).json_chunks),
     }
@@ -411,9 +439,14 @@ def streams_scenario(
         "ttft_p99_s",
         "socket_reads_per_chunk",
     )
-    summary = {
+    summary: dict[str, dict[str, Any]] = {
         client: {key: median(client, key) for key in figures} for client in ("floor", "rxllm")
     }
+    for client, mine in runs.items():  # (nested in each run: its medians one by one)
+        summary[client]["collector_to_p50"] = {
+            key: statistics.median(run["collector_to_p50"][key] for run in mine)
+            for key in ("gen0", "gen1", "gen2", "seconds")
+        }
     # (a floor of 0, a memory growth too small to see in a short run, has no ratio: NaN)
     ratios = {
         key: summary["rxllm"][key] / summary["floor"][key] if summary["floor"][key] else math.nan
@@ -713,6 +746,16 @@ def _report(results: dict[str, Any]) -> str:
             f"{mine['ttft_p50_s'] * 1e3:>12.0f}{ratio['ttft_p50_s']:>7.2f}x",
             f"  {'time to first text p99 (ms)':<28}{floor['ttft_p99_s'] * 1e3:>12.0f}"
             f"{mine['ttft_p99_s'] * 1e3:>12.0f}{ratio['ttft_p99_s']:>7.2f}x",
+            f"  {'collector to p50 text (ms)':<28}"
+            f"{floor['collector_to_p50']['seconds'] * 1e3:>12.0f}"
+            f"{mine['collector_to_p50']['seconds'] * 1e3:>12.0f}"
+            f"{mine['collector_to_p50']['seconds'] / floor['collector_to_p50']['seconds']:>7.2f}x"
+            if floor["collector_to_p50"]["seconds"]
+            else "  collector to p50 text: none",
+            "  its passes (young, middle, whole heap): floor "
+            + ", ".join(f"{floor['collector_to_p50'][f'gen{g}']:g}" for g in (0, 1, 2))
+            + "; rxllm "
+            + ", ".join(f"{mine['collector_to_p50'][f'gen{g}']:g}" for g in (0, 1, 2)),
             f"  {'socket reads per JSON chunk':<28}{floor['socket_reads_per_chunk']:>12.3f}"
             f"{mine['socket_reads_per_chunk']:>12.3f}",
             "  CPU run by run (rxllm's over the floor's run beside it): "

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from benchmarks.clients import (
 )
 from benchmarks.hot_path import feed_floor, feed_normalizer, feed_rxllm, frames_for
 from benchmarks.hot_path import main as hot_path_main
+from benchmarks.scale import _Collections
 from benchmarks.scale import main as scale_main
 from benchmarks.server import ARGUMENT_CHARS_PER_FRAGMENT, Scenario, ServerProcess, stream_of
 from benchmarks.telemetry import sdk
@@ -120,7 +123,7 @@ def test_main_reports_the_telemetry_cost(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The scale scenarios at a few streams: every stream completes, its socket reads
-    are counted, the floor's
+    and the collector's passes before the median first text are counted, the floor's
     `readline` is reported unable to read a 1 MB line, both clients' first passes are
     timed, the import scenario's fresh processes run their turns, and the report is
     written."""
@@ -136,6 +139,8 @@ def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str
         # each of a stream's 8 JSON chunks in a read of its own at most, and three reads
         # more (the response's head, `[DONE]`, the end of the body)
         assert 0 < run["socket_reads_per_chunk"] * 3 * 8 <= 3 * (8 + 3)
+        passes = run["collector_to_p50"]
+        assert set(passes) == {"gen0", "gen1", "gen2", "seconds"} and passes["seconds"] >= 0
     assert len(report["streams"]["cpu_ratio_by_pair"]) == 1
     assert "LineTooLong" in report["tool"]["median"]["1"]["floor"]
     assert set(report["connection"]["median"]) == {
@@ -255,3 +260,21 @@ def test_bytecodes_count_another_trees_rxllm_beside(
     assert f"against: rxllm from {(tree / 'rxllm').resolve()}" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="no rxllm package there"):
         bytecodes_main(["--phase", "first_pass", "--against", str(tmp_path / "nothing")])
+
+
+def test_the_collector_passes_are_counted_between_two_moments() -> None:
+    """What `scale` says of the collector before the median first text: the passes
+    inside the window by generation, none made after it."""
+    collections = _Collections()
+    try:
+        start = time.perf_counter()
+        gc.collect(0)
+        gc.collect(2)
+        end = time.perf_counter()
+        gc.collect(1)  # after the window
+        passes = collections.between(start, end)
+        assert (passes["gen0"], passes["gen1"], passes["gen2"]) == (1, 0, 1)
+        assert 0 < passes["seconds"] <= end - start
+        assert collections.between(end, time.perf_counter())["gen1"] == 1
+    finally:
+        gc.callbacks.remove(collections._seen)
