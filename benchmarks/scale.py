@@ -254,15 +254,22 @@ class _Collections:
         return {**counts, "seconds": sum(p[1] - p[0] for p in inside)}
 
 
-def child_streams(client: str, base_url: str, streams: int) -> dict[str, Any]:
-    """Run `streams` concurrent streams of `client` in this (fresh) process."""
+def child_streams(client: str, base_url: str, streams: int, freeze: bool = False) -> dict[str, Any]:
+    """Run `streams` concurrent streams of `client` in this (fresh) process; `freeze`:
+    `gc.freeze()` after the warm-up, as a server may once it has started, so that the
+    collector's passes over the whole heap skip what the process made before."""
     _raise_file_limit()
     _SocketReads.install()
     collections = _Collections()
     clock = _Clock()
 
+    def start() -> None:
+        if freeze:
+            gc.freeze()
+        clock.start()
+
     async def run() -> tuple[list[float | None], float, int]:
-        firsts = await _STREAM_CLIENTS[client](base_url, streams, clock.start, None)
+        firsts = await _STREAM_CLIENTS[client](base_url, streams, start, None)
         return firsts, time.process_time() - clock.cpu, _status("VmHWM")
 
     firsts, cpu, peak = asyncio.run(run())
@@ -377,12 +384,15 @@ def _first_pass_instructions(base_url: str, streams: int) -> dict[str, dict[str,
     return counts
 
 
-def _runs(kind: str, base_url: str, streams: int, repeat: int) -> dict[str, list[dict[str, Any]]]:
-    """`repeat` runs of each client's `kind` child, alternating which goes first."""
+def _runs(
+    kind: str, base_url: str, streams: int, repeat: int, *more: str
+) -> dict[str, list[dict[str, Any]]]:
+    """`repeat` runs of each client's `kind` child, alternating which goes first;
+    `more`: the child's arguments after the stream count."""
     runs: dict[str, list[dict[str, Any]]] = {"floor": [], "rxllm": []}
     for i in range(repeat):
         for client in ("floor", "rxllm") if i % 2 == 0 else ("rxllm", "floor"):
-            runs[client].append(_in_child(kind, client, base_url, str(streams)))
+            runs[client].append(_in_child(kind, client, base_url, str(streams), *more))
     return runs
 
 
@@ -420,10 +430,17 @@ def _cache_bytecode(root: str) -> None:
 
 
 def streams_scenario(
-    server: ServerProcess, streams: int, deltas: int, rate: float, repeat: int
+    server: ServerProcess,
+    streams: int,
+    deltas: int,
+    rate: float,
+    repeat: int,
+    freeze: bool = False,
 ) -> dict[str, Any]:
-    """Each client in its own child process, `repeat` times (`_runs`)."""
-    runs = _runs("streams", server.base_url("text", deltas, rate=rate), streams, repeat)
+    """Each client in its own child process, `repeat` times (`_runs`); `freeze`: each
+    calls `gc.freeze()` after its warm-up (`child_streams`)."""
+    url = server.base_url("text", deltas, rate=rate)
+    runs = _runs("streams", url, streams, repeat, *(["freeze"] if freeze else []))
     for client, mine in runs.items():
         for run in mine:
             if run["completed"] != streams:
@@ -457,6 +474,7 @@ def streams_scenario(
         "deltas": deltas,
         "rate": rate,
         "repeat": repeat,
+        "gc_freeze": freeze,
         "runs": runs,
         "median": summary,
         "ratio": ratios,
@@ -735,7 +753,8 @@ def _report(results: dict[str, Any]) -> str:
         ratio = streams["ratio"]
         lines += [
             f"{streams['streams']} concurrent streams x {streams['deltas']} text deltas at "
-            f"{streams['rate']:g}/s (median of {streams['repeat']} runs per client):",
+            f"{streams['rate']:g}/s (median of {streams['repeat']} runs per client"
+            f"{', gc.freeze() after the warm-up' if streams.get('gc_freeze') else ''}):",
             f"  {'figure':<28}{'floor':>12}{'rxllm':>12}{'ratio':>8}",
             f"  {'CPU for all streams (s)':<28}{floor['cpu_s']:>12.2f}{mine['cpu_s']:>12.2f}"
             f"{ratio['cpu_s']:>7.2f}x",
@@ -844,6 +863,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="first_pass: also count instructions per stream with callgrind (minutes)",
     )
+    parser.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="streams: each client calls gc.freeze() after its warm-up, as a server may",
+    )
     parser.add_argument("--json", default="scale.json", help="where to write the report")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     return parser
@@ -865,7 +889,7 @@ def main(argv: list[str]) -> int:
             # prints, and exits; a fourth argument "off": without the garbage collector
             child_first_pass(rest[0], rest[1], int(rest[2]), rest[3:] != ["off"])
         if kind == "streams":
-            out = child_streams(rest[0], rest[1], int(rest[2]))
+            out = child_streams(rest[0], rest[1], int(rest[2]), rest[3:] == ["freeze"])
         else:
             out = child_tool(rest[0], int(rest[1]))
         print(json.dumps(out))
@@ -880,7 +904,7 @@ def main(argv: list[str]) -> int:
         with ServerProcess() as server:
             if "streams" in chosen:
                 results["streams"] = streams_scenario(
-                    server, args.streams, args.deltas, args.pace, args.repeat
+                    server, args.streams, args.deltas, args.pace, args.repeat, args.gc_freeze
                 )
             if "tool" in chosen:
                 results["tool"] = tool_scenario(server, args.tool_mb, args.repeat)

@@ -123,13 +123,14 @@ def test_main_reports_the_telemetry_cost(capsys: pytest.CaptureFixture[str]) -> 
 
 def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The scale scenarios at a few streams: every stream completes, its socket reads
-    and the collector's passes before the median first text are counted, the floor's
+    and the collector's passes before the median first text are counted (here with
+    `gc.freeze()` after the warm-up), the floor's
     `readline` is reported unable to read a 1 MB line, both clients' first passes are
     timed, the import scenario's fresh processes run their turns, and the report is
     written."""
     out = tmp_path / "scale.json"
     argv = ["--streams", "3", "--deltas", "5", "--pace", "200", "--repeat", "1"]
-    argv += ["--tool-mb", "1", "2", "--turns", "2", "--json", str(out)]
+    argv += ["--tool-mb", "1", "2", "--turns", "2", "--gc-freeze", "--json", str(out)]
     argv += ["--scenario", "streams", "tool", "connection", "first_pass", "subscribe", "import"]
     assert scale_main(argv) == 0
     report = json.loads(out.read_text())
@@ -142,6 +143,7 @@ def test_scale_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str
         passes = run["collector_to_p50"]
         assert set(passes) == {"gen0", "gen1", "gen2", "seconds"} and passes["seconds"] >= 0
     assert len(report["streams"]["cpu_ratio_by_pair"]) == 1
+    assert report["streams"]["gc_freeze"] is True
     assert "LineTooLong" in report["tool"]["median"]["1"]["floor"]
     assert set(report["connection"]["median"]) == {
         "floor reused",
