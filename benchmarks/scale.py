@@ -229,7 +229,7 @@ class _SocketReads:
             setattr(transport, name, counted)
 
 
-class _Collections:
+class _CollectorPasses:
     """The garbage collector's passes (`gc.callbacks`): when each began and ended, and
     its generation. Time to first text at a thousand streams waits for every pass made
     before it, one of them over the whole heap (benchmarks/README.md, thirty-second
@@ -260,7 +260,7 @@ def child_streams(client: str, base_url: str, streams: int, freeze: bool = False
     collector's passes over the whole heap skip what the process made before."""
     _raise_file_limit()
     _SocketReads.install()
-    collections = _Collections()
+    collector = _CollectorPasses()
     clock = _Clock()
 
     def start() -> None:
@@ -286,7 +286,7 @@ def child_streams(client: str, base_url: str, streams: int, freeze: bool = False
         "memory_per_stream_bytes": growth / streams,
         "ttft_p50_s": median_first if waits else None,
         "ttft_p99_s": _percentile(waits, 0.99) if waits else None,
-        "collector_to_p50": collections.between(clock.t0, clock.t0 + median_first),
+        "collector_to_p50": collector.between(clock.t0, clock.t0 + median_first),
         "socket_reads_per_chunk": reads
         / (streams * stream_of("text", _chunks_of(base_url)).json_chunks),
     }

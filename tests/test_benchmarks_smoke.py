@@ -27,7 +27,7 @@ from benchmarks.clients import (
 )
 from benchmarks.hot_path import feed_floor, feed_normalizer, feed_rxllm, frames_for
 from benchmarks.hot_path import main as hot_path_main
-from benchmarks.scale import _Collections
+from benchmarks.scale import _CollectorPasses
 from benchmarks.scale import main as scale_main
 from benchmarks.server import ARGUMENT_CHARS_PER_FRAGMENT, Scenario, ServerProcess, stream_of
 from benchmarks.telemetry import sdk
@@ -267,16 +267,16 @@ def test_bytecodes_count_another_trees_rxllm_beside(
 def test_the_collector_passes_are_counted_between_two_moments() -> None:
     """What `scale` says of the collector before the median first text: the passes
     inside the window by generation, none made after it."""
-    collections = _Collections()
+    collector = _CollectorPasses()
     try:
         start = time.perf_counter()
         gc.collect(0)
         gc.collect(2)
         end = time.perf_counter()
         gc.collect(1)  # after the window
-        passes = collections.between(start, end)
+        passes = collector.between(start, end)
         assert (passes["gen0"], passes["gen1"], passes["gen2"]) == (1, 0, 1)
         assert 0 < passes["seconds"] <= end - start
-        assert collections.between(end, time.perf_counter())["gen1"] == 1
+        assert collector.between(end, time.perf_counter())["gen1"] == 1
     finally:
-        gc.callbacks.remove(collections._seen)
+        gc.callbacks.remove(collector._seen)
