@@ -6,8 +6,11 @@ Six scenarios, each written to the JSON report (`--json`):
   rate (20 events/s) from the loopback server. Each client runs in a fresh child
   process, so its CPU time and peak memory are its own: CPU for all streams, peak RSS
   growth per stream, time to first text (p50, p99) from the moment all streams are
-  launched, and completed streams. The floor is aiohttp lines plus `json.loads` over
-  one unlimited connector; rxllm is `provider.astream()` with its own pool.
+  launched, and completed streams; and what says whether a run compared like with
+  like: socket reads per chunk, the collector's time before the median first text, and
+  the CPU ratio of each pair of neighbouring runs (`--gc-freeze`: each client freezes
+  the heap it made before its streams). The floor is aiohttp lines plus `json.loads`
+  over one unlimited connector; rxllm is `provider.astream()` with its own pool.
 - `tool`: one tool call of 10 MB and one of 20 MB arguments, in 1 MB fragments, read
   by `provider.complete()`. The floor's `readline` cannot read lines that long: the
   report says what it raised. The figure: CPU and peak memory, and their growth when
