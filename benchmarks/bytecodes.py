@@ -91,7 +91,7 @@ class _Tally:
         libraries: Counter[str] = Counter()
         for code, ops in self.ops.items():
             libraries[_library(code.co_filename)] += ops
-        reads = sum(n for code, n in self.calls.items() if code.co_name in _SOCKET_READS)
+        reads = sum(n for code, n in self.calls.items() if code.co_name in scale.SOCKET_READS)
         out = {
             "client": client,
             "phase": phase,
@@ -109,12 +109,6 @@ class _Tally:
         print(json.dumps(out))
         sys.stdout.flush()
         os._exit(0)
-
-
-# asyncio's read from a socket into its protocol (`_SelectorSocketTransport._read_ready`
-# calls one of them); not `data_received`, which aiohttp also calls with no data each
-# time its reader asks the transport to resume (so once per `readline`).
-_SOCKET_READS = frozenset({"_read_ready__data_received", "_read_ready__get_buffer"})
 
 
 def _library(filename: str) -> str:

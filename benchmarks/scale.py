@@ -211,6 +211,12 @@ class _Clock:
         self.t0 = time.perf_counter()
 
 
+# asyncio's read from a socket into its protocol (`_SelectorSocketTransport._read_ready`
+# calls one of them); not `data_received`, which aiohttp also calls with no data each
+# time its reader asks the transport to resume (so once per `readline`).
+SOCKET_READS = ("_read_ready__data_received", "_read_ready__get_buffer")
+
+
 class _SocketReads:
     """Counts asyncio's reads from a socket (`count`) once `install`ed: whether the
     clients compared read as many events a read. A run where one read several events a
@@ -222,7 +228,7 @@ class _SocketReads:
     @classmethod
     def install(cls) -> None:
         transport: Any = selector_events._SelectorSocketTransport  # type: ignore[attr-defined]
-        for name in ("_read_ready__data_received", "_read_ready__get_buffer"):
+        for name in SOCKET_READS:
             read = getattr(transport, name)
 
             def counted(self: Any, read: Callable[[Any], None] = read) -> None:
